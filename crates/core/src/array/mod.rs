@@ -1,0 +1,712 @@
+//! [`Array<T>`]: an n-dimensional array on the CPU or on a CUDA device.
+//!
+//! An array is shared storage plus a layout (shape, strides in elements, offset). Views —
+//! slices, transposes, broadcasts, reshapes of contiguous data — share storage and copy nothing.
+//! Writing into an array whose storage is shared with another array first gives it storage of
+//! its own (copy-on-write), so a write never changes another array. Work on a CUDA array is
+//! queued on the stream of the array's device handle; only functions that return host data wait.
+
+pub mod layout;
+
+use crate::cuda::memory::DeviceBuffer;
+use crate::device::{CudaDevice, Device};
+use crate::dtype::{c64, DType, Element, Numeric, RealFloat};
+use crate::error::{Error, Result};
+use layout::*;
+use std::fmt;
+use std::sync::Arc;
+
+pub(crate) enum Storage<T> {
+    Cpu(Vec<T>),
+    Cuda(DeviceBuffer),
+}
+
+/// An n-dimensional array of `T` on a [`Device`]. See the module documentation.
+pub struct Array<T: Element> {
+    pub(crate) storage: Arc<Storage<T>>,
+    pub(crate) shape: Vec<usize>,
+    pub(crate) strides: Vec<isize>,
+    pub(crate) offset: usize,
+    pub(crate) device: Device,
+}
+
+impl<T: Element> Clone for Array<T> {
+    /// A new handle to the same data (no copy; use [`Array::copy`] for one).
+    fn clone(&self) -> Self {
+        Array {
+            storage: self.storage.clone(),
+            shape: self.shape.clone(),
+            strides: self.strides.clone(),
+            offset: self.offset,
+            device: self.device.clone(),
+        }
+    }
+}
+
+impl<T: Element> fmt::Debug for Array<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Array<{}>(shape={:?}, strides={:?}, offset={}, device={})",
+            T::DTYPE,
+            self.shape,
+            self.strides,
+            self.offset,
+            self.device
+        )
+    }
+}
+
+/// Pointers and strides of a CUDA array, for kernel launches by the domain crates.
+#[derive(Debug, Clone)]
+pub struct CudaView {
+    /// Device address of the element at the layout's offset.
+    pub ptr: u64,
+    pub shape: Vec<usize>,
+    /// Strides in elements.
+    pub strides: Vec<isize>,
+}
+
+impl<T: Element> Array<T> {
+    // ---------- construction ----------
+
+    pub(crate) fn from_storage(storage: Storage<T>, shape: Vec<usize>, device: Device) -> Self {
+        let strides = c_strides(&shape);
+        Array {
+            storage: Arc::new(storage),
+            shape,
+            strides,
+            offset: 0,
+            device,
+        }
+    }
+
+    /// Uninitialised contiguous storage for `shape` on `dev` (zeros on the CPU). Internal: every
+    /// caller writes all elements before the array is read.
+    pub(crate) fn alloc(op: &str, shape: &[usize], dev: &Device) -> Result<Self> {
+        let n = checked_numel(op, shape)?;
+        let storage = match dev {
+            Device::Cpu => Storage::Cpu(vec![T::zero(); n]),
+            Device::Cuda(d) => {
+                let bytes = n
+                    .checked_mul(std::mem::size_of::<T>())
+                    .ok_or_else(|| Error::arg(op, "allocation size overflows"))?;
+                Storage::Cuda(DeviceBuffer::alloc(d, bytes)?)
+            }
+        };
+        Ok(Self::from_storage(storage, shape.to_vec(), dev.clone()))
+    }
+
+    /// An array that owns `data` (C order) with `shape`, on `dev` (copied there).
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when `data.len()` is not the product of `shape`.
+    pub fn from_vec(data: Vec<T>, shape: &[usize], dev: &Device) -> Result<Self> {
+        let n = checked_numel("from_vec", shape)?;
+        if n != data.len() {
+            return Err(Error::shape(
+                "from_vec",
+                format!("{} elements cannot have shape {shape:?}", data.len()),
+            ));
+        }
+        match dev {
+            Device::Cpu => Ok(Self::from_storage(
+                Storage::Cpu(data),
+                shape.to_vec(),
+                Device::Cpu,
+            )),
+            Device::Cuda(d) => Self::upload(&data, shape, d),
+        }
+    }
+
+    /// Copies `data` (C order) into a new array of `shape` on `dev`.
+    pub fn from_slice(data: &[T], shape: &[usize], dev: &Device) -> Result<Self> {
+        match dev {
+            Device::Cpu => Self::from_vec(data.to_vec(), shape, dev),
+            Device::Cuda(d) => {
+                let n = checked_numel("from_slice", shape)?;
+                if n != data.len() {
+                    return Err(Error::shape(
+                        "from_slice",
+                        format!("{} elements cannot have shape {shape:?}", data.len()),
+                    ));
+                }
+                Self::upload(data, shape, d)
+            }
+        }
+    }
+
+    fn upload(data: &[T], shape: &[usize], d: &CudaDevice) -> Result<Self> {
+        let buf = DeviceBuffer::alloc(d, std::mem::size_of_val(data))?;
+        // SAFETY: T is plain data (sealed Element types); viewing it as bytes is sound.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data))
+        };
+        buf.upload_sync(bytes)?;
+        Ok(Self::from_storage(
+            Storage::Cuda(buf),
+            shape.to_vec(),
+            Device::Cuda(d.clone()),
+        ))
+    }
+
+    /// A 0-d array holding `v`.
+    pub fn scalar(v: T, dev: &Device) -> Result<Self> {
+        Self::from_vec(vec![v], &[], dev)
+    }
+
+    /// An array of `shape` filled with `v`.
+    pub fn full(shape: &[usize], v: T, dev: &Device) -> Result<Self> {
+        match dev {
+            Device::Cpu => {
+                let n = checked_numel("full", shape)?;
+                Self::from_vec(vec![v; n], shape, dev)
+            }
+            Device::Cuda(_) => {
+                let mut out = Self::alloc("full", shape, dev)?;
+                out.fill(v)?;
+                Ok(out)
+            }
+        }
+    }
+
+    /// An array of zeros.
+    pub fn zeros(shape: &[usize], dev: &Device) -> Result<Self> {
+        Self::full(shape, T::zero(), dev)
+    }
+
+    /// An array of ones.
+    pub fn ones(shape: &[usize], dev: &Device) -> Result<Self> {
+        Self::full(shape, T::one(), dev)
+    }
+
+    /// An array with the shape and device of `self`, filled with zeros.
+    pub fn zeros_like(&self) -> Result<Self> {
+        Self::zeros(&self.shape, &self.device)
+    }
+
+    /// `n × m` array with ones on diagonal `k` (NumPy's `eye(N, M, k)`).
+    pub fn eye(n: usize, m: Option<usize>, k: isize, dev: &Device) -> Result<Self> {
+        let m = m.unwrap_or(n);
+        let nm = checked_numel("eye", &[n, m])?;
+        let mut v = vec![T::zero(); nm];
+        for i in 0..n {
+            let j = i as isize + k;
+            if j >= 0 && (j as usize) < m {
+                v[i * m + j as usize] = T::one();
+            }
+        }
+        Self::from_vec(v, &[n, m], dev)
+    }
+
+    /// Wraps an `ndarray` array (copied, in C order) onto `dev`.
+    pub fn from_ndarray<D: ndarray::Dimension>(
+        a: &ndarray::ArrayBase<impl ndarray::Data<Elem = T>, D>,
+        dev: &Device,
+    ) -> Result<Self> {
+        let shape = a.shape().to_vec();
+        let data: Vec<T> = a.iter().copied().collect();
+        Self::from_vec(data, &shape, dev)
+    }
+
+    /// The data as an `ndarray::ArrayD` on the host (waits for the device).
+    pub fn to_ndarray(&self) -> Result<ndarray::ArrayD<T>> {
+        let v = self.to_vec()?;
+        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&self.shape), v)
+            .map_err(|e| Error::shape("to_ndarray", e.to_string()))
+    }
+
+    // ---------- properties ----------
+
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    /// Strides in elements.
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+    /// Offset of the first element into the storage, in elements.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+    /// Number of elements.
+    pub fn size(&self) -> usize {
+        self.shape.iter().product()
+    }
+    /// Number of elements (alias of [`size`](Self::size)).
+    pub fn len(&self) -> usize {
+        self.size()
+    }
+    /// True when the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.size() == 0
+    }
+    /// The run-time element type.
+    pub fn dtype(&self) -> DType {
+        T::DTYPE
+    }
+    /// The device (and, for CUDA, the stream) the array's work runs on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+    /// True when the layout is C-contiguous.
+    pub fn is_contiguous(&self) -> bool {
+        is_c_contiguous(&self.shape, &self.strides)
+    }
+
+    /// The same array with its work submitted through `dev` (another stream of the same GPU).
+    ///
+    /// # Errors
+    /// `DeviceMismatch` when `dev` is another device.
+    pub fn on_stream(&self, dev: &Device) -> Result<Self> {
+        if !same_device(&self.device, dev) {
+            return Err(device_mismatch("on_stream", &self.device, dev));
+        }
+        let mut a = self.clone();
+        a.device = dev.clone();
+        Ok(a)
+    }
+
+    /// Device pointer and layout of a CUDA array; `None` on the CPU.
+    pub fn cuda_view(&self) -> Option<CudaView> {
+        match &*self.storage {
+            Storage::Cuda(b) => Some(CudaView {
+                ptr: b.ptr + (self.offset * std::mem::size_of::<T>()) as u64,
+                shape: self.shape.clone(),
+                strides: self.strides.clone(),
+            }),
+            Storage::Cpu(_) => None,
+        }
+    }
+
+    /// The host data of a CPU array with its layout's offset applied; `None` on a device.
+    pub fn cpu_data(&self) -> Option<&[T]> {
+        match &*self.storage {
+            Storage::Cpu(v) => Some(&v[self.offset.min(v.len())..]),
+            Storage::Cuda(_) => None,
+        }
+    }
+
+    /// Mutable contiguous storage of a CPU array (copy-on-write, contiguous first).
+    pub fn cpu_data_mut(&mut self) -> Option<&mut [T]> {
+        if !matches!(&*self.storage, Storage::Cpu(_)) {
+            return None;
+        }
+        if !self.is_contiguous() || Arc::get_mut(&mut self.storage).is_none() {
+            let c = self.copy().ok()?;
+            *self = c;
+        }
+        let n = self.size();
+        let off = self.offset;
+        match Arc::get_mut(&mut self.storage) {
+            Some(Storage::Cpu(v)) => Some(&mut v[off..off + n]),
+            _ => None,
+        }
+    }
+
+    // ---------- transfers ----------
+
+    /// The elements in C order on the host (waits for the device).
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        match &*self.storage {
+            Storage::Cpu(v) => {
+                if self.is_contiguous() {
+                    let n = self.size();
+                    return Ok(v[self.offset..self.offset + n].to_vec());
+                }
+                Ok(crate::cpu::gather(self))
+            }
+            Storage::Cuda(_) => {
+                let c = self.contiguous()?;
+                let Storage::Cuda(b) = &*c.storage else {
+                    unreachable!("contiguous() keeps the device")
+                };
+                let n = c.size();
+                let mut out = vec![T::zero(); n];
+                // SAFETY: plain-data elements viewed as bytes for the copy.
+                let bytes = unsafe {
+                    std::slice::from_raw_parts_mut(
+                        out.as_mut_ptr() as *mut u8,
+                        n * std::mem::size_of::<T>(),
+                    )
+                };
+                let stream = c.device.as_cuda().map(|d| d.raw_stream()).unwrap_or(b.dev.raw_stream());
+                b.download_sync(c.offset * std::mem::size_of::<T>(), bytes, stream)?;
+                Ok(out)
+            }
+        }
+    }
+
+    /// The single element of a one-element array (any number of dimensions).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the array does not hold exactly one element.
+    pub fn item(&self) -> Result<T> {
+        if self.size() != 1 {
+            return Err(Error::arg(
+                "item",
+                format!("an array of shape {:?} is not a single element", self.shape),
+            ));
+        }
+        Ok(self.to_vec()?[0])
+    }
+
+    /// The array on `dev` (a new handle to the same data when it is already there).
+    pub fn to_device(&self, dev: &Device) -> Result<Self> {
+        if same_device(&self.device, dev) {
+            return self.on_stream(dev);
+        }
+        match dev {
+            Device::Cpu => Self::from_vec(self.to_vec()?, &self.shape, dev),
+            Device::Cuda(d) => {
+                if let (Storage::Cpu(v), true) = (&*self.storage, self.is_contiguous()) {
+                    let n = self.size();
+                    return Self::upload(&v[self.offset..self.offset + n], &self.shape, d);
+                }
+                Self::from_vec(self.to_vec()?, &self.shape, dev)
+            }
+        }
+    }
+
+    /// A C-contiguous array with the same elements (a new handle when already contiguous).
+    pub fn contiguous(&self) -> Result<Self> {
+        if self.is_contiguous() {
+            return Ok(self.clone());
+        }
+        self.copy()
+    }
+
+    /// A contiguous copy with storage of its own.
+    pub fn copy(&self) -> Result<Self> {
+        match &self.device {
+            Device::Cpu => Self::from_vec(crate::cpu::gather(self), &self.shape, &Device::Cpu),
+            Device::Cuda(_) => crate::elementwise::cast_cuda::<T, T>(self),
+        }
+    }
+
+    /// The elements converted to `U` with NumPy's casting rules (see [`crate::dtype`]).
+    pub fn astype<U: Element>(&self) -> Result<Array<U>> {
+        match &self.device {
+            Device::Cpu => Ok(crate::cpu::map1(self, |x: T| x.cast::<U>())),
+            Device::Cuda(_) => crate::elementwise::cast_cuda::<T, U>(self),
+        }
+    }
+
+    // ---------- views ----------
+
+    fn view(&self, shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Self {
+        Array {
+            storage: self.storage.clone(),
+            shape,
+            strides,
+            offset,
+            device: self.device.clone(),
+        }
+    }
+
+    /// Elements `start..stop` (step `step`) along `axis`, as NumPy's `a[..., start:stop:step, ...]`
+    /// with Python's rules for negative and out-of-range bounds; `step` may be negative.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for an axis out of range or `step == 0`.
+    pub fn slice_axis(
+        &self,
+        axis: isize,
+        start: Option<isize>,
+        stop: Option<isize>,
+        step: isize,
+    ) -> Result<Self> {
+        let ax = norm_axis("slice_axis", axis, self.ndim())?;
+        if step == 0 {
+            return Err(Error::arg("slice_axis", "slice step cannot be zero"));
+        }
+        let n = self.shape[ax] as isize;
+        let clampi = |v: isize, lo: isize, hi: isize| v.max(lo).min(hi);
+        let (lo_def, hi_def) = if step > 0 { (0, n) } else { (n - 1, -1) };
+        let fix = |v: Option<isize>, def: isize| match v {
+            None => def,
+            Some(v) => {
+                let v = if v < 0 { v + n } else { v };
+                if step > 0 {
+                    clampi(v, 0, n)
+                } else {
+                    clampi(v, -1, n - 1)
+                }
+            }
+        };
+        let s = fix(start, lo_def);
+        let e = fix(stop, hi_def);
+        let len = if step > 0 {
+            if e > s {
+                (e - s + step - 1) / step
+            } else {
+                0
+            }
+        } else if s > e {
+            (s - e + (-step) - 1) / (-step)
+        } else {
+            0
+        };
+        let mut shape = self.shape.clone();
+        let mut strides = self.strides.clone();
+        shape[ax] = len as usize;
+        let offset = if len > 0 {
+            (self.offset as isize + s * self.strides[ax]) as usize
+        } else {
+            self.offset
+        };
+        strides[ax] = self.strides[ax] * step;
+        Ok(self.view(shape, strides, offset))
+    }
+
+    /// The sub-array at index `i` along `axis` (that axis removed); negative `i` counts from the end.
+    pub fn index_axis(&self, axis: isize, i: isize) -> Result<Self> {
+        let ax = norm_axis("index_axis", axis, self.ndim())?;
+        let n = self.shape[ax] as isize;
+        let j = if i < 0 { i + n } else { i };
+        if j < 0 || j >= n {
+            return Err(Error::arg(
+                "index_axis",
+                format!("index {i} is out of bounds for axis {axis} of length {n}"),
+            ));
+        }
+        let mut shape = self.shape.clone();
+        let mut strides = self.strides.clone();
+        let offset = (self.offset as isize + j * strides[ax]) as usize;
+        shape.remove(ax);
+        strides.remove(ax);
+        Ok(self.view(shape, strides, offset))
+    }
+
+    /// The axes in the order `axes` (NumPy's `transpose(axes)`).
+    pub fn permute(&self, axes: &[isize]) -> Result<Self> {
+        if axes.len() != self.ndim() {
+            return Err(Error::arg(
+                "permute",
+                format!("axes {axes:?} do not match an array of {} dimensions", self.ndim()),
+            ));
+        }
+        let mut seen = vec![false; self.ndim()];
+        let mut shape = Vec::with_capacity(axes.len());
+        let mut strides = Vec::with_capacity(axes.len());
+        for &a in axes {
+            let a = norm_axis("permute", a, self.ndim())?;
+            if seen[a] {
+                return Err(Error::arg("permute", format!("repeated axis in {axes:?}")));
+            }
+            seen[a] = true;
+            shape.push(self.shape[a]);
+            strides.push(self.strides[a]);
+        }
+        Ok(self.view(shape, strides, self.offset))
+    }
+
+    /// The axes reversed (NumPy's `.T`).
+    pub fn t(&self) -> Self {
+        let mut shape = self.shape.clone();
+        let mut strides = self.strides.clone();
+        shape.reverse();
+        strides.reverse();
+        self.view(shape, strides, self.offset)
+    }
+
+    /// Axes `a` and `b` exchanged.
+    pub fn swapaxes(&self, a: isize, b: isize) -> Result<Self> {
+        let a = norm_axis("swapaxes", a, self.ndim())?;
+        let b = norm_axis("swapaxes", b, self.ndim())?;
+        let mut v = self.clone();
+        v.shape.swap(a, b);
+        v.strides.swap(a, b);
+        Ok(v)
+    }
+
+    /// The same elements with a new shape; one entry may be -1 (inferred). A view when the data
+    /// is contiguous, else a contiguous copy is made first.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when the sizes differ, `InvalidArgument` for several -1 or other negatives.
+    pub fn reshape(&self, shape: &[isize]) -> Result<Self> {
+        let n = self.size();
+        let mut infer = None;
+        let mut known = 1usize;
+        for (i, &d) in shape.iter().enumerate() {
+            if d == -1 {
+                if infer.replace(i).is_some() {
+                    return Err(Error::arg("reshape", "only one dimension can be -1"));
+                }
+            } else if d < 0 {
+                return Err(Error::arg("reshape", format!("negative dimension in {shape:?}")));
+            } else {
+                known = known.saturating_mul(d as usize);
+            }
+        }
+        let mut new: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+        if let Some(i) = infer {
+            if known == 0 || n % known != 0 {
+                return Err(Error::shape(
+                    "reshape",
+                    format!("cannot reshape {:?} ({n} elements) into {shape:?}", self.shape),
+                ));
+            }
+            new[i] = n / known;
+        }
+        if checked_numel("reshape", &new)? != n {
+            return Err(Error::shape(
+                "reshape",
+                format!("cannot reshape {:?} ({n} elements) into {shape:?}", self.shape),
+            ));
+        }
+        let c = self.contiguous()?;
+        let strides = c_strides(&new);
+        Ok(c.view(new, strides, c.offset))
+    }
+
+    /// A 1-D view (or contiguous copy) of all elements.
+    pub fn ravel(&self) -> Result<Self> {
+        self.reshape(&[-1])
+    }
+
+    /// A new axis of length 1 at `axis` (which may be `ndim`, or negative).
+    pub fn expand_dims(&self, axis: isize) -> Result<Self> {
+        let ax = norm_axis("expand_dims", axis, self.ndim() + 1)?;
+        let mut v = self.clone();
+        v.shape.insert(ax, 1);
+        v.strides.insert(ax, 0);
+        Ok(v)
+    }
+
+    /// Removes all axes of length 1.
+    pub fn squeeze(&self) -> Self {
+        let mut v = self.clone();
+        let keep: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape[d] != 1).collect();
+        v.shape = keep.iter().map(|&d| self.shape[d]).collect();
+        v.strides = keep.iter().map(|&d| self.strides[d]).collect();
+        v
+    }
+
+    /// A read-only view of `shape` that repeats the data along broadcast axes (stride 0).
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when the shape does not broadcast to `shape`.
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Self> {
+        let strides = broadcast_strides("broadcast_to", &self.shape, &self.strides, shape)?;
+        Ok(self.view(shape.to_vec(), strides, self.offset))
+    }
+
+    // ---------- writes ----------
+
+    /// Makes the storage this array's alone (copy-on-write) and contiguous.
+    pub(crate) fn make_unique(&mut self) -> Result<()> {
+        if Arc::get_mut(&mut self.storage).is_none() || !self.is_contiguous() {
+            *self = self.copy()?;
+        }
+        Ok(())
+    }
+
+    /// Sets every element to `v`.
+    pub fn fill(&mut self, v: T) -> Result<()> {
+        self.make_unique()?;
+        let n = self.size();
+        let off = self.offset;
+        match Arc::get_mut(&mut self.storage) {
+            Some(Storage::Cpu(data)) => {
+                data[off..off + n].iter_mut().for_each(|x| *x = v);
+                Ok(())
+            }
+            Some(Storage::Cuda(_)) => crate::elementwise::fill_cuda(self, v),
+            None => unreachable!("make_unique gives unique storage"),
+        }
+    }
+
+    /// `self[...] = src`, broadcasting `src` to this array's shape (NumPy's `a[...] = b`).
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when `src` does not broadcast to `self`'s shape; `DeviceMismatch` when the
+    /// arrays are on different devices.
+    pub fn assign(&mut self, src: &Array<T>) -> Result<()> {
+        check_same_device("assign", &self.device, &src.device)?;
+        let b = src.broadcast_to(&self.shape)?;
+        self.make_unique()?;
+        match &self.device {
+            Device::Cpu => {
+                let vals = crate::cpu::gather(&b);
+                let off = self.offset;
+                if let Some(Storage::Cpu(d)) = Arc::get_mut(&mut self.storage) {
+                    d[off..off + vals.len()].copy_from_slice(&vals);
+                }
+                Ok(())
+            }
+            Device::Cuda(_) => crate::elementwise::assign_cuda(self, &b),
+        }
+    }
+}
+
+impl<T: Numeric> Array<T> {
+    /// Values `start, start + step, ...` below `stop` (NumPy's `arange`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `step` is 0 or the bounds are not finite.
+    pub fn arange(start: f64, stop: f64, step: f64, dev: &Device) -> Result<Self> {
+        if step == 0.0 || !start.is_finite() || !stop.is_finite() || !step.is_finite() {
+            return Err(Error::arg(
+                "arange",
+                format!("start={start}, stop={stop}, step={step}: step must be non-zero and all finite"),
+            ));
+        }
+        let n = ((stop - start) / step).ceil().max(0.0) as usize;
+        let v: Vec<T> = (0..n)
+            .map(|i| T::from_c64(c64::new(start + i as f64 * step, 0.0)))
+            .collect();
+        Self::from_vec(v, &[n], dev)
+    }
+}
+
+impl<T: RealFloat> Array<T> {
+    /// `num` evenly spaced values from `start` to `stop` (NumPy's `linspace`; `endpoint` includes
+    /// `stop`).
+    pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool, dev: &Device) -> Result<Self> {
+        let div = if endpoint { num.saturating_sub(1) } else { num };
+        let step = if div > 0 { (stop - start) / div as f64 } else { 0.0 };
+        let v: Vec<T> = (0..num)
+            .map(|i| {
+                if endpoint && num > 1 && i == num - 1 {
+                    T::from_f64(stop)
+                } else {
+                    T::from_f64(start + i as f64 * step)
+                }
+            })
+            .collect();
+        Self::from_vec(v, &[num], dev)
+    }
+}
+
+/// True when both handles name the same device (streams may differ).
+pub fn same_device(a: &Device, b: &Device) -> bool {
+    match (a, b) {
+        (Device::Cpu, Device::Cpu) => true,
+        (Device::Cuda(x), Device::Cuda(y)) => x == y,
+        _ => false,
+    }
+}
+
+pub(crate) fn device_mismatch(op: &str, a: &Device, b: &Device) -> Error {
+    Error::DeviceMismatch {
+        op: op.into(),
+        left: a.to_string(),
+        right: b.to_string(),
+    }
+}
+
+/// `DeviceMismatch` unless both arrays' devices are the same.
+pub fn check_same_device(op: &str, a: &Device, b: &Device) -> Result<()> {
+    if same_device(a, b) {
+        Ok(())
+    } else {
+        Err(device_mismatch(op, a, b))
+    }
+}

@@ -1,0 +1,379 @@
+//! NVRTC kernels: compilation for the device's architecture, the in-memory and on-disk caches, and
+//! launching.
+//!
+//! A kernel module is identified by a key that its caller makes cheap to compute (a static module
+//! name, or a generated kernel's specification); its source is produced only on a cache miss.
+//! Compiled CUBINs are kept on disk under [`cache_dir()`], named by the SHA-256 of the source, the
+//! options, the architecture and the NVRTC version, so a second process compiles nothing.
+//! [`compile_count()`] counts the NVRTC compilations of this process; with `CUSCI_LOG_COMPILE=1`
+//! each one is also printed to standard error. Shapes are kernel arguments, never compiled in.
+
+use crate::cuda::libs;
+use crate::device::{CudaDevice, DeviceProps};
+use crate::error::{Error, Result};
+use cudarc::driver::{result as cu, sys};
+use cudarc::nvrtc::sys as nv;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::ffi::{c_void, CString};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+static COMPILES: AtomicUsize = AtomicUsize::new(0);
+static DISK_HITS: AtomicUsize = AtomicUsize::new(0);
+
+/// NVRTC compilations performed by this process so far.
+pub fn compile_count() -> usize {
+    COMPILES.load(Ordering::Relaxed)
+}
+
+/// Modules loaded from the on-disk cache by this process so far.
+pub fn disk_cache_hits() -> usize {
+    DISK_HITS.load(Ordering::Relaxed)
+}
+
+/// The on-disk kernel cache: `CUSCI_CACHE_DIR`, else `$XDG_CACHE_HOME/cusci/kernels`, else
+/// `~/.cache/cusci/kernels`, else a folder under the system's temporary folder.
+pub fn cache_dir() -> PathBuf {
+    if let Ok(d) = std::env::var("CUSCI_CACHE_DIR") {
+        if !d.is_empty() {
+            return PathBuf::from(d);
+        }
+    }
+    if let Ok(d) = std::env::var("XDG_CACHE_HOME") {
+        if !d.is_empty() {
+            return PathBuf::from(d).join("cusci").join("kernels");
+        }
+    }
+    if let Ok(h) = std::env::var("HOME") {
+        if !h.is_empty() {
+            return PathBuf::from(h).join(".cache").join("cusci").join("kernels");
+        }
+    }
+    std::env::temp_dir().join("cusci-kernels")
+}
+
+/// The common header prepended to every kernel: complex types and the helpers of the built-in
+/// element-wise operations.
+pub const COMMON_HEADER: &str = include_str!("common.cuh");
+
+/// A loaded module (its functions looked up lazily).
+pub(crate) struct Module {
+    raw: sys::CUmodule,
+    functions: Mutex<HashMap<String, sys::CUfunction>>,
+}
+// SAFETY: modules and functions are driver objects usable from any thread of their context.
+unsafe impl Send for Module {}
+// SAFETY: as above; the function table is behind a mutex.
+unsafe impl Sync for Module {}
+
+/// A kernel ready to launch.
+#[derive(Clone)]
+pub struct Function {
+    raw: sys::CUfunction,
+    _module: Arc<Module>,
+}
+// SAFETY: see Module.
+unsafe impl Send for Function {}
+// SAFETY: see Module.
+unsafe impl Sync for Function {}
+
+pub(crate) struct KernelCache {
+    arch: String,
+    modules: Mutex<HashMap<String, Arc<Module>>>,
+}
+
+impl KernelCache {
+    pub(crate) fn new(props: &DeviceProps) -> KernelCache {
+        let (ma, mi) = props.compute_capability;
+        KernelCache {
+            arch: format!("sm_{ma}{mi}"),
+            modules: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+fn nvrtc_version() -> Result<(i32, i32)> {
+    let (mut a, mut b) = (0, 0);
+    // SAFETY: writes two ints; the library is loaded (require() was called).
+    unsafe { nv::nvrtcVersion(&mut a, &mut b) }
+        .result()
+        .map_err(|e| Error::Cuda {
+            op: "nvrtcVersion".into(),
+            library: "nvrtc",
+            status: format!("{:?}", e.0),
+        })?;
+    Ok((a, b))
+}
+
+fn compile_cubin(name: &str, src: &str, opts: &[String]) -> Result<Vec<u8>> {
+    let csrc = CString::new(src).map_err(|_| Error::arg(name, "kernel source holds a NUL byte"))?;
+    let cname = CString::new(format!("{name}.cu")).unwrap_or_default();
+    let nverr = |what: &str, e: nv::nvrtcResult| Error::Cuda {
+        op: format!("{what} ({name})"),
+        library: "nvrtc",
+        status: format!("{e:?}"),
+    };
+    let mut prog: nv::nvrtcProgram = std::ptr::null_mut();
+    // SAFETY: the strings outlive the program, which is destroyed below on every path.
+    unsafe {
+        let r = nv::nvrtcCreateProgram(
+            &mut prog,
+            csrc.as_ptr(),
+            cname.as_ptr(),
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+        );
+        if r != nv::nvrtcResult::NVRTC_SUCCESS {
+            return Err(nverr("nvrtcCreateProgram", r));
+        }
+        let copts: Vec<CString> = opts
+            .iter()
+            .map(|o| CString::new(o.as_str()).unwrap_or_default())
+            .collect();
+        let ptrs: Vec<*const std::ffi::c_char> = copts.iter().map(|c| c.as_ptr()).collect();
+        let r = nv::nvrtcCompileProgram(prog, ptrs.len() as i32, ptrs.as_ptr());
+        let out = if r != nv::nvrtcResult::NVRTC_SUCCESS {
+            let mut n = 0usize;
+            nv::nvrtcGetProgramLogSize(prog, &mut n);
+            let mut log = vec![0u8; n.max(1)];
+            nv::nvrtcGetProgramLog(prog, log.as_mut_ptr() as *mut _);
+            let log = String::from_utf8_lossy(&log)
+                .trim_end_matches('\0')
+                .to_string();
+            Err(Error::Compile {
+                name: name.to_string(),
+                log,
+            })
+        } else {
+            let mut n = 0usize;
+            let r = nv::nvrtcGetCUBINSize(prog, &mut n);
+            if r != nv::nvrtcResult::NVRTC_SUCCESS {
+                Err(nverr("nvrtcGetCUBINSize", r))
+            } else {
+                let mut bin = vec![0u8; n];
+                let r = nv::nvrtcGetCUBIN(prog, bin.as_mut_ptr() as *mut _);
+                if r != nv::nvrtcResult::NVRTC_SUCCESS {
+                    Err(nverr("nvrtcGetCUBIN", r))
+                } else {
+                    Ok(bin)
+                }
+            }
+        };
+        nv::nvrtcDestroyProgram(&mut prog);
+        out
+    }
+}
+
+impl CudaDevice {
+    /// The kernel `name` of the module identified by `key`, compiling `source()` with `options` on
+    /// the first use on this device (or loading it from the disk cache).
+    ///
+    /// `key` must identify the source and options uniquely within the process (a static module
+    /// name, or a generated kernel's full specification). The common header is prepended to the
+    /// source.
+    pub fn function(
+        &self,
+        key: &str,
+        source: impl FnOnce() -> String,
+        options: &[&str],
+        name: &str,
+    ) -> Result<Function> {
+        let module = self.module(key, source, options)?;
+        let mut fns = module
+            .functions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(&f) = fns.get(name) {
+            return Ok(Function {
+                raw: f,
+                _module: module.clone(),
+            });
+        }
+        let cname = CString::new(name).map_err(|_| Error::arg("function", "NUL in name"))?;
+        // SAFETY: the module is loaded and alive.
+        let f = unsafe { cu::module::get_function(module.raw, cname) }.map_err(|e| Error::Cuda {
+            op: format!("cuModuleGetFunction({name})"),
+            library: "driver",
+            status: format!("{:?}", e.0),
+        })?;
+        fns.insert(name.to_string(), f);
+        Ok(Function {
+            raw: f,
+            _module: module.clone(),
+        })
+    }
+
+    fn module(
+        &self,
+        key: &str,
+        source: impl FnOnce() -> String,
+        options: &[&str],
+    ) -> Result<Arc<Module>> {
+        let cache = &self.shared.kernels;
+        let mut mods = cache.modules.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = mods.get(key) {
+            return Ok(m.clone());
+        }
+        libs::require("nvrtc")?;
+        self.bind()?;
+        let src = format!("{COMMON_HEADER}\n{}", source());
+        let mut opts: Vec<String> = vec![
+            format!("--gpu-architecture={}", cache.arch),
+            "--std=c++17".into(),
+            "--ftz=false".into(),
+            "--prec-div=true".into(),
+            "--prec-sqrt=true".into(),
+            "--device-as-default-execution-space".into(),
+        ];
+        opts.extend(options.iter().map(|s| s.to_string()));
+        let (va, vb) = nvrtc_version()?;
+        let mut h = Sha256::new();
+        h.update(src.as_bytes());
+        for o in &opts {
+            h.update([0u8]);
+            h.update(o.as_bytes());
+        }
+        h.update(format!("|nvrtc {va}.{vb}|{}", cache.arch).as_bytes());
+        let digest: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let dir = cache_dir();
+        let file = dir.join(format!("{digest}.cubin"));
+        let short = key.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').next().unwrap_or("kernel");
+        let cubin = match std::fs::read(&file) {
+            Ok(b) if !b.is_empty() => {
+                DISK_HITS.fetch_add(1, Ordering::Relaxed);
+                b
+            }
+            _ => {
+                COMPILES.fetch_add(1, Ordering::Relaxed);
+                if std::env::var_os("CUSCI_LOG_COMPILE").is_some() {
+                    eprintln!("cusci: compiling kernel module {short} ({digest:.12}) for {}", cache.arch);
+                }
+                let b = compile_cubin(short, &src, &opts)?;
+                // best effort: a read-only cache folder only costs recompilation
+                if std::fs::create_dir_all(&dir).is_ok() {
+                    let tmp = dir.join(format!("{digest}.{}.tmp", std::process::id()));
+                    if std::fs::write(&tmp, &b).is_ok() && std::fs::rename(&tmp, &file).is_err() {
+                        let _ = std::fs::remove_file(&tmp);
+                    }
+                }
+                b
+            }
+        };
+        // SAFETY: the image is a CUBIN produced by NVRTC for this device's architecture.
+        let raw = unsafe { cu::module::load_data(cubin.as_ptr() as *const c_void) }.map_err(|e| {
+            Error::Cuda {
+                op: format!("cuModuleLoadData({short})"),
+                library: "driver",
+                status: format!("{:?}", e.0),
+            }
+        })?;
+        let m = Arc::new(Module {
+            raw,
+            functions: Mutex::new(HashMap::new()),
+        });
+        mods.insert(key.to_string(), m.clone());
+        Ok(m)
+    }
+
+    /// Forgets this device's loaded modules (the disk cache stays). Kernels in flight keep theirs.
+    pub fn clear_kernel_cache(&self) {
+        self.shared
+            .kernels
+            .modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+}
+
+/// Kernel arguments, packed by value in launch order.
+#[derive(Default)]
+pub struct Args {
+    vals: Vec<Box<[u64]>>,
+}
+
+impl Args {
+    /// No arguments yet.
+    pub fn new() -> Args {
+        Args { vals: Vec::new() }
+    }
+    /// Appends a plain-data value (a scalar, a device pointer as u64, a `#[repr(C)]` struct).
+    pub fn push<T: Copy + 'static>(&mut self, v: T) -> &mut Self {
+        let n = std::mem::size_of::<T>().div_ceil(8).max(1);
+        let mut b = vec![0u64; n].into_boxed_slice();
+        // SAFETY: b holds at least size_of::<T>() bytes and is 8-byte aligned; T is Copy data.
+        unsafe { std::ptr::copy_nonoverlapping(&v as *const T as *const u8, b.as_mut_ptr() as *mut u8, std::mem::size_of::<T>()) };
+        self.vals.push(b);
+        self
+    }
+    fn ptrs(&mut self) -> Vec<*mut c_void> {
+        self.vals
+            .iter_mut()
+            .map(|b| b.as_mut_ptr() as *mut c_void)
+            .collect()
+    }
+}
+
+/// Grid and block of a launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchConfig {
+    pub grid: (u32, u32, u32),
+    pub block: (u32, u32, u32),
+    pub shared_mem_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// A 1-D grid of `blocks` blocks of `threads` threads.
+    pub fn linear(blocks: u32, threads: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: (blocks.max(1), 1, 1),
+            block: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+}
+
+impl Function {
+    /// Launches on `dev`'s stream. The caller guarantees that the arguments match the kernel's
+    /// parameters and that every pointer it passes is a live device allocation large enough for
+    /// what the kernel touches; kernels of this crate are launched only through checked wrappers.
+    pub fn launch(&self, dev: &CudaDevice, cfg: LaunchConfig, args: &mut Args) -> Result<()> {
+        dev.bind()?;
+        if cfg.shared_mem_bytes > 48 * 1024 {
+            // SAFETY: the function handle is alive; the attribute is an int.
+            unsafe {
+                sys::cuFuncSetAttribute(
+                    self.raw,
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    cfg.shared_mem_bytes as i32,
+                )
+            }
+            .result()
+            .map_err(|e| Error::driver("cuFuncSetAttribute", e))?;
+        }
+        let mut p = args.ptrs();
+        // SAFETY: see the doc: argument layout and pointer validity are the caller's contract.
+        unsafe {
+            cu::launch_kernel(
+                self.raw,
+                cfg.grid,
+                cfg.block,
+                cfg.shared_mem_bytes,
+                dev.stream.raw,
+                &mut p,
+            )
+        }
+        .map_err(|e| Error::driver("cuLaunchKernel", e))
+    }
+
+    /// Blocks per multiprocessor that can be resident with `threads` threads and `smem` bytes.
+    pub fn occupancy(&self, threads: u32, smem: usize) -> Result<u32> {
+        // SAFETY: the function handle is alive.
+        unsafe { cu::occupancy::max_active_block_per_multiprocessor(self.raw, threads as i32, smem) }
+            .map(|v| v.max(1) as u32)
+            .map_err(|e| Error::driver("occupancy", e))
+    }
+}

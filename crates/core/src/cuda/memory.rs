@@ -1,0 +1,111 @@
+//! Device buffers from the stream-ordered pool.
+
+use crate::device::CudaDevice;
+use crate::error::{Error, Result};
+use cudarc::driver::{result as cu, sys};
+
+/// Untyped device memory, freed (stream-ordered) on the stream it was allocated on.
+pub(crate) struct DeviceBuffer {
+    pub(crate) ptr: sys::CUdeviceptr,
+    pub(crate) bytes: usize,
+    pub(crate) dev: CudaDevice,
+}
+
+impl std::fmt::Debug for DeviceBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DeviceBuffer({:#x}, {} bytes, {:?})", self.ptr, self.bytes, self.dev)
+    }
+}
+
+impl DeviceBuffer {
+    /// Uninitialised memory of `bytes` bytes on `dev`'s stream. Zero bytes allocate nothing.
+    ///
+    /// # Errors
+    /// `OutOfMemory { requested, free }` when the device cannot satisfy it (after returning the
+    /// pool's cached memory and retrying once); the device stays usable.
+    pub(crate) fn alloc(dev: &CudaDevice, bytes: usize) -> Result<DeviceBuffer> {
+        dev.bind()?;
+        if bytes == 0 {
+            return Ok(DeviceBuffer {
+                ptr: 0,
+                bytes: 0,
+                dev: dev.clone(),
+            });
+        }
+        // SAFETY: pool and stream are alive; the memory is uninitialised and written before read.
+        let first = unsafe { cu::mem_pool::alloc_async(dev.shared.pool, bytes, dev.stream.raw) };
+        let ptr = match first {
+            Ok(p) => p,
+            Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                // give the cached blocks back and try once more
+                let _ = dev.free_cached();
+                // SAFETY: as above.
+                match unsafe { cu::mem_pool::alloc_async(dev.shared.pool, bytes, dev.stream.raw) } {
+                    Ok(p) => p,
+                    Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                        let free = cu::mem_get_info().map(|(f, _)| f).unwrap_or(0);
+                        return Err(Error::OutOfMemory {
+                            requested: bytes,
+                            free,
+                        });
+                    }
+                    Err(e) => return Err(Error::driver("alloc", e)),
+                }
+            }
+            Err(e) => return Err(Error::driver("alloc", e)),
+        };
+        Ok(DeviceBuffer {
+            ptr,
+            bytes,
+            dev: dev.clone(),
+        })
+    }
+
+    /// Copies `src` (host) into the start of this buffer, ordered on the buffer's stream, and waits
+    /// for the copy (the host slice may be freed right after).
+    pub(crate) fn upload_sync(&self, src: &[u8]) -> Result<()> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        self.dev.bind()?;
+        // SAFETY: the buffer holds at least src.len() bytes; the copy completes before return.
+        unsafe {
+            cu::memcpy_htod_async(self.ptr, src, self.dev.stream.raw)
+                .map_err(|e| Error::driver("upload", e))?;
+            cu::stream::synchronize(self.dev.stream.raw).map_err(|e| Error::driver("upload", e))
+        }
+    }
+
+    /// Copies `dst.len()` bytes from byte offset `at` of this buffer into `dst`; waits on `stream`.
+    pub(crate) fn download_sync(
+        &self,
+        at: usize,
+        dst: &mut [u8],
+        stream: sys::CUstream,
+    ) -> Result<()> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        self.dev.bind()?;
+        // SAFETY: [at, at + dst.len()) lies inside the buffer (callers check); waits before return.
+        unsafe {
+            cu::memcpy_dtoh_async(dst, self.ptr + at as u64, stream)
+                .map_err(|e| Error::driver("download", e))?;
+            cu::stream::synchronize(stream).map_err(|e| Error::driver("download", e))
+        }
+    }
+}
+
+impl Drop for DeviceBuffer {
+    fn drop(&mut self) {
+        if self.bytes == 0 {
+            return;
+        }
+        if self.dev.bind().is_ok() {
+            // SAFETY: allocated by alloc() on this stream and freed once, stream-ordered.
+            unsafe {
+                let _ = cu::free_async(self.ptr, self.dev.stream.raw);
+            }
+        }
+    }
+}

@@ -1,0 +1,462 @@
+//! Devices: the CPU and CUDA GPUs, streams and events.
+//!
+//! [`Device::auto()`] picks the first CUDA device when the driver loads and a device exists, else the
+//! CPU; `CUSCI_DEVICE=cpu|cuda|cuda:N` overrides the choice. A CUDA device handle carries the stream
+//! that work submitted through it runs on; [`CudaDevice::new_stream`] gives a handle to the same GPU
+//! with a fresh stream. Two handles to one GPU compare equal whatever their streams.
+
+use crate::cuda::kernel::KernelCache;
+use crate::cuda::libs;
+use crate::error::{Error, Result};
+use cudarc::driver::{result as cu, sys, CudaContext};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Where arrays live and work runs.
+#[derive(Clone, PartialEq)]
+pub enum Device {
+    /// The host, with rayon.
+    Cpu,
+    /// A CUDA GPU (and a stream on it).
+    Cuda(CudaDevice),
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Device::Cpu => f.write_str("cpu"),
+            Device::Cuda(d) => write!(f, "cuda:{}", d.ordinal()),
+        }
+    }
+}
+
+impl Device {
+    /// The host CPU.
+    pub fn cpu() -> Device {
+        Device::Cpu
+    }
+
+    /// CUDA device `ordinal` (on its default stream).
+    ///
+    /// # Errors
+    /// `CudaUnavailable` when the driver does not load or the device does not exist.
+    pub fn cuda(ordinal: usize) -> Result<Device> {
+        CudaDevice::get(ordinal).map(Device::Cuda)
+    }
+
+    /// The device to use: `CUSCI_DEVICE` when set (`cpu`, `cuda`, `cuda:N`), else the first CUDA
+    /// device when one is usable, else the CPU.
+    ///
+    /// # Errors
+    /// Only when `CUSCI_DEVICE` names a CUDA device that cannot be opened, or is malformed.
+    pub fn auto() -> Result<Device> {
+        match std::env::var("CUSCI_DEVICE") {
+            Ok(v) if !v.trim().is_empty() => Device::parse(v.trim()),
+            _ => Ok(Device::cuda(0).unwrap_or(Device::Cpu)),
+        }
+    }
+
+    /// Parses `cpu`, `cuda` or `cuda:N`.
+    pub fn parse(s: &str) -> Result<Device> {
+        match s {
+            "cpu" => Ok(Device::Cpu),
+            "cuda" | "gpu" => Device::cuda(0),
+            _ => match s.strip_prefix("cuda:").map(str::parse::<usize>) {
+                Some(Ok(n)) => Device::cuda(n),
+                _ => Err(Error::arg(
+                    "Device::parse",
+                    format!("{s:?} is not cpu, cuda or cuda:N"),
+                )),
+            },
+        }
+    }
+
+    /// True for a CUDA device.
+    pub fn is_cuda(&self) -> bool {
+        matches!(self, Device::Cuda(_))
+    }
+
+    /// The CUDA device, if this is one.
+    pub fn as_cuda(&self) -> Option<&CudaDevice> {
+        match self {
+            Device::Cuda(d) => Some(d),
+            Device::Cpu => None,
+        }
+    }
+
+    /// Waits for all work submitted through this handle's stream (no-op on the CPU).
+    pub fn synchronize(&self) -> Result<()> {
+        match self {
+            Device::Cpu => Ok(()),
+            Device::Cuda(d) => d.synchronize(),
+        }
+    }
+
+    /// The number of CUDA devices the driver reports (0 when it does not load).
+    pub fn cuda_count() -> usize {
+        if libs::probe("cuda").is_none() {
+            return 0;
+        }
+        if cu::init().is_err() {
+            return 0;
+        }
+        cu::device::get_count().map(|n| n.max(0) as usize).unwrap_or(0)
+    }
+}
+
+/// What a CUDA device is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceProps {
+    pub ordinal: usize,
+    pub name: String,
+    /// (major, minor)
+    pub compute_capability: (i32, i32),
+    pub multiprocessors: usize,
+    pub total_memory: usize,
+    pub l2_bytes: usize,
+    pub max_shared_per_block_optin: usize,
+    /// The driver's CUDA version, e.g. "13.0".
+    pub driver_version: String,
+}
+
+pub(crate) struct Shared {
+    pub(crate) props: DeviceProps,
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) pool: sys::CUmemoryPool,
+    pub(crate) kernels: KernelCache,
+    default_stream: OnceLock<Arc<StreamInner>>,
+    /// Per-device caches of other crates (library handles, plans), keyed by a name.
+    pub(crate) extensions: Mutex<HashMap<&'static str, Arc<dyn std::any::Any + Send + Sync>>>,
+}
+
+// SAFETY: the memory pool handle is a driver object usable from any thread of the process.
+unsafe impl Send for Shared {}
+// SAFETY: as above; all mutable state is behind mutexes.
+unsafe impl Sync for Shared {}
+
+pub(crate) struct StreamInner {
+    pub(crate) raw: sys::CUstream,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: a CUstream may be used from any thread once its context is bound there.
+unsafe impl Send for StreamInner {}
+// SAFETY: as above.
+unsafe impl Sync for StreamInner {}
+
+impl Drop for StreamInner {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            // SAFETY: the stream was created by us and is destroyed once; pending work completes first.
+            unsafe {
+                let _ = cu::stream::synchronize(self.raw);
+                let _ = cu::stream::destroy(self.raw);
+            }
+        }
+    }
+}
+
+/// A CUDA GPU and the stream that work submitted through this handle runs on.
+#[derive(Clone)]
+pub struct CudaDevice {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) stream: Arc<StreamInner>,
+}
+
+impl PartialEq for CudaDevice {
+    fn eq(&self, o: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &o.shared)
+    }
+}
+
+impl fmt::Debug for CudaDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cuda:{}", self.ordinal())
+    }
+}
+
+fn registry() -> &'static Mutex<HashMap<usize, Arc<Shared>>> {
+    static R: OnceLock<Mutex<HashMap<usize, Arc<Shared>>>> = OnceLock::new();
+    R.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn drv(op: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
+    move |e| Error::driver(op, e)
+}
+
+impl CudaDevice {
+    /// The device `ordinal` on its default stream; opened once per process.
+    pub fn get(ordinal: usize) -> Result<CudaDevice> {
+        libs::require("cuda")?;
+        let mut reg = registry().lock().unwrap_or_else(|e| e.into_inner());
+        let shared = match reg.get(&ordinal) {
+            Some(s) => s.clone(),
+            None => {
+                let s = Arc::new(Self::open(ordinal)?);
+                reg.insert(ordinal, s.clone());
+                s
+            }
+        };
+        drop(reg);
+        let stream = match shared.default_stream.get() {
+            Some(s) => s.clone(),
+            None => {
+                let s = new_stream_inner(&shared.ctx)?;
+                shared.default_stream.get_or_init(|| s).clone()
+            }
+        };
+        Ok(CudaDevice { shared, stream })
+    }
+
+    fn open(ordinal: usize) -> Result<Shared> {
+        let op = "Device::cuda";
+        cu::init().map_err(|e| Error::CudaUnavailable(format!("cuInit failed: {e:?}")))?;
+        let count = cu::device::get_count().map_err(drv(op))?;
+        if ordinal as i64 >= count as i64 {
+            return Err(Error::CudaUnavailable(format!(
+                "no CUDA device {ordinal}: the driver reports {count}"
+            )));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(drv(op))?;
+        // cusci tracks its own buffers; cudarc's per-slice events are not used
+        // SAFETY: called before any cudarc slice exists on this context.
+        unsafe { ctx.disable_event_tracking() };
+        let attr = |a| ctx.attribute(a).map(|v| v as usize).map_err(drv(op));
+        use sys::CUdevice_attribute_enum as A;
+        let mut dv = 0;
+        // SAFETY: writes one int.
+        unsafe { sys::cuDriverGetVersion(&mut dv) };
+        let props = DeviceProps {
+            ordinal,
+            name: ctx.name().map_err(drv(op))?,
+            compute_capability: ctx.compute_capability().map_err(drv(op))?,
+            multiprocessors: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            total_memory: ctx.total_mem().map_err(drv(op))?,
+            l2_bytes: attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
+            max_shared_per_block_optin: attr(
+                A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )?,
+            driver_version: format!("{}.{}", dv / 1000, (dv % 1000) / 10),
+        };
+        if !ctx.has_async_alloc() {
+            return Err(Error::CudaUnavailable(format!(
+                "{} does not support stream-ordered memory pools",
+                props.name
+            )));
+        }
+        // SAFETY: the device handle comes from the live context; the pool attribute is a u64.
+        let pool = unsafe {
+            let pool = cu::device::get_default_mem_pool(ctx.cu_device()).map_err(drv(op))?;
+            let mut thr: u64 = u64::MAX;
+            cu::mem_pool::set_attribute(
+                pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                &mut thr as *mut u64 as *mut _,
+            )
+            .map_err(drv(op))?;
+            pool
+        };
+        Ok(Shared {
+            kernels: KernelCache::new(&props),
+            props,
+            ctx,
+            pool,
+            default_stream: OnceLock::new(),
+            extensions: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The device's ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.shared.props.ordinal
+    }
+
+    /// Name, compute capability, memory, multiprocessors, driver version.
+    pub fn props(&self) -> &DeviceProps {
+        &self.shared.props
+    }
+
+    /// Makes this device's context current on the calling thread (every cusci call does this).
+    pub fn bind(&self) -> Result<()> {
+        self.shared.ctx.bind_to_thread().map_err(drv("bind"))
+    }
+
+    /// The raw stream handle, for the domain crates' library calls.
+    pub fn raw_stream(&self) -> sys::CUstream {
+        self.stream.raw
+    }
+
+    /// cudarc's context, for the domain crates' library handles.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.shared.ctx
+    }
+
+    /// A handle to the same GPU with a new non-blocking stream.
+    pub fn new_stream(&self) -> Result<CudaDevice> {
+        Ok(CudaDevice {
+            shared: self.shared.clone(),
+            stream: new_stream_inner(&self.shared.ctx)?,
+        })
+    }
+
+    /// True when both handles submit to the same stream.
+    pub fn same_stream(&self, o: &CudaDevice) -> bool {
+        Arc::ptr_eq(&self.stream, &o.stream)
+    }
+
+    /// Waits until all work on this handle's stream is done.
+    pub fn synchronize(&self) -> Result<()> {
+        self.bind()?;
+        // SAFETY: the stream is alive while self is.
+        unsafe { cu::stream::synchronize(self.stream.raw) }.map_err(drv("synchronize"))
+    }
+
+    /// Makes this handle's stream wait for `event` (recorded on any stream of this GPU).
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        self.bind()?;
+        // SAFETY: both handles are alive.
+        unsafe { cu::stream::wait_event(self.stream.raw, event.raw, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT) }
+            .map_err(drv("wait_event"))
+    }
+
+    /// A per-device value owned by another crate (its library handles or plan cache), created by
+    /// `init` the first time `key` is asked for.
+    pub fn extension<T: Send + Sync + 'static>(
+        &self,
+        key: &'static str,
+        init: impl FnOnce() -> Result<T>,
+    ) -> Result<Arc<T>> {
+        let mut m = self
+            .shared
+            .extensions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = m.get(key) {
+            return v.clone().downcast::<T>().map_err(|_| {
+                Error::arg("CudaDevice::extension", format!("key {key} holds another type"))
+            });
+        }
+        let v = Arc::new(init()?);
+        m.insert(key, v.clone());
+        Ok(v)
+    }
+}
+
+fn new_stream_inner(ctx: &Arc<CudaContext>) -> Result<Arc<StreamInner>> {
+    ctx.bind_to_thread().map_err(drv("new_stream"))?;
+    let raw = cu::stream::create(cu::stream::StreamKind::NonBlocking).map_err(drv("new_stream"))?;
+    Ok(Arc::new(StreamInner {
+        raw,
+        ctx: ctx.clone(),
+    }))
+}
+
+/// A CUDA event, for ordering streams and timing work.
+pub struct Event {
+    raw: sys::CUevent,
+    dev: CudaDevice,
+}
+
+// SAFETY: events are driver objects usable from any thread.
+unsafe impl Send for Event {}
+// SAFETY: as above.
+unsafe impl Sync for Event {}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        if self.dev.bind().is_ok() {
+            // SAFETY: created by us, destroyed once.
+            unsafe {
+                let _ = cu::event::destroy(self.raw);
+            }
+        }
+    }
+}
+
+impl Event {
+    /// Records a new timing event on `dev`'s stream.
+    pub fn record(dev: &CudaDevice) -> Result<Event> {
+        dev.bind()?;
+        let raw = cu::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(drv("Event"))?;
+        let ev = Event {
+            raw,
+            dev: dev.clone(),
+        };
+        // SAFETY: both handles are alive.
+        unsafe { cu::event::record(raw, dev.stream.raw) }.map_err(drv("Event::record"))?;
+        Ok(ev)
+    }
+
+    /// Records this event again, on `dev`'s stream.
+    pub fn rerecord(&self, dev: &CudaDevice) -> Result<()> {
+        dev.bind()?;
+        // SAFETY: both handles are alive.
+        unsafe { cu::event::record(self.raw, dev.stream.raw) }.map_err(drv("Event::record"))
+    }
+
+    /// Waits for the event.
+    pub fn synchronize(&self) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: the event is alive.
+        unsafe { cu::event::synchronize(self.raw) }.map_err(drv("Event::synchronize"))
+    }
+
+    /// Milliseconds from `self` to `end` (waits for `end`).
+    pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
+        end.synchronize()?;
+        // SAFETY: both events are alive and recorded.
+        unsafe { cu::event::elapsed(self.raw, end.raw) }.map_err(drv("Event::elapsed_ms"))
+    }
+}
+
+/// Device memory of one GPU as the stream-ordered pool sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MemoryInfo {
+    /// Bytes held by live allocations of this process.
+    pub used: usize,
+    /// Bytes the pool keeps for reuse beyond `used`.
+    pub cached: usize,
+    /// Bytes free on the device (all processes).
+    pub free: usize,
+    /// The device's memory.
+    pub total: usize,
+}
+
+impl CudaDevice {
+    /// Used, cached, free and total device memory.
+    pub fn memory_info(&self) -> Result<MemoryInfo> {
+        self.bind()?;
+        let get = |a| -> Result<u64> {
+            let mut v: u64 = 0;
+            // SAFETY: the pool is alive and these attributes are u64.
+            unsafe { cu::mem_pool::get_attribute(self.shared.pool, a, &mut v as *mut u64 as *mut _) }
+                .map_err(drv("memory_info"))?;
+            Ok(v)
+        };
+        use sys::CUmemPool_attribute as P;
+        let used = get(P::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)? as usize;
+        let reserved = get(P::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)? as usize;
+        let (free, total) = cu::mem_get_info().map_err(drv("memory_info"))?;
+        Ok(MemoryInfo {
+            used,
+            cached: reserved.saturating_sub(used),
+            free,
+            total,
+        })
+    }
+
+    /// Returns the pool's unused memory to the device (synchronises the device first).
+    pub fn free_cached(&self) -> Result<()> {
+        self.bind()?;
+        self.shared.ctx.synchronize().map_err(drv("free_cached"))?;
+        // SAFETY: the pool is alive.
+        unsafe { cu::mem_pool::trim_to(self.shared.pool, 0) }.map_err(drv("free_cached"))
+    }
+}

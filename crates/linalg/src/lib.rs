@@ -1,0 +1,3 @@
+//! cusci-linalg: `scipy.linalg` on CUDA and on the CPU (its functions arrive with their own issue).
+
+pub use cusci_core::{Array, Device, Error, Result};
