@@ -23,6 +23,8 @@ pub mod elementwise;
 pub mod error;
 pub mod math;
 pub mod ops;
+pub mod testing;
+pub mod validate;
 
 pub use array::Array;
 pub use cuda::kernel::{compile_count, LaunchConfig};

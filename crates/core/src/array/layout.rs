@@ -70,8 +70,16 @@ pub fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>
     let n = a.len().max(b.len());
     let mut out = vec![0; n];
     for i in 0..n {
-        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
         out[i] = if da == db || db == 1 {
             da
         } else if da == 1 {
@@ -129,7 +137,8 @@ pub fn coalesce(shape: &[usize], strides: &[Vec<isize>]) -> (Vec<usize>, Vec<Vec
             continue;
         }
         if let Some(&last) = dims.last() {
-            let mergeable = (0..k).all(|j| *st[j].last().unwrap_or(&0) == strides[j][d] * shape[d] as isize);
+            let mergeable =
+                (0..k).all(|j| *st[j].last().unwrap_or(&0) == strides[j][d] * shape[d] as isize);
             if mergeable {
                 let l = dims.len() - 1;
                 dims[l] = last * shape[d];

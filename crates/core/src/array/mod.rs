@@ -335,11 +335,46 @@ impl<T: Element> Array<T> {
                         n * std::mem::size_of::<T>(),
                     )
                 };
-                let stream = c.device.as_cuda().map(|d| d.raw_stream()).unwrap_or(b.dev.raw_stream());
+                let stream = c
+                    .device
+                    .as_cuda()
+                    .map(|d| d.raw_stream())
+                    .unwrap_or(b.dev.raw_stream());
                 b.download_sync(c.offset * std::mem::size_of::<T>(), bytes, stream)?;
                 Ok(out)
             }
         }
+    }
+
+    /// The elements in C order in pinned host memory (waits for the device).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a CPU array (pinned memory belongs to a GPU's context).
+    pub fn to_pinned(&self) -> Result<crate::cuda::memory::PinnedVec<T>> {
+        let Device::Cuda(d) = &self.device else {
+            return Err(Error::arg(
+                "to_pinned",
+                "pinned host memory needs a CUDA array",
+            ));
+        };
+        let c = self.contiguous()?;
+        let mut out = crate::cuda::memory::PinnedVec::<T>::zeroed(d, c.size())?;
+        if let Storage::Cuda(b) = &*c.storage {
+            // SAFETY: plain-data elements viewed as bytes for the copy.
+            let bytes = unsafe {
+                std::slice::from_raw_parts_mut(
+                    out.as_mut_ptr() as *mut u8,
+                    std::mem::size_of_val(&out[..]),
+                )
+            };
+            b.download_sync(c.offset * std::mem::size_of::<T>(), bytes, d.raw_stream())?;
+        }
+        Ok(out)
+    }
+
+    /// A new array of `shape` on `dev` copied from pinned (or any) host memory.
+    pub fn from_pinned(src: &[T], shape: &[usize], dev: &Device) -> Result<Self> {
+        Self::from_slice(src, shape, dev)
     }
 
     /// The single element of a one-element array (any number of dimensions).
@@ -488,7 +523,10 @@ impl<T: Element> Array<T> {
         if axes.len() != self.ndim() {
             return Err(Error::arg(
                 "permute",
-                format!("axes {axes:?} do not match an array of {} dimensions", self.ndim()),
+                format!(
+                    "axes {axes:?} do not match an array of {} dimensions",
+                    self.ndim()
+                ),
             ));
         }
         let mut seen = vec![false; self.ndim()];
@@ -540,7 +578,10 @@ impl<T: Element> Array<T> {
                     return Err(Error::arg("reshape", "only one dimension can be -1"));
                 }
             } else if d < 0 {
-                return Err(Error::arg("reshape", format!("negative dimension in {shape:?}")));
+                return Err(Error::arg(
+                    "reshape",
+                    format!("negative dimension in {shape:?}"),
+                ));
             } else {
                 known = known.saturating_mul(d as usize);
             }
@@ -550,7 +591,10 @@ impl<T: Element> Array<T> {
             if known == 0 || n % known != 0 {
                 return Err(Error::shape(
                     "reshape",
-                    format!("cannot reshape {:?} ({n} elements) into {shape:?}", self.shape),
+                    format!(
+                        "cannot reshape {:?} ({n} elements) into {shape:?}",
+                        self.shape
+                    ),
                 ));
             }
             new[i] = n / known;
@@ -558,7 +602,10 @@ impl<T: Element> Array<T> {
         if checked_numel("reshape", &new)? != n {
             return Err(Error::shape(
                 "reshape",
-                format!("cannot reshape {:?} ({n} elements) into {shape:?}", self.shape),
+                format!(
+                    "cannot reshape {:?} ({n} elements) into {shape:?}",
+                    self.shape
+                ),
             ));
         }
         let c = self.contiguous()?;
@@ -655,7 +702,9 @@ impl<T: Numeric> Array<T> {
         if step == 0.0 || !start.is_finite() || !stop.is_finite() || !step.is_finite() {
             return Err(Error::arg(
                 "arange",
-                format!("start={start}, stop={stop}, step={step}: step must be non-zero and all finite"),
+                format!(
+                    "start={start}, stop={stop}, step={step}: step must be non-zero and all finite"
+                ),
             ));
         }
         let n = ((stop - start) / step).ceil().max(0.0) as usize;
@@ -669,9 +718,19 @@ impl<T: Numeric> Array<T> {
 impl<T: RealFloat> Array<T> {
     /// `num` evenly spaced values from `start` to `stop` (NumPy's `linspace`; `endpoint` includes
     /// `stop`).
-    pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool, dev: &Device) -> Result<Self> {
+    pub fn linspace(
+        start: f64,
+        stop: f64,
+        num: usize,
+        endpoint: bool,
+        dev: &Device,
+    ) -> Result<Self> {
         let div = if endpoint { num.saturating_sub(1) } else { num };
-        let step = if div > 0 { (stop - start) / div as f64 } else { 0.0 };
+        let step = if div > 0 {
+            (stop - start) / div as f64
+        } else {
+            0.0
+        };
         let v: Vec<T> = (0..num)
             .map(|i| {
                 if endpoint && num > 1 && i == num - 1 {

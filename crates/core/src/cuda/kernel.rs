@@ -48,7 +48,10 @@ pub fn cache_dir() -> PathBuf {
     }
     if let Ok(h) = std::env::var("HOME") {
         if !h.is_empty() {
-            return PathBuf::from(h).join(".cache").join("cusci").join("kernels");
+            return PathBuf::from(h)
+                .join(".cache")
+                .join("cusci")
+                .join("kernels");
         }
     }
     std::env::temp_dir().join("cusci-kernels")
@@ -182,10 +185,7 @@ impl CudaDevice {
         name: &str,
     ) -> Result<Function> {
         let module = self.module(key, source, options)?;
-        let mut fns = module
-            .functions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut fns = module.functions.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(&f) = fns.get(name) {
             return Ok(Function {
                 raw: f,
@@ -194,11 +194,12 @@ impl CudaDevice {
         }
         let cname = CString::new(name).map_err(|_| Error::arg("function", "NUL in name"))?;
         // SAFETY: the module is loaded and alive.
-        let f = unsafe { cu::module::get_function(module.raw, cname) }.map_err(|e| Error::Cuda {
-            op: format!("cuModuleGetFunction({name})"),
-            library: "driver",
-            status: format!("{:?}", e.0),
-        })?;
+        let f =
+            unsafe { cu::module::get_function(module.raw, cname) }.map_err(|e| Error::Cuda {
+                op: format!("cuModuleGetFunction({name})"),
+                library: "driver",
+                status: format!("{:?}", e.0),
+            })?;
         fns.insert(name.to_string(), f);
         Ok(Function {
             raw: f,
@@ -240,7 +241,10 @@ impl CudaDevice {
         let digest: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
         let dir = cache_dir();
         let file = dir.join(format!("{digest}.cubin"));
-        let short = key.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').next().unwrap_or("kernel");
+        let short = key
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .next()
+            .unwrap_or("kernel");
         let cubin = match std::fs::read(&file) {
             Ok(b) if !b.is_empty() => {
                 DISK_HITS.fetch_add(1, Ordering::Relaxed);
@@ -249,7 +253,10 @@ impl CudaDevice {
             _ => {
                 COMPILES.fetch_add(1, Ordering::Relaxed);
                 if std::env::var_os("CUSCI_LOG_COMPILE").is_some() {
-                    eprintln!("cusci: compiling kernel module {short} ({digest:.12}) for {}", cache.arch);
+                    eprintln!(
+                        "cusci: compiling kernel module {short} ({digest:.12}) for {}",
+                        cache.arch
+                    );
                 }
                 let b = compile_cubin(short, &src, &opts)?;
                 // best effort: a read-only cache folder only costs recompilation
@@ -263,13 +270,14 @@ impl CudaDevice {
             }
         };
         // SAFETY: the image is a CUBIN produced by NVRTC for this device's architecture.
-        let raw = unsafe { cu::module::load_data(cubin.as_ptr() as *const c_void) }.map_err(|e| {
-            Error::Cuda {
-                op: format!("cuModuleLoadData({short})"),
-                library: "driver",
-                status: format!("{:?}", e.0),
-            }
-        })?;
+        let raw =
+            unsafe { cu::module::load_data(cubin.as_ptr() as *const c_void) }.map_err(|e| {
+                Error::Cuda {
+                    op: format!("cuModuleLoadData({short})"),
+                    library: "driver",
+                    status: format!("{:?}", e.0),
+                }
+            })?;
         let m = Arc::new(Module {
             raw,
             functions: Mutex::new(HashMap::new()),
@@ -305,7 +313,13 @@ impl Args {
         let n = std::mem::size_of::<T>().div_ceil(8).max(1);
         let mut b = vec![0u64; n].into_boxed_slice();
         // SAFETY: b holds at least size_of::<T>() bytes and is 8-byte aligned; T is Copy data.
-        unsafe { std::ptr::copy_nonoverlapping(&v as *const T as *const u8, b.as_mut_ptr() as *mut u8, std::mem::size_of::<T>()) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                &v as *const T as *const u8,
+                b.as_mut_ptr() as *mut u8,
+                std::mem::size_of::<T>(),
+            )
+        };
         self.vals.push(b);
         self
     }
@@ -372,8 +386,10 @@ impl Function {
     /// Blocks per multiprocessor that can be resident with `threads` threads and `smem` bytes.
     pub fn occupancy(&self, threads: u32, smem: usize) -> Result<u32> {
         // SAFETY: the function handle is alive.
-        unsafe { cu::occupancy::max_active_block_per_multiprocessor(self.raw, threads as i32, smem) }
-            .map(|v| v.max(1) as u32)
-            .map_err(|e| Error::driver("occupancy", e))
+        unsafe {
+            cu::occupancy::max_active_block_per_multiprocessor(self.raw, threads as i32, smem)
+        }
+        .map(|v| v.max(1) as u32)
+        .map_err(|e| Error::driver("occupancy", e))
     }
 }

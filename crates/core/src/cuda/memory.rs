@@ -5,7 +5,8 @@ use crate::error::{Error, Result};
 use cudarc::driver::{result as cu, sys};
 
 /// Untyped device memory, freed (stream-ordered) on the stream it was allocated on.
-pub(crate) struct DeviceBuffer {
+#[doc(hidden)]
+pub struct DeviceBuffer {
     pub(crate) ptr: sys::CUdeviceptr,
     pub(crate) bytes: usize,
     pub(crate) dev: CudaDevice,
@@ -13,7 +14,11 @@ pub(crate) struct DeviceBuffer {
 
 impl std::fmt::Debug for DeviceBuffer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "DeviceBuffer({:#x}, {} bytes, {:?})", self.ptr, self.bytes, self.dev)
+        write!(
+            f,
+            "DeviceBuffer({:#x}, {} bytes, {:?})",
+            self.ptr, self.bytes, self.dev
+        )
     }
 }
 
@@ -105,6 +110,78 @@ impl Drop for DeviceBuffer {
             // SAFETY: allocated by alloc() on this stream and freed once, stream-ordered.
             unsafe {
                 let _ = cu::free_async(self.ptr, self.dev.stream.raw);
+            }
+        }
+    }
+}
+
+/// Page-locked (pinned) host memory: transfers to and from the device run at full bus speed.
+/// Created with [`PinnedVec::zeroed`] or by [`Array::to_pinned`](crate::Array::to_pinned).
+pub struct PinnedVec<T> {
+    ptr: *mut T,
+    len: usize,
+    dev: CudaDevice,
+}
+
+// SAFETY: the allocation is plain host memory owned by this value.
+unsafe impl<T: Send> Send for PinnedVec<T> {}
+// SAFETY: shared access only reads.
+unsafe impl<T: Sync> Sync for PinnedVec<T> {}
+
+impl<T: crate::dtype::Element> PinnedVec<T> {
+    /// `len` zeroed elements of pinned memory registered with `dev`'s context.
+    pub fn zeroed(dev: &CudaDevice, len: usize) -> Result<PinnedVec<T>> {
+        dev.bind()?;
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| Error::arg("PinnedVec", "size overflows"))?;
+        let ptr = if bytes == 0 {
+            std::ptr::NonNull::<T>::dangling().as_ptr()
+        } else {
+            // SAFETY: a plain page-locked allocation; zeroed below before any read.
+            let p = unsafe { cu::malloc_host(bytes, 0) }.map_err(|e| {
+                if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+                    Error::OutOfMemory {
+                        requested: bytes,
+                        free: 0,
+                    }
+                } else {
+                    Error::driver("PinnedVec", e)
+                }
+            })? as *mut T;
+            // SAFETY: p points to `bytes` writable bytes; all-zero bits are valid for every Element.
+            unsafe { std::ptr::write_bytes(p as *mut u8, 0, bytes) };
+            p
+        };
+        Ok(PinnedVec {
+            ptr,
+            len,
+            dev: dev.clone(),
+        })
+    }
+}
+
+impl<T> std::ops::Deref for PinnedVec<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: ptr holds len initialised elements (or is dangling with len 0).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl<T> std::ops::DerefMut for PinnedVec<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as above, and we hold the only reference.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+impl<T> Drop for PinnedVec<T> {
+    fn drop(&mut self) {
+        if self.len > 0 && std::mem::size_of::<T>() > 0 && self.dev.bind().is_ok() {
+            // SAFETY: allocated by cuMemHostAlloc in zeroed() and freed once.
+            unsafe {
+                let _ = cu::free_host(self.ptr as *mut std::ffi::c_void);
             }
         }
     }

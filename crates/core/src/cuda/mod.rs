@@ -2,4 +2,4 @@
 
 pub mod kernel;
 pub mod libs;
-pub(crate) mod memory;
+pub mod memory;
