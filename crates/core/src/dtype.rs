@@ -7,8 +7,8 @@
 //! | [`c32`] | `C32` | complex64 | `cplx32` |
 //! | [`c64`] | `C64` | complex128 | `cplx64` |
 //! | `i32` | `I32` | int32 | `int` |
-//! | `i64` | `I64` | int64 | `long long` |
-//! | `u8` | `U8` | uint8 | `unsigned char` |
+//! | `i64` | `I64` | int64 | `i64` (long long) |
+//! | `u8` | `U8` | uint8 | `u8` (unsigned char) |
 //! | `bool` | `Bool` | bool | `bool` |
 //!
 //! Integer arithmetic wraps on overflow and integer division by zero gives 0 (NumPy's result, without
@@ -70,8 +70,8 @@ impl DType {
             DType::C32 => "cplx32",
             DType::C64 => "cplx64",
             DType::I32 => "int",
-            DType::I64 => "long long",
-            DType::U8 => "unsigned char",
+            DType::I64 => "i64",
+            DType::U8 => "u8",
             DType::Bool => "bool",
         }
     }
@@ -356,24 +356,69 @@ macro_rules! float_real {
     ($t:ty) => {
         impl Float for $t {
             type Real = $t;
-            #[inline] fn from_real(r: $t) -> Self { r }
-            #[inline] fn abs(self) -> $t { <$t>::abs(self) }
-            #[inline] fn abs2(self) -> $t { self * self }
-            #[inline] fn sqrt(self) -> Self { <$t>::sqrt(self) }
-            #[inline] fn exp(self) -> Self { <$t>::exp(self) }
-            #[inline] fn ln(self) -> Self { <$t>::ln(self) }
-            #[inline] fn sin(self) -> Self { <$t>::sin(self) }
-            #[inline] fn cos(self) -> Self { <$t>::cos(self) }
-            #[inline] fn tanh(self) -> Self { <$t>::tanh(self) }
-            #[inline] fn powf(self, e: Self) -> Self { <$t>::powf(self, e) }
-            #[inline] fn conj(self) -> Self { self }
-            #[inline] fn re(self) -> $t { self }
-            #[inline] fn im(self) -> $t { 0.0 }
+            #[inline]
+            fn from_real(r: $t) -> Self {
+                r
+            }
+            #[inline]
+            fn abs(self) -> $t {
+                <$t>::abs(self)
+            }
+            #[inline]
+            fn abs2(self) -> $t {
+                self * self
+            }
+            #[inline]
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            #[inline]
+            fn exp(self) -> Self {
+                <$t>::exp(self)
+            }
+            #[inline]
+            fn ln(self) -> Self {
+                <$t>::ln(self)
+            }
+            #[inline]
+            fn sin(self) -> Self {
+                <$t>::sin(self)
+            }
+            #[inline]
+            fn cos(self) -> Self {
+                <$t>::cos(self)
+            }
+            #[inline]
+            fn tanh(self) -> Self {
+                <$t>::tanh(self)
+            }
+            #[inline]
+            fn powf(self, e: Self) -> Self {
+                <$t>::powf(self, e)
+            }
+            #[inline]
+            fn conj(self) -> Self {
+                self
+            }
+            #[inline]
+            fn re(self) -> $t {
+                self
+            }
+            #[inline]
+            fn im(self) -> $t {
+                0.0
+            }
         }
         impl RealFloat for $t {
             const EPS: $t = <$t>::EPSILON;
-            #[inline] fn from_f64(v: f64) -> Self { v as $t }
-            #[inline] fn to_f64(self) -> f64 { self as f64 }
+            #[inline]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
         }
     };
 }
@@ -384,19 +429,58 @@ macro_rules! float_complex {
     ($t:ty, $r:ty) => {
         impl Float for $t {
             type Real = $r;
-            #[inline] fn from_real(r: $r) -> Self { Complex::new(r, 0.0) }
-            #[inline] fn abs(self) -> $r { self.norm() }
-            #[inline] fn abs2(self) -> $r { self.norm_sqr() }
-            #[inline] fn sqrt(self) -> Self { Complex::sqrt(self) }
-            #[inline] fn exp(self) -> Self { Complex::exp(self) }
-            #[inline] fn ln(self) -> Self { Complex::ln(self) }
-            #[inline] fn sin(self) -> Self { Complex::sin(self) }
-            #[inline] fn cos(self) -> Self { Complex::cos(self) }
-            #[inline] fn tanh(self) -> Self { Complex::tanh(self) }
-            #[inline] fn powf(self, e: Self) -> Self { crate::math::cpow(self, e) }
-            #[inline] fn conj(self) -> Self { Complex::conj(&self) }
-            #[inline] fn re(self) -> $r { self.re }
-            #[inline] fn im(self) -> $r { self.im }
+            #[inline]
+            fn from_real(r: $r) -> Self {
+                Complex::new(r, 0.0)
+            }
+            #[inline]
+            fn abs(self) -> $r {
+                self.norm()
+            }
+            #[inline]
+            fn abs2(self) -> $r {
+                self.norm_sqr()
+            }
+            #[inline]
+            fn sqrt(self) -> Self {
+                Complex::sqrt(self)
+            }
+            #[inline]
+            fn exp(self) -> Self {
+                Complex::exp(self)
+            }
+            #[inline]
+            fn ln(self) -> Self {
+                Complex::ln(self)
+            }
+            #[inline]
+            fn sin(self) -> Self {
+                Complex::sin(self)
+            }
+            #[inline]
+            fn cos(self) -> Self {
+                Complex::cos(self)
+            }
+            #[inline]
+            fn tanh(self) -> Self {
+                Complex::tanh(self)
+            }
+            #[inline]
+            fn powf(self, e: Self) -> Self {
+                crate::math::cpow(self, e)
+            }
+            #[inline]
+            fn conj(self) -> Self {
+                Complex::conj(&self)
+            }
+            #[inline]
+            fn re(self) -> $r {
+                self.re
+            }
+            #[inline]
+            fn im(self) -> $r {
+                self.im
+            }
         }
     };
 }

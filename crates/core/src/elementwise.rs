@@ -38,7 +38,10 @@ pub(crate) struct EwSpec {
 
 impl EwSpec {
     fn key(&self) -> String {
-        format!("{}|{:?}|{}|{}", self.name, self.params, self.body, self.preamble)
+        format!(
+            "{}|{:?}|{}|{}",
+            self.name, self.params, self.body, self.preamble
+        )
     }
 
     fn vec_width(&self) -> usize {
@@ -66,13 +69,17 @@ impl EwSpec {
             match p {
                 Param::In(x, d) => {
                     let t = d.cuda_name();
-                    ps.push(format!("const {t}* __restrict__ p_{x}, const CusciStrides st_{x}"));
+                    ps.push(format!(
+                        "const {t}* __restrict__ p_{x}, const CusciStrides st_{x}"
+                    ));
                     pc.push(format!("const {t}* __restrict__ p_{x}"));
                     args_c.push(format!("p_{x}"));
                 }
                 Param::Out(x, d) => {
                     let t = d.cuda_name();
-                    ps.push(format!("{t}* __restrict__ p_{x}, const CusciStrides st_{x}"));
+                    ps.push(format!(
+                        "{t}* __restrict__ p_{x}, const CusciStrides st_{x}"
+                    ));
                     pc.push(format!("{t}* __restrict__ p_{x}"));
                     args_c.push(format!("p_{x}"));
                 }
@@ -115,10 +122,20 @@ impl EwSpec {
             e
         };
         // strided
-        let _ = writeln!(s, "extern \"C\" __global__ void {n}_s({}) {{", ps.join(", "));
+        let _ = writeln!(
+            s,
+            "extern \"C\" __global__ void {n}_s({}) {{",
+            ps.join(", ")
+        );
         let _ = writeln!(s, "  const i64 gs = (i64)gridDim.x * blockDim.x;");
-        let _ = writeln!(s, "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < sh.n; i += gs) {{");
-        let offs: Vec<String> = arrays.iter().map(|(x, _, _)| format!("o_{x} = 0")).collect();
+        let _ = writeln!(
+            s,
+            "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < sh.n; i += gs) {{"
+        );
+        let offs: Vec<String> = arrays
+            .iter()
+            .map(|(x, _, _)| format!("o_{x} = 0"))
+            .collect();
         let _ = writeln!(s, "    i64 rem = i; i64 {};", offs.join(", "));
         let _ = writeln!(s, "    for (int d = sh.ndim - 1; d > 0; --d) {{ const i64 c = rem % sh.dims[d]; rem /= sh.dims[d];");
         for (x, _, _) in &arrays {
@@ -131,13 +148,22 @@ impl EwSpec {
         let _ = writeln!(
             s,
             "    {}",
-            element(&|x| format!("p_{x}[o_{x}]"), &|x| format!("p_{x}[o_{x}] = {x}"))
+            element(&|x| format!("p_{x}[o_{x}]"), &|x| format!(
+                "p_{x}[o_{x}] = {x}"
+            ))
         );
         let _ = writeln!(s, "  }}\n}}");
         // contiguous, V elements per step
-        let _ = writeln!(s, "template <int V> __device__ __forceinline__ void {n}_cb({}) {{", pc.join(", "));
+        let _ = writeln!(
+            s,
+            "template <int V> __device__ __forceinline__ void {n}_cb({}) {{",
+            pc.join(", ")
+        );
         let _ = writeln!(s, "  const i64 gs = (i64)gridDim.x * blockDim.x;");
-        let _ = writeln!(s, "  const i64 t0 = (i64)blockIdx.x * blockDim.x + threadIdx.x;");
+        let _ = writeln!(
+            s,
+            "  const i64 t0 = (i64)blockIdx.x * blockDim.x + threadIdx.x;"
+        );
         let _ = writeln!(s, "  const i64 nv = n / V;");
         let _ = writeln!(s, "  for (i64 j = t0; j < nv; j += gs) {{");
         for (x, d, out) in &arrays {
@@ -158,7 +184,10 @@ impl EwSpec {
         for (x, d, out) in &arrays {
             if *out {
                 let t = d.cuda_name();
-                let _ = writeln!(s, "    reinterpret_cast<CusciVec<{t}, V>*>(p_{x})[j] = v_{x};");
+                let _ = writeln!(
+                    s,
+                    "    reinterpret_cast<CusciVec<{t}, V>*>(p_{x})[j] = v_{x};"
+                );
             }
         }
         let _ = writeln!(s, "  }}");
@@ -170,10 +199,181 @@ impl EwSpec {
         );
         let _ = writeln!(s, "  }}\n}}");
         let v = self.vec_width();
-        let _ = writeln!(s, "extern \"C\" __global__ void {n}_c({}) {{ {n}_cb<1>({}); }}", pc.join(", "), args_c.join(", "));
-        let _ = writeln!(s, "extern \"C\" __global__ void {n}_v({}) {{ {n}_cb<{v}>({}); }}", pc.join(", "), args_c.join(", "));
+        let _ = writeln!(
+            s,
+            "extern \"C\" __global__ void {n}_c({}) {{ {n}_cb<1>({}); }}",
+            pc.join(", "),
+            args_c.join(", ")
+        );
+        let _ = writeln!(
+            s,
+            "extern \"C\" __global__ void {n}_v({}) {{ {n}_cb<{v}>({}); }}",
+            pc.join(", "),
+            args_c.join(", ")
+        );
         s
     }
+}
+
+/// Sources of a sample of the built-in element-wise kernels (every element type through casts,
+/// and the arithmetic, math and comparison bodies), for compile checks without a GPU.
+#[doc(hidden)]
+pub fn sample_sources() -> Vec<(String, String)> {
+    let all = [
+        DType::F32,
+        DType::F64,
+        DType::C32,
+        DType::C64,
+        DType::I32,
+        DType::I64,
+        DType::U8,
+        DType::Bool,
+    ];
+    let mut v = Vec::new();
+    let mut push = |name: String, params: Vec<Param>, body: &str| {
+        let spec = EwSpec {
+            name,
+            params,
+            body: body.into(),
+            preamble: String::new(),
+        };
+        v.push((spec.name.clone(), spec.source()));
+    };
+    for a in all {
+        for b in all {
+            push(
+                format!("cast_{}_{}", tag(a), tag(b)),
+                vec![Param::In("a".into(), a), Param::Out("o".into(), b)],
+                &format!("o = cusci_cast({}, a)", b.cuda_name()),
+            );
+        }
+        push(
+            format!("fill_{}", tag(a)),
+            vec![Param::Scalar("v".into(), a), Param::Out("o".into(), a)],
+            "o = v",
+        );
+        push(
+            format!("eq_{}", tag(a)),
+            vec![
+                Param::In("a".into(), a),
+                Param::In("b".into(), a),
+                Param::Out("o".into(), DType::Bool),
+            ],
+            "o = a == b",
+        );
+        push(
+            format!("where_{}", tag(a)),
+            vec![
+                Param::In("a".into(), DType::Bool),
+                Param::In("b".into(), a),
+                Param::In("c".into(), a),
+                Param::Out("o".into(), a),
+            ],
+            "o = a ? b : c",
+        );
+    }
+    for a in [
+        DType::F32,
+        DType::F64,
+        DType::C32,
+        DType::C64,
+        DType::I32,
+        DType::I64,
+        DType::U8,
+    ] {
+        for op in ["add", "sub", "mul", "div"] {
+            push(
+                format!("{op}_{}", tag(a)),
+                vec![
+                    Param::In("a".into(), a),
+                    Param::Scalar("s".into(), a),
+                    Param::Out("o".into(), a),
+                ],
+                &format!("o = cusci_{op}(a, s)"),
+            );
+        }
+        push(
+            format!("neg_{}", tag(a)),
+            vec![Param::In("a".into(), a), Param::Out("o".into(), a)],
+            "o = cusci_sub(decltype(a)(), a)",
+        );
+    }
+    for (a, r) in [
+        (DType::F32, DType::F32),
+        (DType::F64, DType::F64),
+        (DType::C32, DType::F32),
+        (DType::C64, DType::F64),
+    ] {
+        for f in ["exp", "log", "sqrt", "sin", "cos", "tanh", "conj"] {
+            push(
+                format!("{f}_{}", tag(a)),
+                vec![Param::In("a".into(), a), Param::Out("o".into(), a)],
+                &format!("o = cusci_{f}(a)"),
+            );
+        }
+        for f in ["abs", "abs2", "real", "imag"] {
+            push(
+                format!("{f}_{}", tag(a)),
+                vec![Param::In("a".into(), a), Param::Out("o".into(), r)],
+                &format!("o = cusci_{f}(a)"),
+            );
+        }
+        push(
+            format!("pow_{}", tag(a)),
+            vec![
+                Param::In("a".into(), a),
+                Param::In("b".into(), a),
+                Param::Out("o".into(), a),
+            ],
+            "o = cusci_pow(a, b)",
+        );
+        push(
+            format!("isnan_{}", tag(a)),
+            vec![
+                Param::In("a".into(), a),
+                Param::Out("o".into(), DType::Bool),
+            ],
+            "o = cusci_isnan(a)",
+        );
+    }
+    for a in [
+        DType::F32,
+        DType::F64,
+        DType::I32,
+        DType::I64,
+        DType::U8,
+        DType::Bool,
+    ] {
+        push(
+            format!("max_{}", tag(a)),
+            vec![
+                Param::In("a".into(), a),
+                Param::In("b".into(), a),
+                Param::Out("o".into(), a),
+            ],
+            "o = cusci_max(a, b)",
+        );
+        push(
+            format!("lt_{}", tag(a)),
+            vec![
+                Param::In("a".into(), a),
+                Param::Scalar("s".into(), a),
+                Param::Out("o".into(), DType::Bool),
+            ],
+            "o = a < s",
+        );
+    }
+    for a in [DType::F32, DType::F64] {
+        push(
+            format!("isfinite_{}", tag(a)),
+            vec![
+                Param::In("a".into(), a),
+                Param::Out("o".into(), DType::Bool),
+            ],
+            "o = isfinite(a)",
+        );
+    }
+    v
 }
 
 /// A value for a scalar parameter.
@@ -327,10 +527,18 @@ pub(crate) fn launch(
     if !contiguous && dims.len() > MAXD {
         return Err(Error::arg(
             &spec.name,
-            format!("{} dimensions that cannot be merged (at most {MAXD})", dims.len()),
+            format!(
+                "{} dimensions that cannot be merged (at most {MAXD})",
+                dims.len()
+            ),
         ));
     }
-    let f = dev.function(&key, || spec.source(), &[], &format!("{}_{entry}", spec.name))?;
+    let f = dev.function(
+        &key,
+        || spec.source(),
+        &[],
+        &format!("{}_{entry}", spec.name),
+    )?;
     let mut args = Args::new();
     if contiguous {
         args.push(n as i64);
@@ -368,7 +576,11 @@ pub(crate) fn launch(
         }
     }
     let work = if entry == "v" { n / v } else { n };
-    f.launch(dev, LaunchConfig::linear(grid_for(dev, work), THREADS), &mut args)
+    f.launch(
+        dev,
+        LaunchConfig::linear(grid_for(dev, work), THREADS),
+        &mut args,
+    )
 }
 
 fn t<T: Element>() -> &'static str {
@@ -427,7 +639,13 @@ pub(crate) fn fill_cuda<T: Element>(a: &Array<T>, v: T) -> Result<()> {
         body: "o = v".into(),
         preamble: String::new(),
     };
-    launch(dev, &spec, &a.shape, &[Operand::of(a, &a.shape)?], &[Scalar::of(v)])
+    launch(
+        dev,
+        &spec,
+        &a.shape,
+        &[Operand::of(a, &a.shape)?],
+        &[Scalar::of(v)],
+    )
 }
 
 /// `dst[...] = src` on the device (src already broadcast to dst's shape; dst unique).
@@ -740,13 +958,22 @@ fn parse_params(op: &str, s: &str) -> Result<Vec<(String, DType)>> {
     for p in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let mut it = p.split_whitespace();
         let (Some(ty), Some(name), None) = (it.next(), it.next(), it.next()) else {
-            return Err(Error::arg(op, format!("parameter {p:?} is not `type name`")));
+            return Err(Error::arg(
+                op,
+                format!("parameter {p:?} is not `type name`"),
+            ));
         };
-        let ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        let ok = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             && name != "i";
         if !ok || out.iter().any(|(n, _)| n == name) {
-            return Err(Error::arg(op, format!("bad or repeated parameter name {name:?}")));
+            return Err(Error::arg(
+                op,
+                format!("bad or repeated parameter name {name:?}"),
+            ));
         }
         out.push((name.to_string(), parse_dtype(op, ty)?));
     }
@@ -772,7 +999,10 @@ impl ElementwiseKernel {
         if outputs.is_empty() {
             return Err(Error::arg(op, "at least one output parameter is needed"));
         }
-        if inputs.iter().any(|(n, _)| outputs.iter().any(|(m, _)| m == n)) {
+        if inputs
+            .iter()
+            .any(|(n, _)| outputs.iter().any(|(m, _)| m == n))
+        {
             return Err(Error::arg(op, "a name is both an input and an output"));
         }
         if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || name.is_empty() {
@@ -839,7 +1069,10 @@ impl ElementwiseKernel {
             if o.any_shape() != shape.as_slice() {
                 return Err(Error::shape(
                     op,
-                    format!("output {n} has shape {:?}, the inputs broadcast to {shape:?}", o.any_shape()),
+                    format!(
+                        "output {n} has shape {:?}, the inputs broadcast to {shape:?}",
+                        o.any_shape()
+                    ),
                 ));
             }
         }
@@ -907,7 +1140,11 @@ impl ElementwiseKernel {
             .map(|(_, d)| vec![Scalar::Bool(false).cast_to(*d); n])
             .collect();
         let mut ins = vec![Scalar::Bool(false); inputs.len()];
-        let mut outs: Vec<Scalar> = self.outputs.iter().map(|(_, d)| Scalar::Bool(false).cast_to(*d)).collect();
+        let mut outs: Vec<Scalar> = self
+            .outputs
+            .iter()
+            .map(|(_, d)| Scalar::Bool(false).cast_to(*d))
+            .collect();
         for i in 0..n {
             for (k, v) in ins.iter_mut().enumerate() {
                 *v = match (&cols[k], fixed[k]) {
@@ -948,7 +1185,10 @@ impl<T: Element> AnyArrayMut for Array<T> {
                 d[off..off + vals.len()].copy_from_slice(&vals);
                 Ok(())
             }
-            _ => Err(Error::arg("ElementwiseKernel", "output is not a unique CPU array")),
+            _ => Err(Error::arg(
+                "ElementwiseKernel",
+                "output is not a unique CPU array",
+            )),
         }
     }
 }

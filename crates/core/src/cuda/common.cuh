@@ -1,6 +1,7 @@
 // cusci common kernel header: prepended to every kernel module (no #include is available).
 typedef long long i64;
 typedef unsigned long long u64;
+typedef unsigned char u8;
 #define CUSCI_MAXD 8
 
 struct __align__(8) cplx32 { float re, im; };

@@ -170,6 +170,67 @@ fn compile_cubin(name: &str, src: &str, opts: &[String]) -> Result<Vec<u8>> {
     }
 }
 
+/// Compiles `source` (with the common header) to PTX for `arch` (e.g. `compute_90`) without a
+/// device: a check that kernels compile, usable on machines with NVRTC but no GPU.
+///
+/// # Errors
+/// `CudaUnavailable` when NVRTC cannot be loaded; `Compile` with NVRTC's log.
+pub fn check_compiles(name: &str, source: &str, options: &[&str], arch: &str) -> Result<()> {
+    libs::require("nvrtc")?;
+    let src = format!("{COMMON_HEADER}\n{source}");
+    let mut opts: Vec<String> = vec![
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".into(),
+        "--device-as-default-execution-space".into(),
+    ];
+    opts.extend(options.iter().map(|s| s.to_string()));
+    compile_ptx(name, &src, &opts).map(|_| ())
+}
+
+fn compile_ptx(name: &str, src: &str, opts: &[String]) -> Result<()> {
+    let csrc = CString::new(src).map_err(|_| Error::arg(name, "kernel source holds a NUL byte"))?;
+    let mut prog: nv::nvrtcProgram = std::ptr::null_mut();
+    // SAFETY: the strings outlive the program, which is destroyed before returning.
+    unsafe {
+        let r = nv::nvrtcCreateProgram(
+            &mut prog,
+            csrc.as_ptr(),
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+        );
+        if r != nv::nvrtcResult::NVRTC_SUCCESS {
+            return Err(Error::Compile {
+                name: name.into(),
+                log: format!("{r:?}"),
+            });
+        }
+        let copts: Vec<CString> = opts
+            .iter()
+            .map(|o| CString::new(o.as_str()).unwrap_or_default())
+            .collect();
+        let ptrs: Vec<*const std::ffi::c_char> = copts.iter().map(|c| c.as_ptr()).collect();
+        let r = nv::nvrtcCompileProgram(prog, ptrs.len() as i32, ptrs.as_ptr());
+        let out = if r != nv::nvrtcResult::NVRTC_SUCCESS {
+            let mut n = 0usize;
+            nv::nvrtcGetProgramLogSize(prog, &mut n);
+            let mut log = vec![0u8; n.max(1)];
+            nv::nvrtcGetProgramLog(prog, log.as_mut_ptr() as *mut _);
+            Err(Error::Compile {
+                name: name.into(),
+                log: String::from_utf8_lossy(&log)
+                    .trim_end_matches('\0')
+                    .to_string(),
+            })
+        } else {
+            Ok(())
+        };
+        nv::nvrtcDestroyProgram(&mut prog);
+        out
+    }
+}
+
 impl CudaDevice {
     /// The kernel `name` of the module identified by `key`, compiling `source()` with `options` on
     /// the first use on this device (or loading it from the disk cache).

@@ -66,6 +66,9 @@ fn search_dirs() -> Vec<PathBuf> {
     }
     if let Ok(h) = std::env::var("HOME") {
         site.push(Path::new(&h).join(".local"));
+        if let Ok(rd) = std::fs::read_dir(Path::new(&h).join(".pyenv").join("versions")) {
+            site.extend(rd.flatten().map(|e| e.path()));
+        }
     }
     site.push(PathBuf::from("/usr/local"));
     site.push(PathBuf::from("/usr"));
