@@ -22,7 +22,9 @@ pub mod dtype;
 pub mod elementwise;
 pub mod error;
 pub mod math;
+pub mod npy;
 pub mod ops;
+pub mod reduce;
 pub mod testing;
 pub mod validate;
 
