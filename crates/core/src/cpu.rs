@@ -68,24 +68,26 @@ where
     let plan = Plan::new(shape, ops);
     let inner = plan.inner().max(1);
     let k = ops.len();
-    out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
-        let mut offs = vec![0isize; k];
-        let mut cur = vec![0isize; k];
-        let start = c * CHUNK;
-        let mut i = 0;
-        while i < chunk.len() {
-            let g = start + i;
-            plan.offsets(g, &mut offs);
-            let run = (inner - g % inner).min(chunk.len() - i);
-            for j in 0..run {
-                for (q, o) in cur.iter_mut().enumerate() {
-                    *o = offs[q] + j as isize * plan.strides[q][plan.dims.len() - 1];
+    out.par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let mut offs = vec![0isize; k];
+            let mut cur = vec![0isize; k];
+            let start = c * CHUNK;
+            let mut i = 0;
+            while i < chunk.len() {
+                let g = start + i;
+                plan.offsets(g, &mut offs);
+                let run = (inner - g % inner).min(chunk.len() - i);
+                for j in 0..run {
+                    for (q, o) in cur.iter_mut().enumerate() {
+                        *o = offs[q] + j as isize * plan.strides[q][plan.dims.len() - 1];
+                    }
+                    chunk[i + j] = f(&cur);
                 }
-                chunk[i + j] = f(&cur);
+                i += run;
             }
-            i += run;
-        }
-    });
+        });
 }
 
 /// The elements of `a` in C order.
@@ -96,7 +98,9 @@ pub(crate) fn gather<T: Element>(a: &Array<T>) -> Vec<T> {
         return src[a.offset..a.offset + n].to_vec();
     }
     let mut out = vec![T::zero(); n];
-    drive(&a.shape, &[(&a.strides, a.offset)], &mut out, |o| src[o[0] as usize]);
+    drive(&a.shape, &[(&a.strides, a.offset)], &mut out, |o| {
+        src[o[0] as usize]
+    });
     out
 }
 
@@ -130,14 +134,12 @@ pub(crate) fn map2<A: Element, B: Element, O: Element>(
     let mut out = vec![O::zero(); n];
     if a.is_contiguous() && b.is_contiguous() && a.shape == shape && b.shape == shape {
         let (xa, xb) = (&sa[a.offset..a.offset + n], &sb[b.offset..b.offset + n]);
-        out.par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(c, o)| {
-                let s = c * CHUNK;
-                for (j, o) in o.iter_mut().enumerate() {
-                    *o = f(xa[s + j], xb[s + j]);
-                }
-            });
+        out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, o)| {
+            let s = c * CHUNK;
+            for (j, o) in o.iter_mut().enumerate() {
+                *o = f(xa[s + j], xb[s + j]);
+            }
+        });
     } else {
         drive(
             shape,

@@ -107,7 +107,9 @@ impl Device {
         if cu::init().is_err() {
             return 0;
         }
-        cu::device::get_count().map(|n| n.max(0) as usize).unwrap_or(0)
+        cu::device::get_count()
+            .map(|n| n.max(0) as usize)
+            .unwrap_or(0)
     }
 }
 
@@ -322,8 +324,14 @@ impl CudaDevice {
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         self.bind()?;
         // SAFETY: both handles are alive.
-        unsafe { cu::stream::wait_event(self.stream.raw, event.raw, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT) }
-            .map_err(drv("wait_event"))
+        unsafe {
+            cu::stream::wait_event(
+                self.stream.raw,
+                event.raw,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .map_err(drv("wait_event"))
     }
 
     /// A per-device value owned by another crate (its library handles or plan cache), created by
@@ -340,7 +348,10 @@ impl CudaDevice {
             .unwrap_or_else(|e| e.into_inner());
         if let Some(v) = m.get(key) {
             return v.clone().downcast::<T>().map_err(|_| {
-                Error::arg("CudaDevice::extension", format!("key {key} holds another type"))
+                Error::arg(
+                    "CudaDevice::extension",
+                    format!("key {key} holds another type"),
+                )
             });
         }
         let v = Arc::new(init()?);
@@ -436,8 +447,10 @@ impl CudaDevice {
         let get = |a| -> Result<u64> {
             let mut v: u64 = 0;
             // SAFETY: the pool is alive and these attributes are u64.
-            unsafe { cu::mem_pool::get_attribute(self.shared.pool, a, &mut v as *mut u64 as *mut _) }
-                .map_err(drv("memory_info"))?;
+            unsafe {
+                cu::mem_pool::get_attribute(self.shared.pool, a, &mut v as *mut u64 as *mut _)
+            }
+            .map_err(drv("memory_info"))?;
             Ok(v)
         };
         use sys::CUmemPool_attribute as P;

@@ -24,7 +24,11 @@ pub enum Error {
     UnsupportedDType { op: String, dtype: DType },
     /// Arrays on different devices passed to one operation.
     #[error("{op}: device mismatch: {left} and {right}")]
-    DeviceMismatch { op: String, left: String, right: String },
+    DeviceMismatch {
+        op: String,
+        left: String,
+        right: String,
+    },
     /// The device could not satisfy an allocation.
     #[error("out of memory: requested {requested} bytes, {free} bytes free on the device")]
     OutOfMemory { requested: usize, free: usize },

@@ -13,47 +13,69 @@ use crate::error::Result;
 impl<T: Numeric> Array<T> {
     /// `self + other` (broadcast).
     pub fn add(&self, other: &Array<T>) -> Result<Array<T>> {
-        binary("add", self, other, "o = cusci_add(a, b)", |a: T, b: T| a.add(b))
+        binary("add", self, other, "o = cusci_add(a, b)", |a: T, b: T| {
+            a.add(b)
+        })
     }
     /// `self - other` (broadcast).
     pub fn sub(&self, other: &Array<T>) -> Result<Array<T>> {
-        binary("sub", self, other, "o = cusci_sub(a, b)", |a: T, b: T| a.sub(b))
+        binary("sub", self, other, "o = cusci_sub(a, b)", |a: T, b: T| {
+            a.sub(b)
+        })
     }
     /// `self * other` (broadcast).
     pub fn mul(&self, other: &Array<T>) -> Result<Array<T>> {
-        binary("mul", self, other, "o = cusci_mul(a, b)", |a: T, b: T| a.mul(b))
+        binary("mul", self, other, "o = cusci_mul(a, b)", |a: T, b: T| {
+            a.mul(b)
+        })
     }
     /// `self / other` (broadcast; integer division truncates, by zero gives 0).
     pub fn div(&self, other: &Array<T>) -> Result<Array<T>> {
-        binary("div", self, other, "o = cusci_div(a, b)", |a: T, b: T| a.div(b))
+        binary("div", self, other, "o = cusci_div(a, b)", |a: T, b: T| {
+            a.div(b)
+        })
     }
     /// `self + s`.
     pub fn add_scalar(&self, s: T) -> Result<Array<T>> {
-        unary_scalar("adds", self, s, "o = cusci_add(a, s)", |a: T, s: T| a.add(s))
+        unary_scalar("adds", self, s, "o = cusci_add(a, s)", |a: T, s: T| {
+            a.add(s)
+        })
     }
     /// `self - s`.
     pub fn sub_scalar(&self, s: T) -> Result<Array<T>> {
-        unary_scalar("subs", self, s, "o = cusci_sub(a, s)", |a: T, s: T| a.sub(s))
+        unary_scalar("subs", self, s, "o = cusci_sub(a, s)", |a: T, s: T| {
+            a.sub(s)
+        })
     }
     /// `s - self`.
     pub fn rsub_scalar(&self, s: T) -> Result<Array<T>> {
-        unary_scalar("rsubs", self, s, "o = cusci_sub(s, a)", |a: T, s: T| s.sub(a))
+        unary_scalar("rsubs", self, s, "o = cusci_sub(s, a)", |a: T, s: T| {
+            s.sub(a)
+        })
     }
     /// `self * s`.
     pub fn mul_scalar(&self, s: T) -> Result<Array<T>> {
-        unary_scalar("muls", self, s, "o = cusci_mul(a, s)", |a: T, s: T| a.mul(s))
+        unary_scalar("muls", self, s, "o = cusci_mul(a, s)", |a: T, s: T| {
+            a.mul(s)
+        })
     }
     /// `self / s`.
     pub fn div_scalar(&self, s: T) -> Result<Array<T>> {
-        unary_scalar("divs", self, s, "o = cusci_div(a, s)", |a: T, s: T| a.div(s))
+        unary_scalar("divs", self, s, "o = cusci_div(a, s)", |a: T, s: T| {
+            a.div(s)
+        })
     }
     /// `s / self`.
     pub fn rdiv_scalar(&self, s: T) -> Result<Array<T>> {
-        unary_scalar("rdivs", self, s, "o = cusci_div(s, a)", |a: T, s: T| s.div(a))
+        unary_scalar("rdivs", self, s, "o = cusci_div(s, a)", |a: T, s: T| {
+            s.div(a)
+        })
     }
     /// `-self` (wrapping for integers).
     pub fn neg(&self) -> Result<Array<T>> {
-        unary("neg", self, "o = cusci_sub(decltype(a)(), a)", |a: T| T::zero().sub(a))
+        unary("neg", self, "o = cusci_sub(decltype(a)(), a)", |a: T| {
+            T::zero().sub(a)
+        })
     }
 }
 
@@ -92,11 +114,15 @@ impl<T: Float> Array<T> {
     }
     /// `self ** e` element-wise (broadcast).
     pub fn pow(&self, e: &Array<T>) -> Result<Array<T>> {
-        binary("pow", self, e, "o = cusci_pow(a, b)", |a: T, b: T| a.powf(b))
+        binary("pow", self, e, "o = cusci_pow(a, b)", |a: T, b: T| {
+            a.powf(b)
+        })
     }
     /// `self ** e` for a scalar exponent.
     pub fn powf(&self, e: T) -> Result<Array<T>> {
-        unary_scalar("pows", self, e, "o = cusci_pow(a, s)", |a: T, s: T| a.powf(s))
+        unary_scalar("pows", self, e, "o = cusci_pow(a, s)", |a: T, s: T| {
+            a.powf(s)
+        })
     }
     /// Complex conjugate (the identity for reals).
     pub fn conj(&self) -> Result<Array<T>> {
@@ -211,13 +237,22 @@ impl<T: Element> Array<T> {
 impl<T: RealFloat> Array<T> {
     /// True where the element is finite.
     pub fn isfinite(&self) -> Result<Array<bool>> {
-        unary("isfinite", self, "o = isfinite(a)", |a: T| num_traits::Float::is_finite(a))
+        unary("isfinite", self, "o = isfinite(a)", |a: T| {
+            num_traits::Float::is_finite(a)
+        })
     }
 }
 
 /// `x` where `cond` is true, else `y` (NumPy's `where`, broadcast over all three).
 pub fn where_<T: Element>(cond: &Array<bool>, x: &Array<T>, y: &Array<T>) -> Result<Array<T>> {
-    ternary("where", cond, x, y, "o = a ? b : c", |c: bool, a: T, b: T| if c { a } else { b })
+    ternary(
+        "where",
+        cond,
+        x,
+        y,
+        "o = a ? b : c",
+        |c: bool, a: T, b: T| if c { a } else { b },
+    )
 }
 
 macro_rules! operator {

@@ -116,8 +116,7 @@ pub fn compare<T: Element>(actual: &[T], expected: &[T], rtol: f64, atol: f64) -
                 if a_nan == e_nan { 0.0 } else { f64::INFINITY },
                 a_nan == e_nan,
             )
-        } else if !(e.re.is_finite() && e.im.is_finite()) || !(a.re.is_finite() && a.im.is_finite())
-        {
+        } else if !(e.re.is_finite() && e.im.is_finite() && a.re.is_finite() && a.im.is_finite()) {
             let same = a == e;
             (if same { 0.0 } else { f64::INFINITY }, same)
         } else {

@@ -65,6 +65,18 @@ pub const COMMON_HEADER: &str = include_str!("common.cuh");
 pub(crate) struct Module {
     raw: sys::CUmodule,
     functions: Mutex<HashMap<String, sys::CUfunction>>,
+    ctx: Arc<cudarc::driver::CudaContext>,
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            // SAFETY: loaded once by module(); no Function outlives it (each holds an Arc).
+            unsafe {
+                let _ = cu::module::unload(self.raw);
+            }
+        }
+    }
 }
 // SAFETY: modules and functions are driver objects usable from any thread of their context.
 unsafe impl Send for Module {}
@@ -275,10 +287,11 @@ impl CudaDevice {
         options: &[&str],
     ) -> Result<Arc<Module>> {
         let cache = &self.shared.kernels;
-        let mut mods = cache.modules.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(m) = mods.get(key) {
+        if let Some(m) = cache.modules.lock().unwrap_or_else(|e| e.into_inner()).get(key) {
             return Ok(m.clone());
         }
+        // compile without holding the lock, so that other threads' kernels compile alongside;
+        // a module compiled twice by a race is loaded once (the first insert wins)
         libs::require("nvrtc")?;
         self.bind()?;
         let src = format!("{COMMON_HEADER}\n{}", source());
@@ -322,7 +335,11 @@ impl CudaDevice {
                 let b = compile_cubin(short, &src, &opts)?;
                 // best effort: a read-only cache folder only costs recompilation
                 if std::fs::create_dir_all(&dir).is_ok() {
-                    let tmp = dir.join(format!("{digest}.{}.tmp", std::process::id()));
+                    let tmp = dir.join(format!(
+                        "{digest}.{}.{:?}.tmp",
+                        std::process::id(),
+                        std::thread::current().id()
+                    ));
                     if std::fs::write(&tmp, &b).is_ok() && std::fs::rename(&tmp, &file).is_err() {
                         let _ = std::fs::remove_file(&tmp);
                     }
@@ -331,20 +348,20 @@ impl CudaDevice {
             }
         };
         // SAFETY: the image is a CUBIN produced by NVRTC for this device's architecture.
-        let raw =
-            unsafe { cu::module::load_data(cubin.as_ptr() as *const c_void) }.map_err(|e| {
-                Error::Cuda {
-                    op: format!("cuModuleLoadData({short})"),
-                    library: "driver",
-                    status: format!("{:?}", e.0),
-                }
-            })?;
+        let raw = unsafe { cu::module::load_data(cubin.as_ptr() as *const c_void) }.map_err(|e| {
+            Error::Cuda {
+                op: format!("cuModuleLoadData({short})"),
+                library: "driver",
+                status: format!("{:?}", e.0),
+            }
+        })?;
         let m = Arc::new(Module {
             raw,
             functions: Mutex::new(HashMap::new()),
+            ctx: self.shared.ctx.clone(),
         });
-        mods.insert(key.to_string(), m.clone());
-        Ok(m)
+        let mut mods = cache.modules.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(mods.entry(key.to_string()).or_insert(m).clone())
     }
 
     /// Forgets this device's loaded modules (the disk cache stays). Kernels in flight keep theirs.

@@ -174,7 +174,10 @@ pub fn report() -> Vec<LibraryInfo> {
         .iter()
         .map(|&name| {
             let path = probe(name);
-            let version = path.as_ref().and_then(|_| version_of(name));
+            // a library without the version symbol must not take the report down (cudarc panics then)
+            let version = path
+                .as_ref()
+                .and_then(|_| std::panic::catch_unwind(|| version_of(name)).ok().flatten());
             LibraryInfo {
                 name,
                 path,
