@@ -24,6 +24,7 @@ pub mod error;
 pub mod math;
 pub mod npy;
 pub mod ops;
+pub mod random;
 pub mod reduce;
 pub mod testing;
 pub mod validate;

@@ -36,3 +36,17 @@ fn elementwise_kernels_compile() {
         failed.join("\n")
     );
 }
+
+#[test]
+fn random_and_montecarlo_kernels_compile() {
+    if !nvrtc() {
+        return;
+    }
+    check_compiles("philox", cusci_core::random::PHILOX_CUH, &[], "compute_90").unwrap();
+    let mc = format!(
+        "{}\n{}",
+        cusci_core::random::PHILOX_CUH,
+        include_str!("../src/random/montecarlo.cu")
+    );
+    check_compiles("montecarlo", &mc, &[], "compute_90").unwrap();
+}

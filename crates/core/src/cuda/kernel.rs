@@ -287,7 +287,12 @@ impl CudaDevice {
         options: &[&str],
     ) -> Result<Arc<Module>> {
         let cache = &self.shared.kernels;
-        if let Some(m) = cache.modules.lock().unwrap_or_else(|e| e.into_inner()).get(key) {
+        if let Some(m) = cache
+            .modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+        {
             return Ok(m.clone());
         }
         // compile without holding the lock, so that other threads' kernels compile alongside;
@@ -348,13 +353,14 @@ impl CudaDevice {
             }
         };
         // SAFETY: the image is a CUBIN produced by NVRTC for this device's architecture.
-        let raw = unsafe { cu::module::load_data(cubin.as_ptr() as *const c_void) }.map_err(|e| {
-            Error::Cuda {
-                op: format!("cuModuleLoadData({short})"),
-                library: "driver",
-                status: format!("{:?}", e.0),
-            }
-        })?;
+        let raw =
+            unsafe { cu::module::load_data(cubin.as_ptr() as *const c_void) }.map_err(|e| {
+                Error::Cuda {
+                    op: format!("cuModuleLoadData({short})"),
+                    library: "driver",
+                    status: format!("{:?}", e.0),
+                }
+            })?;
         let m = Arc::new(Module {
             raw,
             functions: Mutex::new(HashMap::new()),

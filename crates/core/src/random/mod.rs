@@ -1,0 +1,561 @@
+//! Random numbers that are the same on the CPU and on the GPU.
+//!
+//! [`Generator`] draws from the counter-based Philox4x32-10 generator, implemented once in Rust
+//! ([`philox`]) and once in CUDA (`philox.cuh`). The same seed, stream and position give **the same
+//! raw 32-bit words on both devices**, and every float derived from them (uniform, normal,
+//! exponential, lognormal) is computed with correctly rounded IEEE operations only, in the same
+//! order on both devices, so the floats are bit-identical too (the 2-ulp bound the issue allows is
+//! not even used). Every output element is a pure function of (seed, stream, position), so a draw
+//! can be split across threads, blocks or devices without changing a bit.
+//!
+//! Stream layout: the generator's position counts 32-bit words. f32 draws take one word per value,
+//! f64 draws two; after each call the position advances past the words used, rounded up to a
+//! multiple of 4 (one Philox block), so consecutive calls never share a block. See [`philox`] for
+//! the counter and key layout and for which words each distribution uses.
+
+pub mod montecarlo;
+pub mod philox;
+
+use crate::array::Array;
+use crate::cuda::kernel::{Args, LaunchConfig};
+use crate::device::{CudaDevice, Device};
+use crate::dtype::{DType, RealFloat};
+use crate::elementwise::grid_for;
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+
+/// The CUDA twin of [`philox`], included by the kernels that draw random numbers.
+pub const PHILOX_CUH: &str = include_str!("philox.cuh");
+
+/// Elements per CPU task (a multiple of 4, so tasks start on Philox block boundaries).
+const CPU_CHUNK: usize = 1 << 14;
+
+/// A Philox4x32-10 stream: a seed, a stream number (independent sub-sequences), and a position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Generator {
+    seed: u64,
+    stream: u64,
+    position: u64,
+}
+
+fn check_params(op: &str, ok: bool, detail: String) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::arg(op, detail))
+    }
+}
+
+impl Generator {
+    /// Stream 0 of `seed`, at position 0.
+    pub fn new(seed: u64) -> Generator {
+        Generator::with_stream(seed, 0)
+    }
+
+    /// Stream `stream` of `seed`, at position 0. Different streams are independent sequences.
+    pub fn with_stream(seed: u64, stream: u64) -> Generator {
+        Generator {
+            seed,
+            stream,
+            position: 0,
+        }
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// The stream number.
+    pub fn stream(&self) -> u64 {
+        self.stream
+    }
+    /// The position (in 32-bit words) of the next draw.
+    pub fn position(&self) -> u64 {
+        self.position
+    }
+    /// Moves to `position` (in 32-bit words).
+    pub fn set_position(&mut self, position: u64) {
+        self.position = position;
+    }
+
+    /// Takes `words` words: returns the start position and advances past them (block aligned).
+    fn take(&mut self, words: u64) -> u64 {
+        let start = self.position;
+        self.position = start.wrapping_add(words).wrapping_add(3) & !3u64;
+        start
+    }
+
+    fn words_per<T: RealFloat>() -> u64 {
+        if T::DTYPE == DType::F32 {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// Raw 32-bit Philox words, each stored bit for bit in an `i32` (use `as u32` to read them
+    /// as unsigned).
+    pub fn random_raw(&mut self, shape: &[usize], dev: &Device) -> Result<Array<i32>> {
+        let mut out = Array::<i32>::alloc("random_raw", shape, dev)?;
+        let n = out.size();
+        let start = self.take(n as u64);
+        let (seed, stream) = (self.seed, self.stream);
+        match dev {
+            Device::Cpu => cpu_fill(&mut out, |s, o: &mut [i32]| {
+                let mut w = vec![0u32; o.len()];
+                philox::fill_raw(seed, stream, start + s as u64, &mut w);
+                o.iter_mut().zip(w).for_each(|(o, w)| *o = w as i32);
+            }),
+            Device::Cuda(d) => launch(
+                d,
+                "cusci_random_raw_u32",
+                &out,
+                n,
+                seed,
+                stream,
+                start,
+                |_| {},
+            ),
+        }?;
+        Ok(out)
+    }
+
+    /// Uniform values in the open interval (0, 1) (NumPy's `random`, but never exactly 0).
+    pub fn random<T: RealFloat>(&mut self, shape: &[usize], dev: &Device) -> Result<Array<T>> {
+        self.uniform(0.0, 1.0, shape, dev)
+    }
+
+    /// Uniform values in [low, high) computed as `low + (high − low)·u`, u in (0, 1).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for non-finite bounds or `high < low`.
+    pub fn uniform<T: RealFloat>(
+        &mut self,
+        low: f64,
+        high: f64,
+        shape: &[usize],
+        dev: &Device,
+    ) -> Result<Array<T>> {
+        check_params(
+            "uniform",
+            low.is_finite() && high.is_finite() && high >= low,
+            format!("low={low}, high={high}: need finite low <= high"),
+        )?;
+        let mut out = Array::<T>::alloc("uniform", shape, dev)?;
+        let n = out.size();
+        let start = self.take(n as u64 * Self::words_per::<T>());
+        let (seed, stream) = (self.seed, self.stream);
+        let (lo, sc) = (T::from_f64(low), T::from_f64(high - low));
+        match dev {
+            Device::Cpu => cpu_fill(&mut out, |s, o: &mut [T]| {
+                if T::DTYPE == DType::F32 {
+                    let mut v = vec![0f32; o.len()];
+                    philox::fill_uniform_f32(seed, stream, start + s as u64, &mut v);
+                    o.iter_mut()
+                        .zip(v)
+                        .for_each(|(o, v)| *o = lo + sc * T::from_f64(v as f64));
+                } else {
+                    let mut v = vec![0f64; o.len()];
+                    philox::fill_uniform_f64(seed, stream, start / 2 + s as u64, &mut v);
+                    o.iter_mut()
+                        .zip(v)
+                        .for_each(|(o, v)| *o = lo + sc * T::from_f64(v));
+                }
+            }),
+            Device::Cuda(d) => {
+                let (name, st) = if T::DTYPE == DType::F32 {
+                    ("cusci_random_uniform_f32", start)
+                } else {
+                    ("cusci_random_uniform_f64", start / 2)
+                };
+                launch(d, name, &out, n, seed, stream, st, |_| {})?;
+                if low != 0.0 || high != 1.0 {
+                    out = out.mul_scalar(sc)?.add_scalar(lo)?;
+                }
+                Ok(())
+            }
+        }?;
+        Ok(out)
+    }
+
+    /// Standard normal values (Box–Muller on Philox words; identical bits on both devices).
+    pub fn standard_normal<T: RealFloat>(
+        &mut self,
+        shape: &[usize],
+        dev: &Device,
+    ) -> Result<Array<T>> {
+        self.normal(0.0, 1.0, shape, dev)
+    }
+
+    /// Normal values `mean + std·z` (exactly z when mean = 0 and std = 1).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a non-finite mean or a negative or non-finite std.
+    pub fn normal<T: RealFloat>(
+        &mut self,
+        mean: f64,
+        std: f64,
+        shape: &[usize],
+        dev: &Device,
+    ) -> Result<Array<T>> {
+        let mut out = Array::<T>::alloc("normal", shape, dev)?;
+        self.fill_normal(mean, std, &mut out)?;
+        Ok(out)
+    }
+
+    /// Fills `out` with standard normal values in place (no allocation when `out` owns
+    /// contiguous storage).
+    pub fn fill_standard_normal<T: RealFloat>(&mut self, out: &mut Array<T>) -> Result<()> {
+        self.fill_normal(0.0, 1.0, out)
+    }
+
+    /// Fills `out` with `mean + std·z` in place.
+    pub fn fill_normal<T: RealFloat>(
+        &mut self,
+        mean: f64,
+        std: f64,
+        out: &mut Array<T>,
+    ) -> Result<()> {
+        check_params(
+            "normal",
+            mean.is_finite() && std.is_finite() && std >= 0.0,
+            format!("mean={mean}, std={std}: need finite mean and finite std >= 0"),
+        )?;
+        out.make_unique()?;
+        let n = out.size();
+        let start = self.take(n as u64 * Self::words_per::<T>());
+        let (seed, stream) = (self.seed, self.stream);
+        let dev = out.device().clone();
+        match &dev {
+            Device::Cpu => cpu_fill(out, |s, o: &mut [T]| {
+                if T::DTYPE == DType::F32 {
+                    let mut v = vec![0f32; o.len()];
+                    philox::fill_normal_f32(seed, stream, start + s as u64, &mut v);
+                    let (m, sd) = (mean as f32, std as f32);
+                    o.iter_mut()
+                        .zip(v)
+                        .for_each(|(o, z)| *o = T::from_f64((m + sd * z) as f64));
+                } else {
+                    let mut v = vec![0f64; o.len()];
+                    philox::fill_normal_f64(seed, stream, start / 2 + s as u64, &mut v);
+                    o.iter_mut()
+                        .zip(v)
+                        .for_each(|(o, z)| *o = T::from_f64(mean + std * z));
+                }
+            }),
+            Device::Cuda(d) => {
+                if T::DTYPE == DType::F32 {
+                    launch(
+                        d,
+                        "cusci_random_normal_f32",
+                        out,
+                        n,
+                        seed,
+                        stream,
+                        start,
+                        |a| {
+                            a.push(mean as f32).push(std as f32);
+                        },
+                    )
+                } else {
+                    launch(
+                        d,
+                        "cusci_random_normal_f64",
+                        out,
+                        n,
+                        seed,
+                        stream,
+                        start / 2,
+                        |a| {
+                            a.push(mean).push(std);
+                        },
+                    )
+                }
+            }
+        }
+    }
+
+    /// Exponential values with the given scale (mean): `−scale·ln(u)`.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a negative or non-finite scale.
+    pub fn exponential<T: RealFloat>(
+        &mut self,
+        scale: f64,
+        shape: &[usize],
+        dev: &Device,
+    ) -> Result<Array<T>> {
+        check_params(
+            "exponential",
+            scale.is_finite() && scale >= 0.0,
+            format!("scale={scale}: need finite scale >= 0"),
+        )?;
+        let mut out = Array::<T>::alloc("exponential", shape, dev)?;
+        let n = out.size();
+        let start = self.take(n as u64 * Self::words_per::<T>());
+        let (seed, stream) = (self.seed, self.stream);
+        match dev {
+            Device::Cpu => cpu_fill(&mut out, |s, o: &mut [T]| {
+                if T::DTYPE == DType::F32 {
+                    let mut v = vec![0f32; o.len()];
+                    philox::fill_exponential_f32(
+                        seed,
+                        stream,
+                        start + s as u64,
+                        scale as f32,
+                        &mut v,
+                    );
+                    o.iter_mut()
+                        .zip(v)
+                        .for_each(|(o, z)| *o = T::from_f64(z as f64));
+                } else {
+                    let mut v = vec![0f64; o.len()];
+                    philox::fill_exponential_f64(seed, stream, start / 2 + s as u64, scale, &mut v);
+                    o.iter_mut().zip(v).for_each(|(o, z)| *o = T::from_f64(z));
+                }
+            }),
+            Device::Cuda(d) => {
+                if T::DTYPE == DType::F32 {
+                    launch(
+                        d,
+                        "cusci_random_exponential_f32",
+                        &out,
+                        n,
+                        seed,
+                        stream,
+                        start,
+                        |a| {
+                            a.push(scale as f32);
+                        },
+                    )
+                } else {
+                    launch(
+                        d,
+                        "cusci_random_exponential_f64",
+                        &out,
+                        n,
+                        seed,
+                        stream,
+                        start / 2,
+                        |a| {
+                            a.push(scale);
+                        },
+                    )
+                }
+            }
+        }?;
+        Ok(out)
+    }
+
+    /// Lognormal values `exp(mean + sigma·z)`.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a non-finite mean or a negative or non-finite sigma.
+    pub fn lognormal<T: RealFloat>(
+        &mut self,
+        mean: f64,
+        sigma: f64,
+        shape: &[usize],
+        dev: &Device,
+    ) -> Result<Array<T>> {
+        check_params(
+            "lognormal",
+            mean.is_finite() && sigma.is_finite() && sigma >= 0.0,
+            format!("mean={mean}, sigma={sigma}: need finite mean and finite sigma >= 0"),
+        )?;
+        let mut out = Array::<T>::alloc("lognormal", shape, dev)?;
+        let n = out.size();
+        let start = self.take(n as u64 * Self::words_per::<T>());
+        let (seed, stream) = (self.seed, self.stream);
+        match dev {
+            Device::Cpu => cpu_fill(&mut out, |s, o: &mut [T]| {
+                if T::DTYPE == DType::F32 {
+                    let mut v = vec![0f32; o.len()];
+                    philox::fill_lognormal_f32(
+                        seed,
+                        stream,
+                        start + s as u64,
+                        mean as f32,
+                        sigma as f32,
+                        &mut v,
+                    );
+                    o.iter_mut()
+                        .zip(v)
+                        .for_each(|(o, z)| *o = T::from_f64(z as f64));
+                } else {
+                    let mut v = vec![0f64; o.len()];
+                    philox::fill_lognormal_f64(
+                        seed,
+                        stream,
+                        start / 2 + s as u64,
+                        mean,
+                        sigma,
+                        &mut v,
+                    );
+                    o.iter_mut().zip(v).for_each(|(o, z)| *o = T::from_f64(z));
+                }
+            }),
+            Device::Cuda(d) => {
+                if T::DTYPE == DType::F32 {
+                    launch(
+                        d,
+                        "cusci_random_lognormal_f32",
+                        &out,
+                        n,
+                        seed,
+                        stream,
+                        start,
+                        |a| {
+                            a.push(mean as f32).push(sigma as f32);
+                        },
+                    )
+                } else {
+                    launch(
+                        d,
+                        "cusci_random_lognormal_f64",
+                        &out,
+                        n,
+                        seed,
+                        stream,
+                        start / 2,
+                        |a| {
+                            a.push(mean).push(sigma);
+                        },
+                    )
+                }
+            }
+        }?;
+        Ok(out)
+    }
+
+    /// Integers uniform in `[low, high)` (NumPy's `integers`), as i64.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `high <= low`.
+    pub fn integers(
+        &mut self,
+        low: i64,
+        high: i64,
+        shape: &[usize],
+        dev: &Device,
+    ) -> Result<Array<i64>> {
+        check_params(
+            "integers",
+            high > low,
+            format!("low={low}, high={high}: need low < high"),
+        )?;
+        let mut out = Array::<i64>::alloc("integers", shape, dev)?;
+        let n = out.size();
+        // ranges up to 2^32 use one word per value, wider ranges two (element i: block i/2)
+        let start = if philox::integers_use_one_word(low, high) {
+            self.take(n as u64)
+        } else {
+            self.take(n as u64 * 2) / 2
+        };
+        let (seed, stream) = (self.seed, self.stream);
+        match dev {
+            Device::Cpu => cpu_fill(&mut out, |s, o: &mut [i64]| {
+                philox::fill_integers_i64(seed, stream, start + s as u64, low, high, o);
+            }),
+            Device::Cuda(d) => launch(
+                d,
+                "cusci_random_integers_i64",
+                &out,
+                n,
+                seed,
+                stream,
+                start,
+                |a| {
+                    a.push(low).push(high);
+                },
+            ),
+        }?;
+        Ok(out)
+    }
+
+    /// Poisson counts with mean `lam` (multiplication method below 10, PTRS above), as i64.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a negative or non-finite `lam`, or `lam > 1e10`.
+    pub fn poisson(&mut self, lam: f64, shape: &[usize], dev: &Device) -> Result<Array<i64>> {
+        check_params(
+            "poisson",
+            lam.is_finite() && (0.0..=1e10).contains(&lam),
+            format!("lam={lam}: need 0 <= lam <= 1e10"),
+        )?;
+        let mut out = Array::<i64>::alloc("poisson", shape, dev)?;
+        let n = out.size();
+        let start = self.take(n as u64);
+        let (seed, stream) = (self.seed, self.stream);
+        match dev {
+            Device::Cpu => cpu_fill(&mut out, |s, o: &mut [i64]| {
+                philox::fill_poisson_i64(seed, stream, start + s as u64, lam, o);
+            }),
+            Device::Cuda(d) => launch(
+                d,
+                "cusci_random_poisson_i64",
+                &out,
+                n,
+                seed,
+                stream,
+                start,
+                |a| {
+                    a.push(lam);
+                },
+            ),
+        }?;
+        Ok(out)
+    }
+}
+
+/// Fills a fresh contiguous CPU array in parallel chunks: `f(first_index, chunk)`.
+fn cpu_fill<T: crate::dtype::Element>(
+    out: &mut Array<T>,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) -> Result<()> {
+    let data = out
+        .cpu_data_mut()
+        .ok_or_else(|| Error::arg("random", "expected a CPU array"))?;
+    data.par_chunks_mut(CPU_CHUNK)
+        .enumerate()
+        .for_each(|(c, o)| f(c * CPU_CHUNK, o));
+    Ok(())
+}
+
+fn module(d: &CudaDevice, name: &str) -> Result<crate::cuda::kernel::Function> {
+    d.function("cusci_random", || PHILOX_CUH.to_string(), &[], name)
+}
+
+/// Launches one of philox.cuh's fill kernels: (out, n, seed, stream, start, extra...).
+#[allow(clippy::too_many_arguments)]
+fn launch<T: crate::dtype::Element>(
+    d: &CudaDevice,
+    name: &str,
+    out: &Array<T>,
+    n: usize,
+    seed: u64,
+    stream: u64,
+    start: u64,
+    extra: impl FnOnce(&mut Args),
+) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    let ptr = out
+        .cuda_view()
+        .ok_or_else(|| Error::arg(name, "expected a CUDA array"))?
+        .ptr;
+    let f = module(d, name)?;
+    let mut a = Args::new();
+    a.push(ptr)
+        .push(n as u64)
+        .push(seed)
+        .push(stream)
+        .push(start);
+    extra(&mut a);
+    f.launch(
+        d,
+        LaunchConfig::linear(grid_for(d, n.div_ceil(4)), 256),
+        &mut a,
+    )
+}

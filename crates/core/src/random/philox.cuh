@@ -1,0 +1,1060 @@
+/*
+ * philox.cuh: CUDA device twin of crates/core/src/random/philox.rs.
+ *
+ * Philox4x32-10 counter-based random streams whose raw words AND derived
+ * floating-point values are bit-identical with the Rust (CPU) implementation.
+ * See philox.rs for the stream layout, the numerics and the accuracy of every
+ * function; each function here is the same sequence of IEEE-754 operations,
+ * in the same order, as its Rust namesake (`cusci_` prefix).
+ *
+ * Rules that keep the results bit-identical:
+ *  - every float/double multiply, add, subtract, divide and square root is
+ *    written with the round-to-nearest intrinsics (__fmul_rn, __fadd_rn,
+ *    __fsub_rn, __fdiv_rn, __fsqrt_rn and the __d..._rn forms), which NVRTC
+ *    never contracts into fused multiply-adds (it would contract plain
+ *    `a * b + c` under its default --fmad=true);
+ *  - conversions use the explicitly rounded intrinsics (all of them exact
+ *    where they are used);
+ *  - subnormals must be honoured: do not compile with -ftz=true or
+ *    --use_fast_math (NVRTC's defaults are fine).
+ *
+ * Plain CUDA C++ for NVRTC (--std=c++17): no #include; uses only NVRTC's
+ * built-in intrinsics and vector types. 64-bit indices throughout.
+ */
+
+#ifndef CUSCI_PHILOX_CUH
+#define CUSCI_PHILOX_CUH
+
+typedef unsigned long long cusci_u64;
+typedef long long cusci_i64;
+
+/* ------------------------------------------------------------------------- */
+/* Constants (same literals as philox.rs)                                    */
+/* ------------------------------------------------------------------------- */
+
+#define CUSCI_PHILOX_M0 (0xD2511F53u)
+#define CUSCI_PHILOX_M1 (0xCD9E8D57u)
+#define CUSCI_PHILOX_W0 (0x9E3779B9u)
+#define CUSCI_PHILOX_W1 (0xBB67AE85u)
+#define CUSCI_TWO_M23_F32 (1.1920928955078125e-7f)
+#define CUSCI_TWO_M52_F64 (2.2204460492503131e-16)
+#define CUSCI_LN2_HI_F64 (0.6931471806019545)
+#define CUSCI_LN2_LO_F64 (-4.2009150726810846e-11)
+#define CUSCI_SQRT2_F64 (1.4142135623730951)
+#define CUSCI_TWO54_F64 (18014398509481984.0)
+#define CUSCI_LN2_HI_F32 (6.93145752e-1f)
+#define CUSCI_LN2_LO_F32 (1.428606765e-6f)
+#define CUSCI_SQRT2_F32 (1.414213538f)
+#define CUSCI_TWO25_F32 (33554432.0f)
+#define CUSCI_LN_POLY_F64_0 (0.666666666666667)
+#define CUSCI_LN_POLY_F64_1 (0.39999999999899116)
+#define CUSCI_LN_POLY_F64_2 (0.28571428626133594)
+#define CUSCI_LN_POLY_F64_3 (0.22222211111345688)
+#define CUSCI_LN_POLY_F64_4 (0.18182890696057424)
+#define CUSCI_LN_POLY_F64_5 (0.15331673134636142)
+#define CUSCI_LN_POLY_F64_6 (0.14617010131461194)
+#define CUSCI_LN_POLY_F32_0 (6.666668653e-01f)
+#define CUSCI_LN_POLY_F32_1 (3.998855948e-01f)
+#define CUSCI_LN_POLY_F32_2 (2.958620787e-01f)
+#define CUSCI_INV_LN2_F64 (1.4426950408889634)
+#define CUSCI_ROUND_SHIFT_F64 (6755399441055744.0)
+#define CUSCI_EXP_MAX_ARG_F64 (709.782712893384)
+#define CUSCI_EXP_MIN_ARG_F64 (-745.1332191019412)
+#define CUSCI_INV_LN2_F32 (1.442695022f)
+#define CUSCI_ROUND_SHIFT_F32 (12582912.0f)
+#define CUSCI_EXP_MAX_ARG_F32 (88.72283936f)
+#define CUSCI_EXP_MIN_ARG_F32 (-103.9720764f)
+#define CUSCI_EXP_POLY_F64_0 (0.1666666666666666)
+#define CUSCI_EXP_POLY_F64_1 (-0.002777777777754711)
+#define CUSCI_EXP_POLY_F64_2 (6.613756463066877e-05)
+#define CUSCI_EXP_POLY_F64_3 (-1.6534046865030749e-06)
+#define CUSCI_EXP_POLY_F64_4 (4.143145856797692e-08)
+#define CUSCI_EXP_POLY_F32_0 (1.666666716e-01f)
+#define CUSCI_EXP_POLY_F32_1 (-2.778084017e-03f)
+#define CUSCI_EXP_POLY_F32_2 (6.842573930e-05f)
+#define CUSCI_SIN_POLY_F64_0 (1.1415926535897931)
+#define CUSCI_SIN_POLY_F64_1 (-5.1677127800499525)
+#define CUSCI_SIN_POLY_F64_2 (2.5501640398730285)
+#define CUSCI_SIN_POLY_F64_3 (-0.5992645289160949)
+#define CUSCI_SIN_POLY_F64_4 (0.08214586845720102)
+#define CUSCI_SIN_POLY_F64_5 (-0.0073700113498173575)
+#define CUSCI_SIN_POLY_F64_6 (0.0004614774373238661)
+#define CUSCI_COS_POLY_F64_0 (4.934802200544679)
+#define CUSCI_COS_POLY_F64_1 (-4.058712126416765)
+#define CUSCI_COS_POLY_F64_2 (1.3352627688537986)
+#define CUSCI_COS_POLY_F64_3 (-0.2353306302832519)
+#define CUSCI_COS_POLY_F64_4 (0.02580688794179024)
+#define CUSCI_COS_POLY_F64_5 (-0.0019294935479810817)
+#define CUSCI_COS_POLY_F64_6 (0.00010369908016804612)
+#define CUSCI_SIN_POLY_F32_0 (1.141592622e+00f)
+#define CUSCI_SIN_POLY_F32_1 (-5.167701244e+00f)
+#define CUSCI_SIN_POLY_F32_2 (2.549474955e+00f)
+#define CUSCI_SIN_POLY_F32_3 (-5.858659148e-01f)
+#define CUSCI_COS_POLY_F32_0 (4.934802055e+00f)
+#define CUSCI_COS_POLY_F32_1 (-4.058670521e+00f)
+#define CUSCI_COS_POLY_F32_2 (1.333438158e+00f)
+#define CUSCI_COS_POLY_F32_3 (-2.140410542e-01f)
+#define CUSCI_HALF_LN_2PI (0.9189385332046728)
+#define CUSCI_STIRLING_1 (0.08333333333333333)
+#define CUSCI_STIRLING_2 (0.002777777777777778)
+#define CUSCI_STIRLING_3 (0.0007936507936507937)
+#define CUSCI_STIRLING_4 (0.0005952380952380953)
+#define CUSCI_STIRLING_5 (0.0008417508417508417)
+#define CUSCI_PTRS_K_LIMIT (4611686018427387904.0)
+#define CUSCI_LN_FACTORIAL_0 (0.0)
+#define CUSCI_LN_FACTORIAL_1 (0.0)
+#define CUSCI_LN_FACTORIAL_2 (0.6931471805599453)
+#define CUSCI_LN_FACTORIAL_3 (1.791759469228055)
+#define CUSCI_LN_FACTORIAL_4 (3.1780538303479458)
+#define CUSCI_LN_FACTORIAL_5 (4.787491742782046)
+#define CUSCI_LN_FACTORIAL_6 (6.579251212010101)
+#define CUSCI_LN_FACTORIAL_7 (8.525161361065415)
+#define CUSCI_LN_FACTORIAL_8 (10.60460290274525)
+#define CUSCI_LN_FACTORIAL_9 (12.801827480081469)
+
+#define CUSCI_INF64 (__longlong_as_double(0x7ff0000000000000LL))
+#define CUSCI_NAN64 (__longlong_as_double(0x7ff8000000000000LL))
+#define CUSCI_INF32 (__uint_as_float(0x7f800000u))
+#define CUSCI_NAN32 (__uint_as_float(0x7fc00000u))
+#define CUSCI_MIN_POSITIVE_F64 (2.2250738585072014e-308)
+#define CUSCI_MIN_POSITIVE_F32 (1.17549435e-38f)
+
+/* ------------------------------------------------------------------------- */
+/* Philox4x32-10                                                             */
+/* ------------------------------------------------------------------------- */
+
+/* Philox4x32 with 10 rounds (Random123 philox4x32_10); ctr = (x, y, z, w) =
+   words 0..3, key = (x, y). */
+__device__ __forceinline__ uint4 cusci_philox4x32_10(uint4 ctr, uint2 key)
+{
+    unsigned int c0 = ctr.x, c1 = ctr.y, c2 = ctr.z, c3 = ctr.w;
+    unsigned int k0 = key.x, k1 = key.y;
+#pragma unroll
+    for (int round = 0; round < 10; ++round) {
+        if (round > 0) {
+            k0 += CUSCI_PHILOX_W0;
+            k1 += CUSCI_PHILOX_W1;
+        }
+        const unsigned int hi0 = __umulhi(CUSCI_PHILOX_M0, c0);
+        const unsigned int lo0 = CUSCI_PHILOX_M0 * c0;
+        const unsigned int hi1 = __umulhi(CUSCI_PHILOX_M1, c2);
+        const unsigned int lo1 = CUSCI_PHILOX_M1 * c2;
+        const unsigned int n0 = hi1 ^ c1 ^ k0;
+        const unsigned int n2 = hi0 ^ c3 ^ k1;
+        c0 = n0;
+        c1 = lo1;
+        c2 = n2;
+        c3 = lo0;
+    }
+    return make_uint4(c0, c1, c2, c3);
+}
+
+/* [seed as u32, (seed >> 32) as u32] */
+__device__ __forceinline__ uint2 cusci_seed_key(cusci_u64 seed)
+{
+    return make_uint2((unsigned int)seed, (unsigned int)(seed >> 32));
+}
+
+/* Philox block `block` of raw stream (seed, stream):
+   counter [block_lo, block_hi, stream_lo, stream_hi], key cusci_seed_key(seed). */
+__device__ __forceinline__ uint4 cusci_raw_block(cusci_u64 seed, cusci_u64 stream, cusci_u64 block)
+{
+    return cusci_philox4x32_10(
+        make_uint4((unsigned int)block, (unsigned int)(block >> 32), (unsigned int)stream,
+                   (unsigned int)(stream >> 32)),
+        cusci_seed_key(seed));
+}
+
+__device__ __forceinline__ unsigned int cusci_uint4_get(uint4 w, unsigned int q)
+{
+    return q == 0u ? w.x : (q == 1u ? w.y : (q == 2u ? w.z : w.w));
+}
+
+/* Raw word i of (seed, stream): cusci_raw_block(seed, stream, i / 4)[i % 4]. */
+__device__ __forceinline__ unsigned int cusci_raw_word(cusci_u64 seed, cusci_u64 stream, cusci_u64 i)
+{
+    return cusci_uint4_get(cusci_raw_block(seed, stream, i >> 2), (unsigned int)(i & 3ULL));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Uniform floats                                                            */
+/* ------------------------------------------------------------------------- */
+
+/* ((w >> 9) + 0.5) * 2^-23, in [2^-24, 1 - 2^-24]; exact. */
+__device__ __forceinline__ float cusci_u32_to_f32_open(unsigned int w)
+{
+    return __fmul_rn(__fadd_rn(__uint2float_rn(w >> 9), 0.5f), CUSCI_TWO_M23_F32);
+}
+
+/* m = (hi << 20) | (lo >> 12) (52 bits); (m + 0.5) * 2^-52; exact. */
+__device__ __forceinline__ double cusci_u64_to_f64_open(unsigned int hi, unsigned int lo)
+{
+    const cusci_u64 m = (((cusci_u64)hi) << 20) | (((cusci_u64)lo) >> 12);
+    return __dmul_rn(__dadd_rn(__ull2double_rn(m), 0.5), CUSCI_TWO_M52_F64);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Polynomials (Horner)                                                      */
+/* ------------------------------------------------------------------------- */
+
+/* ln_poly_f64: degree-6 Horner, c0 + z (c1 + z (... + z c6)) */
+__device__ __forceinline__ double cusci_ln_poly_f64(double z)
+{
+    return __dadd_rn(CUSCI_LN_POLY_F64_0, __dmul_rn(z, __dadd_rn(CUSCI_LN_POLY_F64_1, __dmul_rn(z, __dadd_rn(CUSCI_LN_POLY_F64_2, __dmul_rn(z, __dadd_rn(CUSCI_LN_POLY_F64_3, __dmul_rn(z, __dadd_rn(CUSCI_LN_POLY_F64_4, __dmul_rn(z, __dadd_rn(CUSCI_LN_POLY_F64_5, __dmul_rn(z, CUSCI_LN_POLY_F64_6))))))))))));
+}
+
+/* ln_poly_f32: degree-2 Horner, c0 + z (c1 + z (... + z c2)) */
+__device__ __forceinline__ float cusci_ln_poly_f32(float z)
+{
+    return __fadd_rn(CUSCI_LN_POLY_F32_0, __fmul_rn(z, __fadd_rn(CUSCI_LN_POLY_F32_1, __fmul_rn(z, CUSCI_LN_POLY_F32_2))));
+}
+
+/* exp_poly_f64: degree-4 Horner, c0 + z (c1 + z (... + z c4)) */
+__device__ __forceinline__ double cusci_exp_poly_f64(double z)
+{
+    return __dadd_rn(CUSCI_EXP_POLY_F64_0, __dmul_rn(z, __dadd_rn(CUSCI_EXP_POLY_F64_1, __dmul_rn(z, __dadd_rn(CUSCI_EXP_POLY_F64_2, __dmul_rn(z, __dadd_rn(CUSCI_EXP_POLY_F64_3, __dmul_rn(z, CUSCI_EXP_POLY_F64_4))))))));
+}
+
+/* exp_poly_f32: degree-2 Horner, c0 + z (c1 + z (... + z c2)) */
+__device__ __forceinline__ float cusci_exp_poly_f32(float z)
+{
+    return __fadd_rn(CUSCI_EXP_POLY_F32_0, __fmul_rn(z, __fadd_rn(CUSCI_EXP_POLY_F32_1, __fmul_rn(z, CUSCI_EXP_POLY_F32_2))));
+}
+
+/* sin_poly_f64: degree-6 Horner, c0 + z (c1 + z (... + z c6)) */
+__device__ __forceinline__ double cusci_sin_poly_f64(double z)
+{
+    return __dadd_rn(CUSCI_SIN_POLY_F64_0, __dmul_rn(z, __dadd_rn(CUSCI_SIN_POLY_F64_1, __dmul_rn(z, __dadd_rn(CUSCI_SIN_POLY_F64_2, __dmul_rn(z, __dadd_rn(CUSCI_SIN_POLY_F64_3, __dmul_rn(z, __dadd_rn(CUSCI_SIN_POLY_F64_4, __dmul_rn(z, __dadd_rn(CUSCI_SIN_POLY_F64_5, __dmul_rn(z, CUSCI_SIN_POLY_F64_6))))))))))));
+}
+
+/* cos_poly_f64: degree-6 Horner, c0 + z (c1 + z (... + z c6)) */
+__device__ __forceinline__ double cusci_cos_poly_f64(double z)
+{
+    return __dadd_rn(CUSCI_COS_POLY_F64_0, __dmul_rn(z, __dadd_rn(CUSCI_COS_POLY_F64_1, __dmul_rn(z, __dadd_rn(CUSCI_COS_POLY_F64_2, __dmul_rn(z, __dadd_rn(CUSCI_COS_POLY_F64_3, __dmul_rn(z, __dadd_rn(CUSCI_COS_POLY_F64_4, __dmul_rn(z, __dadd_rn(CUSCI_COS_POLY_F64_5, __dmul_rn(z, CUSCI_COS_POLY_F64_6))))))))))));
+}
+
+/* sin_poly_f32: degree-3 Horner, c0 + z (c1 + z (... + z c3)) */
+__device__ __forceinline__ float cusci_sin_poly_f32(float z)
+{
+    return __fadd_rn(CUSCI_SIN_POLY_F32_0, __fmul_rn(z, __fadd_rn(CUSCI_SIN_POLY_F32_1, __fmul_rn(z, __fadd_rn(CUSCI_SIN_POLY_F32_2, __fmul_rn(z, CUSCI_SIN_POLY_F32_3))))));
+}
+
+/* cos_poly_f32: degree-3 Horner, c0 + z (c1 + z (... + z c3)) */
+__device__ __forceinline__ float cusci_cos_poly_f32(float z)
+{
+    return __fadd_rn(CUSCI_COS_POLY_F32_0, __fmul_rn(z, __fadd_rn(CUSCI_COS_POLY_F32_1, __fmul_rn(z, __fadd_rn(CUSCI_COS_POLY_F32_2, __fmul_rn(z, CUSCI_COS_POLY_F32_3))))));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Natural logarithm                                                         */
+/* ------------------------------------------------------------------------- */
+
+__device__ __forceinline__ double cusci_ln_f64(double x)
+{
+    if (!(x > 0.0)) {
+        if (x == 0.0) {
+            return -CUSCI_INF64;
+        }
+        if (x != x) {
+            return x;
+        }
+        return CUSCI_NAN64;
+    }
+    if (x == CUSCI_INF64) {
+        return x;
+    }
+    double xs = x;
+    int k = -1023;
+    if (x < CUSCI_MIN_POSITIVE_F64) {
+        xs = __dmul_rn(x, CUSCI_TWO54_F64);
+        k = -1023 - 54;
+    }
+    const cusci_u64 bits = (cusci_u64)__double_as_longlong(xs);
+    k += (int)(bits >> 52);
+    double m = __longlong_as_double((cusci_i64)((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL));
+    if (m > CUSCI_SQRT2_F64) {
+        m = __dmul_rn(m, 0.5);
+        k += 1;
+    }
+    const double f = __dsub_rn(m, 1.0);
+    const double kf = __int2double_rn(k);
+    const double s = __ddiv_rn(f, __dadd_rn(2.0, f));
+    const double z = __dmul_rn(s, s);
+    const double r = __dmul_rn(z, cusci_ln_poly_f64(z));
+    const double hfsq = __dmul_rn(__dmul_rn(0.5, f), f);
+    /* kf*LN2_HI - ((hfsq - (s*(hfsq + r) + kf*LN2_LO)) - f) */
+    return __dsub_rn(__dmul_rn(kf, CUSCI_LN2_HI_F64),
+                     __dsub_rn(__dsub_rn(hfsq, __dadd_rn(__dmul_rn(s, __dadd_rn(hfsq, r)),
+                                                         __dmul_rn(kf, CUSCI_LN2_LO_F64))),
+                               f));
+}
+
+__device__ __forceinline__ float cusci_ln_f32(float x)
+{
+    if (!(x > 0.0f)) {
+        if (x == 0.0f) {
+            return -CUSCI_INF32;
+        }
+        if (x != x) {
+            return x;
+        }
+        return CUSCI_NAN32;
+    }
+    if (x == CUSCI_INF32) {
+        return x;
+    }
+    float xs = x;
+    int k = -127;
+    if (x < CUSCI_MIN_POSITIVE_F32) {
+        xs = __fmul_rn(x, CUSCI_TWO25_F32);
+        k = -127 - 25;
+    }
+    const unsigned int bits = __float_as_uint(xs);
+    k += (int)(bits >> 23);
+    float m = __uint_as_float((bits & 0x007fffffu) | 0x3f800000u);
+    if (m > CUSCI_SQRT2_F32) {
+        m = __fmul_rn(m, 0.5f);
+        k += 1;
+    }
+    const float f = __fsub_rn(m, 1.0f);
+    const float kf = __int2float_rn(k);
+    const float s = __fdiv_rn(f, __fadd_rn(2.0f, f));
+    const float z = __fmul_rn(s, s);
+    const float r = __fmul_rn(z, cusci_ln_poly_f32(z));
+    const float hfsq = __fmul_rn(__fmul_rn(0.5f, f), f);
+    return __fsub_rn(__fmul_rn(kf, CUSCI_LN2_HI_F32),
+                     __fsub_rn(__fsub_rn(hfsq, __fadd_rn(__fmul_rn(s, __fadd_rn(hfsq, r)),
+                                                         __fmul_rn(kf, CUSCI_LN2_LO_F32))),
+                               f));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Exponential                                                               */
+/* ------------------------------------------------------------------------- */
+
+/* 2^k for -1022 <= k <= 1023 */
+__device__ __forceinline__ double cusci_pow2_f64(int k)
+{
+    return __longlong_as_double((cusci_i64)(((cusci_u64)(unsigned int)(k + 1023)) << 52));
+}
+
+/* 2^k for -126 <= k <= 127 */
+__device__ __forceinline__ float cusci_pow2_f32(int k)
+{
+    return __uint_as_float(((unsigned int)(k + 127)) << 23);
+}
+
+__device__ __forceinline__ double cusci_exp_f64(double x)
+{
+    if (x != x) {
+        return x;
+    }
+    if (x > CUSCI_EXP_MAX_ARG_F64) {
+        return CUSCI_INF64;
+    }
+    if (x < CUSCI_EXP_MIN_ARG_F64) {
+        return 0.0;
+    }
+    const double kf = __dsub_rn(__dadd_rn(__dmul_rn(x, CUSCI_INV_LN2_F64), CUSCI_ROUND_SHIFT_F64),
+                                CUSCI_ROUND_SHIFT_F64);
+    const int k = __double2int_rz(kf);
+    const double hi = __dsub_rn(x, __dmul_rn(kf, CUSCI_LN2_HI_F64));
+    const double lo = __dmul_rn(kf, CUSCI_LN2_LO_F64);
+    const double r = __dsub_rn(hi, lo);
+    const double w = __dmul_rn(r, r);
+    const double c = __dsub_rn(r, __dmul_rn(w, cusci_exp_poly_f64(w)));
+    /* 1 - ((lo - (r*c)/(2 - c)) - hi) */
+    const double y =
+        __dsub_rn(1.0, __dsub_rn(__dsub_rn(lo, __ddiv_rn(__dmul_rn(r, c), __dsub_rn(2.0, c))), hi));
+    if (k > 1023) {
+        return __dmul_rn(__dmul_rn(y, cusci_pow2_f64(k - 1)), 2.0);
+    } else if (k < -1021) {
+        return __dmul_rn(__dmul_rn(y, cusci_pow2_f64(k + 1000)), cusci_pow2_f64(-1000));
+    } else {
+        return __dmul_rn(y, cusci_pow2_f64(k));
+    }
+}
+
+__device__ __forceinline__ float cusci_exp_f32(float x)
+{
+    if (x != x) {
+        return x;
+    }
+    if (x > CUSCI_EXP_MAX_ARG_F32) {
+        return CUSCI_INF32;
+    }
+    if (x < CUSCI_EXP_MIN_ARG_F32) {
+        return 0.0f;
+    }
+    const float kf = __fsub_rn(__fadd_rn(__fmul_rn(x, CUSCI_INV_LN2_F32), CUSCI_ROUND_SHIFT_F32),
+                               CUSCI_ROUND_SHIFT_F32);
+    const int k = __float2int_rz(kf);
+    const float hi = __fsub_rn(x, __fmul_rn(kf, CUSCI_LN2_HI_F32));
+    const float lo = __fmul_rn(kf, CUSCI_LN2_LO_F32);
+    const float r = __fsub_rn(hi, lo);
+    const float w = __fmul_rn(r, r);
+    const float c = __fsub_rn(r, __fmul_rn(w, cusci_exp_poly_f32(w)));
+    const float y =
+        __fsub_rn(1.0f, __fsub_rn(__fsub_rn(lo, __fdiv_rn(__fmul_rn(r, c), __fsub_rn(2.0f, c))), hi));
+    if (k > 127) {
+        return __fmul_rn(__fmul_rn(y, cusci_pow2_f32(k - 1)), 2.0f);
+    } else if (k < -125) {
+        return __fmul_rn(__fmul_rn(y, cusci_pow2_f32(k + 100)), cusci_pow2_f32(-100));
+    } else {
+        return __fmul_rn(y, cusci_pow2_f32(k));
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* sin(pi x), cos(pi x)                                                      */
+/* ------------------------------------------------------------------------- */
+
+/* Returns (sin(pi x), cos(pi x)) as (x, y). */
+__device__ __forceinline__ double2 cusci_sincospi_f64(double x)
+{
+    const cusci_u64 bits = (cusci_u64)__double_as_longlong(x);
+    if ((bits & 0x7ff0000000000000ULL) == 0x7ff0000000000000ULL) {
+        return make_double2(CUSCI_NAN64, CUSCI_NAN64);
+    }
+    const double ax = __longlong_as_double((cusci_i64)(bits & 0x7fffffffffffffffULL));
+    double r = 0.0;
+    unsigned int n = 0u;
+    if (ax < 9007199254740992.0) {
+        const double v = __dmul_rn(2.0, x);
+        cusci_i64 iv = __double2ll_rz(v);
+        double fr = __dsub_rn(v, __ll2double_rn(iv));
+        if (fr > 0.5) {
+            fr = __dsub_rn(fr, 1.0);
+            iv += 1;
+        } else if (fr < -0.5) {
+            fr = __dadd_rn(fr, 1.0);
+            iv -= 1;
+        }
+        r = __dmul_rn(fr, 0.5);
+        n = (unsigned int)(iv & 3LL);
+    }
+    const double z = __dmul_rn(r, r);
+    const double sp = __dadd_rn(__dmul_rn(2.0, r), __dmul_rn(r, cusci_sin_poly_f64(z)));
+    const double cp = __dsub_rn(1.0, __dmul_rn(z, cusci_cos_poly_f64(z)));
+    if (n == 0u) {
+        return make_double2(sp, cp);
+    } else if (n == 1u) {
+        return make_double2(cp, -sp);
+    } else if (n == 2u) {
+        return make_double2(-sp, -cp);
+    } else {
+        return make_double2(-cp, sp);
+    }
+}
+
+/* Returns (sin(pi x), cos(pi x)) as (x, y). */
+__device__ __forceinline__ float2 cusci_sincospi_f32(float x)
+{
+    const unsigned int bits = __float_as_uint(x);
+    if ((bits & 0x7f800000u) == 0x7f800000u) {
+        return make_float2(CUSCI_NAN32, CUSCI_NAN32);
+    }
+    const float ax = __uint_as_float(bits & 0x7fffffffu);
+    float r = 0.0f;
+    unsigned int n = 0u;
+    if (ax < 16777216.0f) {
+        const float v = __fmul_rn(2.0f, x);
+        int iv = __float2int_rz(v);
+        float fr = __fsub_rn(v, __int2float_rn(iv));
+        if (fr > 0.5f) {
+            fr = __fsub_rn(fr, 1.0f);
+            iv += 1;
+        } else if (fr < -0.5f) {
+            fr = __fadd_rn(fr, 1.0f);
+            iv -= 1;
+        }
+        r = __fmul_rn(fr, 0.5f);
+        n = (unsigned int)(iv & 3);
+    }
+    const float z = __fmul_rn(r, r);
+    const float sp = __fadd_rn(__fmul_rn(2.0f, r), __fmul_rn(r, cusci_sin_poly_f32(z)));
+    const float cp = __fsub_rn(1.0f, __fmul_rn(z, cusci_cos_poly_f32(z)));
+    if (n == 0u) {
+        return make_float2(sp, cp);
+    } else if (n == 1u) {
+        return make_float2(cp, -sp);
+    } else if (n == 2u) {
+        return make_float2(-sp, -cp);
+    } else {
+        return make_float2(-cp, sp);
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* Normal (Box-Muller) and other continuous distributions                    */
+/* ------------------------------------------------------------------------- */
+
+/* (r cos(2 pi u2), r sin(2 pi u2)), r = sqrt(-2 ln u1), u = cusci_u32_to_f32_open(w). */
+__device__ __forceinline__ float2 cusci_normal_f32_pair(unsigned int w0, unsigned int w1)
+{
+    const float u1 = cusci_u32_to_f32_open(w0);
+    const float u2 = cusci_u32_to_f32_open(w1);
+    const float r = __fsqrt_rn(__fmul_rn(-2.0f, cusci_ln_f32(u1)));
+    const float2 sc = cusci_sincospi_f32(__fmul_rn(2.0f, u2));
+    return make_float2(__fmul_rn(r, sc.y), __fmul_rn(r, sc.x));
+}
+
+/* u1 = (w.x, w.y), u2 = (w.z, w.w) as f64 uniforms; Box-Muller as above. */
+__device__ __forceinline__ double2 cusci_normal_f64_pair(uint4 w)
+{
+    const double u1 = cusci_u64_to_f64_open(w.x, w.y);
+    const double u2 = cusci_u64_to_f64_open(w.z, w.w);
+    const double r = __dsqrt_rn(__dmul_rn(-2.0, cusci_ln_f64(u1)));
+    const double2 sc = cusci_sincospi_f64(__dmul_rn(2.0, u2));
+    return make_double2(__dmul_rn(r, sc.y), __dmul_rn(r, sc.x));
+}
+
+/* The four normal f32s of a Philox block. */
+__device__ __forceinline__ float4 cusci_normal_f32_block(uint4 w)
+{
+    const float2 a = cusci_normal_f32_pair(w.x, w.y);
+    const float2 b = cusci_normal_f32_pair(w.z, w.w);
+    return make_float4(a.x, a.y, b.x, b.y);
+}
+
+/* The two uniform f64s of a Philox block. */
+__device__ __forceinline__ double2 cusci_uniform_f64_block(uint4 w)
+{
+    return make_double2(cusci_u64_to_f64_open(w.x, w.y), cusci_u64_to_f64_open(w.z, w.w));
+}
+
+__device__ __forceinline__ float cusci_exponential_f32(unsigned int w)
+{
+    return -cusci_ln_f32(cusci_u32_to_f32_open(w));
+}
+
+__device__ __forceinline__ double cusci_exponential_f64(unsigned int hi, unsigned int lo)
+{
+    return -cusci_ln_f64(cusci_u64_to_f64_open(hi, lo));
+}
+
+/* exp(mean + sigma * z) */
+__device__ __forceinline__ float cusci_lognormal_f32(float mean, float sigma, float z)
+{
+    return cusci_exp_f32(__fadd_rn(mean, __fmul_rn(sigma, z)));
+}
+
+__device__ __forceinline__ double cusci_lognormal_f64(double mean, double sigma, double z)
+{
+    return cusci_exp_f64(__dadd_rn(mean, __dmul_rn(sigma, z)));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Integers                                                                  */
+/* ------------------------------------------------------------------------- */
+
+/* high - low <= 2^32 (low < high) */
+__device__ __forceinline__ bool cusci_integers_use_one_word(cusci_i64 low, cusci_i64 high)
+{
+    return ((cusci_u64)high - (cusci_u64)low) <= (1ULL << 32);
+}
+
+/* low + ((w * range) >> 32), 1 <= range <= 2^32 */
+__device__ __forceinline__ cusci_i64 cusci_uniform_int_32(unsigned int w, cusci_i64 low, cusci_i64 high)
+{
+    const cusci_u64 range = (cusci_u64)high - (cusci_u64)low;
+    return (cusci_i64)((cusci_u64)low + ((((cusci_u64)w) * range) >> 32));
+}
+
+/* low + mulhi64((hi << 32) | lo, range) */
+__device__ __forceinline__ cusci_i64 cusci_uniform_int_64(unsigned int hi, unsigned int lo, cusci_i64 low,
+                                                          cusci_i64 high)
+{
+    const cusci_u64 range = (cusci_u64)high - (cusci_u64)low;
+    const cusci_u64 x = (((cusci_u64)hi) << 32) | (cusci_u64)lo;
+    return (cusci_i64)((cusci_u64)low + __umul64hi(x, range));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Poisson                                                                   */
+/* ------------------------------------------------------------------------- */
+
+/* First two words of philox([0, 0x40000000, stream_lo, stream_hi], seed key). */
+__device__ __forceinline__ uint2 cusci_poisson_key(cusci_u64 seed, cusci_u64 stream)
+{
+    const uint4 w = cusci_philox4x32_10(
+        make_uint4(0u, 0x40000000u, (unsigned int)stream, (unsigned int)(stream >> 32)), cusci_seed_key(seed));
+    return make_uint2(w.x, w.y);
+}
+
+/* ln(k!) for k >= 0: table below 10, Stirling series otherwise. */
+__device__ __forceinline__ double cusci_ln_factorial(cusci_i64 k)
+{
+    if (k < 10) {
+        switch ((int)k) {
+        case 0: return CUSCI_LN_FACTORIAL_0;
+        case 1: return CUSCI_LN_FACTORIAL_1;
+        case 2: return CUSCI_LN_FACTORIAL_2;
+        case 3: return CUSCI_LN_FACTORIAL_3;
+        case 4: return CUSCI_LN_FACTORIAL_4;
+        case 5: return CUSCI_LN_FACTORIAL_5;
+        case 6: return CUSCI_LN_FACTORIAL_6;
+        case 7: return CUSCI_LN_FACTORIAL_7;
+        case 8: return CUSCI_LN_FACTORIAL_8;
+        default: return CUSCI_LN_FACTORIAL_9;
+        }
+    }
+    const double x = __ll2double_rn(k + 1);
+    const double ix = __ddiv_rn(1.0, x);
+    const double t = __dmul_rn(ix, ix);
+    const double series = __dmul_rn(
+        ix, __dsub_rn(CUSCI_STIRLING_1,
+                      __dmul_rn(t, __dsub_rn(CUSCI_STIRLING_2,
+                                             __dmul_rn(t, __dsub_rn(CUSCI_STIRLING_3,
+                                                                    __dmul_rn(t, __dsub_rn(CUSCI_STIRLING_4,
+                                                                                           __dmul_rn(t, CUSCI_STIRLING_5)))))))));
+    /* (((x - 0.5) * ln x - x) + HALF_LN_2PI) + series */
+    return __dadd_rn(__dadd_rn(__dsub_rn(__dmul_rn(__dsub_rn(x, 0.5), cusci_ln_f64(x)), x), CUSCI_HALF_LN_2PI),
+                     series);
+}
+
+struct cusci_poisson_params {
+    double lam;
+    double exp_neg_lam;
+    double ln_lam;
+    double b;
+    double a;
+    double ln_inv_alpha;
+    double vr;
+};
+
+__device__ __forceinline__ cusci_poisson_params cusci_poisson_params_new(double lam)
+{
+    cusci_poisson_params p;
+    p.lam = lam;
+    p.exp_neg_lam = cusci_exp_f64(-lam);
+    p.ln_lam = cusci_ln_f64(lam);
+    p.b = __dadd_rn(0.931, __dmul_rn(2.53, __dsqrt_rn(lam)));
+    p.a = __dadd_rn(-0.059, __dmul_rn(0.02483, p.b));
+    p.ln_inv_alpha = cusci_ln_f64(__dadd_rn(1.1239, __ddiv_rn(1.1328, __dsub_rn(p.b, 3.4))));
+    p.vr = __dsub_rn(0.9277, __ddiv_rn(3.6224, __dsub_rn(p.b, 2.0)));
+    return p;
+}
+
+/* Poisson element i with sub-stream key `key` (see philox.rs poisson_sample). */
+__device__ __forceinline__ cusci_i64 cusci_poisson_sample(const cusci_poisson_params& p, uint2 key, cusci_u64 i)
+{
+    const double lam = p.lam;
+    if (!(lam > 0.0)) {
+        return 0;
+    }
+    const unsigned int c2 = (unsigned int)i;
+    const unsigned int c3 = (unsigned int)(i >> 32);
+    unsigned int j = 0u;
+    if (lam < 10.0) {
+        double prod = 1.0;
+        cusci_i64 k = 0;
+        for (;;) {
+            const uint4 w = cusci_philox4x32_10(make_uint4(j, 0x80000000u, c2, c3), key);
+            j += 1u;
+            prod = __dmul_rn(prod, cusci_u64_to_f64_open(w.x, w.y));
+            if (prod <= p.exp_neg_lam) {
+                return k;
+            }
+            k += 1;
+            prod = __dmul_rn(prod, cusci_u64_to_f64_open(w.z, w.w));
+            if (prod <= p.exp_neg_lam) {
+                return k;
+            }
+            k += 1;
+        }
+    }
+    const double two_a = __dmul_rn(2.0, p.a);
+    for (;;) {
+        const uint4 w = cusci_philox4x32_10(make_uint4(j, 0x80000000u, c2, c3), key);
+        j += 1u;
+        const double u = __dsub_rn(cusci_u64_to_f64_open(w.x, w.y), 0.5);
+        const double v = cusci_u64_to_f64_open(w.z, w.w);
+        const double au = u < 0.0 ? -u : u;
+        const double us = __dsub_rn(0.5, au);
+        /* ((two_a / us + b) * u + lam) + 0.43 */
+        const double x = __dadd_rn(__dadd_rn(__dmul_rn(__dadd_rn(__ddiv_rn(two_a, us), p.b), u), lam), 0.43);
+        if (!(x >= 0.0) || x >= CUSCI_PTRS_K_LIMIT) {
+            continue;
+        }
+        const cusci_i64 k = __double2ll_rz(x);
+        if (us >= 0.07 && v <= p.vr) {
+            return k;
+        }
+        if (us < 0.013 && v > us) {
+            continue;
+        }
+        const double kf = __ll2double_rn(k);
+        const double lhs = __dsub_rn(__dadd_rn(cusci_ln_f64(v), p.ln_inv_alpha),
+                                     cusci_ln_f64(__dadd_rn(__ddiv_rn(p.a, __dmul_rn(us, us)), p.b)));
+        const double rhs = __dsub_rn(__dadd_rn(-lam, __dmul_rn(kf, p.ln_lam)), cusci_ln_factorial(k));
+        if (lhs <= rhs) {
+            return k;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* Array / pointer forms (same results as the value-returning forms above)   */
+/* ------------------------------------------------------------------------- */
+
+/* out = philox4x32_10(ctr, key) with plain arrays. */
+__device__ __forceinline__ void cusci_philox4x32_10(const unsigned int ctr[4], const unsigned int key[2],
+                                                    unsigned int out[4])
+{
+    const uint4 w = cusci_philox4x32_10(make_uint4(ctr[0], ctr[1], ctr[2], ctr[3]), make_uint2(key[0], key[1]));
+    out[0] = w.x;
+    out[1] = w.y;
+    out[2] = w.z;
+    out[3] = w.w;
+}
+
+/* *s = sin(pi x), *c = cos(pi x) */
+__device__ __forceinline__ void cusci_sincospi_f32(float x, float* s, float* c)
+{
+    const float2 r = cusci_sincospi_f32(x);
+    *s = r.x;
+    *c = r.y;
+}
+
+__device__ __forceinline__ void cusci_sincospi_f64(double x, double* s, double* c)
+{
+    const double2 r = cusci_sincospi_f64(x);
+    *s = r.x;
+    *c = r.y;
+}
+
+/* (*z0, *z1) = cusci_normal_f32_pair(w0, w1) */
+__device__ __forceinline__ void cusci_normal_f32_pair(unsigned int w0, unsigned int w1, float* z0, float* z1)
+{
+    const float2 z = cusci_normal_f32_pair(w0, w1);
+    *z0 = z.x;
+    *z1 = z.y;
+}
+
+/* (*z0, *z1) = cusci_normal_f64_pair(w) */
+__device__ __forceinline__ void cusci_normal_f64_pair(const unsigned int w[4], double* z0, double* z1)
+{
+    const double2 z = cusci_normal_f64_pair(make_uint4(w[0], w[1], w[2], w[3]));
+    *z0 = z.x;
+    *z1 = z.y;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Masked / vectorised stores for the kernels                                */
+/* ------------------------------------------------------------------------- */
+
+/* Elements i0..i0+3 of a stream go to out[i - start] for start <= i < end;
+   one 16-byte store when `vec` (start % 4 == 0 and out 16-byte aligned) and
+   the whole group is inside. */
+__device__ __forceinline__ void cusci_store4_u32(unsigned int* out, cusci_u64 i0, cusci_u64 start, cusci_u64 end,
+                                                 bool vec, uint4 v)
+{
+    if (vec && i0 >= start && i0 + 4ULL <= end) {
+        *reinterpret_cast<uint4*>(out + (i0 - start)) = v;
+        return;
+    }
+    if (i0 >= start && i0 < end) out[i0 - start] = v.x;
+    if (i0 + 1ULL >= start && i0 + 1ULL < end) out[i0 + 1ULL - start] = v.y;
+    if (i0 + 2ULL >= start && i0 + 2ULL < end) out[i0 + 2ULL - start] = v.z;
+    if (i0 + 3ULL >= start && i0 + 3ULL < end) out[i0 + 3ULL - start] = v.w;
+}
+
+__device__ __forceinline__ void cusci_store4_f32(float* out, cusci_u64 i0, cusci_u64 start, cusci_u64 end, bool vec,
+                                                 float4 v)
+{
+    if (vec && i0 >= start && i0 + 4ULL <= end) {
+        *reinterpret_cast<float4*>(out + (i0 - start)) = v;
+        return;
+    }
+    if (i0 >= start && i0 < end) out[i0 - start] = v.x;
+    if (i0 + 1ULL >= start && i0 + 1ULL < end) out[i0 + 1ULL - start] = v.y;
+    if (i0 + 2ULL >= start && i0 + 2ULL < end) out[i0 + 2ULL - start] = v.z;
+    if (i0 + 3ULL >= start && i0 + 3ULL < end) out[i0 + 3ULL - start] = v.w;
+}
+
+__device__ __forceinline__ void cusci_store4_i32(int* out, cusci_u64 i0, cusci_u64 start, cusci_u64 end, bool vec,
+                                                 int4 v)
+{
+    if (vec && i0 >= start && i0 + 4ULL <= end) {
+        *reinterpret_cast<int4*>(out + (i0 - start)) = v;
+        return;
+    }
+    if (i0 >= start && i0 < end) out[i0 - start] = v.x;
+    if (i0 + 1ULL >= start && i0 + 1ULL < end) out[i0 + 1ULL - start] = v.y;
+    if (i0 + 2ULL >= start && i0 + 2ULL < end) out[i0 + 2ULL - start] = v.z;
+    if (i0 + 3ULL >= start && i0 + 3ULL < end) out[i0 + 3ULL - start] = v.w;
+}
+
+/* Two elements i0, i0+1; one 16-byte store when `vec` (start % 2 == 0, out
+   16-byte aligned). */
+__device__ __forceinline__ void cusci_store2_f64(double* out, cusci_u64 i0, cusci_u64 start, cusci_u64 end, bool vec,
+                                                 double2 v)
+{
+    if (vec && i0 >= start && i0 + 2ULL <= end) {
+        *reinterpret_cast<double2*>(out + (i0 - start)) = v;
+        return;
+    }
+    if (i0 >= start && i0 < end) out[i0 - start] = v.x;
+    if (i0 + 1ULL >= start && i0 + 1ULL < end) out[i0 + 1ULL - start] = v.y;
+}
+
+__device__ __forceinline__ void cusci_store2_i64(cusci_i64* out, cusci_u64 i0, cusci_u64 start, cusci_u64 end,
+                                                 bool vec, cusci_i64 a, cusci_i64 b)
+{
+    if (vec && i0 >= start && i0 + 2ULL <= end) {
+        *reinterpret_cast<longlong2*>(out + (i0 - start)) = make_longlong2(a, b);
+        return;
+    }
+    if (i0 >= start && i0 < end) out[i0 - start] = a;
+    if (i0 + 1ULL >= start && i0 + 1ULL < end) out[i0 + 1ULL - start] = b;
+}
+
+__device__ __forceinline__ bool cusci_aligned16(const void* p)
+{
+    return (((cusci_u64)p) & 15ULL) == 0ULL;
+}
+
+__device__ __forceinline__ cusci_u64 cusci_thread_index()
+{
+    return (cusci_u64)blockIdx.x * (cusci_u64)blockDim.x + (cusci_u64)threadIdx.x;
+}
+
+__device__ __forceinline__ cusci_u64 cusci_thread_stride()
+{
+    return (cusci_u64)gridDim.x * (cusci_u64)blockDim.x;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Kernels                                                                   */
+/*                                                                           */
+/* Every kernel writes elements start .. start+n-1 of its stream to          */
+/* out[0 .. n-1] with a grid-stride loop over Philox blocks (one block =     */
+/* 4 words = 4 f32 / 2 f64 values); any grid size works. start + n must not  */
+/* exceed 2^64.                                                              */
+/* ------------------------------------------------------------------------- */
+
+extern "C" __global__ void cusci_random_raw_u32(unsigned int* out, unsigned long long n, unsigned long long seed,
+                                                unsigned long long stream, unsigned long long start)
+{
+    if (n == 0ULL) return;
+    const cusci_u64 end = start + n;
+    const cusci_u64 first = start >> 2;
+    const cusci_u64 nb = ((end - 1ULL) >> 2) - first + 1ULL;
+    const bool vec = ((start & 3ULL) == 0ULL) && cusci_aligned16(out);
+    for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
+        const cusci_u64 b = first + t;
+        cusci_store4_u32(out, b << 2, start, end, vec, cusci_raw_block(seed, stream, b));
+    }
+}
+
+extern "C" __global__ void cusci_random_uniform_f32(float* out, unsigned long long n, unsigned long long seed,
+                                                    unsigned long long stream, unsigned long long start)
+{
+    if (n == 0ULL) return;
+    const cusci_u64 end = start + n;
+    const cusci_u64 first = start >> 2;
+    const cusci_u64 nb = ((end - 1ULL) >> 2) - first + 1ULL;
+    const bool vec = ((start & 3ULL) == 0ULL) && cusci_aligned16(out);
+    for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
+        const cusci_u64 b = first + t;
+        const uint4 w = cusci_raw_block(seed, stream, b);
+        cusci_store4_f32(out, b << 2, start, end, vec,
+                         make_float4(cusci_u32_to_f32_open(w.x), cusci_u32_to_f32_open(w.y),
+                                     cusci_u32_to_f32_open(w.z), cusci_u32_to_f32_open(w.w)));
+    }
+}
+
+extern "C" __global__ void cusci_random_uniform_f64(double* out, unsigned long long n, unsigned long long seed,
+                                                    unsigned long long stream, unsigned long long start)
+{
+    if (n == 0ULL) return;
+    const cusci_u64 end = start + n;
+    const cusci_u64 first = start >> 1;
+    const cusci_u64 nb = ((end - 1ULL) >> 1) - first + 1ULL;
+    const bool vec = ((start & 1ULL) == 0ULL) && cusci_aligned16(out);
+    for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
+        const cusci_u64 b = first + t;
+        cusci_store2_f64(out, b << 1, start, end, vec, cusci_uniform_f64_block(cusci_raw_block(seed, stream, b)));
+    }
+}
+
+/* mean + std * z; with mean == 0 and std == 1 exactly z. */
+extern "C" __global__ void cusci_random_normal_f32(float* out, unsigned long long n, unsigned long long seed,
+                                                   unsigned long long stream, unsigned long long start, float mean,
+                                                   float std)
+{
+    if (n == 0ULL) return;
+    const cusci_u64 end = start + n;
+    const cusci_u64 first = start >> 2;
+    const cusci_u64 nb = ((end - 1ULL) >> 2) - first + 1ULL;
+    const bool vec = ((start & 3ULL) == 0ULL) && cusci_aligned16(out);
+    for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
+        const cusci_u64 b = first + t;
+        const float4 z = cusci_normal_f32_block(cusci_raw_block(seed, stream, b));
+        cusci_store4_f32(out, b << 2, start, end, vec,
+                         make_float4(__fadd_rn(mean, __fmul_rn(std, z.x)), __fadd_rn(mean, __fmul_rn(std, z.y)),
+                                     __fadd_rn(mean, __fmul_rn(std, z.z)), __fadd_rn(mean, __fmul_rn(std, z.w))));
+    }
+}
+
+extern "C" __global__ void cusci_random_normal_f64(double* out, unsigned long long n, unsigned long long seed,
+                                                   unsigned long long stream, unsigned long long start, double mean,
+                                                   double std)
+{
+    if (n == 0ULL) return;
+    const cusci_u64 end = start + n;
+    const cusci_u64 first = start >> 1;
+    const cusci_u64 nb = ((end - 1ULL) >> 1) - first + 1ULL;
+    const bool vec = ((start & 1ULL) == 0ULL) && cusci_aligned16(out);
+    for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
+        const cusci_u64 b = first + t;
+        const double2 z = cusci_normal_f64_pair(cusci_raw_block(seed, stream, b));
+        cusci_store2_f64(out, b << 1, start, end, vec,
+                         make_double2(__dadd_rn(mean, __dmul_rn(std, z.x)), __dadd_rn(mean, __dmul_rn(std, z.y))));
+    }
+}
+
+/* scale * (-ln u) */
+extern "C" __global__ void cusci_random_exponential_f32(float* out, unsigned long long n, unsigned long long seed,
+                                                        unsigned long long stream, unsigned long long start,
+                                                        float scale)
+{
+    if (n == 0ULL) return;
+    const cusci_u64 end = start + n;
+    const cusci_u64 first = start >> 2;
+    const cusci_u64 nb = ((end - 1ULL) >> 2) - first + 1ULL;
+    const bool vec = ((start & 3ULL) == 0ULL) && cusci_aligned16(out);
+    for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
+        const cusci_u64 b = first + t;
+        const uint4 w = cusci_raw_block(seed, stream, b);
+        cusci_store4_f32(out, b << 2, start, end, vec,
+                         make_float4(__fmul_rn(scale, cusci_exponential_f32(w.x)),
+                                     __fmul_rn(scale, cusci_exponential_f32(w.y)),
+                                     __fmul_rn(scale, cusci_exponential_f32(w.z)),
+                                     __fmul_rn(scale, cusci_exponential_f32(w.w))));
+    }
+}
+
+extern "C" __global__ void cusci_random_exponential_f64(double* out, unsigned long long n, unsigned long long seed,
+                                                        unsigned long long stream, unsigned long long start,
+                                                        double scale)
+{
+    if (n == 0ULL) return;
+    const cusci_u64 end = start + n;
+    const cusci_u64 first = start >> 1;
+    const cusci_u64 nb = ((end - 1ULL) >> 1) - first + 1ULL;
+    const bool vec = ((start & 1ULL) == 0ULL) && cusci_aligned16(out);
+    for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
+        const cusci_u64 b = first + t;
+        const uint4 w = cusci_raw_block(seed, stream, b);
+        cusci_store2_f64(out, b << 1, start, end, vec,
+                         make_double2(__dmul_rn(scale, cusci_exponential_f64(w.x, w.y)),
+                                      __dmul_rn(scale, cusci_exponential_f64(w.z, w.w))));
+    }
+}
+
+/* exp(mean + sigma * z) */
+extern "C" __global__ void cusci_random_lognormal_f32(float* out, unsigned long long n, unsigned long long seed,
+                                                      unsigned long long stream, unsigned long long start, float mean,
+                                                      float sigma)
+{
+    if (n == 0ULL) return;
+    const cusci_u64 end = start + n;
+    const cusci_u64 first = start >> 2;
+    const cusci_u64 nb = ((end - 1ULL) >> 2) - first + 1ULL;
+    const bool vec = ((start & 3ULL) == 0ULL) && cusci_aligned16(out);
+    for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
+        const cusci_u64 b = first + t;
+        const float4 z = cusci_normal_f32_block(cusci_raw_block(seed, stream, b));
+        cusci_store4_f32(out, b << 2, start, end, vec,
+                         make_float4(cusci_lognormal_f32(mean, sigma, z.x), cusci_lognormal_f32(mean, sigma, z.y),
+                                     cusci_lognormal_f32(mean, sigma, z.z), cusci_lognormal_f32(mean, sigma, z.w)));
+    }
+}
+
+extern "C" __global__ void cusci_random_lognormal_f64(double* out, unsigned long long n, unsigned long long seed,
+                                                      unsigned long long stream, unsigned long long start,
+                                                      double mean, double sigma)
+{
+    if (n == 0ULL) return;
+    const cusci_u64 end = start + n;
+    const cusci_u64 first = start >> 1;
+    const cusci_u64 nb = ((end - 1ULL) >> 1) - first + 1ULL;
+    const bool vec = ((start & 1ULL) == 0ULL) && cusci_aligned16(out);
+    for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
+        const cusci_u64 b = first + t;
+        const double2 z = cusci_normal_f64_pair(cusci_raw_block(seed, stream, b));
+        cusci_store2_f64(out, b << 1, start, end, vec,
+                         make_double2(cusci_lognormal_f64(mean, sigma, z.x), cusci_lognormal_f64(mean, sigma, z.y)));
+    }
+}
+
+/* Integers in [low, high) (low < high): one raw word each when
+   high - low <= 2^32, else two (block i/2, words 2(i%2), 2(i%2)+1). */
+extern "C" __global__ void cusci_random_integers_i64(long long* out, unsigned long long n, unsigned long long seed,
+                                                     unsigned long long stream, unsigned long long start,
+                                                     long long low, long long high)
+{
+    if (n == 0ULL) return;
+    const cusci_u64 end = start + n;
+    if (cusci_integers_use_one_word(low, high)) {
+        const cusci_u64 first = start >> 2;
+        const cusci_u64 nb = ((end - 1ULL) >> 2) - first + 1ULL;
+        const bool vec = ((start & 3ULL) == 0ULL) && cusci_aligned16(out);
+        for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
+            const cusci_u64 b = first + t;
+            const uint4 w = cusci_raw_block(seed, stream, b);
+            cusci_store2_i64(out, b << 2, start, end, vec, cusci_uniform_int_32(w.x, low, high),
+                             cusci_uniform_int_32(w.y, low, high));
+            cusci_store2_i64(out, (b << 2) + 2ULL, start, end, vec, cusci_uniform_int_32(w.z, low, high),
+                             cusci_uniform_int_32(w.w, low, high));
+        }
+    } else {
+        const cusci_u64 first = start >> 1;
+        const cusci_u64 nb = ((end - 1ULL) >> 1) - first + 1ULL;
+        const bool vec = ((start & 1ULL) == 0ULL) && cusci_aligned16(out);
+        for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
+            const cusci_u64 b = first + t;
+            const uint4 w = cusci_raw_block(seed, stream, b);
+            cusci_store2_i64(out, b << 1, start, end, vec, cusci_uniform_int_64(w.x, w.y, low, high),
+                             cusci_uniform_int_64(w.z, w.w, low, high));
+        }
+    }
+}
+
+/* Integers in [low, high) for a range inside int32 (high - low <= 2^32):
+   the same values as cusci_random_integers_i64, one raw word each. */
+extern "C" __global__ void cusci_random_integers_i32(int* out, unsigned long long n, unsigned long long seed,
+                                                     unsigned long long stream, unsigned long long start,
+                                                     long long low, long long high)
+{
+    if (n == 0ULL) return;
+    const cusci_u64 end = start + n;
+    const cusci_u64 first = start >> 2;
+    const cusci_u64 nb = ((end - 1ULL) >> 2) - first + 1ULL;
+    const bool vec = ((start & 3ULL) == 0ULL) && cusci_aligned16(out);
+    for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
+        const cusci_u64 b = first + t;
+        const uint4 w = cusci_raw_block(seed, stream, b);
+        cusci_store4_i32(out, b << 2, start, end, vec,
+                         make_int4((int)cusci_uniform_int_32(w.x, low, high), (int)cusci_uniform_int_32(w.y, low, high),
+                                   (int)cusci_uniform_int_32(w.z, low, high),
+                                   (int)cusci_uniform_int_32(w.w, low, high)));
+    }
+}
+
+/* Poisson(lam), lam >= 0 finite (lam == 0 gives 0); element i uses its own
+   sub-stream (philox.rs poisson_key / poisson_sample). */
+extern "C" __global__ void cusci_random_poisson_i64(long long* out, unsigned long long n, unsigned long long seed,
+                                                    unsigned long long stream, unsigned long long start, double lam)
+{
+    if (n == 0ULL) return;
+    const cusci_poisson_params p = cusci_poisson_params_new(lam);
+    const uint2 key = cusci_poisson_key(seed, stream);
+    for (cusci_u64 t = cusci_thread_index(); t < n; t += cusci_thread_stride()) {
+        out[t] = cusci_poisson_sample(p, key, start + t);
+    }
+}
+
+#endif /* CUSCI_PHILOX_CUH */
