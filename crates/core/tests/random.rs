@@ -9,10 +9,7 @@ use cusci_core::{Array, Device, Error};
 const LENGTHS: [usize; 8] = [0, 1, 3, 5, 31, 257, 4099, 100_003];
 const SEEDS: [(u64, u64); 4] = [(0, 0), (1234, 0), (1234, 7), (u64::MAX, u64::MAX - 1)];
 
-fn bits<T: Copy>(a: &Array<T>, f: impl Fn(T) -> u64) -> Vec<u64>
-where
-    T: cusci_core::Element,
-{
+fn bits<T: cusci_core::Element>(a: &Array<T>, f: impl Fn(T) -> u64) -> Vec<u64> {
     a.to_vec().unwrap().into_iter().map(f).collect()
 }
 
