@@ -266,7 +266,7 @@ fn unary_math_complex_and_casts_agree_across_devices() {
             assert_allclose(
                 &f(&gc).unwrap().to_device(&cpu).unwrap(),
                 &f(&xc).unwrap(),
-                1e-14,
+                1e-12, // complex transcendental functions cancel near poles (tanh)
                 1e-300,
                 name,
             );
