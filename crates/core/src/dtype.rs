@@ -40,6 +40,18 @@ pub enum DType {
 }
 
 impl DType {
+    /// Every element type.
+    pub const ALL: [DType; 8] = [
+        DType::F32,
+        DType::F64,
+        DType::C32,
+        DType::C64,
+        DType::I32,
+        DType::I64,
+        DType::U8,
+        DType::Bool,
+    ];
+
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {

@@ -219,16 +219,7 @@ impl EwSpec {
 /// and the arithmetic, math and comparison bodies), for compile checks without a GPU.
 #[doc(hidden)]
 pub fn sample_sources() -> Vec<(String, String)> {
-    let all = [
-        DType::F32,
-        DType::F64,
-        DType::C32,
-        DType::C64,
-        DType::I32,
-        DType::I64,
-        DType::U8,
-        DType::Bool,
-    ];
+    let all = DType::ALL;
     let mut v = Vec::new();
     let mut push = |name: String, params: Vec<Param>, body: &str| {
         let spec = EwSpec {
@@ -583,10 +574,6 @@ pub(crate) fn launch(
     )
 }
 
-fn t<T: Element>() -> &'static str {
-    T::DTYPE.cuda_name()
-}
-
 fn tag(d: DType) -> &'static str {
     match d {
         DType::F32 => "f32",
@@ -600,31 +587,59 @@ fn tag(d: DType) -> &'static str {
     }
 }
 
-/// A new CUDA array of `U` holding `a`'s elements cast (also the strided-to-contiguous copy).
-pub(crate) fn cast_cuda<T: Element, U: Element>(a: &Array<T>) -> Result<Array<U>> {
-    let dev = cuda_of(&a.device)?;
-    let out = Array::<U>::alloc("astype", &a.shape, &a.device)?;
+/// Launches the built-in kernel `name` over `shape` into a new array of `O`: the array inputs are
+/// the parameters `a`, `b`, `c` (in order), `scalar` (if any) is `s`, the output is `o`.
+fn builtin<O: Element>(
+    device: &Device,
+    name: String,
+    inputs: Vec<(DType, Operand)>,
+    scalar: Option<Scalar>,
+    body: &str,
+    shape: &[usize],
+) -> Result<Array<O>> {
+    let dev = cuda_of(device)?;
+    let out = Array::<O>::alloc(&name, shape, device)?;
+    let mut params = Vec::new();
+    let mut arrays = Vec::new();
+    for ((d, op), n) in inputs.into_iter().zip(["a", "b", "c"]) {
+        params.push(Param::In(n.into(), d));
+        arrays.push(op);
+    }
+    if let Some(s) = &scalar {
+        params.push(Param::Scalar("s".into(), s.dtype()));
+    }
+    params.push(Param::Out("o".into(), O::DTYPE));
+    arrays.push(Operand::of(&out, shape)?);
     let spec = EwSpec {
-        name: format!("cusci_cast_{}_{}", tag(T::DTYPE), tag(U::DTYPE)),
-        params: vec![
-            Param::In("a".into(), T::DTYPE),
-            Param::Out("o".into(), U::DTYPE),
-        ],
-        body: if T::DTYPE == U::DTYPE {
-            "o = a".into()
-        } else {
-            format!("o = cusci_cast({}, a)", t::<U>())
-        },
+        name,
+        params,
+        body: body.into(),
         preamble: String::new(),
     };
-    launch(
-        dev,
-        &spec,
-        &a.shape,
-        &[Operand::of(a, &a.shape)?, Operand::of(&out, &a.shape)?],
-        &[],
-    )?;
+    launch(dev, &spec, shape, &arrays, scalar.as_slice())?;
     Ok(out)
+}
+
+fn input<T: Element>(a: &Array<T>, shape: &[usize]) -> Result<(DType, Operand)> {
+    Ok((T::DTYPE, Operand::of(a, shape)?))
+}
+
+/// A new CUDA array of `U` holding `a`'s elements cast (also the strided-to-contiguous copy).
+pub(crate) fn cast_cuda<T: Element, U: Element>(a: &Array<T>) -> Result<Array<U>> {
+    let body = if T::DTYPE == U::DTYPE {
+        "o = a".to_string()
+    } else {
+        format!("o = cusci_cast({}, a)", U::DTYPE.cuda_name())
+    };
+    let name = format!("cusci_cast_{}_{}", tag(T::DTYPE), tag(U::DTYPE));
+    builtin(
+        &a.device,
+        name,
+        vec![input(a, &a.shape)?],
+        None,
+        &body,
+        &a.shape,
+    )
 }
 
 /// Sets every element of a unique contiguous CUDA array to `v`.
@@ -700,25 +715,16 @@ pub(crate) fn unary<A: Element, O: Element>(
 ) -> Result<Array<O>> {
     match &a.device {
         Device::Cpu => Ok(crate::cpu::map1(a, f)),
-        Device::Cuda(dev) => {
-            let out = Array::<O>::alloc(op, &a.shape, &a.device)?;
-            let spec = EwSpec {
-                name: format!("cusci_{op}_{}_{}", tag(A::DTYPE), tag(O::DTYPE)),
-                params: vec![
-                    Param::In("a".into(), A::DTYPE),
-                    Param::Out("o".into(), O::DTYPE),
-                ],
-                body: body.into(),
-                preamble: String::new(),
-            };
-            launch(
-                dev,
-                &spec,
+        Device::Cuda(_) => {
+            let name = format!("cusci_{op}_{}_{}", tag(A::DTYPE), tag(O::DTYPE));
+            builtin(
+                &a.device,
+                name,
+                vec![input(a, &a.shape)?],
+                None,
+                body,
                 &a.shape,
-                &[Operand::of(a, &a.shape)?, Operand::of(&out, &a.shape)?],
-                &[],
-            )?;
-            Ok(out)
+            )
         }
     }
 }
@@ -733,26 +739,10 @@ pub(crate) fn unary_scalar<A: Element, O: Element>(
 ) -> Result<Array<O>> {
     match &a.device {
         Device::Cpu => Ok(crate::cpu::map1(a, |x| f(x, s))),
-        Device::Cuda(dev) => {
-            let out = Array::<O>::alloc(op, &a.shape, &a.device)?;
-            let spec = EwSpec {
-                name: format!("cusci_{op}_s_{}_{}", tag(A::DTYPE), tag(O::DTYPE)),
-                params: vec![
-                    Param::In("a".into(), A::DTYPE),
-                    Param::Scalar("s".into(), A::DTYPE),
-                    Param::Out("o".into(), O::DTYPE),
-                ],
-                body: body.into(),
-                preamble: String::new(),
-            };
-            launch(
-                dev,
-                &spec,
-                &a.shape,
-                &[Operand::of(a, &a.shape)?, Operand::of(&out, &a.shape)?],
-                &[Scalar::of(s)],
-            )?;
-            Ok(out)
+        Device::Cuda(_) => {
+            let name = format!("cusci_{op}_s_{}_{}", tag(A::DTYPE), tag(O::DTYPE));
+            let inputs = vec![input(a, &a.shape)?];
+            builtin(&a.device, name, inputs, Some(Scalar::of(s)), body, &a.shape)
         }
     }
 }
@@ -772,35 +762,15 @@ pub(crate) fn binary<A: Element, B: Element, O: Element>(
             let (ab, bb) = (a.broadcast_to(&shape)?, b.broadcast_to(&shape)?);
             Ok(crate::cpu::map2(&ab, &bb, &shape, f))
         }
-        Device::Cuda(dev) => {
-            let out = Array::<O>::alloc(op, &shape, &a.device)?;
-            let spec = EwSpec {
-                name: format!(
-                    "cusci_{op}_{}_{}_{}",
-                    tag(A::DTYPE),
-                    tag(B::DTYPE),
-                    tag(O::DTYPE)
-                ),
-                params: vec![
-                    Param::In("a".into(), A::DTYPE),
-                    Param::In("b".into(), B::DTYPE),
-                    Param::Out("o".into(), O::DTYPE),
-                ],
-                body: body.into(),
-                preamble: String::new(),
-            };
-            launch(
-                dev,
-                &spec,
-                &shape,
-                &[
-                    Operand::of(a, &shape)?,
-                    Operand::of(b, &shape)?,
-                    Operand::of(&out, &shape)?,
-                ],
-                &[],
-            )?;
-            Ok(out)
+        Device::Cuda(_) => {
+            let name = format!(
+                "cusci_{op}_{}_{}_{}",
+                tag(A::DTYPE),
+                tag(B::DTYPE),
+                tag(O::DTYPE)
+            );
+            let inputs = vec![input(a, &shape)?, input(b, &shape)?];
+            builtin(&a.device, name, inputs, None, body, &shape)
         }
     }
 }
@@ -826,38 +796,16 @@ pub(crate) fn ternary<A: Element, B: Element, C: Element, O: Element>(
             );
             Ok(crate::cpu::map3(&ab, &bb, &cb, &shape, f))
         }
-        Device::Cuda(dev) => {
-            let out = Array::<O>::alloc(op, &shape, &a.device)?;
-            let spec = EwSpec {
-                name: format!(
-                    "cusci_{op}_{}_{}_{}_{}",
-                    tag(A::DTYPE),
-                    tag(B::DTYPE),
-                    tag(C::DTYPE),
-                    tag(O::DTYPE)
-                ),
-                params: vec![
-                    Param::In("a".into(), A::DTYPE),
-                    Param::In("b".into(), B::DTYPE),
-                    Param::In("c".into(), C::DTYPE),
-                    Param::Out("o".into(), O::DTYPE),
-                ],
-                body: body.into(),
-                preamble: String::new(),
-            };
-            launch(
-                dev,
-                &spec,
-                &shape,
-                &[
-                    Operand::of(a, &shape)?,
-                    Operand::of(b, &shape)?,
-                    Operand::of(c, &shape)?,
-                    Operand::of(&out, &shape)?,
-                ],
-                &[],
-            )?;
-            Ok(out)
+        Device::Cuda(_) => {
+            let name = format!(
+                "cusci_{op}_{}_{}_{}_{}",
+                tag(A::DTYPE),
+                tag(B::DTYPE),
+                tag(C::DTYPE),
+                tag(O::DTYPE)
+            );
+            let inputs = vec![input(a, &shape)?, input(b, &shape)?, input(c, &shape)?];
+            builtin(&a.device, name, inputs, None, body, &shape)
         }
     }
 }

@@ -864,16 +864,7 @@ fn scan_source(t: DType) -> String {
 /// Every reduction and scan module's name and source (for compile checks without a GPU).
 #[doc(hidden)]
 pub fn kernel_sources() -> Vec<(String, String)> {
-    let types = [
-        DType::F32,
-        DType::F64,
-        DType::C32,
-        DType::C64,
-        DType::I32,
-        DType::I64,
-        DType::U8,
-        DType::Bool,
-    ];
+    let types = DType::ALL;
     let mut v = Vec::new();
     for t in types {
         let mut seen: Vec<&str> = Vec::new();

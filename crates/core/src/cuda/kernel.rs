@@ -122,7 +122,15 @@ fn nvrtc_version() -> Result<(i32, i32)> {
     Ok((a, b))
 }
 
-fn compile_cubin(name: &str, src: &str, opts: &[String]) -> Result<Vec<u8>> {
+/// What NVRTC should hand back.
+#[derive(Clone, Copy, PartialEq)]
+enum Output {
+    Cubin,
+    Ptx,
+}
+
+/// Compiles `src` with NVRTC; returns the CUBIN or the PTX, or NVRTC's log as `Error::Compile`.
+fn nvrtc_compile(name: &str, src: &str, opts: &[String], output: Output) -> Result<Vec<u8>> {
     let csrc = CString::new(src).map_err(|_| Error::arg(name, "kernel source holds a NUL byte"))?;
     let cname = CString::new(format!("{name}.cu")).unwrap_or_default();
     let nverr = |what: &str, e: nv::nvrtcResult| Error::Cuda {
@@ -164,14 +172,20 @@ fn compile_cubin(name: &str, src: &str, opts: &[String]) -> Result<Vec<u8>> {
             })
         } else {
             let mut n = 0usize;
-            let r = nv::nvrtcGetCUBINSize(prog, &mut n);
-            if r != nv::nvrtcResult::NVRTC_SUCCESS {
-                Err(nverr("nvrtcGetCUBINSize", r))
+            let (size_fn, size_name) = match output {
+                Output::Cubin => (nv::nvrtcGetCUBINSize(prog, &mut n), "nvrtcGetCUBINSize"),
+                Output::Ptx => (nv::nvrtcGetPTXSize(prog, &mut n), "nvrtcGetPTXSize"),
+            };
+            if size_fn != nv::nvrtcResult::NVRTC_SUCCESS {
+                Err(nverr(size_name, size_fn))
             } else {
                 let mut bin = vec![0u8; n];
-                let r = nv::nvrtcGetCUBIN(prog, bin.as_mut_ptr() as *mut _);
+                let r = match output {
+                    Output::Cubin => nv::nvrtcGetCUBIN(prog, bin.as_mut_ptr() as *mut _),
+                    Output::Ptx => nv::nvrtcGetPTX(prog, bin.as_mut_ptr() as *mut _),
+                };
                 if r != nv::nvrtcResult::NVRTC_SUCCESS {
-                    Err(nverr("nvrtcGetCUBIN", r))
+                    Err(nverr("nvrtcGet output", r))
                 } else {
                     Ok(bin)
                 }
@@ -196,51 +210,7 @@ pub fn check_compiles(name: &str, source: &str, options: &[&str], arch: &str) ->
         "--device-as-default-execution-space".into(),
     ];
     opts.extend(options.iter().map(|s| s.to_string()));
-    compile_ptx(name, &src, &opts).map(|_| ())
-}
-
-fn compile_ptx(name: &str, src: &str, opts: &[String]) -> Result<()> {
-    let csrc = CString::new(src).map_err(|_| Error::arg(name, "kernel source holds a NUL byte"))?;
-    let mut prog: nv::nvrtcProgram = std::ptr::null_mut();
-    // SAFETY: the strings outlive the program, which is destroyed before returning.
-    unsafe {
-        let r = nv::nvrtcCreateProgram(
-            &mut prog,
-            csrc.as_ptr(),
-            std::ptr::null(),
-            0,
-            std::ptr::null(),
-            std::ptr::null(),
-        );
-        if r != nv::nvrtcResult::NVRTC_SUCCESS {
-            return Err(Error::Compile {
-                name: name.into(),
-                log: format!("{r:?}"),
-            });
-        }
-        let copts: Vec<CString> = opts
-            .iter()
-            .map(|o| CString::new(o.as_str()).unwrap_or_default())
-            .collect();
-        let ptrs: Vec<*const std::ffi::c_char> = copts.iter().map(|c| c.as_ptr()).collect();
-        let r = nv::nvrtcCompileProgram(prog, ptrs.len() as i32, ptrs.as_ptr());
-        let out = if r != nv::nvrtcResult::NVRTC_SUCCESS {
-            let mut n = 0usize;
-            nv::nvrtcGetProgramLogSize(prog, &mut n);
-            let mut log = vec![0u8; n.max(1)];
-            nv::nvrtcGetProgramLog(prog, log.as_mut_ptr() as *mut _);
-            Err(Error::Compile {
-                name: name.into(),
-                log: String::from_utf8_lossy(&log)
-                    .trim_end_matches('\0')
-                    .to_string(),
-            })
-        } else {
-            Ok(())
-        };
-        nv::nvrtcDestroyProgram(&mut prog);
-        out
-    }
+    nvrtc_compile(name, &src, &opts, Output::Ptx).map(|_| ())
 }
 
 impl CudaDevice {
@@ -337,7 +307,7 @@ impl CudaDevice {
                         cache.arch
                     );
                 }
-                let b = compile_cubin(short, &src, &opts)?;
+                let b = nvrtc_compile(short, &src, &opts, Output::Cubin)?;
                 // best effort: a read-only cache folder only costs recompilation
                 if std::fs::create_dir_all(&dir).is_ok() {
                     let tmp = dir.join(format!(
