@@ -261,6 +261,11 @@ impl<T: Element> Array<T> {
 
     /// The same array with its work submitted through `dev` (another stream of the same GPU).
     ///
+    /// Ordering between streams is the caller's, as in CUDA and CuPy: make the new stream wait for
+    /// the work that produced the data ([`CudaDevice::wait_event`]), and keep the array alive (or
+    /// synchronise) until the new stream's work on it is done, since its memory returns to the
+    /// pool in the order of the stream it was allocated on.
+    ///
     /// # Errors
     /// `DeviceMismatch` when `dev` is another device.
     pub fn on_stream(&self, dev: &Device) -> Result<Self> {
