@@ -3,7 +3,7 @@
 //!
 //! Path `p` draws the standard normal number `p` of `Generator::new(seed)` and prices
 //! `S_T = S0·exp((r − σ²/2)T + σ√T·z)` in f32 with the bit-identical elementary functions of
-//! [`philox`](super::philox), so each path's payoff is the same bits on the CPU and the GPU; payoffs
+//! [`philox`], so each path's payoff is the same bits on the CPU and the GPU; payoffs
 //! are summed in f64 (the devices differ only in the order of that sum: relative differences near
 //! 1e-15). On the GPU everything runs in one fused kernel (no normals are stored).
 
