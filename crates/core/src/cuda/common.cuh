@@ -114,6 +114,34 @@ __device__ __forceinline__ bool cusci_min(bool a, bool b) { return a && b; }
 __device__ __forceinline__ bool cusci_isnan(unsigned char) { return false; }
 __device__ __forceinline__ bool cusci_isnan(bool) { return false; }
 
+// float -> integer: truncate toward zero, saturate at the type's bounds, NaN -> 0 (Rust's `as`,
+// which the CPU reference uses; a plain C cast of NaN gives INT_MIN on the GPU)
+__device__ __forceinline__ int cusci_f2i32(double v) {
+  if (v != v) return 0;
+  if (v >= 2147483647.0) return 2147483647;
+  if (v <= -2147483648.0) return -2147483647 - 1;
+  return (int)v;
+}
+__device__ __forceinline__ long long cusci_f2i64(double v) {
+  if (v != v) return 0;
+  if (v >= 9223372036854775808.0) return 9223372036854775807LL;
+  if (v <= -9223372036854775808.0) return -9223372036854775807LL - 1;
+  return (long long)v;
+}
+__device__ __forceinline__ unsigned char cusci_f2u8(double v) {
+  if (v != v || v <= 0.0) return 0;
+  if (v >= 255.0) return 255;
+  return (unsigned char)v;
+}
+#define CUSCI_FLOAT_TO_INT_CAST(I, F)                                                     \
+  template <> struct CusciCast<I> {                                                      \
+    template <class From> __device__ __forceinline__ static I from(From v) { return (I)v; } \
+    __device__ __forceinline__ static I from(float v) { return F((double)v); }              \
+    __device__ __forceinline__ static I from(double v) { return F(v); }                     \
+    __device__ __forceinline__ static I from(cplx32 v) { return F((double)v.re); }          \
+    __device__ __forceinline__ static I from(cplx64 v) { return F(v.re); }                  \
+  };
+
 // casts with NumPy's rules (complex -> real keeps the real part; anything -> bool is x != 0)
 template <class To> struct CusciCast {
   template <class From> __device__ __forceinline__ static To from(From v) { return (To)v; }
@@ -135,9 +163,11 @@ template <> struct CusciCast<cplx64> {
   __device__ __forceinline__ static cplx64 from(cplx32 v) { return mk((double)v.re, (double)v.im); }
   __device__ __forceinline__ static cplx64 from(cplx64 v) { return v; }
 };
+CUSCI_FLOAT_TO_INT_CAST(int, cusci_f2i32)
+CUSCI_FLOAT_TO_INT_CAST(long long, cusci_f2i64)
+CUSCI_FLOAT_TO_INT_CAST(unsigned char, cusci_f2u8)
 #define cusci_cast(To, v) (CusciCast<To>::from(v))
 
-// float -> integer conversions saturate and send NaN to 0, as Rust's `as` (cvt.rzi does this)
 template <class T, int N> struct __align__(sizeof(T) * N) CusciVec { T v[N]; };
 
 struct CusciShape { i64 n; int ndim; i64 dims[CUSCI_MAXD]; };
