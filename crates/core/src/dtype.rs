@@ -74,6 +74,19 @@ impl DType {
             DType::Bool => "bool",
         }
     }
+    /// A short tag for kernel names (`f32`, `c64`, `u8`, `bool`, ...).
+    pub fn tag(self) -> &'static str {
+        match self {
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+            DType::C32 => "c32",
+            DType::C64 => "c64",
+            DType::I32 => "i32",
+            DType::I64 => "i64",
+            DType::U8 => "u8",
+            DType::Bool => "bool",
+        }
+    }
     /// The type's name in cusci's CUDA kernels.
     pub fn cuda_name(self) -> &'static str {
         match self {

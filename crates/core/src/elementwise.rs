@@ -233,18 +233,18 @@ pub fn sample_sources() -> Vec<(String, String)> {
     for a in all {
         for b in all {
             push(
-                format!("cast_{}_{}", tag(a), tag(b)),
+                format!("cast_{}_{}", a.tag(), b.tag()),
                 vec![Param::In("a".into(), a), Param::Out("o".into(), b)],
                 &format!("o = cusci_cast({}, a)", b.cuda_name()),
             );
         }
         push(
-            format!("fill_{}", tag(a)),
+            format!("fill_{}", a.tag()),
             vec![Param::Scalar("v".into(), a), Param::Out("o".into(), a)],
             "o = v",
         );
         push(
-            format!("eq_{}", tag(a)),
+            format!("eq_{}", a.tag()),
             vec![
                 Param::In("a".into(), a),
                 Param::In("b".into(), a),
@@ -253,7 +253,7 @@ pub fn sample_sources() -> Vec<(String, String)> {
             "o = a == b",
         );
         push(
-            format!("where_{}", tag(a)),
+            format!("where_{}", a.tag()),
             vec![
                 Param::In("a".into(), DType::Bool),
                 Param::In("b".into(), a),
@@ -274,7 +274,7 @@ pub fn sample_sources() -> Vec<(String, String)> {
     ] {
         for op in ["add", "sub", "mul", "div"] {
             push(
-                format!("{op}_{}", tag(a)),
+                format!("{op}_{}", a.tag()),
                 vec![
                     Param::In("a".into(), a),
                     Param::Scalar("s".into(), a),
@@ -284,7 +284,7 @@ pub fn sample_sources() -> Vec<(String, String)> {
             );
         }
         push(
-            format!("neg_{}", tag(a)),
+            format!("neg_{}", a.tag()),
             vec![Param::In("a".into(), a), Param::Out("o".into(), a)],
             "o = cusci_sub(decltype(a)(), a)",
         );
@@ -297,20 +297,20 @@ pub fn sample_sources() -> Vec<(String, String)> {
     ] {
         for f in ["exp", "log", "sqrt", "sin", "cos", "tanh", "conj"] {
             push(
-                format!("{f}_{}", tag(a)),
+                format!("{f}_{}", a.tag()),
                 vec![Param::In("a".into(), a), Param::Out("o".into(), a)],
                 &format!("o = cusci_{f}(a)"),
             );
         }
         for f in ["abs", "abs2", "real", "imag"] {
             push(
-                format!("{f}_{}", tag(a)),
+                format!("{f}_{}", a.tag()),
                 vec![Param::In("a".into(), a), Param::Out("o".into(), r)],
                 &format!("o = cusci_{f}(a)"),
             );
         }
         push(
-            format!("pow_{}", tag(a)),
+            format!("pow_{}", a.tag()),
             vec![
                 Param::In("a".into(), a),
                 Param::In("b".into(), a),
@@ -319,7 +319,7 @@ pub fn sample_sources() -> Vec<(String, String)> {
             "o = cusci_pow(a, b)",
         );
         push(
-            format!("isnan_{}", tag(a)),
+            format!("isnan_{}", a.tag()),
             vec![
                 Param::In("a".into(), a),
                 Param::Out("o".into(), DType::Bool),
@@ -336,7 +336,7 @@ pub fn sample_sources() -> Vec<(String, String)> {
         DType::Bool,
     ] {
         push(
-            format!("max_{}", tag(a)),
+            format!("max_{}", a.tag()),
             vec![
                 Param::In("a".into(), a),
                 Param::In("b".into(), a),
@@ -345,7 +345,7 @@ pub fn sample_sources() -> Vec<(String, String)> {
             "o = cusci_max(a, b)",
         );
         push(
-            format!("lt_{}", tag(a)),
+            format!("lt_{}", a.tag()),
             vec![
                 Param::In("a".into(), a),
                 Param::Scalar("s".into(), a),
@@ -356,7 +356,7 @@ pub fn sample_sources() -> Vec<(String, String)> {
     }
     for a in [DType::F32, DType::F64] {
         push(
-            format!("isfinite_{}", tag(a)),
+            format!("isfinite_{}", a.tag()),
             vec![
                 Param::In("a".into(), a),
                 Param::Out("o".into(), DType::Bool),
@@ -574,19 +574,6 @@ pub(crate) fn launch(
     )
 }
 
-fn tag(d: DType) -> &'static str {
-    match d {
-        DType::F32 => "f32",
-        DType::F64 => "f64",
-        DType::C32 => "c32",
-        DType::C64 => "c64",
-        DType::I32 => "i32",
-        DType::I64 => "i64",
-        DType::U8 => "u8",
-        DType::Bool => "bool",
-    }
-}
-
 /// Launches the built-in kernel `name` over `shape` into a new array of `O`: the array inputs are
 /// the parameters `a`, `b`, `c` (in order), `scalar` (if any) is `s`, the output is `o`.
 fn builtin<O: Element>(
@@ -631,7 +618,7 @@ pub(crate) fn cast_cuda<T: Element, U: Element>(a: &Array<T>) -> Result<Array<U>
     } else {
         format!("o = cusci_cast({}, a)", U::DTYPE.cuda_name())
     };
-    let name = format!("cusci_cast_{}_{}", tag(T::DTYPE), tag(U::DTYPE));
+    let name = format!("cusci_cast_{}_{}", T::DTYPE.tag(), U::DTYPE.tag());
     builtin(
         &a.device,
         name,
@@ -646,7 +633,7 @@ pub(crate) fn cast_cuda<T: Element, U: Element>(a: &Array<T>) -> Result<Array<U>
 pub(crate) fn fill_cuda<T: Element>(a: &Array<T>, v: T) -> Result<()> {
     let dev = cuda_of(&a.device)?;
     let spec = EwSpec {
-        name: format!("cusci_fill_{}", tag(T::DTYPE)),
+        name: format!("cusci_fill_{}", T::DTYPE.tag()),
         params: vec![
             Param::Scalar("v".into(), T::DTYPE),
             Param::Out("o".into(), T::DTYPE),
@@ -684,7 +671,7 @@ pub(crate) fn assign_cuda<T: Element>(dst: &Array<T>, src: &Array<T>) -> Result<
         .map_err(|e| Error::driver("assign", e));
     }
     let spec = EwSpec {
-        name: format!("cusci_copy_{}", tag(T::DTYPE)),
+        name: format!("cusci_copy_{}", T::DTYPE.tag()),
         params: vec![
             Param::In("a".into(), T::DTYPE),
             Param::Out("o".into(), T::DTYPE),
@@ -716,7 +703,7 @@ pub(crate) fn unary<A: Element, O: Element>(
     match &a.device {
         Device::Cpu => Ok(crate::cpu::map1(a, f)),
         Device::Cuda(_) => {
-            let name = format!("cusci_{op}_{}_{}", tag(A::DTYPE), tag(O::DTYPE));
+            let name = format!("cusci_{op}_{}_{}", A::DTYPE.tag(), O::DTYPE.tag());
             builtin(
                 &a.device,
                 name,
@@ -740,7 +727,7 @@ pub(crate) fn unary_scalar<A: Element, O: Element>(
     match &a.device {
         Device::Cpu => Ok(crate::cpu::map1(a, |x| f(x, s))),
         Device::Cuda(_) => {
-            let name = format!("cusci_{op}_s_{}_{}", tag(A::DTYPE), tag(O::DTYPE));
+            let name = format!("cusci_{op}_s_{}_{}", A::DTYPE.tag(), O::DTYPE.tag());
             let inputs = vec![input(a, &a.shape)?];
             builtin(&a.device, name, inputs, Some(Scalar::of(s)), body, &a.shape)
         }
@@ -765,9 +752,9 @@ pub(crate) fn binary<A: Element, B: Element, O: Element>(
         Device::Cuda(_) => {
             let name = format!(
                 "cusci_{op}_{}_{}_{}",
-                tag(A::DTYPE),
-                tag(B::DTYPE),
-                tag(O::DTYPE)
+                A::DTYPE.tag(),
+                B::DTYPE.tag(),
+                O::DTYPE.tag()
             );
             let inputs = vec![input(a, &shape)?, input(b, &shape)?];
             builtin(&a.device, name, inputs, None, body, &shape)
@@ -799,10 +786,10 @@ pub(crate) fn ternary<A: Element, B: Element, C: Element, O: Element>(
         Device::Cuda(_) => {
             let name = format!(
                 "cusci_{op}_{}_{}_{}_{}",
-                tag(A::DTYPE),
-                tag(B::DTYPE),
-                tag(C::DTYPE),
-                tag(O::DTYPE)
+                A::DTYPE.tag(),
+                B::DTYPE.tag(),
+                C::DTYPE.tag(),
+                O::DTYPE.tag()
             );
             let inputs = vec![input(a, &shape)?, input(b, &shape)?, input(c, &shape)?];
             builtin(&a.device, name, inputs, None, body, &shape)

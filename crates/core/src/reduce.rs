@@ -792,19 +792,6 @@ fn wide_size(t: DType) -> usize {
     }
 }
 
-fn tag(t: DType) -> &'static str {
-    match t {
-        DType::F32 => "f32",
-        DType::F64 => "f64",
-        DType::C32 => "c32",
-        DType::C64 => "c64",
-        DType::I32 => "i32",
-        DType::I64 => "i64",
-        DType::U8 => "u8",
-        DType::Bool => "bool",
-    }
-}
-
 fn sections() -> (&'static str, &'static str, &'static str) {
     let (lib, rest) = SRC.split_once("\n//@@REDUCE\n").unwrap_or((SRC, ""));
     let (red, scan) = rest.split_once("\n//@@SCAN\n").unwrap_or((rest, ""));
@@ -823,7 +810,7 @@ fn substitute(section: &str, name: &str, op: &str, t: DType, acc: &str, out: &st
 }
 
 fn kname(op: GOp, t: DType) -> String {
-    format!("cusci_reduce_{}_{}", op.name(), tag(t))
+    format!("cusci_reduce_{}_{}", op.name(), t.tag())
 }
 
 fn reduce_source(ops: &[GOp], t: DType) -> String {
@@ -844,7 +831,7 @@ fn reduce_source(ops: &[GOp], t: DType) -> String {
 }
 
 fn scan_name(t: DType) -> String {
-    format!("cusci_cumsum_{}", tag(t))
+    format!("cusci_cumsum_{}", t.tag())
 }
 
 fn scan_source(t: DType) -> String {
@@ -874,10 +861,10 @@ pub fn kernel_sources() -> Vec<(String, String)> {
                 continue;
             }
             seen.push(group);
-            v.push((format!("reduce_{group}_{}", tag(t)), reduce_source(ops, t)));
+            v.push((format!("reduce_{group}_{}", t.tag()), reduce_source(ops, t)));
         }
         if t != DType::Bool {
-            v.push((format!("cumsum_{}", tag(t)), scan_source(t)));
+            v.push((format!("cumsum_{}", t.tag()), scan_source(t)));
         }
     }
     v
