@@ -70,13 +70,18 @@ fn normalize<T: cusci_core::Float>(
 
 // ---------- argument checks ----------
 
-fn bad_len(op: &str, n: usize) -> cusci_core::Error {
+pub(crate) fn bad_len(op: &str, n: usize) -> cusci_core::Error {
     make::arg(op, format!("invalid number of data points ({n}) specified"))
 }
 
 /// The axis (normalised) and the transform length of a 1-D transform; `n` defaults to the
 /// input's length along the axis (or `default_n(m)` when given, for the c2r transforms).
-fn check_1d(op: &str, shape: &[usize], o: &FftOptions, c2r: bool) -> Result<(usize, usize)> {
+pub(crate) fn check_1d(
+    op: &str,
+    shape: &[usize],
+    o: &FftOptions,
+    c2r: bool,
+) -> Result<(usize, usize)> {
     let axis = norm_axis(op, o.axis, shape.len())?;
     let m = shape[axis];
     let n = match o.n {
@@ -98,7 +103,7 @@ fn check_1d(op: &str, shape: &[usize], o: &FftOptions, c2r: bool) -> Result<(usi
 /// The (axis, length) pairs of an n-d transform, in the order given. `default_axes`: the axes
 /// when neither `s` nor `axes` is given (`None`: all). `c2r`: the last length defaults to
 /// `2*(m-1)`.
-fn check_nd(
+pub(crate) fn check_nd(
     op: &str,
     shape: &[usize],
     o: &FftnOptions,

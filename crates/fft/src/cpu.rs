@@ -12,10 +12,10 @@ use cusci_core::{Array, DType, Device, Element, Result};
 use num_complex::Complex;
 use rayon::prelude::*;
 use realfft::RealFftPlanner;
-use rustfft::{FftDirection, FftPlanner};
+use rustfft::{Fft, FftDirection, FftPlanner};
 use std::any::Any;
 use std::collections::HashSet;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Target number of elements handled by one rayon task (lanes are grouped to about this size).
 const TASK_ELEMS: usize = 1 << 15;
@@ -103,7 +103,12 @@ fn lock<P>(m: &Mutex<P>) -> std::sync::MutexGuard<'_, P> {
 
 /// Checks that the result (`x`'s shape with `axis` of length `len`) and a lane buffer of `len`
 /// complex values have sizes that can be allocated (in bytes, up to `isize::MAX`).
-fn check_size<D: Element>(op: &str, x: &Array<D>, axis: usize, len: usize) -> Result<()> {
+pub(crate) fn check_size<D: Element>(
+    op: &str,
+    x: &Array<D>,
+    axis: usize,
+    len: usize,
+) -> Result<()> {
     let mut shape = x.shape().to_vec();
     shape[axis] = len;
     let numel = checked_numel(op, &shape)?;
@@ -135,7 +140,7 @@ fn split(shape: &[usize], axis: usize) -> (usize, usize, usize) {
 /// buffer of `lane_in` elements (cut or zero-padded), and `run` writes `lane_out` outputs. The
 /// result is C-contiguous with `axis` of length `lane_out`.
 #[allow(clippy::too_many_arguments)]
-fn for_lanes<D, I, O, S>(
+pub(crate) fn for_lanes<D, I, O, S>(
     x: &Array<D>,
     axis: usize,
     lane_in: usize,
@@ -192,6 +197,19 @@ where
         out
     };
     Array::from_vec(out, &shape, &Device::Cpu)
+}
+
+/// The cached complex plan of `n` points of precision `T` (`forward`: `exp(-2πi jk/n)`), for
+/// the transforms built on the FFT elsewhere in the crate (the real-to-real transforms).
+pub(crate) fn complex_plan<T: FftReal>(n: usize, forward: bool) -> Arc<dyn Fft<T>> {
+    let dir = if forward {
+        FftDirection::Forward
+    } else {
+        FftDirection::Inverse
+    };
+    lock(&planners::<T>().complex)
+        .admit((n, forward as u8), FftPlanner::new)
+        .plan_fft(n, dir)
 }
 
 /// Unnormalised complex transform of `n` points along `axis` (forward: `exp(-2πi jk/n)`).

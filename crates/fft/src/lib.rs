@@ -3,7 +3,9 @@
 //! `scipy.fft` for [`Array`]s: discrete Fourier transforms of complex and real data in one or
 //! more dimensions ([`fft`], [`ifft`], [`rfft`], [`irfft`], [`hfft`], [`ihfft`], [`fftn`],
 //! [`ifftn`], [`rfftn`], [`irfftn`] and their 2-D forms) and the helpers ([`fftfreq`],
-//! [`rfftfreq`], [`fftshift`], [`ifftshift`], [`next_fast_len`]), with SciPy's names, arguments
+//! [`rfftfreq`], [`fftshift`], [`ifftshift`], [`next_fast_len`]), and the real-to-real
+//! transforms ([`dct`], [`idct`], [`dst`], [`idst`], [`dctn`], [`idctn`], [`dstn`], [`idstn`];
+//! options [`DctOptions`], [`DctnOptions`], [`DctType`]), with SciPy's names, arguments
 //! and defaults. SciPy's keyword arguments are the options structs [`FftOptions`] and
 //! [`FftnOptions`]; `norm=` is [`Norm`].
 //!
@@ -26,12 +28,16 @@
 mod basic;
 mod cpu;
 mod helper;
+mod realtransforms;
 
 pub use basic::{
     fft, fft2, fftn, hfft, ifft, ifft2, ifftn, ihfft, irfft, irfft2, irfftn, rfft, rfft2, rfftn,
 };
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
 pub use helper::{fftfreq, fftshift, ifftshift, next_fast_len, rfftfreq};
+pub use realtransforms::{
+    dct, dctn, dst, dstn, idct, idctn, idst, idstn, DctOptions, DctType, DctnOptions,
+};
 
 /// Drops every cached transform plan (the CPU's rustfft/realfft plans of both precisions; the
 /// cuFFT plans will join them). Plans are made again on demand. The cache is also bounded: past
