@@ -140,6 +140,168 @@ def gen_core(out: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# cusci-fft: scipy.fft
+# --------------------------------------------------------------------------------------------
+
+
+@section("fft")
+def gen_fft(out: Path) -> None:
+    """`scipy_fft.npz`, read by crates/fft/tests/golden.rs. To keep the file small the inputs are
+    shared: member `in_<key>` is an input; member `<op>_<key>_<tokens...>_out` is SciPy's result
+    of `<op>` applied to `in_<key>`, its options spelled by the tokens:
+
+    - `backward` / `ortho` / `forward`: `norm=`;
+    - `n<k>`: `n=k`;  `s<a>x<b>...`: `s=(a, b, ...)`;  `ax<a>x<b>...`: `axes=(a, b, ...)`
+      (`m<k>` is the axis -k);
+    - `type<k>`: `type=k`;  `orthogF` / `orthogT`: `orthogonalize=False/True`.
+
+    `fftfreq` / `rfftfreq` take no input: `<op>_n<k>_d<d>_out` is `<op>(k, d)`."""
+    import scipy
+    import scipy.fft as sf
+
+    arrays: dict[str, np.ndarray] = {}
+
+    def inp(key: str, a: np.ndarray) -> str:
+        arrays[f"in_{key}"] = a
+        return key
+
+    def real(key: str, shape, dtype=np.float64) -> str:
+        return inp(key, rng("fft", key).standard_normal(shape).astype(dtype))
+
+    def cplx(key: str, shape, dtype=np.complex128) -> str:
+        g = rng("fft", key)
+        return inp(key, (g.standard_normal(shape) + 1j * g.standard_normal(shape)).astype(dtype))
+
+    def ints(prefix: str, v) -> str:
+        return prefix + "x".join(str(a) if a >= 0 else f"m{-a}" for a in v)
+
+    def case(op: str, key: str, norm=None, n=None, s=None, axes=None, type=None, orthog=None):
+        kw = {}
+        name = [op, key]
+        if type is not None:
+            kw["type"] = type
+            name.append(f"type{type}")
+        if n is not None:
+            kw["n"] = n
+            name.append(f"n{n}")
+        if s is not None:
+            kw["s"] = s
+            name.append(ints("s", s))
+        if axes is not None:
+            kw["axes"] = axes
+            name.append(ints("ax", axes))
+        if norm is not None:
+            kw["norm"] = norm
+            name.append(norm)
+        if orthog is not None:
+            kw["orthogonalize"] = orthog
+            name.append("orthogT" if orthog else "orthogF")
+        y = getattr(sf, op)(arrays[f"in_{key}"], **kw)
+        member = "_".join(name) + "_out"
+        assert member not in arrays, member
+        arrays[member] = np.asarray(y)
+
+    norms = ("backward", "ortho", "forward")
+
+    # 1-D complex and real transforms, float64 / complex128
+    for m in (1, 2, 7, 16, 31):
+        rk, ck = real(f"r{m}", m), cplx(f"c{m}", m)
+        for norm in norms:
+            case("fft", ck, norm)
+            case("ifft", ck, norm)
+            case("rfft", rk, norm)
+            case("ihfft", rk, norm)
+            if m >= 2:  # default n = 2(m-1) needs m >= 2
+                case("irfft", ck, norm)
+                case("hfft", ck, norm)
+        # with one norm each (rotating), to stay small
+        case("fft", rk, norms[m % 3])  # real input, converted to complex
+        case("irfft", ck, norms[m % 3], n=2 * m - 1)  # odd output length
+        case("hfft", ck, norms[(m + 1) % 3], n=2 * m - 1)
+    # explicit n: cut and zero-padded
+    for norm in norms:
+        for n in (5, 24):
+            case("fft", "c16", norm, n=n)
+            case("ifft", "c16", norm, n=n)
+            case("rfft", "r16", norm, n=n)
+            case("ihfft", "r16", norm, n=n)
+            case("irfft", "c16", norm, n=n)
+            case("hfft", "c16", norm, n=n)
+
+    # float32: complex64 results
+    for m in (7, 16):
+        rk, ck = real(f"f{m}", m, np.float32), cplx(f"g{m}", m, np.complex64)
+        for norm in norms:
+            case("fft", rk, norm)
+            case("fft", ck, norm)
+            case("rfft", rk, norm)
+
+    # n-D on a 4x5x6 array
+    real("r3d", (4, 5, 6))
+    cplx("c3d", (4, 5, 6))
+    cplx("h3d", (4, 5, 4))  # a half spectrum for irfftn
+    variants = [
+        dict(),
+        dict(s=(3, 7, 8)),  # cut and padded, the last 3 axes
+        dict(s=(6, 4)),  # s alone: the last 2 axes
+        dict(axes=(0, 2)),
+        dict(s=(5, 3), axes=(2, 0)),  # with axes, unordered
+        dict(axes=(-2,)),
+    ]
+    # every norm without s/axes; each other variant with one norm (rotating), to stay small
+    for i, v in enumerate(variants):
+        for norm in norms if not v else (norms[i % 3],):
+            case("fftn", "c3d", norm, **v)
+            case("ifftn", "c3d", norm, **v)
+            case("rfftn", "r3d", norm, **v)
+            case("irfftn", "h3d", norm, **v)
+    case("fftn", "r3d", "ortho")  # real input
+    case("irfftn", "h3d", "forward", s=(4, 5, 7))  # an odd last output length
+
+    # real-to-real transforms, lengths 7 and 8
+    for m in (7, 8):
+        key = real(f"d{m}", m)
+        for op in ("dct", "idct", "dst", "idst"):
+            for t in (1, 2, 3, 4):
+                for norm in norms if m == 7 else ("ortho",):
+                    case(op, key, norm, type=t)
+                if m == 7:
+                    case(op, key, "ortho", type=t, orthog=False)
+                    case(op, key, "backward", type=t, orthog=True)
+    for t in (2, 3):
+        case("dct", "d8", "ortho", type=t, n=5)
+        case("dst", "d8", "backward", type=t, n=11)
+    # n-D real-to-real on a 3x4x5 array
+    real("r3s", (3, 4, 5))
+    for op in ("dctn", "idctn", "dstn", "idstn"):
+        for t in (1, 2, 3, 4):
+            case(op, "r3s", "ortho" if t % 2 else "backward", type=t)
+        case(op, "r3s", "forward", type=2, axes=(0, 2))
+        case(op, "r3s", "forward", type=3, s=(5, 3))
+        case(op, "r3s", "ortho", type=4, s=(2, 6), axes=(2, 1), orthog=False)
+        case(op, "r3s", "ortho", type=1, axes=(-1,))
+
+    # helpers
+    for n in (1, 2, 7, 8):
+        for d in (1.0, 0.25):
+            arrays[f"fftfreq_n{n}_d{d}_out"] = sf.fftfreq(n, d)
+            arrays[f"rfftfreq_n{n}_d{d}_out"] = sf.rfftfreq(n, d)
+    real("sh7", 7)
+    real("sh8", 8)
+    real("sh2d", (3, 4))
+    for key in ("sh7", "sh8", "r3s", "sh2d"):
+        for op in ("fftshift", "ifftshift"):
+            arrays[f"{op}_{key}_out"] = getattr(sf, op)(arrays[f"in_{key}"])
+    for axes in ((0,), (-1,), (0, 2)):
+        for op in ("fftshift", "ifftshift"):
+            arrays[f"{op}_r3s_{ints('ax', axes)}_out"] = getattr(sf, op)(arrays["in_r3s"], axes=axes)
+
+    arrays["version_numpy"] = np.frombuffer(np.__version__.encode(), dtype=np.uint8)
+    arrays["version_scipy"] = np.frombuffer(scipy.__version__.encode(), dtype=np.uint8)
+    savez_fixed(out / "scipy_fft.npz", compressed=True, **arrays)
+
+
+# --------------------------------------------------------------------------------------------
 
 
 def main(argv: list[str]) -> int:
