@@ -98,6 +98,9 @@ pub struct OutputReport {
     pub max_abs_err: f64,
     /// Largest |gpu − cpu| / |cpu| (elements with cpu ≠ 0).
     pub max_rel_err: f64,
+    /// Largest |gpu − cpu| where the CPU value is 0, NaN or infinite (the elements `max_rel_err`
+    /// cannot speak for); NaN against NaN and equal infinities count as 0, other mismatches as ∞.
+    pub max_err_where_rel_undefined: f64,
     /// Index of the largest absolute error, with both values there.
     pub worst_index: Option<usize>,
     pub gpu_value: Option<c64>,
@@ -116,14 +119,15 @@ pub struct Report {
 }
 
 impl Report {
-    /// True when every output agrees within `|gpu − cpu| <= atol + rtol·|cpu|` (vacuously true
-    /// when no GPU ran).
+    /// True when every element of every output agrees within `|gpu − cpu| <= atol` or
+    /// `|gpu − cpu| <= rtol·|cpu|` (a sufficient test from the recorded maxima: all errors under
+    /// `atol`, or all relative errors under `rtol` and every element where the relative error is
+    /// undefined (CPU value 0, NaN or ±∞) under `atol`). Outputs of different lengths never agree. Vacuously true when no GPU ran.
     pub fn within(&self, rtol: f64, atol: f64) -> bool {
-        self.outputs
-            .iter()
-            .all(|o| match (o.gpu_value, o.cpu_value) {
-                (Some(_), Some(_)) => o.max_abs_err <= atol || o.max_rel_err <= rtol,
-                _ => true,
+        self.gpu.is_none()
+            || self.outputs.iter().all(|o| {
+                o.max_abs_err <= atol
+                    || (o.max_rel_err <= rtol && o.max_err_where_rel_undefined <= atol)
             })
     }
 }
@@ -190,6 +194,7 @@ pub fn validate_on<O: Outputs>(
                     len: v.len(),
                     max_abs_err: 0.0,
                     max_rel_err: 0.0,
+                    max_err_where_rel_undefined: 0.0,
                     worst_index: None,
                     gpu_value: None,
                     cpu_value: None,
@@ -207,36 +212,35 @@ pub fn validate_on<O: Outputs>(
         .into_iter()
         .zip(cpu_out)
         .map(|((n, gv), (_, cv))| {
+            if gv.len() != cv.len() {
+                return OutputReport {
+                    name: n,
+                    len: gv.len(),
+                    max_abs_err: f64::INFINITY,
+                    max_rel_err: f64::INFINITY,
+                    max_err_where_rel_undefined: f64::INFINITY,
+                    worst_index: None,
+                    gpu_value: None,
+                    cpu_value: None,
+                };
+            }
+            // with zero tolerances, compare's worst element is the largest absolute error
             let c = compare(&gv, &cv, 0.0, 0.0);
-            let worst = if gv.len() == cv.len() {
-                gv.iter()
-                    .zip(&cv)
-                    .enumerate()
-                    .max_by(|a, b| {
-                        let ea = (a.1 .0 - a.1 .1).norm();
-                        let eb = (b.1 .0 - b.1 .1).norm();
-                        ea.partial_cmp(&eb).unwrap_or(std::cmp::Ordering::Less)
-                    })
-                    .map(|(i, _)| i)
-            } else {
-                None
-            };
+            let at_zero = gv
+                .iter()
+                .zip(&cv)
+                .filter(|(_, c)| !(c.norm() > 0.0 && c.norm().is_finite()))
+                .map(|(g, c)| compare(&[*g], &[*c], 0.0, 0.0).max_abs)
+                .fold(0.0, f64::max);
             OutputReport {
                 name: n,
                 len: gv.len(),
-                max_abs_err: if gv.len() == cv.len() {
-                    c.max_abs
-                } else {
-                    f64::INFINITY
-                },
-                max_rel_err: if gv.len() == cv.len() {
-                    c.max_rel
-                } else {
-                    f64::INFINITY
-                },
-                worst_index: worst,
-                gpu_value: worst.map(|i| gv[i]),
-                cpu_value: worst.map(|i| cv[i]),
+                max_abs_err: c.max_abs,
+                max_rel_err: c.max_rel,
+                max_err_where_rel_undefined: at_zero,
+                worst_index: c.worst,
+                gpu_value: c.worst.map(|i| gv[i]),
+                cpu_value: c.worst.map(|i| cv[i]),
             }
         })
         .collect();
