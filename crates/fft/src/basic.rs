@@ -6,7 +6,7 @@
 //! `cuda.rs` with the same signatures), and finally applies the normalisation in one place,
 //! [`normalize`], for both devices.
 
-use crate::{cpu, FftComplex, FftInput, FftOptions, FftReal, FftnOptions, Norm};
+use crate::{cpu, cuda, FftComplex, FftInput, FftOptions, FftReal, FftnOptions, Norm};
 use cusci_core::array::layout::norm_axis;
 use cusci_core::error::make;
 use cusci_core::{Array, Device, RealFloat, Result};
@@ -23,7 +23,10 @@ fn c2c_axis<C: FftComplex>(
 ) -> Result<Array<C>> {
     match x.device() {
         Device::Cpu => cpu::c2c_axis(x, axis, n, forward),
-        dev @ Device::Cuda(_) => Err(make::not_implemented(op, dev)),
+        Device::Cuda(_) => {
+            cpu::check_size(op, x, axis, n)?;
+            cuda::c2c_axis(x, axis, n, forward)
+        }
     }
 }
 
@@ -36,7 +39,10 @@ fn r2c_axis<T: FftReal>(
 ) -> Result<Array<T::Complex>> {
     match x.device() {
         Device::Cpu => cpu::r2c_axis(x, axis, n),
-        dev @ Device::Cuda(_) => Err(make::not_implemented(op, dev)),
+        Device::Cuda(_) => {
+            cpu::check_size(op, x, axis, n)?;
+            cuda::r2c_axis(x, axis, n)
+        }
     }
 }
 
@@ -49,7 +55,10 @@ fn c2r_axis<C: FftComplex>(
 ) -> Result<Array<C::Real>> {
     match x.device() {
         Device::Cpu => cpu::c2r_axis(x, axis, n),
-        dev @ Device::Cuda(_) => Err(make::not_implemented(op, dev)),
+        Device::Cuda(_) => {
+            cpu::check_size(op, x, axis, n)?;
+            cuda::c2r_axis(x, axis, n)
+        }
     }
 }
 
@@ -183,7 +192,7 @@ fn total(plan: &[(usize, usize)]) -> usize {
 ///
 /// # Errors
 /// `InvalidArgument` for an axis out of range (also for a 0-d array) or a transform length of
-/// 0 (`n = Some(0)`, or an empty axis without `n`); `NotImplemented` on a CUDA device (for now).
+/// 0 (`n = Some(0)`, or an empty axis without `n`).
 ///
 /// # Numerics
 /// rustfft's mixed-radix, Rader and Bluestein algorithms: errors grow like `ε·log2(n)`.
@@ -318,6 +327,10 @@ fn c2c_nd<X: FftInput>(
 ) -> Result<Array<X::Complex>> {
     let plan = check_nd(op, x.shape(), opts, default_axes, false)?;
     let mut y = X::to_complex(x)?;
+    if y.device().is_cuda() && cuda::trailing_fits(y.shape(), &plan) {
+        let y = cuda::c2c_trailing(&y, &plan, forward)?;
+        return normalize(y, opts.norm, total(&plan), forward);
+    }
     for &(axis, n) in plan.iter().rev() {
         y = c2c_axis(op, &y, axis, n, forward)?;
     }
@@ -332,6 +345,10 @@ fn r2c_nd<T: FftReal>(
 ) -> Result<Array<T::Complex>> {
     let plan = check_nd(op, x.shape(), opts, default_axes, false)?;
     need_axes(op, &plan)?;
+    if x.device().is_cuda() && cuda::trailing_fits(x.shape(), &plan) {
+        let y = cuda::r2c_trailing(x, &plan)?;
+        return normalize(y, opts.norm, total(&plan), true);
+    }
     let (&(last, nl), rest) = plan.split_last().expect("checked non-empty");
     let mut y = r2c_axis(op, x, last, nl)?;
     for &(axis, n) in rest.iter().rev() {
@@ -365,7 +382,7 @@ fn c2r_nd<C: FftComplex>(
 /// # Errors
 /// `InvalidArgument` for axes out of range or repeated and for transform lengths of 0;
 /// `ShapeMismatch` when `s` and `axes` differ in length, or `s` alone has more entries than the
-/// array has dimensions; `NotImplemented` on a CUDA device (for now).
+/// array has dimensions.
 ///
 /// ```
 /// use cusci_fft::{fftn, FftnOptions, Array, Device};

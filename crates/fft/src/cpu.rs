@@ -97,6 +97,17 @@ pub(crate) fn clear_plans() {
     }
 }
 
+/// The number of distinct (length, kind) plans the CPU planners hold (both precisions).
+pub(crate) fn plan_count() -> usize {
+    let c32 = P32.get().map_or(0, |p| {
+        lock(&p.complex).keys.len() + lock(&p.real).keys.len()
+    });
+    let c64 = P64.get().map_or(0, |p| {
+        lock(&p.complex).keys.len() + lock(&p.real).keys.len()
+    });
+    c32 + c64
+}
+
 fn lock<P>(m: &Mutex<P>) -> std::sync::MutexGuard<'_, P> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -93,7 +93,7 @@ fn shift<T: Element>(
     let s = shifts(op, x.shape(), axes, inverse)?;
     match x.device() {
         Device::Cpu => cpu::roll(x, &s),
-        dev @ Device::Cuda(_) => Err(make::not_implemented(op, dev)),
+        Device::Cuda(_) => crate::cuda::roll(x, &s),
     }
 }
 
@@ -101,7 +101,7 @@ fn shift<T: Element>(
 /// `len/2` along each of `axes` (all axes when `None`; an axis listed twice is rolled twice, as NumPy's `roll`).
 ///
 /// # Errors
-/// `InvalidArgument` for an axis out of range; `NotImplemented` on a CUDA device (for now).
+/// `InvalidArgument` for an axis out of range.
 ///
 /// ```
 /// use cusci_fft::{fftfreq, fftshift, Device};

@@ -11,8 +11,9 @@
 //!
 //! The CPU reference runs rustfft (complex) and realfft (real) plans, cached per precision,
 //! in parallel over the transformed lanes with rayon; results do not depend on the thread count.
-//! The CUDA side (cuFFT) is not there yet: the transforms return `Error::NotImplemented` for
-//! arrays on a GPU.
+//! The CUDA side runs cuFFT plans (cached per device, bounded, thread-safe, see
+//! [`clear_plan_cache`] and [`plan_cache_info`]) on the array's stream, with small NVRTC kernels
+//! for cut / zero-pad copies, `fftshift` and the DCT/DST passes; it never synchronises.
 //!
 //! ```
 //! use cusci_fft::{fft, ifft, FftOptions, Array, Device};
@@ -27,7 +28,9 @@
 
 mod basic;
 mod cpu;
+mod cuda;
 mod helper;
+mod plan_cache;
 mod realtransforms;
 
 pub use basic::{
@@ -39,19 +42,93 @@ pub use realtransforms::{
     dct, dctn, dst, dstn, idct, idctn, idst, idstn, DctOptions, DctType, DctnOptions,
 };
 
-/// Drops every cached transform plan (the CPU's rustfft/realfft plans of both precisions; the
-/// cuFFT plans will join them). Plans are made again on demand. The cache is also bounded: past
-/// 128 distinct lengths per precision and kind it starts afresh.
+/// Drops the cached transform plans of `dev`: on the CPU the rustfft/realfft plans of both
+/// precisions, on a GPU that device's cuFFT plans. Plans are made again on demand. Both caches
+/// are bounded: the CPU's starts afresh past 128 distinct lengths per precision and kind; a
+/// GPU's keeps at most 64 plans and 1 GiB of work areas, least recently used first out
+/// (see [`set_plan_cache_limits`]).
+///
+/// # Errors
+/// Those of reaching the device (`Cuda`).
 ///
 /// ```
 /// use cusci_fft::{clear_plan_cache, rfft, Array, Device, FftOptions};
-/// let x = Array::<f64>::ones(&[8], &Device::cpu()).unwrap();
+/// let dev = Device::cpu();
+/// let x = Array::<f64>::ones(&[8], &dev).unwrap();
 /// rfft(&x, &FftOptions::default()).unwrap();
-/// clear_plan_cache();
+/// clear_plan_cache(&dev).unwrap();
 /// assert_eq!(rfft(&x, &FftOptions::default()).unwrap().shape(), &[5]);
 /// ```
-pub fn clear_plan_cache() {
-    cpu::clear_plans();
+pub fn clear_plan_cache(dev: &Device) -> Result<()> {
+    match dev {
+        Device::Cpu => {
+            cpu::clear_plans();
+            Ok(())
+        }
+        Device::Cuda(d) => cuda::clear_plans(d),
+    }
+}
+
+/// The state of a device's plan cache (CuPy's `get_plan_cache()` numbers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PlanCacheInfo {
+    /// Plans held now (on the CPU: distinct (length, kind) plans, both precisions).
+    pub plans: usize,
+    /// Work-area bytes the held plans need (0 on the CPU, whose plans keep their own scratch).
+    pub work_bytes: usize,
+    /// Lookups that found a plan (GPU only; 0 on the CPU).
+    pub hits: u64,
+    /// Lookups that made a new plan (GPU only; 0 on the CPU).
+    pub misses: u64,
+}
+
+/// The number of plans cached for `dev` and, on a GPU, their work-area bytes and the cache's
+/// hits and misses.
+///
+/// # Errors
+/// Those of reaching the device.
+///
+/// ```
+/// use cusci_fft::{clear_plan_cache, plan_cache_info, fft, Array, Device, FftOptions};
+/// let dev = Device::cpu();
+/// clear_plan_cache(&dev).unwrap();
+/// fft(&Array::<f64>::ones(&[12], &dev).unwrap(), &FftOptions::default()).unwrap();
+/// assert!(plan_cache_info(&dev).unwrap().plans >= 1);
+/// ```
+pub fn plan_cache_info(dev: &Device) -> Result<PlanCacheInfo> {
+    match dev {
+        Device::Cpu => Ok(PlanCacheInfo {
+            plans: cpu::plan_count(),
+            ..Default::default()
+        }),
+        Device::Cuda(d) => {
+            let (plans, work_bytes, hits, misses) = cuda::plan_stats(d)?;
+            Ok(PlanCacheInfo {
+                plans,
+                work_bytes,
+                hits,
+                misses,
+            })
+        }
+    }
+}
+
+/// Sets the bounds of a GPU's plan cache: at most `max_plans` plans needing at most `max_bytes`
+/// of work area in all (least recently used plans are dropped first; a plan larger than
+/// `max_bytes` alone is used and dropped). On the CPU this does nothing (its bound is fixed).
+///
+/// # Errors
+/// Those of reaching the device.
+///
+/// ```
+/// use cusci_fft::{set_plan_cache_limits, Device};
+/// set_plan_cache_limits(&Device::cpu(), 16, 1 << 20).unwrap();
+/// ```
+pub fn set_plan_cache_limits(dev: &Device, max_plans: usize, max_bytes: usize) -> Result<()> {
+    match dev {
+        Device::Cpu => Ok(()),
+        Device::Cuda(d) => cuda::set_plan_limits(d, max_plans, max_bytes),
+    }
 }
 
 use cusci_core::dtype::{Element, Float, RealFloat};

@@ -4,7 +4,9 @@
 //!
 //! Each public function checks its arguments once (with the checks of `basic.rs`), then runs
 //! one normalised 1-D transform per axis through [`r2r_axis`], which dispatches on the array's
-//! device (the CPU reference below; the CUDA side comes later and returns `NotImplemented`).
+//! device (the CPU reference below; the CUDA side in `cuda/`: the same extended sequences built by
+//! a pre-pass kernel, one batched cuFFT transform, and a post-pass kernel for the twiddles, the
+//! sine mappings and the scaling).
 //!
 //! The CPU reference computes every type with one complex FFT (rustfft, through the crate's
 //! plan cache) of a length-`2n` (type 1: `2(n-1)` for cosines, `2(n+1)` for sines) sequence
@@ -15,8 +17,7 @@
 //! `DST-IV(x)[k] = (-1)^k DCT-IV(x[n-1-j])[k]`.
 
 use crate::basic::{bad_len, check_1d, check_nd};
-use crate::{cpu, FftOptions, FftReal, FftnOptions, Norm};
-use cusci_core::error::make;
+use crate::{cpu, cuda, FftOptions, FftReal, FftnOptions, Norm};
 use cusci_core::{Array, Device, RealFloat, Result};
 use num_complex::Complex;
 use rustfft::Fft;
@@ -187,7 +188,20 @@ fn r2r_of(
 fn r2r_axis<T: FftReal>(op: &str, x: &Array<T>, axis: usize, n: usize, t: R2r) -> Result<Array<T>> {
     match x.device() {
         Device::Cpu => r2r_axis_cpu(op, x, axis, n, t),
-        dev @ Device::Cuda(_) => Err(make::not_implemented(op, dev)),
+        Device::Cuda(_) => {
+            let m = ext_len(t.kind, t.cosine, n);
+            cpu::check_size(op, x, axis, m)?;
+            cuda::r2r_axis(x, axis, n, t.kind.number(), t.cosine, t.ortho, t.fct, m)
+        }
+    }
+}
+
+/// The length of the complex FFT that computes a transform of `n` points (both devices).
+fn ext_len(kind: DctType, cosine: bool, n: usize) -> usize {
+    match (kind, cosine) {
+        (DctType::Type1, true) => 2 * (n - 1),
+        (DctType::Type1, false) => 2 * (n + 1),
+        _ => 2 * n,
     }
 }
 
@@ -219,11 +233,7 @@ fn r2r_axis_cpu<T: FftReal>(
     n: usize,
     t: R2r,
 ) -> Result<Array<T>> {
-    let m = match (t.kind, t.cosine) {
-        (DctType::Type1, true) => 2 * (n - 1),
-        (DctType::Type1, false) => 2 * (n + 1),
-        _ => 2 * n,
-    };
+    let m = ext_len(t.kind, t.cosine, n);
     cpu::check_size(op, x, axis, m)?;
     let nf = n as f64;
     let tw = if t.kind == DctType::Type1 {
@@ -444,8 +454,7 @@ fn r2r_nd<T: FftReal>(
 ///
 /// # Errors
 /// `InvalidArgument` for an axis out of range (also for a 0-d array), a transform length of 0,
-/// or fewer than 2 points for type 1 ("invalid number of data points", as SciPy);
-/// `NotImplemented` on a CUDA device (for now).
+/// or fewer than 2 points for type 1 ("invalid number of data points", as SciPy).
 ///
 /// # Numerics
 /// One complex FFT of `2N` (type 1: `2(N-1)`) points per lane with twiddles computed in f64:
@@ -495,8 +504,7 @@ pub fn idct<T: FftReal>(x: &Array<T>, opts: &DctOptions) -> Result<Array<T>> {
 /// multiplies `x[N-1]` by √2; types 1 and 4 have no special terms.
 ///
 /// # Errors
-/// `InvalidArgument` for an axis out of range or a transform length of 0; `NotImplemented` on a
-/// CUDA device (for now).
+/// `InvalidArgument` for an axis out of range or a transform length of 0.
 ///
 /// # Numerics
 /// As [`dct`] (type 1: one FFT of `2(N+1)` points).
@@ -538,8 +546,7 @@ pub fn idst<T: FftReal>(x: &Array<T>, opts: &DctOptions) -> Result<Array<T>> {
 /// # Errors
 /// `InvalidArgument` for axes out of range or repeated, transform lengths of 0, or fewer than 2
 /// points along an axis for type 1; `ShapeMismatch` when `s` and `axes` differ in length, or
-/// `s` alone has more entries than the array has dimensions; `NotImplemented` on a CUDA device
-/// (for now).
+/// `s` alone has more entries than the array has dimensions.
 ///
 /// ```
 /// use cusci_fft::{dctn, DctnOptions, Array, Device};

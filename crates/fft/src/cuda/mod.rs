@@ -1,0 +1,795 @@
+//! The CUDA side: cuFFT plans (a thin safe wrapper over cudarc's `cufft::sys`), the per-device
+//! plan cache, the transforms along one axis or over trailing axes, and the NVRTC kernels around
+//! them (`fft.cu`: cut / zero-pad copies, the C2R input copy, the roll of `fftshift`, the DCT/DST
+//! pre and post passes).
+//!
+//! # Layouts
+//! Every transform runs on a C-contiguous array seen as `(outer, len, inner)` around the
+//! transformed axis. With `inner == 1` (the last axis) it is one cuFFT call over `outer` lanes
+//! (`istride = 1`, `idist = len`), no copy. Otherwise cuFFT's advanced layout describes the lanes
+//! (`istride = inner`) but has one batch dimension only, so one of the two others is looped over
+//! with the same plan: either `batch = inner` lanes (`idist = 1`) per call and one call per outer
+//! index, or `batch = outer` lanes (`idist = len·inner`) and one call per inner index, whichever
+//! makes fewer calls (a middle axis of a 3-d array: min(outer, inner) calls, no transpose). The
+//! trailing axes of a contiguous array, two or three of them, with no cut or padding, are one
+//! rank-2/3 plan (c2c and r2c); c2r transforms always go axis by axis, as pocketfft does, so that
+//! a non-Hermitian input gives SciPy's answer (the imaginary parts of the zero-frequency and
+//! Nyquist terms of each last-axis lane are dropped, which a rank-n C2R would not do).
+//!
+//! # Plans and memory
+//! Plans are made with `cufftCreate`, `cufftSetAutoAllocation(0)` and `cufftMakePlanMany64`
+//! (64-bit sizes): cuFFT allocates no work area of its own, so making a plan does not call
+//! `cudaMalloc` (which would synchronise the device). Each execution takes a work area of the
+//! plan's size from the device's stream-ordered pool (`cuMemAllocAsync` on the array's stream,
+//! freed stream-ordered right after the call), binds the plan to the stream
+//! (`cufftSetStream`) and runs. Plans live in a per-device [`LruCache`] (key: type, lengths,
+//! layout, batch) bounded by count and by work-area bytes, taken out of it while they run, so
+//! one plan never runs on two streams at once.
+
+use crate::plan_cache::LruCache;
+use crate::{FftComplex, FftReal};
+use cudarc::cufft::sys as cf;
+use cudarc::driver::{result as drv, sys as dsys};
+use cusci_core::cuda::kernel::{Args, Function, LaunchConfig};
+use cusci_core::cuda::libs;
+use cusci_core::{Array, CudaDevice, DType, Device, Element, Error, Result};
+use std::sync::{Arc, Mutex};
+
+/// The kernels of this crate (`fft.cu`).
+pub(crate) const SRC: &str = include_str!("fft.cu");
+const MODULE_KEY: &str = "cusci-fft/fft.cu";
+
+/// Default bounds of a device's plan cache: 64 plans, 1 GiB of work areas.
+pub(crate) const DEFAULT_MAX_PLANS: usize = 64;
+pub(crate) const DEFAULT_MAX_BYTES: usize = 1 << 30;
+
+// ---------- cuFFT: status, plans ----------
+
+/// `Ok` for `CUFFT_SUCCESS`, else `Error::Cuda` with cuFFT's status name.
+fn check(op: &str, r: cf::cufftResult) -> Result<()> {
+    if r == cf::cufftResult::CUFFT_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::Cuda {
+            op: op.to_string(),
+            library: "cufft",
+            status: format!("{r:?}"),
+        })
+    }
+}
+
+/// The cuFFT transform type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Kind {
+    C2c,
+    R2c,
+    C2r,
+}
+
+/// What identifies a plan: transform type (with precision), lengths, advanced layout, batch.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct PlanKey {
+    ty: u32,
+    n: Vec<i64>,
+    /// `Some((inembed, istride, idist, onembed, ostride, odist))` for the advanced layout.
+    layout: Option<(Vec<i64>, i64, i64, Vec<i64>, i64, i64)>,
+    batch: i64,
+}
+
+/// One cuFFT plan (destroyed on drop) and the size of the work area it needs.
+pub(crate) struct Plan {
+    handle: cf::cufftHandle,
+    work: usize,
+}
+
+// SAFETY: a cuFFT handle may be used from any thread; the cache hands each plan to one user at
+// a time.
+unsafe impl Send for Plan {}
+
+impl Drop for Plan {
+    fn drop(&mut self) {
+        // SAFETY: the handle was created by cufftCreate and is destroyed once.
+        unsafe {
+            let _ = cf::cufftDestroy(self.handle);
+        }
+    }
+}
+
+impl Plan {
+    fn new(op: &str, key: &PlanKey) -> Result<Plan> {
+        let mut handle: cf::cufftHandle = 0;
+        // SAFETY: writes one handle.
+        check(op, unsafe { cf::cufftCreate(&mut handle) })?;
+        let plan = Plan { handle, work: 0 };
+        // SAFETY: a live handle; 0 = the caller provides the work area.
+        check(op, unsafe { cf::cufftSetAutoAllocation(handle, 0) })?;
+        let ty = match key.ty {
+            x if x == cf::cufftType::CUFFT_C2C as u32 => cf::cufftType::CUFFT_C2C,
+            x if x == cf::cufftType::CUFFT_Z2Z as u32 => cf::cufftType::CUFFT_Z2Z,
+            x if x == cf::cufftType::CUFFT_R2C as u32 => cf::cufftType::CUFFT_R2C,
+            x if x == cf::cufftType::CUFFT_D2Z as u32 => cf::cufftType::CUFFT_D2Z,
+            x if x == cf::cufftType::CUFFT_C2R as u32 => cf::cufftType::CUFFT_C2R,
+            _ => cf::cufftType::CUFFT_Z2D,
+        };
+        let mut n = key.n.clone();
+        let mut work = 0usize;
+        let r = match &key.layout {
+            None => {
+                // SAFETY: n holds `rank` lengths; null embeds select the basic layout.
+                unsafe {
+                    cf::cufftMakePlanMany64(
+                        handle,
+                        n.len() as i32,
+                        n.as_mut_ptr(),
+                        std::ptr::null_mut(),
+                        1,
+                        0,
+                        std::ptr::null_mut(),
+                        1,
+                        0,
+                        ty,
+                        key.batch,
+                        &mut work,
+                    )
+                }
+            }
+            Some((ie, is, id, oe, os, od)) => {
+                let (mut ie, mut oe) = (ie.clone(), oe.clone());
+                // SAFETY: n, ie, oe hold `rank` entries each.
+                unsafe {
+                    cf::cufftMakePlanMany64(
+                        handle,
+                        n.len() as i32,
+                        n.as_mut_ptr(),
+                        ie.as_mut_ptr(),
+                        *is,
+                        *id,
+                        oe.as_mut_ptr(),
+                        *os,
+                        *od,
+                        ty,
+                        key.batch,
+                        &mut work,
+                    )
+                }
+            }
+        };
+        check(op, r)?;
+        Ok(Plan { work, ..plan })
+    }
+}
+
+/// A device's plans.
+pub(crate) struct DevicePlans {
+    cache: Mutex<LruCache<PlanKey, Plan>>,
+}
+
+fn lock<P>(m: &Mutex<P>) -> std::sync::MutexGuard<'_, P> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn plans(dev: &CudaDevice) -> Result<Arc<DevicePlans>> {
+    dev.extension("cusci-fft.plans", || {
+        Ok(DevicePlans {
+            cache: Mutex::new(LruCache::new(DEFAULT_MAX_PLANS, DEFAULT_MAX_BYTES)),
+        })
+    })
+}
+
+/// Drops the cached plans of `dev` (destroyed outside the lock).
+pub(crate) fn clear_plans(dev: &CudaDevice) -> Result<()> {
+    let p = plans(dev)?;
+    let dropped = lock(&p.cache).clear();
+    dev.bind()?;
+    drop(dropped);
+    Ok(())
+}
+
+/// (entries, work-area bytes, hits, misses) of `dev`'s cache.
+pub(crate) fn plan_stats(dev: &CudaDevice) -> Result<(usize, usize, u64, u64)> {
+    let p = plans(dev)?;
+    let c = lock(&p.cache);
+    Ok((c.len(), c.bytes(), c.hits, c.misses))
+}
+
+/// Sets the bounds of `dev`'s cache.
+pub(crate) fn set_plan_limits(dev: &CudaDevice, count: usize, bytes: usize) -> Result<()> {
+    let p = plans(dev)?;
+    let dropped = lock(&p.cache).set_limits(count, bytes);
+    dev.bind()?;
+    drop(dropped);
+    Ok(())
+}
+
+/// A work area from the device's stream-ordered pool, freed (stream-ordered) on drop.
+struct Work {
+    ptr: dsys::CUdeviceptr,
+    stream: dsys::CUstream,
+}
+
+impl Work {
+    fn new(dev: &CudaDevice, bytes: usize) -> Result<Work> {
+        let stream = dev.raw_stream();
+        if bytes == 0 {
+            return Ok(Work { ptr: 0, stream });
+        }
+        // SAFETY: the stream is alive while dev is; the memory is only cuFFT's scratch.
+        match unsafe { drv::malloc_async(stream, bytes) } {
+            Ok(ptr) => Ok(Work { ptr, stream }),
+            Err(e) if e.0 == dsys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                let _ = dev.free_cached();
+                // SAFETY: as above.
+                match unsafe { drv::malloc_async(stream, bytes) } {
+                    Ok(ptr) => Ok(Work { ptr, stream }),
+                    Err(_) => Err(Error::OutOfMemory {
+                        requested: bytes,
+                        free: dev.memory_info().map(|m| m.free).unwrap_or(0),
+                    }),
+                }
+            }
+            Err(e) => Err(Error::Cuda {
+                op: "fft work area".into(),
+                library: "driver",
+                status: format!("{:?}", e.0),
+            }),
+        }
+    }
+}
+
+impl Drop for Work {
+    fn drop(&mut self) {
+        if self.ptr != 0 {
+            // SAFETY: allocated on this stream; freed once, after the work queued before it.
+            unsafe {
+                let _ = drv::free_async(self.ptr, self.stream);
+            }
+        }
+    }
+}
+
+/// One call (input offset, output offset, both in elements of their types).
+type Call = (usize, usize);
+
+/// Runs the plan `key` on `dev`'s stream for each call: input at `inp + off_in·in_size`, output
+/// at `out + off_out·out_size`. `inverse` picks the direction of complex transforms.
+#[allow(clippy::too_many_arguments)]
+fn execute(
+    op: &str,
+    dev: &CudaDevice,
+    key: PlanKey,
+    inp: u64,
+    in_size: usize,
+    out: u64,
+    out_size: usize,
+    calls: &[Call],
+    inverse: bool,
+) -> Result<()> {
+    libs::require("cufft")?;
+    dev.bind()?;
+    let cache = plans(dev)?;
+    let taken = lock(&cache.cache).take(&key);
+    let plan = match taken {
+        Some(p) => p,
+        None => Plan::new(op, &key)?,
+    };
+    let res = (|| -> Result<()> {
+        let work = Work::new(dev, plan.work)?;
+        // SAFETY: live handle and stream (cudarc's two CUstream_st types are the same driver
+        // object); the work area holds plan.work bytes and lives until after the calls (its
+        // free is queued after them on the same stream).
+        unsafe {
+            check(
+                op,
+                cf::cufftSetStream(plan.handle, dev.raw_stream() as cf::cudaStream_t),
+            )?;
+            check(
+                op,
+                cf::cufftSetWorkArea(plan.handle, work.ptr as *mut std::ffi::c_void),
+            )?;
+        }
+        let dir = if inverse { 1 } else { -1 };
+        for &(oi, oo) in calls {
+            let i = inp + (oi * in_size) as u64;
+            let o = out + (oo * out_size) as u64;
+            // SAFETY: the callers size the buffers for the plan's layout at these offsets.
+            let r = unsafe {
+                match key.ty {
+                    x if x == cf::cufftType::CUFFT_C2C as u32 => {
+                        cf::cufftExecC2C(plan.handle, i as *mut _, o as *mut _, dir)
+                    }
+                    x if x == cf::cufftType::CUFFT_Z2Z as u32 => {
+                        cf::cufftExecZ2Z(plan.handle, i as *mut _, o as *mut _, dir)
+                    }
+                    x if x == cf::cufftType::CUFFT_R2C as u32 => {
+                        cf::cufftExecR2C(plan.handle, i as *mut _, o as *mut _)
+                    }
+                    x if x == cf::cufftType::CUFFT_D2Z as u32 => {
+                        cf::cufftExecD2Z(plan.handle, i as *mut _, o as *mut _)
+                    }
+                    x if x == cf::cufftType::CUFFT_C2R as u32 => {
+                        cf::cufftExecC2R(plan.handle, i as *mut _, o as *mut _)
+                    }
+                    _ => cf::cufftExecZ2D(plan.handle, i as *mut _, o as *mut _),
+                }
+            };
+            check(op, r)?;
+        }
+        Ok(())
+    })();
+    let work = plan.work;
+    let dropped = lock(&cache.cache).put(key, plan, work);
+    drop(dropped);
+    res
+}
+
+fn cufft_type(kind: Kind, double: bool) -> u32 {
+    (match (kind, double) {
+        (Kind::C2c, false) => cf::cufftType::CUFFT_C2C,
+        (Kind::C2c, true) => cf::cufftType::CUFFT_Z2Z,
+        (Kind::R2c, false) => cf::cufftType::CUFFT_R2C,
+        (Kind::R2c, true) => cf::cufftType::CUFFT_D2Z,
+        (Kind::C2r, false) => cf::cufftType::CUFFT_C2R,
+        (Kind::C2r, true) => cf::cufftType::CUFFT_Z2D,
+    }) as u32
+}
+
+/// The plan key and the calls of a 1-D transform of `n` points along the middle axis of
+/// `(outer, len_in, inner)` into `(outer, len_out, inner)` (see the module documentation).
+fn axis_layout(
+    kind: Kind,
+    double: bool,
+    n: usize,
+    outer: usize,
+    len_in: usize,
+    len_out: usize,
+    inner: usize,
+) -> (PlanKey, Vec<Call>) {
+    let ty = cufft_type(kind, double);
+    let (n64, li, lo, inr) = (n as i64, len_in as i64, len_out as i64, inner as i64);
+    if inner == 1 {
+        let key = PlanKey {
+            ty,
+            n: vec![n64],
+            layout: Some((vec![li], 1, li, vec![lo], 1, lo)),
+            batch: outer as i64,
+        };
+        return (key, vec![(0, 0)]);
+    }
+    if outer <= inner {
+        // batch over the inner lanes, one call per outer index
+        let key = PlanKey {
+            ty,
+            n: vec![n64],
+            layout: Some((vec![li], inr, 1, vec![lo], inr, 1)),
+            batch: inr,
+        };
+        let calls = (0..outer)
+            .map(|o| (o * len_in * inner, o * len_out * inner))
+            .collect();
+        (key, calls)
+    } else {
+        // batch over the outer lanes, one call per inner index
+        let key = PlanKey {
+            ty,
+            n: vec![n64],
+            layout: Some((vec![li], inr, li * inr, vec![lo], inr, lo * inr)),
+            batch: outer as i64,
+        };
+        let calls = (0..inner).map(|i| (i, i)).collect();
+        (key, calls)
+    }
+}
+
+// ---------- kernels ----------
+
+fn function(dev: &CudaDevice, name: &str) -> Result<Function> {
+    dev.function(MODULE_KEY, || SRC.to_string(), &[], name)
+}
+
+fn grid(dev: &CudaDevice, total: usize) -> LaunchConfig {
+    let cap = (dev.props().multiprocessors * 8).max(1);
+    LaunchConfig::linear(total.div_ceil(256).clamp(1, cap) as u32, 256)
+}
+
+fn cuda_dev<T: Element>(x: &Array<T>) -> &CudaDevice {
+    x.device()
+        .as_cuda()
+        .expect("the CUDA side is only called for CUDA arrays")
+}
+
+fn ptr<T: Element>(x: &Array<T>) -> u64 {
+    x.cuda_view()
+        .expect("the CUDA side is only called for CUDA arrays")
+        .ptr
+}
+
+/// (product before `axis`, length of `axis`, product after).
+fn split(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+    (
+        shape[..axis].iter().product(),
+        shape[axis],
+        shape[axis + 1..].iter().product(),
+    )
+}
+
+/// A new C-contiguous array of `shape` on `x`'s device, every element of which the caller
+/// writes. (The core has no public uninitialised allocation: this is `zeros`, one fill pass.)
+fn alloc_out<T: Element>(shape: &[usize], dev: &Device) -> Result<Array<T>> {
+    Array::zeros(shape, dev)
+}
+
+/// `x` (contiguous) cut or zero-padded to `n` points along `axis`, into a new array.
+fn resize<E: Element>(x: &Array<E>, axis: usize, n: usize) -> Result<Array<E>> {
+    let d = cuda_dev(x);
+    let (outer, m, inner) = split(x.shape(), axis);
+    let mut shape = x.shape().to_vec();
+    shape[axis] = n;
+    let out = alloc_out::<E>(&shape, x.device())?;
+    let total = outer * n * inner;
+    if total == 0 {
+        return Ok(out);
+    }
+    let name = match std::mem::size_of::<E>() {
+        4 => "fft_resize_b4",
+        8 => "fft_resize_b8",
+        _ => "fft_resize_b16",
+    };
+    let f = function(d, name)?;
+    let mut a = Args::new();
+    a.push(ptr(x))
+        .push(ptr(&out))
+        .push(outer as i64)
+        .push(m as i64)
+        .push(n as i64)
+        .push(inner as i64);
+    f.launch(d, grid(d, total), &mut a)?;
+    Ok(out)
+}
+
+// ---------- transforms along one axis ----------
+
+/// Unnormalised complex transform of `n` points along `axis` (input cut or zero-padded).
+pub(crate) fn c2c_axis<C: FftComplex>(
+    x: &Array<C>,
+    axis: usize,
+    n: usize,
+    forward: bool,
+) -> Result<Array<C>> {
+    let d = cuda_dev(x);
+    let xc = x.contiguous()?;
+    let (outer, m, inner) = split(xc.shape(), axis);
+    // a fresh buffer (cut / padded) is transformed in place; otherwise out of place
+    let (src, out) = if m != n {
+        let r = resize(&xc, axis, n)?;
+        (r.clone(), r)
+    } else {
+        let mut shape = xc.shape().to_vec();
+        shape[axis] = n;
+        (xc, alloc_out::<C>(&shape, x.device())?)
+    };
+    if outer * inner == 0 {
+        return Ok(out);
+    }
+    let (key, calls) = axis_layout(Kind::C2c, C::DTYPE == DType::C64, n, outer, n, n, inner);
+    let sz = std::mem::size_of::<C>();
+    execute(
+        "fft",
+        d,
+        key,
+        ptr(&src),
+        sz,
+        ptr(&out),
+        sz,
+        &calls,
+        !forward,
+    )?;
+    Ok(out)
+}
+
+/// Unnormalised real-to-complex transform of `n` points along `axis` (`n/2+1` outputs).
+pub(crate) fn r2c_axis<T: FftReal>(
+    x: &Array<T>,
+    axis: usize,
+    n: usize,
+) -> Result<Array<T::Complex>> {
+    let d = cuda_dev(x);
+    let mut xc = x.contiguous()?;
+    if xc.shape()[axis] != n {
+        xc = resize(&xc, axis, n)?;
+    }
+    let (outer, _, inner) = split(xc.shape(), axis);
+    let h = n / 2 + 1;
+    let mut shape = xc.shape().to_vec();
+    shape[axis] = h;
+    let out = alloc_out::<T::Complex>(&shape, x.device())?;
+    if outer * inner == 0 {
+        return Ok(out);
+    }
+    let (key, calls) = axis_layout(Kind::R2c, T::DTYPE == DType::F64, n, outer, n, h, inner);
+    execute(
+        "rfft",
+        d,
+        key,
+        ptr(&xc),
+        std::mem::size_of::<T>(),
+        ptr(&out),
+        std::mem::size_of::<T::Complex>(),
+        &calls,
+        false,
+    )?;
+    Ok(out)
+}
+
+/// Unnormalised complex-to-real transform with `n` real outputs along `axis` (input cut or
+/// zero-padded to `n/2+1` points, copied first since C2R overwrites its input; the imaginary
+/// parts of the zero-frequency and, for even `n`, Nyquist terms dropped as on the CPU).
+pub(crate) fn c2r_axis<C: FftComplex>(
+    x: &Array<C>,
+    axis: usize,
+    n: usize,
+) -> Result<Array<C::Real>> {
+    let d = cuda_dev(x);
+    let xc = x.contiguous()?;
+    let (outer, m, inner) = split(xc.shape(), axis);
+    let h = n / 2 + 1;
+    let mut hshape = xc.shape().to_vec();
+    hshape[axis] = h;
+    let tmp = alloc_out::<C>(&hshape, x.device())?;
+    let mut oshape = xc.shape().to_vec();
+    oshape[axis] = n;
+    let out = alloc_out::<C::Real>(&oshape, x.device())?;
+    let lanes = outer * inner;
+    if lanes == 0 {
+        return Ok(out);
+    }
+    let double = C::DTYPE == DType::C64;
+    let f = function(
+        d,
+        if double {
+            "fft_c2r_prep_c64"
+        } else {
+            "fft_c2r_prep_c32"
+        },
+    )?;
+    let mut a = Args::new();
+    a.push(ptr(&xc))
+        .push(ptr(&tmp))
+        .push(outer as i64)
+        .push(m as i64)
+        .push(n as i64)
+        .push(inner as i64);
+    f.launch(d, grid(d, lanes * h), &mut a)?;
+    let (key, calls) = axis_layout(Kind::C2r, double, n, outer, h, n, inner);
+    execute(
+        "irfft",
+        d,
+        key,
+        ptr(&tmp),
+        std::mem::size_of::<C>(),
+        ptr(&out),
+        std::mem::size_of::<C::Real>(),
+        &calls,
+        true,
+    )?;
+    Ok(out)
+}
+
+// ---------- transforms over trailing axes (one rank-2/3 plan) ----------
+
+/// True when `plan` (axis, length) pairs are the last `k` axes of `shape` in order, 2 ≤ k ≤ 3,
+/// with no cut or padding (`last_out`: for r2c, the last length is the real length).
+pub(crate) fn trailing_fits(shape: &[usize], plan: &[(usize, usize)]) -> bool {
+    let k = plan.len();
+    let nd = shape.len();
+    (2..=3).contains(&k)
+        && k <= nd
+        && plan
+            .iter()
+            .enumerate()
+            .all(|(i, &(a, n))| a == nd - k + i && shape[a] == n && n > 0)
+}
+
+/// Unnormalised complex transform over the trailing axes of `plan` (see [`trailing_fits`]).
+pub(crate) fn c2c_trailing<C: FftComplex>(
+    x: &Array<C>,
+    plan: &[(usize, usize)],
+    forward: bool,
+) -> Result<Array<C>> {
+    let d = cuda_dev(x);
+    let xc = x.contiguous()?;
+    let out = alloc_out::<C>(xc.shape(), x.device())?;
+    let per: usize = plan.iter().map(|&(_, n)| n).product();
+    let batch = xc.size() / per.max(1);
+    if batch == 0 {
+        return Ok(out);
+    }
+    let key = PlanKey {
+        ty: cufft_type(Kind::C2c, C::DTYPE == DType::C64),
+        n: plan.iter().map(|&(_, n)| n as i64).collect(),
+        layout: None,
+        batch: batch as i64,
+    };
+    let sz = std::mem::size_of::<C>();
+    execute(
+        "fftn",
+        d,
+        key,
+        ptr(&xc),
+        sz,
+        ptr(&out),
+        sz,
+        &[(0, 0)],
+        !forward,
+    )?;
+    Ok(out)
+}
+
+/// Unnormalised real-to-complex transform over the trailing axes of `plan` (the last one holds
+/// `n/2+1` outputs).
+pub(crate) fn r2c_trailing<T: FftReal>(
+    x: &Array<T>,
+    plan: &[(usize, usize)],
+) -> Result<Array<T::Complex>> {
+    let d = cuda_dev(x);
+    let xc = x.contiguous()?;
+    let mut shape = xc.shape().to_vec();
+    let nd = shape.len();
+    shape[nd - 1] = shape[nd - 1] / 2 + 1;
+    let out = alloc_out::<T::Complex>(&shape, x.device())?;
+    let per: usize = plan.iter().map(|&(_, n)| n).product();
+    let batch = xc.size() / per.max(1);
+    if batch == 0 {
+        return Ok(out);
+    }
+    let key = PlanKey {
+        ty: cufft_type(Kind::R2c, T::DTYPE == DType::F64),
+        n: plan.iter().map(|&(_, n)| n as i64).collect(),
+        layout: None,
+        batch: batch as i64,
+    };
+    execute(
+        "rfftn",
+        d,
+        key,
+        ptr(&xc),
+        std::mem::size_of::<T>(),
+        ptr(&out),
+        std::mem::size_of::<T::Complex>(),
+        &[(0, 0)],
+        false,
+    )?;
+    Ok(out)
+}
+
+// ---------- fftshift ----------
+
+/// `x` rolled by `shift[d]` along each dimension (`out[j] = x[(j + shift) mod len]`).
+pub(crate) fn roll<T: Element>(x: &Array<T>, shift: &[usize]) -> Result<Array<T>> {
+    let d = cuda_dev(x);
+    let xc = x.contiguous()?;
+    let shape = xc.shape().to_vec();
+    let out = alloc_out::<T>(&shape, x.device())?;
+    let total = xc.size();
+    if total == 0 || shape.is_empty() {
+        return if shape.is_empty() { xc.copy() } else { Ok(out) };
+    }
+    // coalesce: drop dimensions of length 1 (their shift is 0); at most 8 remain or fail
+    let dims: Vec<(usize, usize)> = shape
+        .iter()
+        .zip(shift)
+        .filter(|(&l, _)| l != 1)
+        .map(|(&l, &s)| (l, s))
+        .collect();
+    if dims.len() > 8 {
+        return Err(cusci_core::error::make::arg(
+            "fftshift",
+            format!(
+                "arrays of more than 8 dimensions longer than 1 are not supported on CUDA (shape {shape:?})"
+            ),
+        ));
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Shape {
+        n: i64,
+        ndim: i32,
+        dims: [i64; 8],
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Strides {
+        s: [i64; 8],
+    }
+    let mut s = Shape {
+        n: total as i64,
+        ndim: dims.len() as i32,
+        dims: [1; 8],
+    };
+    let mut sh = Strides { s: [0; 8] };
+    for (i, &(l, k)) in dims.iter().enumerate() {
+        s.dims[i] = l as i64;
+        sh.s[i] = k as i64;
+    }
+    let name = match std::mem::size_of::<T>() {
+        1 => "fft_roll_b1",
+        4 => "fft_roll_b4",
+        8 => "fft_roll_b8",
+        16 => "fft_roll_b16",
+        _ => return Err(cusci_core::error::make::dtype("fftshift", T::DTYPE)),
+    };
+    let f = function(d, name)?;
+    let mut a = Args::new();
+    a.push(ptr(&xc)).push(ptr(&out)).push(s).push(sh);
+    f.launch(d, grid(d, total), &mut a)?;
+    Ok(out)
+}
+
+// ---------- DCT / DST ----------
+
+/// The parameters of one real-to-real transform (the kernels' `R2rParams`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct R2rParams {
+    outer: i64,
+    m: i64,
+    n: i64,
+    inner: i64,
+    big_m: i64,
+    kind: i32,
+    cosine: i32,
+    ortho: i32,
+    fct: f64,
+}
+
+/// The normalised real-to-real transform of `n` points along `axis`: type `kind` (1..4),
+/// cosine or sine, `ortho` (the orthogonalisation), overall factor `fct`; through one batched
+/// complex FFT of length `big_m` of the extended lanes (as the CPU reference).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn r2r_axis<T: FftReal>(
+    x: &Array<T>,
+    axis: usize,
+    n: usize,
+    kind: u8,
+    cosine: bool,
+    ortho: bool,
+    fct: f64,
+    big_m: usize,
+) -> Result<Array<T>> {
+    let d = cuda_dev(x);
+    let xc = x.contiguous()?;
+    let (outer, m, inner) = split(xc.shape(), axis);
+    let mut shape = xc.shape().to_vec();
+    shape[axis] = n;
+    let out = alloc_out::<T>(&shape, x.device())?;
+    let lanes = outer * inner;
+    if lanes == 0 {
+        return Ok(out);
+    }
+    let buf = alloc_out::<T::Complex>(&[lanes, big_m], x.device())?;
+    let p = R2rParams {
+        outer: outer as i64,
+        m: m as i64,
+        n: n as i64,
+        inner: inner as i64,
+        big_m: big_m as i64,
+        kind: kind as i32,
+        cosine: cosine as i32,
+        ortho: ortho as i32,
+        fct,
+    };
+    let double = T::DTYPE == DType::F64;
+    let sfx = if double { "f64" } else { "f32" };
+    let pre = function(d, &format!("fft_r2r_pre_{sfx}"))?;
+    let mut a = Args::new();
+    a.push(ptr(&xc)).push(ptr(&buf)).push(p);
+    pre.launch(d, grid(d, lanes * big_m), &mut a)?;
+    let (key, calls) = axis_layout(Kind::C2c, double, big_m, lanes, big_m, big_m, 1);
+    let sz = std::mem::size_of::<T::Complex>();
+    let bp = ptr(&buf);
+    execute("dct", d, key, bp, sz, bp, sz, &calls, false)?;
+    let post = function(d, &format!("fft_r2r_post_{sfx}"))?;
+    let mut a = Args::new();
+    a.push(ptr(&xc)).push(bp).push(ptr(&out)).push(p);
+    post.launch(d, grid(d, lanes * n), &mut a)?;
+    Ok(out)
+}
