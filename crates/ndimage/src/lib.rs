@@ -1,3 +1,9 @@
-//! cusci-ndimage: `scipy.ndimage` on CUDA and on the CPU (its functions arrive with their own issue).
+//! cusci-ndimage: `scipy.ndimage` on CUDA and on the CPU.
+//!
+//! Every function takes [`Array`]s on any device and runs there: NVRTC kernels on a CUDA device,
+//! a rayon reference on the CPU. Boundary handling is [`Mode`] (module [`modes`]).
+
+pub mod modes;
 
 pub use cusci_core::{Array, Device, Error, Result};
+pub use modes::Mode;
