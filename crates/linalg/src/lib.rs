@@ -1,3 +1,33 @@
-//! cusci-linalg: `scipy.linalg` on CUDA and on the CPU (its functions arrive with their own issue).
+//! cusci-linalg: `numpy.linalg`/`cupy.linalg` and `scipy.linalg`/`cupyx.scipy.linalg` on CUDA
+//! (cuBLAS, cuSOLVER) and on the CPU (faer, rayon).
+//!
+//! Every function takes `(..., M, N)` stacks of matrices (leading axes are batches, broadcast as
+//! NumPy does) of `f32`, `f64`, [`c32`] or [`c64`], on the device the arrays live on. Two tiers:
+//! the SciPy-style functions ([`solve`], [`lu_factor`], [`cholesky`], [`qr`], [`svd`], [`eigh`],
+//! ...) and factor types ([`Lu`], [`Cholesky`], [`Qr`]) that factor once and solve many
+//! right-hand sides.
+//!
+//! Errors are typed: a singular matrix passed to [`solve`] or [`inv`] is `Error::Singular`, a
+//! matrix that is not positive definite `Error::NotPositiveDefinite` (never a matrix of NaN or
+//! infinities); for a stack the error names the first failing matrix. The GPU functions that must
+//! report such errors read cuSOLVER's `info` back, which synchronises the stream; their docs say so.
+//!
+//! No TF32: cuBLAS runs in its pedantic math mode.
 
-pub use cusci_core::{Array, Device, Error, Result};
+mod cpu;
+pub(crate) mod cuda;
+mod decomp;
+mod products;
+mod scalar;
+mod solve;
+mod util;
+
+pub use cusci_core::{c32, c64, Array, Device, Error, Result};
+pub use decomp::{
+    cho_factor, cho_solve, cholesky, eigh, eigvalsh, qr, svd, Cholesky, Qr, QrMode, Svd, SvdOptions,
+};
+pub use products::{dot, inner, matmul, outer, tensordot, trace, vdot};
+pub use scalar::Scalar;
+pub use solve::{
+    det, inv, lu, lu_factor, lu_solve, slogdet, solve, Lu, LuFactorOptions, BATCHED_LU_MAX_N,
+};

@@ -1,0 +1,641 @@
+//! Thin safe wrappers over cuBLAS and cuSOLVER: handles, checked statuses, workspaces from the
+//! library's own `bufferSize` calls allocated from the device's stream-ordered pool.
+//!
+//! Layout: cusci arrays are row-major, the libraries column-major. A row-major `m x n` buffer is
+//! the column-major `n x m` transpose, so the callers use transposition identities (for example
+//! `C = A B` is computed as `Cᵀ = Bᵀ Aᵀ`) instead of copies wherever the algebra allows.
+
+use crate::Scalar;
+use cudarc::cublas::sys as blas;
+use cudarc::cusolver::sys as sol;
+use cusci_core::cuda::libs;
+use cusci_core::{Array, CudaDevice, Error, Result};
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// One device's library handles. cuBLAS and cuSOLVER handles are not thread-safe: calls hold the
+/// mutex for the duration of the (asynchronous) submission.
+pub(crate) struct Handles {
+    blas: blas::cublasHandle_t,
+    solver: sol::cusolverDnHandle_t,
+    params: sol::cusolverDnParams_t,
+    dev: CudaDevice,
+}
+
+// SAFETY: the raw handles are only used under the mutex that wraps `Handles`.
+unsafe impl Send for Handles {}
+// SAFETY: as above.
+unsafe impl Sync for Handles {}
+
+impl Drop for Handles {
+    fn drop(&mut self) {
+        if self.dev.bind().is_ok() {
+            // SAFETY: created in `Handles::new`, destroyed once.
+            unsafe {
+                sol::cusolverDnDestroyParams(self.params);
+                sol::cusolverDnDestroy(self.solver);
+                blas::cublasDestroy_v2(self.blas);
+            }
+        }
+    }
+}
+
+pub(crate) fn blas_check(op: &str, s: blas::cublasStatus_t) -> Result<()> {
+    if s == blas::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::Cuda {
+            op: op.into(),
+            library: "cuBLAS",
+            status: format!("{s:?}"),
+        })
+    }
+}
+
+pub(crate) fn sol_check(op: &str, s: sol::cusolverStatus_t) -> Result<()> {
+    if s == sol::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::Cuda {
+            op: op.into(),
+            library: "cuSOLVER",
+            status: format!("{s:?}"),
+        })
+    }
+}
+
+impl Handles {
+    fn new(dev: &CudaDevice) -> Result<Handles> {
+        libs::require("cublas")?;
+        libs::require("cublasLt")?;
+        libs::require("cusolver")?;
+        dev.bind()?;
+        let mut b = std::ptr::null_mut();
+        let mut s = std::ptr::null_mut();
+        let mut p = std::ptr::null_mut();
+        // SAFETY: out-pointers to locals; the libraries are present (checked above).
+        unsafe {
+            blas_check("cublasCreate", blas::cublasCreate_v2(&mut b))?;
+            // no TF32 or other reduced-precision shortcuts
+            blas_check(
+                "cublasSetMathMode",
+                blas::cublasSetMathMode(b, blas::cublasMath_t::CUBLAS_PEDANTIC_MATH),
+            )?;
+            sol_check("cusolverDnCreate", sol::cusolverDnCreate(&mut s))?;
+            sol_check(
+                "cusolverDnCreateParams",
+                sol::cusolverDnCreateParams(&mut p),
+            )?;
+        }
+        Ok(Handles {
+            blas: b,
+            solver: s,
+            params: p,
+            dev: dev.clone(),
+        })
+    }
+}
+
+/// The handles of `dev`, locked and bound to `dev`'s stream.
+pub(crate) struct Bound {
+    h: Arc<Mutex<Handles>>,
+}
+
+impl Bound {
+    pub(crate) fn get(dev: &CudaDevice) -> Result<Bound> {
+        let h = dev.extension("cusci-linalg/handles", || {
+            Ok(Mutex::new(Handles::new(dev)?))
+        })?;
+        Ok(Bound { h })
+    }
+    pub(crate) fn lock<'a>(&'a self, dev: &CudaDevice) -> Result<Locked<'a>> {
+        dev.bind()?;
+        let g = self.h.lock().unwrap_or_else(|e| e.into_inner());
+        let stream = dev.raw_stream();
+        // SAFETY: handles alive under the lock; the stream is alive while `dev` is.
+        unsafe {
+            blas_check(
+                "cublasSetStream",
+                blas::cublasSetStream_v2(g.blas, stream as blas::cudaStream_t),
+            )?;
+            sol_check(
+                "cusolverDnSetStream",
+                sol::cusolverDnSetStream(g.solver, stream as sol::cudaStream_t),
+            )?;
+        }
+        Ok(Locked {
+            g,
+            dev: dev.clone(),
+        })
+    }
+}
+
+pub(crate) struct Locked<'a> {
+    g: MutexGuard<'a, Handles>,
+    dev: CudaDevice,
+}
+
+/// Device pointer of a CUDA array's first element.
+pub(crate) fn ptr<T: cusci_core::Element>(a: &Array<T>) -> u64 {
+    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
+}
+
+fn vp(p: u64) -> *mut c_void {
+    p as *mut c_void
+}
+
+/// A zero-initialised device scratch buffer of `bytes` bytes from the pool.
+pub(crate) fn scratch(dev: &CudaDevice, bytes: usize) -> Result<Array<u8>> {
+    Array::<u8>::zeros(&[bytes.max(1)], &cusci_core::Device::Cuda(dev.clone()))
+}
+
+fn op(t: bool, conj: bool) -> blas::cublasOperation_t {
+    match (t, conj) {
+        (false, _) => blas::cublasOperation_t::CUBLAS_OP_N,
+        (true, false) => blas::cublasOperation_t::CUBLAS_OP_T,
+        (true, true) => blas::cublasOperation_t::CUBLAS_OP_C,
+    }
+}
+
+fn sop(t: bool, conj: bool) -> sol::cublasOperation_t {
+    match (t, conj) {
+        (false, _) => sol::cublasOperation_t::CUBLAS_OP_N,
+        (true, false) => sol::cublasOperation_t::CUBLAS_OP_T,
+        (true, true) => sol::cublasOperation_t::CUBLAS_OP_C,
+    }
+}
+
+fn fill(upper: bool) -> sol::cublasFillMode_t {
+    if upper {
+        sol::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER
+    } else {
+        sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER
+    }
+}
+
+fn i32c(op: &str, v: usize) -> Result<i32> {
+    i32::try_from(v).map_err(|_| {
+        cusci_core::error::make::arg(op, format!("dimension {v} exceeds cuBLAS's 32-bit limit"))
+    })
+}
+
+impl Locked<'_> {
+    /// Column-major strided-batched GEMM: `C_i = op(A_i) op(B_i)` (C is `m x n`), element strides
+    /// between matrices (0 broadcasts one matrix over the batch).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gemm<T: Scalar>(
+        &self,
+        ta: bool,
+        tb: bool,
+        m: usize,
+        n: usize,
+        k: usize,
+        a: u64,
+        lda: usize,
+        sa: usize,
+        b: u64,
+        ldb: usize,
+        sb: usize,
+        c: u64,
+        ldc: usize,
+        sc: usize,
+        batch: usize,
+    ) -> Result<()> {
+        let o = "matmul";
+        let one = T::one();
+        let zero = T::zero();
+        // SAFETY: pointers are device buffers holding the described matrices (callers build them
+        // from live arrays); scalars are host values read during the call.
+        unsafe {
+            blas_check(
+                o,
+                blas::cublasGemmStridedBatchedEx(
+                    self.g.blas,
+                    op(ta, false),
+                    op(tb, false),
+                    i32c(o, m)?,
+                    i32c(o, n)?,
+                    i32c(o, k)?,
+                    &one as *const T as *const c_void,
+                    vp(a),
+                    T::blas_type(),
+                    i32c(o, lda.max(1))?,
+                    sa as i64,
+                    vp(b),
+                    T::blas_type(),
+                    i32c(o, ldb.max(1))?,
+                    sb as i64,
+                    &zero as *const T as *const c_void,
+                    vp(c),
+                    T::blas_type(),
+                    i32c(o, ldc.max(1))?,
+                    sc as i64,
+                    i32c(o, batch)?,
+                    T::blas_compute(),
+                    blas::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+                ),
+            )
+        }
+    }
+
+    /// `Xgetrf` of the column-major `n x n` matrix at `a` (in place), pivots (1-based) into
+    /// `ipiv` (i64), info into `info` (device i32).
+    pub(crate) fn getrf<T: Scalar>(
+        &self,
+        m: usize,
+        n: usize,
+        a: u64,
+        lda: usize,
+        ipiv: u64,
+        info: u64,
+    ) -> Result<()> {
+        let o = "getrf";
+        let (mut dw, mut hw) = (0usize, 0usize);
+        // SAFETY: valid handle and device pointers; out-pointers to locals.
+        unsafe {
+            sol_check(
+                o,
+                sol::cusolverDnXgetrf_bufferSize(
+                    self.g.solver,
+                    self.g.params,
+                    m as i64,
+                    n as i64,
+                    T::solver_type(),
+                    vp(a),
+                    lda.max(1) as i64,
+                    T::solver_type(),
+                    &mut dw,
+                    &mut hw,
+                ),
+            )?;
+        }
+        let work = scratch(&self.dev, dw)?;
+        let mut host = vec![0u8; hw.max(1)];
+        // SAFETY: as above; the workspaces have the sizes the library asked for.
+        unsafe {
+            sol_check(
+                o,
+                sol::cusolverDnXgetrf(
+                    self.g.solver,
+                    self.g.params,
+                    m as i64,
+                    n as i64,
+                    T::solver_type(),
+                    vp(a),
+                    lda.max(1) as i64,
+                    ipiv as *mut i64,
+                    T::solver_type(),
+                    vp(ptr(&work)),
+                    dw,
+                    host.as_mut_ptr() as *mut c_void,
+                    hw,
+                    info as *mut i32,
+                ),
+            )?;
+        }
+        drop(work);
+        Ok(())
+    }
+
+    /// `Xgetrs`: solves `op(A) X = B` with the LU of `getrf`; `B` column-major `n x nrhs`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn getrs<T: Scalar>(
+        &self,
+        trans: bool,
+        conj: bool,
+        n: usize,
+        nrhs: usize,
+        a: u64,
+        lda: usize,
+        ipiv: u64,
+        b: u64,
+        ldb: usize,
+        info: u64,
+    ) -> Result<()> {
+        // SAFETY: valid handle and device pointers.
+        unsafe {
+            sol_check(
+                "getrs",
+                sol::cusolverDnXgetrs(
+                    self.g.solver,
+                    self.g.params,
+                    sop(trans, conj),
+                    n as i64,
+                    nrhs as i64,
+                    T::solver_type(),
+                    vp(a),
+                    lda.max(1) as i64,
+                    ipiv as *const i64,
+                    T::solver_type(),
+                    vp(b),
+                    ldb.max(1) as i64,
+                    info as *mut i32,
+                ),
+            )
+        }
+    }
+
+    /// `Xpotrf` of the column-major `n x n` Hermitian matrix at `a` (in place).
+    pub(crate) fn potrf<T: Scalar>(&self, upper: bool, n: usize, a: u64, info: u64) -> Result<()> {
+        let o = "potrf";
+        let (mut dw, mut hw) = (0usize, 0usize);
+        // SAFETY: as in getrf.
+        unsafe {
+            sol_check(
+                o,
+                sol::cusolverDnXpotrf_bufferSize(
+                    self.g.solver,
+                    self.g.params,
+                    fill(upper),
+                    n as i64,
+                    T::solver_type(),
+                    vp(a),
+                    n.max(1) as i64,
+                    T::solver_type(),
+                    &mut dw,
+                    &mut hw,
+                ),
+            )?;
+        }
+        let work = scratch(&self.dev, dw)?;
+        let mut host = vec![0u8; hw.max(1)];
+        // SAFETY: as in getrf.
+        unsafe {
+            sol_check(
+                o,
+                sol::cusolverDnXpotrf(
+                    self.g.solver,
+                    self.g.params,
+                    fill(upper),
+                    n as i64,
+                    T::solver_type(),
+                    vp(a),
+                    n.max(1) as i64,
+                    T::solver_type(),
+                    vp(ptr(&work)),
+                    dw,
+                    host.as_mut_ptr() as *mut c_void,
+                    hw,
+                    info as *mut i32,
+                ),
+            )?;
+        }
+        drop(work);
+        Ok(())
+    }
+
+    /// `Xpotrs` with the factor of `potrf`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn potrs<T: Scalar>(
+        &self,
+        upper: bool,
+        n: usize,
+        nrhs: usize,
+        a: u64,
+        b: u64,
+        info: u64,
+    ) -> Result<()> {
+        // SAFETY: valid handle and device pointers.
+        unsafe {
+            sol_check(
+                "potrs",
+                sol::cusolverDnXpotrs(
+                    self.g.solver,
+                    self.g.params,
+                    fill(upper),
+                    n as i64,
+                    nrhs as i64,
+                    T::solver_type(),
+                    vp(a),
+                    n.max(1) as i64,
+                    T::solver_type(),
+                    vp(b),
+                    n.max(1) as i64,
+                    info as *mut i32,
+                ),
+            )
+        }
+    }
+
+    /// `Xsyevd` (Hermitian eigensolver) of the column-major `n x n` matrix at `a`: eigenvalues
+    /// ascending into `w` (real type), eigenvectors over `a` when `vectors`.
+    pub(crate) fn syevd<T: Scalar>(
+        &self,
+        vectors: bool,
+        upper: bool,
+        n: usize,
+        a: u64,
+        w: u64,
+        info: u64,
+    ) -> Result<()> {
+        let o = "syevd";
+        let jobz = if vectors {
+            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
+        } else {
+            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
+        };
+        let (mut dw, mut hw) = (0usize, 0usize);
+        // SAFETY: as in getrf.
+        unsafe {
+            sol_check(
+                o,
+                sol::cusolverDnXsyevd_bufferSize(
+                    self.g.solver,
+                    self.g.params,
+                    jobz,
+                    fill(upper),
+                    n as i64,
+                    T::solver_type(),
+                    vp(a),
+                    n.max(1) as i64,
+                    T::solver_real_type(),
+                    vp(w),
+                    T::solver_type(),
+                    &mut dw,
+                    &mut hw,
+                ),
+            )?;
+        }
+        let work = scratch(&self.dev, dw)?;
+        let mut host = vec![0u8; hw.max(1)];
+        // SAFETY: as in getrf.
+        unsafe {
+            sol_check(
+                o,
+                sol::cusolverDnXsyevd(
+                    self.g.solver,
+                    self.g.params,
+                    jobz,
+                    fill(upper),
+                    n as i64,
+                    T::solver_type(),
+                    vp(a),
+                    n.max(1) as i64,
+                    T::solver_real_type(),
+                    vp(w),
+                    T::solver_type(),
+                    vp(ptr(&work)),
+                    dw,
+                    host.as_mut_ptr() as *mut c_void,
+                    hw,
+                    info as *mut i32,
+                ),
+            )?;
+        }
+        drop(work);
+        Ok(())
+    }
+
+    /// `Xgesvd` of the column-major `m x n` matrix at `a` (`m >= n`, destroyed): `s` (real, n),
+    /// `u` (`m x m` or `m x n`), `vt` (`n x n`), per `job` (`b'A'`, `b'S'` or `b'N'`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gesvd<T: Scalar>(
+        &self,
+        job: u8,
+        m: usize,
+        n: usize,
+        a: u64,
+        s: u64,
+        u: u64,
+        ldu: usize,
+        vt: u64,
+        ldvt: usize,
+        info: u64,
+    ) -> Result<()> {
+        let o = "gesvd";
+        let (mut dw, mut hw) = (0usize, 0usize);
+        let j = job as std::ffi::c_schar;
+        // SAFETY: as in getrf.
+        unsafe {
+            sol_check(
+                o,
+                sol::cusolverDnXgesvd_bufferSize(
+                    self.g.solver,
+                    self.g.params,
+                    j,
+                    j,
+                    m as i64,
+                    n as i64,
+                    T::solver_type(),
+                    vp(a),
+                    m.max(1) as i64,
+                    T::solver_real_type(),
+                    vp(s),
+                    T::solver_type(),
+                    vp(u),
+                    ldu.max(1) as i64,
+                    T::solver_type(),
+                    vp(vt),
+                    ldvt.max(1) as i64,
+                    T::solver_type(),
+                    &mut dw,
+                    &mut hw,
+                ),
+            )?;
+        }
+        let work = scratch(&self.dev, dw)?;
+        let mut host = vec![0u8; hw.max(1)];
+        // SAFETY: as in getrf.
+        unsafe {
+            sol_check(
+                o,
+                sol::cusolverDnXgesvd(
+                    self.g.solver,
+                    self.g.params,
+                    j,
+                    j,
+                    m as i64,
+                    n as i64,
+                    T::solver_type(),
+                    vp(a),
+                    m.max(1) as i64,
+                    T::solver_real_type(),
+                    vp(s),
+                    T::solver_type(),
+                    vp(u),
+                    ldu.max(1) as i64,
+                    T::solver_type(),
+                    vp(vt),
+                    ldvt.max(1) as i64,
+                    T::solver_type(),
+                    vp(ptr(&work)),
+                    dw,
+                    host.as_mut_ptr() as *mut c_void,
+                    hw,
+                    info as *mut i32,
+                ),
+            )?;
+        }
+        drop(work);
+        Ok(())
+    }
+
+    /// cuBLAS `getrfBatched` over pointer array `aptrs` (device array of `batch` pointers).
+    pub(crate) fn getrf_batched<T: Scalar>(
+        &self,
+        n: usize,
+        aptrs: u64,
+        piv: u64,
+        info: u64,
+        batch: usize,
+    ) -> Result<()> {
+        let o = "getrfBatched";
+        // SAFETY: pointer arrays and buffers are live device memory of the right sizes.
+        unsafe {
+            blas_check(
+                o,
+                T::getrf_batched(
+                    self.g.blas,
+                    i32c(o, n)?,
+                    aptrs as *const *mut T,
+                    i32c(o, n.max(1))?,
+                    piv as *mut i32,
+                    info as *mut i32,
+                    i32c(o, batch)?,
+                ),
+            )
+        }
+    }
+
+    /// cuBLAS `getrsBatched` (`trans` applies to the factored matrices); B column-major `n x nrhs`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn getrs_batched<T: Scalar>(
+        &self,
+        trans: bool,
+        n: usize,
+        nrhs: usize,
+        aptrs: u64,
+        piv: u64,
+        bptrs: u64,
+        batch: usize,
+    ) -> Result<()> {
+        let o = "getrsBatched";
+        let mut info = 0i32;
+        // SAFETY: as above; info is a host int.
+        unsafe {
+            blas_check(
+                o,
+                T::getrs_batched(
+                    self.g.blas,
+                    op(trans, false),
+                    i32c(o, n)?,
+                    i32c(o, nrhs)?,
+                    aptrs as *const *const T,
+                    i32c(o, n.max(1))?,
+                    piv as *const i32,
+                    bptrs as *const *mut T,
+                    i32c(o, n.max(1))?,
+                    &mut info,
+                    i32c(o, batch)?,
+                ),
+            )?;
+        }
+        if info != 0 {
+            return Err(cusci_core::error::make::arg(
+                o,
+                format!("argument {} invalid", -info),
+            ));
+        }
+        Ok(())
+    }
+}

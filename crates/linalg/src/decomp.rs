@@ -1,0 +1,657 @@
+//! Cholesky, QR, SVD and the Hermitian eigensolver, and the [`Cholesky`] and [`Qr`] factor types.
+//!
+//! GPU: cuSOLVER's 64-bit `Xpotrf`/`Xpotrs`, `Xsyevd`, `Xgesvd`. The storage of a row-major
+//! matrix is its column-major transpose; for a Hermitian matrix that is its conjugate, so
+//! `cholesky` factors the storage as it is (upper in column-major = lower in row-major: the result
+//! storage *is* `L`), and `eigh` reads the eigenvectors back as `Vᴴ` (one transpose to return
+//! `V`). `svd` of a wide or square matrix takes `Aᵀ = U' S V'ᴴ` in the storage's own layout and
+//! reads `U = conj(V')` and `Vᴴ = U'ᵀ` from the outputs' storage without copies.
+
+use crate::cuda::{ptr, Bound};
+use crate::solve::{ptr_i32, tri};
+use crate::util::{
+    cat, cpu_array, cpu_map, mat_dims, prod, same_device, square_dims, transposed_copy, which,
+};
+use crate::{cpu, Scalar};
+use cusci_core::error::make;
+use cusci_core::{Array, Device, Error, Result};
+
+fn not_pd(op: &str, index: usize) -> Error {
+    Error::NotPositiveDefinite {
+        op: op.into(),
+        index,
+    }
+}
+
+fn no_conv(op: &str, info: i32) -> Error {
+    Error::NoConvergence {
+        op: op.into(),
+        iterations: 0,
+        residual: info as f64,
+    }
+}
+
+/// Lower Cholesky factor `L` of a Hermitian positive-definite matrix, `a = L Lᴴ` (NumPy's
+/// `linalg.cholesky`): only the lower triangle of `a` is read.
+///
+/// # Errors
+/// `InvalidArgument` when not square; `NotPositiveDefinite { index }` (the order of the first
+/// leading minor that is not positive definite, or for a stack the index of the first failing
+/// matrix). Synchronises on the GPU (to read `info`).
+///
+/// ```
+/// use cusci_linalg::{cholesky, Array, Device};
+/// let a = Array::from_vec(vec![4.0, 2.0, 2.0, 5.0], &[2, 2], &Device::Cpu)?;
+/// assert_eq!(cholesky(&a)?.to_vec()?, vec![2.0, 0.0, 1.0, 2.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn cholesky<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
+    Ok(Cholesky::new(a, true)?.factor())
+}
+
+/// A Cholesky factorisation `a = L Lᴴ` (or `Uᴴ U`), factored once to solve many right-hand sides
+/// (SciPy's `cho_factor`/`cho_solve`).
+#[derive(Debug, Clone)]
+pub struct Cholesky<T: Scalar> {
+    l: Array<T>,
+    lower: bool,
+}
+
+impl<T: Scalar> Cholesky<T> {
+    /// Factors `a` (`(..., N, N)`), reading its lower (`lower`) or upper triangle.
+    ///
+    /// # Errors
+    /// As [`cholesky`].
+    pub fn new(a: &Array<T>, lower: bool) -> Result<Cholesky<T>> {
+        let op = "cholesky";
+        let (batch, n) = square_dims(op, a)?;
+        let count = prod(&batch);
+        let batched = !batch.is_empty();
+        if count == 0 || n == 0 {
+            return Ok(Cholesky {
+                l: a.copy()?,
+                lower,
+            });
+        }
+        let l = match a.device() {
+            Device::Cpu => {
+                let av = a.to_vec()?;
+                let r = cpu_map(&av, count, n * n, |i, m| {
+                    cpu::cholesky(m, n, lower).map_err(|z| not_pd(op, which(batched, i, z)))
+                })?;
+                cpu_array(r.concat(), a.shape())?
+            }
+            Device::Cuda(d) => {
+                let f = a.copy()?;
+                let dev = a.device().clone();
+                let info = Array::<i32>::zeros(&[count], &dev)?;
+                {
+                    let bound = Bound::get(d)?;
+                    let h = bound.lock(d)?;
+                    let es = std::mem::size_of::<T>() as u64;
+                    for i in 0..count {
+                        // row-major lower = column-major upper of the storage
+                        h.potrf::<T>(
+                            lower,
+                            n,
+                            ptr(&f) + (i * n * n) as u64 * es,
+                            ptr_i32(&info) + 4 * i as u64,
+                        )?;
+                    }
+                }
+                for (i, &v) in info.to_vec()?.iter().enumerate() {
+                    if v > 0 {
+                        return Err(not_pd(op, which(batched, i, v as usize)));
+                    }
+                }
+                tri(&f, 0, lower)?
+            }
+        };
+        let l = if lower { l } else { tri(&l, 0, false)? };
+        Ok(Cholesky { l, lower })
+    }
+
+    /// The factor: `L` (lower) or `U = Lᴴ` (upper), the other triangle zero.
+    pub fn factor(&self) -> Array<T> {
+        self.l.clone()
+    }
+
+    /// Whether the factor is lower triangular.
+    pub fn lower(&self) -> bool {
+        self.lower
+    }
+
+    /// Solves `a x = b` (SciPy's `cho_solve`); `b` is `(N,)` or `(..., N, K)` with the factor's
+    /// batch (or broadcast against it).
+    ///
+    /// # Errors
+    /// `ShapeMismatch` for a mismatched `b`.
+    pub fn solve(&self, b: &Array<T>) -> Result<Array<T>> {
+        let op = "cho_solve";
+        same_device(op, &self.l, b)?;
+        let (batch_a, n) = square_dims(op, &self.l)?;
+        let vector = b.ndim() == 1;
+        let b2 = if vector { b.expand_dims(1)? } else { b.clone() };
+        let (bb, nb, k) = mat_dims(op, &b2)?;
+        if nb != n {
+            return Err(make::shape(
+                op,
+                format!("factor is {:?} but b is {:?}", self.l.shape(), b.shape()),
+            ));
+        }
+        let batch = crate::util::broadcast_shapes(op, &batch_a, &bb)?;
+        let count = prod(&batch);
+        let out_shape = cat(&batch, &[n, k]);
+        // the lower factor L with a = L Lᴴ
+        let l = if self.lower {
+            self.l.clone()
+        } else {
+            self.l.swapaxes(-1, -2)?.conj()?
+        };
+        let x = if count == 0 || n == 0 || k == 0 {
+            Array::zeros(&out_shape, b.device())?
+        } else {
+            match b.device() {
+                Device::Cpu => {
+                    let lv = l.broadcast_to(&cat(&batch, &[n, n]))?.to_vec()?;
+                    let bv = b2.broadcast_to(&out_shape)?.to_vec()?;
+                    let xs = cpu_map(&lv, count, n * n, |i, l| {
+                        let mut x = bv[i * n * k..(i + 1) * n * k].to_vec();
+                        cho_solve_inplace(l, n, &mut x, k);
+                        Ok(x)
+                    })?;
+                    cpu_array(xs.concat(), &out_shape)?
+                }
+                Device::Cuda(d) => {
+                    let f = l.broadcast_to(&cat(&batch, &[n, n]))?.contiguous()?;
+                    // the storage of L is column-major Lᵀ = U' with U'ᴴ U' = conj(a):
+                    // solve conj(a) conj(x) = conj(b)
+                    let cplx = T::DTYPE.is_complex();
+                    let mut bt = transposed_copy(&b2.broadcast_to(&out_shape)?)?;
+                    if cplx {
+                        bt = bt.conj()?;
+                    }
+                    let info = Array::<i32>::zeros(&[count], b.device())?;
+                    {
+                        let bound = Bound::get(d)?;
+                        let h = bound.lock(d)?;
+                        let es = std::mem::size_of::<T>() as u64;
+                        for i in 0..count {
+                            h.potrs::<T>(
+                                true,
+                                n,
+                                k,
+                                ptr(&f) + (i * n * n) as u64 * es,
+                                ptr(&bt) + (i * n * k) as u64 * es,
+                                ptr_i32(&info) + 4 * i as u64,
+                            )?;
+                        }
+                    }
+                    if cplx {
+                        bt = bt.conj()?;
+                    }
+                    bt.swapaxes(-1, -2)?.contiguous()?
+                }
+            }
+        };
+        if vector {
+            return x.index_axis(-1, 0);
+        }
+        Ok(x)
+    }
+}
+
+fn cho_solve_inplace<T: Scalar>(l: &[T], n: usize, b: &mut [T], k: usize) {
+    for i in 0..n {
+        for j in 0..i {
+            let v = l[i * n + j];
+            for c in 0..k {
+                b[i * k + c] = b[i * k + c] - v * b[j * k + c];
+            }
+        }
+        let d = l[i * n + i];
+        for c in 0..k {
+            b[i * k + c] = b[i * k + c] / d;
+        }
+    }
+    for i in (0..n).rev() {
+        for j in i + 1..n {
+            let v = l[j * n + i].conj();
+            for c in 0..k {
+                b[i * k + c] = b[i * k + c] - v * b[j * k + c];
+            }
+        }
+        let d = l[i * n + i].conj();
+        for c in 0..k {
+            b[i * k + c] = b[i * k + c] / d;
+        }
+    }
+}
+
+/// SciPy's `cho_factor`: [`Cholesky::new`] (`lower = false` is SciPy's default).
+///
+/// # Errors
+/// As [`cholesky`].
+///
+/// ```
+/// use cusci_linalg::{cho_factor, cho_solve, Array, Device};
+/// let a = Array::from_vec(vec![4.0, 2.0, 2.0, 5.0], &[2, 2], &Device::Cpu)?;
+/// let c = cho_factor(&a, false)?;
+/// let x = cho_solve(&c, &Array::from_vec(vec![6.0, 7.0], &[2], &Device::Cpu)?)?.to_vec()?;
+/// assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 1.0).abs() < 1e-12);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn cho_factor<T: Scalar>(a: &Array<T>, lower: bool) -> Result<Cholesky<T>> {
+    Cholesky::new(a, lower)
+}
+
+/// SciPy's `cho_solve`: [`Cholesky::solve`].
+///
+/// # Errors
+/// As [`Cholesky::solve`].
+pub fn cho_solve<T: Scalar>(c: &Cholesky<T>, b: &Array<T>) -> Result<Array<T>> {
+    c.solve(b)
+}
+
+/// The outputs [`qr`] returns (NumPy's `mode`; `raw` is not offered: its Householder layout is
+/// LAPACK's own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QrMode {
+    /// `q` `(..., M, K)`, `r` `(..., K, N)` with `K = min(M, N)` (the default).
+    #[default]
+    Reduced,
+    /// `q` `(..., M, M)`, `r` `(..., M, N)`.
+    Complete,
+    /// `r` only, `(..., K, N)`.
+    R,
+}
+
+/// A QR factorisation `a = q r` ([`qr`]'s result; `q` is `None` in [`QrMode::R`]).
+#[derive(Debug, Clone)]
+pub struct Qr<T: Scalar> {
+    /// The factor with orthonormal columns.
+    pub q: Option<Array<T>>,
+    /// The upper-triangular (trapezoidal) factor.
+    pub r: Array<T>,
+}
+
+/// QR decomposition `a = q r` of `(..., M, N)` arrays (NumPy's `linalg.qr`).
+///
+/// The signs of `q`'s columns and `r`'s rows may differ from LAPACK's (the factorisation is
+/// unique only up to them). GPU: not yet (`NotImplemented`: cuSOLVER's `geqrf` + `orgqr` to come).
+///
+/// # Errors
+/// `InvalidArgument` for fewer than 2 dimensions.
+///
+/// ```
+/// use cusci_linalg::{qr, QrMode, Array, Device};
+/// let a = Array::from_vec(vec![3.0, 0.0, 4.0, 0.0], &[2, 2], &Device::Cpu)?;
+/// let f = qr(&a, QrMode::Reduced)?;
+/// assert!((f.r.to_vec()?[0].abs() - 5.0).abs() < 1e-12);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn qr<T: Scalar>(a: &Array<T>, mode: QrMode) -> Result<Qr<T>> {
+    let op = "qr";
+    let (batch, m, n) = mat_dims(op, a)?;
+    let k = m.min(n);
+    let (qc, rr) = match mode {
+        QrMode::Complete => (m, m),
+        _ => (k, k),
+    };
+    let count = prod(&batch);
+    let q_shape = cat(&batch, &[m, qc]);
+    let r_shape = cat(&batch, &[rr, n]);
+    if let Device::Cuda(_) = a.device() {
+        return Err(make::not_implemented(op, a.device()));
+    }
+    let av = a.to_vec()?;
+    let r = cpu_map(&av, count, m * n, |_, x| {
+        if m == 0 || n == 0 {
+            let q: Vec<T> = (0..m * qc)
+                .map(|i| {
+                    if i / qc == i % qc {
+                        T::one()
+                    } else {
+                        T::zero()
+                    }
+                })
+                .collect();
+            return Ok((q, vec![T::zero(); rr * n]));
+        }
+        let f = cpu::view(x, m, n).qr();
+        let q = if mode == QrMode::Complete {
+            f.compute_Q()
+        } else {
+            f.compute_thin_Q()
+        };
+        let rf = f.R();
+        let mut rv = vec![T::zero(); rr * n];
+        for i in 0..rr.min(rf.nrows()) {
+            for j in i..n {
+                rv[i * n + j] = rf[(i, j)];
+            }
+        }
+        Ok((cpu::owned_rows(&q), rv))
+    })?;
+    let (qs, rs): (Vec<_>, Vec<_>) = r.into_iter().unzip();
+    Ok(Qr {
+        q: if mode == QrMode::R {
+            None
+        } else {
+            Some(cpu_array(qs.concat(), &q_shape)?)
+        },
+        r: cpu_array(rs.concat(), &r_shape)?,
+    })
+}
+
+/// The result of [`svd`]: `u`, `s` (descending), `vh`, with `a = u · diag(s) · vh`.
+#[derive(Debug, Clone)]
+pub struct Svd<T: Scalar> {
+    /// Left singular vectors, `(..., M, M)` or `(..., M, K)`; `None` without `compute_uv`.
+    pub u: Option<Array<T>>,
+    /// Singular values, descending, `(..., K)`.
+    pub s: Array<T::R>,
+    /// Right singular vectors (conjugate-transposed), `(..., N, N)` or `(..., K, N)`.
+    pub vh: Option<Array<T>>,
+}
+
+/// Options of [`svd`] (NumPy's keyword arguments).
+#[derive(Debug, Clone, Copy)]
+pub struct SvdOptions {
+    /// Full `u` and `vh` (square), or the reduced `K = min(M, N)` columns and rows.
+    pub full_matrices: bool,
+    /// Compute `u` and `vh` (else only `s`).
+    pub compute_uv: bool,
+}
+
+impl Default for SvdOptions {
+    fn default() -> Self {
+        SvdOptions {
+            full_matrices: true,
+            compute_uv: true,
+        }
+    }
+}
+
+/// Singular value decomposition of `(..., M, N)` arrays (NumPy's `linalg.svd`).
+///
+/// Singular vectors are unique only up to a phase per pair (and within repeated singular values):
+/// compare reconstructions, not vectors.
+///
+/// # Errors
+/// `InvalidArgument` for fewer than 2 dimensions; `NoConvergence` when the iteration fails.
+/// Synchronises on the GPU (to read `info`).
+///
+/// ```
+/// use cusci_linalg::{svd, SvdOptions, Array, Device};
+/// let a = Array::from_vec(vec![3.0, 0.0, 0.0, -4.0], &[2, 2], &Device::Cpu)?;
+/// let r = svd(&a, SvdOptions::default())?;
+/// assert_eq!(r.s.to_vec()?, vec![4.0, 3.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn svd<T: Scalar>(a: &Array<T>, opts: SvdOptions) -> Result<Svd<T>> {
+    let op = "svd";
+    let (batch, m, n) = mat_dims(op, a)?;
+    let k = m.min(n);
+    let count = prod(&batch);
+    let (uc, vr) = if opts.full_matrices { (m, n) } else { (k, k) };
+    let u_shape = cat(&batch, &[m, uc]);
+    let vh_shape = cat(&batch, &[vr, n]);
+    let s_shape = cat(&batch, &[k]);
+    let eye = |r: usize, c: usize| -> Result<Array<T>> {
+        Array::<T>::eye(r, Some(c), 0, a.device())?
+            .broadcast_to(&cat(&batch, &[r, c]))?
+            .copy()
+    };
+    if count == 0 || k == 0 {
+        return Ok(Svd {
+            u: if opts.compute_uv {
+                Some(eye(m, uc)?)
+            } else {
+                None
+            },
+            s: Array::zeros(&s_shape, a.device())?,
+            vh: if opts.compute_uv {
+                Some(eye(vr, n)?)
+            } else {
+                None
+            },
+        });
+    }
+    match a.device() {
+        Device::Cpu => {
+            let av = a.to_vec()?;
+            let r = cpu_map(&av, count, m * n, |_, x| {
+                let v = cpu::view(x, m, n);
+                if !opts.compute_uv {
+                    let s = v.singular_values().map_err(|_| no_conv(op, 1))?;
+                    return Ok((Vec::new(), cpu::reals::<T>(s), Vec::new()));
+                }
+                let f = if opts.full_matrices {
+                    v.svd()
+                } else {
+                    v.thin_svd()
+                }
+                .map_err(|_| no_conv(op, 1))?;
+                let s: Vec<T::R> = (0..k).map(|i| f.S().column_vector()[i].re()).collect();
+                let u = cpu::rows(f.U());
+                let vh = cpu::rows(f.V().adjoint().to_owned().as_ref());
+                Ok((u, s, vh))
+            })?;
+            let mut us = Vec::new();
+            let mut ss = Vec::new();
+            let mut vs = Vec::new();
+            for (u, s, v) in r {
+                us.extend(u);
+                ss.extend(s);
+                vs.extend(v);
+            }
+            Ok(Svd {
+                u: if opts.compute_uv {
+                    Some(cpu_array(us, &u_shape)?)
+                } else {
+                    None
+                },
+                s: cpu_array(ss, &s_shape)?,
+                vh: if opts.compute_uv {
+                    Some(cpu_array(vs, &vh_shape)?)
+                } else {
+                    None
+                },
+            })
+        }
+        Device::Cuda(d) => {
+            let dev = a.device().clone();
+            let es = std::mem::size_of::<T>() as u64;
+            let rs = std::mem::size_of::<T::R>() as u64;
+            let job = if !opts.compute_uv {
+                b'N'
+            } else if opts.full_matrices {
+                b'A'
+            } else {
+                b'S'
+            };
+            let wide = n >= m;
+            // column-major matrix handed to gesvd: rows cm >= cols cn
+            let (f, cm, cn) = if wide {
+                (a.copy()?, n, m)
+            } else {
+                (transposed_copy(a)?, m, n)
+            };
+            let ucols = if opts.full_matrices { cm } else { cn };
+            let s = Array::<T::R>::zeros(&[count, cn], &dev)?;
+            let uu = Array::<T>::zeros(&[count, ucols.max(1), cm], &dev)?; // column-major cm x ucols
+            let vt = Array::<T>::zeros(&[count, cn, cn], &dev)?; // column-major cn x cn
+            let info = Array::<i32>::zeros(&[count], &dev)?;
+            {
+                let bound = Bound::get(d)?;
+                let h = bound.lock(d)?;
+                for i in 0..count {
+                    h.gesvd::<T>(
+                        job,
+                        cm,
+                        cn,
+                        ptr(&f) + (i * m * n) as u64 * es,
+                        s.cuda_view().map(|v| v.ptr).unwrap_or(0) + (i * cn) as u64 * rs,
+                        ptr(&uu) + (i * ucols.max(1) * cm) as u64 * es,
+                        cm,
+                        ptr(&vt) + (i * cn * cn) as u64 * es,
+                        cn,
+                        ptr_i32(&info) + 4 * i as u64,
+                    )?;
+                }
+            }
+            for &v in &info.to_vec()? {
+                if v > 0 {
+                    return Err(no_conv(op, v));
+                }
+            }
+            let s = s.reshape(&s_shape.iter().map(|&v| v as isize).collect::<Vec<_>>())?;
+            if !opts.compute_uv {
+                return Ok(Svd {
+                    u: None,
+                    s,
+                    vh: None,
+                });
+            }
+            let shp = |v: &[usize]| v.iter().map(|&x| x as isize).collect::<Vec<_>>();
+            let (u, vh) = if wide {
+                // Aᵀ = U' S V'ᴴ: U = conj(V') is vt's storage read row-major; Vᴴ = U'ᵀ is uu's
+                (vt.reshape(&shp(&u_shape))?, uu.reshape(&shp(&vh_shape))?)
+            } else {
+                // A = U S Vᴴ in column-major: transpose both back to row-major
+                (
+                    uu.swapaxes(-1, -2)?.copy()?.reshape(&shp(&u_shape))?,
+                    vt.swapaxes(-1, -2)?.copy()?.reshape(&shp(&vh_shape))?,
+                )
+            };
+            Ok(Svd {
+                u: Some(u),
+                s,
+                vh: Some(vh),
+            })
+        }
+    }
+}
+
+/// Eigenvalues (ascending) and eigenvectors (columns) of Hermitian matrices (NumPy's
+/// `linalg.eigh`): only the lower (`lower`, NumPy's `UPLO='L'`) or upper triangle is read.
+///
+/// # Errors
+/// `InvalidArgument` when not square; `NoConvergence`. Synchronises on the GPU.
+///
+/// ```
+/// use cusci_linalg::{eigh, Array, Device};
+/// let a = Array::from_vec(vec![2.0, 1.0, 1.0, 2.0], &[2, 2], &Device::Cpu)?;
+/// let (w, _v) = eigh(&a, true)?;
+/// let w = w.to_vec()?;
+/// assert!((w[0] - 1.0).abs() < 1e-12 && (w[1] - 3.0).abs() < 1e-12);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn eigh<T: Scalar>(a: &Array<T>, lower: bool) -> Result<(Array<T::R>, Array<T>)> {
+    let (w, v) = eigh_impl(a, lower, true)?;
+    Ok((w, v.expect("vectors requested")))
+}
+
+/// Eigenvalues (ascending) of Hermitian matrices (NumPy's `linalg.eigvalsh`).
+///
+/// # Errors
+/// As [`eigh`].
+///
+/// ```
+/// use cusci_linalg::{eigvalsh, Array, Device};
+/// let a = Array::from_vec(vec![2.0f32, 0.0, 0.0, 1.0], &[2, 2], &Device::Cpu)?;
+/// assert_eq!(eigvalsh(&a, true)?.to_vec()?, vec![1.0, 2.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn eigvalsh<T: Scalar>(a: &Array<T>, lower: bool) -> Result<Array<T::R>> {
+    Ok(eigh_impl(a, lower, false)?.0)
+}
+
+fn eigh_impl<T: Scalar>(
+    a: &Array<T>,
+    lower: bool,
+    vectors: bool,
+) -> Result<(Array<T::R>, Option<Array<T>>)> {
+    let op = if vectors { "eigh" } else { "eigvalsh" };
+    let (batch, n) = square_dims(op, a)?;
+    let count = prod(&batch);
+    let w_shape = cat(&batch, &[n]);
+    if count == 0 || n == 0 {
+        return Ok((
+            Array::zeros(&w_shape, a.device())?,
+            if vectors { Some(a.copy()?) } else { None },
+        ));
+    }
+    match a.device() {
+        Device::Cpu => {
+            let av = a.to_vec()?;
+            let r = cpu_map(&av, count, n * n, |_, x| {
+                let v = cpu::view(x, n, n);
+                let side = cpu::side(lower);
+                if !vectors {
+                    let w = v
+                        .self_adjoint_eigenvalues(side)
+                        .map_err(|_| no_conv(op, 1))?;
+                    return Ok((cpu::reals::<T>(w), Vec::new()));
+                }
+                let e = v.self_adjoint_eigen(side).map_err(|_| no_conv(op, 1))?;
+                let w: Vec<T::R> = (0..n).map(|i| e.S().column_vector()[i].re()).collect();
+                Ok((w, cpu::rows(e.U())))
+            })?;
+            let mut ws = Vec::new();
+            let mut vs = Vec::new();
+            for (w, v) in r {
+                ws.extend(w);
+                vs.extend(v);
+            }
+            Ok((
+                cpu_array(ws, &w_shape)?,
+                if vectors {
+                    Some(cpu_array(vs, a.shape())?)
+                } else {
+                    None
+                },
+            ))
+        }
+        Device::Cuda(d) => {
+            let dev = a.device().clone();
+            let f = a.copy()?;
+            let w = Array::<T::R>::zeros(&[count, n], &dev)?;
+            let info = Array::<i32>::zeros(&[count], &dev)?;
+            {
+                let bound = Bound::get(d)?;
+                let h = bound.lock(d)?;
+                let es = std::mem::size_of::<T>() as u64;
+                let rs = std::mem::size_of::<T::R>() as u64;
+                for i in 0..count {
+                    // storage = conj(A) column-major; row-major lower = column-major upper
+                    h.syevd::<T>(
+                        vectors,
+                        lower,
+                        n,
+                        ptr(&f) + (i * n * n) as u64 * es,
+                        w.cuda_view().map(|v| v.ptr).unwrap_or(0) + (i * n) as u64 * rs,
+                        ptr_i32(&info) + 4 * i as u64,
+                    )?;
+                }
+            }
+            for &v in &info.to_vec()? {
+                if v > 0 {
+                    return Err(no_conv(op, v));
+                }
+            }
+            let w = w.reshape(&w_shape.iter().map(|&v| v as isize).collect::<Vec<_>>())?;
+            if !vectors {
+                return Ok((w, None));
+            }
+            // the storage read row-major is Vᴴ
+            let v = if T::DTYPE.is_complex() {
+                f.swapaxes(-1, -2)?.conj()?
+            } else {
+                f.swapaxes(-1, -2)?.copy()?
+            };
+            Ok((w, Some(v)))
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! The element types of linear algebra: f32, f64, Complex32, Complex64.
+
+use cudarc::cublas::sys as blas;
+use cudarc::cusolver::sys as sol;
+use cusci_core::{c32, c64, Float, RealFloat};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+    impl Sealed for super::c32 {}
+    impl Sealed for super::c64 {}
+}
+
+/// An element type that every function of this crate accepts: `f32`, `f64`, [`c32`], [`c64`].
+///
+/// `Real` is the matching real type (singular values, eigenvalues of Hermitian matrices, norms).
+pub trait Scalar:
+    Float<Real = <Self as Scalar>::R>
+    + faer::traits::ComplexField
+    + sealed::Sealed
+    + Send
+    + Sync
+    + 'static
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+    + std::ops::Neg<Output = Self>
+    + PartialEq
+{
+    /// The real type of the same precision.
+    type R: RealFloat + Scalar<R = Self::R>;
+    /// faer's real type to ours (the same type).
+    #[doc(hidden)]
+    fn from_faer_real(r: <Self as faer::traits::ComplexField>::Real) -> Self::R;
+    /// Machine epsilon of the real type.
+    fn eps() -> f64;
+    #[doc(hidden)]
+    fn blas_type() -> blas::cudaDataType;
+    #[doc(hidden)]
+    fn blas_compute() -> blas::cublasComputeType_t;
+    #[doc(hidden)]
+    fn solver_type() -> sol::cudaDataType;
+    #[doc(hidden)]
+    fn solver_real_type() -> sol::cudaDataType;
+    /// cuBLAS `<t>getrfBatched`.
+    #[doc(hidden)]
+    unsafe fn getrf_batched(
+        h: blas::cublasHandle_t,
+        n: i32,
+        a: *const *mut Self,
+        lda: i32,
+        piv: *mut i32,
+        info: *mut i32,
+        batch: i32,
+    ) -> blas::cublasStatus_t;
+    /// cuBLAS `<t>getrsBatched`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn getrs_batched(
+        h: blas::cublasHandle_t,
+        trans: blas::cublasOperation_t,
+        n: i32,
+        nrhs: i32,
+        a: *const *const Self,
+        lda: i32,
+        piv: *const i32,
+        b: *const *mut Self,
+        ldb: i32,
+        info: *mut i32,
+        batch: i32,
+    ) -> blas::cublasStatus_t;
+}
+
+macro_rules! scalar {
+    ($t:ty, $r:ty, $eps:expr, $bt:ident, $bc:ident, $st:ident, $sr:ident, $rf:ident, $rs:ident, $ct:ty) => {
+        impl Scalar for $t {
+            type R = $r;
+            #[inline]
+            fn from_faer_real(r: $r) -> $r {
+                r
+            }
+            fn eps() -> f64 {
+                $eps
+            }
+            fn blas_type() -> blas::cudaDataType {
+                blas::cudaDataType::$bt
+            }
+            fn blas_compute() -> blas::cublasComputeType_t {
+                blas::cublasComputeType_t::$bc
+            }
+            fn solver_type() -> sol::cudaDataType {
+                sol::cudaDataType::$st
+            }
+            fn solver_real_type() -> sol::cudaDataType {
+                sol::cudaDataType::$sr
+            }
+            unsafe fn getrf_batched(
+                h: blas::cublasHandle_t,
+                n: i32,
+                a: *const *mut Self,
+                lda: i32,
+                piv: *mut i32,
+                info: *mut i32,
+                batch: i32,
+            ) -> blas::cublasStatus_t {
+                // SAFETY: the caller passes valid device pointers; the element layouts agree.
+                unsafe { blas::$rf(h, n, a as *const *mut $ct, lda, piv, info, batch) }
+            }
+            unsafe fn getrs_batched(
+                h: blas::cublasHandle_t,
+                trans: blas::cublasOperation_t,
+                n: i32,
+                nrhs: i32,
+                a: *const *const Self,
+                lda: i32,
+                piv: *const i32,
+                b: *const *mut Self,
+                ldb: i32,
+                info: *mut i32,
+                batch: i32,
+            ) -> blas::cublasStatus_t {
+                // SAFETY: as above.
+                unsafe {
+                    blas::$rs(
+                        h,
+                        trans,
+                        n,
+                        nrhs,
+                        a as *const *const $ct,
+                        lda,
+                        piv,
+                        b as *const *mut $ct,
+                        ldb,
+                        info,
+                        batch,
+                    )
+                }
+            }
+        }
+    };
+}
+
+scalar!(
+    f32,
+    f32,
+    f32::EPSILON as f64,
+    CUDA_R_32F,
+    CUBLAS_COMPUTE_32F,
+    CUDA_R_32F,
+    CUDA_R_32F,
+    cublasSgetrfBatched,
+    cublasSgetrsBatched,
+    f32
+);
+scalar!(
+    f64,
+    f64,
+    f64::EPSILON,
+    CUDA_R_64F,
+    CUBLAS_COMPUTE_64F,
+    CUDA_R_64F,
+    CUDA_R_64F,
+    cublasDgetrfBatched,
+    cublasDgetrsBatched,
+    f64
+);
+scalar!(
+    c32,
+    f32,
+    f32::EPSILON as f64,
+    CUDA_C_32F,
+    CUBLAS_COMPUTE_32F,
+    CUDA_C_32F,
+    CUDA_R_32F,
+    cublasCgetrfBatched,
+    cublasCgetrsBatched,
+    blas::cuComplex
+);
+scalar!(
+    c64,
+    f64,
+    f64::EPSILON,
+    CUDA_C_64F,
+    CUBLAS_COMPUTE_64F,
+    CUDA_C_64F,
+    CUDA_R_64F,
+    cublasZgetrfBatched,
+    cublasZgetrsBatched,
+    blas::cuDoubleComplex
+);
