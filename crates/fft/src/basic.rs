@@ -507,3 +507,120 @@ pub fn rfft2<T: FftReal>(x: &Array<T>, opts: &FftnOptions) -> Result<Array<T::Co
 pub fn irfft2<C: FftComplex>(x: &Array<C>, opts: &FftnOptions) -> Result<Array<C::Real>> {
     c2r_nd("irfft2", x, opts, Some(&[-2, -1]))
 }
+
+/// The n-dimensional transform of a Hermitian-symmetric signal, `scipy.fft.hfftn(x, s, axes,
+/// norm)`: the real spectrum of the signal whose half (along the last of the axes) is `x`,
+/// computed as [`irfftn`] of `conj(x)` with the forward normalisation (no scaling by default).
+/// The last length of `s` is the real output's (default `2*(m-1)`).
+///
+/// # Errors
+/// As [`irfftn`].
+///
+/// ```
+/// use cusci_fft::{hfftn, FftnOptions, Array, Device, c64};
+/// let x = Array::<c64>::ones(&[2, 3], &Device::cpu()).unwrap();
+/// let y = hfftn(&x, &FftnOptions::default()).unwrap();
+/// assert_eq!(y.shape(), &[2, 4]);
+/// assert!((y.to_vec().unwrap()[0] - 8.0).abs() < 1e-12);
+/// ```
+pub fn hfftn<C: FftComplex>(x: &Array<C>, opts: &FftnOptions) -> Result<Array<C::Real>> {
+    hermitian_nd("hfftn", x, opts, None)
+}
+
+/// The two-dimensional [`hfftn`], `scipy.fft.hfft2(x, s, axes=(-2, -1), norm)`.
+///
+/// # Errors
+/// As [`hfftn`].
+///
+/// ```
+/// use cusci_fft::{hfft2, FftnOptions, Array, Device, c32};
+/// let x = Array::<c32>::ones(&[3, 2, 5], &Device::cpu()).unwrap();
+/// assert_eq!(hfft2(&x, &FftnOptions::default()).unwrap().shape(), &[3, 2, 8]);
+/// ```
+pub fn hfft2<C: FftComplex>(x: &Array<C>, opts: &FftnOptions) -> Result<Array<C::Real>> {
+    hermitian_nd("hfft2", x, opts, Some(&[-2, -1]))
+}
+
+fn hermitian_nd<C: FftComplex>(
+    op: &str,
+    x: &Array<C>,
+    opts: &FftnOptions,
+    default_axes: Option<&[isize]>,
+) -> Result<Array<C::Real>> {
+    let plan = check_nd(op, x.shape(), opts, default_axes, true)?;
+    need_axes(op, &plan)?;
+    let (&(last, nl), rest) = plan.split_last().expect("checked non-empty");
+    let mut y = x.conj()?;
+    for &(axis, n) in rest {
+        y = c2c_axis(op, &y, axis, n, false)?;
+    }
+    let y = c2r_axis(op, &y, last, nl)?;
+    normalize(y, opts.norm, total(&plan), true)
+}
+
+/// The inverse of [`hfftn`], `scipy.fft.ihfftn(x, s, axes, norm)`: `conj(rfftn(x))` of the
+/// real `x` with the inverse normalisation (scaled by `1/n` by default).
+///
+/// # Errors
+/// As [`rfftn`].
+///
+/// ```
+/// use cusci_fft::{ihfftn, FftnOptions, Array, Device};
+/// let x = Array::<f64>::ones(&[2, 4], &Device::cpu()).unwrap();
+/// let y = ihfftn(&x, &FftnOptions::default()).unwrap();
+/// assert_eq!(y.shape(), &[2, 3]);
+/// assert!((y.to_vec().unwrap()[0].re - 1.0).abs() < 1e-12);
+/// ```
+pub fn ihfftn<T: FftReal>(x: &Array<T>, opts: &FftnOptions) -> Result<Array<T::Complex>> {
+    inv_hermitian_nd("ihfftn", x, opts, None)
+}
+
+/// The two-dimensional [`ihfftn`], `scipy.fft.ihfft2(x, s, axes=(-2, -1), norm)`.
+///
+/// # Errors
+/// As [`ihfftn`].
+///
+/// ```
+/// use cusci_fft::{ihfft2, FftnOptions, Array, Device};
+/// let x = Array::<f32>::ones(&[3, 6], &Device::cpu()).unwrap();
+/// assert_eq!(ihfft2(&x, &FftnOptions::default()).unwrap().shape(), &[3, 4]);
+/// ```
+pub fn ihfft2<T: FftReal>(x: &Array<T>, opts: &FftnOptions) -> Result<Array<T::Complex>> {
+    inv_hermitian_nd("ihfft2", x, opts, Some(&[-2, -1]))
+}
+
+fn inv_hermitian_nd<T: FftReal>(
+    op: &str,
+    x: &Array<T>,
+    opts: &FftnOptions,
+    default_axes: Option<&[isize]>,
+) -> Result<Array<T::Complex>> {
+    let plan = check_nd(op, x.shape(), opts, default_axes, false)?;
+    need_axes(op, &plan)?;
+    let (&(last, nl), rest) = plan.split_last().expect("checked non-empty");
+    let mut y = r2c_axis(op, x, last, nl)?;
+    for &(axis, n) in rest.iter().rev() {
+        y = c2c_axis(op, &y, axis, n, true)?;
+    }
+    normalize(y.conj()?, opts.norm, total(&plan), false)
+}
+
+/// [`irfft`] of real input, as SciPy accepts it (`scipy.fft.irfft(x)` with a real `x`): the
+/// input is taken as complex with zero imaginary parts.
+///
+/// # Errors
+/// As [`irfft`].
+///
+/// ```
+/// use cusci_fft::{irfft_real, FftOptions, Array, Device};
+/// let x = Array::from_vec(vec![4.0f64, 0.0, 0.0], &[3], &Device::cpu()).unwrap();
+/// let y = irfft_real(&x, &FftOptions::default()).unwrap().to_vec().unwrap();
+/// assert_eq!(y.len(), 4);
+/// assert!(y.iter().all(|v| (v - 1.0).abs() < 1e-12));
+/// ```
+pub fn irfft_real<T: FftReal>(x: &Array<T>, opts: &FftOptions) -> Result<Array<T>> {
+    let (axis, n) = check_1d("irfft", x.shape(), opts, true)?;
+    let xc: Array<T::Complex> = x.astype()?;
+    let y = c2r_axis("irfft", &xc, axis, n)?;
+    normalize(y, opts.norm, n, false)
+}

@@ -29,15 +29,20 @@
 mod basic;
 mod cpu;
 mod cuda;
+mod fftlog;
 mod helper;
+mod plan;
 mod plan_cache;
 mod realtransforms;
 
 pub use basic::{
-    fft, fft2, fftn, hfft, ifft, ifft2, ifftn, ihfft, irfft, irfft2, irfftn, rfft, rfft2, rfftn,
+    fft, fft2, fftn, hfft, hfft2, hfftn, ifft, ifft2, ifftn, ihfft, ihfft2, ihfftn, irfft, irfft2,
+    irfft_real, irfftn, rfft, rfft2, rfftn,
 };
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
+pub use fftlog::{fht, fhtoffset, ifht, FhtOptions};
 pub use helper::{fftfreq, fftshift, ifftshift, next_fast_len, rfftfreq};
+pub use plan::{get_fft_plan, FftPlan};
 pub use realtransforms::{
     dct, dctn, dst, dstn, idct, idctn, idst, idstn, DctOptions, DctType, DctnOptions,
 };

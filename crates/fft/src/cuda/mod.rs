@@ -446,6 +446,34 @@ fn resize<E: Element>(x: &Array<E>, axis: usize, n: usize) -> Result<Array<E>> {
     Ok(out)
 }
 
+/// Makes (and caches) the plan of a complex transform of `n` points along `axis` of a
+/// contiguous array of `shape`, so that the next call finds it ([`crate::FftPlan`]).
+pub(crate) fn prepare_c2c(
+    dev: &CudaDevice,
+    shape: &[usize],
+    axis: usize,
+    n: usize,
+    double: bool,
+) -> Result<()> {
+    let (outer, _, inner) = split(shape, axis);
+    if outer * inner == 0 {
+        return Ok(());
+    }
+    libs::require("cufft")?;
+    dev.bind()?;
+    let (key, _) = axis_layout(Kind::C2c, double, n, outer, n, n, inner);
+    let cache = plans(dev)?;
+    let have = lock(&cache.cache).take(&key);
+    let plan = match have {
+        Some(p) => p,
+        None => Plan::new("get_fft_plan", &key)?,
+    };
+    let work = plan.work;
+    let dropped = lock(&cache.cache).put(key, plan, work);
+    drop(dropped);
+    Ok(())
+}
+
 // ---------- transforms along one axis ----------
 
 /// Unnormalised complex transform of `n` points along `axis` (input cut or zero-padded).
