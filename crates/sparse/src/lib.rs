@@ -1,3 +1,24 @@
-//! cusci-sparse: `scipy.sparse` on CUDA and on the CPU (its functions arrive with their own issue).
+//! cusci-sparse: `scipy.sparse`, `scipy.sparse.linalg` and `scipy.sparse.csgraph` on CUDA
+//! (cuSPARSE's generic API and this crate's NVRTC kernels) and on the CPU (rayon loops).
+//!
+//! - Formats: [`CsrMatrix`], [`CscMatrix`], [`CooMatrix`] over core [`Array`]s (f32, f64, c32,
+//!   c64 values; 32-bit indices).
+//! - Construction: [`CooMatrix::new`] (triplets, duplicates summed by conversions),
+//!   [`CsrMatrix::new`] (checked arrays), [`CsrMatrix::from_dense`], [`eye`], [`identity`],
+//!   [`diags`], [`random`].
+//! - Products: [`CsrMatrix::dot`] (SpMV and SpMM).
+//! - [`linalg`]: the [`linalg::LinearOperator`] trait and the conjugate gradient [`linalg::cg`],
+//!   running entirely on the device.
+//!
+//! Every public function validates its arguments once, then runs the CPU reference or the CUDA
+//! implementation of the device holding its arrays.
 
+mod construct;
+mod cpu;
+pub mod cuda;
+pub mod linalg;
+mod matrix;
+
+pub use construct::{diags, eye, identity, random};
 pub use cusci_core::{Array, Device, Error, Result};
+pub use matrix::{CooMatrix, CscMatrix, CsrMatrix};

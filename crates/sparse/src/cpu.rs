@@ -1,0 +1,243 @@
+//! The CPU reference: plain loops, parallel over rows with rayon. Sums run in a fixed order (the
+//! order of the stored entries), so results do not depend on the thread count.
+
+use cusci_core::{Float, Numeric};
+use rayon::prelude::*;
+
+/// Structure flags of a CSR index set, as the CUDA check (`sp_csr_check`) computes them:
+/// 1 indptr not monotone or outside [0, nnz], 2 an index out of bounds, 4 bad end points,
+/// 8 not canonical (unsorted or repeated indices within a row).
+pub(crate) fn csr_check(indptr: &[i32], indices: &[i32], n: usize, nnz: usize) -> i32 {
+    let m = indptr.len() - 1;
+    let mut f = 0;
+    if indptr[0] != 0 || indptr[m] as i64 != nnz as i64 {
+        f |= 4;
+    }
+    for r in 0..m {
+        let (s, e) = (indptr[r], indptr[r + 1]);
+        if e < s || s < 0 || e as i64 > nnz as i64 {
+            f |= 1;
+            continue;
+        }
+        for j in s as usize..e as usize {
+            let c = indices[j];
+            if c < 0 || c as i64 >= n as i64 {
+                f |= 2;
+            }
+            if j > s as usize && c <= indices[j - 1] {
+                f |= 8;
+            }
+        }
+    }
+    f
+}
+
+/// Splits `v` into the row segments of `indptr` (valid, monotone).
+fn row_segments<'a, U>(mut v: &'a mut [U], indptr: &[i32]) -> Vec<&'a mut [U]> {
+    let mut out = Vec::with_capacity(indptr.len().saturating_sub(1));
+    for w in indptr.windows(2) {
+        let (a, b) = std::mem::take(&mut v).split_at_mut((w[1] - w[0]) as usize);
+        out.push(a);
+        v = b;
+    }
+    out
+}
+
+/// COO to canonical CSR: entries bucketed by row (stable), each row sorted by (column, original
+/// position), duplicates summed left to right in that order. Indices must be in bounds.
+pub(crate) fn coo_to_csr<T: Numeric>(
+    m: usize,
+    rows: &[i32],
+    cols: &[i32],
+    vals: &[T],
+) -> (Vec<i32>, Vec<i32>, Vec<T>) {
+    let nnz = rows.len();
+    let mut indptr = vec![0i32; m + 1];
+    for &r in rows {
+        indptr[r as usize + 1] += 1;
+    }
+    for i in 0..m {
+        indptr[i + 1] += indptr[i];
+    }
+    let mut fill = indptr.clone();
+    let mut b: Vec<(i32, T)> = vec![(0, T::zero()); nnz];
+    for i in 0..nnz {
+        let r = rows[i] as usize;
+        b[fill[r] as usize] = (cols[i], vals[i]);
+        fill[r] += 1;
+    }
+    // stable sort by column keeps the original order among equal columns
+    let mut counts = vec![0i32; m + 1];
+    row_segments(&mut b, &indptr)
+        .into_par_iter()
+        .zip(counts[1..].par_iter_mut())
+        .for_each(|(seg, c)| {
+            seg.sort_by_key(|e| e.0);
+            let mut u = 0;
+            for j in 0..seg.len() {
+                if j == 0 || seg[j].0 != seg[j - 1].0 {
+                    u += 1;
+                }
+            }
+            *c = u;
+        });
+    for i in 0..m {
+        counts[i + 1] += counts[i];
+    }
+    let total = counts[m] as usize;
+    let mut oc = vec![0i32; total];
+    let mut ov = vec![T::zero(); total];
+    let segs_b = row_segments(&mut b, &indptr);
+    let segs_c = row_segments(&mut oc, &counts);
+    let segs_v = row_segments(&mut ov, &counts);
+    segs_b
+        .into_par_iter()
+        .zip(segs_c.into_par_iter().zip(segs_v.into_par_iter()))
+        .for_each(|(seg, (c, v))| {
+            let mut o = usize::MAX;
+            for j in 0..seg.len() {
+                if j == 0 || seg[j].0 != seg[j - 1].0 {
+                    o = o.wrapping_add(1);
+                    c[o] = seg[j].0;
+                    v[o] = seg[j].1;
+                } else {
+                    v[o] = v[o].add(seg[j].1);
+                }
+            }
+        });
+    (counts, oc, ov)
+}
+
+/// y = A x.
+pub(crate) fn spmv<T: Numeric>(indptr: &[i32], indices: &[i32], data: &[T], x: &[T]) -> Vec<T> {
+    let m = indptr.len() - 1;
+    let mut y = vec![T::zero(); m];
+    y.par_iter_mut().enumerate().for_each(|(r, yr)| {
+        let mut acc = T::zero();
+        for j in indptr[r] as usize..indptr[r + 1] as usize {
+            acc = acc.add(data[j].mul(x[indices[j] as usize]));
+        }
+        *yr = acc;
+    });
+    y
+}
+
+/// Y = A X with X (n x k) and Y (m x k) row-major.
+pub(crate) fn spmm<T: Numeric>(
+    indptr: &[i32],
+    indices: &[i32],
+    data: &[T],
+    x: &[T],
+    k: usize,
+) -> Vec<T> {
+    let m = indptr.len() - 1;
+    let mut y = vec![T::zero(); m * k];
+    if k == 0 {
+        return y;
+    }
+    y.par_chunks_mut(k).enumerate().for_each(|(r, yr)| {
+        for j in indptr[r] as usize..indptr[r + 1] as usize {
+            let a = data[j];
+            let xr = &x[indices[j] as usize * k..][..k];
+            for (o, &xv) in yr.iter_mut().zip(xr) {
+                *o = o.add(a.mul(xv));
+            }
+        }
+    });
+    y
+}
+
+/// The CSR arrays of the transpose of an m x n CSR matrix (a stable counting sort by column:
+/// rows come out sorted within each column).
+pub(crate) fn transpose<T: Numeric>(
+    n: usize,
+    indptr: &[i32],
+    indices: &[i32],
+    data: &[T],
+) -> (Vec<i32>, Vec<i32>, Vec<T>) {
+    let m = indptr.len() - 1;
+    let nnz = data.len();
+    let mut tp = vec![0i32; n + 1];
+    for &c in indices {
+        tp[c as usize + 1] += 1;
+    }
+    for i in 0..n {
+        tp[i + 1] += tp[i];
+    }
+    let mut fill = tp.clone();
+    let mut ti = vec![0i32; nnz];
+    let mut td = vec![T::zero(); nnz];
+    for r in 0..m {
+        for j in indptr[r] as usize..indptr[r + 1] as usize {
+            let c = indices[j] as usize;
+            let p = fill[c] as usize;
+            ti[p] = r as i32;
+            td[p] = data[j];
+            fill[c] += 1;
+        }
+    }
+    (tp, ti, td)
+}
+
+/// The dense row-major m x n matrix (duplicates summed).
+pub(crate) fn todense<T: Numeric>(n: usize, indptr: &[i32], indices: &[i32], data: &[T]) -> Vec<T> {
+    let m = indptr.len() - 1;
+    let mut out = vec![T::zero(); m * n];
+    if n == 0 {
+        return out;
+    }
+    out.par_chunks_mut(n).enumerate().for_each(|(r, row)| {
+        for j in indptr[r] as usize..indptr[r + 1] as usize {
+            let c = indices[j] as usize;
+            row[c] = row[c].add(data[j]);
+        }
+    });
+    out
+}
+
+/// CSR arrays of a dense row-major m x n matrix (its nonzero entries, row by row).
+pub(crate) fn fromdense<T: Numeric>(m: usize, n: usize, a: &[T]) -> (Vec<i32>, Vec<i32>, Vec<T>) {
+    let mut indptr = Vec::with_capacity(m + 1);
+    indptr.push(0i32);
+    let mut ind = Vec::new();
+    let mut dat = Vec::new();
+    for r in 0..m {
+        for c in 0..n {
+            let v = a[r * n + c];
+            if v != T::zero() {
+                ind.push(c as i32);
+                dat.push(v);
+            }
+        }
+        indptr.push(ind.len() as i32);
+    }
+    (indptr, ind, dat)
+}
+
+/// The row index of every stored entry.
+pub(crate) fn expand_rows(indptr: &[i32]) -> Vec<i32> {
+    let mut rows = Vec::with_capacity(*indptr.last().unwrap_or(&0) as usize);
+    for r in 0..indptr.len() - 1 {
+        for _ in indptr[r]..indptr[r + 1] {
+            rows.push(r as i32);
+        }
+    }
+    rows
+}
+
+/// sum conj(x) y, in fixed-size chunks combined in order.
+pub(crate) fn vdot<T: Float>(x: &[T], y: &[T]) -> T {
+    const CHUNK: usize = 1 << 14;
+    let parts: Vec<T> = x
+        .par_chunks(CHUNK)
+        .zip(y.par_chunks(CHUNK))
+        .map(|(a, b)| {
+            let mut acc = T::zero();
+            for (&u, &v) in a.iter().zip(b) {
+                acc = acc.add(u.conj().mul(v));
+            }
+            acc
+        })
+        .collect();
+    parts.into_iter().fold(T::zero(), |a, b| a.add(b))
+}

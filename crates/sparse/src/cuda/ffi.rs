@@ -1,0 +1,353 @@
+//! A thin safe layer over cuSPARSE's generic API (cudarc has only the raw bindings): one handle
+//! per device (in [`CudaDevice::extension`]), bound to the calling array's stream for each call;
+//! descriptors that destroy themselves; statuses checked and turned into `Error::Cuda` with the
+//! status name.
+
+use cudarc::cusparse::sys;
+use cusci_core::cuda::libs;
+use cusci_core::{Array, CudaDevice, DType, Element, Error, Float, Result};
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
+
+/// Checks a cuSPARSE status.
+pub(crate) fn check(op: &str, s: sys::cusparseStatus_t) -> Result<()> {
+    if s == sys::cusparseStatus_t::CUSPARSE_STATUS_SUCCESS {
+        return Ok(());
+    }
+    Err(Error::Cuda {
+        op: op.into(),
+        library: "cusparse",
+        status: format!("{s:?}"),
+    })
+}
+
+/// A cuSPARSE handle; used under its mutex, on the stream of the call that holds it.
+pub(crate) struct Handle(sys::cusparseHandle_t);
+// SAFETY: the handle is only used while its mutex is held (one thread at a time).
+unsafe impl Send for Handle {}
+// SAFETY: as above.
+unsafe impl Sync for Handle {}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        // SAFETY: created by cusparseCreate and destroyed once.
+        unsafe {
+            let _ = sys::cusparseDestroy(self.0);
+        }
+    }
+}
+
+impl Handle {
+    pub(crate) fn raw(&self) -> sys::cusparseHandle_t {
+        self.0
+    }
+}
+
+/// The device's cuSPARSE handle, locked and bound to `dev`'s stream.
+pub(crate) fn with_handle<R>(dev: &CudaDevice, f: impl FnOnce(&Handle) -> Result<R>) -> Result<R> {
+    libs::require("cusparse")?;
+    dev.bind()?;
+    let h: Arc<Mutex<Handle>> = dev.extension("cusci_sparse.cusparse", || {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: raw is a valid out-pointer; the library was found by libs::require.
+        check("cusparseCreate", unsafe { sys::cusparseCreate(&mut raw) })?;
+        Ok(Mutex::new(Handle(raw)))
+    })?;
+    let g = h.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: the handle is alive and the stream belongs to the handle's context.
+    check("cusparseSetStream", unsafe {
+        sys::cusparseSetStream(g.0, dev.raw_stream() as sys::cudaStream_t)
+    })?;
+    f(&g)
+}
+
+/// cuSPARSE's data type of `T`.
+pub(crate) fn data_type<T: Element>() -> Result<sys::cudaDataType> {
+    use sys::cudaDataType::*;
+    Ok(match T::DTYPE {
+        DType::F32 => CUDA_R_32F,
+        DType::F64 => CUDA_R_64F,
+        DType::C32 => CUDA_C_32F,
+        DType::C64 => CUDA_C_64F,
+        d => {
+            return Err(Error::UnsupportedDType {
+                op: "cusparse".into(),
+                dtype: d,
+            })
+        }
+    })
+}
+
+/// Device address of a CUDA array's first element (the caller knows it is contiguous).
+pub(crate) fn ptr<T: Element>(a: &Array<T>) -> u64 {
+    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
+}
+
+/// A CSR matrix descriptor over arrays that outlive it.
+pub(crate) struct SpMat(sys::cusparseSpMatDescr_t);
+impl Drop for SpMat {
+    fn drop(&mut self) {
+        // SAFETY: created once by cusparseCreateCsr.
+        unsafe {
+            let _ = sys::cusparseDestroySpMat(self.0);
+        }
+    }
+}
+
+impl SpMat {
+    /// CSR descriptor (32-bit indices, zero based).
+    pub(crate) fn csr<T: Float>(
+        rows: usize,
+        cols: usize,
+        data: &Array<T>,
+        indices: &Array<i32>,
+        indptr: &Array<i32>,
+    ) -> Result<SpMat> {
+        let mut d = std::ptr::null_mut();
+        // SAFETY: the pointers are live device arrays of the stated lengths (CsrMatrix invariants).
+        check("cusparseCreateCsr", unsafe {
+            sys::cusparseCreateCsr(
+                &mut d,
+                rows as i64,
+                cols as i64,
+                data.len() as i64,
+                ptr(indptr) as *mut c_void,
+                ptr(indices) as *mut c_void,
+                ptr(data) as *mut c_void,
+                sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
+                sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
+                sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
+                data_type::<T>()?,
+            )
+        })?;
+        Ok(SpMat(d))
+    }
+}
+
+/// A dense vector descriptor.
+pub(crate) struct DnVec(sys::cusparseDnVecDescr_t);
+impl Drop for DnVec {
+    fn drop(&mut self) {
+        // SAFETY: created once.
+        unsafe {
+            let _ = sys::cusparseDestroyDnVec(self.0);
+        }
+    }
+}
+impl DnVec {
+    pub(crate) fn new<T: Float>(a: &Array<T>) -> Result<DnVec> {
+        let mut d = std::ptr::null_mut();
+        // SAFETY: a is a live contiguous device array.
+        check("cusparseCreateDnVec", unsafe {
+            sys::cusparseCreateDnVec(
+                &mut d,
+                a.len() as i64,
+                ptr(a) as *mut c_void,
+                data_type::<T>()?,
+            )
+        })?;
+        Ok(DnVec(d))
+    }
+}
+
+/// A dense row-major matrix descriptor.
+pub(crate) struct DnMat(sys::cusparseDnMatDescr_t);
+impl Drop for DnMat {
+    fn drop(&mut self) {
+        // SAFETY: created once.
+        unsafe {
+            let _ = sys::cusparseDestroyDnMat(self.0);
+        }
+    }
+}
+impl DnMat {
+    pub(crate) fn row_major<T: Float>(a: &Array<T>) -> Result<DnMat> {
+        let (r, c) = (a.shape()[0], a.shape()[1]);
+        let mut d = std::ptr::null_mut();
+        // SAFETY: a is a live contiguous (row-major) device array of r x c.
+        check("cusparseCreateDnMat", unsafe {
+            sys::cusparseCreateDnMat(
+                &mut d,
+                r as i64,
+                c as i64,
+                c.max(1) as i64,
+                ptr(a) as *mut c_void,
+                data_type::<T>()?,
+                sys::cusparseOrder_t::CUSPARSE_ORDER_ROW,
+            )
+        })?;
+        Ok(DnMat(d))
+    }
+}
+
+/// A work buffer from the device's stream-ordered pool (freed stream-ordered when dropped).
+pub(crate) fn workspace(dev: &cusci_core::Device, bytes: usize) -> Result<Array<u8>> {
+    Array::<u8>::zeros(&[bytes.max(1)], dev)
+}
+
+/// y = A x (cusparseSpMV, the default algorithm).
+pub(crate) fn spmv<T: Float>(
+    dev: &CudaDevice,
+    a: &SpMat,
+    x: &Array<T>,
+    y: &Array<T>,
+) -> Result<()> {
+    let vx = DnVec::new(x)?;
+    let vy = DnVec::new(y)?;
+    let one = T::one();
+    let zero = T::zero();
+    let ty = data_type::<T>()?;
+    let alg = sys::cusparseSpMVAlg_t::CUSPARSE_SPMV_ALG_DEFAULT;
+    let op = sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
+    with_handle(dev, |h| {
+        let mut bytes = 0usize;
+        // SAFETY: descriptors are alive; scalars are host values of the compute type.
+        check("cusparseSpMV_bufferSize", unsafe {
+            sys::cusparseSpMV_bufferSize(
+                h.raw(),
+                op,
+                &one as *const T as *const c_void,
+                a.0,
+                vx.0,
+                &zero as *const T as *const c_void,
+                vy.0,
+                ty,
+                alg,
+                &mut bytes,
+            )
+        })?;
+        let buf = workspace(&cusci_core::Device::Cuda(dev.clone()), bytes)?;
+        // SAFETY: as above; the buffer holds `bytes` bytes and lives until after the call is queued
+        // (freed stream-ordered after it).
+        check("cusparseSpMV", unsafe {
+            sys::cusparseSpMV(
+                h.raw(),
+                op,
+                &one as *const T as *const c_void,
+                a.0,
+                vx.0,
+                &zero as *const T as *const c_void,
+                vy.0,
+                ty,
+                alg,
+                ptr(&buf) as *mut c_void,
+            )
+        })
+    })
+}
+
+/// C = A B with B and C row-major (cusparseSpMM, the default algorithm).
+pub(crate) fn spmm<T: Float>(
+    dev: &CudaDevice,
+    a: &SpMat,
+    b: &Array<T>,
+    c: &Array<T>,
+) -> Result<()> {
+    let mb = DnMat::row_major(b)?;
+    let mc = DnMat::row_major(c)?;
+    let one = T::one();
+    let zero = T::zero();
+    let ty = data_type::<T>()?;
+    let alg = sys::cusparseSpMMAlg_t::CUSPARSE_SPMM_ALG_DEFAULT;
+    let op = sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
+    with_handle(dev, |h| {
+        let mut bytes = 0usize;
+        // SAFETY: descriptors are alive; scalars are host values of the compute type.
+        check("cusparseSpMM_bufferSize", unsafe {
+            sys::cusparseSpMM_bufferSize(
+                h.raw(),
+                op,
+                op,
+                &one as *const T as *const c_void,
+                a.0,
+                mb.0,
+                &zero as *const T as *const c_void,
+                mc.0,
+                ty,
+                alg,
+                &mut bytes,
+            )
+        })?;
+        let buf = workspace(&cusci_core::Device::Cuda(dev.clone()), bytes)?;
+        // SAFETY: as above.
+        check("cusparseSpMM", unsafe {
+            sys::cusparseSpMM(
+                h.raw(),
+                op,
+                op,
+                &one as *const T as *const c_void,
+                a.0,
+                mb.0,
+                &zero as *const T as *const c_void,
+                mc.0,
+                ty,
+                alg,
+                ptr(&buf) as *mut c_void,
+            )
+        })
+    })
+}
+
+/// CSR (m x n) to CSC, i.e. the CSR of the transpose (cusparseCsr2cscEx2, values copied).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn csr2csc<T: Float>(
+    dev: &CudaDevice,
+    m: usize,
+    n: usize,
+    data: &Array<T>,
+    indptr: &Array<i32>,
+    indices: &Array<i32>,
+    out_data: &Array<T>,
+    out_ptr: &Array<i32>,
+    out_ind: &Array<i32>,
+) -> Result<()> {
+    let ty = data_type::<T>()?;
+    let nnz = data.len() as i32;
+    let action = sys::cusparseAction_t::CUSPARSE_ACTION_NUMERIC;
+    let base = sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO;
+    let alg = sys::cusparseCsr2CscAlg_t::CUSPARSE_CSR2CSC_ALG_DEFAULT;
+    with_handle(dev, |h| {
+        let mut bytes = 0usize;
+        // SAFETY: the arrays are live device arrays of the CSR/CSC lengths.
+        check("cusparseCsr2cscEx2_bufferSize", unsafe {
+            sys::cusparseCsr2cscEx2_bufferSize(
+                h.raw(),
+                m as i32,
+                n as i32,
+                nnz,
+                ptr(data) as *const c_void,
+                ptr(indptr) as *const i32,
+                ptr(indices) as *const i32,
+                ptr(out_data) as *mut c_void,
+                ptr(out_ptr) as *mut i32,
+                ptr(out_ind) as *mut i32,
+                ty,
+                action,
+                base,
+                alg,
+                &mut bytes,
+            )
+        })?;
+        let buf = workspace(&cusci_core::Device::Cuda(dev.clone()), bytes)?;
+        // SAFETY: as above.
+        check("cusparseCsr2cscEx2", unsafe {
+            sys::cusparseCsr2cscEx2(
+                h.raw(),
+                m as i32,
+                n as i32,
+                nnz,
+                ptr(data) as *const c_void,
+                ptr(indptr) as *const i32,
+                ptr(indices) as *const i32,
+                ptr(out_data) as *mut c_void,
+                ptr(out_ptr) as *mut i32,
+                ptr(out_ind) as *mut i32,
+                ty,
+                action,
+                base,
+                alg,
+                ptr(&buf) as *mut c_void,
+            )
+        })
+    })
+}

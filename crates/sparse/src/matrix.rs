@@ -1,0 +1,927 @@
+//! The sparse formats: [`CsrMatrix`], [`CscMatrix`] and [`CooMatrix`] (SciPy's `csr_matrix`,
+//! `csc_matrix`, `coo_matrix`), holding core [`Array`]s on either device.
+//!
+//! Indices are 32-bit (`i32`), as SciPy's default; a matrix whose dimensions or number of stored
+//! entries pass `i32::MAX` is refused with `InvalidArgument`.
+
+use crate::cpu;
+use crate::cuda::{self, blocks, launch, p};
+use cusci_core::cuda::kernel::Args;
+use cusci_core::error::make;
+use cusci_core::{Array, CudaDevice, Device, Float, Result};
+
+const IMAX: usize = i32::MAX as usize;
+
+fn check_index_range(op: &str, m: usize, n: usize, nnz: usize) -> Result<()> {
+    if m > IMAX || n > IMAX || nnz > IMAX {
+        return Err(make::arg(
+            op,
+            format!(
+                "shape ({m}, {n}) with {nnz} entries needs 64-bit indices, which are not supported"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_1d<U: cusci_core::Element>(op: &str, what: &str, a: &Array<U>) -> Result<()> {
+    if a.ndim() != 1 {
+        return Err(make::shape(
+            op,
+            format!("{what} must be 1-D, got shape {:?}", a.shape()),
+        ));
+    }
+    Ok(())
+}
+
+fn same_dev(op: &str, a: &Device, b: &Device) -> Result<()> {
+    cusci_core::array::check_same_device(op, a, b)
+}
+
+/// The last element of a 1-D i32 array (waits for the device).
+fn last(a: &Array<i32>) -> Result<i32> {
+    a.index_axis(0, -1)?.item()
+}
+
+/// A flag word computed by a CUDA check kernel.
+fn read_flags(flags: &Array<i32>) -> Result<i32> {
+    flags.item()
+}
+
+fn flags_error(op: &str, f: i32, what: &str) -> Result<()> {
+    if f & 4 != 0 {
+        return Err(make::arg(
+            op,
+            "index pointer should start with 0 and end with the number of stored entries",
+        ));
+    }
+    if f & 1 != 0 {
+        return Err(make::arg(op, "index pointer values must be non-decreasing"));
+    }
+    if f & 2 != 0 {
+        return Err(make::arg(op, format!("{what} index values out of bounds")));
+    }
+    Ok(())
+}
+
+// ====================================================================================== CSR
+
+/// A compressed sparse row matrix (SciPy's `csr_matrix`): row `i` holds the entries
+/// `data[indptr[i]..indptr[i+1]]` in the columns `indices[indptr[i]..indptr[i+1]]`.
+///
+/// ```
+/// use cusci_sparse::{CsrMatrix, Device, Array};
+/// let dev = Device::Cpu;
+/// let a = CsrMatrix::new(
+///     Array::from_vec(vec![1.0f64, 2.0, 3.0], &[3], &dev)?,
+///     Array::from_vec(vec![0, 2, 1], &[3], &dev)?,
+///     Array::from_vec(vec![0, 2, 3], &[3], &dev)?,
+///     (2, 3),
+/// )?;
+/// assert_eq!(a.toarray()?.to_vec()?, vec![1.0, 0.0, 2.0, 0.0, 3.0, 0.0]);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct CsrMatrix<T: Float> {
+    data: Array<T>,
+    indices: Array<i32>,
+    indptr: Array<i32>,
+    shape: (usize, usize),
+    canonical: bool,
+}
+
+impl<T: Float> CsrMatrix<T> {
+    /// `csr_matrix((data, indices, indptr), shape=shape)`: checks the structure fully (SciPy's
+    /// `check_format(full_check=True)`): 1-D arrays on one device, `indptr` of length `m + 1`,
+    /// starting at 0, non-decreasing and ending at `nnz`, indices in `0..n`. Unsorted or repeated
+    /// indices are accepted (as SciPy) and [`has_canonical_format`](Self::has_canonical_format)
+    /// says so; [`sum_duplicates`](Self::sum_duplicates) fixes them.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` for wrong array lengths or dimensions, `InvalidArgument` for a bad
+    /// `indptr` or an index out of bounds, `DeviceMismatch` for arrays on different devices.
+    pub fn new(
+        data: Array<T>,
+        indices: Array<i32>,
+        indptr: Array<i32>,
+        shape: (usize, usize),
+    ) -> Result<Self> {
+        let op = "csr_matrix";
+        check_1d(op, "data", &data)?;
+        check_1d(op, "indices", &indices)?;
+        check_1d(op, "indptr", &indptr)?;
+        same_dev(op, data.device(), indices.device())?;
+        same_dev(op, data.device(), indptr.device())?;
+        let (m, n) = shape;
+        if indptr.len() != m + 1 {
+            return Err(make::shape(
+                op,
+                format!("index pointer size {} should be {}", indptr.len(), m + 1),
+            ));
+        }
+        if indices.len() != data.len() {
+            return Err(make::shape(
+                op,
+                format!(
+                    "indices ({}) and data ({}) should have the same size",
+                    indices.len(),
+                    data.len()
+                ),
+            ));
+        }
+        check_index_range(op, m, n, data.len())?;
+        let data = data.contiguous()?;
+        let indices = indices.contiguous()?;
+        let indptr = indptr.contiguous()?;
+        let flags = match data.device() {
+            Device::Cpu => cpu::csr_check(
+                indptr.cpu_data().unwrap_or(&[]),
+                indices.cpu_data().unwrap_or(&[]),
+                n,
+                data.len(),
+            ),
+            Device::Cuda(d) => {
+                if m == 0 {
+                    if indptr.item()? != 0 || !data.is_empty() {
+                        4
+                    } else {
+                        0
+                    }
+                } else {
+                    let fl = Array::<i32>::zeros(&[1], data.device())?;
+                    launch::<T>(
+                        d,
+                        "sp_csr_check",
+                        blocks(d, m),
+                        Args::new()
+                            .push(p(&indptr))
+                            .push(p(&indices))
+                            .push(m as i64)
+                            .push(n as i64)
+                            .push(data.len() as i64)
+                            .push(p(&fl)),
+                    )?;
+                    read_flags(&fl)?
+                }
+            }
+        };
+        flags_error(op, flags, "column")?;
+        Ok(CsrMatrix {
+            data,
+            indices,
+            indptr,
+            shape,
+            canonical: flags & 8 == 0,
+        })
+    }
+
+    /// Internal: arrays known to be valid (and canonical when `canonical`).
+    pub(crate) fn from_parts(
+        data: Array<T>,
+        indices: Array<i32>,
+        indptr: Array<i32>,
+        shape: (usize, usize),
+        canonical: bool,
+    ) -> Self {
+        CsrMatrix {
+            data,
+            indices,
+            indptr,
+            shape,
+            canonical,
+        }
+    }
+
+    /// `csr_matrix(dense)`: the nonzero entries of a 2-D array, row by row (canonical).
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when `a` is not 2-D; `InvalidArgument` past 32-bit indices.
+    pub fn from_dense(a: &Array<T>) -> Result<Self> {
+        let op = "csr_matrix";
+        if a.ndim() != 2 {
+            return Err(make::shape(
+                op,
+                format!("a dense matrix must be 2-D, got shape {:?}", a.shape()),
+            ));
+        }
+        let (m, n) = (a.shape()[0], a.shape()[1]);
+        check_index_range(op, m, n, 0)?;
+        let a = a.contiguous()?;
+        let dev = a.device().clone();
+        match &dev {
+            Device::Cpu => {
+                let (ip, ind, dat) = cpu::fromdense(m, n, a.cpu_data().unwrap_or(&[]));
+                Self::from_host(ip, ind, dat, (m, n), true, &dev)
+            }
+            Device::Cuda(d) => {
+                let counts = Array::<i32>::zeros(&[m + 1], &dev)?;
+                launch::<T>(
+                    d,
+                    "sp_dense_count",
+                    blocks(d, m),
+                    Args::new()
+                        .push(p(&a))
+                        .push(m as i64)
+                        .push(n as i64)
+                        .push(p(&counts)),
+                )?;
+                let indptr = counts.cumsum(0)?;
+                let nnz = last(&indptr)? as usize;
+                let ind = Array::<i32>::zeros(&[nnz], &dev)?;
+                let dat = Array::<T>::zeros(&[nnz], &dev)?;
+                launch::<T>(
+                    d,
+                    "sp_dense_write",
+                    blocks(d, m),
+                    Args::new()
+                        .push(p(&a))
+                        .push(m as i64)
+                        .push(n as i64)
+                        .push(p(&indptr))
+                        .push(p(&ind))
+                        .push(p(&dat)),
+                )?;
+                Ok(Self::from_parts(dat, ind, indptr, (m, n), true))
+            }
+        }
+    }
+
+    pub(crate) fn from_host(
+        indptr: Vec<i32>,
+        indices: Vec<i32>,
+        data: Vec<T>,
+        shape: (usize, usize),
+        canonical: bool,
+        dev: &Device,
+    ) -> Result<Self> {
+        let nnz = data.len();
+        Ok(Self::from_parts(
+            Array::from_vec(data, &[nnz], dev)?,
+            Array::from_vec(indices, &[nnz], dev)?,
+            Array::from_vec(indptr, &[shape.0 + 1], dev)?,
+            shape,
+            canonical,
+        ))
+    }
+
+    /// (rows, columns).
+    pub fn shape(&self) -> (usize, usize) {
+        self.shape
+    }
+    /// The number of stored entries (explicit zeros and duplicates included), SciPy's `nnz`.
+    pub fn nnz(&self) -> usize {
+        self.data.len()
+    }
+    /// The stored values.
+    pub fn data(&self) -> &Array<T> {
+        &self.data
+    }
+    /// The column index of every stored value.
+    pub fn indices(&self) -> &Array<i32> {
+        &self.indices
+    }
+    /// Row `i`'s entries are `indptr[i]..indptr[i+1]`.
+    pub fn indptr(&self) -> &Array<i32> {
+        &self.indptr
+    }
+    /// The device holding the arrays.
+    pub fn device(&self) -> &Device {
+        self.data.device()
+    }
+    /// True when every row's indices are sorted and free of duplicates (SciPy's
+    /// `has_canonical_format`).
+    pub fn has_canonical_format(&self) -> bool {
+        self.canonical
+    }
+
+    /// The same matrix on `dev` (copied there).
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn to_device(&self, dev: &Device) -> Result<Self> {
+        Ok(Self::from_parts(
+            self.data.to_device(dev)?,
+            self.indices.to_device(dev)?,
+            self.indptr.to_device(dev)?,
+            self.shape,
+            self.canonical,
+        ))
+    }
+
+    /// A copy with storage of its own.
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn copy(&self) -> Result<Self> {
+        Ok(Self::from_parts(
+            self.data.copy()?,
+            self.indices.copy()?,
+            self.indptr.copy()?,
+            self.shape,
+            self.canonical,
+        ))
+    }
+
+    /// The dense m x n array (`toarray()`); duplicates are summed.
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn toarray(&self) -> Result<Array<T>> {
+        let (m, n) = self.shape;
+        match self.device() {
+            Device::Cpu => Array::from_vec(
+                cpu::todense(
+                    n,
+                    self.indptr.cpu_data().unwrap_or(&[]),
+                    self.indices.cpu_data().unwrap_or(&[]),
+                    self.data.cpu_data().unwrap_or(&[]),
+                ),
+                &[m, n],
+                &Device::Cpu,
+            ),
+            Device::Cuda(d) => {
+                let out = Array::<T>::zeros(&[m, n], self.device())?;
+                launch::<T>(
+                    d,
+                    "sp_csr_todense",
+                    blocks(d, m),
+                    Args::new()
+                        .push(p(&self.indptr))
+                        .push(p(&self.indices))
+                        .push(p(&self.data))
+                        .push(m as i64)
+                        .push(n as i64)
+                        .push(p(&out)),
+                )?;
+                Ok(out)
+            }
+        }
+    }
+
+    /// The COO form (`tocoo()`): the same entries in the same order.
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn tocoo(&self) -> Result<CooMatrix<T>> {
+        let m = self.shape.0;
+        let row = match self.device() {
+            Device::Cpu => Array::from_vec(
+                cpu::expand_rows(self.indptr.cpu_data().unwrap_or(&[0])),
+                &[self.nnz()],
+                &Device::Cpu,
+            )?,
+            Device::Cuda(d) => {
+                let rows = Array::<i32>::zeros(&[self.nnz()], self.device())?;
+                launch::<T>(
+                    d,
+                    "sp_csr_rows",
+                    blocks(d, m),
+                    Args::new()
+                        .push(p(&self.indptr))
+                        .push(m as i64)
+                        .push(p(&rows)),
+                )?;
+                rows
+            }
+        };
+        Ok(CooMatrix {
+            data: self.data.clone(),
+            row,
+            col: self.indices.clone(),
+            shape: self.shape,
+        })
+    }
+
+    /// The CSC form (`tocsc()`): a transposing copy (cuSPARSE `csr2cscEx2` on the GPU, a
+    /// stable counting sort on the CPU); the result is canonical when this matrix has no
+    /// duplicates.
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn tocsc(&self) -> Result<CscMatrix<T>> {
+        Ok(CscMatrix {
+            t: self.transpose_copy()?,
+        })
+    }
+
+    /// The transpose as a CSR matrix of shape (n, m) (the arrays of this matrix's CSC form).
+    pub(crate) fn transpose_copy(&self) -> Result<CsrMatrix<T>> {
+        let (m, n) = self.shape;
+        let nnz = self.nnz();
+        let dev = self.device().clone();
+        match &dev {
+            Device::Cpu => {
+                let (tp, ti, td) = cpu::transpose(
+                    n,
+                    self.indptr.cpu_data().unwrap_or(&[0]),
+                    self.indices.cpu_data().unwrap_or(&[]),
+                    self.data.cpu_data().unwrap_or(&[]),
+                );
+                CsrMatrix::from_host(tp, ti, td, (n, m), self.canonical, &dev)
+            }
+            Device::Cuda(d) => {
+                let tp = Array::<i32>::zeros(&[n + 1], &dev)?;
+                let ti = Array::<i32>::zeros(&[nnz], &dev)?;
+                let td = Array::<T>::zeros(&[nnz], &dev)?;
+                if nnz > 0 && m > 0 && n > 0 {
+                    cuda::ffi::csr2csc(
+                        d,
+                        m,
+                        n,
+                        &self.data,
+                        &self.indptr,
+                        &self.indices,
+                        &td,
+                        &tp,
+                        &ti,
+                    )?;
+                }
+                Ok(CsrMatrix::from_parts(td, ti, tp, (n, m), self.canonical))
+            }
+        }
+    }
+
+    /// `A.T`: the transpose, a CSC matrix sharing this matrix's arrays (no copy, as SciPy).
+    pub fn transpose(&self) -> CscMatrix<T> {
+        CscMatrix { t: self.clone() }
+    }
+
+    /// The complex conjugate (`conj()`); a copy for real types too.
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn conj(&self) -> Result<Self> {
+        Ok(Self::from_parts(
+            self.data.conj()?,
+            self.indices.clone(),
+            self.indptr.clone(),
+            self.shape,
+            self.canonical,
+        ))
+    }
+
+    /// `A * s` for a scalar `s` (the structure is kept, zeros included).
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn mul_scalar(&self, s: T) -> Result<Self> {
+        Ok(Self::from_parts(
+            self.data.mul_scalar(s)?,
+            self.indices.clone(),
+            self.indptr.clone(),
+            self.shape,
+            self.canonical,
+        ))
+    }
+
+    /// The canonical form (`sum_duplicates()` on a copy): indices sorted within each row,
+    /// repeated entries summed (explicit zeros kept, as SciPy).
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn sum_duplicates(&self) -> Result<Self> {
+        if self.canonical {
+            return Ok(self.clone());
+        }
+        self.tocoo()?.tocsr()
+    }
+
+    /// `A @ x`: SpMV when `x` is 1-D of length n (result of length m), SpMM when `x` is 2-D
+    /// n x k (result m x k). cuSPARSE's `SpMV`/`SpMM` on the GPU; row-parallel loops on the CPU
+    /// (each row summed in stored order).
+    ///
+    /// ```
+    /// use cusci_sparse::{CsrMatrix, Device, Array};
+    /// let dev = Device::Cpu;
+    /// let a = CsrMatrix::from_dense(&Array::from_vec(vec![1.0f64, 0.0, 0.0, 2.0], &[2, 2], &dev)?)?;
+    /// let y = a.dot(&Array::from_vec(vec![3.0, 4.0], &[2], &dev)?)?;
+    /// assert_eq!(y.to_vec()?, vec![3.0, 8.0]);
+    /// # Ok::<(), cusci_sparse::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when `x` has another length than n or more than 2 dimensions,
+    /// `DeviceMismatch` when it lives elsewhere.
+    pub fn dot(&self, x: &Array<T>) -> Result<Array<T>> {
+        let op = "csr_matrix.dot";
+        same_dev(op, self.device(), x.device())?;
+        let (m, n) = self.shape;
+        if x.ndim() == 0 || x.ndim() > 2 || x.shape()[0] != n {
+            return Err(make::shape(
+                op,
+                format!(
+                    "matrix of shape ({m}, {n}) times an operand of shape {:?}",
+                    x.shape()
+                ),
+            ));
+        }
+        let x = x.contiguous()?;
+        let dev = self.device().clone();
+        if x.ndim() == 1 {
+            match &dev {
+                Device::Cpu => Array::from_vec(
+                    cpu::spmv(
+                        self.indptr.cpu_data().unwrap_or(&[0]),
+                        self.indices.cpu_data().unwrap_or(&[]),
+                        self.data.cpu_data().unwrap_or(&[]),
+                        x.cpu_data().unwrap_or(&[]),
+                    ),
+                    &[m],
+                    &dev,
+                ),
+                Device::Cuda(d) => {
+                    let y = Array::<T>::zeros(&[m], &dev)?;
+                    if m > 0 && n > 0 && self.nnz() > 0 {
+                        let a = self.descr()?;
+                        cuda::ffi::spmv(d, &a, &x, &y)?;
+                    }
+                    Ok(y)
+                }
+            }
+        } else {
+            let k = x.shape()[1];
+            match &dev {
+                Device::Cpu => Array::from_vec(
+                    cpu::spmm(
+                        self.indptr.cpu_data().unwrap_or(&[0]),
+                        self.indices.cpu_data().unwrap_or(&[]),
+                        self.data.cpu_data().unwrap_or(&[]),
+                        x.cpu_data().unwrap_or(&[]),
+                        k,
+                    ),
+                    &[m, k],
+                    &dev,
+                ),
+                Device::Cuda(d) => {
+                    let y = Array::<T>::zeros(&[m, k], &dev)?;
+                    if m > 0 && n > 0 && k > 0 && self.nnz() > 0 {
+                        let a = self.descr()?;
+                        cuda::ffi::spmm(d, &a, &x, &y)?;
+                    }
+                    Ok(y)
+                }
+            }
+        }
+    }
+
+    fn descr(&self) -> Result<cuda::ffi::SpMat> {
+        cuda::ffi::SpMat::csr(
+            self.shape.0,
+            self.shape.1,
+            &self.data,
+            &self.indices,
+            &self.indptr,
+        )
+    }
+
+    /// The CUDA device of a GPU matrix.
+    #[allow(dead_code)]
+    pub(crate) fn cuda_device(&self) -> Option<&CudaDevice> {
+        self.device().as_cuda()
+    }
+}
+
+// ====================================================================================== CSC
+
+/// A compressed sparse column matrix (SciPy's `csc_matrix`), stored as the CSR arrays of its
+/// transpose: column `j` holds `data[indptr[j]..indptr[j+1]]` in the rows
+/// `indices[indptr[j]..indptr[j+1]]`.
+#[derive(Clone, Debug)]
+pub struct CscMatrix<T: Float> {
+    /// The CSR matrix of the transpose (shape (n, m)).
+    t: CsrMatrix<T>,
+}
+
+impl<T: Float> CscMatrix<T> {
+    /// `csc_matrix((data, indices, indptr), shape=shape)`, checked as [`CsrMatrix::new`] (with
+    /// rows and columns exchanged).
+    ///
+    /// # Errors
+    /// As [`CsrMatrix::new`].
+    pub fn new(
+        data: Array<T>,
+        indices: Array<i32>,
+        indptr: Array<i32>,
+        shape: (usize, usize),
+    ) -> Result<Self> {
+        Ok(CscMatrix {
+            t: CsrMatrix::new(data, indices, indptr, (shape.1, shape.0))?,
+        })
+    }
+    /// (rows, columns).
+    pub fn shape(&self) -> (usize, usize) {
+        (self.t.shape.1, self.t.shape.0)
+    }
+    /// Stored entries.
+    pub fn nnz(&self) -> usize {
+        self.t.nnz()
+    }
+    /// The stored values.
+    pub fn data(&self) -> &Array<T> {
+        &self.t.data
+    }
+    /// The row index of every stored value.
+    pub fn indices(&self) -> &Array<i32> {
+        &self.t.indices
+    }
+    /// Column `j`'s entries are `indptr[j]..indptr[j+1]`.
+    pub fn indptr(&self) -> &Array<i32> {
+        &self.t.indptr
+    }
+    /// The device holding the arrays.
+    pub fn device(&self) -> &Device {
+        self.t.device()
+    }
+    /// True when indices are sorted and unique within every column.
+    pub fn has_canonical_format(&self) -> bool {
+        self.t.canonical
+    }
+    /// `A.T`: the transpose as a CSR matrix sharing the arrays (no copy).
+    pub fn transpose(&self) -> CsrMatrix<T> {
+        self.t.clone()
+    }
+    /// The CSR form (`tocsr()`): a transposing copy (cuSPARSE `csr2cscEx2` on the GPU).
+    ///
+    /// ```
+    /// use cusci_sparse::{CsrMatrix, Device, Array};
+    /// let dev = Device::Cpu;
+    /// let a = CsrMatrix::from_dense(&Array::from_vec(vec![1.0f64, 2.0, 0.0, 3.0], &[2, 2], &dev)?)?;
+    /// let at = a.transpose().tocsr()?;
+    /// assert_eq!(at.toarray()?.to_vec()?, vec![1.0, 0.0, 2.0, 3.0]);
+    /// # Ok::<(), cusci_sparse::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn tocsr(&self) -> Result<CsrMatrix<T>> {
+        self.t.transpose_copy()
+    }
+    /// The dense array.
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn toarray(&self) -> Result<Array<T>> {
+        self.t.toarray()?.t().contiguous()
+    }
+    /// The COO form.
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn tocoo(&self) -> Result<CooMatrix<T>> {
+        Ok(self.t.tocoo()?.transpose())
+    }
+    /// `A @ x` (through the CSR form).
+    ///
+    /// # Errors
+    /// As [`CsrMatrix::dot`].
+    pub fn dot(&self, x: &Array<T>) -> Result<Array<T>> {
+        self.tocsr()?.dot(x)
+    }
+}
+
+// ====================================================================================== COO
+
+/// A coordinate-format matrix (SciPy's `coo_matrix`): entry `k` is `data[k]` at
+/// `(row[k], col[k])`; duplicates are allowed and summed by conversions.
+///
+/// ```
+/// use cusci_sparse::{CooMatrix, Device, Array};
+/// let dev = Device::Cpu;
+/// let a = CooMatrix::new(
+///     Array::from_vec(vec![1.0f64, 2.0, 5.0], &[3], &dev)?,
+///     Array::from_vec(vec![0, 1, 0], &[3], &dev)?,
+///     Array::from_vec(vec![1, 0, 1], &[3], &dev)?,
+///     (2, 2),
+/// )?;
+/// let c = a.tocsr()?; // the two entries at (0, 1) are summed
+/// assert_eq!(c.nnz(), 2);
+/// assert_eq!(c.toarray()?.to_vec()?, vec![0.0, 6.0, 2.0, 0.0]);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct CooMatrix<T: Float> {
+    data: Array<T>,
+    row: Array<i32>,
+    col: Array<i32>,
+    shape: (usize, usize),
+}
+
+impl<T: Float> CooMatrix<T> {
+    /// `coo_matrix((data, (row, col)), shape=shape)`: 1-D arrays of one length on one device,
+    /// indices within the shape (checked).
+    ///
+    /// # Errors
+    /// `ShapeMismatch` for arrays of different lengths or not 1-D, `InvalidArgument` for an index
+    /// out of bounds (or negative), `DeviceMismatch`.
+    pub fn new(
+        data: Array<T>,
+        row: Array<i32>,
+        col: Array<i32>,
+        shape: (usize, usize),
+    ) -> Result<Self> {
+        let op = "coo_matrix";
+        check_1d(op, "data", &data)?;
+        check_1d(op, "row", &row)?;
+        check_1d(op, "col", &col)?;
+        same_dev(op, data.device(), row.device())?;
+        same_dev(op, data.device(), col.device())?;
+        if row.len() != data.len() || col.len() != data.len() {
+            return Err(make::shape(
+                op,
+                format!(
+                    "row ({}), column ({}) and data ({}) arrays must have the same length",
+                    row.len(),
+                    col.len(),
+                    data.len()
+                ),
+            ));
+        }
+        let (m, n) = shape;
+        check_index_range(op, m, n, data.len())?;
+        let data = data.contiguous()?;
+        let row = row.contiguous()?;
+        let col = col.contiguous()?;
+        let bad = match data.device() {
+            Device::Cpu => {
+                let r = row.cpu_data().unwrap_or(&[]);
+                let c = col.cpu_data().unwrap_or(&[]);
+                r.iter()
+                    .zip(c)
+                    .any(|(&r, &c)| r < 0 || r as usize >= m || c < 0 || c as usize >= n)
+            }
+            Device::Cuda(d) => {
+                if data.is_empty() {
+                    false
+                } else {
+                    let fl = Array::<i32>::zeros(&[1], data.device())?;
+                    launch::<T>(
+                        d,
+                        "sp_coo_check",
+                        blocks(d, data.len()),
+                        Args::new()
+                            .push(p(&row))
+                            .push(p(&col))
+                            .push(data.len() as i64)
+                            .push(m as i64)
+                            .push(n as i64)
+                            .push(p(&fl)),
+                    )?;
+                    read_flags(&fl)? != 0
+                }
+            }
+        };
+        if bad {
+            return Err(make::arg(
+                op,
+                format!("row or column index out of bounds for shape ({m}, {n})"),
+            ));
+        }
+        Ok(CooMatrix {
+            data,
+            row,
+            col,
+            shape,
+        })
+    }
+
+    /// (rows, columns).
+    pub fn shape(&self) -> (usize, usize) {
+        self.shape
+    }
+    /// Stored entries (duplicates counted).
+    pub fn nnz(&self) -> usize {
+        self.data.len()
+    }
+    /// The values.
+    pub fn data(&self) -> &Array<T> {
+        &self.data
+    }
+    /// Row indices.
+    pub fn row(&self) -> &Array<i32> {
+        &self.row
+    }
+    /// Column indices.
+    pub fn col(&self) -> &Array<i32> {
+        &self.col
+    }
+    /// The device holding the arrays.
+    pub fn device(&self) -> &Device {
+        self.data.device()
+    }
+    /// The transpose (rows and columns exchanged; no copy).
+    pub fn transpose(&self) -> CooMatrix<T> {
+        CooMatrix {
+            data: self.data.clone(),
+            row: self.col.clone(),
+            col: self.row.clone(),
+            shape: (self.shape.1, self.shape.0),
+        }
+    }
+
+    /// The canonical CSR form (`tocsr()`): duplicates summed, indices sorted in every row. The
+    /// duplicates of one position are added in their order in this matrix, on both devices, so
+    /// both give the same bits. GPU: a row histogram, a scan, a bucket scatter, a per-row sort
+    /// by (column, position) and a per-row sum (this crate's kernels); one wait for the size.
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn tocsr(&self) -> Result<CsrMatrix<T>> {
+        let (m, _n) = self.shape;
+        let nnz = self.nnz();
+        let dev = self.device().clone();
+        match &dev {
+            Device::Cpu => {
+                let (ip, ind, dat) = cpu::coo_to_csr(
+                    m,
+                    self.row.cpu_data().unwrap_or(&[]),
+                    self.col.cpu_data().unwrap_or(&[]),
+                    self.data.cpu_data().unwrap_or(&[]),
+                );
+                CsrMatrix::from_host(ip, ind, dat, self.shape, true, &dev)
+            }
+            Device::Cuda(d) => {
+                let counts = Array::<i32>::zeros(&[m + 1], &dev)?;
+                launch::<T>(
+                    d,
+                    "sp_coo_count",
+                    blocks(d, nnz),
+                    Args::new()
+                        .push(p(&self.row))
+                        .push(nnz as i64)
+                        .push(p(&counts)),
+                )?;
+                let indptr = counts.cumsum(0)?;
+                let fill = Array::<i32>::zeros(&[m], &dev)?;
+                let bcol = Array::<i32>::zeros(&[nnz], &dev)?;
+                let bidx = Array::<i32>::zeros(&[nnz], &dev)?;
+                let bval = Array::<T>::zeros(&[nnz], &dev)?;
+                launch::<T>(
+                    d,
+                    "sp_coo_scatter",
+                    blocks(d, nnz),
+                    Args::new()
+                        .push(p(&self.row))
+                        .push(p(&self.col))
+                        .push(p(&self.data))
+                        .push(nnz as i64)
+                        .push(p(&indptr))
+                        .push(p(&fill))
+                        .push(p(&bcol))
+                        .push(p(&bidx))
+                        .push(p(&bval)),
+                )?;
+                drop(fill);
+                let ucount = Array::<i32>::zeros(&[m + 1], &dev)?;
+                launch::<T>(
+                    d,
+                    "sp_row_sort_count",
+                    blocks(d, m),
+                    Args::new()
+                        .push(p(&indptr))
+                        .push(m as i64)
+                        .push(p(&bcol))
+                        .push(p(&bidx))
+                        .push(p(&bval))
+                        .push(p(&ucount)),
+                )?;
+                drop(bidx);
+                let outptr = ucount.cumsum(0)?;
+                let total = last(&outptr)? as usize;
+                let ocol = Array::<i32>::zeros(&[total], &dev)?;
+                let oval = Array::<T>::zeros(&[total], &dev)?;
+                launch::<T>(
+                    d,
+                    "sp_row_sum_write",
+                    blocks(d, m),
+                    Args::new()
+                        .push(p(&indptr))
+                        .push(m as i64)
+                        .push(p(&bcol))
+                        .push(p(&bval))
+                        .push(p(&outptr))
+                        .push(p(&ocol))
+                        .push(p(&oval)),
+                )?;
+                Ok(CsrMatrix::from_parts(oval, ocol, outptr, self.shape, true))
+            }
+        }
+    }
+
+    /// The canonical CSC form (`tocsc()`).
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn tocsc(&self) -> Result<CscMatrix<T>> {
+        Ok(CscMatrix {
+            t: self.transpose().tocsr()?,
+        })
+    }
+
+    /// The dense array (duplicates summed).
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn toarray(&self) -> Result<Array<T>> {
+        self.tocsr()?.toarray()
+    }
+}

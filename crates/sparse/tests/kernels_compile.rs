@@ -1,0 +1,27 @@
+//! Every kernel of cusci-sparse compiles with NVRTC for each element type (no GPU needed).
+
+use cusci_core::cuda::kernel::check_compiles;
+use cusci_core::cuda::libs;
+use cusci_core::DType;
+
+#[test]
+fn sparse_kernels_compile() {
+    if libs::probe("nvrtc").is_none() {
+        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
+            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
+        }
+        eprintln!("note: NVRTC not found: kernel compile checks skipped");
+        return;
+    }
+    for dt in [DType::F32, DType::F64, DType::C32, DType::C64] {
+        let src = cusci_sparse::cuda::module_source(dt).unwrap();
+        check_compiles(
+            &format!("cusci_sparse_{}", dt.tag()),
+            &src,
+            &[],
+            "compute_90",
+        )
+        .unwrap_or_else(|e| panic!("{dt}: {e}"));
+    }
+    assert!(cusci_sparse::cuda::module_source(DType::I32).is_err());
+}
