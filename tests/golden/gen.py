@@ -302,6 +302,499 @@ def gen_fft(out: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# cusci-linalg: crates/linalg/tests/data/scipy_linalg.npz. Inputs `A_<dt><n>` (square, f64 `d` or
+# complex128 `z`), `H_<dt><n>` (Hermitian positive definite), `B_<dt><n>` (n x 2); outputs
+# `<fn>_<dt><n>` (and `<fn>_<field>_<dt><n>`); special matrices `<fn>_<case>` from small inputs.
+# --------------------------------------------------------------------------------------------
+
+
+@section("linalg")
+def gen_linalg(out: Path) -> None:
+    import scipy
+    import scipy.linalg as sl
+
+    a = {}
+    for dt, ty in (("d", np.float64), ("z", np.complex128)):
+        for n in (1, 2, 3, 5, 8):
+            g = rng("linalg", f"{dt}{n}")
+            A = g.standard_normal((n, n))
+            M = g.standard_normal((n, n))
+            B = g.standard_normal((n, 2))
+            if dt == "z":
+                A = A + 1j * g.standard_normal((n, n))
+                M = M + 1j * g.standard_normal((n, n))
+                B = B + 1j * g.standard_normal((n, 2))
+            A = A.astype(ty)
+            H = (M @ M.conj().T + n * np.eye(n)).astype(ty)
+            k = f"{dt}{n}"
+            a[f"A_{k}"], a[f"H_{k}"], a[f"B_{k}"] = A, H, B.astype(ty)
+            a[f"det_{k}"] = np.asarray(np.linalg.det(A))
+            sign, logdet = np.linalg.slogdet(A)
+            a[f"slogdet_sign_{k}"], a[f"slogdet_log_{k}"] = np.asarray(sign), np.asarray(logdet)
+            lu, piv = sl.lu_factor(A)
+            a[f"lu_factor_lu_{k}"], a[f"lu_factor_piv_{k}"] = lu, piv.astype(np.int64)
+            a[f"solve_{k}"] = np.linalg.solve(A, B)
+            a[f"inv_{k}"] = np.linalg.inv(A)
+            a[f"svdvals_{k}"] = np.linalg.svd(A, compute_uv=False)
+            a[f"eigvalsh_{k}"] = np.linalg.eigvalsh(H)
+            a[f"cholesky_{k}"] = np.linalg.cholesky(H)
+            a[f"pinv_{k}"] = np.linalg.pinv(A)
+            a[f"expm_{k}"] = sl.expm(A / n)
+            a[f"matrix_power3_{k}"] = np.linalg.matrix_power(A, 3)
+            a[f"matrix_powerm2_{k}"] = np.linalg.matrix_power(A, -2)
+            for name, ordv in (("fro", "fro"), ("nuc", "nuc"), ("inf", np.inf), ("minf", -np.inf), ("1", 1), ("m1", -1), ("2", 2), ("m2", -2)):
+                a[f"norm_{name}_{k}"] = np.asarray(np.linalg.norm(A, ordv))
+            a[f"cond_{k}"] = np.asarray(np.linalg.cond(A))
+            ev = np.linalg.eigvals(A)
+            a[f"eigvals_{k}"] = ev[np.lexsort((ev.imag, ev.real))].astype(np.complex128)
+    # rank-deficient and rectangular
+    g = rng("linalg", "rank")
+    R = g.standard_normal((6, 3)) @ g.standard_normal((3, 5))
+    a["R_rank"] = R
+    a["matrix_rank_rank"] = np.asarray(np.linalg.matrix_rank(R), dtype=np.int64)
+    a["pinv_rank"] = np.linalg.pinv(R)
+    Y = g.standard_normal((6, 2))
+    a["Y_rank"] = Y
+    x, res, rk, sv = np.linalg.lstsq(R, Y, rcond=None)
+    a["lstsq_x_rank"], a["lstsq_sv_rank"] = x, sv
+    for name, ordv in (("2", 2), ("1", 1), ("inf", np.inf), ("m1", -1), ("0", 0), ("3", 3)):
+        a[f"vnorm_{name}"] = np.asarray(np.linalg.norm(Y[:, 0], ordv))
+    # special matrices
+    c = np.array([1.0, 2.0, -3.0, 0.5])
+    r = np.array([1.0, -1.0, 4.0])
+    a["toeplitz_c"] = sl.toeplitz(c)
+    a["toeplitz_cr"] = sl.toeplitz(c, r)
+    a["circulant_c"] = sl.circulant(c)
+    a["hankel_c"] = sl.hankel(c)
+    a["hankel_cr"] = sl.hankel(c, r)
+    a["hadamard_8"] = sl.hadamard(8).astype(np.float64)
+    a["companion_c"] = sl.companion(c)
+    a["helmert_5"] = sl.helmert(5)
+    a["helmert_5_full"] = sl.helmert(5, full=True)
+    a["hilbert_5"] = sl.hilbert(5)
+    a["leslie_c"] = sl.leslie(c, r)
+    a["dft_5"] = sl.dft(5)
+    a["dft_4_sqrtn"] = sl.dft(4, scale="sqrtn")
+    a["dft_4_n"] = sl.dft(4, scale="n")
+    a["fiedler_c"] = sl.fiedler(c)
+    a["fiedler_companion_c"] = sl.fiedler_companion(c)
+    for mode in ("full", "valid", "same"):
+        a[f"convolution_matrix_{mode}"] = sl.convolution_matrix(r, 5, mode)
+    a["block_diag"] = sl.block_diag(np.ones((2, 2)), 2 * np.ones((1, 3)), np.array([[5.0]]))
+    a["kron"] = np.kron(np.arange(6.0).reshape(2, 3), np.arange(4.0).reshape(2, 2) - 1)
+    a["khatri_rao"] = sl.khatri_rao(np.arange(6.0).reshape(2, 3), np.arange(9.0).reshape(3, 3))
+    band = np.triu(np.tril(g.standard_normal((5, 6)), 2), -1)
+    a["band_in"] = band
+    a["bandwidth_out"] = np.asarray(sl.bandwidth(band), dtype=np.int64)
+    a["version_scipy"] = np.frombuffer(scipy.__version__.encode(), dtype=np.uint8)
+    savez_fixed(out / "scipy_linalg.npz", compressed=True, **a)
+
+
+# --------------------------------------------------------------------------------------------
+# cusci-ndimage (second half): morphology, label, measurements, distance transforms. Written to
+# crates/ndimage/tests/data/ndimage_morphology.npz (the section's own folder stays empty).
+# Members: `<case>_<field>`; see crates/ndimage/tests/morphology_golden.rs for the fields.
+# --------------------------------------------------------------------------------------------
+
+
+@section("ndimage_morphology")
+def gen_ndimage_morphology(out: Path) -> None:
+    import scipy
+    import scipy.ndimage as ndi
+
+    dest = ROOT / "crates" / "ndimage" / "tests" / "data"
+    dest.mkdir(parents=True, exist_ok=True)
+    A: dict[str, np.ndarray] = {}
+    S = "ndimage_morphology"
+
+    def mask(name, shape, p):
+        return rng(S, name).random(shape) < p
+
+    # structures
+    for rank in (1, 2, 3):
+        for conn in (1, 2, 3):
+            A[f"gbs_r{rank}_c{conn}_out"] = ndi.generate_binary_structure(rank, conn)
+    for it in (2, 3):
+        s = ndi.generate_binary_structure(2, 1)
+        o, org = ndi.iterate_structure(s, it, origin=[1, 0])
+        A[f"its_{it}_in"] = s
+        A[f"its_{it}_out"] = o
+        A[f"its_{it}_origin"] = np.array(org, dtype=np.int64)
+
+    # binary morphology
+    odd = np.array([[1, 0, 1], [1, 1, 0]], dtype=bool)  # even first axis
+    cases = [
+        ("default", (9, 10), 0.6, None, 1, 0, 0, False),
+        ("conn2", (9, 10), 0.6, ndi.generate_binary_structure(2, 2), 1, 0, 0, False),
+        ("it2", (9, 10), 0.7, None, 2, 0, 0, False),
+        ("itinf", (9, 10), 0.7, None, -1, 0, 0, False),
+        ("mask", (9, 10), 0.6, None, 2, 0, 0, True),
+        ("bv1", (9, 10), 0.6, None, 1, 1, 0, False),
+        ("origin", (9, 10), 0.6, ndi.generate_binary_structure(2, 2), 1, 0, [1, -1], False),
+        ("even", (9, 10), 0.5, odd, 1, 0, [0, 1], False),
+        ("d1", (23,), 0.5, None, 1, 0, 0, False),
+        ("d3", (5, 6, 7), 0.6, ndi.generate_binary_structure(3, 2), 1, 0, 0, False),
+    ]
+    for name, shape, p, st, it, bv, org, use_mask in cases:
+        x = mask(f"bin_{name}", shape, p)
+        s = st if st is not None else ndi.generate_binary_structure(len(shape), 1)
+        m = mask(f"binm_{name}", shape, 0.7) if use_mask else None
+        o = np.broadcast_to(np.array(org, dtype=np.int64), (len(shape),)).copy()
+        for op in ("binary_erosion", "binary_dilation", "binary_opening", "binary_closing"):
+            k = f"{op}_{name}"
+            A[k + "_in"] = x
+            A[k + "_s"] = s
+            A[k + "_p"] = np.array([it, bv], dtype=np.int64)
+            A[k + "_o"] = o
+            if m is not None:
+                A[k + "_m"] = m
+            A[k + "_out"] = getattr(ndi, op)(x, structure=s, iterations=it, mask=m,
+                                             border_value=bv, origin=list(o))
+    for name, shape in (("a", (9, 10)), ("b", (6, 7, 5))):
+        x = mask(f"hom_{name}", shape, 0.5)
+        A[f"hit_or_miss_{name}_in"] = x
+        A[f"hit_or_miss_{name}_out"] = ndi.binary_hit_or_miss(x)
+        seed = mask(f"prop_{name}", shape, 0.05)
+        pm = mask(f"propm_{name}", shape, 0.6)
+        A[f"propagation_{name}_in"] = seed
+        A[f"propagation_{name}_m"] = pm
+        A[f"propagation_{name}_out"] = ndi.binary_propagation(seed, mask=pm)
+        fh = mask(f"fill_{name}", shape, 0.55)
+        A[f"fill_holes_{name}_in"] = fh
+        A[f"fill_holes_{name}_out"] = ndi.binary_fill_holes(fh)
+    s1 = np.array([[0, 1, 0], [1, 1, 1], [0, 0, 0]], dtype=bool)
+    s2 = np.array([[0, 0, 0], [0, 0, 0], [0, 1, 0]], dtype=bool)
+    x = mask("hom_c", (9, 10), 0.5)
+    A["hit_or_miss_c_in"] = x
+    A["hit_or_miss_c_s1"] = s1
+    A["hit_or_miss_c_s2"] = s2
+    A["hit_or_miss_c_out"] = ndi.binary_hit_or_miss(x, s1, s2)
+
+    # grey morphology: p = [mode code (cusci order), cval], size / footprint / structure
+    modes = ["reflect", "constant", "nearest", "mirror", "wrap"]
+    x = np.round(rng(S, "grey").normal(size=(8, 9)) * 10) / 4
+    fp = np.array([[1, 0, 1], [0, 1, 1]], dtype=bool)
+    stv = rng(S, "greys").random((3, 3)).round(2)
+    gcases = [("s3", dict(size=3), 0), ("s23", dict(size=(2, 3)), 0), ("fp", dict(footprint=fp), 0),
+              ("st", dict(structure=stv), 0), ("o", dict(size=3, origin=[1, -1]), 0)]
+    for mi, mode in enumerate(modes):
+        for cname, kw, _ in gcases:
+            for op in ("grey_erosion", "grey_dilation", "grey_opening", "grey_closing",
+                       "morphological_gradient", "morphological_laplace", "white_tophat",
+                       "black_tophat"):
+                if mode not in ("reflect", "constant") and op not in ("grey_erosion", "grey_dilation"):
+                    continue
+                k = f"{op}_{cname}_{mode}"
+                A[k + "_p"] = np.array([mi, 1.5])
+                if "size" in kw:
+                    A[k + "_size"] = np.array(np.broadcast_to(kw["size"], (2,)), dtype=np.int64)
+                if "footprint" in kw:
+                    A[k + "_fp"] = kw["footprint"]
+                if "structure" in kw:
+                    A[k + "_st"] = kw["structure"]
+                A[k + "_o"] = np.array(np.broadcast_to(kw.get("origin", 0), (2,)), dtype=np.int64)
+                A[k + "_out"] = getattr(ndi, op)(x, mode=mode, cval=1.5, **kw)
+    A["grey_in"] = x
+
+    # label: masks of several densities and connectivities
+    for shape in ((16, 17), (6, 7, 8), (40,)):
+        for p in (0.3, 0.5, 0.7):
+            for conn in range(1, len(shape) + 1):
+                k = f"label_{'x'.join(map(str, shape))}_{int(p * 10)}_{conn}"
+                x = mask(k, shape, p)
+                A[k + "_in"] = x
+                A[k + "_out"] = ndi.label(x, ndi.generate_binary_structure(len(shape), conn))[0].astype(np.int32)
+
+    # measurements over labels (index = 0..n+1 with one absent label)
+    lab = ndi.label(mask("meas", (12, 13), 0.5))[0].astype(np.int32)
+    v = np.round(rng(S, "measv").normal(size=lab.shape) * 8) / 2
+    n = int(lab.max())
+    idx = np.arange(0, n + 2, dtype=np.int32)
+    A["meas_labels"] = lab
+    A["meas_input"] = v
+    A["meas_index"] = idx
+    for op in ("sum_labels", "mean", "variance", "standard_deviation", "minimum", "maximum", "median"):
+        A[f"meas_{op}"] = np.array(getattr(ndi, op)(v, lab, idx), dtype=np.float64)
+    for op in ("minimum_position", "maximum_position", "center_of_mass"):
+        r = getattr(ndi, op)(v, lab, idx[1:-1])
+        A[f"meas_{op}"] = np.array(r, dtype=np.float64)
+    A["meas_histogram"] = np.stack(ndi.histogram(v, -10, 10, 7, lab, idx[1:-1])).astype(np.int64)
+    fo = ndi.find_objects(lab)
+    A["meas_find_objects"] = np.array([[s.start for s in t] + [s.stop for s in t] for t in fo], dtype=np.int64)
+    A["meas_sum_all"] = np.array([ndi.sum_labels(v), ndi.mean(v), ndi.variance(v), ndi.minimum(v), ndi.maximum(v), ndi.median(v)])
+    A["meas_com_all"] = np.array(ndi.center_of_mass(v))
+
+    # distance transforms
+    for name, shape, p in (("a", (9, 11), 0.8), ("b", (5, 6, 7), 0.85), ("c", (30,), 0.7)):
+        x = mask(f"dist_{name}", shape, p)
+        A[f"dist_{name}_in"] = x
+        A[f"edt_{name}_out"] = ndi.distance_transform_edt(x)
+        smp = [1.5, 0.5, 2.0][: len(shape)]
+        A[f"edt_{name}_sampling"] = np.array(smp)
+        A[f"edt_{name}_sampled"] = ndi.distance_transform_edt(x, sampling=smp)
+        A[f"cdt_{name}_chessboard"] = ndi.distance_transform_cdt(x, metric="chessboard").astype(np.int32)
+        A[f"cdt_{name}_taxicab"] = ndi.distance_transform_cdt(x, metric="taxicab").astype(np.int32)
+        for m in ("euclidean", "taxicab", "chessboard"):
+            A[f"bf_{name}_{m}"] = ndi.distance_transform_bf(x, metric=m, sampling=smp)
+
+    A["version_scipy"] = np.frombuffer(scipy.__version__.encode(), dtype=np.uint8)
+    savez_fixed(dest / "ndimage_morphology.npz", compressed=True, **A)
+
+
+# --------------------------------------------------------------------------------------------
+# cusci-signal (issue 7): filter design, representations, frequency responses
+# --------------------------------------------------------------------------------------------
+
+
+@section("ndimage_filters")
+def gen_ndimage_filters(out: Path) -> None:
+    """scipy.ndimage filters: every function x every mode on 1-D to 3-D inputs (f64), read by
+    crates/ndimage/tests/filters_golden.rs. Case names encode the call: fn__key=value__..."""
+    import scipy.ndimage as ndi
+
+    dest = ROOT / "crates" / "ndimage" / "tests" / "data"
+    dest.mkdir(parents=True, exist_ok=True)
+    S = "ndimage_filters"
+    X = {
+        "x1": rng(S, "x1").standard_normal(17),
+        "x2": rng(S, "x2").standard_normal((9, 10)),
+        "x3": rng(S, "x3").standard_normal((5, 6, 7)),
+    }
+    W2 = rng(S, "w2").standard_normal((3, 4))
+    W3 = rng(S, "w3").standard_normal((3, 3, 2))
+    FP = np.array([[1, 0, 1], [0, 1, 1]], dtype=bool)
+    A: dict[str, np.ndarray] = dict(X)
+    A["w2"], A["w3"], A["fp"] = W2, W3, FP
+    k = 0
+
+    def add(spec: str, y: np.ndarray) -> None:
+        nonlocal k
+        A[f"c{k:03d}__{spec}"] = np.asarray(y, dtype=np.float64)
+        k += 1
+
+    for mode in ("reflect", "constant", "nearest", "mirror", "wrap",
+                 "grid-constant", "grid-mirror", "grid-wrap"):
+        kw = dict(mode=mode, cval=1.5)
+        m = f"mode={mode}"
+        add(f"correlate1d__x=x2__{m}__w=1,3,-2,0.5__axis=0__origin=0",
+            ndi.correlate1d(X["x2"], [1, 3, -2, 0.5], axis=0, **kw))
+        add(f"correlate1d__x=x1__{m}__w=1,3,-2,0.5__axis=0__origin=-1",
+            ndi.correlate1d(X["x1"], [1, 3, -2, 0.5], origin=-1, **kw))
+        add(f"convolve1d__x=x2__{m}__w=1,3,-2__axis=-1__origin=1",
+            ndi.convolve1d(X["x2"], [1, 3, -2], axis=-1, origin=1, **kw))
+        add(f"convolve1d__x=x1__{m}__w=1,3,-2,4__axis=0__origin=0",
+            ndi.convolve1d(X["x1"], [1, 3, -2, 4], **kw))
+        add(f"correlate__x=x2__{m}__w=w2__origin=0,1",
+            ndi.correlate(X["x2"], W2, origin=[0, 1], **kw))
+        add(f"convolve__x=x3__{m}__w=w3__origin=0",
+            ndi.convolve(X["x3"], W3, **kw))
+        add(f"convolve__x=x2__{m}__w=w2__origin=-1,1",
+            ndi.convolve(X["x2"], W2, origin=[-1, 1], **kw))
+        add(f"gaussian_filter__x=x2__{m}__sigma=1.5,0.7__order=0,1",
+            ndi.gaussian_filter(X["x2"], [1.5, 0.7], order=[0, 1], **kw))
+        add(f"gaussian_filter__x=x3__{m}__sigma=0.8__order=0",
+            ndi.gaussian_filter(X["x3"], 0.8, **kw))
+        for order in (2, 3):
+            add(f"gaussian_filter1d__x=x1__{m}__sigma=1.3__order={order}__axis=0",
+                ndi.gaussian_filter1d(X["x1"], 1.3, order=order, **kw))
+        add(f"gaussian_filter1d__x=x2__{m}__sigma=2__order=0__axis=1__radius=3",
+            ndi.gaussian_filter1d(X["x2"], 2.0, axis=1, radius=3, **kw))
+        add(f"gaussian_filter1d__x=x1__{m}__sigma=2__order=1__axis=0__truncate=2",
+            ndi.gaussian_filter1d(X["x1"], 2.0, order=1, truncate=2.0, **kw))
+        add(f"uniform_filter__x=x2__{m}__size=3,4",
+            ndi.uniform_filter(X["x2"], [3, 4], **kw))
+        add(f"uniform_filter1d__x=x1__{m}__size=4__axis=0__origin=1",
+            ndi.uniform_filter1d(X["x1"], 4, origin=1, **kw))
+        add(f"minimum_filter__x=x2__{m}__size=3",
+            ndi.minimum_filter(X["x2"], 3, **kw))
+        add(f"maximum_filter__x=x2__{m}__fp=fp__origin=0,-1",
+            ndi.maximum_filter(X["x2"], footprint=FP, origin=[0, -1], **kw))
+        add(f"minimum_filter1d__x=x1__{m}__size=4__axis=0__origin=0",
+            ndi.minimum_filter1d(X["x1"], 4, **kw))
+        add(f"maximum_filter1d__x=x2__{m}__size=5__axis=0__origin=-2",
+            ndi.maximum_filter1d(X["x2"], 5, axis=0, origin=-2, **kw))
+        add(f"median_filter__x=x2__{m}__size=3,4",
+            ndi.median_filter(X["x2"], size=(3, 4), **kw))
+        add(f"median_filter__x=x3__{m}__size=3",
+            ndi.median_filter(X["x3"], size=3, **kw))
+        add(f"rank_filter__x=x2__{m}__fp=fp__rank=-2",
+            ndi.rank_filter(X["x2"], -2, footprint=FP, **kw))
+        add(f"percentile_filter__x=x2__{m}__size=4__percentile=30",
+            ndi.percentile_filter(X["x2"], 30, size=4, **kw))
+        add(f"sobel__x=x2__{m}__axis=0", ndi.sobel(X["x2"], axis=0, **kw))
+        add(f"prewitt__x=x3__{m}__axis=1", ndi.prewitt(X["x3"], axis=1, **kw))
+        add(f"laplace__x=x2__{m}", ndi.laplace(X["x2"], **kw))
+        add(f"gaussian_laplace__x=x2__{m}__sigma=1", ndi.gaussian_laplace(X["x2"], 1.0, **kw))
+        add(f"gaussian_gradient_magnitude__x=x2__{m}__sigma=1.2",
+            ndi.gaussian_gradient_magnitude(X["x2"], 1.2, **kw))
+    savez_fixed(dest / "filters.npz", compressed=True, **A)
+
+
+@section("signal/tests/design")
+def gen_signal_design(out: Path) -> None:
+    """`design.npz`, read by crates/signal/tests/design_golden.rs (issue 7's half of the crate; the
+    section is keyed by its folder, crates/signal/tests/design/tests/data/, so that it does not
+    collide with issue 6's section). Ragged results are packed: `<name>` holds every case's values
+    one after another and `<name>_off` the offsets (length cases + 1).
+
+    - `iir_params` (cases x 9): ftype (0 butter, 1 cheby1, 2 cheby2, 3 ellip, 4 bessel), N,
+      btype (0 low, 1 high, 2 bandpass, 3 bandstop), analog, Wn[0], Wn[1], rp, rs,
+      bessel norm (0 phase, 1 delay, 2 mag); `iir_z`, `iir_p` (zpk output), `iir_k`,
+      `iir_b`, `iir_a` (ba output), `iir_sos` (sos output, rows flattened; empty for analog).
+    - `fz_*`: freqz of the case `fz_case[i]`'s (b, a) at 64 points, `fzsos_*`: sosfreqz of
+      its sos at 64 points with whole=True, `gd_*`: group_delay of its (b, a) at 32 points.
+    - `tr_*`: lp2lp/lp2hp/lp2bp/lp2bs/bilinear of fixed polynomials (see the test)."""
+    import scipy
+    import scipy.signal as ss
+
+    ftypes = ["butter", "cheby1", "cheby2", "ellip", "bessel"]
+    btypes = ["lowpass", "highpass", "bandpass", "bandstop"]
+    norms = ["phase", "delay", "mag"]
+    params, z, p, k, b, a, sos = [], [], [], [], [], [], []
+
+    def design(fi, n, bi, analog, wn, rp, rs, ni):
+        kw = dict(btype=btypes[bi], analog=analog, ftype=ftypes[fi], rp=rp, rs=rs)
+        if fi == 4:
+            kw["ftype"] = "bessel_" + norms[ni]
+        w = wn if bi >= 2 else wn[0]
+        zz, pp, kk = ss.iirfilter(n, w, output="zpk", **kw)
+        bb, aa = ss.iirfilter(n, w, output="ba", **kw)
+        so = np.zeros((0, 6)) if analog else ss.iirfilter(n, w, output="sos", **kw)
+        params.append([fi, n, bi, int(analog), wn[0], wn[1], rp, rs, ni])
+        z.append(np.asarray(zz, complex)); p.append(np.asarray(pp, complex)); k.append(kk)
+        b.append(np.asarray(bb, float)); a.append(np.asarray(aa, float)); sos.append(so.ravel())
+
+    g = rng("signal_design", "iir")
+    for fi in range(5):
+        for n in range(1, 13):
+            for bi in range(4):
+                lo = float(g.uniform(0.05, 0.45)); hi = float(g.uniform(lo + 0.1, 0.9))
+                rp = float(g.choice([0.1, 0.5, 1.0, 3.0])); rs = float(g.choice([20.0, 40.0, 60.0, 80.0]))
+                ni = int(g.integers(0, 3))
+                design(fi, n, bi, False, [lo, hi], rp, rs, ni)
+        for n in (1, 2, 5, 8):
+            for bi in range(4):
+                lo = float(g.uniform(0.5, 3.0)); hi = float(g.uniform(lo + 0.5, 10.0))
+                rp = float(g.choice([0.1, 0.5, 1.0, 3.0])); rs = float(g.choice([20.0, 40.0, 60.0, 80.0]))
+                ni = int(g.integers(0, 3))
+                design(fi, n, bi, True, [lo, hi], rp, rs, ni)
+
+    def pack(name, vals, dtype):
+        off = np.cumsum([0] + [len(v) for v in vals]).astype(np.int64)
+        arrays[name] = np.concatenate([np.asarray(v, dtype).ravel() for v in vals]) if vals else np.zeros(0, dtype)
+        arrays[name + "_off"] = off
+
+    arrays: dict[str, np.ndarray] = {}
+    arrays["iir_params"] = np.asarray(params, float)
+    pack("iir_z", z, complex); pack("iir_p", p, complex); pack("iir_b", b, float)
+    pack("iir_a", a, float); pack("iir_sos", sos, float)
+    arrays["iir_k"] = np.asarray(k, float)
+
+    # frequency responses of some digital designs (order <= 8 so that ba is well conditioned)
+    cases = [i for i, pr in enumerate(params) if pr[3] == 0 and pr[1] <= 8][::7]
+    arrays["fz_case"] = np.asarray(cases, np.int64)
+    fzw, fzh, fsw, fsh, gdw, gdv = [], [], [], [], [], []
+    for i in cases:
+        w, h = ss.freqz(b[i], a[i], worN=64)
+        fzw.append(w); fzh.append(h)
+        w, h = ss.sosfreqz(sos[i].reshape(-1, 6), worN=64, whole=True)
+        fsw.append(w); fsh.append(h)
+        w, gd = ss.group_delay((b[i], a[i]), w=32)
+        gdw.append(w); gdv.append(gd)
+    arrays["fz_w"] = np.asarray(fzw); arrays["fz_h"] = np.asarray(fzh)
+    arrays["fzsos_w"] = np.asarray(fsw); arrays["fzsos_h"] = np.asarray(fsh)
+    arrays["gd_w"] = np.asarray(gdw); arrays["gd"] = np.asarray(gdv)
+    # freqz with fs and explicit frequencies, include_nyquist; freqz_zpk; freqs; findfreqs
+    b0, a0 = b[cases[1]], a[cases[1]]
+    arrays["fz_fs_w"], arrays["fz_fs_h"] = ss.freqz(b0, a0, worN=[0.0, 10.0, 100.0, 333.0, 499.0], fs=1000.0)
+    arrays["fz_nyq_w"], arrays["fz_nyq_h"] = ss.freqz(b0, a0, worN=33, include_nyquist=True)
+    zz, pp, kk = z[cases[2]], p[cases[2]], k[cases[2]]
+    arrays["fzz_case"] = np.asarray([cases[2]], np.int64)
+    arrays["fzz_w"], arrays["fzz_h"] = ss.freqz_zpk(zz, pp, kk, worN=40, whole=True)
+    an = [i for i, pr in enumerate(params) if pr[3] == 1 and pr[1] <= 5]
+    arrays["fs_case"] = np.asarray(an, np.int64)
+    arrays["fs_w"] = np.asarray([ss.freqs(b[i], a[i], worN=50)[0] for i in an])
+    arrays["fs_h"] = np.asarray([ss.freqs(b[i], a[i], worN=50)[1] for i in an])
+    arrays["fszpk_w"] = np.asarray([ss.freqs_zpk(z[i], p[i], k[i], worN=50)[0] for i in an])
+    arrays["fszpk_h"] = np.asarray([ss.freqs_zpk(z[i], p[i], k[i], worN=50)[1] for i in an])
+
+    # transforms of polynomials
+    tb = np.array([0.5, 1.0, 2.0]); ta = np.array([1.0, 0.7, 1.3, 0.4])
+    arrays["tr_lp2lp"] = np.concatenate(ss.lp2lp(tb, ta, wo=2.5))
+    arrays["tr_lp2hp"] = np.concatenate(ss.lp2hp(tb, ta, wo=2.5))
+    arrays["tr_lp2bp"] = np.concatenate(ss.lp2bp(tb, ta, wo=2.5, bw=0.8))
+    arrays["tr_lp2bs"] = np.concatenate(ss.lp2bs(tb, ta, wo=2.5, bw=0.8))
+    arrays["tr_bilinear"] = np.concatenate(ss.bilinear(tb, ta, fs=3.0))
+    arrays["tr_lens"] = np.asarray([len(x) for f in (ss.lp2lp(tb, ta, 2.5), ss.lp2hp(tb, ta, 2.5),
+                                     ss.lp2bp(tb, ta, 2.5, 0.8), ss.lp2bs(tb, ta, 2.5, 0.8),
+                                     ss.bilinear(tb, ta, 3.0)) for x in f], np.int64)
+    arrays["version_scipy"] = np.frombuffer(scipy.__version__.encode(), dtype=np.uint8)
+    savez_fixed(out / "design.npz", compressed=True, **arrays)
+
+
+# --------------------------------------------------------------------------------------------
+# cusci-signal (issue 6): filtering, convolution, resampling, spectral analysis, windows
+# --------------------------------------------------------------------------------------------
+
+
+@section("signal")
+def gen_signal_processing(out: Path) -> None:
+    """`processing.npz`, read by crates/signal/tests/{filter,convolve,medfilt,windows}.rs.
+
+    - `ba_b`, `ba_a` = butter(4, 0.2); `sos` = butter(8, 0.1, output="sos"); `x` (3, 64) normal;
+      `lfilter_y` = lfilter(ba_b, ba_a, x); `lfilter_zi` = lfilter_zi(ba_b, ba_a);
+      `lfilter_zi_y`, `lfilter_zi_zf` = lfilter(ba_b, ba_a, x, zi=lfilter_zi * x[:, :1]);
+      `sosfilt_y` = sosfilt(sos, x); `sosfilt_zi` = sosfilt_zi(sos);
+      `sosfilt_ax0_y` = sosfilt(sos, x.T, axis=0);
+    - `cv_a` (37,), `cv_v` (8,): `convolve_<mode>`, `correlate_<mode>` (modes full, same, valid);
+    - `cv2_a` (9, 11), `cv2_k` (3, 4): `convolve2d_<mode>_<boundary>`, `correlate2d_<mode>_fill`;
+    - `med_x` (41,): `medfilt_k<k>` = medfilt(med_x, k) for k in 1, 3, 5, 7;
+    - `win_<name>_<n>` = get_window(name, n) (periodic), `winsym_<name>_<n>` = sym=True.
+    """
+    import scipy.signal as ss
+    import scipy.signal.windows as sw
+
+    r = rng("signal", "x")
+    a = {}
+    b, aa = ss.butter(4, 0.2)
+    sos = ss.butter(8, 0.1, output="sos")
+    x = r.standard_normal((3, 64))
+    a["ba_b"], a["ba_a"], a["sos"], a["x"] = b, aa, sos, x
+    a["lfilter_y"] = ss.lfilter(b, aa, x)
+    zi = ss.lfilter_zi(b, aa)
+    a["lfilter_zi"] = zi
+    a["lfilter_zi_y"], a["lfilter_zi_zf"] = ss.lfilter(b, aa, x, zi=zi[None, :] * x[:, :1])
+    a["sosfilt_y"] = ss.sosfilt(sos, x)
+    a["sosfilt_zi"] = ss.sosfilt_zi(sos)
+    a["sosfilt_ax0_y"] = ss.sosfilt(sos, x.T, axis=0)
+    cva, cvv = r.standard_normal(37), r.standard_normal(8)
+    a["cv_a"], a["cv_v"] = cva, cvv
+    for mode in ("full", "same", "valid"):
+        a[f"convolve_{mode}"] = ss.convolve(cva, cvv, mode=mode, method="direct")
+        a[f"correlate_{mode}"] = ss.correlate(cva, cvv, mode=mode, method="direct")
+    c2a, c2k = r.standard_normal((9, 11)), r.standard_normal((3, 4))
+    a["cv2_a"], a["cv2_k"] = c2a, c2k
+    for mode in ("full", "same", "valid"):
+        for bd in ("fill", "wrap", "symm"):
+            a[f"convolve2d_{mode}_{bd}"] = ss.convolve2d(c2a, c2k, mode=mode, boundary=bd)
+        a[f"correlate2d_{mode}_fill"] = ss.correlate2d(c2a, c2k, mode=mode)
+    mx = r.standard_normal(41)
+    a["med_x"] = mx
+    for k in (1, 3, 5, 7):
+        a[f"medfilt_k{k}"] = ss.medfilt(mx, k)
+    for name in ("hann", "hamming", "blackman", "bartlett", "boxcar", "triang", "flattop",
+                 "parzen", "bohman", "blackmanharris", "nuttall", "barthann", "cosine",
+                 "exponential", "tukey", "lanczos"):
+        for n in (1, 2, 7, 16):
+            a[f"win_{name}_{n}"] = ss.get_window(name, n)
+            a[f"winsym_{name}_{n}"] = ss.get_window(name, n, fftbins=False)
+    for n in (1, 7, 16):
+        a[f"win_kaiser8_{n}"] = ss.get_window(("kaiser", 8.0), n)
+        a[f"win_gaussian2.5_{n}"] = ss.get_window(("gaussian", 2.5), n)
+        a[f"win_general_hamming0.7_{n}"] = ss.get_window(("general_hamming", 0.7), n)
+    savez_fixed(out / "processing.npz", compressed=True, **a)
+
+# --------------------------------------------------------------------------------------------
 
 
 def main(argv: list[str]) -> int:

@@ -77,7 +77,18 @@ impl<T: Scalar> Cholesky<T> {
             Device::Cpu => {
                 let av = a.to_vec()?;
                 let r = cpu_map(&av, count, n * n, |i, m| {
-                    cpu::cholesky(m, n, lower).map_err(|z| not_pd(op, which(batched, i, z)))
+                    let l = cpu::cholesky(m, n, lower).map_err(|z| not_pd(op, which(batched, i, z)))?;
+                    if lower {
+                        return Ok(l);
+                    }
+                    // U = Lᴴ
+                    let mut u = vec![T::zero(); n * n];
+                    for i in 0..n {
+                        for j in 0..n {
+                            u[j * n + i] = l[i * n + j].conj();
+                        }
+                    }
+                    Ok(u)
                 })?;
                 cpu_array(r.concat(), a.shape())?
             }
@@ -107,7 +118,6 @@ impl<T: Scalar> Cholesky<T> {
                 tri(&f, 0, lower)?
             }
         };
-        let l = if lower { l } else { tri(&l, 0, false)? };
         Ok(Cholesky { l, lower })
     }
 
