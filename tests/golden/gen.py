@@ -300,6 +300,43 @@ def gen_fft(out: Path) -> None:
     arrays["version_scipy"] = np.frombuffer(scipy.__version__.encode(), dtype=np.uint8)
     savez_fixed(out / "scipy_fft.npz", compressed=True, **arrays)
 
+    # `scipy_fft_extra.npz`, read by crates/fft/tests/extra.rs: the Hermitian n-d transforms, irfft
+    # of real input, and the fast Hankel transform. Members: `x_<k>` inputs; `<op>_<k>_<norm>_out`
+    # (hfftn/ihfftn/hfft2/ihfft2 with default s/axes, or `..._ax0_...` for axes=(0,)); `irfft_r_<norm>_out`;
+    # `fhtp_<i>` = [dln, mu, offset, bias] with `fht_<i>_out` / `ifht_<i>_out` of `x_fht<n>`
+    # (n = the input's length) and `fhtoffset_<i>_out` = fhtoffset(dln, mu, initial=offset, bias).
+    ex: dict[str, np.ndarray] = {}
+    g = rng("fft", "extra")
+    ex["x_c"] = g.standard_normal((3, 4, 5)) + 1j * g.standard_normal((3, 4, 5))
+    ex["x_r"] = g.standard_normal((3, 4, 6))
+    for norm in norms:
+        ex[f"hfftn_c_{norm}_out"] = sf.hfftn(ex["x_c"], norm=norm)
+        ex[f"hfft2_c_{norm}_out"] = sf.hfft2(ex["x_c"], norm=norm)
+        ex[f"hfftn_c_ax0_{norm}_out"] = sf.hfftn(ex["x_c"], axes=(0,), norm=norm)
+        ex[f"ihfftn_r_{norm}_out"] = sf.ihfftn(ex["x_r"], norm=norm)
+        ex[f"ihfft2_r_{norm}_out"] = sf.ihfft2(ex["x_r"], norm=norm)
+        ex[f"ihfftn_r_ax0_{norm}_out"] = sf.ihfftn(ex["x_r"], axes=(0,), norm=norm)
+        ex[f"irfft_r_{norm}_out"] = sf.irfft(ex["x_r"], norm=norm)
+    import warnings
+    fht_cases = [
+        (16, 0.05, 0.0, 0.0, 0.0),
+        (16, 0.1, 0.5, 0.3, 0.0),
+        (33, 0.02, -0.5, -0.1, 0.4),
+        (64, 0.05, 2.0, 0.0, -0.3),
+        (7, 0.3, 1.0, 0.2, 1.5),
+        (8, 0.1, -1.0, 0.0, 0.0),
+    ]
+    for n in sorted({c[0] for c in fht_cases}):
+        ex[f"x_fht{n}"] = np.exp(-np.linspace(-3, 3, n) ** 2) + 0.1 * g.standard_normal(n)
+    for i, (n, dln, mu, offset, bias) in enumerate(fht_cases):
+        ex[f"fhtp_{i}"] = np.array([dln, mu, offset, bias, n], dtype=np.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ex[f"fht_{i}_out"] = sf.fht(ex[f"x_fht{n}"], dln, mu, offset=offset, bias=bias)
+            ex[f"ifht_{i}_out"] = sf.ifht(ex[f"x_fht{n}"], dln, mu, offset=offset, bias=bias)
+        ex[f"fhtoffset_{i}_out"] = np.array(sf.fhtoffset(dln, mu, initial=offset, bias=bias))
+    savez_fixed(out / "scipy_fft_extra.npz", compressed=True, **ex)
+
 
 # --------------------------------------------------------------------------------------------
 # cusci-linalg: crates/linalg/tests/data/scipy_linalg.npz. Inputs `A_<dt><n>` (square, f64 `d` or

@@ -26,3 +26,22 @@ fn modes_header_compiles() {
     );
     check_compiles("ndi_modes", &src, &[], "compute_90").unwrap();
 }
+
+#[test]
+fn filter_kernels_compile_for_every_type() {
+    if !nvrtc() {
+        return;
+    }
+    use cusci_core::dtype::DType;
+    for dt in [DType::F32, DType::F64, DType::I32, DType::I64, DType::U8] {
+        let src = cusci_ndimage::filters::kernel_source(dt);
+        if let Err(e) = check_compiles(
+            &format!("ndi_filters_{}", dt.tag()),
+            &src,
+            &[],
+            "compute_90",
+        ) {
+            panic!("{dt}: {e}");
+        }
+    }
+}

@@ -1,0 +1,399 @@
+//! The three primitives every filter of this module reduces to, on both devices:
+//! a 1-D window along one axis (weighted sum, minimum, maximum), an n-D footprint (the same),
+//! and an n-D rank selection. The CPU side computes in f64 with rayon over lines or elements;
+//! the CUDA side runs the kernels of `filters.cu`.
+
+use crate::modes::{Mode, MODES_CUH};
+use cusci_core::cuda::kernel::{Args, LaunchConfig};
+use cusci_core::device::CudaDevice;
+use cusci_core::dtype::{DType, Element};
+use cusci_core::error::make;
+use cusci_core::{Array, Device, Result};
+use rayon::prelude::*;
+
+/// The element types the filters accept (SciPy's real types): f32, f64, i32, i64, u8.
+/// Results keep the input's type; values are computed in f64 on the CPU (f32 kernels accumulate
+/// in f32 on the GPU, as CuPy) and cast back (integers: truncated toward zero, saturated).
+pub trait Real: Element + PartialOrd {
+    /// The value as f64.
+    fn to_f(self) -> f64;
+    /// The f64 value cast to the type (truncation toward zero and saturation for integers, NaN → 0).
+    fn from_f(v: f64) -> Self;
+}
+macro_rules! real {
+    ($($t:ty),*) => {$(
+        impl Real for $t {
+            #[inline]
+            fn to_f(self) -> f64 { self as f64 }
+            #[inline]
+            fn from_f(v: f64) -> Self { v as $t }
+        }
+    )*};
+}
+real!(f32, f64, i32, i64, u8);
+
+/// The operation of a window.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Op {
+    Sum = 0,
+    Min = 1,
+    Max = 2,
+}
+
+/// The CUDA source of the filter kernels, as compiled for one element type (for compile checks).
+pub fn kernel_source(dtype: DType) -> String {
+    let w = if dtype == DType::F32 {
+        "float"
+    } else {
+        "double"
+    };
+    format!(
+        "#define T {}\n#define W {w}\n{MODES_CUH}\n{}",
+        dtype.cuda_name(),
+        include_str!("filters.cu")
+    )
+}
+
+fn function(
+    d: &CudaDevice,
+    dtype: DType,
+    name: &str,
+) -> Result<cusci_core::cuda::kernel::Function> {
+    let key = format!("ndi_filters_{}", dtype.tag());
+    d.function(&key, || kernel_source(dtype), &[], name)
+}
+
+fn launch_cfg(n: usize) -> LaunchConfig {
+    let blocks = n.div_ceil(256).clamp(1, 1 << 20) as u32;
+    LaunchConfig::linear(blocks, 256)
+}
+
+/// Weights (or any f64 table) on the device in the working type of `T`.
+fn push_w<T: Real>(args: &mut Args, v: f64) {
+    if T::DTYPE == DType::F32 {
+        args.push(v as f32);
+    } else {
+        args.push(v);
+    }
+}
+
+fn device_table<T: Real>(v: &[f64], dev: &Device) -> Result<WTable> {
+    let v = if v.is_empty() { vec![0.0] } else { v.to_vec() };
+    if T::DTYPE == DType::F32 {
+        let f: Vec<f32> = v.iter().map(|&a| a as f32).collect();
+        let n = f.len();
+        Ok(WTable::F32(Array::from_vec(f, &[n], dev)?))
+    } else {
+        let n = v.len();
+        Ok(WTable::F64(Array::from_vec(v, &[n], dev)?))
+    }
+}
+
+enum WTable {
+    F32(Array<f32>),
+    F64(Array<f64>),
+}
+impl WTable {
+    fn ptr(&self) -> u64 {
+        match self {
+            WTable::F32(a) => a.cuda_view().map(|v| v.ptr).unwrap_or(0),
+            WTable::F64(a) => a.cuda_view().map(|v| v.ptr).unwrap_or(0),
+        }
+    }
+}
+
+fn to_f64<T: Real>(x: &Array<T>) -> Result<Vec<f64>> {
+    Ok(x.to_vec()?.into_iter().map(Real::to_f).collect())
+}
+
+fn from_f64<T: Real>(v: Vec<f64>, shape: &[usize]) -> Result<Array<T>> {
+    let t: Vec<T> = v.into_par_iter().map(T::from_f).collect();
+    Array::from_vec(t, shape, &Device::Cpu)
+}
+
+/// A fresh output array of the input's shape on its device, plus the contiguous input.
+fn gpu_io<T: Real>(x: &Array<T>) -> Result<(Array<T>, Array<T>, u64, u64)> {
+    let xc = x.contiguous()?;
+    let out = Array::<T>::zeros(x.shape(), x.device())?;
+    let xp = xc.cuda_view().map(|v| v.ptr).unwrap_or(0);
+    let op = out.cuda_view().map(|v| v.ptr).unwrap_or(0);
+    Ok((xc, out, xp, op))
+}
+
+/// 1-D window along `axis`: `out[i] = op_k(w[k] · x[i + k − shift])`, divided by `div` for sums.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn filter1d<T: Real>(
+    x: &Array<T>,
+    axis: usize,
+    w: &[f64],
+    shift: i64,
+    mode: Mode,
+    cval: f64,
+    div: f64,
+    op: Op,
+) -> Result<Array<T>> {
+    let shape = x.shape().to_vec();
+    if x.size() == 0 {
+        return x.copy();
+    }
+    let len = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    let mode = mode.for_filter();
+    match x.device() {
+        Device::Cpu => {
+            let xv = to_f64(x)?;
+            let n = xv.len();
+            let mut out = vec![0.0; n];
+            let outer = n / (len * inner);
+            let wl = w.len();
+            // extended-line offsets: index into the line for positions -shift .. len - shift + wl - 1
+            out.par_chunks_mut(len * inner)
+                .enumerate()
+                .for_each(|(o, block)| {
+                    let _ = outer;
+                    let base = o * len * inner;
+                    let mut line = vec![0.0; len + wl];
+                    for j in 0..inner {
+                        for (p, l) in line.iter_mut().enumerate() {
+                            let src = p as i64 - shift;
+                            *l = match mode.map_index(src, len as i64) {
+                                Some(s) => xv[base + s as usize * inner + j],
+                                None => cval,
+                            };
+                        }
+                        for i in 0..len {
+                            let win = &line[i..i + wl];
+                            let v =
+                                match op {
+                                    Op::Sum => {
+                                        win.iter().zip(w).map(|(a, b)| a * b).sum::<f64>() / div
+                                    }
+                                    Op::Min => win[1..].iter().copied().fold(win[0], |a, b| {
+                                        if b < a {
+                                            b
+                                        } else {
+                                            a
+                                        }
+                                    }),
+                                    Op::Max => win[1..].iter().copied().fold(win[0], |a, b| {
+                                        if b > a {
+                                            b
+                                        } else {
+                                            a
+                                        }
+                                    }),
+                                };
+                            block[i * inner + j] = v;
+                        }
+                    }
+                });
+            from_f64(out, &shape)
+        }
+        Device::Cuda(d) => {
+            let (_xc, out, xp, op_) = gpu_io(x)?;
+            let wt = device_table::<T>(w, x.device())?;
+            let f = function(d, T::DTYPE, "ndi_filter1d")?;
+            let n = x.size();
+            let mut a = Args::new();
+            a.push(xp)
+                .push(op_)
+                .push(n as i64)
+                .push(len as i64)
+                .push(inner as i64);
+            a.push(wt.ptr())
+                .push(w.len() as i32)
+                .push(shift as i32)
+                .push(mode.code());
+            push_w::<T>(&mut a, cval);
+            push_w::<T>(&mut a, div);
+            a.push(op as i32);
+            f.launch(d, launch_cfg(n), &mut a)?;
+            Ok(out)
+        }
+    }
+}
+
+/// A footprint as a list of points: `offs[p*ndim + d]` (relative to the output element, centre
+/// and origin applied) and a weight per point.
+pub(crate) struct Points {
+    pub offs: Vec<i64>,
+    pub w: Vec<f64>,
+}
+
+impl Points {
+    pub fn len(&self) -> usize {
+        self.w.len()
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Dims8([i64; 8]);
+
+fn dims8(op: &str, shape: &[usize]) -> Result<Dims8> {
+    if shape.len() > 8 {
+        return Err(make::arg(op, "more than 8 dimensions"));
+    }
+    let mut d = [1i64; 8];
+    for (a, &s) in d.iter_mut().zip(shape) {
+        *a = s as i64;
+    }
+    Ok(Dims8(d))
+}
+
+fn fetch(xv: &[f64], shape: &[usize], c: &[i64], off: &[i64], mode: Mode, cval: f64) -> f64 {
+    let mut lin = 0usize;
+    for d in 0..shape.len() {
+        match mode.map_index(c[d] + off[d], shape[d] as i64) {
+            Some(j) => lin = lin * shape[d] + j as usize,
+            None => return cval,
+        }
+    }
+    xv[lin]
+}
+
+fn unravel(mut i: usize, shape: &[usize], c: &mut [i64]) {
+    for d in (0..shape.len()).rev() {
+        c[d] = (i % shape[d]) as i64;
+        i /= shape[d];
+    }
+}
+
+/// NaN sorts last (as np.sort).
+#[inline]
+fn lt(a: f64, b: f64) -> bool {
+    a < b || (b.is_nan() && !a.is_nan())
+}
+
+/// n-D footprint: weighted sum, minimum or maximum over the points.
+pub(crate) fn filternd<T: Real>(
+    x: &Array<T>,
+    pts: &Points,
+    mode: Mode,
+    cval: f64,
+    op: Op,
+) -> Result<Array<T>> {
+    let shape = x.shape().to_vec();
+    if x.size() == 0 {
+        return x.copy();
+    }
+    let nd = shape.len();
+    let mode = mode.for_filter();
+    match x.device() {
+        Device::Cpu => {
+            let xv = to_f64(x)?;
+            let mut out = vec![0.0; xv.len()];
+            out.par_chunks_mut(4096).enumerate().for_each(|(ci, ch)| {
+                let mut c = vec![0i64; nd];
+                for (k, o) in ch.iter_mut().enumerate() {
+                    unravel(ci * 4096 + k, &shape, &mut c);
+                    let mut acc = 0.0;
+                    for p in 0..pts.len() {
+                        let v = fetch(&xv, &shape, &c, &pts.offs[p * nd..], mode, cval);
+                        acc = match op {
+                            Op::Sum => acc + pts.w[p] * v,
+                            _ if p == 0 => v,
+                            Op::Min => {
+                                if v < acc {
+                                    v
+                                } else {
+                                    acc
+                                }
+                            }
+                            Op::Max => {
+                                if v > acc {
+                                    v
+                                } else {
+                                    acc
+                                }
+                            }
+                        };
+                    }
+                    *o = acc;
+                }
+            });
+            from_f64(out, &shape)
+        }
+        Device::Cuda(d) => {
+            let dims = dims8("ndimage filter", &shape)?;
+            let (_xc, out, xp, op_) = gpu_io(x)?;
+            let offs = Array::from_vec(pts.offs.clone(), &[pts.offs.len()], x.device())?;
+            let wt = device_table::<T>(&pts.w, x.device())?;
+            let f = function(d, T::DTYPE, "ndi_filternd")?;
+            let n = x.size();
+            let mut a = Args::new();
+            a.push(xp)
+                .push(op_)
+                .push(n as i64)
+                .push(nd as i32)
+                .push(dims);
+            a.push(offs.cuda_view().map(|v| v.ptr).unwrap_or(0));
+            a.push(wt.ptr()).push(pts.len() as i32).push(mode.code());
+            push_w::<T>(&mut a, cval);
+            a.push(op as i32);
+            f.launch(d, launch_cfg(n), &mut a)?;
+            Ok(out)
+        }
+    }
+}
+
+/// n-D rank selection: the `rank`-th smallest value over the points (NaN sorts last).
+pub(crate) fn ranknd<T: Real>(
+    x: &Array<T>,
+    pts: &Points,
+    rank: usize,
+    mode: Mode,
+    cval: f64,
+) -> Result<Array<T>> {
+    let shape = x.shape().to_vec();
+    if x.size() == 0 {
+        return x.copy();
+    }
+    let nd = shape.len();
+    let mode = mode.for_filter();
+    match x.device() {
+        Device::Cpu => {
+            let xv = to_f64(x)?;
+            let mut out = vec![0.0; xv.len()];
+            out.par_chunks_mut(4096).enumerate().for_each(|(ci, ch)| {
+                let mut c = vec![0i64; nd];
+                let mut buf = vec![0.0; pts.len()];
+                for (k, o) in ch.iter_mut().enumerate() {
+                    unravel(ci * 4096 + k, &shape, &mut c);
+                    for (p, b) in buf.iter_mut().enumerate() {
+                        *b = fetch(&xv, &shape, &c, &pts.offs[p * nd..], mode, cval);
+                    }
+                    let (_, v, _) = buf.select_nth_unstable_by(rank, |a, b| {
+                        if lt(*a, *b) {
+                            std::cmp::Ordering::Less
+                        } else if lt(*b, *a) {
+                            std::cmp::Ordering::Greater
+                        } else {
+                            std::cmp::Ordering::Equal
+                        }
+                    });
+                    *o = *v;
+                }
+            });
+            from_f64(out, &shape)
+        }
+        Device::Cuda(d) => {
+            let dims = dims8("ndimage rank filter", &shape)?;
+            let (_xc, out, xp, op_) = gpu_io(x)?;
+            let offs = Array::from_vec(pts.offs.clone(), &[pts.offs.len()], x.device())?;
+            let f = function(d, T::DTYPE, "ndi_rank")?;
+            let n = x.size();
+            let mut a = Args::new();
+            a.push(xp)
+                .push(op_)
+                .push(n as i64)
+                .push(nd as i32)
+                .push(dims);
+            a.push(offs.cuda_view().map(|v| v.ptr).unwrap_or(0));
+            a.push(pts.len() as i32).push(rank as i32).push(mode.code());
+            push_w::<T>(&mut a, cval);
+            f.launch(d, launch_cfg(n), &mut a)?;
+            Ok(out)
+        }
+    }
+}
