@@ -8,6 +8,9 @@
 #[allow(dead_code)]
 #[path = "../src/random/philox.rs"]
 mod philox;
+#[rustfmt::skip]
+#[path = "../src/random/ziggurat_tables.rs"]
+mod ziggurat_tables;
 
 use philox::*;
 
@@ -762,21 +765,15 @@ fn fills_with_offsets_match_elementwise() {
             assert!((0..len).all(|j| l[j] == poisson_at(seed, stream, idx(j), 3.5)));
         }
     }
-    // the f32 normal pairs come from words (0,1) and (2,3) of each block
-    let w = raw_block(seed, stream, 9);
-    let (a, b) = normal_f32_pair(w[0], w[1]);
-    let (c, d) = normal_f32_pair(w[2], w[3]);
+    // the blocks of normals are the element-wise definitions
+    let (w, zkey) = (raw_block(seed, stream, 9), zig_key(seed, stream));
     assert_eq!(
-        [a, b, c, d],
+        normal_f32_block(w, zkey, 9),
         [36u64, 37, 38, 39].map(|i| normal_f32_at(seed, stream, i))
     );
-    let (x, y) = normal_f64_pair(w);
     assert_eq!(
-        (x, y),
-        (
-            normal_f64_at(seed, stream, 18),
-            normal_f64_at(seed, stream, 19)
-        )
+        normal_f64_block(w, zkey, 9),
+        [18u64, 19].map(|i| normal_f64_at(seed, stream, i))
     );
 }
 
@@ -785,10 +782,12 @@ fn fills_with_offsets_match_elementwise() {
 // ---------------------------------------------------------------------------
 
 /// FNV hashes of 1003 elements starting at 13 of each derived stream
-/// (seed 0x0123456789abcdef, stream 0xfedcba9876543210). The CUDA kernels of
-/// `philox.cuh`, compiled by NVRTC (CUDA 13.0, sm_90, default --fmad=true)
-/// and run on an H200, produced exactly these hashes. A change here means
-/// the CPU stream changed and `philox.cuh` must change identically.
+/// (seed 0x0123456789abcdef, stream 0xfedcba9876543210): a regression guard
+/// of the CPU streams. `tests/random.rs` checks on a GPU that the kernels of
+/// `philox.cuh` draw the same bits. A change here means the CPU stream
+/// changed and `philox.cuh` must change identically. (The normal and
+/// lognormal hashes changed on 2026-12-02 with the move from Box–Muller to
+/// the ziggurat.)
 #[test]
 fn golden_stream_hashes() {
     let (seed, stream, st, n) = (
@@ -814,21 +813,21 @@ fn golden_stream_hashes() {
     fill_uniform_f64(seed, stream, st, &mut d);
     assert_eq!(f64h(&d), 0x5c8bd5dd57328395, "uniform f64");
     fill_normal_f32(seed, stream, st, &mut f);
-    assert_eq!(f32h(&f), 0xe241a66fdc27dd49, "normal f32");
+    assert_eq!(f32h(&f), 0xc7ef98ca31940d65, "normal f32");
     fill_normal_f32_scaled(seed, stream, st, 1.5, 3.25, &mut f);
-    assert_eq!(f32h(&f), 0x11f79dfa0537ddaf, "normal f32 scaled");
+    assert_eq!(f32h(&f), 0x5fc8dcadcb0945a3, "normal f32 scaled");
     fill_normal_f64(seed, stream, st, &mut d);
-    assert_eq!(f64h(&d), 0xbb84717bed1f20a6, "normal f64");
+    assert_eq!(f64h(&d), 0x7d10fb9a8acd3f35, "normal f64");
     fill_normal_f64_scaled(seed, stream, st, -2.0, 0.3, &mut d);
-    assert_eq!(f64h(&d), 0xe8dad48fad651426, "normal f64 scaled");
+    assert_eq!(f64h(&d), 0x2bd9253ac8678695, "normal f64 scaled");
     fill_exponential_f32(seed, stream, st, 2.5, &mut f);
     assert_eq!(f32h(&f), 0xb5e1f21e1e9ad866, "exponential f32");
     fill_exponential_f64(seed, stream, st, 2.5, &mut d);
     assert_eq!(f64h(&d), 0xaec93f996d1ac282, "exponential f64");
     fill_lognormal_f32(seed, stream, st, 0.5, 0.75, &mut f);
-    assert_eq!(f32h(&f), 0x5609fae5ea4dbb9f, "lognormal f32");
+    assert_eq!(f32h(&f), 0xcf6fbd27d244e4fe, "lognormal f32");
     fill_lognormal_f64(seed, stream, st, 0.5, 0.75, &mut d);
-    assert_eq!(f64h(&d), 0x3dd0b68c2f28fdde, "lognormal f64");
+    assert_eq!(f64h(&d), 0x7f29d2b8eff1e392, "lognormal f64");
     fill_integers_i64(seed, stream, st, -5, 1000, &mut l);
     assert_eq!(i64h(&l), 0xcf883f3d591f6aba, "integers small");
     fill_integers_i64(seed, stream, st, -(1 << 62), 1 << 62, &mut l);
@@ -892,5 +891,168 @@ fn cuda_twin_shares_constants() {
     assert!(checked >= 60, "only {checked} constants found");
     for k in 0..10 {
         assert!(cuh.contains(&format!("#define CUSCI_LN_FACTORIAL_{k} (")));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The ziggurat
+// ---------------------------------------------------------------------------
+
+/// The CUDA tables (`ziggurat.cuh`) hold the same bits as the Rust ones.
+#[test]
+fn ziggurat_tables_are_the_same_in_both_twins() {
+    use ziggurat_tables::*;
+    let cuh = include_str!("../src/random/ziggurat.cuh");
+    let table = |name: &str| -> Vec<u64> {
+        let start = cuh.find(&format!("{name}[256] = {{")).expect(name);
+        let body = &cuh[start..];
+        let body = &body[body.find('{').unwrap() + 1..body.find('}').unwrap()];
+        body.split(',')
+            .map(|t| {
+                let t = t.trim().trim_end_matches("ULL").trim_end_matches('u');
+                u64::from_str_radix(t.trim_start_matches("0x"), 16).unwrap()
+            })
+            .collect()
+    };
+    let widen = |v: &[u32]| v.iter().map(|&x| x as u64).collect::<Vec<_>>();
+    assert_eq!(table("cusci_zig_w_f32"), widen(&ZIG_W_F32));
+    assert_eq!(table("cusci_zig_k_f32"), widen(&ZIG_K_F32));
+    assert_eq!(table("cusci_zig_f_f32"), widen(&ZIG_F_F32));
+    assert_eq!(table("cusci_zig_w_f64"), ZIG_W_F64.to_vec());
+    assert_eq!(table("cusci_zig_k_f64"), ZIG_K_F64.to_vec());
+    assert_eq!(table("cusci_zig_f_f64"), ZIG_F_F64.to_vec());
+    assert!(cuh.contains(&format!("#define CUSCI_ZIG_R_F32 {ZIG_R_F32:#010x}u")));
+    assert!(cuh.contains(&format!("#define CUSCI_ZIG_R_F64 {ZIG_R_F64:#018x}ULL")));
+}
+
+/// The geometry the sampler relies on: x_i increasing, f(x_i) decreasing, every layer of area
+/// v = x_1 (1 - f(x_1)), r = x_255, and K[i] = floor(2^23 x_{i-1} / x_i).
+#[test]
+fn ziggurat_tables_describe_equal_area_layers() {
+    use ziggurat_tables::*;
+    let x = |i: usize| f64::from_bits(ZIG_W_F64[i]) * 2f64.powi(52);
+    let f = |i: usize| f64::from_bits(ZIG_F_F64[i]);
+    let r = f64::from_bits(ZIG_R_F64);
+    assert_eq!(x(255), r);
+    assert!((r - 3.654_152_885_361_009).abs() < 1e-15);
+    let v = x(1) * (1.0 - f(1));
+    for i in 2..256 {
+        assert!(x(i) > x(i - 1) && f(i) < f(i - 1), "layer {i}");
+        let area = x(i) * (f(i - 1) - f(i));
+        assert!((area - v).abs() < 1e-12, "layer {i}: area {area} vs {v}");
+        let k = (x(i - 1) / x(i) * 2f64.powi(23)).floor() as u32;
+        let want = ZIG_K_F32.get(i).copied().unwrap_or_default();
+        assert!(want.abs_diff(k) <= 1, "K[{i}]");
+        assert!(((-0.5 * x(i) * x(i)).exp() - f(i)).abs() < 1e-15, "F[{i}]");
+    }
+    // the base strip: a rectangle of width x(0) and height f(r) has the same area
+    assert!((x(0) * f(255) - v).abs() < 1e-12);
+    assert_eq!(ZIG_K_F32[1], 0);
+}
+
+/// P(a < Z < b) for a standard normal, by composite Simpson integration of the density.
+fn normal_prob(a: f64, b: f64) -> f64 {
+    let m = 2000;
+    let h = (b - a) / m as f64;
+    let pdf = |x: f64| (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+    let mut s = pdf(a) + pdf(b);
+    for k in 1..m {
+        s += pdf(a + k as f64 * h) * if k % 2 == 1 { 4.0 } else { 2.0 };
+    }
+    s * h / 3.0
+}
+
+/// Chi-square of binned counts of `z` against the normal distribution: 72 bins of width 0.125
+/// over [-4.5, 4.5] and the two tails (73 degrees of freedom).
+fn normal_chi2(z: impl Iterator<Item = f64>) -> f64 {
+    let edges: Vec<f64> = (0..=72).map(|k| -4.5 + 0.125 * k as f64).collect();
+    let mut counts = vec![0u64; 74];
+    let mut n = 0u64;
+    for v in z {
+        n += 1;
+        let k = if v < -4.5 {
+            0
+        } else if v >= 4.5 {
+            73
+        } else {
+            1 + (((v + 4.5) / 0.125) as usize).min(71)
+        };
+        counts[k] += 1;
+    }
+    let tail = normal_prob(4.5, 12.0);
+    let mut chi2 = 0.0;
+    for (k, &c) in counts.iter().enumerate() {
+        let p = match k {
+            0 | 73 => tail,
+            _ => normal_prob(edges[k - 1], edges[k]),
+        };
+        let e = p * n as f64;
+        chi2 += (c as f64 - e).powi(2) / e;
+    }
+    chi2
+}
+
+#[test]
+fn ziggurat_normals_follow_the_normal_distribution() {
+    // 73 degrees of freedom: the 1e-6 upper quantile is about 140
+    let mut f = vec![0f32; 1 << 22];
+    fill_normal_f32(SEED, 11, 0, &mut f);
+    let c32 = normal_chi2(f.iter().map(|&v| v as f64));
+    assert!(c32 < 140.0, "f32 chi2 {c32}");
+    let mut d = vec![0f64; 1 << 21];
+    fill_normal_f64(SEED, 12, 0, &mut d);
+    let c64 = normal_chi2(d.iter().copied());
+    assert!(c64 < 140.0, "f64 chi2 {c64}");
+    // a wrong table shows at once: the same counts against a shifted density fail
+    let shifted = normal_chi2(d.iter().map(|v| v * 1.01));
+    assert!(
+        shifted > 200.0,
+        "a 1% scale error went unnoticed: chi2 {shifted}"
+    );
+}
+
+/// Words that start in the base layer beyond r go to the tail: |z| > r, with the conditional
+/// distribution of the normal tail; words that fail a wedge test still give normal values.
+#[test]
+fn ziggurat_rejection_paths() {
+    use ziggurat_tables::*;
+    let r = f32::from_bits(ZIG_R_F32) as f64;
+    let zkey = zig_key(SEED, 5);
+    let mut rng = XorShift(77);
+    let k0 = ZIG_K_F32[0];
+    let n = 200_000u64;
+    let q_r = normal_prob(r, 12.0);
+    let mut beyond = 0u64;
+    for i in 0..n {
+        let j = k0 + (rng.next() % ((1u64 << 23) - k0 as u64)) as u32;
+        let sign = (rng.next() & 1) as u32;
+        let w = (j << 9) | (sign << 8);
+        let z = normal_f32(w, zkey, i) as f64;
+        assert!(z.abs() >= r as f32 as f64 - 1e-6, "tail draw {z} below r");
+        assert_eq!(z < 0.0, sign == 1);
+        if z.abs() > r + 0.25 {
+            beyond += 1;
+        }
+        let d = normal_f64(w, rng.next() as u32, zkey, i);
+        assert!(d.abs() >= r - 1e-12, "f64 tail draw {d}");
+    }
+    // P(|Z| > r + 0.25 | |Z| > r)
+    let p = normal_prob(r + 0.25, 12.0) / q_r;
+    let got = beyond as f64 / n as f64;
+    assert!(
+        (got - p).abs() < 5.0 * (p * (1.0 - p) / n as f64).sqrt(),
+        "tail: {got} vs {p}"
+    );
+    // every layer's rejected words: finite values, deterministic (a rejection restarts with a
+    // new word, sign included)
+    for l in 1..256u32 {
+        for t in 0..8u32 {
+            let k = ZIG_K_F32[l as usize];
+            let j = k + ((1 << 23) - k) * t / 8;
+            let w = (j.min((1 << 23) - 1) << 9) | 256 | l;
+            let z = normal_f32(w, zkey, l as u64);
+            assert!(z.is_finite() && z.abs() < 10.0, "layer {l}: {z}");
+            assert_eq!(z.to_bits(), normal_f32(w, zkey, l as u64).to_bits());
+        }
     }
 }

@@ -113,6 +113,55 @@ fn every_device_draws_the_same_bits() {
     }
 }
 
+/// Long GPU fills: each block of the normal kernels queues its ziggurat rejections in shared
+/// memory and finishes them mid-run once the queue fills (past ~1000 per block, which needs
+/// about 2^27 draws on an H200) and once more at the end; both paths must give the CPU's bits.
+/// GPU only (the CPU half alone would be slow on CI and checks nothing new).
+#[test]
+fn long_normal_fills_match_the_cpu_bit_for_bit() {
+    let Some(gpu) = cusci_core::testing::gpu() else {
+        return;
+    };
+    let n = 1usize << 27;
+    for (seed, stream, start) in [(5u64, 0u64, 0u64), (6, 3, 1)] {
+        let mut g = Generator::with_stream(seed, stream);
+        g.set_position(start);
+        let mut c = g;
+        let a = g
+            .standard_normal::<f32>(&[n], &gpu)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let b = c
+            .standard_normal::<f32>(&[n], &Device::Cpu)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        if let Some(i) = (0..n).find(|&i| a[i].to_bits() != b[i].to_bits()) {
+            panic!(
+                "f32 normal {i} (seed {seed}, start {start}): gpu {} cpu {}",
+                a[i], b[i]
+            );
+        }
+        let a = g
+            .standard_normal::<f64>(&[n], &gpu)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let b = c
+            .standard_normal::<f64>(&[n], &Device::Cpu)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        if let Some(i) = (0..n).find(|&i| a[i].to_bits() != b[i].to_bits()) {
+            panic!(
+                "f64 normal {i} (seed {seed}, start {start}): gpu {} cpu {}",
+                a[i], b[i]
+            );
+        }
+    }
+}
+
 #[test]
 fn distributions_have_the_right_moments() {
     let mut g = Generator::new(2024);

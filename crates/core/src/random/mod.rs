@@ -15,6 +15,8 @@
 
 pub mod montecarlo;
 pub mod philox;
+#[rustfmt::skip]
+mod ziggurat_tables;
 
 use crate::array::Array;
 use crate::cuda::kernel::{Args, LaunchConfig};
@@ -25,7 +27,7 @@ use crate::error::{Error, Result};
 use rayon::prelude::*;
 
 /// The CUDA twin of [`philox`], included by the kernels that draw random numbers.
-pub const PHILOX_CUH: &str = include_str!("philox.cuh");
+pub const PHILOX_CUH: &str = concat!(include_str!("ziggurat.cuh"), include_str!("philox.cuh"));
 
 /// Elements per CPU task (a multiple of 4, so tasks start on Philox block boundaries).
 const CPU_CHUNK: usize = 1 << 14;
@@ -178,7 +180,7 @@ impl Generator {
         Ok(out)
     }
 
-    /// Standard normal values (Box–Muller on Philox words; identical bits on both devices).
+    /// Standard normal values (a 256-layer ziggurat on Philox words; identical bits on both devices).
     pub fn standard_normal<T: RealFloat>(
         &mut self,
         shape: &[usize],

@@ -10,15 +10,15 @@ extern "C" __global__ void cusci_mc_european_call(double* __restrict__ partials,
   const unsigned long long nblk = (paths + 3) / 4;
   const unsigned long long gs = (unsigned long long)gridDim.x * blockDim.x;
   const unsigned int key0 = (unsigned int)seed, key1 = (unsigned int)(seed >> 32);
+  const uint2 zkey = cusci_zig_key(seed, 0ULL);
   for (unsigned long long b = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; b < nblk;
        b += gs) {
     unsigned int c[4] = {(unsigned int)b, (unsigned int)(b >> 32), 0u, 0u};
     unsigned int k[2] = {key0, key1};
     unsigned int w[4];
     cusci_philox4x32_10(c, k, w);
-    float z[4];
-    cusci_normal_f32_pair(w[0], w[1], &z[0], &z[1]);
-    cusci_normal_f32_pair(w[2], w[3], &z[2], &z[3]);
+    const float4 z4 = cusci_normal_f32_block(make_uint4(w[0], w[1], w[2], w[3]), zkey, b);
+    const float z[4] = {z4.x, z4.y, z4.z, z4.w};
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       if (4 * b + j < paths) {

@@ -486,36 +486,135 @@ __device__ __forceinline__ float2 cusci_sincospi_f32(float x)
 }
 
 /* ------------------------------------------------------------------------- */
-/* Normal (Box-Muller) and other continuous distributions                    */
+/* Normal (ziggurat; the tables are ziggurat.cuh, prepended to this file)    */
 /* ------------------------------------------------------------------------- */
 
-/* (r cos(2 pi u2), r sin(2 pi u2)), r = sqrt(-2 ln u1), u = cusci_u32_to_f32_open(w). */
-__device__ __forceinline__ float2 cusci_normal_f32_pair(unsigned int w0, unsigned int w1)
+/* word 1 of the counters of the retry sub-streams (| 1 for f64 normals) */
+#define CUSCI_ZIG_TAG (0x80000000u)
+
+/* First two words of philox([1, 0x40000000, stream_lo, stream_hi], seed key). */
+__device__ __forceinline__ uint2 cusci_zig_key(cusci_u64 seed, cusci_u64 stream)
 {
-    const float u1 = cusci_u32_to_f32_open(w0);
-    const float u2 = cusci_u32_to_f32_open(w1);
-    const float r = __fsqrt_rn(__fmul_rn(-2.0f, cusci_ln_f32(u1)));
-    const float2 sc = cusci_sincospi_f32(__fmul_rn(2.0f, u2));
-    return make_float2(__fmul_rn(r, sc.y), __fmul_rn(r, sc.x));
+    const uint4 w = cusci_philox4x32_10(
+        make_uint4(1u, 0x40000000u, (unsigned int)stream, (unsigned int)(stream >> 32)), cusci_seed_key(seed));
+    return make_uint2(w.x, w.y);
 }
 
-/* u1 = (w.x, w.y), u2 = (w.z, w.w) as f64 uniforms; Box-Muller as above. */
-__device__ __forceinline__ double2 cusci_normal_f64_pair(uint4 w)
+/* Block k of the retry sub-stream of normal number i. */
+__device__ __forceinline__ uint4 cusci_zig_block(uint2 zkey, unsigned int tag, cusci_u64 i, unsigned int k)
 {
-    const double u1 = cusci_u64_to_f64_open(w.x, w.y);
-    const double u2 = cusci_u64_to_f64_open(w.z, w.w);
-    const double r = __dsqrt_rn(__dmul_rn(-2.0, cusci_ln_f64(u1)));
-    const double2 sc = cusci_sincospi_f64(__dmul_rn(2.0, u2));
-    return make_double2(__dmul_rn(r, sc.y), __dmul_rn(r, sc.x));
+    return cusci_philox4x32_10(make_uint4(k, tag, (unsigned int)i, (unsigned int)(i >> 32)), zkey);
 }
 
-/* The four normal f32s of a Philox block. */
-__device__ __forceinline__ float4 cusci_normal_f32_block(uint4 w)
+/* The whole ziggurat for raw word w of normal number i (philox.rs normal_f32);
+   kept out of line: the fast path inlines only the first test. */
+__device__ __noinline__ float cusci_zig_slow_f32(unsigned int w, uint2 zkey, cusci_u64 i)
 {
-    const float2 a = cusci_normal_f32_pair(w.x, w.y);
-    const float2 b = cusci_normal_f32_pair(w.z, w.w);
-    return make_float4(a.x, a.y, b.x, b.y);
+    const float r = __uint_as_float(CUSCI_ZIG_R_F32);
+    unsigned int k = 0u;
+    for (;;) {
+        const unsigned int l = w & 255u;
+        const bool neg = (w & 256u) != 0u;
+        const unsigned int j = w >> 9;
+        const float x = __fmul_rn(__uint2float_rn(j), __uint_as_float(cusci_zig_w_f32[l]));
+        if (j < cusci_zig_k_f32[l]) return neg ? -x : x;
+        uint4 b = cusci_zig_block(zkey, CUSCI_ZIG_TAG, i, k++);
+        if (l == 0u) {
+            for (;;) {
+                const float xt = __fdiv_rn(-cusci_ln_f32(cusci_u32_to_f32_open(b.x)), r);
+                const float y = -cusci_ln_f32(cusci_u32_to_f32_open(b.y));
+                if (__fadd_rn(y, y) >= __fmul_rn(xt, xt)) {
+                    const float z = __fadd_rn(r, xt);
+                    return neg ? -z : z;
+                }
+                b = cusci_zig_block(zkey, CUSCI_ZIG_TAG, i, k++);
+            }
+        }
+        const float fl = __uint_as_float(cusci_zig_f_f32[l]);
+        const float fp = __uint_as_float(cusci_zig_f_f32[l - 1u]);
+        if (__fadd_rn(fl, __fmul_rn(cusci_u32_to_f32_open(b.x), __fsub_rn(fp, fl))) <
+            cusci_exp_f32(-__fmul_rn(__fmul_rn(x, x), 0.5f)))
+            return neg ? -x : x;
+        w = b.z;
+    }
 }
+
+/* Standard normal f32 number i from its raw word w (philox.rs normal_f32). */
+__device__ __forceinline__ float cusci_zig_normal_f32(unsigned int w, uint2 zkey, cusci_u64 i)
+{
+    const unsigned int l = w & 255u, j = w >> 9;
+    if (j < cusci_zig_k_f32[l]) {
+        const float x = __fmul_rn(__uint2float_rn(j), __uint_as_float(cusci_zig_w_f32[l]));
+        return (w & 256u) != 0u ? -x : x;
+    }
+    return cusci_zig_slow_f32(w, zkey, i);
+}
+
+/* philox.rs normal_f64: the 52-bit J = (hi >> 9) << 29 | lo >> 3. */
+__device__ __noinline__ double cusci_zig_slow_f64(unsigned int hi, unsigned int lo, uint2 zkey, cusci_u64 i)
+{
+    const double r = __longlong_as_double((long long)CUSCI_ZIG_R_F64);
+    const unsigned int tag = CUSCI_ZIG_TAG | 1u;
+    unsigned int k = 0u;
+    for (;;) {
+        const unsigned int l = hi & 255u;
+        const bool neg = (hi & 256u) != 0u;
+        const cusci_u64 j = ((cusci_u64)(hi >> 9) << 29) | (cusci_u64)(lo >> 3);
+        const double x = __dmul_rn(__ull2double_rn(j), __longlong_as_double((long long)cusci_zig_w_f64[l]));
+        if (j < cusci_zig_k_f64[l]) return neg ? -x : x;
+        uint4 b = cusci_zig_block(zkey, tag, i, k++);
+        if (l == 0u) {
+            for (;;) {
+                const double xt = __ddiv_rn(-cusci_ln_f64(cusci_u64_to_f64_open(b.x, b.y)), r);
+                const double y = -cusci_ln_f64(cusci_u64_to_f64_open(b.z, b.w));
+                if (__dadd_rn(y, y) >= __dmul_rn(xt, xt)) {
+                    const double z = __dadd_rn(r, xt);
+                    return neg ? -z : z;
+                }
+                b = cusci_zig_block(zkey, tag, i, k++);
+            }
+        }
+        const double fl = __longlong_as_double((long long)cusci_zig_f_f64[l]);
+        const double fp = __longlong_as_double((long long)cusci_zig_f_f64[l - 1u]);
+        if (__dadd_rn(fl, __dmul_rn(cusci_u64_to_f64_open(b.x, b.y), __dsub_rn(fp, fl))) <
+            cusci_exp_f64(-__dmul_rn(__dmul_rn(x, x), 0.5)))
+            return neg ? -x : x;
+        const uint4 nx = cusci_zig_block(zkey, tag, i, k++);
+        hi = nx.x;
+        lo = nx.y;
+    }
+}
+
+/* Standard normal f64 number i from its words (hi, lo) (philox.rs normal_f64). */
+__device__ __forceinline__ double cusci_zig_normal_f64(unsigned int hi, unsigned int lo, uint2 zkey, cusci_u64 i)
+{
+    const unsigned int l = hi & 255u;
+    const cusci_u64 j = ((cusci_u64)(hi >> 9) << 29) | (cusci_u64)(lo >> 3);
+    if (j < cusci_zig_k_f64[l]) {
+        const double x = __dmul_rn(__ull2double_rn(j), __longlong_as_double((long long)cusci_zig_w_f64[l]));
+        return (hi & 256u) != 0u ? -x : x;
+    }
+    return cusci_zig_slow_f64(hi, lo, zkey, i);
+}
+
+/* The four normal f32s of Philox block b (raw words w): numbers 4b .. 4b+3. */
+__device__ __forceinline__ float4 cusci_normal_f32_block(uint4 w, uint2 zkey, cusci_u64 b)
+{
+    const cusci_u64 i = b << 2;
+    return make_float4(cusci_zig_normal_f32(w.x, zkey, i), cusci_zig_normal_f32(w.y, zkey, i + 1ULL),
+                       cusci_zig_normal_f32(w.z, zkey, i + 2ULL), cusci_zig_normal_f32(w.w, zkey, i + 3ULL));
+}
+
+/* The two normal f64s of Philox block b: numbers 2b, 2b+1. */
+__device__ __forceinline__ double2 cusci_normal_f64_block(uint4 w, uint2 zkey, cusci_u64 b)
+{
+    const cusci_u64 i = b << 1;
+    return make_double2(cusci_zig_normal_f64(w.x, w.y, zkey, i), cusci_zig_normal_f64(w.z, w.w, zkey, i + 1ULL));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Other continuous distributions                                            */
+/* ------------------------------------------------------------------------- */
 
 /* The two uniform f64s of a Philox block. */
 __device__ __forceinline__ double2 cusci_uniform_f64_block(uint4 w)
@@ -724,22 +823,6 @@ __device__ __forceinline__ void cusci_sincospi_f64(double x, double* s, double* 
     *c = r.y;
 }
 
-/* (*z0, *z1) = cusci_normal_f32_pair(w0, w1) */
-__device__ __forceinline__ void cusci_normal_f32_pair(unsigned int w0, unsigned int w1, float* z0, float* z1)
-{
-    const float2 z = cusci_normal_f32_pair(w0, w1);
-    *z0 = z.x;
-    *z1 = z.y;
-}
-
-/* (*z0, *z1) = cusci_normal_f64_pair(w) */
-__device__ __forceinline__ void cusci_normal_f64_pair(const unsigned int w[4], double* z0, double* z1)
-{
-    const double2 z = cusci_normal_f64_pair(make_uint4(w[0], w[1], w[2], w[3]));
-    *z0 = z.x;
-    *z1 = z.y;
-}
-
 /* ------------------------------------------------------------------------- */
 /* Masked / vectorised stores for the kernels                                */
 /* ------------------------------------------------------------------------- */
@@ -879,40 +962,142 @@ extern "C" __global__ void cusci_random_uniform_f64(double* out, unsigned long l
     }
 }
 
-/* mean + std * z; with mean == 0 and std == 1 exactly z. */
-extern "C" __global__ void cusci_random_normal_f32(float* out, unsigned long long n, unsigned long long seed,
-                                                   unsigned long long stream, unsigned long long start, float mean,
-                                                   float std)
+/* Queue of the elements the fast pass rejected, per block (blockDim.x <= 256). */
+#define CUSCI_ZIG_QCAP 2048u
+
+/* Finishes the cnt queued elements of a block (element e goes to out[e - start]), then empties the
+   queue. Called by every thread of the block. */
+__device__ __forceinline__ void cusci_zig_flush_f32(float* out, cusci_u64 start, float mean, float std,
+                                                    cusci_u64 seed, cusci_u64 stream, uint2 zkey,
+                                                    const cusci_u64* q, unsigned int cnt, unsigned int* qn)
 {
+    for (unsigned int t = threadIdx.x; t < cnt; t += blockDim.x) {
+        const cusci_u64 e = q[t];
+        const float z = cusci_zig_slow_f32(cusci_raw_word(seed, stream, e), zkey, e);
+        out[e - start] = __fadd_rn(mean, __fmul_rn(std, z));
+    }
+    __syncthreads();
+    if (threadIdx.x == 0u) *qn = 0u;
+    __syncthreads();
+}
+
+__device__ __forceinline__ void cusci_zig_flush_f64(double* out, cusci_u64 start, double mean, double std,
+                                                    cusci_u64 seed, cusci_u64 stream, uint2 zkey,
+                                                    const cusci_u64* q, unsigned int cnt, unsigned int* qn)
+{
+    for (unsigned int t = threadIdx.x; t < cnt; t += blockDim.x) {
+        const cusci_u64 e = q[t];
+        const uint4 w = cusci_raw_block(seed, stream, e >> 1);
+        const double z = (e & 1ULL) == 0ULL ? cusci_zig_slow_f64(w.x, w.y, zkey, e)
+                                            : cusci_zig_slow_f64(w.z, w.w, zkey, e);
+        out[e - start] = __dadd_rn(mean, __dmul_rn(std, z));
+    }
+    __syncthreads();
+    if (threadIdx.x == 0u) *qn = 0u;
+    __syncthreads();
+}
+
+/* mean + std * z (multiply, then add); with mean == 0 and std == 1 exactly z. The fast pass keeps the
+   ziggurat's first test (98.5% of draws) with the tables in shared memory and queues the rest, which the
+   whole block finishes together (cusci_zig_flush_f32), so a rare rejection does not stall a warp. Every
+   value depends only on (seed, stream, element), not on the launch shape. */
+extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float* out, unsigned long long n,
+                                                                         unsigned long long seed,
+                                                                         unsigned long long stream,
+                                                                         unsigned long long start, float mean,
+                                                                         float std)
+{
+    __shared__ unsigned int sk[256];
+    __shared__ float sw[256];
+    __shared__ cusci_u64 q[CUSCI_ZIG_QCAP];
+    __shared__ unsigned int qn;
+    for (unsigned int t = threadIdx.x; t < 256u; t += blockDim.x) {
+        sk[t] = cusci_zig_k_f32[t];
+        sw[t] = __uint_as_float(cusci_zig_w_f32[t]);
+    }
+    if (threadIdx.x == 0u) qn = 0u;
+    __syncthreads();
     if (n == 0ULL) return;
     const cusci_u64 end = start + n;
     const cusci_u64 first = start >> 2;
     const cusci_u64 nb = ((end - 1ULL) >> 2) - first + 1ULL;
     const bool vec = ((start & 3ULL) == 0ULL) && cusci_aligned16(out);
-    for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
-        const cusci_u64 b = first + t;
-        const float4 z = cusci_normal_f32_block(cusci_raw_block(seed, stream, b));
-        cusci_store4_f32(out, b << 2, start, end, vec,
-                         make_float4(__fadd_rn(mean, __fmul_rn(std, z.x)), __fadd_rn(mean, __fmul_rn(std, z.y)),
-                                     __fadd_rn(mean, __fmul_rn(std, z.z)), __fadd_rn(mean, __fmul_rn(std, z.w))));
+    const uint2 zkey = cusci_zig_key(seed, stream);
+    for (cusci_u64 base = (cusci_u64)blockIdx.x * blockDim.x; base < nb; base += cusci_thread_stride()) {
+        const cusci_u64 t = base + threadIdx.x;
+        if (t < nb) {
+            const cusci_u64 b = first + t;
+            const uint4 w4 = cusci_raw_block(seed, stream, b);
+            const unsigned int ws[4] = {w4.x, w4.y, w4.z, w4.w};
+            float z[4];
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                const unsigned int l = ws[c] & 255u, j = ws[c] >> 9;
+                const float x = __fmul_rn(__uint2float_rn(j), sw[l]);
+                z[c] = __fadd_rn(mean, __fmul_rn(std, (ws[c] & 256u) != 0u ? -x : x));
+                const cusci_u64 e = (b << 2) + (cusci_u64)c;
+                if (j >= sk[l] && e >= start && e < end) q[atomicAdd(&qn, 1u)] = e;
+            }
+            cusci_store4_f32(out, b << 2, start, end, vec, make_float4(z[0], z[1], z[2], z[3]));
+        }
+        __syncthreads();
+        const unsigned int cnt = qn;
+        __syncthreads(); /* every thread has read qn before the next pass adds to it */
+        if (cnt > CUSCI_ZIG_QCAP - 4u * blockDim.x)
+            cusci_zig_flush_f32(out, start, mean, std, seed, stream, zkey, q, cnt, &qn);
     }
+    const unsigned int cnt = qn;
+    if (cnt > 0u) cusci_zig_flush_f32(out, start, mean, std, seed, stream, zkey, q, cnt, &qn);
 }
 
-extern "C" __global__ void cusci_random_normal_f64(double* out, unsigned long long n, unsigned long long seed,
-                                                   unsigned long long stream, unsigned long long start, double mean,
-                                                   double std)
+extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f64(double* out, unsigned long long n,
+                                                                         unsigned long long seed,
+                                                                         unsigned long long stream,
+                                                                         unsigned long long start, double mean,
+                                                                         double std)
 {
+    __shared__ cusci_u64 sk[256];
+    __shared__ double sw[256];
+    __shared__ cusci_u64 q[CUSCI_ZIG_QCAP];
+    __shared__ unsigned int qn;
+    for (unsigned int t = threadIdx.x; t < 256u; t += blockDim.x) {
+        sk[t] = cusci_zig_k_f64[t];
+        sw[t] = __longlong_as_double((long long)cusci_zig_w_f64[t]);
+    }
+    if (threadIdx.x == 0u) qn = 0u;
+    __syncthreads();
     if (n == 0ULL) return;
     const cusci_u64 end = start + n;
     const cusci_u64 first = start >> 1;
     const cusci_u64 nb = ((end - 1ULL) >> 1) - first + 1ULL;
     const bool vec = ((start & 1ULL) == 0ULL) && cusci_aligned16(out);
-    for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
-        const cusci_u64 b = first + t;
-        const double2 z = cusci_normal_f64_pair(cusci_raw_block(seed, stream, b));
-        cusci_store2_f64(out, b << 1, start, end, vec,
-                         make_double2(__dadd_rn(mean, __dmul_rn(std, z.x)), __dadd_rn(mean, __dmul_rn(std, z.y))));
+    const uint2 zkey = cusci_zig_key(seed, stream);
+    for (cusci_u64 base = (cusci_u64)blockIdx.x * blockDim.x; base < nb; base += cusci_thread_stride()) {
+        const cusci_u64 t = base + threadIdx.x;
+        if (t < nb) {
+            const cusci_u64 b = first + t;
+            const uint4 w4 = cusci_raw_block(seed, stream, b);
+            const unsigned int hs[2] = {w4.x, w4.z}, ls[2] = {w4.y, w4.w};
+            double z[2];
+#pragma unroll
+            for (int c = 0; c < 2; ++c) {
+                const unsigned int l = hs[c] & 255u;
+                const cusci_u64 j = ((cusci_u64)(hs[c] >> 9) << 29) | (cusci_u64)(ls[c] >> 3);
+                const double x = __dmul_rn(__ull2double_rn(j), sw[l]);
+                z[c] = __dadd_rn(mean, __dmul_rn(std, (hs[c] & 256u) != 0u ? -x : x));
+                const cusci_u64 e = (b << 1) + (cusci_u64)c;
+                if (j >= sk[l] && e >= start && e < end) q[atomicAdd(&qn, 1u)] = e;
+            }
+            cusci_store2_f64(out, b << 1, start, end, vec, make_double2(z[0], z[1]));
+        }
+        __syncthreads();
+        const unsigned int cnt = qn;
+        __syncthreads();
+        if (cnt > CUSCI_ZIG_QCAP - 2u * blockDim.x)
+            cusci_zig_flush_f64(out, start, mean, std, seed, stream, zkey, q, cnt, &qn);
     }
+    const unsigned int cnt = qn;
+    if (cnt > 0u) cusci_zig_flush_f64(out, start, mean, std, seed, stream, zkey, q, cnt, &qn);
 }
 
 /* scale * (-ln u) */
@@ -964,9 +1149,10 @@ extern "C" __global__ void cusci_random_lognormal_f32(float* out, unsigned long 
     const cusci_u64 first = start >> 2;
     const cusci_u64 nb = ((end - 1ULL) >> 2) - first + 1ULL;
     const bool vec = ((start & 3ULL) == 0ULL) && cusci_aligned16(out);
+    const uint2 zkey = cusci_zig_key(seed, stream);
     for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
         const cusci_u64 b = first + t;
-        const float4 z = cusci_normal_f32_block(cusci_raw_block(seed, stream, b));
+        const float4 z = cusci_normal_f32_block(cusci_raw_block(seed, stream, b), zkey, b);
         cusci_store4_f32(out, b << 2, start, end, vec,
                          make_float4(cusci_lognormal_f32(mean, sigma, z.x), cusci_lognormal_f32(mean, sigma, z.y),
                                      cusci_lognormal_f32(mean, sigma, z.z), cusci_lognormal_f32(mean, sigma, z.w)));
@@ -982,9 +1168,10 @@ extern "C" __global__ void cusci_random_lognormal_f64(double* out, unsigned long
     const cusci_u64 first = start >> 1;
     const cusci_u64 nb = ((end - 1ULL) >> 1) - first + 1ULL;
     const bool vec = ((start & 1ULL) == 0ULL) && cusci_aligned16(out);
+    const uint2 zkey = cusci_zig_key(seed, stream);
     for (cusci_u64 t = cusci_thread_index(); t < nb; t += cusci_thread_stride()) {
         const cusci_u64 b = first + t;
-        const double2 z = cusci_normal_f64_pair(cusci_raw_block(seed, stream, b));
+        const double2 z = cusci_normal_f64_block(cusci_raw_block(seed, stream, b), zkey, b);
         cusci_store2_f64(out, b << 1, start, end, vec,
                          make_double2(cusci_lognormal_f64(mean, sigma, z.x), cusci_lognormal_f64(mean, sigma, z.y)));
     }

@@ -22,7 +22,8 @@
 //! i.e. Philox *block* `b = i / 4` of stream `s` uses the counter
 //! `[b_lo, b_hi, s_lo, s_hi]`. Because `i < 2^64`, `b < 2^62`, so raw streams
 //! never use a counter whose word 1 has bit 30 or bit 31 set; those counters are
-//! reserved for the Poisson sub-streams (see [`poisson_key`]).
+//! reserved for the key derivations and the sub-streams of the Poisson sampler
+//! (see [`poisson_key`]) and of the normal sampler's rejections (see [`zig_key`]).
 //!
 //! # Derived values and which raw words they use
 //!
@@ -34,8 +35,8 @@
 //! | --- | --- |
 //! | uniform `f32` | word `i` ([`u32_to_f32_open`]) |
 //! | uniform `f64` | block `i/2`, words `2(i%2)` (high) and `2(i%2)+1` (low) ([`u64_to_f64_open`]) |
-//! | normal `f32` | block `i/4`: words 0,1 give normals `4b`, `4b+1`; words 2,3 give `4b+2`, `4b+3` ([`normal_f32_pair`]) |
-//! | normal `f64` | block `i/2`: all four words give normals `2b`, `2b+1` ([`normal_f64_pair`]) |
+//! | normal `f32` | word `i`, and its retry sub-stream when the ziggurat rejects ([`normal_f32`]) |
+//! | normal `f64` | as uniform `f64`, and its retry sub-stream ([`normal_f64`]) |
 //! | exponential `f32` / `f64` | as uniform `f32` / `f64` ([`exponential_f32`], [`exponential_f64`]) |
 //! | lognormal `f32` / `f64` | as normal `f32` / `f64` ([`lognormal_f32`], [`lognormal_f64`]) |
 //! | integer, `high - low <= 2^32` | word `i` ([`uniform_int_32`]) |
@@ -611,43 +612,189 @@ pub fn sincospi_f32(x: f32) -> (f32, f32) {
 }
 
 // ---------------------------------------------------------------------------
-// Normal (Box-Muller)
+// Normal (ziggurat)
 // ---------------------------------------------------------------------------
 
-/// Two independent standard normal `f32`s from two raw words (Box–Muller):
-/// `u1 = u32_to_f32_open(w0)`, `u2 = u32_to_f32_open(w1)`,
-/// `r = sqrt(-2 ln_f32(u1))` (correctly rounded sqrt), `(s, c) =
-/// sincospi_f32(2 u2)`; returns `(r c, r s)`. `|z| <= 5.77` (from
-/// `u1 >= 2^-24`).
+use super::ziggurat_tables::{
+    ZIG_F_F32, ZIG_F_F64, ZIG_K_F32, ZIG_K_F64, ZIG_R_F32, ZIG_R_F64, ZIG_W_F32, ZIG_W_F64,
+};
+
+/// Word 1 of the counters of the ziggurat's retry sub-streams (bit 31 set:
+/// never a raw counter); `| 1` for `f64` normals.
+const ZIG_TAG: u32 = 0x8000_0000;
+
+/// The Philox key of the ziggurat's retry sub-streams of `(seed, stream)`:
+/// the first two words of `philox4x32_10([1, 0x4000_0000, stream_lo,
+/// stream_hi], seed_key(seed))` (a key-derivation counter, distinct from
+/// [`poisson_key`]'s `[0, 0x4000_0000, ..]` and from every raw counter).
 #[inline]
-pub fn normal_f32_pair(w0: u32, w1: u32) -> (f32, f32) {
-    let u1 = u32_to_f32_open(w0);
-    let u2 = u32_to_f32_open(w1);
-    let r = (-2.0 * ln_f32(u1)).sqrt();
-    let (s, c) = sincospi_f32(2.0 * u2);
-    (r * c, r * s)
+pub fn zig_key(seed: u64, stream: u64) -> [u32; 2] {
+    let w = philox4x32_10(
+        [1, 0x4000_0000, stream as u32, (stream >> 32) as u32],
+        seed_key(seed),
+    );
+    [w[0], w[1]]
 }
 
-/// Two independent standard normal `f64`s from one Philox block (Box–Muller):
-/// `u1 = u64_to_f64_open(w[0], w[1])`, `u2 = u64_to_f64_open(w[2], w[3])`,
-/// `r = sqrt(-2 ln_f64(u1))`, `(s, c) = sincospi_f64(2 u2)`; returns
-/// `(r c, r s)`.
+/// Block `k` of the retry sub-stream of normal number `i`:
+/// `philox4x32_10([k, tag, i_lo, i_hi], zkey)`.
 #[inline]
-pub fn normal_f64_pair(w: [u32; 4]) -> (f64, f64) {
-    let u1 = u64_to_f64_open(w[0], w[1]);
-    let u2 = u64_to_f64_open(w[2], w[3]);
-    let r = (-2.0 * ln_f64(u1)).sqrt();
-    let (s, c) = sincospi_f64(2.0 * u2);
-    (r * c, r * s)
+fn zig_block(zkey: [u32; 2], tag: u32, i: u64, k: u32) -> [u32; 4] {
+    philox4x32_10([k, tag, i as u32, (i >> 32) as u32], zkey)
 }
 
-/// The four normal `f32`s of a Philox block: `normal_f32_pair(w[0], w[1])`
-/// then `normal_f32_pair(w[2], w[3])`.
 #[inline]
-pub fn normal_f32_block(w: [u32; 4]) -> [f32; 4] {
-    let (a, b) = normal_f32_pair(w[0], w[1]);
-    let (c, d) = normal_f32_pair(w[2], w[3]);
-    [a, b, c, d]
+fn with_sign<T: std::ops::Neg<Output = T>>(neg: bool, x: T) -> T {
+    if neg {
+        -x
+    } else {
+        x
+    }
+}
+
+/// Standard normal `f32` number `i` of a stream whose raw word `i` is `w`
+/// and whose retry key is `zkey` ([`zig_key`]): the 256-layer ziggurat of
+/// Marsaglia and Tsang (2000), with the tables of `ziggurat_tables.rs`
+/// (`gen_ziggurat.py`), bit-identical with `cusci_zig_normal_f32`.
+///
+/// The word gives the layer `l = w & 255`, the sign (bit 8) and a 23-bit
+/// integer `J = w >> 9`; `x = J * W[l]`. When `J < K[l]` (98.5% of words)
+/// `x` is returned at once. Otherwise the draw continues on the retry
+/// sub-stream of `i` (Philox blocks `[k, 0x8000_0000, i_lo, i_hi]`, `k = 0,
+/// 1, ...`, under `zkey`): layer 0 samples the tail beyond `r = 3.6542`
+/// (Marsaglia's method: `x = -ln(u1) / r`, `y = -ln(u2)` until `2y >= x^2`;
+/// words 0 and 1 of each block), other layers accept `x` when
+/// `F[l] + u (F[l-1] - F[l]) < exp(-x^2/2)` (`u` from word 0), and a
+/// rejection restarts with word 2 as the new `w`. Every operation is
+/// correctly rounded ([`ln_f32`], [`exp_f32`]), so the value depends only
+/// on the stream and `i`.
+#[inline]
+pub fn normal_f32(w: u32, zkey: [u32; 2], i: u64) -> f32 {
+    let l = (w & 255) as usize;
+    let j = w >> 9;
+    if j < ZIG_K_F32[l] {
+        with_sign(w & 256 != 0, j as f32 * f32::from_bits(ZIG_W_F32[l]))
+    } else {
+        normal_f32_slow(w, zkey, i)
+    }
+}
+
+#[cold]
+fn normal_f32_slow(mut w: u32, zkey: [u32; 2], i: u64) -> f32 {
+    let r = f32::from_bits(ZIG_R_F32);
+    let mut k = 0u32;
+    loop {
+        let l = (w & 255) as usize;
+        let neg = w & 256 != 0;
+        let j = w >> 9;
+        let x = j as f32 * f32::from_bits(ZIG_W_F32[l]);
+        if j < ZIG_K_F32[l] {
+            return with_sign(neg, x);
+        }
+        let mut b = zig_block(zkey, ZIG_TAG, i, k);
+        k = k.wrapping_add(1);
+        if l == 0 {
+            loop {
+                let xt = -ln_f32(u32_to_f32_open(b[0])) / r;
+                let y = -ln_f32(u32_to_f32_open(b[1]));
+                if y + y >= xt * xt {
+                    return with_sign(neg, r + xt);
+                }
+                b = zig_block(zkey, ZIG_TAG, i, k);
+                k = k.wrapping_add(1);
+            }
+        }
+        let (fl, fp) = (
+            f32::from_bits(ZIG_F_F32[l]),
+            f32::from_bits(ZIG_F_F32[l - 1]),
+        );
+        if fl + u32_to_f32_open(b[0]) * (fp - fl) < exp_f32(-(x * x * 0.5)) {
+            return with_sign(neg, x);
+        }
+        w = b[2];
+    }
+}
+
+/// Standard normal `f64` number `i` of a stream whose uniform-`f64` words
+/// for element `i` are `(hi, lo)` (block `i/2`, words `2(i%2)`, `2(i%2)+1`),
+/// bit-identical with `cusci_zig_normal_f64`: the ziggurat of [`normal_f32`]
+/// with `l = hi & 255`, the sign in bit 8 of `hi` and the 52-bit
+/// `J = (hi >> 9) << 29 | lo >> 3`. Retries use the Philox blocks
+/// `[k, 0x8000_0001, i_lo, i_hi]` under `zkey`: the tail takes `u1` from
+/// words 0, 1 and `u2` from words 2, 3 of a block; the wedge test takes `u`
+/// from words 0, 1 of one block and the next `(hi, lo)` from words 0, 1 of
+/// the following block.
+#[inline]
+pub fn normal_f64(hi: u32, lo: u32, zkey: [u32; 2], i: u64) -> f64 {
+    let l = (hi & 255) as usize;
+    let j = (((hi >> 9) as u64) << 29) | (lo >> 3) as u64;
+    if j < ZIG_K_F64[l] {
+        with_sign(hi & 256 != 0, j as f64 * f64::from_bits(ZIG_W_F64[l]))
+    } else {
+        normal_f64_slow(hi, lo, zkey, i)
+    }
+}
+
+#[cold]
+fn normal_f64_slow(mut hi: u32, mut lo: u32, zkey: [u32; 2], i: u64) -> f64 {
+    let r = f64::from_bits(ZIG_R_F64);
+    let tag = ZIG_TAG | 1;
+    let mut k = 0u32;
+    loop {
+        let l = (hi & 255) as usize;
+        let neg = hi & 256 != 0;
+        let j = (((hi >> 9) as u64) << 29) | (lo >> 3) as u64;
+        let x = j as f64 * f64::from_bits(ZIG_W_F64[l]);
+        if j < ZIG_K_F64[l] {
+            return with_sign(neg, x);
+        }
+        let mut b = zig_block(zkey, tag, i, k);
+        k = k.wrapping_add(1);
+        if l == 0 {
+            loop {
+                let xt = -ln_f64(u64_to_f64_open(b[0], b[1])) / r;
+                let y = -ln_f64(u64_to_f64_open(b[2], b[3]));
+                if y + y >= xt * xt {
+                    return with_sign(neg, r + xt);
+                }
+                b = zig_block(zkey, tag, i, k);
+                k = k.wrapping_add(1);
+            }
+        }
+        let (fl, fp) = (
+            f64::from_bits(ZIG_F_F64[l]),
+            f64::from_bits(ZIG_F_F64[l - 1]),
+        );
+        if fl + u64_to_f64_open(b[0], b[1]) * (fp - fl) < exp_f64(-(x * x * 0.5)) {
+            return with_sign(neg, x);
+        }
+        let n = zig_block(zkey, tag, i, k);
+        k = k.wrapping_add(1);
+        (hi, lo) = (n[0], n[1]);
+    }
+}
+
+/// The four normal `f32`s of Philox block `b` (raw words `w`), numbers
+/// `4b .. 4b+3`.
+#[inline]
+pub fn normal_f32_block(w: [u32; 4], zkey: [u32; 2], b: u64) -> [f32; 4] {
+    let i = 4 * b;
+    [
+        normal_f32(w[0], zkey, i),
+        normal_f32(w[1], zkey, i + 1),
+        normal_f32(w[2], zkey, i + 2),
+        normal_f32(w[3], zkey, i + 3),
+    ]
+}
+
+/// The two normal `f64`s of Philox block `b` (raw words `w`), numbers
+/// `2b, 2b+1`.
+#[inline]
+pub fn normal_f64_block(w: [u32; 4], zkey: [u32; 2], b: u64) -> [f64; 2] {
+    [
+        normal_f64(w[0], w[1], zkey, 2 * b),
+        normal_f64(w[2], w[3], zkey, 2 * b + 1),
+    ]
 }
 
 /// The two uniform `f64`s of a Philox block: `(w[0], w[1])` and `(w[2], w[3])`.
@@ -931,22 +1078,19 @@ pub fn uniform_f64_at(seed: u64, stream: u64, i: u64) -> f64 {
 }
 
 /// Standard normal `f32` number `i` of `(seed, stream)`:
-/// `normal_f32_block(raw_block(i/4))[i%4]`.
+/// [`normal_f32`] of raw word `i`.
 #[inline]
 pub fn normal_f32_at(seed: u64, stream: u64, i: u64) -> f32 {
-    normal_f32_block(raw_block(seed, stream, i / 4))[(i % 4) as usize]
+    normal_f32(raw_word(seed, stream, i), zig_key(seed, stream), i)
 }
 
-/// Standard normal `f64` number `i` of `(seed, stream)`:
-/// `normal_f64_pair(raw_block(i/2))`, first or second.
+/// Standard normal `f64` number `i` of `(seed, stream)`: [`normal_f64`] of
+/// block `i/2`, words `2(i%2)`, `2(i%2)+1`.
 #[inline]
 pub fn normal_f64_at(seed: u64, stream: u64, i: u64) -> f64 {
-    let (a, b) = normal_f64_pair(raw_block(seed, stream, i / 2));
-    if i % 2 == 0 {
-        a
-    } else {
-        b
-    }
+    let w = raw_block(seed, stream, i / 2);
+    let q = 2 * (i % 2) as usize;
+    normal_f64(w[q], w[q + 1], zig_key(seed, stream), i)
 }
 
 /// Integer number `i` of `(seed, stream)` in `[low, high)` (`low < high`):
@@ -985,16 +1129,19 @@ pub fn fill_uniform_f64(seed: u64, stream: u64, start: u64, out: &mut [f64]) {
 /// ([`normal_f32_at`]).
 #[inline]
 pub fn fill_normal_f32(seed: u64, stream: u64, start: u64, out: &mut [f32]) {
-    fill_by_block::<f32, 4>(start, out, |b| normal_f32_block(raw_block(seed, stream, b)));
+    let zkey = zig_key(seed, stream);
+    fill_by_block::<f32, 4>(start, out, |b| {
+        normal_f32_block(raw_block(seed, stream, b), zkey, b)
+    });
 }
 
 /// Fills `out` with standard normal `f64`s number `start, start+1, ...`
 /// ([`normal_f64_at`]).
 #[inline]
 pub fn fill_normal_f64(seed: u64, stream: u64, start: u64, out: &mut [f64]) {
+    let zkey = zig_key(seed, stream);
     fill_by_block::<f64, 2>(start, out, |b| {
-        let (x, y) = normal_f64_pair(raw_block(seed, stream, b));
-        [x, y]
+        normal_f64_block(raw_block(seed, stream, b), zkey, b)
     });
 }
 
@@ -1011,8 +1158,9 @@ pub fn fill_normal_f32_scaled(
     std: f32,
     out: &mut [f32],
 ) {
+    let zkey = zig_key(seed, stream);
     fill_by_block::<f32, 4>(start, out, |b| {
-        normal_f32_block(raw_block(seed, stream, b)).map(|z| mean + std * z)
+        normal_f32_block(raw_block(seed, stream, b), zkey, b).map(|z| mean + std * z)
     });
 }
 
@@ -1027,9 +1175,9 @@ pub fn fill_normal_f64_scaled(
     std: f64,
     out: &mut [f64],
 ) {
+    let zkey = zig_key(seed, stream);
     fill_by_block::<f64, 2>(start, out, |b| {
-        let (x, y) = normal_f64_pair(raw_block(seed, stream, b));
-        [mean + std * x, mean + std * y]
+        normal_f64_block(raw_block(seed, stream, b), zkey, b).map(|z| mean + std * z)
     });
 }
 
@@ -1067,8 +1215,9 @@ pub fn fill_lognormal_f32(
     sigma: f32,
     out: &mut [f32],
 ) {
+    let zkey = zig_key(seed, stream);
     fill_by_block::<f32, 4>(start, out, |b| {
-        normal_f32_block(raw_block(seed, stream, b)).map(|z| lognormal_f32(mean, sigma, z))
+        normal_f32_block(raw_block(seed, stream, b), zkey, b).map(|z| lognormal_f32(mean, sigma, z))
     });
 }
 
@@ -1083,9 +1232,9 @@ pub fn fill_lognormal_f64(
     sigma: f64,
     out: &mut [f64],
 ) {
+    let zkey = zig_key(seed, stream);
     fill_by_block::<f64, 2>(start, out, |b| {
-        let (x, y) = normal_f64_pair(raw_block(seed, stream, b));
-        [lognormal_f64(mean, sigma, x), lognormal_f64(mean, sigma, y)]
+        normal_f64_block(raw_block(seed, stream, b), zkey, b).map(|z| lognormal_f64(mean, sigma, z))
     });
 }
 
