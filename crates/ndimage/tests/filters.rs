@@ -1,0 +1,405 @@
+//! The filters on every device: the CPU against naive loops, every device against the CPU
+//! (edge sizes, integer types, NaN, non-contiguous views), and the same typed errors everywhere.
+
+use cusci_core::testing::{assert_allclose, devices, randn};
+use cusci_core::Error;
+use cusci_ndimage::*;
+
+fn opts(mode: Mode) -> FilterOptions {
+    FilterOptions {
+        mode,
+        cval: -0.5,
+        ..Default::default()
+    }
+}
+
+/// Naive 2-D correlation with explicit index mapping.
+fn naive_correlate2(
+    x: &[f64],
+    sh: [usize; 2],
+    w: &[f64],
+    wsh: [usize; 2],
+    org: [isize; 2],
+    mode: Mode,
+    cval: f64,
+) -> Vec<f64> {
+    let mut out = vec![0.0; x.len()];
+    for i in 0..sh[0] {
+        for j in 0..sh[1] {
+            let mut acc = 0.0;
+            for a in 0..wsh[0] {
+                for b in 0..wsh[1] {
+                    let wv = w[a * wsh[1] + b];
+                    if wv == 0.0 {
+                        continue;
+                    }
+                    let ii = i as i64 + a as i64 - (wsh[0] / 2) as i64 - org[0] as i64;
+                    let jj = j as i64 + b as i64 - (wsh[1] / 2) as i64 - org[1] as i64;
+                    let v = match (
+                        mode.map_index(ii, sh[0] as i64),
+                        mode.map_index(jj, sh[1] as i64),
+                    ) {
+                        (Some(p), Some(q)) => x[p as usize * sh[1] + q as usize],
+                        _ => cval,
+                    };
+                    acc += wv * v;
+                }
+            }
+            out[i * sh[1] + j] = acc;
+        }
+    }
+    out
+}
+
+#[test]
+fn correlate_matches_naive_loops_in_every_mode() {
+    let x = randn::<f64>(&[7, 9], 1, &Device::Cpu).unwrap();
+    let xv = x.to_vec().unwrap();
+    let w = randn::<f64>(&[4, 3], 2, &Device::Cpu).unwrap();
+    for mode in Mode::ALL {
+        for org in [[0, 0], [1, -1], [-2, 1]] {
+            let o = FilterOptions {
+                origin: org.to_vec(),
+                ..opts(mode)
+            };
+            let y = correlate(&x, &w, &o).unwrap();
+            let want = naive_correlate2(&xv, [7, 9], &w.to_vec().unwrap(), [4, 3], org, mode, -0.5);
+            let want = Array::from_vec(want, &[7, 9], &Device::Cpu).unwrap();
+            assert_allclose(&y, &want, 1e-13, 1e-13, &format!("{mode} {org:?}"));
+        }
+    }
+}
+
+#[test]
+fn rank_filter_matches_naive_sort() {
+    let x = randn::<f64>(&[6, 11], 3, &Device::Cpu).unwrap();
+    let xv = x.to_vec().unwrap();
+    for mode in [
+        Mode::Reflect,
+        Mode::Constant,
+        Mode::Wrap,
+        Mode::Mirror,
+        Mode::Nearest,
+    ] {
+        for rank in [0isize, 4, 7, -1] {
+            let y = rank_filter(&x, rank, &Footprint::Size(vec![3, 3]), &opts(mode))
+                .unwrap()
+                .to_vec()
+                .unwrap();
+            for i in 0..6i64 {
+                for j in 0..11i64 {
+                    let mut v = Vec::new();
+                    for a in -1..=1 {
+                        for b in -1..=1 {
+                            v.push(
+                                match (mode.map_index(i + a, 6), mode.map_index(j + b, 11)) {
+                                    (Some(p), Some(q)) => xv[p as usize * 11 + q as usize],
+                                    _ => -0.5,
+                                },
+                            );
+                        }
+                    }
+                    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                    let r = if rank < 0 { 9 + rank } else { rank } as usize;
+                    assert_eq!(
+                        y[(i * 11 + j) as usize],
+                        v[r],
+                        "{mode} rank {rank} at {i},{j}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Every filter of the crate on one input, as a list of (name, result).
+fn all_filters<T: Real + cusci_core::dtype::Numeric>(
+    x: &Array<T>,
+    mode: Mode,
+) -> Vec<(String, Array<T>)> {
+    let o = opts(mode);
+    let g = GaussianOptions {
+        mode,
+        cval: -0.5,
+        ..Default::default()
+    };
+    let nd = x.ndim();
+    let w = randn::<f64>(&vec![3; nd], 9, &Device::Cpu).unwrap();
+    let mask = Array::from_vec(
+        (0..3usize.pow(nd as u32)).map(|i| i % 3 != 1).collect(),
+        &vec![3; nd],
+        &Device::Cpu,
+    )
+    .unwrap();
+    let mut v = vec![
+        (
+            "correlate1d",
+            correlate1d(x, &[0.5, -1.0, 2.0, 0.25], 0, &o),
+        ),
+        ("convolve1d", convolve1d(x, &[0.5, -1.0, 2.0], -1, &o)),
+        ("correlate", correlate(x, &w, &o)),
+        ("convolve", convolve(x, &w, &o)),
+        ("gaussian_filter", gaussian_filter(x, &[1.2], &g)),
+        (
+            "gaussian_filter1d_o2",
+            gaussian_filter1d(
+                x,
+                0.9,
+                -1,
+                &GaussianOptions {
+                    order: vec![2],
+                    ..g.clone()
+                },
+            ),
+        ),
+        ("uniform_filter", uniform_filter(x, &[3], &o)),
+        ("uniform_filter1d", uniform_filter1d(x, 4, 0, &o)),
+        (
+            "minimum_filter",
+            minimum_filter(x, &Footprint::Size(vec![3]), &o),
+        ),
+        (
+            "maximum_filter_fp",
+            maximum_filter(x, &Footprint::Mask(mask.clone()), &o),
+        ),
+        (
+            "median_filter",
+            median_filter(x, &Footprint::Size(vec![3]), &o),
+        ),
+        (
+            "median_filter_large",
+            median_filter(x, &Footprint::Size(vec![if nd == 1 { 81 } else { 9 }]), &o),
+        ),
+        ("rank_filter", rank_filter(x, 2, &Footprint::Mask(mask), &o)),
+        (
+            "percentile_filter",
+            percentile_filter(x, 70.0, &Footprint::Size(vec![2]), &o),
+        ),
+        ("sobel", sobel(x, 0, &o)),
+        ("prewitt", prewitt(x, -1, &o)),
+        ("laplace", laplace(x, &o)),
+        ("gaussian_laplace", gaussian_laplace(x, &[1.0], &g)),
+    ];
+    v.drain(..)
+        .map(|(n, r)| (n.to_string(), r.unwrap_or_else(|e| panic!("{n}: {e}"))))
+        .collect()
+}
+
+fn gpu_matches_cpu<T: Real + cusci_core::dtype::Numeric>(shape: &[usize], seed: u64, tol: f64) {
+    let x = randn::<f64>(shape, seed, &Device::Cpu)
+        .unwrap()
+        .to_vec()
+        .unwrap();
+    let x: Vec<T> = x.iter().map(|v| T::from_f(v * 10.0)).collect();
+    let xc = Array::from_vec(x, shape, &Device::Cpu).unwrap();
+    for dev in devices().into_iter().skip(1) {
+        let xg = xc.to_device(&dev).unwrap();
+        for mode in Mode::ALL {
+            let cpu = all_filters(&xc, mode);
+            let gpu = all_filters(&xg, mode);
+            for ((n, a), (_, b)) in cpu.iter().zip(&gpu) {
+                assert_eq!(b.device(), &dev);
+                let b = b.to_device(&Device::Cpu).unwrap();
+                assert_allclose(
+                    &b,
+                    a,
+                    tol,
+                    tol,
+                    &format!("{n} {mode} {shape:?} {}", T::DTYPE),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_device_matches_the_cpu() {
+    for shape in [
+        &[1usize][..],
+        &[2],
+        &[31],
+        &[33],
+        &[257],
+        &[2, 1],
+        &[5, 33],
+        &[31, 2],
+        &[4, 5, 6],
+    ] {
+        gpu_matches_cpu::<f64>(shape, 7, 1e-12);
+        gpu_matches_cpu::<f32>(shape, 8, 2e-4);
+    }
+    // integer types: exact sums of integers, same truncation on both devices
+    gpu_matches_cpu::<i32>(&[9, 10], 4, 1.0);
+    gpu_matches_cpu::<u8>(&[33], 5, 1.0);
+    gpu_matches_cpu::<i64>(&[3, 4, 5], 6, 1.0);
+}
+
+#[test]
+fn windows_larger_than_the_image() {
+    for dev in devices() {
+        let x = randn::<f64>(&[3, 2], 11, &dev).unwrap();
+        let xc = x.to_device(&Device::Cpu).unwrap();
+        for mode in Mode::ALL {
+            let a = uniform_filter(&x, &[7], &opts(mode))
+                .unwrap()
+                .to_vec()
+                .unwrap();
+            let b = uniform_filter(&xc, &[7], &opts(mode))
+                .unwrap()
+                .to_vec()
+                .unwrap();
+            assert!(
+                a.iter().zip(&b).all(|(p, q)| (p - q).abs() < 1e-12),
+                "{mode} on {dev}"
+            );
+            let m = median_filter(&x, &Footprint::Size(vec![5, 9]), &opts(mode))
+                .unwrap()
+                .to_vec()
+                .unwrap();
+            let mc = median_filter(&xc, &Footprint::Size(vec![5, 9]), &opts(mode))
+                .unwrap()
+                .to_vec()
+                .unwrap();
+            assert_eq!(m, mc, "{mode} on {dev}");
+        }
+        // a constant image stays constant under every normalised filter, whatever the size
+        let c = Array::<f64>::full(&[4, 3], 2.5, &dev).unwrap();
+        for v in gaussian_filter(&c, &[5.0], &GaussianOptions::default())
+            .unwrap()
+            .to_vec()
+            .unwrap()
+        {
+            assert!((v - 2.5).abs() < 1e-12);
+        }
+    }
+}
+
+#[test]
+fn nan_and_views_on_every_device() {
+    for dev in devices() {
+        let mut v = randn::<f64>(&[8, 12], 12, &Device::Cpu)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        v[13] = f64::NAN;
+        let x = Array::from_vec(v, &[8, 12], &dev).unwrap();
+        let y = uniform_filter(&x, &[3], &FilterOptions::default())
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        // NaN spreads over the 3×3 neighbourhood of (1, 1) and nowhere else
+        for i in 0..8 {
+            for j in 0..12 {
+                assert_eq!(y[i * 12 + j].is_nan(), i <= 2 && j <= 2, "{i},{j} on {dev}");
+            }
+        }
+        // NaN sorts last in rank filters: the minimum ignores it, the maximum returns it
+        let mn = minimum_filter(
+            &x,
+            &Footprint::Mask(Array::<bool>::ones(&[3, 3], &Device::Cpu).unwrap()),
+            &FilterOptions::default(),
+        )
+        .unwrap()
+        .to_vec()
+        .unwrap();
+        let rk = rank_filter(&x, -1, &Footprint::Size(vec![3]), &FilterOptions::default())
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        assert!(
+            rk[0].is_nan() && rk[13].is_nan() && !rk[40].is_nan(),
+            "on {dev}"
+        );
+        let _ = mn;
+        // a transposed, sliced view gives what its contiguous copy gives
+        let view = x.t().slice_axis(0, Some(1), Some(11), 2).unwrap();
+        let a = gaussian_filter(&view, &[1.0, 0.5], &GaussianOptions::default())
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let b = gaussian_filter(
+            &view.contiguous().unwrap(),
+            &[1.0, 0.5],
+            &GaussianOptions::default(),
+        )
+        .unwrap()
+        .to_vec()
+        .unwrap();
+        assert_eq!(a.len(), b.len());
+        assert!(
+            a.iter()
+                .zip(&b)
+                .all(|(p, q)| p == q || (p.is_nan() && q.is_nan())),
+            "on {dev}"
+        );
+        // empty input
+        let e = Array::<f32>::zeros(&[0, 4], &dev).unwrap();
+        assert_eq!(
+            sobel(&e, 0, &FilterOptions::default()).unwrap().shape(),
+            &[0, 4]
+        );
+    }
+}
+
+fn kind(e: Error) -> &'static str {
+    match e {
+        Error::InvalidArgument { .. } => "arg",
+        Error::ShapeMismatch { .. } => "shape",
+        _ => "other",
+    }
+}
+
+#[test]
+fn bad_inputs_give_the_same_typed_errors_on_every_device() {
+    for dev in devices() {
+        let x = randn::<f32>(&[5, 6], 13, &dev).unwrap();
+        let o = FilterOptions::default();
+        let w3 = Array::<f64>::ones(&[3, 3, 3], &Device::Cpu).unwrap();
+        assert_eq!(kind(correlate(&x, &w3, &o).unwrap_err()), "shape");
+        let fp = Array::<bool>::ones(&[3], &Device::Cpu).unwrap();
+        assert_eq!(
+            kind(median_filter(&x, &Footprint::Mask(fp), &o).unwrap_err()),
+            "shape"
+        );
+        let g = GaussianOptions::default();
+        assert_eq!(kind(gaussian_filter(&x, &[-1.0], &g).unwrap_err()), "arg");
+        let g4 = GaussianOptions {
+            order: vec![4],
+            ..Default::default()
+        };
+        assert_eq!(kind(gaussian_filter(&x, &[1.0], &g4).unwrap_err()), "arg");
+        let bad_origin = FilterOptions {
+            origin: vec![2],
+            ..Default::default()
+        };
+        assert_eq!(
+            kind(correlate1d(&x, &[1.0, 2.0, 3.0], 0, &bad_origin).unwrap_err()),
+            "arg"
+        );
+        assert_eq!(
+            kind(uniform_filter(&x, &[3], &bad_origin).unwrap_err()),
+            "arg"
+        );
+        assert_eq!(kind(correlate1d(&x, &[], 0, &o).unwrap_err()), "arg");
+        assert_eq!(kind(sobel(&x, 2, &o).unwrap_err()), "arg");
+        assert_eq!(
+            kind(rank_filter(&x, 9, &Footprint::Size(vec![3]), &o).unwrap_err()),
+            "arg"
+        );
+        assert_eq!(
+            kind(percentile_filter(&x, 101.0, &Footprint::Size(vec![3]), &o).unwrap_err()),
+            "arg"
+        );
+        assert_eq!(kind(uniform_filter(&x, &[3, 3, 3], &o).unwrap_err()), "arg");
+        assert_eq!(
+            kind(minimum_filter(&x, &Footprint::Size(vec![0]), &o).unwrap_err()),
+            "arg"
+        );
+        let empty = Array::<bool>::zeros(&[2, 2], &Device::Cpu).unwrap();
+        assert_eq!(
+            kind(maximum_filter(&x, &Footprint::Mask(empty), &o).unwrap_err()),
+            "arg"
+        );
+        assert!("bogus".parse::<Mode>().is_err());
+    }
+}
