@@ -22,6 +22,10 @@
 mod blackscholes;
 #[path = "suite/core.rs"]
 mod core_cases;
+#[path = "suite/linalg.rs"]
+mod linalg_cases;
+#[path = "suite/sparse.rs"]
+mod sparse_cases;
 
 use cusci::core::random::Generator;
 use cusci::core::{CudaDevice, Event};
@@ -63,7 +67,10 @@ pub struct Case {
 /// Every case of the suite, in CASES.md's order.
 fn all_cases() -> Vec<Case> {
     // each domain crate appends its module's cases here
-    core_cases::cases()
+    let mut cases = core_cases::cases();
+    cases.extend(linalg_cases::cases());
+    cases.extend(sparse_cases::cases());
+    cases
 }
 
 // ------------------------------------------------------------------------------------------
