@@ -572,7 +572,7 @@ def gen_ndimage_morphology(out: Path) -> None:
         A[f"cdt_{name}_chessboard"] = ndi.distance_transform_cdt(x, metric="chessboard").astype(np.int32)
         A[f"cdt_{name}_taxicab"] = ndi.distance_transform_cdt(x, metric="taxicab").astype(np.int32)
         for m in ("euclidean", "taxicab", "chessboard"):
-            A[f"bf_{name}_{m}"] = ndi.distance_transform_bf(x, metric=m, sampling=smp)
+            A[f"bf_{name}_{m}"] = ndi.distance_transform_bf(x, metric=m, sampling=smp).astype(np.float64)
 
     A["version_scipy"] = np.frombuffer(scipy.__version__.encode(), dtype=np.uint8)
     savez_fixed(dest / "ndimage_morphology.npz", compressed=True, **A)

@@ -9,3 +9,28 @@ pub mod modes;
 pub use cusci_core::{Array, Device, Error, Result};
 pub use filters::*;
 pub use modes::Mode;
+
+// morphology, labels, measurements, distance transforms (issue 9)
+pub mod distance;
+pub mod label;
+pub mod measurements;
+pub mod morphology;
+pub mod structure;
+
+pub use distance::{
+    distance_transform_bf, distance_transform_cdt, distance_transform_edt, BfMetric, CdtMetric,
+    DistanceOptions, DistanceResult,
+};
+pub use label::label;
+pub use measurements::{
+    center_of_mass, extrema, find_objects, histogram, labeled_comprehension, maximum,
+    maximum_position, mean, median, minimum, minimum_position, standard_deviation, sum, sum_labels,
+    value_indices, variance, Extrema,
+};
+pub use morphology::{
+    binary_closing, binary_dilation, binary_erosion, binary_fill_holes, binary_hit_or_miss,
+    binary_opening, binary_propagation, black_tophat, grey_closing, grey_dilation, grey_erosion,
+    grey_opening, morphological_gradient, morphological_laplace, white_tophat, BinaryOptions,
+    GreyOptions,
+};
+pub use structure::{generate_binary_structure, iterate_structure};

@@ -1,0 +1,256 @@
+// Distance transforms (cusci-ndimage distance.rs). NDI_T: the input's element type.
+
+struct NdiSampling { double s[CUSCI_MAXD]; };
+
+// f = 0 on the background (zero input), +inf elsewhere; feat = own index on the background, -1.
+extern "C" __global__ void ndi_edt_init(const NDI_T* __restrict__ in, double* __restrict__ f,
+                                        i64* __restrict__ feat, i64 n) {
+  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x) {
+    bool bg = !(in[i] != (NDI_T)0);
+    f[i] = bg ? 0.0 : __longlong_as_double(0x7ff0000000000000ll);
+    feat[i] = bg ? i : -1;
+  }
+}
+
+// One exact pass (Felzenszwalb–Huttenlocher lower envelope of parabolas w·(p−q)² + f(q)) along an
+// axis of length m and stride `stride`; one thread per line. v and z are per-element scratch
+// (z[j+1] of the line is stored at the line's element j).
+extern "C" __global__ void ndi_edt_pass(const double* __restrict__ fi, const i64* __restrict__ ki,
+                                        double* __restrict__ fo, i64* __restrict__ ko, i64* vv,
+                                        double* zz, i64 m, i64 stride, i64 nlines, double w) {
+  const double INF = __longlong_as_double(0x7ff0000000000000ll);
+  for (i64 l = blockIdx.x * (i64)blockDim.x + threadIdx.x; l < nlines; l += (i64)blockDim.x * gridDim.x) {
+    const i64 outer = l / stride, inner = l % stride;
+    const i64 base = outer * m * stride + inner;
+#define AT(j) (base + (i64)(j) * stride)
+    i64 k = -1;
+    for (i64 q = 0; q < m; ++q) {
+      const double g = fi[AT(q)];
+      if (isinf(g)) continue;
+      if (k < 0) {
+        k = 0;
+        vv[AT(0)] = q;
+        zz[AT(0)] = INF;
+        continue;
+      }
+      double s;
+      while (true) {
+        const i64 vk = vv[AT(k)];
+        const double gv = fi[AT(vk)];
+        s = ((g + w * (double)q * (double)q) - (gv + w * (double)vk * (double)vk)) /
+            (2.0 * w * (double)(q - vk));
+        if (k > 0 && s <= zz[AT(k - 1)]) {
+          --k;
+        } else {
+          break;
+        }
+      }
+      ++k;
+      vv[AT(k)] = q;
+      zz[AT(k - 1)] = s;
+      zz[AT(k)] = INF;
+    }
+    if (k < 0) {
+      for (i64 p = 0; p < m; ++p) {
+        fo[AT(p)] = INF;
+        ko[AT(p)] = -1;
+      }
+    } else {
+      i64 j = 0;
+      for (i64 p = 0; p < m; ++p) {
+        while (j < k && zz[AT(j)] < (double)p) ++j;
+        const i64 q = vv[AT(j)];
+        const double d = (double)(p - q);
+        fo[AT(p)] = w * d * d + fi[AT(q)];
+        ko[AT(p)] = ki[AT(q)];
+      }
+    }
+#undef AT
+  }
+}
+
+// Coordinates of the feature of every element (−1, 0, … when there is none, as SciPy), then the
+// distances (dist may be null) and the indices (idx may be null, ndim planes of n int32).
+extern "C" __global__ void ndi_edt_final(const i64* __restrict__ feat, double* dist, int* idx,
+                                         CusciShape shape, NdiSampling smp) {
+  const int nd = shape.ndim;
+  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
+    i64 f = feat[i];
+    i64 r = i;
+    double acc = 0.0;
+    for (int d = nd - 1; d >= 0; --d) {
+      i64 c = r % shape.dims[d];
+      r /= shape.dims[d];
+      i64 fc;
+      if (f < 0) {
+        fc = d == 0 ? -1 : 0;
+      } else {
+        fc = f % shape.dims[d];
+        f /= shape.dims[d];
+      }
+      if (idx) idx[(i64)d * shape.n + i] = (int)fc;
+      double t = smp.s[d] * (double)(c - fc);
+      acc += t * t;
+    }
+    if (dist) dist[i] = sqrt(acc);
+  }
+}
+
+// Chamfer distance by relaxation: d = −1 on the background marker value INT_MAX elsewhere on
+// entry (ndi_cdt_init); each step takes the smallest neighbour + 1 (offsets in order, the first
+// smallest wins; the element's own value wins ties).
+extern "C" __global__ void ndi_cdt_init(const NDI_T* __restrict__ in, int* __restrict__ d,
+                                        i64* __restrict__ feat, i64 n) {
+  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x) {
+    bool bg = !(in[i] != (NDI_T)0);
+    d[i] = bg ? 0 : 0x7fffffff;
+    feat[i] = bg ? i : -1;
+  }
+}
+
+extern "C" __global__ void ndi_cdt_step(const int* __restrict__ di, const i64* __restrict__ fi,
+                                        int* __restrict__ dout, i64* __restrict__ fout,
+                                        CusciShape shape, const i64* __restrict__ offs,
+                                        const i64* __restrict__ delta, int noff, int* changed) {
+  const int nd = shape.ndim;
+  int any = 0;
+  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
+    int best = di[i];
+    i64 bf = fi[i];
+    if (best != 0) {
+      i64 c[CUSCI_MAXD];
+      i64 rem = i;
+      for (int d = nd - 1; d >= 0; --d) {
+        c[d] = rem % shape.dims[d];
+        rem /= shape.dims[d];
+      }
+      for (int k = 0; k < noff; ++k) {
+        bool ok = true;
+        for (int d = 0; d < nd; ++d) {
+          i64 q = c[d] + offs[k * nd + d];
+          if (q < 0 || q >= shape.dims[d]) ok = false;
+        }
+        if (!ok) continue;
+        const i64 j = i + delta[k];
+        const int v = di[j];
+        if (v != 0x7fffffff && v + 1 < best) {
+          best = v + 1;
+          bf = fi[j];
+        }
+      }
+      if (best != di[i]) any = 1;
+    }
+    dout[i] = best;
+    fout[i] = bf;
+  }
+  if (any) atomicExch(changed, 1);
+}
+
+// Final CDT output: INT_MAX (never reached) becomes −1 as SciPy leaves it; features to indices.
+extern "C" __global__ void ndi_cdt_final(const int* __restrict__ d, const i64* __restrict__ feat,
+                                         int* dist, int* idx, CusciShape shape) {
+  const int nd = shape.ndim;
+  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
+    if (dist) dist[i] = d[i] == 0x7fffffff ? -1 : d[i];
+    if (idx) {
+      i64 f = feat[i] < 0 ? i : feat[i];
+      for (int k = nd - 1; k >= 0; --k) {
+        idx[(i64)k * shape.n + i] = (int)(f % shape.dims[k]);
+        f /= shape.dims[k];
+      }
+    }
+  }
+}
+
+// Brute force: every foreground element against the list of border background elements (flat
+// indices, raster order; the first strictly smaller distance wins). metric 0 euclidean,
+// 1 taxicab, 2 chessboard.
+extern "C" __global__ void ndi_bf(const NDI_T* __restrict__ in, const i64* __restrict__ list,
+                                  i64 nlist, double* dist, int* idx, CusciShape shape,
+                                  NdiSampling smp, int metric) {
+  const int nd = shape.ndim;
+  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
+    i64 c[CUSCI_MAXD];
+    i64 rem = i;
+    for (int d = nd - 1; d >= 0; --d) {
+      c[d] = rem % shape.dims[d];
+      rem /= shape.dims[d];
+    }
+    i64 bestf = i;
+    double best = 0.0;
+    if (in[i] != (NDI_T)0) {
+      best = __longlong_as_double(0x7ff0000000000000ll);
+      bestf = -1;
+      for (i64 t = 0; t < nlist; ++t) {
+        i64 f = list[t];
+        double acc = 0.0;
+        for (int d = nd - 1; d >= 0; --d) {
+          double x = smp.s[d] * (double)(c[d] - f % shape.dims[d]);
+          f /= shape.dims[d];
+          if (metric == 0) acc += x * x;
+          else if (metric == 1) acc += fabs(x);
+          else acc = fmax(acc, fabs(x));
+        }
+        if (acc < best) {
+          best = acc;
+          bestf = list[t];
+        }
+      }
+      best = metric == 0 ? sqrt(best) : trunc(best);
+    }
+    if (dist) dist[i] = best;
+    if (idx) {
+      i64 f = bestf;
+      for (int d = nd - 1; d >= 0; --d) {
+        idx[(i64)d * shape.n + i] = f < 0 ? -1 : (int)(f % shape.dims[d]);
+        if (f >= 0) f /= shape.dims[d];
+      }
+    }
+  }
+}
+
+// flags of the border background (background with a foreground neighbour, full connectivity)
+extern "C" __global__ void ndi_bf_border(const NDI_T* __restrict__ in, i64* __restrict__ flag,
+                                         CusciShape shape) {
+  const int nd = shape.ndim;
+  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
+    i64 c[CUSCI_MAXD];
+    i64 rem = i;
+    for (int d = nd - 1; d >= 0; --d) {
+      c[d] = rem % shape.dims[d];
+      rem /= shape.dims[d];
+    }
+    int r = 0;
+    if (!(in[i] != (NDI_T)0)) {
+      int tot = 1;
+      for (int d = 0; d < nd; ++d) tot *= 3;
+      for (int k = 0; k < tot && !r; ++k) {
+        int kk = k;
+        i64 j = 0;
+        bool ok = true;
+        for (int d = nd - 1; d >= 0; --d) {
+          i64 q = c[d] + (kk % 3) - 1;
+          kk /= 3;
+          if (q < 0 || q >= shape.dims[d]) ok = false;
+        }
+        if (!ok) continue;
+        kk = k;
+        i64 mul = 1;
+        for (int d = nd - 1; d >= 0; --d) {
+          j += (c[d] + (kk % 3) - 1) * mul;
+          mul *= shape.dims[d];
+          kk /= 3;
+        }
+        if (in[j] != (NDI_T)0) r = 1;
+      }
+    }
+    flag[i] = r;
+  }
+}
+
+// list[rank[i] - 1] = i where flag[i]
+extern "C" __global__ void ndi_compact(const i64* __restrict__ flag, const i64* __restrict__ rank,
+                                       i64* __restrict__ list, i64 n) {
+  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x)
+    if (flag[i]) list[rank[i] - 1] = i;
+}

@@ -1,0 +1,891 @@
+//! Measurements over labelled regions (`scipy.ndimage`'s `sum_labels`, `mean`, `variance`,
+//! `standard_deviation`, `minimum`, `maximum`, `median`, `minimum_position`, `maximum_position`,
+//! `extrema`, `center_of_mass`, `histogram`, `find_objects`, `value_indices`,
+//! `labeled_comprehension`).
+//!
+//! Every statistic is a segmented reduction: each element is mapped once to the slot of its label
+//! in `index`, and one pass over the image accumulates every slot at the same time (atomics on the
+//! GPU), so the cost does not grow with the number of labels. Results come back to the host as
+//! one value per entry of `index`.
+//!
+//! The `labels`/`index` convention is SciPy's: without `labels`, the whole input is one region;
+//! with `labels` but no `index`, every element with a label > 0 is one region; with `index`, one
+//! result per entry of `index`. Labels must have an integer (or bool) element type; `index`
+//! values must be non-negative.
+
+use crate::structure::{c_strides_u, contig, dptr, kernel, launch, real_only, CusciShape};
+use cusci_core::cuda::kernel::Args;
+use cusci_core::error::make;
+use cusci_core::{Array, DType, Device, Element, Result};
+use std::collections::BTreeMap;
+
+pub(crate) const MEAS_CU: &str = include_str!("measurements.cu");
+
+/// Elements mapped to slots, on the input's device.
+struct Seg<T: Element> {
+    x: Array<T>,
+    /// CPU: the slot of every element (−1: not measured).
+    cpu_slots: Option<Vec<i64>>,
+    /// CUDA: the same on the device.
+    gpu_slots: Option<Array<i64>>,
+    nslots: usize,
+}
+
+fn check_labels<L: Element>(op: &str) -> Result<()> {
+    match L::DTYPE {
+        DType::I32 | DType::I64 | DType::U8 | DType::Bool => Ok(()),
+        d => Err(make::dtype(op, d)),
+    }
+}
+
+fn seg<T: Element, L: Element>(
+    op: &str,
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Seg<T>> {
+    real_only::<T>(op)?;
+    check_labels::<L>(op)?;
+    if let Some(l) = labels {
+        if l.shape() != input.shape() {
+            return Err(make::shape(
+                op,
+                format!(
+                    "labels of shape {:?} for an input of shape {:?}",
+                    l.shape(),
+                    input.shape()
+                ),
+            ));
+        }
+        cusci_core::array::check_same_device(op, input.device(), l.device())?;
+    }
+    if let Some(ix) = index {
+        if let Some(&v) = ix.iter().find(|&&v| v < 0) {
+            return Err(make::arg(
+                op,
+                format!("index value {v} is out of range (negative)"),
+            ));
+        }
+    }
+    let x = contig(input)?;
+    let n = x.size();
+    // mode 1: one region; mode 2: labels > 0; mode 0: the index table
+    let (mode, table, nslots) = match (labels, index) {
+        (None, _) => (1, vec![-1i64], 1),
+        (Some(_), None) => (2, vec![-1i64], 1),
+        (Some(_), Some(ix)) => {
+            let maxv = ix.iter().copied().max().unwrap_or(-1);
+            let mut t = vec![-1i64; (maxv + 1).max(1) as usize];
+            // repeated index values: the first slot holding the label receives it; later ones copy
+            for (s, &v) in ix.iter().enumerate().rev() {
+                t[v as usize] = s as i64;
+            }
+            (0, t, ix.len())
+        }
+    };
+    match x.device() {
+        Device::Cpu => {
+            let slots: Vec<i64> = match labels {
+                None => vec![0; n],
+                Some(l) => {
+                    let lv = l.to_vec()?;
+                    lv.iter()
+                        .map(|&v| {
+                            let v = v.to_i64();
+                            match mode {
+                                2 => {
+                                    if v > 0 {
+                                        0
+                                    } else {
+                                        -1
+                                    }
+                                }
+                                _ => {
+                                    if v >= 0 && (v as usize) < table.len() {
+                                        table[v as usize]
+                                    } else {
+                                        -1
+                                    }
+                                }
+                            }
+                        })
+                        .collect()
+                }
+            };
+            Ok(Seg {
+                x,
+                cpu_slots: Some(slots),
+                gpu_slots: None,
+                nslots,
+            })
+        }
+        Device::Cuda(cd) => {
+            let dev = x.device();
+            let slots = Array::<i64>::zeros(&[n], dev)?;
+            let tl = table.len();
+            let table = Array::from_vec(table, &[tl], dev)?;
+            let lab = match labels {
+                Some(l) => Some(contig(l)?),
+                None => None,
+            };
+            let f = kernel(cd, "meas", MEAS_CU, L::DTYPE, "ndi_meas_slots")?;
+            launch(
+                &f,
+                cd,
+                n,
+                Args::new()
+                    .push(lab.as_ref().map(dptr).unwrap_or(0))
+                    .push(dptr(&table))
+                    .push(tl as i64)
+                    .push(dptr(&slots))
+                    .push(n as i64)
+                    .push(mode as i32),
+            )?;
+            Ok(Seg {
+                x,
+                cpu_slots: None,
+                gpu_slots: Some(slots),
+                nslots,
+            })
+        }
+    }
+}
+
+/// Count, sum, minimum, maximum per slot (min/max: +inf/−inf where empty).
+struct Basic {
+    cnt: Vec<u64>,
+    sum: Vec<f64>,
+    mn: Vec<f64>,
+    mx: Vec<f64>,
+}
+
+fn f64v<T: Element>(v: T) -> f64 {
+    v.to_c64().re
+}
+
+impl<T: Element> Seg<T> {
+    fn cpu(&self) -> Option<(&[T], &[i64])> {
+        self.cpu_slots
+            .as_ref()
+            .map(|s| (&self.x.cpu_data().expect("CPU")[..s.len()], s.as_slice()))
+    }
+
+    fn basic(&self) -> Result<Basic> {
+        let k = self.nslots;
+        let mut b = Basic {
+            cnt: vec![0; k],
+            sum: vec![0.0; k],
+            mn: vec![f64::INFINITY; k],
+            mx: vec![f64::NEG_INFINITY; k],
+        };
+        if let Some((x, sl)) = self.cpu() {
+            for (&v, &s) in x.iter().zip(sl) {
+                if s < 0 {
+                    continue;
+                }
+                let s = s as usize;
+                let v = f64v(v);
+                b.cnt[s] += 1;
+                b.sum[s] += v;
+                if v < b.mn[s] {
+                    b.mn[s] = v;
+                }
+                if v > b.mx[s] {
+                    b.mx[s] = v;
+                }
+            }
+            return Ok(b);
+        }
+        let (cd, sl) = self.gpu()?;
+        let dev = self.x.device();
+        let cnt = Array::<i64>::zeros(&[k], dev)?;
+        let sum = Array::<f64>::zeros(&[k], dev)?;
+        let mn = Array::<f64>::full(&[k], f64::INFINITY, dev)?;
+        let mx = Array::<f64>::full(&[k], f64::NEG_INFINITY, dev)?;
+        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_basic")?;
+        launch(
+            &f,
+            cd,
+            self.x.size(),
+            Args::new()
+                .push(dptr(&self.x))
+                .push(dptr(sl))
+                .push(self.x.size() as i64)
+                .push(dptr(&cnt))
+                .push(dptr(&sum))
+                .push(dptr(&mn))
+                .push(dptr(&mx)),
+        )?;
+        b.cnt = cnt.to_vec()?.into_iter().map(|c| c as u64).collect();
+        b.sum = sum.to_vec()?;
+        b.mn = mn.to_vec()?;
+        b.mx = mx.to_vec()?;
+        Ok(b)
+    }
+
+    fn gpu(&self) -> Result<(&cusci_core::CudaDevice, &Array<i64>)> {
+        match (self.x.device(), &self.gpu_slots) {
+            (Device::Cuda(cd), Some(s)) => Ok((cd, s)),
+            _ => Err(make::arg("measurements", "internal: no device slots")),
+        }
+    }
+
+    /// Σ (x − mean[slot])² per slot.
+    fn centered_sq(&self, mean: &[f64]) -> Result<Vec<f64>> {
+        let k = self.nslots;
+        if let Some((x, sl)) = self.cpu() {
+            let mut acc = vec![0.0; k];
+            for (&v, &s) in x.iter().zip(sl) {
+                if s >= 0 {
+                    let d = f64v(v) - mean[s as usize];
+                    acc[s as usize] += d * d;
+                }
+            }
+            return Ok(acc);
+        }
+        let (cd, sl) = self.gpu()?;
+        let dev = self.x.device();
+        let m = Array::from_vec(mean.to_vec(), &[k], dev)?;
+        let acc = Array::<f64>::zeros(&[k], dev)?;
+        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_sq")?;
+        let n = self.x.size();
+        launch(
+            &f,
+            cd,
+            n,
+            Args::new()
+                .push(dptr(&self.x))
+                .push(dptr(sl))
+                .push(n as i64)
+                .push(dptr(&m))
+                .push(dptr(&acc)),
+        )?;
+        acc.to_vec()
+    }
+
+    /// First flat index (raster order) per slot where the value equals `target[slot]`.
+    fn first_pos(&self, target: &[f64]) -> Result<Vec<u64>> {
+        let k = self.nslots;
+        if let Some((x, sl)) = self.cpu() {
+            let mut pos = vec![u64::MAX; k];
+            for (i, (&v, &s)) in x.iter().zip(sl).enumerate() {
+                if s >= 0 && pos[s as usize] == u64::MAX && f64v(v) == target[s as usize] {
+                    pos[s as usize] = i as u64;
+                }
+            }
+            return Ok(pos);
+        }
+        let (cd, sl) = self.gpu()?;
+        let dev = self.x.device();
+        let t = Array::from_vec(target.to_vec(), &[k], dev)?;
+        let pos = Array::<i64>::full(&[k], -1, dev)?;
+        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_pos")?;
+        let n = self.x.size();
+        launch(
+            &f,
+            cd,
+            n,
+            Args::new()
+                .push(dptr(&self.x))
+                .push(dptr(sl))
+                .push(n as i64)
+                .push(dptr(&t))
+                .push(dptr(&pos)),
+        )?;
+        Ok(pos.to_vec()?.into_iter().map(|p| p as u64).collect())
+    }
+
+    /// The values of every slot on the host, each in raster order (median, comprehension).
+    fn groups(&self) -> Result<Vec<Vec<f64>>> {
+        let mut g = vec![Vec::new(); self.nslots];
+        let (xv, sv) = match self.cpu() {
+            Some((x, s)) => (x.iter().map(|&v| f64v(v)).collect::<Vec<_>>(), s.to_vec()),
+            None => (
+                self.x.to_vec()?.into_iter().map(f64v).collect(),
+                self.gpu()?.1.to_vec()?,
+            ),
+        };
+        for (v, s) in xv.into_iter().zip(sv) {
+            if s >= 0 {
+                g[s as usize].push(v);
+            }
+        }
+        Ok(g)
+    }
+}
+
+fn unravel(mut i: u64, shape: &[usize]) -> Vec<usize> {
+    let mut c = vec![0usize; shape.len()];
+    for d in (0..shape.len()).rev() {
+        c[d] = (i % shape[d].max(1) as u64) as usize;
+        i /= shape[d].max(1) as u64;
+    }
+    c
+}
+
+/// `scipy.ndimage.sum_labels(input, labels, index)`: the sum of the values of each region
+/// (0 for a label that does not occur).
+///
+/// # Errors
+/// `UnsupportedDType` (complex input, non-integer labels); `ShapeMismatch` (labels' shape);
+/// `InvalidArgument` (negative index value); `DeviceMismatch`.
+///
+/// ```
+/// use cusci_ndimage::{sum_labels, Array, Device};
+/// let x = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[4], &Device::Cpu).unwrap();
+/// let l = Array::from_vec(vec![1i32, 1, 0, 2], &[4], &Device::Cpu).unwrap();
+/// assert_eq!(sum_labels(&x, Some(&l), Some(&[1, 2])).unwrap(), vec![3.0, 4.0]);
+/// ```
+pub fn sum_labels<T: Element, L: Element>(
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Vec<f64>> {
+    Ok(seg("sum_labels", input, labels, index)?.basic()?.sum)
+}
+
+/// `scipy.ndimage.sum`: the same as [`sum_labels`].
+///
+/// ```
+/// use cusci_ndimage::{sum, Array, Device};
+/// let x = Array::from_vec(vec![1.0f64, 2.0], &[2], &Device::Cpu).unwrap();
+/// assert_eq!(sum::<f64, i32>(&x, None, None).unwrap(), vec![3.0]);
+/// ```
+pub fn sum<T: Element, L: Element>(
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Vec<f64>> {
+    sum_labels(input, labels, index)
+}
+
+/// `scipy.ndimage.mean`: the mean of each region (NaN for an empty one). Errors as
+/// [`sum_labels`].
+///
+/// ```
+/// use cusci_ndimage::{mean, Array, Device};
+/// let x = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[4], &Device::Cpu).unwrap();
+/// let l = Array::from_vec(vec![1i32, 1, 0, 2], &[4], &Device::Cpu).unwrap();
+/// assert_eq!(mean(&x, Some(&l), Some(&[1, 2])).unwrap(), vec![1.5, 4.0]);
+/// ```
+pub fn mean<T: Element, L: Element>(
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Vec<f64>> {
+    let b = seg("mean", input, labels, index)?.basic()?;
+    Ok(b.sum
+        .iter()
+        .zip(&b.cnt)
+        .map(|(&s, &c)| s / c as f64)
+        .collect())
+}
+
+/// `scipy.ndimage.variance`: the population variance of each region (two passes: the mean, then
+/// the centred squares). NaN for an empty region. Errors as [`sum_labels`].
+///
+/// ```
+/// use cusci_ndimage::{variance, Array, Device};
+/// let x = Array::from_vec(vec![1.0f64, 3.0, 5.0, 5.0], &[4], &Device::Cpu).unwrap();
+/// let l = Array::from_vec(vec![1i32, 1, 2, 2], &[4], &Device::Cpu).unwrap();
+/// assert_eq!(variance(&x, Some(&l), Some(&[1, 2])).unwrap(), vec![1.0, 0.0]);
+/// ```
+pub fn variance<T: Element, L: Element>(
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Vec<f64>> {
+    let s = seg("variance", input, labels, index)?;
+    let b = s.basic()?;
+    let m: Vec<f64> = b
+        .sum
+        .iter()
+        .zip(&b.cnt)
+        .map(|(&v, &c)| v / c as f64)
+        .collect();
+    let sq = s.centered_sq(&m)?;
+    Ok(sq.iter().zip(&b.cnt).map(|(&q, &c)| q / c as f64).collect())
+}
+
+/// `scipy.ndimage.standard_deviation`: the square root of [`variance`]. Errors as
+/// [`sum_labels`].
+///
+/// ```
+/// use cusci_ndimage::{standard_deviation, Array, Device};
+/// let x = Array::from_vec(vec![1.0f64, 3.0], &[2], &Device::Cpu).unwrap();
+/// assert_eq!(standard_deviation::<f64, i32>(&x, None, None).unwrap(), vec![1.0]);
+/// ```
+pub fn standard_deviation<T: Element, L: Element>(
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Vec<f64>> {
+    Ok(variance(input, labels, index)?
+        .into_iter()
+        .map(f64::sqrt)
+        .collect())
+}
+
+/// `scipy.ndimage.minimum`: the smallest value of each region (0 for an empty one, as SciPy).
+/// Errors as [`sum_labels`].
+///
+/// ```
+/// use cusci_ndimage::{minimum, Array, Device};
+/// let x = Array::from_vec(vec![1.0f64, -2.0, 3.0], &[3], &Device::Cpu).unwrap();
+/// let l = Array::from_vec(vec![1i32, 1, 2], &[3], &Device::Cpu).unwrap();
+/// assert_eq!(minimum(&x, Some(&l), Some(&[1, 2, 3])).unwrap(), vec![-2.0, 3.0, 0.0]);
+/// ```
+pub fn minimum<T: Element, L: Element>(
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Vec<f64>> {
+    let b = seg("minimum", input, labels, index)?.basic()?;
+    Ok(b.mn
+        .iter()
+        .zip(&b.cnt)
+        .map(|(&v, &c)| if c == 0 { 0.0 } else { v })
+        .collect())
+}
+
+/// `scipy.ndimage.maximum`: the largest value of each region (0 for an empty one). Errors as
+/// [`sum_labels`].
+///
+/// ```
+/// use cusci_ndimage::{maximum, Array, Device};
+/// let x = Array::from_vec(vec![1.0f64, -2.0, 3.0], &[3], &Device::Cpu).unwrap();
+/// assert_eq!(maximum::<f64, i32>(&x, None, None).unwrap(), vec![3.0]);
+/// ```
+pub fn maximum<T: Element, L: Element>(
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Vec<f64>> {
+    let b = seg("maximum", input, labels, index)?.basic()?;
+    Ok(b.mx
+        .iter()
+        .zip(&b.cnt)
+        .map(|(&v, &c)| if c == 0 { 0.0 } else { v })
+        .collect())
+}
+
+fn median_of(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let n = v.len();
+    v.sort_by(|a, b| a.total_cmp(b));
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// `scipy.ndimage.median`: the median of each region (the mean of the two middle values for an
+/// even count; NaN for an empty region). The slots are found on the input's device; the values
+/// are grouped and selected on the host. Errors as [`sum_labels`].
+///
+/// ```
+/// use cusci_ndimage::{median, Array, Device};
+/// let x = Array::from_vec(vec![5.0f64, 1.0, 3.0, 4.0], &[4], &Device::Cpu).unwrap();
+/// assert_eq!(median::<f64, i32>(&x, None, None).unwrap(), vec![3.5]);
+/// ```
+pub fn median<T: Element, L: Element>(
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Vec<f64>> {
+    let g = seg("median", input, labels, index)?.groups()?;
+    Ok(g.into_iter().map(|mut v| median_of(&mut v)).collect())
+}
+
+fn positions<T: Element, L: Element>(
+    op: &str,
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+    max: bool,
+) -> Result<Vec<Vec<usize>>> {
+    let s = seg(op, input, labels, index)?;
+    let b = s.basic()?;
+    let t = if max { b.mx } else { b.mn };
+    let p = s.first_pos(&t)?;
+    Ok(p.into_iter()
+        .map(|p| {
+            if p == u64::MAX {
+                vec![0; input.ndim()]
+            } else {
+                unravel(p, input.shape())
+            }
+        })
+        .collect())
+}
+
+/// `scipy.ndimage.minimum_position`: the coordinates of the first (raster order) smallest value
+/// of each region (zeros for an empty region). Errors as [`sum_labels`].
+///
+/// ```
+/// use cusci_ndimage::{minimum_position, Array, Device};
+/// let x = Array::from_vec(vec![3.0f64, 1.0, 2.0, 1.0], &[2, 2], &Device::Cpu).unwrap();
+/// assert_eq!(minimum_position::<f64, i32>(&x, None, None).unwrap(), vec![vec![0, 1]]);
+/// ```
+pub fn minimum_position<T: Element, L: Element>(
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Vec<Vec<usize>>> {
+    positions("minimum_position", input, labels, index, false)
+}
+
+/// `scipy.ndimage.maximum_position`: the coordinates of the first largest value of each region.
+/// Errors as [`sum_labels`].
+///
+/// ```
+/// use cusci_ndimage::{maximum_position, Array, Device};
+/// let x = Array::from_vec(vec![3.0f64, 1.0, 2.0, 3.0], &[2, 2], &Device::Cpu).unwrap();
+/// assert_eq!(maximum_position::<f64, i32>(&x, None, None).unwrap(), vec![vec![0, 0]]);
+/// ```
+pub fn maximum_position<T: Element, L: Element>(
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Vec<Vec<usize>>> {
+    positions("maximum_position", input, labels, index, true)
+}
+
+/// What [`extrema`] returns: minima, maxima, their positions.
+pub type Extrema = (Vec<f64>, Vec<f64>, Vec<Vec<usize>>, Vec<Vec<usize>>);
+
+/// `scipy.ndimage.extrema`: minimum, maximum, minimum_position and maximum_position of each
+/// region in one call. Errors as [`sum_labels`].
+///
+/// ```
+/// use cusci_ndimage::{extrema, Array, Device};
+/// let x = Array::from_vec(vec![3.0f64, 1.0, 2.0], &[3], &Device::Cpu).unwrap();
+/// let (mn, mx, pmn, pmx) = extrema::<f64, i32>(&x, None, None).unwrap();
+/// assert_eq!((mn, mx, pmn, pmx), (vec![1.0], vec![3.0], vec![vec![1]], vec![vec![0]]));
+/// ```
+pub fn extrema<T: Element, L: Element>(
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Extrema> {
+    let s = seg("extrema", input, labels, index)?;
+    let b = s.basic()?;
+    let pmn = s.first_pos(&b.mn)?;
+    let pmx = s.first_pos(&b.mx)?;
+    let fix = |v: &[f64]| -> Vec<f64> {
+        v.iter()
+            .zip(&b.cnt)
+            .map(|(&v, &c)| if c == 0 { 0.0 } else { v })
+            .collect()
+    };
+    let pos = |p: Vec<u64>| -> Vec<Vec<usize>> {
+        p.into_iter()
+            .map(|p| {
+                if p == u64::MAX {
+                    vec![0; input.ndim()]
+                } else {
+                    unravel(p, input.shape())
+                }
+            })
+            .collect()
+    };
+    Ok((fix(&b.mn), fix(&b.mx), pos(pmn), pos(pmx)))
+}
+
+/// `scipy.ndimage.center_of_mass`: per region, Σ x·coordinate / Σ x along each axis. Errors as
+/// [`sum_labels`].
+///
+/// ```
+/// use cusci_ndimage::{center_of_mass, Array, Device};
+/// let x = Array::from_vec(vec![0.0f64, 1.0, 0.0, 3.0], &[2, 2], &Device::Cpu).unwrap();
+/// assert_eq!(center_of_mass::<f64, i32>(&x, None, None).unwrap(), vec![vec![0.75, 1.0]]);
+/// ```
+pub fn center_of_mass<T: Element, L: Element>(
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Vec<Vec<f64>>> {
+    let s = seg("center_of_mass", input, labels, index)?;
+    let b = s.basic()?;
+    let nd = input.ndim();
+    let shape = input.shape().to_vec();
+    let k = s.nslots;
+    let acc: Vec<f64> = if let Some((x, sl)) = s.cpu() {
+        let mut acc = vec![0.0; k * nd];
+        let st = c_strides_u(&shape);
+        for (i, (&v, &sv)) in x.iter().zip(sl).enumerate() {
+            if sv < 0 {
+                continue;
+            }
+            let v = f64v(v);
+            for d in 0..nd {
+                acc[sv as usize * nd + d] += v * ((i / st[d]) % shape[d]) as f64;
+            }
+        }
+        acc
+    } else {
+        let (cd, sl) = s.gpu()?;
+        let acc = Array::<f64>::zeros(&[(k * nd).max(1)], s.x.device())?;
+        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_com")?;
+        let sh = CusciShape::new("center_of_mass", &shape)?;
+        launch(
+            &f,
+            cd,
+            s.x.size(),
+            Args::new()
+                .push(dptr(&s.x))
+                .push(dptr(sl))
+                .push(sh)
+                .push(dptr(&acc)),
+        )?;
+        acc.to_vec()?
+    };
+    Ok((0..k)
+        .map(|j| (0..nd).map(|d| acc[j * nd + d] / b.sum[j]).collect())
+        .collect())
+}
+
+/// `scipy.ndimage.histogram(input, min, max, bins, labels, index)`: per region, the counts of
+/// the values in `bins` equal bins over `[min, max]` (the last bin includes `max`; values
+/// outside are not counted).
+///
+/// # Errors
+/// As [`sum_labels`]; `InvalidArgument` when `bins == 0` or `max <= min`.
+///
+/// ```
+/// use cusci_ndimage::{histogram, Array, Device};
+/// let x = Array::from_vec(vec![0.0f64, 0.5, 1.0, 2.0], &[4], &Device::Cpu).unwrap();
+/// assert_eq!(histogram::<f64, i32>(&x, 0.0, 1.0, 2, None, None).unwrap(), vec![vec![1, 2]]);
+/// ```
+pub fn histogram<T: Element, L: Element>(
+    input: &Array<T>,
+    min: f64,
+    max: f64,
+    bins: usize,
+    labels: Option<&Array<L>>,
+    index: Option<&[i64]>,
+) -> Result<Vec<Vec<u64>>> {
+    const OP: &str = "histogram";
+    if bins == 0 || !(max > min) {
+        return Err(make::arg(
+            OP,
+            "bins must be at least 1 and max greater than min",
+        ));
+    }
+    let s = seg(OP, input, labels, index)?;
+    let k = s.nslots;
+    let h: Vec<u64> = if let Some((x, sl)) = s.cpu() {
+        let mut h = vec![0u64; k * bins];
+        for (&v, &sv) in x.iter().zip(sl) {
+            let v = f64v(v);
+            if sv < 0 || !(v >= min && v <= max) {
+                continue;
+            }
+            let b = (((v - min) / (max - min) * bins as f64) as usize).min(bins - 1);
+            h[sv as usize * bins + b] += 1;
+        }
+        h
+    } else {
+        let (cd, sl) = s.gpu()?;
+        let h = Array::<i64>::zeros(&[k * bins], s.x.device())?;
+        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_hist")?;
+        let n = s.x.size();
+        launch(
+            &f,
+            cd,
+            n,
+            Args::new()
+                .push(dptr(&s.x))
+                .push(dptr(sl))
+                .push(n as i64)
+                .push(min)
+                .push(max)
+                .push(bins as i32)
+                .push(dptr(&h)),
+        )?;
+        h.to_vec()?.into_iter().map(|c| c as u64).collect()
+    };
+    Ok(h.chunks(bins).map(|c| c.to_vec()).collect())
+}
+
+/// `scipy.ndimage.labeled_comprehension(input, labels, index, func, out_dtype, default)`: `func`
+/// applied to the values of each region (in raster order); `default` for an empty region.
+/// `func` runs on the host (it is a Rust closure); the grouping is one pass over the image.
+/// Errors as [`sum_labels`].
+///
+/// ```
+/// use cusci_ndimage::{labeled_comprehension, Array, Device};
+/// let x = Array::from_vec(vec![1.0f64, 2.0, 3.0], &[3], &Device::Cpu).unwrap();
+/// let l = Array::from_vec(vec![1i32, 1, 2], &[3], &Device::Cpu).unwrap();
+/// let r = labeled_comprehension(&x, Some(&l), &[1, 2, 5], |v| v.len() as f64, -1.0).unwrap();
+/// assert_eq!(r, vec![2.0, 1.0, -1.0]);
+/// ```
+pub fn labeled_comprehension<T: Element, L: Element>(
+    input: &Array<T>,
+    labels: Option<&Array<L>>,
+    index: &[i64],
+    func: impl Fn(&[f64]) -> f64,
+    default: f64,
+) -> Result<Vec<f64>> {
+    let g = seg("labeled_comprehension", input, labels, Some(index))?.groups()?;
+    Ok(g.iter()
+        .map(|v| if v.is_empty() { default } else { func(v) })
+        .collect())
+}
+
+/// `scipy.ndimage.find_objects(input, max_label)`: for labels `1..=max_label` (default: the
+/// largest label), the bounding box `[(start, stop); ndim]` of each, `None` for a label that does
+/// not occur. One pass over the labels (atomic minimum/maximum per coordinate on the GPU).
+///
+/// # Errors
+/// `UnsupportedDType` for non-integer labels.
+///
+/// ```
+/// use cusci_ndimage::{find_objects, Array, Device};
+/// let l = Array::from_vec(vec![0i32, 1, 1, 0, 0, 2], &[2, 3], &Device::Cpu).unwrap();
+/// let o = find_objects(&l, None).unwrap();
+/// assert_eq!(o, vec![Some(vec![(0, 1), (1, 3)]), Some(vec![(1, 2), (2, 3)])]);
+/// ```
+pub fn find_objects<L: Element>(
+    input: &Array<L>,
+    max_label: Option<usize>,
+) -> Result<Vec<Option<Vec<(usize, usize)>>>> {
+    const OP: &str = "find_objects";
+    check_labels::<L>(OP)?;
+    let x = contig(input)?;
+    let shape = x.shape().to_vec();
+    let nd = shape.len();
+    let nmax = match max_label {
+        Some(m) => m,
+        None => {
+            if x.size() == 0 {
+                0
+            } else {
+                x.to_vec()?
+                    .iter()
+                    .map(|v| v.to_i64())
+                    .max()
+                    .unwrap_or(0)
+                    .max(0) as usize
+            }
+        }
+    };
+    let bb: Vec<i64> = match x.device() {
+        Device::Cpu => {
+            let mut bb = vec![0i64; nmax * 2 * nd];
+            for s in 0..nmax {
+                for d in 0..nd {
+                    bb[s * 2 * nd + d] = i64::MAX;
+                }
+            }
+            let st = c_strides_u(&shape);
+            for (i, v) in x.cpu_data().expect("CPU")[..x.size()].iter().enumerate() {
+                let l = v.to_i64();
+                if l < 1 || l as usize > nmax {
+                    continue;
+                }
+                let s = l as usize - 1;
+                for d in 0..nd {
+                    let c = ((i / st[d]) % shape[d]) as i64;
+                    let lo = &mut bb[s * 2 * nd + d];
+                    *lo = (*lo).min(c);
+                    let hi = &mut bb[s * 2 * nd + nd + d];
+                    *hi = (*hi).max(c + 1);
+                }
+            }
+            bb
+        }
+        Device::Cuda(cd) => {
+            let dev = x.device();
+            let mut init = vec![0i64; (nmax * 2 * nd).max(1)];
+            for s in 0..nmax {
+                for d in 0..nd {
+                    init[s * 2 * nd + d] = i64::MAX;
+                }
+            }
+            let l = init.len();
+            let bb = Array::from_vec(init, &[l], dev)?;
+            let f = kernel(cd, "meas", MEAS_CU, L::DTYPE, "ndi_meas_bbox")?;
+            let sh = CusciShape::new(OP, &shape)?;
+            launch(
+                &f,
+                cd,
+                x.size(),
+                Args::new()
+                    .push(dptr(&x))
+                    .push(sh)
+                    .push(nmax as i64)
+                    .push(dptr(&bb)),
+            )?;
+            bb.to_vec()?
+        }
+    };
+    Ok((0..nmax)
+        .map(|s| {
+            let b = &bb[s * 2 * nd..(s + 1) * 2 * nd];
+            if nd > 0 && b[0] == i64::MAX {
+                None
+            } else {
+                Some(
+                    (0..nd)
+                        .map(|d| (b[d] as usize, b[nd + d] as usize))
+                        .collect(),
+                )
+            }
+        })
+        .collect())
+}
+
+/// `scipy.ndimage.value_indices(arr, ignore_value)`: for every distinct value of an integer
+/// array, the coordinates of its elements (one `Vec` per axis, raster order), in increasing
+/// order of value. Read on the host in one pass.
+///
+/// # Errors
+/// `UnsupportedDType` for non-integer arrays.
+///
+/// ```
+/// use cusci_ndimage::{value_indices, Array, Device};
+/// let a = Array::from_vec(vec![0i32, 2, 2, 0], &[2, 2], &Device::Cpu).unwrap();
+/// let v = value_indices(&a, Some(0)).unwrap();
+/// assert_eq!(v[&2], vec![vec![0, 1], vec![1, 0]]);
+/// ```
+pub fn value_indices<L: Element>(
+    arr: &Array<L>,
+    ignore_value: Option<i64>,
+) -> Result<BTreeMap<i64, Vec<Vec<usize>>>> {
+    const OP: &str = "value_indices";
+    check_labels::<L>(OP)?;
+    let shape = arr.shape().to_vec();
+    let nd = shape.len();
+    let st = c_strides_u(&shape);
+    let mut m: BTreeMap<i64, Vec<Vec<usize>>> = BTreeMap::new();
+    for (i, v) in arr.to_vec()?.into_iter().enumerate() {
+        let v = v.to_i64();
+        if Some(v) == ignore_value {
+            continue;
+        }
+        let e = m.entry(v).or_insert_with(|| vec![Vec::new(); nd]);
+        for d in 0..nd {
+            e[d].push((i / st[d]) % shape[d]);
+        }
+    }
+    Ok(m)
+}
+
+#[doc(hidden)]
+/// Every kernel module of this file for every real element type (compile checks).
+pub fn kernel_sources() -> Vec<(String, String)> {
+    DType::ALL
+        .into_iter()
+        .filter(|d| !d.is_complex())
+        .map(|d| {
+            (
+                format!("meas_{}", d.tag()),
+                crate::structure::module_source(MEAS_CU, d),
+            )
+        })
+        .collect()
+}

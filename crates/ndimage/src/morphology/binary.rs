@@ -1,0 +1,514 @@
+//! Binary morphology: `binary_erosion`, `binary_dilation`, `binary_opening`, `binary_closing`,
+//! `binary_hit_or_miss`, `binary_propagation`, `binary_fill_holes`.
+
+use crate::structure::{
+    c_strides_u, contig, dptr, kernel, launch, norm_origin, offsets_on, real_only, CusciShape,
+    Structure,
+};
+use cusci_core::cuda::kernel::Args;
+use cusci_core::error::make;
+use cusci_core::{Array, DType, Device, Element, Result};
+use rayon::prelude::*;
+
+pub(crate) const BINARY_CU: &str = include_str!("binary.cu");
+
+/// Options of the binary morphology functions (SciPy's keyword arguments).
+#[derive(Debug, Clone)]
+pub struct BinaryOptions<'a> {
+    /// The structuring element (nonzero = part of it), of the input's rank; default
+    /// `generate_binary_structure(rank, 1)`.
+    pub structure: Option<&'a Array<bool>>,
+    /// How many times to repeat the operation; `< 1` repeats until the result stops changing.
+    /// Default 1.
+    pub iterations: i64,
+    /// Only elements where the mask is true are modified (same shape as the input).
+    pub mask: Option<&'a Array<bool>>,
+    /// The value of the elements outside the array. Default false.
+    pub border_value: bool,
+    /// Placement of the structure (empty: centred; one value: every axis).
+    pub origin: Vec<i64>,
+    /// Accepted for SciPy compatibility; the result does not depend on it.
+    pub brute_force: bool,
+}
+
+impl Default for BinaryOptions<'_> {
+    fn default() -> Self {
+        BinaryOptions {
+            structure: None,
+            iterations: 1,
+            mask: None,
+            border_value: false,
+            origin: Vec::new(),
+            brute_force: false,
+        }
+    }
+}
+
+/// One erosion or dilation step on the host; returns whether something changed.
+fn cpu_step(
+    inp: &[bool],
+    out: &mut [bool],
+    shape: &[usize],
+    offs: &[Vec<i64>],
+    delta: &[i64],
+    dilate: bool,
+    mask: Option<&[bool]>,
+    border: bool,
+) -> bool {
+    let nd = shape.len();
+    let st = c_strides_u(shape);
+    const CH: usize = 4096;
+    out.par_chunks_mut(CH)
+        .enumerate()
+        .map(|(ci, chunk)| {
+            let mut changed = false;
+            let mut c = vec![0i64; nd];
+            for (j, o) in chunk.iter_mut().enumerate() {
+                let i = ci * CH + j;
+                let v = inp[i];
+                let mut r = v;
+                if mask.is_none_or(|m| m[i]) {
+                    for d in 0..nd {
+                        c[d] = ((i / st[d]) % shape[d]) as i64;
+                    }
+                    r = !dilate;
+                    for (of, &dl) in offs.iter().zip(delta) {
+                        let inside = of
+                            .iter()
+                            .zip(&c)
+                            .zip(shape)
+                            .all(|((&o, &c), &s)| c + o >= 0 && c + o < s as i64);
+                        let x = if inside {
+                            inp[(i as i64 + dl) as usize]
+                        } else {
+                            border
+                        };
+                        if dilate && x {
+                            r = true;
+                            break;
+                        }
+                        if !dilate && !x {
+                            r = false;
+                            break;
+                        }
+                    }
+                }
+                *o = r;
+                changed |= r != v;
+            }
+            changed
+        })
+        .reduce(|| false, |a, b| a || b)
+}
+
+fn deltas(shape: &[usize], offs: &[Vec<i64>]) -> Vec<i64> {
+    let st = c_strides_u(shape);
+    offs.iter()
+        .map(|o| o.iter().zip(&st).map(|(&c, &s)| c * s as i64).sum())
+        .collect()
+}
+
+/// Repeated erosion (`dilate == false`) or dilation on the host: `iterations < 1` until stable.
+pub(crate) fn cpu_iterate(
+    input: &[bool],
+    shape: &[usize],
+    offs: &[Vec<i64>],
+    dilate: bool,
+    iterations: i64,
+    mask: Option<&[bool]>,
+    border: bool,
+) -> Vec<bool> {
+    let delta = deltas(shape, offs);
+    let mut a = input.to_vec();
+    let mut b = vec![false; a.len()];
+    let mut it = 0i64;
+    loop {
+        let changed = cpu_step(&a, &mut b, shape, offs, &delta, dilate, mask, border);
+        std::mem::swap(&mut a, &mut b);
+        it += 1;
+        if !changed || (iterations >= 1 && it >= iterations) {
+            break;
+        }
+    }
+    a
+}
+
+/// The validated arguments of one erosion/dilation call.
+struct Prepared {
+    shape: Vec<usize>,
+    offs: Vec<Vec<i64>>,
+    mask: Option<Array<bool>>,
+}
+
+fn prepare<T: Element>(
+    op: &str,
+    input: &Array<T>,
+    o: &BinaryOptions,
+    dilate: bool,
+) -> Result<Prepared> {
+    real_only::<T>(op)?;
+    let nd = input.ndim();
+    let s = match o.structure {
+        Some(s) => Structure::from_array(op, s, nd)?,
+        None => Structure::default(nd, 1),
+    };
+    let origin = norm_origin(op, &o.origin, &s.shape)?;
+    let mask = match o.mask {
+        Some(m) => {
+            if m.shape() != input.shape() {
+                return Err(make::shape(
+                    op,
+                    format!(
+                        "mask of shape {:?} for an input of shape {:?}",
+                        m.shape(),
+                        input.shape()
+                    ),
+                ));
+            }
+            cusci_core::array::check_same_device(op, input.device(), m.device())?;
+            Some(contig(m)?)
+        }
+        None => None,
+    };
+    let offs = if dilate {
+        s.dilation_offsets(&origin)
+    } else {
+        s.erosion_offsets(&origin)
+    };
+    Ok(Prepared {
+        shape: input.shape().to_vec(),
+        offs,
+        mask,
+    })
+}
+
+/// Nonzero elements of `input` as a contiguous bool array on its device (negated if `invert`).
+pub(crate) fn to_bool<T: Element>(input: &Array<T>, invert: bool) -> Result<Array<bool>> {
+    let input = contig(input)?;
+    match input.device() {
+        Device::Cpu => {
+            let v: Vec<bool> = input.cpu_data().expect("CPU")[..input.size()]
+                .par_iter()
+                .map(|&x| (x != T::zero()) != invert)
+                .collect();
+            Array::from_vec(v, input.shape(), &Device::Cpu)
+        }
+        Device::Cuda(cd) => {
+            let out = Array::<bool>::zeros(input.shape(), input.device())?;
+            let f = kernel(cd, "binary", BINARY_CU, T::DTYPE, "ndi_to_bool")?;
+            let n = input.size();
+            launch(
+                &f,
+                cd,
+                n,
+                Args::new()
+                    .push(dptr(&input))
+                    .push(dptr(&out))
+                    .push(n as i64)
+                    .push(invert as i32),
+            )?;
+            Ok(out)
+        }
+    }
+}
+
+/// Repeated erosion/dilation of a contiguous bool array on its device.
+pub(crate) fn iterate(
+    x: &Array<bool>,
+    shape: &[usize],
+    offs: &[Vec<i64>],
+    dilate: bool,
+    iterations: i64,
+    mask: Option<&Array<bool>>,
+    border: bool,
+) -> Result<Array<bool>> {
+    match x.device() {
+        Device::Cpu => {
+            let n = x.size();
+            let m = mask.map(|m| &m.cpu_data().expect("CPU")[..n]);
+            let v = cpu_iterate(
+                &x.cpu_data().expect("CPU")[..n],
+                shape,
+                offs,
+                dilate,
+                iterations,
+                m,
+                border,
+            );
+            Array::from_vec(v, shape, &Device::Cpu)
+        }
+        Device::Cuda(cd) => {
+            let dev = x.device();
+            let sh = CusciShape::new("binary morphology", shape)?;
+            let n = x.size();
+            let delta = deltas(shape, offs);
+            let noff = offs.len();
+            let offs_d = offsets_on(dev, offs, shape.len())?;
+            let dl = if delta.is_empty() { vec![0] } else { delta };
+            let dl = Array::from_vec(dl.clone(), &[dl.len()], dev)?;
+            let f = kernel(cd, "binary", BINARY_CU, DType::Bool, "ndi_binary_step")?;
+            let mut a = x.copy()?;
+            let mut b = Array::<bool>::zeros(shape, dev)?;
+            let mut changed = Array::<i32>::zeros(&[1], dev)?;
+            let until = iterations < 1;
+            let mut it = 0i64;
+            loop {
+                if until {
+                    changed.fill(0)?;
+                }
+                let mut args = Args::new();
+                args.push(dptr(&a))
+                    .push(dptr(&b))
+                    .push(mask.map(dptr).unwrap_or(0))
+                    .push(sh)
+                    .push(dptr(&offs_d))
+                    .push(dptr(&dl))
+                    .push(noff as i32)
+                    .push(dilate as i32)
+                    .push(border as i32)
+                    .push(if until { dptr(&changed) } else { 0u64 });
+                launch(&f, cd, n, &mut args)?;
+                std::mem::swap(&mut a, &mut b);
+                it += 1;
+                if until {
+                    if changed.item()? == 0 {
+                        break;
+                    }
+                } else if it >= iterations {
+                    break;
+                }
+            }
+            Ok(a)
+        }
+    }
+}
+
+fn erode_or_dilate<T: Element>(
+    op: &str,
+    input: &Array<T>,
+    o: &BinaryOptions,
+    dilate: bool,
+) -> Result<Array<bool>> {
+    let p = prepare(op, input, o, dilate)?;
+    let x = to_bool(input, false)?;
+    iterate(
+        &x,
+        &p.shape,
+        &p.offs,
+        dilate,
+        o.iterations,
+        p.mask.as_ref(),
+        o.border_value,
+    )
+}
+
+/// `scipy.ndimage.binary_erosion`: an element stays true when every element under the structure
+/// (centred on it, shifted by `origin`) is true; outside the array counts as `border_value`.
+/// Repeated `iterations` times (`< 1`: until stable); only `mask` elements change.
+///
+/// # Errors
+/// `UnsupportedDType` (complex), `ShapeMismatch` (structure rank, mask shape),
+/// `InvalidArgument` (origin), `DeviceMismatch`.
+///
+/// ```
+/// use cusci_ndimage::{binary_erosion, BinaryOptions, Array, Device};
+/// let a = Array::from_vec(vec![0u8, 1, 1, 1, 0], &[5], &Device::Cpu).unwrap();
+/// let e = binary_erosion(&a, &BinaryOptions::default()).unwrap();
+/// assert_eq!(e.to_vec().unwrap(), vec![false, false, true, false, false]);
+/// ```
+pub fn binary_erosion<T: Element>(input: &Array<T>, opts: &BinaryOptions) -> Result<Array<bool>> {
+    erode_or_dilate("binary_erosion", input, opts, false)
+}
+
+/// `scipy.ndimage.binary_dilation`: an element becomes true when any element under the reflected
+/// structure is true (SciPy's origin convention); outside the array counts as `border_value`.
+/// Options and errors as [`binary_erosion`].
+///
+/// ```
+/// use cusci_ndimage::{binary_dilation, BinaryOptions, Array, Device};
+/// let a = Array::from_vec(vec![0u8, 0, 1, 0, 0], &[5], &Device::Cpu).unwrap();
+/// let d = binary_dilation(&a, &BinaryOptions::default()).unwrap();
+/// assert_eq!(d.to_vec().unwrap(), vec![false, true, true, true, false]);
+/// ```
+pub fn binary_dilation<T: Element>(input: &Array<T>, opts: &BinaryOptions) -> Result<Array<bool>> {
+    erode_or_dilate("binary_dilation", input, opts, true)
+}
+
+/// `scipy.ndimage.binary_opening`: erosion then dilation, each `iterations` times, with the same
+/// structure, mask, border value and origin. Options and errors as [`binary_erosion`].
+///
+/// ```
+/// use cusci_ndimage::{binary_opening, BinaryOptions, Array, Device};
+/// let a = Array::from_vec(vec![1u8, 0, 1, 1, 1, 0], &[6], &Device::Cpu).unwrap();
+/// let o = binary_opening(&a, &BinaryOptions::default()).unwrap();
+/// assert_eq!(o.to_vec().unwrap(), vec![false, false, true, true, true, false]);
+/// ```
+pub fn binary_opening<T: Element>(input: &Array<T>, opts: &BinaryOptions) -> Result<Array<bool>> {
+    let e = binary_erosion(input, opts)?;
+    binary_dilation(&e, opts)
+}
+
+/// `scipy.ndimage.binary_closing`: dilation then erosion. Options and errors as
+/// [`binary_erosion`].
+///
+/// ```
+/// use cusci_ndimage::{binary_closing, BinaryOptions, Array, Device};
+/// let a = Array::from_vec(vec![0u8, 1, 0, 1, 0], &[5], &Device::Cpu).unwrap();
+/// let c = binary_closing(&a, &BinaryOptions::default()).unwrap();
+/// assert_eq!(c.to_vec().unwrap(), vec![false, true, true, true, false]);
+/// ```
+pub fn binary_closing<T: Element>(input: &Array<T>, opts: &BinaryOptions) -> Result<Array<bool>> {
+    let d = binary_dilation(input, opts)?;
+    binary_erosion(&d, opts)
+}
+
+fn and_or_not(a: &Array<bool>, b: Option<&Array<bool>>) -> Result<Array<bool>> {
+    match a.device() {
+        Device::Cpu => {
+            let av = a.to_vec()?;
+            let v = match b {
+                Some(b) => av.iter().zip(b.to_vec()?).map(|(&x, y)| x && y).collect(),
+                None => av.iter().map(|&x| !x).collect(),
+            };
+            Array::from_vec(v, a.shape(), &Device::Cpu)
+        }
+        Device::Cuda(cd) => {
+            let out = Array::<bool>::zeros(a.shape(), a.device())?;
+            let n = a.size();
+            match b {
+                Some(b) => {
+                    let f = kernel(cd, "binary", BINARY_CU, DType::Bool, "ndi_bool_and")?;
+                    launch(
+                        &f,
+                        cd,
+                        n,
+                        Args::new()
+                            .push(dptr(a))
+                            .push(dptr(b))
+                            .push(dptr(&out))
+                            .push(n as i64),
+                    )?;
+                }
+                None => {
+                    let f = kernel(cd, "binary", BINARY_CU, DType::Bool, "ndi_bool_not")?;
+                    launch(
+                        &f,
+                        cd,
+                        n,
+                        Args::new().push(dptr(a)).push(dptr(&out)).push(n as i64),
+                    )?;
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// `scipy.ndimage.binary_hit_or_miss(input, structure1, structure2, origin1, origin2)`: true where
+/// `structure1` fits the foreground and `structure2` fits the background. `structure1` defaults to
+/// `generate_binary_structure(rank, 1)`, `structure2` to its complement, `origin2` to `origin1`.
+///
+/// # Errors
+/// As [`binary_erosion`].
+///
+/// ```
+/// use cusci_ndimage::{binary_hit_or_miss, Array, Device};
+/// let a = Array::from_vec(vec![0u8, 1, 0, 1, 1], &[5], &Device::Cpu).unwrap();
+/// let s1 = Array::from_vec(vec![false, true, false], &[3], &Device::Cpu).unwrap();
+/// let h = binary_hit_or_miss(&a, Some(&s1), None, &[], None).unwrap();
+/// assert_eq!(h.to_vec().unwrap(), vec![false, true, false, false, false]);
+/// ```
+pub fn binary_hit_or_miss<T: Element>(
+    input: &Array<T>,
+    structure1: Option<&Array<bool>>,
+    structure2: Option<&Array<bool>>,
+    origin1: &[i64],
+    origin2: Option<&[i64]>,
+) -> Result<Array<bool>> {
+    const OP: &str = "binary_hit_or_miss";
+    real_only::<T>(OP)?;
+    let nd = input.ndim();
+    let s1 = match structure1 {
+        Some(s) => Structure::from_array(OP, s, nd)?,
+        None => Structure::default(nd, 1),
+    };
+    let s2 = match structure2 {
+        Some(s) => Structure::from_array(OP, s, nd)?,
+        None => Structure {
+            shape: s1.shape.clone(),
+            data: s1.data.iter().map(|&b| !b).collect(),
+        },
+    };
+    let o1 = norm_origin(OP, origin1, &s1.shape)?;
+    let o2 = norm_origin(OP, origin2.unwrap_or(origin1), &s2.shape)?;
+    let shape = input.shape().to_vec();
+    let x = to_bool(input, false)?;
+    let nx = to_bool(input, true)?;
+    let a = iterate(&x, &shape, &s1.erosion_offsets(&o1), false, 1, None, false)?;
+    let b = iterate(&nx, &shape, &s2.erosion_offsets(&o2), false, 1, None, false)?;
+    and_or_not(&a, Some(&b))
+}
+
+/// `scipy.ndimage.binary_propagation(input, structure, mask, border_value, origin)`: dilation
+/// repeated until stable inside `mask` (reconstruction by dilation). `opts.iterations` is ignored.
+///
+/// ```
+/// use cusci_ndimage::{binary_propagation, BinaryOptions, Array, Device};
+/// let seed = Array::from_vec(vec![false, true, false, false, false, false], &[6], &Device::Cpu).unwrap();
+/// let m = Array::from_vec(vec![true, true, true, false, true, true], &[6], &Device::Cpu).unwrap();
+/// let p = binary_propagation(&seed, &BinaryOptions { mask: Some(&m), ..Default::default() }).unwrap();
+/// assert_eq!(p.to_vec().unwrap(), vec![true, true, true, false, false, false]);
+/// ```
+pub fn binary_propagation<T: Element>(
+    input: &Array<T>,
+    opts: &BinaryOptions,
+) -> Result<Array<bool>> {
+    let o = BinaryOptions {
+        iterations: -1,
+        ..opts.clone()
+    };
+    erode_or_dilate("binary_propagation", input, &o, true)
+}
+
+/// `scipy.ndimage.binary_fill_holes(input, structure, origin)`: the input with its holes (regions
+/// of false not connected to the border through `structure`) filled.
+///
+/// ```
+/// use cusci_ndimage::{binary_fill_holes, Array, Device};
+/// let a = Array::from_vec(vec![1u8, 1, 1, 1, 0, 1, 1, 1, 1], &[3, 3], &Device::Cpu).unwrap();
+/// let f = binary_fill_holes(&a, None, &[]).unwrap();
+/// assert!(f.to_vec().unwrap().iter().all(|&b| b));
+/// ```
+pub fn binary_fill_holes<T: Element>(
+    input: &Array<T>,
+    structure: Option<&Array<bool>>,
+    origin: &[i64],
+) -> Result<Array<bool>> {
+    const OP: &str = "binary_fill_holes";
+    real_only::<T>(OP)?;
+    let mask = to_bool(input, true)?;
+    let zeros = Array::<bool>::zeros(input.shape(), input.device())?;
+    let o = BinaryOptions {
+        structure,
+        origin: origin.to_vec(),
+        ..Default::default()
+    };
+    let p = prepare(OP, &zeros, &o, true)?;
+    let t = iterate(&zeros, &p.shape, &p.offs, true, -1, Some(&mask), true)?;
+    and_or_not(&t, None)
+}
+
+#[doc(hidden)]
+/// Every kernel module of this file for every element type (compile checks).
+pub fn kernel_sources() -> Vec<(String, String)> {
+    DType::ALL
+        .into_iter()
+        .filter(|d| !d.is_complex())
+        .map(|d| {
+            (
+                format!("binary_{}", d.tag()),
+                crate::structure::module_source(BINARY_CU, d),
+            )
+        })
+        .collect()
+}

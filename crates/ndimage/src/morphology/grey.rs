@@ -1,0 +1,356 @@
+//! Grey morphology: `grey_erosion`, `grey_dilation`, `grey_opening`, `grey_closing`,
+//! `morphological_gradient`, `morphological_laplace`, `white_tophat`, `black_tophat`.
+
+use crate::structure::{
+    c_strides_u, contig, dptr, kernel, launch, norm_origin, offsets_on, CusciShape,
+};
+use crate::Mode;
+use cusci_core::cuda::kernel::Args;
+use cusci_core::error::make;
+use cusci_core::{Array, DType, Device, Element, Numeric, Ordered, Result};
+use rayon::prelude::*;
+
+pub(crate) const GREY_CU: &str = include_str!("grey.cu");
+
+/// Options of the grey morphology functions (SciPy's keyword arguments). One of `size`,
+/// `footprint` or `structure` must be given.
+#[derive(Debug, Clone, Default)]
+pub struct GreyOptions<'a> {
+    /// Extent of a flat, rectangular footprint (one value: every axis).
+    pub size: Option<Vec<usize>>,
+    /// The footprint (true = part of it), of the input's rank.
+    pub footprint: Option<&'a Array<bool>>,
+    /// A non-flat structuring element: its values are subtracted (erosion) or added (dilation).
+    /// The footprint defaults to all of it.
+    pub structure: Option<&'a Array<f64>>,
+    /// Boundary mode (default reflect).
+    pub mode: Mode,
+    /// Value outside the input for the constant modes.
+    pub cval: f64,
+    /// Placement of the footprint (empty: centred; one value: every axis).
+    pub origin: Vec<i64>,
+}
+
+/// Footprint offsets (from the centre and origin) and structure values.
+struct Foot {
+    offs: Vec<Vec<i64>>,
+    values: Option<Vec<f64>>,
+}
+
+fn footprint<T: Element>(
+    op: &str,
+    input: &Array<T>,
+    o: &GreyOptions,
+    dilate: bool,
+) -> Result<Foot> {
+    if T::DTYPE.is_complex() {
+        return Err(make::dtype(op, T::DTYPE));
+    }
+    let nd = input.ndim();
+    let (shape, mut mask, mut vals): (Vec<usize>, Vec<bool>, Option<Vec<f64>>) =
+        match (o.footprint, o.structure, &o.size) {
+            (None, None, None) => {
+                return Err(make::arg(
+                    op,
+                    "size, footprint, or structure must be specified",
+                ))
+            }
+            (Some(f), s, _) => {
+                let fs = crate::structure::Structure::from_array(op, f, nd)?;
+                let v = match s {
+                    Some(s) => {
+                        if s.shape() != f.shape() {
+                            return Err(make::shape(op, "structure and footprint shapes differ"));
+                        }
+                        Some(s.to_vec()?)
+                    }
+                    None => None,
+                };
+                (fs.shape, fs.data, v)
+            }
+            (None, Some(s), _) => {
+                if s.ndim() != nd {
+                    return Err(make::shape(op, "structure and input must have equal rank"));
+                }
+                let v = s.to_vec()?;
+                (s.shape().to_vec(), vec![true; v.len()], Some(v))
+            }
+            (None, None, Some(sz)) => {
+                let sz = match sz.len() {
+                    1 => vec![sz[0]; nd],
+                    l if l == nd => sz.clone(),
+                    l => return Err(make::arg(op, format!("size has {l} values for {nd} axes"))),
+                };
+                if sz.contains(&0) {
+                    return Err(make::arg(op, "size must be at least 1"));
+                }
+                let n = sz.iter().product();
+                (sz, vec![true; n], None)
+            }
+        };
+    let mut origin = norm_origin(op, &o.origin, &shape)?;
+    if dilate {
+        mask.reverse();
+        if let Some(v) = vals.as_mut() {
+            v.reverse();
+        }
+        for (o, &d) in origin.iter_mut().zip(&shape) {
+            *o = if d % 2 == 0 { -*o - 1 } else { -*o };
+        }
+    }
+    let st = c_strides_u(&shape);
+    let mut offs = Vec::new();
+    let mut sv = Vec::new();
+    for (k, &b) in mask.iter().enumerate() {
+        if b {
+            offs.push(
+                (0..nd)
+                    .map(|d| ((k / st[d]) % shape[d]) as i64 - (shape[d] / 2) as i64 - origin[d])
+                    .collect(),
+            );
+            if let Some(v) = &vals {
+                sv.push(v[k]);
+            }
+        }
+    }
+    Ok(Foot {
+        offs,
+        values: vals.map(|_| sv),
+    })
+}
+
+fn min_or_max<T: Numeric + Ordered>(
+    op: &str,
+    input: &Array<T>,
+    o: &GreyOptions,
+    dilate: bool,
+) -> Result<Array<T>> {
+    let f = footprint(op, input, o, dilate)?;
+    let input = contig(input)?;
+    let shape = input.shape().to_vec();
+    let mode = o.mode.for_filter();
+    match input.device() {
+        Device::Cpu => {
+            let data = &input.cpu_data().expect("CPU")[..input.size()];
+            let nd = shape.len();
+            let st = c_strides_u(&shape);
+            let cv = T::from_c64(cusci_core::c64::new(o.cval, 0.0));
+            let n = data.len();
+            let out: Vec<T> = (0..n)
+                .into_par_iter()
+                .map(|i| {
+                    let c: Vec<i64> = (0..nd).map(|d| ((i / st[d]) % shape[d]) as i64).collect();
+                    let mut best = data[i];
+                    let mut bestd = 0.0f64;
+                    for (k, of) in f.offs.iter().enumerate() {
+                        let mut j = 0usize;
+                        let mut cst = false;
+                        for d in 0..nd {
+                            match mode.map_index(c[d] + of[d], shape[d] as i64) {
+                                Some(q) => j = j * shape[d] + q as usize,
+                                None => {
+                                    cst = true;
+                                    j *= shape[d];
+                                }
+                            }
+                        }
+                        let x = if cst { cv } else { data[j] };
+                        match &f.values {
+                            Some(sv) => {
+                                let xv = x.to_c64().re;
+                                let v = if dilate { xv + sv[k] } else { xv - sv[k] };
+                                if k == 0 || (if dilate { v > bestd } else { v < bestd }) {
+                                    bestd = v;
+                                }
+                            }
+                            None => {
+                                if k == 0 || (if dilate { x > best } else { x < best }) {
+                                    best = x;
+                                }
+                            }
+                        }
+                    }
+                    if f.values.is_some() {
+                        T::from_c64(cusci_core::c64::new(bestd, 0.0))
+                    } else {
+                        best
+                    }
+                })
+                .collect();
+            Array::from_vec(out, &shape, &Device::Cpu)
+        }
+        Device::Cuda(cd) => {
+            let dev = input.device();
+            let sh = CusciShape::new(op, &shape)?;
+            let out = Array::<T>::zeros(&shape, dev)?;
+            let offs = offsets_on(dev, &f.offs, shape.len())?;
+            let sv = match &f.values {
+                Some(v) if !v.is_empty() => Some(Array::from_vec(v.clone(), &[v.len()], dev)?),
+                _ => None,
+            };
+            let k = kernel(cd, "grey", GREY_CU, T::DTYPE, "ndi_grey")?;
+            let mut args = Args::new();
+            args.push(dptr(&input))
+                .push(dptr(&out))
+                .push(sh)
+                .push(dptr(&offs))
+                .push(sv.as_ref().map(dptr).unwrap_or(0))
+                .push(f.offs.len() as i32)
+                .push(dilate as i32)
+                .push(mode.code())
+                .push(o.cval);
+            launch(&k, cd, input.size(), &mut args)?;
+            Ok(out)
+        }
+    }
+}
+
+/// `scipy.ndimage.grey_erosion`: the minimum over the footprint (minus the structure's values
+/// when one is given), outside values by `mode`.
+///
+/// # Errors
+/// `InvalidArgument` when none of size/footprint/structure is given or an origin is out of range;
+/// `ShapeMismatch` for a footprint or structure of another rank; `UnsupportedDType` for complex.
+///
+/// ```
+/// use cusci_ndimage::{grey_erosion, GreyOptions, Array, Device};
+/// let a = Array::from_vec(vec![5i32, 4, 3, 2, 1, 0, 7], &[7], &Device::Cpu).unwrap();
+/// let e = grey_erosion(&a, &GreyOptions { size: Some(vec![3]), ..Default::default() }).unwrap();
+/// assert_eq!(e.to_vec().unwrap(), vec![4, 3, 2, 1, 0, 0, 0]);
+/// ```
+pub fn grey_erosion<T: Numeric + Ordered>(
+    input: &Array<T>,
+    opts: &GreyOptions,
+) -> Result<Array<T>> {
+    min_or_max("grey_erosion", input, opts, false)
+}
+
+/// `scipy.ndimage.grey_dilation`: the maximum over the reflected footprint (plus the reflected
+/// structure's values), SciPy's origin convention. Errors as [`grey_erosion`].
+///
+/// ```
+/// use cusci_ndimage::{grey_dilation, GreyOptions, Array, Device};
+/// let a = Array::from_vec(vec![0.0f64, 1.0, 0.0, 0.0], &[4], &Device::Cpu).unwrap();
+/// let d = grey_dilation(&a, &GreyOptions { size: Some(vec![3]), ..Default::default() }).unwrap();
+/// assert_eq!(d.to_vec().unwrap(), vec![1.0, 1.0, 1.0, 0.0]);
+/// ```
+pub fn grey_dilation<T: Numeric + Ordered>(
+    input: &Array<T>,
+    opts: &GreyOptions,
+) -> Result<Array<T>> {
+    min_or_max("grey_dilation", input, opts, true)
+}
+
+/// `scipy.ndimage.grey_opening`: erosion then dilation. Errors as [`grey_erosion`].
+///
+/// ```
+/// use cusci_ndimage::{grey_opening, GreyOptions, Array, Device};
+/// let a = Array::from_vec(vec![0.0f64, 5.0, 0.0, 0.0], &[4], &Device::Cpu).unwrap();
+/// let o = grey_opening(&a, &GreyOptions { size: Some(vec![2]), ..Default::default() }).unwrap();
+/// assert_eq!(o.to_vec().unwrap(), vec![0.0; 4]);
+/// ```
+pub fn grey_opening<T: Numeric + Ordered>(
+    input: &Array<T>,
+    opts: &GreyOptions,
+) -> Result<Array<T>> {
+    let e = grey_erosion(input, opts)?;
+    grey_dilation(&e, opts)
+}
+
+/// `scipy.ndimage.grey_closing`: dilation then erosion. Errors as [`grey_erosion`].
+///
+/// ```
+/// use cusci_ndimage::{grey_closing, GreyOptions, Array, Device};
+/// let a = Array::from_vec(vec![5.0f64, 0.0, 5.0, 5.0], &[4], &Device::Cpu).unwrap();
+/// let c = grey_closing(&a, &GreyOptions { size: Some(vec![2]), ..Default::default() }).unwrap();
+/// assert_eq!(c.to_vec().unwrap(), vec![5.0; 4]);
+/// ```
+pub fn grey_closing<T: Numeric + Ordered>(
+    input: &Array<T>,
+    opts: &GreyOptions,
+) -> Result<Array<T>> {
+    let d = grey_dilation(input, opts)?;
+    grey_erosion(&d, opts)
+}
+
+/// `scipy.ndimage.morphological_gradient`: dilation − erosion. Errors as [`grey_erosion`].
+///
+/// ```
+/// use cusci_ndimage::{morphological_gradient, GreyOptions, Array, Device};
+/// let a = Array::from_vec(vec![0.0f64, 0.0, 1.0, 1.0], &[4], &Device::Cpu).unwrap();
+/// let g = morphological_gradient(&a, &GreyOptions { size: Some(vec![3]), ..Default::default() }).unwrap();
+/// assert_eq!(g.to_vec().unwrap(), vec![0.0, 1.0, 1.0, 0.0]);
+/// ```
+pub fn morphological_gradient<T: Numeric + Ordered>(
+    input: &Array<T>,
+    opts: &GreyOptions,
+) -> Result<Array<T>> {
+    let d = grey_dilation(input, opts)?;
+    let e = grey_erosion(input, opts)?;
+    d.sub(&e)
+}
+
+/// `scipy.ndimage.morphological_laplace`: dilation + erosion − 2·input. Errors as
+/// [`grey_erosion`].
+///
+/// ```
+/// use cusci_ndimage::{morphological_laplace, GreyOptions, Array, Device};
+/// let a = Array::from_vec(vec![0.0f64, 0.0, 1.0, 1.0], &[4], &Device::Cpu).unwrap();
+/// let l = morphological_laplace(&a, &GreyOptions { size: Some(vec![3]), ..Default::default() }).unwrap();
+/// assert_eq!(l.to_vec().unwrap(), vec![0.0, 1.0, -1.0, 0.0]);
+/// ```
+pub fn morphological_laplace<T: Numeric + Ordered>(
+    input: &Array<T>,
+    opts: &GreyOptions,
+) -> Result<Array<T>> {
+    let d = grey_dilation(input, opts)?;
+    let e = grey_erosion(input, opts)?;
+    d.add(&e)?.sub(&input.add(input)?)
+}
+
+/// `scipy.ndimage.white_tophat`: input − opening. Errors as [`grey_erosion`].
+///
+/// ```
+/// use cusci_ndimage::{white_tophat, GreyOptions, Array, Device};
+/// let a = Array::from_vec(vec![0.0f64, 5.0, 0.0, 0.0], &[4], &Device::Cpu).unwrap();
+/// let w = white_tophat(&a, &GreyOptions { size: Some(vec![2]), ..Default::default() }).unwrap();
+/// assert_eq!(w.to_vec().unwrap(), vec![0.0, 5.0, 0.0, 0.0]);
+/// ```
+pub fn white_tophat<T: Numeric + Ordered>(
+    input: &Array<T>,
+    opts: &GreyOptions,
+) -> Result<Array<T>> {
+    let o = grey_opening(input, opts)?;
+    input.sub(&o)
+}
+
+/// `scipy.ndimage.black_tophat`: closing − input. Errors as [`grey_erosion`].
+///
+/// ```
+/// use cusci_ndimage::{black_tophat, GreyOptions, Array, Device};
+/// let a = Array::from_vec(vec![5.0f64, 0.0, 5.0, 5.0], &[4], &Device::Cpu).unwrap();
+/// let b = black_tophat(&a, &GreyOptions { size: Some(vec![2]), ..Default::default() }).unwrap();
+/// assert_eq!(b.to_vec().unwrap(), vec![0.0, 5.0, 0.0, 0.0]);
+/// ```
+pub fn black_tophat<T: Numeric + Ordered>(
+    input: &Array<T>,
+    opts: &GreyOptions,
+) -> Result<Array<T>> {
+    let c = grey_closing(input, opts)?;
+    c.sub(input)
+}
+
+#[doc(hidden)]
+/// Every kernel module of this file for every real element type (compile checks).
+pub fn kernel_sources() -> Vec<(String, String)> {
+    DType::ALL
+        .into_iter()
+        .filter(|d| !d.is_complex() && *d != DType::Bool)
+        .map(|d| {
+            (
+                format!("grey_{}", d.tag()),
+                crate::structure::module_source(GREY_CU, d),
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,337 @@
+//! Structuring elements (`generate_binary_structure`, `iterate_structure`) and the helpers that the
+//! morphology, label, measurement and distance modules share (flat offsets of a structure, CUDA
+//! launch plumbing).
+
+use cusci_core::cuda::kernel::{Args, Function};
+use cusci_core::error::make;
+use cusci_core::{Array, CudaDevice, DType, Device, Element, LaunchConfig, Result};
+
+/// The most dimensions a CUDA kernel of this crate handles (the core's `CUSCI_MAXD`).
+pub(crate) const MAXD: usize = 8;
+
+/// `scipy.ndimage.generate_binary_structure(rank, connectivity)`: a `3 × … × 3` boolean array
+/// (`rank` axes) whose element at offset `d` from the centre is true when
+/// `Σ|d_i| ≤ connectivity`. Connectivity 1 gives the cross (no diagonals), `rank` or more the
+/// full cube. `rank == 0` gives a 0-d `true`; `connectivity < 1` only the centre.
+///
+/// The array is made on `dev`.
+///
+/// ```
+/// use cusci_ndimage::{generate_binary_structure, Device};
+/// let s = generate_binary_structure(2, 1, &Device::Cpu).unwrap();
+/// assert_eq!(s.to_vec().unwrap(), vec![false, true, false, true, true, true, false, true, false]);
+/// ```
+pub fn generate_binary_structure(
+    rank: usize,
+    connectivity: i64,
+    dev: &Device,
+) -> Result<Array<bool>> {
+    if rank > 32 {
+        return Err(make::arg(
+            "generate_binary_structure",
+            format!("rank {rank} is more than 32"),
+        ));
+    }
+    let shape = vec![3usize; rank];
+    let n = 3usize.pow(rank as u32);
+    let conn = connectivity.max(0);
+    let data: Vec<bool> = (0..n)
+        .map(|mut k| {
+            let mut s = 0i64;
+            for _ in 0..rank {
+                s += ((k % 3) as i64 - 1).abs();
+                k /= 3;
+            }
+            if connectivity < 1 {
+                s == 0
+            } else {
+                s <= conn
+            }
+        })
+        .collect();
+    Array::from_vec(data, &shape, dev)
+}
+
+/// `scipy.ndimage.iterate_structure(structure, iterations, origin)`: `structure` dilated by itself
+/// `iterations − 1` times (a structure of reach `iterations` × that of `structure`), with the
+/// origin scaled by `iterations` when one is given (returned as the second value).
+/// `iterations < 2` returns a copy of `structure`.
+///
+/// The work is done on the host (structures are small); the result is on `structure`'s device.
+///
+/// # Errors
+/// `InvalidArgument` when `origin` has another length than `structure.ndim()`.
+///
+/// ```
+/// use cusci_ndimage::{generate_binary_structure, iterate_structure, Device};
+/// let s = generate_binary_structure(1, 1, &Device::Cpu).unwrap();
+/// let (t, _) = iterate_structure(&s, 2, None).unwrap();
+/// assert_eq!(t.shape(), &[5]);
+/// ```
+pub fn iterate_structure(
+    structure: &Array<bool>,
+    iterations: i64,
+    origin: Option<&[i64]>,
+) -> Result<(Array<bool>, Option<Vec<i64>>)> {
+    let nd = structure.ndim();
+    if let Some(o) = origin {
+        if o.len() != nd {
+            return Err(make::arg(
+                "iterate_structure",
+                format!("origin has {} values for a structure of rank {nd}", o.len()),
+            ));
+        }
+    }
+    let scaled = origin.map(|o| o.iter().map(|v| v * iterations).collect());
+    if iterations < 2 {
+        return Ok((structure.copy()?, scaled));
+    }
+    let s = Structure::from_array("iterate_structure", structure, nd)?;
+    let ni = (iterations - 1) as usize;
+    let shape: Vec<usize> = s.shape.iter().map(|&d| d + ni * (d - 1)).collect();
+    let n: usize = shape.iter().product();
+    let mut out = vec![false; n];
+    // place the structure at ni * (d // 2) along every axis
+    let pos: Vec<usize> = s.shape.iter().map(|&d| ni * (d / 2)).collect();
+    let sst = c_strides_u(&s.shape);
+    let ost = c_strides_u(&shape);
+    for (k, &v) in s.data.iter().enumerate() {
+        let mut idx = 0;
+        for d in 0..nd {
+            idx += ((k / sst[d]) % s.shape[d] + pos[d]) * ost[d];
+        }
+        out[idx] = v;
+    }
+    let dil = crate::morphology::binary::cpu_iterate(
+        &out,
+        &shape,
+        &s.dilation_offsets(&vec![0; nd]),
+        true,
+        ni as i64,
+        None,
+        false,
+    );
+    Ok((Array::from_vec(dil, &shape, structure.device())?, scaled))
+}
+
+/// A structuring element read to the host.
+#[derive(Debug, Clone)]
+pub(crate) struct Structure {
+    pub shape: Vec<usize>,
+    pub data: Vec<bool>,
+}
+
+impl Structure {
+    /// `structure` (any element type: nonzero is true), which must have rank `ndim`.
+    pub fn from_array<S: Element>(
+        op: &str,
+        structure: &Array<S>,
+        ndim: usize,
+    ) -> Result<Structure> {
+        if structure.ndim() != ndim {
+            return Err(make::shape(
+                op,
+                format!(
+                    "structure and input must have equal rank ({} and {ndim})",
+                    structure.ndim()
+                ),
+            ));
+        }
+        let data = structure
+            .to_vec()?
+            .into_iter()
+            .map(|v| v != S::zero())
+            .collect();
+        Ok(Structure {
+            shape: structure.shape().to_vec(),
+            data,
+        })
+    }
+    /// `generate_binary_structure(ndim, connectivity)` on the host.
+    pub fn default(ndim: usize, connectivity: i64) -> Structure {
+        let s =
+            generate_binary_structure(ndim, connectivity, &Device::Cpu).expect("a host structure");
+        Structure {
+            shape: vec![3; ndim],
+            data: s.to_vec().expect("host data"),
+        }
+    }
+    /// Coordinates of the true elements relative to the centre `shape // 2 + origin`:
+    /// the offsets `k - c - origin` of SciPy's erosion.
+    pub fn erosion_offsets(&self, origin: &[i64]) -> Vec<Vec<i64>> {
+        let nd = self.shape.len();
+        let st = c_strides_u(&self.shape);
+        let mut v = Vec::new();
+        for (k, &b) in self.data.iter().enumerate() {
+            if !b {
+                continue;
+            }
+            v.push(
+                (0..nd)
+                    .map(|d| {
+                        ((k / st[d]) % self.shape[d]) as i64
+                            - (self.shape[d] / 2) as i64
+                            - origin[d]
+                    })
+                    .collect(),
+            );
+        }
+        v
+    }
+    /// The offsets SciPy's dilation uses: the structure reflected, origin negated (minus one on
+    /// even axes), then read as an erosion.
+    pub fn dilation_offsets(&self, origin: &[i64]) -> Vec<Vec<i64>> {
+        let o: Vec<i64> = origin
+            .iter()
+            .zip(&self.shape)
+            .map(|(&o, &d)| if d % 2 == 0 { -o - 1 } else { -o })
+            .collect();
+        self.reflected().erosion_offsets(&o)
+    }
+    /// The structure reversed along every axis.
+    pub fn reflected(&self) -> Structure {
+        let mut data = self.data.clone();
+        data.reverse();
+        Structure {
+            shape: self.shape.clone(),
+            data,
+        }
+    }
+}
+
+/// C-order strides (in elements) of `shape`.
+pub(crate) fn c_strides_u(shape: &[usize]) -> Vec<usize> {
+    let mut st = vec![1usize; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        st[d] = st[d + 1] * shape[d + 1];
+    }
+    st
+}
+
+/// Checks an `origin` argument: empty means zeros; one value is broadcast to every axis; each
+/// value must keep the centre inside the structure (`-(d/2) ≤ o ≤ (d-1)/2`, SciPy's rule).
+pub(crate) fn norm_origin(op: &str, origin: &[i64], shape: &[usize]) -> Result<Vec<i64>> {
+    let nd = shape.len();
+    let o = match origin.len() {
+        0 => vec![0; nd],
+        1 => vec![origin[0]; nd],
+        l if l == nd => origin.to_vec(),
+        l => {
+            return Err(make::arg(
+                op,
+                format!("origin has {l} values for {nd} axes"),
+            ))
+        }
+    };
+    for (d, (&o, &s)) in o.iter().zip(shape).enumerate() {
+        let s = s as i64;
+        if o < -(s / 2) || o > (s - 1) / 2 {
+            return Err(make::arg(
+                op,
+                format!("invalid origin {o} on axis {d} of a structure of length {s}"),
+            ));
+        }
+    }
+    Ok(o)
+}
+
+/// Rejects complex element types (the functions of this module order or test values).
+pub(crate) fn real_only<T: Element>(op: &str) -> Result<()> {
+    if T::DTYPE.is_complex() {
+        return Err(make::dtype(op, T::DTYPE));
+    }
+    Ok(())
+}
+
+/// `Array::contiguous` on `a` (no copy when it already is).
+pub(crate) fn contig<T: Element>(a: &Array<T>) -> Result<Array<T>> {
+    if a.is_contiguous() && a.offset() == 0 {
+        Ok(a.clone())
+    } else {
+        a.contiguous()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CUDA plumbing
+
+/// The core's `CusciShape` (common.cuh): element count, rank and extents.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct CusciShape {
+    pub n: i64,
+    pub ndim: i32,
+    pub dims: [i64; MAXD],
+}
+
+impl CusciShape {
+    pub fn new(op: &str, shape: &[usize]) -> Result<CusciShape> {
+        if shape.len() > MAXD {
+            return Err(make::not_implemented(
+                &format!("{op} with more than {MAXD} dimensions"),
+                "CUDA",
+            ));
+        }
+        let mut dims = [1i64; MAXD];
+        for (d, &s) in shape.iter().enumerate() {
+            dims[d] = s as i64;
+        }
+        Ok(CusciShape {
+            n: shape.iter().product::<usize>() as i64,
+            ndim: shape.len() as i32,
+            dims,
+        })
+    }
+}
+
+/// The device pointer of a contiguous CUDA array.
+pub(crate) fn dptr<T: Element>(a: &Array<T>) -> u64 {
+    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
+}
+
+/// A grid-stride launch over `n` items: 256 threads, at most 32 blocks per SM.
+pub(crate) fn grid(dev: &CudaDevice, n: usize) -> LaunchConfig {
+    let cap = (dev.props().multiprocessors.max(1) * 32) as usize;
+    LaunchConfig::linear(n.div_ceil(256).clamp(1, cap) as u32, 256)
+}
+
+/// The kernel `name` of module `module` built from `src` for element type `dtype`
+/// (`NDI_T` is its CUDA type; the boundary modes header is included).
+pub(crate) fn kernel(
+    dev: &CudaDevice,
+    module: &str,
+    src: &'static str,
+    dtype: DType,
+    name: &str,
+) -> Result<Function> {
+    let key = format!("cusci_ndimage_{module}_{}", dtype.tag());
+    dev.function(&key, || module_source(src, dtype), &[], name)
+}
+
+/// The full source of a module of this crate for element type `dtype`.
+pub(crate) fn module_source(src: &str, dtype: DType) -> String {
+    format!(
+        "#define NDI_T {}\n{}\n{}",
+        dtype.cuda_name(),
+        crate::modes::MODES_CUH,
+        src
+    )
+}
+
+/// Launches `f` over `n` items on `dev`.
+pub(crate) fn launch(f: &Function, dev: &CudaDevice, n: usize, args: &mut Args) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    f.launch(dev, grid(dev, n), args)
+}
+
+/// Flattened offsets as a device array of i64 (`ndim` coordinates per offset), never empty.
+pub(crate) fn offsets_on(dev: &Device, offs: &[Vec<i64>], ndim: usize) -> Result<Array<i64>> {
+    let mut flat: Vec<i64> = offs.iter().flatten().copied().collect();
+    if flat.is_empty() {
+        flat = vec![0; ndim.max(1)];
+    }
+    let l = flat.len();
+    Array::from_vec(flat, &[l], dev)
+}
