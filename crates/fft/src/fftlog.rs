@@ -113,7 +113,9 @@ fn fhtcoeff(n: usize, dln: f64, mu: f64, offset: f64, bias: f64, inverse: bool) 
             .exp()
         })
         .collect();
-    u[h].im = 0.0;
+    if n % 2 == 0 {
+        u[h].im = 0.0;
+    }
     if !u[0].is_finite() {
         u[0] = Complex64::new(2f64.powf(q) * gamma_ratio(xp, xm), 0.0);
     }
@@ -277,7 +279,16 @@ pub fn ifht<T: FftReal>(a: &Array<T>, dln: f64, mu: f64, opts: &FhtOptions) -> R
         a.clone()
     };
     let u = fhtcoeff(n, dln, mu, opts.offset, opts.bias, true);
-    let c: Vec<Complex64> = u.iter().map(|z| 1.0 / z.conj()).collect();
+    let c: Vec<Complex64> = u
+        .iter()
+        .map(|z| {
+            if z.is_finite() {
+                1.0 / z.conj()
+            } else {
+                Complex64::new(0.0, 0.0)
+            }
+        })
+        .collect();
     let y = fhtq(&a, n, &c)?;
     if opts.bias != 0.0 {
         y.mul(&bias_vec(&y, n, dln, opts.bias, 0.0, 1.0)?)

@@ -1,0 +1,219 @@
+//! SciPy's results for the Hermitian n-d transforms, `irfft` of real input and the fast Hankel
+//! transform (`tests/data/scipy_fft_extra.npz`, written by `tests/golden/gen.py fft`; member
+//! names described there), on the CPU; and the identities those transforms obey.
+
+use cusci_core::npy::{load_npz, DynArray};
+use cusci_core::testing::assert_slices_close;
+use cusci_core::{c64, Array, Device, Element};
+use cusci_fft::*;
+use std::collections::BTreeMap;
+
+const NPZ: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/scipy_fft_extra.npz"
+);
+
+fn members() -> BTreeMap<String, DynArray> {
+    load_npz(NPZ, &Device::cpu())
+        .expect("reading scipy_fft_extra.npz")
+        .into_iter()
+        .collect()
+}
+
+fn get<T: Element>(m: &BTreeMap<String, DynArray>, k: &str) -> Array<T> {
+    m.get(k)
+        .unwrap_or_else(|| panic!("member {k}"))
+        .clone()
+        .into_array::<T>()
+        .unwrap_or_else(|e| panic!("{k}: {e}"))
+}
+
+/// `|a - e| <= tol·max|e|` (errors relative to the largest value).
+fn check<T: Element>(a: &Array<T>, e: &Array<T>, tol: f64, ctx: &str) {
+    assert_eq!(a.shape(), e.shape(), "{ctx}: shape");
+    let (av, ev) = (a.to_vec().unwrap(), e.to_vec().unwrap());
+    let max = ev.iter().map(|v| v.to_c64().norm()).fold(0.0, f64::max);
+    assert_slices_close(&av, &ev, e.shape(), 0.0, tol * max.max(1e-300), ctx);
+}
+
+#[test]
+fn hermitian_nd_and_irfft_of_real_match_scipy() {
+    let m = members();
+    let xc: Array<c64> = get(&m, "x_c");
+    let xr: Array<f64> = get(&m, "x_r");
+    let mut count = 0;
+    for (norm, tag) in [
+        (Norm::Backward, "backward"),
+        (Norm::Ortho, "ortho"),
+        (Norm::Forward, "forward"),
+    ] {
+        let d = FftnOptions {
+            norm,
+            ..Default::default()
+        };
+        let a0 = FftnOptions {
+            axes: Some(vec![0]),
+            norm,
+            ..Default::default()
+        };
+        let f = |k: &str| format!("{k}_{tag}_out");
+        check(
+            &hfftn(&xc, &d).unwrap(),
+            &get(&m, &f("hfftn_c")),
+            1e-13,
+            "hfftn",
+        );
+        check(
+            &hfft2(&xc, &d).unwrap(),
+            &get(&m, &f("hfft2_c")),
+            1e-13,
+            "hfft2",
+        );
+        check(
+            &hfftn(&xc, &a0).unwrap(),
+            &get(&m, &f("hfftn_c_ax0")),
+            1e-13,
+            "hfftn ax0",
+        );
+        check(
+            &ihfftn(&xr, &d).unwrap(),
+            &get(&m, &f("ihfftn_r")),
+            1e-13,
+            "ihfftn",
+        );
+        check(
+            &ihfft2(&xr, &d).unwrap(),
+            &get(&m, &f("ihfft2_r")),
+            1e-13,
+            "ihfft2",
+        );
+        check(
+            &ihfftn(&xr, &a0).unwrap(),
+            &get(&m, &f("ihfftn_r_ax0")),
+            1e-13,
+            "ihfftn ax0",
+        );
+        let o = FftOptions {
+            norm,
+            ..Default::default()
+        };
+        check(
+            &irfft_real(&xr, &o).unwrap(),
+            &get(&m, &f("irfft_r")),
+            1e-13,
+            "irfft real",
+        );
+        // f32 gives the same within single precision
+        let r32 = xr.astype::<f32>().unwrap();
+        let e: Array<f64> = get(&m, &f("irfft_r"));
+        check(
+            &irfft_real(&r32, &o).unwrap(),
+            &e.astype::<f32>().unwrap(),
+            1e-5,
+            "irfft f32",
+        );
+        count += 8;
+    }
+    assert_eq!(count, 24);
+}
+
+#[test]
+fn fht_ifht_fhtoffset_match_scipy() {
+    let m = members();
+    let mut i = 0;
+    while let Some(p) = m.get(&format!("fhtp_{i}")) {
+        let p = p.clone().into_array::<f64>().unwrap().to_vec().unwrap();
+        let (dln, mu, offset, bias, n) = (p[0], p[1], p[2], p[3], p[4] as usize);
+        let x: Array<f64> = get(&m, &format!("x_fht{n}"));
+        let o = FhtOptions { offset, bias };
+        let ctx = format!("case {i}: n={n} dln={dln} mu={mu} offset={offset} bias={bias}");
+        check(
+            &fht(&x, dln, mu, &o).unwrap(),
+            &get(&m, &format!("fht_{i}_out")),
+            1e-11,
+            &format!("fht {ctx}"),
+        );
+        check(
+            &ifht(&x, dln, mu, &o).unwrap(),
+            &get(&m, &format!("ifht_{i}_out")),
+            1e-11,
+            &format!("ifht {ctx}"),
+        );
+        let off = fhtoffset(dln, mu, offset, bias).unwrap();
+        let want = get::<f64>(&m, &format!("fhtoffset_{i}_out"))
+            .to_vec()
+            .unwrap()[0];
+        assert!(
+            (off - want).abs() < 1e-12,
+            "fhtoffset {ctx}: {off} vs {want}"
+        );
+        i += 1;
+    }
+    assert_eq!(i, 6, "every fht case read");
+}
+
+#[test]
+fn fht_inverts_and_batches() {
+    let dev = Device::cpu();
+    let x = cusci_core::testing::randn::<f64>(&[4, 50], 3, &dev).unwrap();
+    for (mu, bias) in [(0.0, 0.0), (0.5, 0.2), (1.5, -0.4)] {
+        let o = FhtOptions {
+            offset: fhtoffset(0.07, mu, 0.0, bias).unwrap(),
+            bias,
+        };
+        let y = fht(&x, 0.07, mu, &o).unwrap();
+        let back = ifht(&y, 0.07, mu, &o).unwrap();
+        check(
+            &back,
+            &x,
+            1e-10,
+            &format!("ifht(fht(x)) mu={mu} bias={bias}"),
+        );
+        // each row of the batch is its own transform
+        let row = fht(&x.index_axis(0, 2).unwrap(), 0.07, mu, &o).unwrap();
+        check(
+            &y.index_axis(0, 2).unwrap().contiguous().unwrap(),
+            &row,
+            1e-14,
+            "batch row",
+        );
+    }
+    let bad = fht(&x, 0.0, 0.5, &FhtOptions::default());
+    assert!(
+        matches!(bad, Err(cusci_core::Error::InvalidArgument { .. })),
+        "{bad:?}"
+    );
+    let scalar = Array::<f64>::scalar(1.0, &dev).unwrap();
+    assert!(fht(&scalar, 0.1, 0.0, &FhtOptions::default()).is_err());
+}
+
+#[test]
+fn explicit_plan_checks_its_geometry() {
+    let dev = Device::cpu();
+    let x = cusci_core::testing::randn::<c64>(&[3, 10], 5, &dev).unwrap();
+    let plan = get_fft_plan(
+        &x,
+        &FftOptions {
+            axis: 0,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let y = plan.execute(&x, true).unwrap();
+    let want = fft(
+        &x,
+        &FftOptions {
+            axis: 0,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    check(&y, &want, 1e-15, "plan = fft");
+    let other = cusci_core::testing::randn::<c64>(&[3, 11], 5, &dev).unwrap();
+    assert!(matches!(
+        plan.execute(&other, true),
+        Err(cusci_core::Error::ShapeMismatch { .. })
+    ));
+    let back = plan.execute(&y, false).unwrap();
+    check(&back, &x, 1e-14, "plan inverse");
+}
