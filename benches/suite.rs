@@ -24,8 +24,6 @@ mod blackscholes;
 mod core_cases;
 #[path = "suite/linalg.rs"]
 mod linalg_cases;
-#[path = "suite/linalg.rs"]
-mod linalg_cases;
 #[path = "suite/sparse.rs"]
 mod sparse_cases;
 
@@ -70,7 +68,6 @@ pub struct Case {
 fn all_cases() -> Vec<Case> {
     // each domain crate appends its module's cases here
     let mut cases = core_cases::cases();
-    cases.extend(linalg_cases::cases());
     cases.extend(linalg_cases::cases());
     cases.extend(sparse_cases::cases());
     cases
