@@ -26,6 +26,8 @@ mod core_cases;
 mod linalg_cases;
 #[path = "suite/sparse.rs"]
 mod sparse_cases;
+#[path = "suite/ndimage.rs"]
+mod ndimage_cases;
 
 use cusci::core::random::Generator;
 use cusci::core::{CudaDevice, Event};
@@ -70,6 +72,7 @@ fn all_cases() -> Vec<Case> {
     let mut cases = core_cases::cases();
     cases.extend(linalg_cases::cases());
     cases.extend(sparse_cases::cases());
+    cases.extend(ndimage_cases::cases());
     cases
 }
 

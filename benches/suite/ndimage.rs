@@ -1,0 +1,107 @@
+//! The `ndimage.*` cases of CASES.md (see `cupy_ref.py` for CuPy's side of each). Each check
+//! runs the same call on a CPU copy of the input and compares the whole output.
+
+use crate::{randn_f32, Bench, BenchResult, Case};
+use cusci::ndimage::{self as ndi, FilterOptions, Footprint, GaussianOptions};
+use cusci::{Array, Device};
+
+const IMG: usize = 4096;
+const F32: u64 = 4;
+
+/// The ndimage cases of issue 8 (filters and geometric transforms), as in cupy_ref.py.
+pub fn cases() -> Vec<Case> {
+    let img = (IMG * IMG) as u64;
+    vec![
+        Case {
+            name: "ndimage.gaussian_filter_f32_4096_s4",
+            bytes: 2 * img * F32,
+            flops: 0,
+            n_repeat: 10,
+            setup: |d| Filter::new(d, &[IMG, IMG], Kind::Gaussian),
+        },
+        Case {
+            name: "ndimage.uniform_filter_f32_4096_s9",
+            bytes: 2 * img * F32,
+            flops: 0,
+            n_repeat: 10,
+            setup: |d| Filter::new(d, &[IMG, IMG], Kind::Uniform),
+        },
+        Case {
+            name: "ndimage.median_filter_f32_4096_s5",
+            bytes: 2 * img * F32,
+            flops: 0,
+            n_repeat: 5,
+            setup: |d| Filter::new(d, &[IMG, IMG], Kind::Median),
+        },
+        Case {
+            name: "ndimage.sobel_f32_4096",
+            bytes: 2 * img * F32,
+            flops: 0,
+            n_repeat: 10,
+            setup: |d| Filter::new(d, &[IMG, IMG], Kind::Sobel),
+        },
+        Case {
+            name: "ndimage.convolve_f32_256^3_k5",
+            bytes: 2 * 256u64.pow(3) * F32,
+            flops: 2 * 125 * 256u64.pow(3),
+            n_repeat: 5,
+            setup: |d| Filter::new(d, &[256, 256, 256], Kind::Convolve),
+        },
+    ]
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Gaussian,
+    Uniform,
+    Median,
+    Sobel,
+    Convolve,
+}
+
+struct Filter {
+    x: Array<f32>,
+    k: Array<f64>,
+    kind: Kind,
+}
+
+impl Filter {
+    fn new(dev: &Device, shape: &[usize], kind: Kind) -> BenchResult<Box<dyn Bench>> {
+        let n: usize = shape.iter().product();
+        let x = randn_f32(n, 81, dev)?
+            .reshape(&shape.iter().map(|&s| s as isize).collect::<Vec<_>>())?;
+        let k = randn_f32(125, 82, &Device::Cpu)?
+            .astype::<f64>()?
+            .reshape(&[5, 5, 5])?;
+        Ok(Box::new(Filter { x, k, kind }))
+    }
+
+    fn call(&self, x: &Array<f32>) -> cusci::Result<Array<f32>> {
+        let o = FilterOptions::default();
+        match self.kind {
+            Kind::Gaussian => ndi::gaussian_filter(x, &[4.0], &GaussianOptions::default()),
+            Kind::Uniform => ndi::uniform_filter(x, &[9], &o),
+            Kind::Median => ndi::median_filter(x, &Footprint::Size(vec![5]), &o),
+            Kind::Sobel => ndi::sobel(x, 0, &o),
+            Kind::Convolve => ndi::convolve(x, &self.k, &o),
+        }
+    }
+}
+
+impl Bench for Filter {
+    fn check(&mut self) -> BenchResult<()> {
+        let got = self.call(&self.x)?.to_vec()?;
+        let want = self.call(&self.x.to_device(&Device::Cpu)?)?.to_vec()?;
+        let scale = want.iter().fold(1f32, |m, v| m.max(v.abs()));
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            if (g - w).abs() > 1e-4 * scale {
+                return Err(format!("element {i}: GPU {g}, CPU {w}").into());
+            }
+        }
+        Ok(())
+    }
+
+    fn run(&mut self) -> cusci::Result<()> {
+        self.call(&self.x).map(|_| ())
+    }
+}
