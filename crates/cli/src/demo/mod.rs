@@ -7,6 +7,7 @@
 //! checks decide the exit status: 0 when every one passed, 1 when one failed, 2 on an error.
 
 pub mod montecarlo;
+pub mod sparse;
 
 use cusci::{Device, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -26,7 +27,7 @@ pub struct DemoArgs {
     /// `cpu`, `cuda` or `cuda:N` [default: CUSCI_DEVICE, else the first GPU, else the CPU].
     #[arg(long)]
     pub device: Option<String>,
-    /// Run only the named stage(s) (repeatable). Stages: montecarlo.
+    /// Run only the named stage(s) (repeatable). Stages: montecarlo, sparse.
     #[arg(long = "stage", value_name = "NAME")]
     pub stages: Vec<String>,
 }
@@ -139,11 +140,18 @@ pub struct Stage {
 
 /// Every stage, in the order they run. Domain crates add theirs here.
 pub fn stages() -> Vec<Stage> {
-    vec![Stage {
-        name: "montecarlo",
-        about: "European call by Monte Carlo, checked against the CPU and Black–Scholes",
-        run: montecarlo::run,
-    }]
+    vec![
+        Stage {
+            name: "montecarlo",
+            about: "European call by Monte Carlo, checked against the CPU and Black–Scholes",
+            run: montecarlo::run,
+        },
+        Stage {
+            name: "sparse",
+            about: "2-D Poisson problem solved by conjugate gradients, checked against the CPU",
+            run: sparse::run,
+        },
+    ]
 }
 
 /// `1.36 G` style figure.
