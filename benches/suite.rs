@@ -22,6 +22,8 @@
 mod blackscholes;
 #[path = "suite/core.rs"]
 mod core_cases;
+#[path = "suite/fft.rs"]
+mod fft_cases;
 #[path = "suite/linalg.rs"]
 mod linalg_cases;
 #[path = "suite/sparse.rs"]
@@ -70,6 +72,7 @@ pub struct Case {
 fn all_cases() -> Vec<Case> {
     // each domain crate appends its module's cases here
     let mut cases = core_cases::cases();
+    cases.extend(fft_cases::cases());
     cases.extend(linalg_cases::cases());
     cases.extend(sparse_cases::cases());
     cases.extend(ndimage_cases::cases());
