@@ -6,6 +6,7 @@
 //! (its function, its checks, its timings) and one line in [`stages()`]. A stage's counted
 //! checks decide the exit status: 0 when every one passed, 1 when one failed, 2 on an error.
 
+pub mod linalg;
 pub mod montecarlo;
 pub mod sparse;
 
@@ -27,7 +28,7 @@ pub struct DemoArgs {
     /// `cpu`, `cuda` or `cuda:N` [default: CUSCI_DEVICE, else the first GPU, else the CPU].
     #[arg(long)]
     pub device: Option<String>,
-    /// Run only the named stage(s) (repeatable). Stages: montecarlo, sparse.
+    /// Run only the named stage(s) (repeatable). Stages: montecarlo, sparse, linalg.
     #[arg(long = "stage", value_name = "NAME")]
     pub stages: Vec<String>,
 }
@@ -150,6 +151,11 @@ pub fn stages() -> Vec<Stage> {
             name: "sparse",
             about: "2-D Poisson problem solved by conjugate gradients, checked against the CPU",
             run: sparse::run,
+        },
+        Stage {
+            name: "linalg",
+            about: "65536 small dense linear systems solved in one batched call, checked against the CPU",
+            run: linalg::run,
         },
     ]
 }
