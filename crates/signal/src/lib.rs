@@ -1,3 +1,20 @@
 //! cusci-signal: `scipy.signal` on CUDA and on the CPU (its functions arrive with their own issue).
 
 pub use cusci_core::{Array, Device, Error, Result};
+
+pub mod design;
+pub mod freqresp;
+pub mod represent;
+pub use design::{
+    bessel, besselap, bilinear, bilinear_zpk, buttap, butter, butter_zpk, cheb1ap, cheb2ap, cheby1,
+    cheby2, ellip, ellipap, iirfilter, iirfilter_zpk, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp,
+    lp2hp_zpk, lp2lp, lp2lp_zpk, BType, BesselNorm, Filter, FilterType, IirOptions, Output,
+};
+pub use freqresp::{
+    findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_zpk, group_delay, sosfreqz,
+    FreqResponse, FreqzOptions, WorN,
+};
+pub use represent::{
+    cplxreal, normalize, poly, poly_complex, roots, sos2tf, sos2zpk, tf2sos, tf2zpk, zpk2sos,
+    zpk2tf, Ba, Pairing, Sos, Zpk,
+};

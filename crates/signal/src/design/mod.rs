@@ -1,0 +1,16 @@
+//! Filter design: analog prototypes, frequency transformations, the bilinear transform and the
+//! IIR design functions. All of it takes scalars and returns host data.
+
+pub mod iir;
+pub mod proto;
+pub mod special;
+pub mod transform;
+
+pub use iir::{
+    bessel, butter, butter_zpk, cheby1, cheby2, ellip, iirfilter, iirfilter_zpk, BType, Filter,
+    FilterType, IirOptions, Output,
+};
+pub use proto::{besselap, buttap, cheb1ap, cheb2ap, ellipap, BesselNorm};
+pub use transform::{
+    bilinear, bilinear_zpk, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk, lp2lp, lp2lp_zpk,
+};
