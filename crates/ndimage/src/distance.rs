@@ -593,9 +593,10 @@ pub enum BfMetric {
 /// `scipy.ndimage.distance_transform_bf(input, metric, sampling, return_distances,
 /// return_indices)`: the distance (f64) from each nonzero element to the nearest zero element
 /// by brute force over the zero elements that touch the foreground (raster order; the first of
-/// several equally near ones is taken, as SciPy). O(foreground × border): for small inputs.
-/// For the taxicab and chessboard metrics SciPy returns `uint32` distances (the f64 distance
-/// truncated); this returns the same truncated values as f64.
+/// several equally near ones is taken). O(foreground × border): for small inputs.
+/// For the taxicab and chessboard metrics SciPy ignores `sampling` and returns `uint32` step
+/// counts; this does the same and returns them as f64. Among equally near zero elements the
+/// index chosen may differ from SciPy's.
 ///
 /// # Errors
 /// As [`distance_transform_edt`].
@@ -616,7 +617,10 @@ pub fn distance_transform_bf<T: Element>(
     check_returns(OP, opts.return_distances, opts.return_indices)?;
     let shape = input.shape().to_vec();
     let nd = shape.len();
-    let smp = sampling(OP, &opts.sampling, nd)?;
+    let mut smp = sampling(OP, &opts.sampling, nd)?;
+    if metric != BfMetric::Euclidean {
+        smp = vec![1.0; nd];
+    }
     let input = contig(input)?;
     let n = input.size();
     let code = match metric {

@@ -1,0 +1,248 @@
+//! `label` against SciPy (golden masks at several densities and connectivities, compared label by
+//! label), against a flood-fill oracle that numbers components in raster order (SciPy's rule) on
+//! random masks, every device against the CPU, edge sizes, and the typed errors. Also the NVRTC
+//! compile check of every kernel of the second half of the crate.
+
+use cusci_core::cuda::kernel::check_compiles;
+use cusci_core::cuda::libs;
+use cusci_core::npy::{load_npz, DynArray};
+use cusci_core::testing::for_each_device;
+use cusci_core::{Array, Device, Element, Error};
+use cusci_ndimage::*;
+use std::collections::{BTreeMap, VecDeque};
+
+const NPZ: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/ndimage_morphology.npz"
+);
+
+fn get<T: Element>(g: &BTreeMap<String, DynArray>, k: &str, dev: &Device) -> Array<T> {
+    g[k].clone()
+        .into_array::<T>()
+        .unwrap()
+        .to_device(dev)
+        .unwrap()
+}
+
+/// Components numbered in raster order of their first element (breadth-first flood fill).
+fn oracle(mask: &[bool], shape: &[usize], s: &[bool]) -> (Vec<i32>, usize) {
+    let nd = shape.len();
+    let n = mask.len();
+    let offs: Vec<Vec<i64>> = (0..s.len())
+        .filter(|&k| s[k])
+        .map(|k| {
+            let mut c = vec![0i64; nd];
+            let mut r = k;
+            for d in (0..nd).rev() {
+                c[d] = (r % 3) as i64 - 1;
+                r /= 3;
+            }
+            c
+        })
+        .collect();
+    let coord = |i: usize| -> Vec<i64> {
+        let mut c = vec![0i64; nd];
+        let mut r = i;
+        for d in (0..nd).rev() {
+            c[d] = (r % shape[d]) as i64;
+            r /= shape[d];
+        }
+        c
+    };
+    let mut out = vec![0i32; n];
+    let mut count = 0;
+    for i in 0..n {
+        if !mask[i] || out[i] != 0 {
+            continue;
+        }
+        count += 1;
+        out[i] = count as i32;
+        let mut q = VecDeque::from([i]);
+        while let Some(p) = q.pop_front() {
+            let c = coord(p);
+            for o in &offs {
+                let mut j = 0usize;
+                let mut ok = true;
+                for d in 0..nd {
+                    let v = c[d] + o[d];
+                    if v < 0 || v >= shape[d] as i64 {
+                        ok = false;
+                        break;
+                    }
+                    j = j * shape[d] + v as usize;
+                }
+                if ok && mask[j] && out[j] == 0 {
+                    out[j] = count as i32;
+                    q.push_back(j);
+                }
+            }
+        }
+    }
+    (out, count)
+}
+
+#[test]
+fn label_golden_scipy_numbering() {
+    let g: BTreeMap<String, DynArray> = load_npz(NPZ, &Device::Cpu).unwrap().into_iter().collect();
+    let cases: Vec<String> = g
+        .keys()
+        .filter(|k| k.starts_with("label_") && k.ends_with("_out"))
+        .map(|k| k.trim_end_matches("_out").to_string())
+        .collect();
+    assert_eq!(cases.len(), 18);
+    for_each_device(|dev| {
+        for c in &cases {
+            let x = get::<bool>(&g, &format!("{c}_in"), dev);
+            let conn: i64 = c.rsplit('_').next().unwrap().parse().unwrap();
+            let s = generate_binary_structure(x.ndim(), conn, dev).unwrap();
+            let (l, n) = label(&x, Some(&s)).unwrap();
+            let e = get::<i32>(&g, &format!("{c}_out"), &Device::Cpu)
+                .to_vec()
+                .unwrap();
+            assert_eq!(l.shape(), x.shape());
+            assert_eq!(l.to_vec().unwrap(), e, "{c} on {dev}");
+            assert_eq!(n, *e.iter().max().unwrap() as usize);
+        }
+    });
+}
+
+#[test]
+fn label_random_masks_against_flood_fill() {
+    let shapes: [&[usize]; 4] = [&[61, 67], &[9, 10, 11], &[200], &[3, 4, 5, 6]];
+    for (si, shape) in shapes.iter().enumerate() {
+        let n: usize = shape.iter().product();
+        for (pi, p) in [0.2f64, 0.45, 0.6, 0.85].iter().enumerate() {
+            let r: Vec<f64> = cusci_core::testing::randn_vec(n, (si * 10 + pi) as u64);
+            // uniform-ish from the normal's CDF sign trick: keep it simple, threshold on value
+            let thr = match pi {
+                0 => 0.84,
+                1 => 0.13,
+                2 => -0.25,
+                _ => -1.04,
+            };
+            let _ = p;
+            let mask: Vec<bool> = r.iter().map(|&v| v > thr).collect();
+            for conn in 1..=shape.len() as i64 {
+                let s = generate_binary_structure(shape.len(), conn, &Device::Cpu).unwrap();
+                let (want, wn) = oracle(&mask, shape, &s.to_vec().unwrap());
+                for_each_device(|dev| {
+                    let x = Array::from_vec(mask.clone(), shape, dev).unwrap();
+                    let sd = s.to_device(dev).unwrap();
+                    let (l, k) = label(&x, Some(&sd)).unwrap();
+                    assert_eq!(k, wn, "{shape:?} p{p} conn {conn}");
+                    assert_eq!(
+                        l.to_vec().unwrap(),
+                        want,
+                        "{shape:?} p{p} conn {conn} on {dev}"
+                    );
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn label_edge_sizes_types_and_views() {
+    for n in [0usize, 1, 2, 31, 32, 33, 257, 1000] {
+        let v: Vec<f32> = (0..n)
+            .map(|i| if (i * 7 + i / 3) % 4 == 0 { 0.0 } else { 1.5 })
+            .collect();
+        let mask: Vec<bool> = v.iter().map(|&x| x != 0.0).collect();
+        let (want, wn) = oracle(&mask, &[n], &[true, true, true]);
+        for_each_device(|dev| {
+            let x = Array::from_vec(v.clone(), &[n], dev).unwrap();
+            let (l, k) = label(&x, None).unwrap();
+            assert_eq!(
+                (l.to_vec().unwrap(), k),
+                (want.clone(), wn),
+                "n={n} on {dev}"
+            );
+            let xi = x.astype::<i64>().unwrap();
+            assert_eq!(label(&xi, None).unwrap().0.to_vec().unwrap(), want);
+        });
+    }
+    // a transposed view
+    let base: Vec<u8> = (0..12 * 9).map(|i| ((i * 13) % 5 > 1) as u8).collect();
+    let a = Array::from_vec(base, &[12, 9], &Device::Cpu).unwrap().t();
+    let m: Vec<bool> = a.to_vec().unwrap().iter().map(|&v| v != 0).collect();
+    let (want, _) = oracle(
+        &m,
+        &[9, 12],
+        &generate_binary_structure(2, 1, &Device::Cpu)
+            .unwrap()
+            .to_vec()
+            .unwrap(),
+    );
+    for_each_device(|dev| {
+        let (l, _) = label(&a.to_device(dev).unwrap(), None).unwrap();
+        assert_eq!(l.to_vec().unwrap(), want);
+    });
+    // 0-d
+    let z = Array::from_vec(vec![3i32], &[], &Device::Cpu).unwrap();
+    let (l, k) = label(&z, None).unwrap();
+    assert_eq!((l.shape().len(), l.to_vec().unwrap(), k), (0, vec![1], 1));
+}
+
+#[test]
+fn label_bad_inputs_same_errors() {
+    for_each_device(|dev| {
+        let x = Array::<u8>::ones(&[4, 5], dev).unwrap();
+        let s = generate_binary_structure(3, 1, dev).unwrap();
+        assert!(matches!(
+            label(&x, Some(&s)).unwrap_err(),
+            Error::ShapeMismatch { .. }
+        ));
+        let s = Array::<bool>::ones(&[3, 5], dev).unwrap();
+        assert!(matches!(
+            label(&x, Some(&s)).unwrap_err(),
+            Error::InvalidArgument { .. }
+        ));
+        let s = Array::from_vec(
+            vec![true, true, false, false, true, false, false, false, false],
+            &[3, 3],
+            dev,
+        )
+        .unwrap();
+        assert!(matches!(
+            label(&x, Some(&s)).unwrap_err(),
+            Error::InvalidArgument { .. }
+        ));
+        let c = Array::<cusci_core::c32>::zeros(&[4], dev).unwrap();
+        assert!(matches!(
+            label(&c, None).unwrap_err(),
+            Error::UnsupportedDType { .. }
+        ));
+    });
+}
+
+#[test]
+fn kernels_compile() {
+    if libs::probe("nvrtc").is_none() {
+        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
+            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
+        }
+        eprintln!("note: NVRTC not found: kernel compile checks skipped");
+        return;
+    }
+    let mut srcs = cusci_ndimage::label::kernel_sources();
+    srcs.extend(cusci_ndimage::morphology::binary::kernel_sources());
+    srcs.extend(cusci_ndimage::morphology::grey::kernel_sources());
+    srcs.extend(cusci_ndimage::distance::kernel_sources());
+    srcs.extend(cusci_ndimage::measurements::kernel_sources());
+    assert!(srcs.len() >= 25);
+    let failed: Vec<String> = srcs
+        .iter()
+        .filter_map(|(name, src)| {
+            check_compiles(name, src, &[], "compute_90")
+                .err()
+                .map(|e| format!("{name}: {e}"))
+        })
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} of {} failed:\n{}",
+        failed.len(),
+        srcs.len(),
+        failed.join("\n")
+    );
+}

@@ -1,0 +1,263 @@
+//! Measurements over labels against SciPy (golden), against naive per-label loops with many
+//! labels, every device against the CPU, and the typed errors.
+
+use cusci_core::npy::{load_npz, DynArray};
+use cusci_core::testing::for_each_device;
+use cusci_core::{Array, Device, Element, Error};
+use cusci_ndimage::*;
+use std::collections::BTreeMap;
+
+const NPZ: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/ndimage_morphology.npz"
+);
+
+fn get<T: Element>(g: &BTreeMap<String, DynArray>, k: &str, dev: &Device) -> Array<T> {
+    g[k].clone()
+        .into_array::<T>()
+        .unwrap()
+        .to_device(dev)
+        .unwrap()
+}
+
+fn close(a: &[f64], b: &[f64], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: lengths");
+    for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
+        let ok = (x.is_nan() && y.is_nan()) || (x - y).abs() <= 1e-12 * (1.0 + y.abs());
+        assert!(ok, "{what}[{i}]: {x} vs {y}");
+    }
+}
+
+#[test]
+fn golden_measurements() {
+    let g: BTreeMap<String, DynArray> = load_npz(NPZ, &Device::Cpu).unwrap().into_iter().collect();
+    for_each_device(|dev| {
+        let lab = get::<i32>(&g, "meas_labels", dev);
+        let x = get::<f64>(&g, "meas_input", dev);
+        let idx: Vec<i64> = get::<i32>(&g, "meas_index", dev)
+            .to_vec()
+            .unwrap()
+            .iter()
+            .map(|&v| v as i64)
+            .collect();
+        let l = Some(&lab);
+        let i = Some(idx.as_slice());
+        let e = |k: &str| {
+            get::<f64>(&g, &format!("meas_{k}"), &Device::Cpu)
+                .to_vec()
+                .unwrap()
+        };
+        close(
+            &sum_labels(&x, l, i).unwrap(),
+            &e("sum_labels"),
+            "sum_labels",
+        );
+        close(&mean(&x, l, i).unwrap(), &e("mean"), "mean");
+        close(&variance(&x, l, i).unwrap(), &e("variance"), "variance");
+        close(
+            &standard_deviation(&x, l, i).unwrap(),
+            &e("standard_deviation"),
+            "std",
+        );
+        close(&minimum(&x, l, i).unwrap(), &e("minimum"), "minimum");
+        close(&maximum(&x, l, i).unwrap(), &e("maximum"), "maximum");
+        // SciPy's median of an absent label is not meaningful: compare the present ones
+        let med = median(&x, l, i).unwrap();
+        let em = e("median");
+        close(&med[..med.len() - 1], &em[..em.len() - 1], "median");
+        assert!(med[med.len() - 1].is_nan());
+        let inner = &idx[1..idx.len() - 1];
+        let flat = |v: Vec<Vec<usize>>| -> Vec<f64> {
+            v.into_iter().flatten().map(|c| c as f64).collect()
+        };
+        close(
+            &flat(minimum_position(&x, l, Some(inner)).unwrap()),
+            &e("minimum_position"),
+            "minimum_position",
+        );
+        close(
+            &flat(maximum_position(&x, l, Some(inner)).unwrap()),
+            &e("maximum_position"),
+            "maximum_position",
+        );
+        let (mn, mx, pmn, pmx) = extrema(&x, l, Some(inner)).unwrap();
+        close(&mn, &e("minimum")[1..idx.len() - 1], "extrema min");
+        close(&mx, &e("maximum")[1..idx.len() - 1], "extrema max");
+        close(&flat(pmn), &e("minimum_position"), "extrema pmin");
+        close(&flat(pmx), &e("maximum_position"), "extrema pmax");
+        let com: Vec<f64> = center_of_mass(&x, l, Some(inner))
+            .unwrap()
+            .into_iter()
+            .flatten()
+            .collect();
+        close(&com, &e("center_of_mass"), "center_of_mass");
+        let h: Vec<i64> = histogram(&x, -10.0, 10.0, 7, l, Some(inner))
+            .unwrap()
+            .into_iter()
+            .flatten()
+            .map(|v| v as i64)
+            .collect();
+        assert_eq!(
+            h,
+            get::<i64>(&g, "meas_histogram", &Device::Cpu)
+                .to_vec()
+                .unwrap()
+        );
+        let fo: Vec<i64> = find_objects(&lab, None)
+            .unwrap()
+            .into_iter()
+            .flat_map(|o| {
+                let o = o.unwrap();
+                o.iter()
+                    .map(|r| r.0 as i64)
+                    .chain(o.iter().map(|r| r.1 as i64))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(
+            fo,
+            get::<i64>(&g, "meas_find_objects", &Device::Cpu)
+                .to_vec()
+                .unwrap()
+        );
+        // without labels
+        let all = e("sum_all");
+        let none: Option<&Array<i32>> = None;
+        close(&sum(&x, none, None).unwrap(), &all[0..1], "sum all");
+        close(&mean(&x, none, None).unwrap(), &all[1..2], "mean all");
+        close(&variance(&x, none, None).unwrap(), &all[2..3], "var all");
+        close(&minimum(&x, none, None).unwrap(), &all[3..4], "min all");
+        close(&maximum(&x, none, None).unwrap(), &all[4..5], "max all");
+        close(&median(&x, none, None).unwrap(), &all[5..6], "median all");
+        close(
+            &center_of_mass(&x, none, None).unwrap()[0],
+            &e("com_all"),
+            "com all",
+        );
+    });
+}
+
+/// Many labels (one per element pair): every statistic against naive per-label loops; the GPU
+/// against the same.
+#[test]
+fn many_labels_against_naive() {
+    let (h, w) = (64usize, 50usize);
+    let n = h * w;
+    let x: Vec<f64> = cusci_core::testing::randn_vec(n, 5);
+    let labs: Vec<i64> = (0..n).map(|i| ((i * 7919) % (n / 2)) as i64).collect();
+    let nl = n / 2;
+    let index: Vec<i64> = (0..nl as i64 + 3).collect();
+    let mut want_sum = vec![0.0; index.len()];
+    let mut want_cnt = vec![0usize; index.len()];
+    let mut want_min = vec![f64::INFINITY; index.len()];
+    for i in 0..n {
+        let l = labs[i] as usize;
+        want_sum[l] += x[i];
+        want_cnt[l] += 1;
+        want_min[l] = want_min[l].min(x[i]);
+    }
+    let want_mean: Vec<f64> = want_sum
+        .iter()
+        .zip(&want_cnt)
+        .map(|(&s, &c)| s / c as f64)
+        .collect();
+    let want_min: Vec<f64> = want_min
+        .iter()
+        .map(|&v| if v.is_infinite() { 0.0 } else { v })
+        .collect();
+    for_each_device(|dev| {
+        let xa = Array::from_vec(x.clone(), &[h, w], dev).unwrap();
+        let la = Array::from_vec(labs.clone(), &[h, w], dev).unwrap();
+        close(
+            &sum_labels(&xa, Some(&la), Some(&index)).unwrap(),
+            &want_sum,
+            "sum",
+        );
+        close(
+            &mean(&xa, Some(&la), Some(&index)).unwrap(),
+            &want_mean,
+            "mean",
+        );
+        close(
+            &minimum(&xa, Some(&la), Some(&index)).unwrap(),
+            &want_min,
+            "min",
+        );
+        let cnt = labeled_comprehension(&xa, Some(&la), &index, |v| v.len() as f64, -1.0).unwrap();
+        let wc: Vec<f64> = want_cnt
+            .iter()
+            .map(|&c| if c == 0 { -1.0 } else { c as f64 })
+            .collect();
+        assert_eq!(cnt, wc);
+        let vi = value_indices(&la, None).unwrap();
+        assert_eq!(vi.len(), nl);
+        for (v, coords) in &vi {
+            for k in 0..coords[0].len() {
+                assert_eq!(labs[coords[0][k] * w + coords[1][k]], *v);
+            }
+        }
+        let fo = find_objects(&la, Some(nl + 2)).unwrap();
+        assert_eq!(fo.len(), nl + 2);
+        assert!(fo[nl].is_none() && fo[nl + 1].is_none());
+    });
+}
+
+/// GPU against the CPU for every statistic on f32 input with u8 labels.
+#[test]
+fn devices_agree_f32_u8() {
+    let (h, w) = (33usize, 31usize);
+    let x: Vec<f32> = cusci_core::testing::randn_vec(h * w, 9);
+    let l: Vec<u8> = (0..h * w).map(|i| ((i * 31) % 11) as u8).collect();
+    let idx: Vec<i64> = (0..12).collect();
+    let run = |dev: &Device| {
+        let xa = Array::from_vec(x.clone(), &[h, w], dev).unwrap();
+        let la = Array::from_vec(l.clone(), &[h, w], dev).unwrap();
+        let i = Some(idx.as_slice());
+        (
+            variance(&xa, Some(&la), i).unwrap(),
+            median(&xa, Some(&la), i).unwrap(),
+            maximum_position(&xa, Some(&la), i).unwrap(),
+            center_of_mass(&xa, Some(&la), i).unwrap().concat(),
+            histogram(&xa, -2.0, 2.0, 5, Some(&la), i).unwrap(),
+        )
+    };
+    let want = run(&Device::Cpu);
+    for_each_device(|dev| {
+        let got = run(dev);
+        close(&got.0, &want.0, "variance");
+        close(&got.1, &want.1, "median");
+        assert_eq!(got.2, want.2);
+        close(&got.3, &want.3, "com");
+        assert_eq!(got.4, want.4);
+    });
+}
+
+#[test]
+fn measurement_bad_inputs_same_errors() {
+    for_each_device(|dev| {
+        let x = Array::<f64>::ones(&[4, 5], dev).unwrap();
+        let lf = Array::<f32>::ones(&[4, 5], dev).unwrap();
+        assert!(matches!(
+            sum_labels(&x, Some(&lf), None).unwrap_err(),
+            Error::UnsupportedDType { .. }
+        ));
+        let l = Array::<i32>::ones(&[4, 4], dev).unwrap();
+        assert!(matches!(
+            mean(&x, Some(&l), None).unwrap_err(),
+            Error::ShapeMismatch { .. }
+        ));
+        let l = Array::<i32>::ones(&[4, 5], dev).unwrap();
+        assert!(matches!(
+            maximum(&x, Some(&l), Some(&[1, -2])).unwrap_err(),
+            Error::InvalidArgument { .. }
+        ));
+        assert!(matches!(
+            histogram(&x, 1.0, 1.0, 3, Some(&l), None).unwrap_err(),
+            Error::InvalidArgument { .. }
+        ));
+        assert!(matches!(
+            find_objects(&lf, None).unwrap_err(),
+            Error::UnsupportedDType { .. }
+        ));
+    });
+}
