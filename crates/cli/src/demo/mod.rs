@@ -6,6 +6,7 @@
 //! (its function, its checks, its timings) and one line in [`stages()`]. A stage's counted
 //! checks decide the exit status: 0 when every one passed, 1 when one failed, 2 on an error.
 
+pub mod fft;
 pub mod linalg;
 pub mod montecarlo;
 pub mod sparse;
@@ -146,6 +147,11 @@ pub fn stages() -> Vec<Stage> {
             name: "montecarlo",
             about: "European call by Monte Carlo, checked against the CPU and Black–Scholes",
             run: montecarlo::run,
+        },
+        Stage {
+            name: "fft",
+            about: "power spectra of 1024 noisy signals × 65536 samples in one rfft call, checked against the CPU",
+            run: fft::run,
         },
         Stage {
             name: "sparse",
