@@ -666,6 +666,44 @@ def gen_ndimage_filters(out: Path) -> None:
             ndi.gaussian_gradient_magnitude(X["x2"], 1.2, **kw))
     savez_fixed(dest / "filters.npz", compressed=True, **A)
 
+    # interpolation.npz, read by crates/ndimage/tests/interpolation_golden.rs
+    B: dict[str, np.ndarray] = {}
+    B["y1"] = rng(S, "y1").standard_normal(11)
+    B["y2"] = rng(S, "y2").standard_normal((7, 8))
+    B["y3"] = rng(S, "y3").standard_normal((4, 5, 6))
+    B["c1"] = rng(S, "c1").uniform(-4, 15, (1, 40))
+    B["c2"] = rng(S, "c2").uniform(-3, 10, (2, 5, 6))
+    M2 = np.array([[0.9, -0.3], [0.4, 1.1]])
+    k = 0
+
+    def addb(spec: str, y: np.ndarray) -> None:
+        nonlocal k
+        B[f"c{k:03d}__{spec}"] = np.asarray(y, dtype=np.float64)
+        k += 1
+
+    for mode in ("reflect", "constant", "nearest", "mirror", "wrap",
+                 "grid-constant", "grid-mirror", "grid-wrap"):
+        m = f"mode={mode}"
+        for order in range(6):
+            kw = dict(order=order, mode=mode, cval=0.75)
+            o = f"order={order}"
+            addb(f"map_coordinates__x=y1__c=c1__{m}__{o}", ndi.map_coordinates(B["y1"], B["c1"], **kw))
+            addb(f"map_coordinates__x=y2__c=c2__{m}__{o}", ndi.map_coordinates(B["y2"], B["c2"], **kw))
+            addb(f"zoom__x=y2__{m}__{o}__zoom=1.7,0.6__grid=0", ndi.zoom(B["y2"], [1.7, 0.6], **kw))
+            if mode != "constant":
+                addb(f"zoom__x=y1__{m}__{o}__zoom=2.3__grid=1", ndi.zoom(B["y1"], 2.3, grid_mode=True, **kw))
+            addb(f"shift__x=y2__{m}__{o}__shift=1.3,-2.6", ndi.shift(B["y2"], [1.3, -2.6], **kw))
+            addb(f"affine__x=y2__{m}__{o}__offset=0.5,-1__oshape=9,6",
+                 ndi.affine_transform(B["y2"], M2, offset=[0.5, -1.0], output_shape=(9, 6), **kw))
+            addb(f"rotate__x=y2__{m}__{o}__angle=30__reshape=1", ndi.rotate(B["y2"], 30, **kw))
+            addb(f"rotate__x=y3__{m}__{o}__angle=-70__reshape=0",
+                 ndi.rotate(B["y3"], -70, axes=(2, 0), reshape=False, **kw))
+            if order >= 2:
+                addb(f"spline_filter__x=y2__{m}__{o}", ndi.spline_filter(B["y2"], order, mode=mode))
+                addb(f"spline_filter1d__x=y3__{m}__{o}__axis=1",
+                     ndi.spline_filter1d(B["y3"], order, axis=1, mode=mode))
+    savez_fixed(dest / "interpolation.npz", compressed=True, **B)
+
 
 @section("signal/tests/design")
 def gen_signal_design(out: Path) -> None:

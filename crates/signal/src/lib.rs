@@ -2,6 +2,13 @@
 
 pub use cusci_core::{Array, Device, Error, Result};
 
+mod filter;
+mod procutil;
+pub use filter::{lfilter, lfilter_zi, sosfilt, sosfilt_zi, FilterOptions, Filtered};
+#[doc(hidden)]
+pub use procutil::processing_kernel_sources;
+pub use procutil::SignalScalar;
+
 pub mod design;
 pub mod freqresp;
 pub mod represent;

@@ -1,0 +1,853 @@
+//! IIR filtering: [`lfilter`], [`sosfilt`], [`lfilter_zi`], [`sosfilt_zi`] (`scipy.signal`'s).
+//!
+//! Both filters run along any axis of an array of any rank, every signal of the batch in one
+//! pass. The CPU reference runs the recurrence serially per signal (rayon over signals). The GPU
+//! has two shapes of work: with many signals (or short ones) one thread filters one signal; with
+//! few long signals each signal is cut into chunks and the recurrence is scanned block-parallel
+//! as an affine map of the filter state: every chunk is filtered from a zero state (its final
+//! state `f_c`), the true initial states follow from the carry `s_{c+1} = M s_c + f_c` (`M` the
+//! zero-input state map over one chunk, a two-level scan for long signals), and every chunk is
+//! filtered again from its true initial state. The arithmetic of each output sample is the same
+//! recurrence as on the CPU; only the carried states differ by rounding (relative 1e-15 in f64
+//! for stable filters).
+
+use crate::procutil::{
+    blocks_for, cpu_contig, cuda_type, dptr, host, norm_axis, split_axis, SignalScalar,
+};
+use cusci_core::cuda::kernel::{Args, LaunchConfig};
+use cusci_core::error::make;
+use cusci_core::{Array, CudaDevice, Device, Element, Result};
+use rayon::prelude::*;
+
+const SRC: &str = include_str!("iir.cu");
+
+/// The optional arguments of [`lfilter`] and [`sosfilt`] (`axis=`, `zi=`).
+///
+/// ```
+/// use cusci_signal::FilterOptions;
+/// let o = FilterOptions::<f64>::default();
+/// assert_eq!(o.axis, -1);
+/// assert!(o.zi.is_none());
+/// ```
+#[derive(Debug, Clone)]
+pub struct FilterOptions<'a, T: Element> {
+    /// The axis along which to filter (negative counts from the end). Default `-1`.
+    pub axis: isize,
+    /// Initial conditions of the filter delays. For [`lfilter`]: shape of `x` with the axis
+    /// length replaced by `max(len(a), len(b)) - 1`; for [`sosfilt`]: `(n_sections, ..., 2, ...)`
+    /// (the shape of `x` with the axis length replaced by 2, after a leading `n_sections`).
+    /// For [`lfilter`], arrays that broadcast to that shape are accepted; [`sosfilt`] wants the
+    /// exact shape (both as SciPy). With `zi`, the final states
+    /// are returned. Default `None` (initial rest).
+    pub zi: Option<&'a Array<T>>,
+}
+
+impl<T: Element> Default for FilterOptions<'_, T> {
+    fn default() -> Self {
+        FilterOptions { axis: -1, zi: None }
+    }
+}
+
+/// The result of [`lfilter`] and [`sosfilt`]: the filtered signals, and the final filter
+/// states when initial states were given (SciPy's `(y, zf)`).
+#[derive(Debug, Clone)]
+pub struct Filtered<T: Element> {
+    /// The output, same shape and device as `x`.
+    pub y: Array<T>,
+    /// The final states (the shape of `zi`), when `zi` was given.
+    pub zf: Option<Array<T>>,
+}
+
+/// A normalised IIR filter (a0 = 1).
+#[derive(Debug, Clone)]
+pub(crate) enum Iir<T> {
+    /// Transposed direct form II: `c = [b_0..b_ns, a_0..a_ns]`, `ns` states.
+    Ba { c: Vec<T>, ns: usize },
+    /// Second-order sections: `c = [b0 b1 b2 a1 a2]` per section.
+    Sos { c: Vec<T>, nsec: usize },
+}
+
+impl<T: SignalScalar> Iir<T> {
+    pub(crate) fn states(&self) -> usize {
+        match self {
+            Iir::Ba { ns, .. } => *ns,
+            Iir::Sos { nsec, .. } => 2 * nsec,
+        }
+    }
+
+    /// One sample through the filter; the same operations, in the same order, as `iir.cu`.
+    #[inline(always)]
+    pub(crate) fn step(&self, z: &mut [T], mut v: T) -> T {
+        match self {
+            Iir::Ba { c, ns } => {
+                let ns = *ns;
+                let y = c[0] * v + z[0];
+                for k in 0..ns - 1 {
+                    z[k] = c[k + 1] * v - c[ns + 2 + k] * y + z[k + 1];
+                }
+                z[ns - 1] = c[ns] * v - c[2 * ns + 1] * y;
+                y
+            }
+            Iir::Sos { c, nsec } => {
+                for s in 0..*nsec {
+                    let q = &c[5 * s..5 * s + 5];
+                    let y = q[0] * v + z[2 * s];
+                    z[2 * s] = q[1] * v - q[3] * y + z[2 * s + 1];
+                    z[2 * s + 1] = q[2] * v - q[4] * y;
+                    v = y;
+                }
+                v
+            }
+        }
+    }
+
+    /// The zero-input state map over `len` samples, `ns x ns` row-major (column k: the state
+    /// reached from the unit state e_k).
+    fn zero_input_map(&self, len: usize) -> Vec<T> {
+        let ns = self.states();
+        let mut m = vec![T::zero(); ns * ns];
+        let mut z = vec![T::zero(); ns];
+        for k in 0..ns {
+            z.iter_mut().for_each(|v| *v = T::zero());
+            z[k] = T::one();
+            for _ in 0..len {
+                self.step(&mut z, T::zero());
+            }
+            for r in 0..ns {
+                m[r * ns + k] = z[r];
+            }
+        }
+        m
+    }
+}
+
+fn matmul<T: SignalScalar>(a: &[T], b: &[T], n: usize) -> Vec<T> {
+    let mut c = vec![T::zero(); n * n];
+    for i in 0..n {
+        for k in 0..n {
+            let aik = a[i * n + k];
+            for j in 0..n {
+                c[i * n + j] += aik * b[k * n + j];
+            }
+        }
+    }
+    c
+}
+
+/// Builds the lfilter form from host coefficients (validated).
+fn ba_filter<T: SignalScalar>(op: &str, b: &[T], a: &[T]) -> Result<(Iir<T>, usize)> {
+    if b.is_empty() || a.is_empty() {
+        return Err(make::arg(op, "b and a must have at least one coefficient"));
+    }
+    if b.iter().chain(a).any(|v| !v.is_finite_val()) {
+        return Err(make::arg(
+            op,
+            "the filter coefficients must be finite (NaN or inf found)",
+        ));
+    }
+    let a0 = a[0];
+    if a0 == T::zero() {
+        return Err(make::arg(
+            op,
+            "the leading denominator coefficient a[0] is 0",
+        ));
+    }
+    let nuser = a.len().max(b.len()) - 1;
+    let ns = nuser.max(1);
+    let mut c = vec![T::zero(); 2 * ns + 2];
+    for (k, &v) in b.iter().enumerate() {
+        c[k] = v / a0;
+    }
+    for (k, &v) in a.iter().enumerate() {
+        c[ns + 1 + k] = v / a0;
+    }
+    Ok((Iir::Ba { c, ns }, nuser))
+}
+
+/// Builds the sos form from a host (n_sections, 6) table (validated).
+fn sos_filter<T: SignalScalar>(op: &str, sos: &Array<T>) -> Result<Iir<T>> {
+    if sos.ndim() != 2 || sos.shape()[1] != 6 {
+        return Err(make::shape(
+            op,
+            format!("sos must have shape (n_sections, 6), got {:?}", sos.shape()),
+        ));
+    }
+    let nsec = sos.shape()[0];
+    if nsec == 0 {
+        return Err(make::arg(op, "sos must have at least one section"));
+    }
+    let v = host(sos)?;
+    if v.iter().any(|v| !v.is_finite_val()) {
+        return Err(make::arg(
+            op,
+            "the filter coefficients must be finite (NaN or inf found)",
+        ));
+    }
+    let mut c = Vec::with_capacity(5 * nsec);
+    for s in 0..nsec {
+        let r = &v[6 * s..6 * s + 6];
+        if r[3] != T::one() {
+            return Err(make::arg(
+                op,
+                format!("sos[{s}, 3] (the section's leading denominator coefficient) must be 1"),
+            ));
+        }
+        c.extend_from_slice(&[r[0], r[1], r[2], r[4], r[5]]);
+    }
+    Ok(Iir::Sos { c, nsec })
+}
+
+fn coef_vec<T: SignalScalar>(op: &str, name: &str, a: &Array<T>) -> Result<Vec<T>> {
+    if a.ndim() != 1 {
+        return Err(make::shape(
+            op,
+            format!("{name} must be one-dimensional, got shape {:?}", a.shape()),
+        ));
+    }
+    host(a)
+}
+
+/// Filters `x` along `opts.axis` with the rational transfer function `b(z)/a(z)`, SciPy's
+/// `scipy.signal.lfilter(b, a, x, axis, zi)` (transposed direct form II).
+///
+/// `y[n] = (b[0] x[n] + ... + b[M] x[n-M] - a[1] y[n-1] - ... - a[N] y[n-N]) / a[0]`.
+/// Coefficients may live on any device; they are read to the host (a small synchronous copy
+/// when they are on a GPU). The output has `x`'s shape and device; see [`Filtered`].
+///
+/// # Errors
+/// `ShapeMismatch` when `b` or `a` is not 1-D or `zi` does not broadcast to its shape;
+/// `InvalidArgument` for empty `b` or `a`, `a[0] == 0`, coefficients that are not finite, or a
+/// bad axis.
+///
+/// ```
+/// use cusci_signal::{lfilter, FilterOptions, Array, Device};
+/// let dev = Device::cpu();
+/// let b = Array::from_vec(vec![0.5, 0.5], &[2], &dev).unwrap();
+/// let a = Array::from_vec(vec![1.0, -0.5], &[2], &dev).unwrap();
+/// let x = Array::from_vec(vec![1.0, 0.0, 0.0], &[3], &dev).unwrap();
+/// let y = lfilter(&b, &a, &x, &FilterOptions::default()).unwrap().y.to_vec().unwrap();
+/// assert_eq!(y, vec![0.5, 0.75, 0.375]);
+/// ```
+pub fn lfilter<T: SignalScalar>(
+    b: &Array<T>,
+    a: &Array<T>,
+    x: &Array<T>,
+    opts: &FilterOptions<T>,
+) -> Result<Filtered<T>> {
+    let op = "lfilter";
+    let bv = coef_vec(op, "b", b)?;
+    let av = coef_vec(op, "a", a)?;
+    let (iir, nuser) = ba_filter(op, &bv, &av)?;
+    apply(op, &iir, nuser, x, opts)
+}
+
+/// Filters `x` along `opts.axis` with a cascade of second-order sections, SciPy's
+/// `scipy.signal.sosfilt(sos, x, axis, zi)`.
+///
+/// `sos` has shape `(n_sections, 6)`, each row `[b0, b1, b2, a0, a1, a2]` with `a0 == 1`
+/// (as SciPy requires). It is read to the host (synchronously when it is on a GPU).
+///
+/// # Errors
+/// `ShapeMismatch` when `sos` is not `(n, 6)` or `zi` does not broadcast to
+/// `(n_sections, ..., 2, ...)`; `InvalidArgument` for no sections, `a0 != 1`, coefficients that
+/// are not finite, or a bad axis.
+///
+/// ```
+/// use cusci_signal::{sosfilt, FilterOptions, Array, Device};
+/// let dev = Device::cpu();
+/// // one first-order section: y[n] = x[n] + 0.5 y[n-1]
+/// let sos = Array::from_vec(vec![1.0, 0.0, 0.0, 1.0, -0.5, 0.0], &[1, 6], &dev).unwrap();
+/// let x = Array::from_vec(vec![1.0, 0.0, 0.0], &[3], &dev).unwrap();
+/// let y = sosfilt(&sos, &x, &FilterOptions::default()).unwrap().y.to_vec().unwrap();
+/// assert_eq!(y, vec![1.0, 0.5, 0.25]);
+/// ```
+pub fn sosfilt<T: SignalScalar>(
+    sos: &Array<T>,
+    x: &Array<T>,
+    opts: &FilterOptions<T>,
+) -> Result<Filtered<T>> {
+    let op = "sosfilt";
+    let iir = sos_filter(op, sos)?;
+    let n = iir.states();
+    apply(op, &iir, n, x, opts)
+}
+
+/// The shape of the states: lfilter (x's shape, axis -> ns); sosfilt (nsec, x's shape, axis -> 2).
+fn state_shape<T: SignalScalar>(
+    iir: &Iir<T>,
+    nuser: usize,
+    shape: &[usize],
+    axis: usize,
+) -> Vec<usize> {
+    let mut s = shape.to_vec();
+    match iir {
+        Iir::Ba { .. } => {
+            s[axis] = nuser;
+            s
+        }
+        Iir::Sos { nsec, .. } => {
+            s[axis] = 2;
+            let mut r = vec![*nsec];
+            r.extend(s);
+            r
+        }
+    }
+}
+
+pub(crate) fn apply<T: SignalScalar>(
+    op: &str,
+    iir: &Iir<T>,
+    nuser: usize,
+    x: &Array<T>,
+    opts: &FilterOptions<T>,
+) -> Result<Filtered<T>> {
+    let axis = norm_axis(op, opts.axis, x.ndim())?;
+    let zshape = state_shape(iir, nuser, x.shape(), axis);
+    let zi = match opts.zi {
+        Some(z) => {
+            crate::procutil::same_dev(op, x.device(), z.device())?;
+            // lfilter broadcasts zi (as SciPy); sosfilt wants the exact shape (as SciPy)
+            let exact = matches!(iir, Iir::Sos { .. }) && z.shape() != zshape.as_slice();
+            let b = (if exact {
+                Err(make::shape(op, ""))
+            } else {
+                z.broadcast_to(&zshape)
+            })
+            .map_err(|_| {
+                make::shape(
+                    op,
+                    format!("zi has shape {:?}, expected {:?}", z.shape(), zshape),
+                )
+            })?;
+            Some(b.contiguous()?)
+        }
+        None => None,
+    };
+    let (outer, n, inner) = split_axis(x.shape(), axis);
+    let want_zf = zi.is_some();
+    // a filter without states (nuser == 0) reads and writes no state arrays
+    let use_states = nuser > 0;
+    match x.device() {
+        Device::Cpu => {
+            let xd = cpu_contig(x)?;
+            let zid = match &zi {
+                Some(z) if use_states => Some(cpu_contig(z)?.into_owned()),
+                _ => None,
+            };
+            let (y, zf) = cpu_apply(iir, &xd, outer, n, inner, zid.as_deref(), nuser);
+            let y = Array::from_vec(y, x.shape(), x.device())?;
+            let zf = if want_zf {
+                Some(if use_states {
+                    Array::from_vec(zf, &zshape, x.device())?
+                } else {
+                    Array::zeros(&zshape, x.device())?
+                })
+            } else {
+                None
+            };
+            Ok(Filtered { y, zf })
+        }
+        Device::Cuda(d) => {
+            let xc = x.contiguous()?;
+            let y = Array::<T>::zeros(x.shape(), x.device())?;
+            let zf = if want_zf {
+                Some(Array::<T>::zeros(&zshape, x.device())?)
+            } else {
+                None
+            };
+            if x.size() > 0 {
+                let zi_use = if use_states { zi.as_ref() } else { None };
+                let zf_use = if use_states { zf.as_ref() } else { None };
+                cuda_apply(d, iir, &xc, &y, outer, n, inner, zi_use, zf_use)?;
+            } else if let (Some(zf), Some(zi)) = (&zf, &zi) {
+                // no samples: the final states are the initial ones
+                let mut zf2 = zf.clone();
+                zf2.assign(zi)?;
+                return Ok(Filtered { y, zf: Some(zf2) });
+            }
+            Ok(Filtered { y, zf })
+        }
+    }
+}
+
+/// A raw pointer that rayon tasks writing disjoint elements may share.
+#[derive(Clone, Copy)]
+struct SendPtr<T>(*mut T);
+// SAFETY: only used for writes to disjoint indices from different tasks.
+unsafe impl<T> Send for SendPtr<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for SendPtr<T> {}
+
+/// Signals handled by one CPU task when the filtered axis is not the last.
+const INNER_CHUNK: usize = 64;
+
+fn zidx<T: SignalScalar>(
+    iir: &Iir<T>,
+    k: usize,
+    o: usize,
+    i: usize,
+    outer: usize,
+    inner: usize,
+) -> usize {
+    match iir {
+        Iir::Ba { ns, .. } => o * ns * inner + k * inner + i,
+        Iir::Sos { .. } => (k / 2) * outer * 2 * inner + o * 2 * inner + (k % 2) * inner + i,
+    }
+}
+
+/// The CPU reference: `(y, zf)` with `zf` in the user layout (empty when `nuser == 0`).
+pub(crate) fn cpu_apply<T: SignalScalar>(
+    iir: &Iir<T>,
+    x: &[T],
+    outer: usize,
+    n: usize,
+    inner: usize,
+    zi: Option<&[T]>,
+    nuser: usize,
+) -> (Vec<T>, Vec<T>) {
+    let ns = iir.states();
+    let mut y = vec![T::zero(); x.len()];
+    let zlen = if nuser > 0 { outer * inner * ns } else { 0 };
+    let mut zf = vec![T::zero(); zlen];
+    if outer * inner == 0 {
+        return (y, zf);
+    }
+    let yp = SendPtr(y.as_mut_ptr());
+    let zp = SendPtr(zf.as_mut_ptr());
+    let ic = INNER_CHUNK.min(inner);
+    let tasks = outer * inner.div_ceil(ic);
+    let per_inner = inner.div_ceil(ic);
+    (0..tasks).into_par_iter().for_each(|task| {
+        let (yp, zp) = (yp, zp);
+        let o = task / per_inner;
+        let i0 = (task % per_inner) * ic;
+        let i1 = (i0 + ic).min(inner);
+        let w = i1 - i0;
+        let mut z = vec![T::zero(); w * ns];
+        if let Some(zi) = zi {
+            for (j, i) in (i0..i1).enumerate() {
+                for k in 0..ns {
+                    z[j * ns + k] = zi[zidx(iir, k, o, i, outer, inner)];
+                }
+            }
+        }
+        let base = o * n * inner;
+        for t in 0..n {
+            let row = base + t * inner;
+            for (j, i) in (i0..i1).enumerate() {
+                let v = iir.step(&mut z[j * ns..(j + 1) * ns], x[row + i]);
+                // SAFETY: element (o, t, i) belongs to this task only; y has x.len() elements.
+                unsafe { *yp.0.add(row + i) = v };
+            }
+        }
+        if nuser > 0 {
+            for (j, i) in (i0..i1).enumerate() {
+                for k in 0..ns {
+                    // SAFETY: state (k, o, i) belongs to this task only; index < zlen.
+                    unsafe { *zp.0.add(zidx(iir, k, o, i, outer, inner)) = z[j * ns + k] };
+                }
+            }
+        }
+    });
+    (y, zf)
+}
+
+/// Chunks of one carry group in the two-level scan.
+const GROUP: usize = 256;
+
+/// The kernel source for one filter form, type and state count.
+pub(crate) fn iir_source<T: Element>(sos: bool, ns: usize) -> (String, String) {
+    let ty = cuda_type::<T>();
+    let zero = if T::DTYPE == cusci_core::DType::C32 {
+        "mk(0.0f, 0.0f)".to_string()
+    } else if T::DTYPE.is_complex() {
+        "mk(0.0, 0.0)".to_string()
+    } else {
+        format!("(({ty})0)")
+    };
+    let kind = if sos { "sosfilt" } else { "lfilter" };
+    let prefix = format!("signal_{kind}_{}_ns{ns}", T::DTYPE.tag());
+    let src = format!(
+        "#define T {ty}\n#define TZERO {zero}\n#define NS {ns}\n#define SOS {}\n#define NAME(x) {prefix}_##x\n{SRC}",
+        sos as i32
+    );
+    (prefix, src)
+}
+
+fn launch_chunks<T: SignalScalar>(
+    d: &CudaDevice,
+    f: &cusci_core::cuda::kernel::Function,
+    ptrs: [u64; 5],
+    modes: (i32, i32),
+    geo: (usize, usize, usize),
+    l: usize,
+    nchunks: usize,
+) -> Result<()> {
+    let [x, y, coef, zin, zout] = ptrs;
+    let (outer, n, inner) = geo;
+    let total = outer * inner * nchunks;
+    let mut a = Args::new();
+    a.push(x)
+        .push(y)
+        .push(coef)
+        .push(zin)
+        .push(modes.0)
+        .push(zout)
+        .push(modes.1)
+        .push(outer as i64)
+        .push(n as i64)
+        .push(inner as i64)
+        .push(l as i64)
+        .push(nchunks as i64);
+    f.launch(d, LaunchConfig::linear(blocks_for(total, 128), 128), &mut a)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn launch_scan(
+    d: &CudaDevice,
+    f: &cusci_core::cuda::kernel::Function,
+    fp: u64,
+    p: u64,
+    init: u64,
+    out: u64,
+    mode: i32,
+    nsig: usize,
+    nitems: usize,
+    g: usize,
+) -> Result<()> {
+    let total = nsig * nitems.div_ceil(g);
+    let mut a = Args::new();
+    a.push(fp)
+        .push(p)
+        .push(init)
+        .push(out)
+        .push(mode)
+        .push(nsig as i64)
+        .push(nitems as i64)
+        .push(g as i64);
+    f.launch(d, LaunchConfig::linear(blocks_for(total, 128), 128), &mut a)
+}
+
+/// The number of chunks per signal of the GPU scan (1: one thread per signal).
+pub(crate) fn gpu_chunking(ns: usize, nsig: usize, n: usize) -> (usize, usize) {
+    if ns > 32 || n < 512 || nsig >= 1 << 16 {
+        return (n.max(1), 1);
+    }
+    let target = (1usize << 17).div_ceil(nsig);
+    let l = n.div_ceil(target).max(64).max(n.div_ceil(GROUP * GROUP));
+    (l, n.div_ceil(l))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cuda_apply<T: SignalScalar>(
+    d: &CudaDevice,
+    iir: &Iir<T>,
+    x: &Array<T>,
+    y: &Array<T>,
+    outer: usize,
+    n: usize,
+    inner: usize,
+    zi: Option<&Array<T>>,
+    zf: Option<&Array<T>>,
+) -> Result<()> {
+    let dev = x.device();
+    let ns = iir.states();
+    let (prefix, src) = iir_source::<T>(matches!(iir, Iir::Sos { .. }), ns);
+    let key = prefix.clone();
+    let chunks = d.function(&key, || src.clone(), &[], &format!("{prefix}_chunks"))?;
+    let coefs = match iir {
+        Iir::Ba { c, .. } | Iir::Sos { c, .. } => c.clone(),
+    };
+    let ncoef = coefs.len();
+    let coef = Array::from_vec(coefs, &[ncoef], dev)?;
+    let nsig = outer * inner;
+    let (l, nchunks) = gpu_chunking(ns, nsig, n);
+    let zin = zi.map(dptr).unwrap_or(0);
+    let zout = zf.map(dptr).unwrap_or(0);
+    let (xp, yp, cp) = (dptr(x), dptr(y), dptr(&coef));
+    let geo = (outer, n, inner);
+    if nchunks == 1 {
+        return launch_chunks::<T>(
+            d,
+            &chunks,
+            [xp, yp, cp, zin, zout],
+            (
+                if zi.is_some() { 1 } else { 0 },
+                if zf.is_some() { 1 } else { 0 },
+            ),
+            geo,
+            l,
+            1,
+        );
+    }
+    let scan = d.function(&key, || src.clone(), &[], &format!("{prefix}_scan"))?;
+    // pass 1: the final state of every chunk from a zero state
+    let fbuf = Array::<T>::zeros(&[nchunks * nsig * ns], dev)?;
+    launch_chunks::<T>(
+        d,
+        &chunks,
+        [xp, 0, cp, 0, dptr(&fbuf)],
+        (0, 2),
+        geo,
+        l,
+        nchunks,
+    )?;
+    // the initial states of the signals, internal layout
+    let z0 = match zi {
+        Some(z) => {
+            let g = d.function(&key, || src.clone(), &[], &format!("{prefix}_zi_gather"))?;
+            let buf = Array::<T>::zeros(&[nsig * ns], dev)?;
+            let mut a = Args::new();
+            a.push(dptr(z))
+                .push(dptr(&buf))
+                .push(outer as i64)
+                .push(inner as i64);
+            g.launch(d, LaunchConfig::linear(blocks_for(nsig, 128), 128), &mut a)?;
+            Some(buf)
+        }
+        None => None,
+    };
+    let z0p = z0.as_ref().map(dptr).unwrap_or(0);
+    let m = iir.zero_input_map(l);
+    let mdev = Array::from_vec(m.clone(), &[ns * ns], dev)?;
+    let cs = Array::<T>::zeros(&[nchunks * nsig * ns], dev)?;
+    if nchunks <= GROUP {
+        launch_scan(
+            d,
+            &scan,
+            dptr(&fbuf),
+            dptr(&mdev),
+            z0p,
+            dptr(&cs),
+            0,
+            nsig,
+            nchunks,
+            nchunks,
+        )?;
+    } else {
+        let ngroups = nchunks.div_ceil(GROUP);
+        let mut mg = m;
+        for _ in 0..GROUP.trailing_zeros() {
+            mg = matmul(&mg, &mg, ns);
+        }
+        let mgdev = Array::from_vec(mg, &[ns * ns], dev)?;
+        let gf = Array::<T>::zeros(&[ngroups * nsig * ns], dev)?;
+        let gs = Array::<T>::zeros(&[ngroups * nsig * ns], dev)?;
+        launch_scan(
+            d,
+            &scan,
+            dptr(&fbuf),
+            dptr(&mdev),
+            0,
+            dptr(&gf),
+            1,
+            nsig,
+            nchunks,
+            GROUP,
+        )?;
+        launch_scan(
+            d,
+            &scan,
+            dptr(&gf),
+            dptr(&mgdev),
+            z0p,
+            dptr(&gs),
+            0,
+            nsig,
+            ngroups,
+            ngroups,
+        )?;
+        launch_scan(
+            d,
+            &scan,
+            dptr(&fbuf),
+            dptr(&mdev),
+            dptr(&gs),
+            dptr(&cs),
+            0,
+            nsig,
+            nchunks,
+            GROUP,
+        )?;
+    }
+    // pass 2: every chunk from its true initial state
+    launch_chunks::<T>(
+        d,
+        &chunks,
+        [xp, yp, cp, dptr(&cs), zout],
+        (2, if zf.is_some() { 1 } else { 0 }),
+        geo,
+        l,
+        nchunks,
+    )
+}
+
+/// Solves the small dense system `m x = r` (n x n, row-major) by Gaussian elimination with
+/// partial pivoting. `None` when singular.
+fn solve_small<T: SignalScalar>(mut m: Vec<T>, mut r: Vec<T>, n: usize) -> Option<Vec<T>> {
+    for col in 0..n {
+        let piv = (col..n).max_by(|&i, &j| {
+            m[i * n + col]
+                .abs()
+                .to_f64_lossy()
+                .total_cmp(&m[j * n + col].abs().to_f64_lossy())
+        })?;
+        if m[piv * n + col] == T::zero() {
+            return None;
+        }
+        if piv != col {
+            for k in 0..n {
+                m.swap(piv * n + k, col * n + k);
+            }
+            r.swap(piv, col);
+        }
+        let p = m[col * n + col];
+        for i in col + 1..n {
+            let f = m[i * n + col] / p;
+            if f == T::zero() {
+                continue;
+            }
+            for k in col..n {
+                let v = m[col * n + k];
+                m[i * n + k] = m[i * n + k] - f * v;
+            }
+            let rv = r[col];
+            r[i] = r[i] - f * rv;
+        }
+    }
+    let mut x = vec![T::zero(); n];
+    for i in (0..n).rev() {
+        let mut s = r[i];
+        for k in i + 1..n {
+            s = s - m[i * n + k] * x[k];
+        }
+        x[i] = s / m[i * n + i];
+    }
+    Some(x)
+}
+
+trait ToF64Lossy {
+    fn to_f64_lossy(self) -> f64;
+}
+impl<R: Element> ToF64Lossy for R {
+    fn to_f64_lossy(self) -> f64 {
+        self.to_c64().re
+    }
+}
+
+/// `lfilter_zi` on host values: the steady-state initial states for a unit step input.
+pub(crate) fn lfilter_zi_host<T: SignalScalar>(op: &str, b: &[T], a: &[T]) -> Result<Vec<T>> {
+    if b.is_empty() || a.is_empty() {
+        return Err(make::arg(op, "b and a must have at least one coefficient"));
+    }
+    if b.iter().chain(a).any(|v| !v.is_finite_val()) {
+        return Err(make::arg(
+            op,
+            "the filter coefficients must be finite (NaN or inf found)",
+        ));
+    }
+    // SciPy strips leading zeros of a, then requires a[0] != 0
+    let first = a.iter().position(|&v| v != T::zero());
+    let a = match first {
+        Some(i) => &a[i..],
+        None => {
+            return Err(make::arg(
+                op,
+                "there must be at least one nonzero a coefficient",
+            ))
+        }
+    };
+    let n = a.len().max(b.len());
+    let a0 = a[0];
+    let mut aa = vec![T::zero(); n];
+    let mut bb = vec![T::zero(); n];
+    for (k, &v) in a.iter().enumerate() {
+        aa[k] = v / a0;
+    }
+    for (k, &v) in b.iter().enumerate() {
+        bb[k] = v / a0;
+    }
+    let m = n - 1;
+    if m == 0 {
+        return Ok(Vec::new());
+    }
+    // I - companion(a).T: column 0 holds a[1:], the superdiagonal -1, plus the identity
+    let mut mat = vec![T::zero(); m * m];
+    for i in 0..m {
+        mat[i * m] = aa[i + 1];
+        if i + 1 < m {
+            mat[i * m + i + 1] = mat[i * m + i + 1] - T::one();
+        }
+        mat[i * m + i] = mat[i * m + i] + T::one();
+    }
+    let rhs: Vec<T> = (0..m).map(|i| bb[i + 1] - aa[i + 1] * bb[0]).collect();
+    solve_small(mat, rhs, m).ok_or_else(|| cusci_core::Error::Singular {
+        op: op.into(),
+        index: 0,
+    })
+}
+
+/// The initial states of [`lfilter`] for the steady state of a unit step input, SciPy's
+/// `scipy.signal.lfilter_zi(b, a)`: a 1-D array of `max(len(a), len(b)) - 1` values on `b`'s
+/// device. Multiply it by `x[0]` to start a filter in steady state.
+///
+/// Computed on the host in `T`'s precision by solving `(I - A^T) zi = b[1:] - a[1:] b[0]` (A the
+/// companion matrix of `a`) with partial pivoting, as SciPy.
+///
+/// # Errors
+/// `ShapeMismatch` when `b` or `a` is not 1-D; `InvalidArgument` when all of `a` is zero, or a
+/// coefficient is not finite; `Singular` when the system is singular (a pole at z = 1).
+///
+/// ```
+/// use cusci_signal::{lfilter_zi, Array, Device};
+/// let dev = Device::cpu();
+/// let b = Array::from_vec(vec![0.5, 0.5], &[2], &dev).unwrap();
+/// let a = Array::from_vec(vec![1.0, -0.5], &[2], &dev).unwrap();
+/// let zi = lfilter_zi(&b, &a).unwrap().to_vec().unwrap();
+/// assert!((zi[0] - 1.5).abs() < 1e-15); // y = 1 for x = 1: z = 0.5 + 0.5*1 + ... = 1.5
+/// ```
+pub fn lfilter_zi<T: SignalScalar>(b: &Array<T>, a: &Array<T>) -> Result<Array<T>> {
+    let op = "lfilter_zi";
+    let bv = coef_vec(op, "b", b)?;
+    let av = coef_vec(op, "a", a)?;
+    let zi = lfilter_zi_host(op, &bv, &av)?;
+    let n = zi.len();
+    Array::from_vec(zi, &[n], b.device())
+}
+
+/// The initial states of [`sosfilt`] for the steady state of a unit step input, SciPy's
+/// `scipy.signal.sosfilt_zi(sos)`: shape `(n_sections, 2)`, on `sos`'s device.
+///
+/// Each section's [`lfilter_zi`] scaled by the DC gain of the sections before it.
+///
+/// # Errors
+/// As [`sosfilt`] for `sos`; `Singular` when a section has a pole at z = 1.
+///
+/// ```
+/// use cusci_signal::{sosfilt_zi, Array, Device};
+/// let dev = Device::cpu();
+/// let sos = Array::from_vec(vec![0.5, 0.5, 0.0, 1.0, -0.5, 0.0], &[1, 6], &dev).unwrap();
+/// let zi = sosfilt_zi(&sos).unwrap().to_vec().unwrap();
+/// assert!((zi[0] - 1.5).abs() < 1e-15 && zi[1].abs() < 1e-15);
+/// ```
+pub fn sosfilt_zi<T: SignalScalar>(sos: &Array<T>) -> Result<Array<T>> {
+    let op = "sosfilt_zi";
+    let iir = sos_filter(op, sos)?;
+    let v = host(sos)?;
+    let nsec = iir.states() / 2;
+    let mut out = Vec::with_capacity(2 * nsec);
+    let mut scale = T::one();
+    for s in 0..nsec {
+        let r = &v[6 * s..6 * s + 6];
+        let zi = lfilter_zi_host(op, &r[..3], &r[3..])?;
+        let mut z2 = [T::zero(); 2];
+        for (k, v) in zi.iter().enumerate().take(2) {
+            z2[k] = scale * *v;
+        }
+        out.extend_from_slice(&z2);
+        let bs = r[0] + r[1] + r[2];
+        let as_ = r[3] + r[4] + r[5];
+        scale = scale * (bs / as_);
+    }
+    Array::from_vec(out, &[nsec, 2], sos.device())
+}

@@ -1,0 +1,131 @@
+//! Helpers shared by the processing modules (filtering, convolution, spectral): the element
+//! types they accept, axis bookkeeping, device pointers and kernel sources.
+
+use cusci_core::error::make;
+use cusci_core::{c32, c64, Array, DType, Device, Element, Float, Result};
+use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub};
+
+/// The element types of the filtering and convolution functions: `f32`, `f64`, `c32`, `c64`.
+///
+/// Implemented for exactly those four; the arithmetic is the ordinary one of each type.
+pub trait SignalScalar:
+    Float
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + Send
+    + Sync
+    + 'static
+{
+    /// Whether the value is finite (both parts for complex values).
+    fn is_finite_val(self) -> bool;
+    /// The value as a complex double.
+    fn c(self) -> c64 {
+        self.to_c64()
+    }
+}
+
+impl SignalScalar for f32 {
+    fn is_finite_val(self) -> bool {
+        self.is_finite()
+    }
+}
+impl SignalScalar for f64 {
+    fn is_finite_val(self) -> bool {
+        self.is_finite()
+    }
+}
+impl SignalScalar for c32 {
+    fn is_finite_val(self) -> bool {
+        self.re.is_finite() && self.im.is_finite()
+    }
+}
+impl SignalScalar for c64 {
+    fn is_finite_val(self) -> bool {
+        self.re.is_finite() && self.im.is_finite()
+    }
+}
+
+/// The CUDA type name of `T` in kernel sources.
+pub(crate) fn cuda_type<T: Element>() -> &'static str {
+    match T::DTYPE {
+        DType::F32 => "float",
+        DType::F64 => "double",
+        DType::C32 => "cplx32",
+        DType::C64 => "cplx64",
+        d => d.cuda_name(),
+    }
+}
+
+/// Normalises `axis` for an array of `ndim` dimensions (negative counts from the end).
+pub(crate) fn norm_axis(op: &str, axis: isize, ndim: usize) -> Result<usize> {
+    let nd = ndim as isize;
+    let a = if axis < 0 { axis + nd } else { axis };
+    if ndim == 0 || a < 0 || a >= nd {
+        return Err(make::arg(
+            op,
+            format!("axis {axis} is out of bounds for an array of {ndim} dimensions"),
+        ));
+    }
+    Ok(a as usize)
+}
+
+/// `(outer, n, inner)`: the products of the dimensions before `axis`, its length, and the
+/// product after it (a C-contiguous array seen as `outer` blocks of `n` rows of `inner`).
+pub(crate) fn split_axis(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+    let outer = shape[..axis].iter().product();
+    let inner = shape[axis + 1..].iter().product();
+    (outer, shape[axis], inner)
+}
+
+/// The device address of a CUDA array's first element (0 on the CPU).
+pub(crate) fn dptr<T: Element>(a: &Array<T>) -> u64 {
+    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
+}
+
+/// The host values of a (small) array, C order; synchronises when it lives on a GPU.
+pub(crate) fn host<T: Element>(a: &Array<T>) -> Result<Vec<T>> {
+    a.to_vec()
+}
+
+/// The contiguous data of a CPU array (a copy only when the array is a view).
+pub(crate) fn cpu_contig<T: Element>(a: &Array<T>) -> Result<std::borrow::Cow<'_, [T]>> {
+    if a.is_contiguous() {
+        if let Some(d) = a.cpu_data() {
+            return Ok(std::borrow::Cow::Borrowed(d));
+        }
+    }
+    Ok(std::borrow::Cow::Owned(a.to_vec()?))
+}
+
+/// Blocks for a grid-stride launch of `total` threads of `threads` per block (capped).
+pub(crate) fn blocks_for(total: usize, threads: u32) -> u32 {
+    total.div_ceil(threads as usize).clamp(1, 1 << 20) as u32
+}
+
+/// `Err(DeviceMismatch)` unless both devices are the same.
+pub(crate) fn same_dev(op: &str, a: &Device, b: &Device) -> Result<()> {
+    cusci_core::array::check_same_device(op, a, b)
+}
+
+/// Every NVRTC kernel source of the processing modules, one per (module, type, variant) that
+/// the launchers can build, for compile checks without a GPU (`check_compiles`). Not part of the
+/// API.
+#[doc(hidden)]
+pub fn processing_kernel_sources() -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    // one module per form and type; a second state count for f64 (the code paths are the same
+    // for every count: NS only sizes the unrolled loops)
+    v.push(crate::filter::iir_source::<f32>(false, 8));
+    v.push(crate::filter::iir_source::<f64>(false, 1));
+    v.push(crate::filter::iir_source::<f64>(false, 8));
+    v.push(crate::filter::iir_source::<c32>(false, 2));
+    v.push(crate::filter::iir_source::<c64>(false, 4));
+    v.push(crate::filter::iir_source::<f32>(true, 16));
+    v.push(crate::filter::iir_source::<f64>(true, 2));
+    v.push(crate::filter::iir_source::<c64>(true, 4));
+    v
+}
