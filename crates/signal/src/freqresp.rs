@@ -70,7 +70,10 @@ fn linspace(stop: f64, n: usize, endpoint: bool) -> Vec<f64> {
 
 fn check_fs(op: &str, fs: f64) -> Result<()> {
     if !(fs > 0.0 && fs.is_finite()) {
-        return Err(make::arg(op, format!("fs must be positive and finite, got {fs}")));
+        return Err(make::arg(
+            op,
+            format!("fs must be positive and finite, got {fs}"),
+        ));
     }
     Ok(())
 }

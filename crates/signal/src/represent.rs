@@ -117,11 +117,13 @@ pub fn roots(p: &[f64]) -> Result<Vec<c64>> {
                 0.0
             }
         });
-        let ev = m.eigenvalues().map_err(|_| cusci_core::Error::NoConvergence {
-            op: "roots".into(),
-            iterations: 0,
-            residual: f64::NAN,
-        })?;
+        let ev = m
+            .eigenvalues()
+            .map_err(|_| cusci_core::Error::NoConvergence {
+                op: "roots".into(),
+                iterations: 0,
+                residual: f64::NAN,
+            })?;
         out.extend(ev.iter().map(|c| c64::new(c.re, c.im)));
     }
     out.extend(std::iter::repeat_n(c64::new(0.0, 0.0), trailing));
@@ -264,7 +266,11 @@ pub fn cplxreal(z: &[c64]) -> Result<(Vec<c64>, Vec<f64>)> {
             return Err(err());
         }
     }
-    let zc: Vec<c64> = zp.iter().zip(&zn).map(|(a, b)| (a + b.conj()) / 2.0).collect();
+    let zc: Vec<c64> = zp
+        .iter()
+        .zip(&zn)
+        .map(|(a, b)| (a + b.conj()) / 2.0)
+        .collect();
     Ok((zc, zr))
 }
 
@@ -324,7 +330,10 @@ pub fn zpk2sos(z: &[c64], p: &[c64], k: f64, pairing: Pairing, analog: bool) -> 
         x => x,
     };
     if analog && pairing != Pairing::Minimal {
-        return Err(make::arg(op, "for analog zpk2sos conversion, pairing must be Minimal"));
+        return Err(make::arg(
+            op,
+            "for analog zpk2sos conversion, pairing must be Minimal",
+        ));
     }
     if z.is_empty() && p.is_empty() {
         return Ok(if analog {
@@ -341,14 +350,17 @@ pub fn zpk2sos(z: &[c64], p: &[c64], k: f64, pairing: Pairing, analog: bool) -> 
         let (lz, lp) = (z.len(), p.len());
         p.extend(std::iter::repeat_n(zero, lz.saturating_sub(lp)));
         z.extend(std::iter::repeat_n(zero, lp.saturating_sub(lz)));
-        n_sections = (p.len().max(z.len()) + 1) / 2;
+        n_sections = p.len().max(z.len()).div_ceil(2);
         if p.len() % 2 == 1 && pairing == Pairing::Nearest {
             p.push(zero);
             z.push(zero);
         }
     } else {
         if p.len() < z.len() {
-            return Err(make::arg(op, "for analog zpk2sos conversion, must have len(p) >= len(z)"));
+            return Err(make::arg(
+                op,
+                "for analog zpk2sos conversion, must have len(p) >= len(z)",
+            ));
         }
         n_sections = p.len().div_ceil(2);
     }

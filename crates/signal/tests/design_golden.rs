@@ -77,7 +77,10 @@ fn vec_match(got: &[f64], want: &[f64], rtol: f64) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("length {}, expected {}", got.len(), want.len()));
     }
-    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(f64::MIN_POSITIVE);
+    let scale = want
+        .iter()
+        .fold(0.0f64, |m, v| m.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         if (g - w).abs() > rtol * scale {
             return Err(format!("[{i}] = {g}, expected {w} (scale {scale:e})"));
@@ -90,7 +93,10 @@ fn cvec_match(got: &[c64], want: &[c64], rtol: f64) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("length {}, expected {}", got.len(), want.len()));
     }
-    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.norm())).max(f64::MIN_POSITIVE);
+    let scale = want
+        .iter()
+        .fold(0.0f64, |m, v| m.max(v.norm()))
+        .max(f64::MIN_POSITIVE);
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         if (g - w).norm() > rtol * scale {
             return Err(format!("[{i}] = {g}, expected {w} (scale {scale:e})"));
@@ -148,7 +154,10 @@ fn iir_designs_match_scipy() {
         let p = &params[i * 9..(i + 1) * 9];
         let ft = ftype_of(p);
         let (n, wn, o) = opts_of(p, Output::Zpk);
-        let name = format!("case {i}: {ft:?} N={n} {:?} analog={} Wn={wn:?}", o.btype, o.analog);
+        let name = format!(
+            "case {i}: {ft:?} N={n} {:?} analog={} Wn={wn:?}",
+            o.btype, o.analog
+        );
         let zpk = match iirfilter_zpk(n, &wn, ft, &o) {
             Ok(z) => z,
             Err(e) => {
@@ -172,19 +181,38 @@ fn iir_designs_match_scipy() {
                 Err(format!("{} expected {kw}", zpk.k))
             },
         );
-        let ba = iirfilter(n, &wn, ft, &IirOptions { output: Output::Ba, ..o })
-            .and_then(|f| f.into_ba())
-            .unwrap();
+        let ba = iirfilter(
+            n,
+            &wn,
+            ft,
+            &IirOptions {
+                output: Output::Ba,
+                ..o
+            },
+        )
+        .and_then(|f| f.into_ba())
+        .unwrap();
         check("b", vec_match(&ba.b, &g.ragged_f("iir_b", i), RTOL));
         check("a", vec_match(&ba.a, &g.ragged_f("iir_a", i), RTOL));
         if !o.analog {
-            let sos = iirfilter(n, &wn, ft, &IirOptions { output: Output::Sos, ..o })
-                .and_then(|f| f.into_sos())
-                .unwrap();
+            let sos = iirfilter(
+                n,
+                &wn,
+                ft,
+                &IirOptions {
+                    output: Output::Sos,
+                    ..o
+                },
+            )
+            .and_then(|f| f.into_sos())
+            .unwrap();
             let want = g.ragged_f("iir_sos", i);
             let got: Vec<f64> = sos.iter().flatten().copied().collect();
             if got.len() != want.len() {
-                check("sos", Err(format!("{} values, expected {}", got.len(), want.len())));
+                check(
+                    "sos",
+                    Err(format!("{} values, expected {}", got.len(), want.len())),
+                );
             } else {
                 for (r, (gr, wr)) in got.chunks(6).zip(want.chunks(6)).enumerate() {
                     check(&format!("sos row {r}"), vec_match(gr, wr, RTOL));

@@ -88,7 +88,10 @@ impl Filter {
             Filter::Zpk(_) => "Zpk",
             Filter::Sos(_) => "Sos",
         };
-        make::arg("Filter", format!("asked for {want} but the filter holds {have}"))
+        make::arg(
+            "Filter",
+            format!("asked for {want} but the filter holds {have}"),
+        )
     }
     /// The `(b, a)` form; `InvalidArgument` when the filter was designed with another output.
     pub fn into_ba(self) -> Result<Ba> {
@@ -134,14 +137,20 @@ fn critical(op: &str, wn: &[f64], opts: &IirOptions) -> Result<Vec<f64>> {
             return Err(make::arg(op, "fs cannot be specified for an analog filter"));
         }
         if !(fs > 0.0 && fs.is_finite()) {
-            return Err(make::arg(op, format!("fs must be positive and finite, got {fs}")));
+            return Err(make::arg(
+                op,
+                format!("fs must be positive and finite, got {fs}"),
+            ));
         }
         for v in w.iter_mut() {
             *v /= fs / 2.0;
         }
     }
     if w.iter().any(|&v| v.is_nan() || v <= 0.0) {
-        return Err(make::arg(op, "filter critical frequencies must be greater than 0"));
+        return Err(make::arg(
+            op,
+            "filter critical frequencies must be greater than 0",
+        ));
     }
     if w.len() == 2 && w[0] >= w[1] {
         return Err(make::arg(op, "Wn[0] must be less than Wn[1]"));

@@ -166,7 +166,8 @@ fn arc_jac_sn(w: c64, m: f64) -> Result<c64> {
 pub fn ellipap(n: usize, rp: f64, rs: f64) -> Result<Zpk> {
     let op = "ellipap";
     check_order(op, n)?;
-    if !(rp > 0.0 && rp.is_finite()) || !(rs > 0.0 && rs.is_finite()) {
+    let ok = |v: f64| v > 0.0 && v.is_finite();
+    if !(ok(rp) && ok(rs)) {
         return Err(make::arg(op, "rp and rs must be positive and finite"));
     }
     if n == 1 {
@@ -181,7 +182,10 @@ pub fn ellipap(n: usize, rp: f64, rs: f64) -> Result<Zpk> {
     let eps = eps_sq.sqrt();
     let ck1_sq = eps_sq / (10f64.powf(0.1 * rs) - 1.0);
     if ck1_sq == 0.0 {
-        return Err(make::arg(op, "cannot design a filter with given rp and rs specifications"));
+        return Err(make::arg(
+            op,
+            "cannot design a filter with given rp and rs specifications",
+        ));
     }
     let val0 = ellipk(ck1_sq);
     let m = ellipdeg(n, ck1_sq);
@@ -204,16 +208,17 @@ pub fn ellipap(n: usize, rp: f64, rs: f64) -> Result<Zpk> {
     z.extend(zc);
     let r = arc_jac_sn(c64::new(0.0, 1.0 / eps), ck1_sq)?;
     if r.re.abs() > 1e-14 {
-        return Err(make::arg(op, "the inverse Jacobi sc function has no real solution"));
+        return Err(make::arg(
+            op,
+            "the inverse Jacobi sc function has no real solution",
+        ));
     }
     let r = r.im;
     let v0 = capk * r / (nf * val0);
     let (sv, cv, dv, _) = ellipj(v0, 1.0 - m);
     let mut p: Vec<c64> = sj
         .iter()
-        .map(|&(s, c, d)| {
-            -c64::new(c * d * sv * cv, s * dv) / (1.0 - (d * sv) * (d * sv))
-        })
+        .map(|&(s, c, d)| -c64::new(c * d * sv * cv, s * dv) / (1.0 - (d * sv) * (d * sv)))
         .collect();
     if n % 2 == 1 {
         let nrm = p.iter().map(|x| x.norm_sqr()).sum::<f64>().sqrt();

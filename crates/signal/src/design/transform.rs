@@ -8,7 +8,10 @@ use cusci_core::{c64, Result};
 
 fn check_pos(op: &str, name: &str, v: f64) -> Result<()> {
     if !(v > 0.0 && v.is_finite()) {
-        return Err(make::arg(op, format!("{name} must be positive and finite, got {v}")));
+        return Err(make::arg(
+            op,
+            format!("{name} must be positive and finite, got {v}"),
+        ));
     }
     Ok(())
 }
@@ -138,8 +141,16 @@ pub fn lp2lp(b: &[f64], a: &[f64], wo: f64) -> Result<Ba> {
     let pwo: Vec<f64> = (0..m).map(|i| wo.powf((m - 1 - i) as f64)).collect();
     let s1 = n.saturating_sub(d);
     let s2 = d.saturating_sub(n);
-    let bb: Vec<f64> = b.iter().zip(&pwo[s2..]).map(|(x, w)| x * pwo[s1] / w).collect();
-    let aa: Vec<f64> = a.iter().zip(&pwo[s1..]).map(|(x, w)| x * pwo[s1] / w).collect();
+    let bb: Vec<f64> = b
+        .iter()
+        .zip(&pwo[s2..])
+        .map(|(x, w)| x * pwo[s1] / w)
+        .collect();
+    let aa: Vec<f64> = a
+        .iter()
+        .zip(&pwo[s1..])
+        .map(|(x, w)| x * pwo[s1] / w)
+        .collect();
     normalize(&bb, &aa)
 }
 
@@ -207,8 +218,8 @@ pub fn lp2bp(b: &[f64], a: &[f64], wo: f64, bw: f64) -> Result<Ba> {
             for i in 0..=deg {
                 for k in 0..=i {
                     if ma + 2 * k == j + i {
-                        val += comb(i, k) * c[deg - i] * wosq.powf((i - k) as f64)
-                            / bw.powf(i as f64);
+                        val +=
+                            comb(i, k) * c[deg - i] * wosq.powf((i - k) as f64) / bw.powf(i as f64);
                     }
                 }
             }
