@@ -82,9 +82,7 @@ fn lgamma_real(x: f64) -> f64 {
 
 /// The sign of Γ(x) for real x not a pole.
 fn gamma_sign(x: f64) -> f64 {
-    if x > 0.0 {
-        1.0
-    } else if (x.floor() as i64) % 2 == 0 {
+    if x > 0.0 || (x.floor() as i64) % 2 == 0 {
         1.0
     } else {
         -1.0

@@ -66,13 +66,16 @@ pub(crate) enum Kind {
     C2r,
 }
 
+/// cuFFT's advanced layout: (inembed, istride, idist, onembed, ostride, odist).
+type Layout = (Vec<i64>, i64, i64, Vec<i64>, i64, i64);
+
 /// What identifies a plan: transform type (with precision), lengths, advanced layout, batch.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct PlanKey {
     ty: u32,
     n: Vec<i64>,
     /// `Some((inembed, istride, idist, onembed, ostride, odist))` for the advanced layout.
-    layout: Option<(Vec<i64>, i64, i64, Vec<i64>, i64, i64)>,
+    layout: Option<Layout>,
     batch: i64,
 }
 
