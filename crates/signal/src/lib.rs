@@ -2,8 +2,12 @@
 
 pub use cusci_core::{Array, Device, Error, Result};
 
+mod convolve;
 mod filter;
 mod procutil;
+pub use convolve::{
+    choose_conv_method, convolve, correlate, fftconvolve, ConvMethod, ConvMode, ConvOptions,
+};
 pub use filter::{lfilter, lfilter_zi, sosfilt, sosfilt_zi, FilterOptions, Filtered};
 #[doc(hidden)]
 pub use procutil::processing_kernel_sources;
@@ -12,6 +16,10 @@ pub use procutil::SignalScalar;
 pub mod design;
 pub mod freqresp;
 pub mod represent;
+pub use design::{
+    firwin, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, CombType, FirWindow,
+    FirwinOptions,
+};
 pub use design::{
     bessel, besselap, bilinear, bilinear_zpk, buttap, butter, butter_zpk, cheb1ap, cheb2ap, cheby1,
     cheby2, ellip, ellipap, iirfilter, iirfilter_zpk, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp,

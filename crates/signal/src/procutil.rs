@@ -22,32 +22,64 @@ pub trait SignalScalar:
 {
     /// Whether the value is finite (both parts for complex values).
     fn is_finite_val(self) -> bool;
+    /// The full linear convolution of two contiguous 1-D arrays through `cusci_fft` (real
+    /// transforms for real types), on their device.
+    #[doc(hidden)]
+    fn fft_convolve_full(a: &Array<Self>, b: &Array<Self>) -> Result<Array<Self>>;
     /// The value as a complex double.
     fn c(self) -> c64 {
         self.to_c64()
     }
 }
 
-impl SignalScalar for f32 {
-    fn is_finite_val(self) -> bool {
-        self.is_finite()
-    }
+macro_rules! real_scalar {
+    ($t:ty) => {
+        impl SignalScalar for $t {
+            fn is_finite_val(self) -> bool {
+                self.is_finite()
+            }
+            fn fft_convolve_full(a: &Array<Self>, b: &Array<Self>) -> Result<Array<Self>> {
+                let full = a.size() + b.size() - 1;
+                let nfft = cusci_fft::next_fast_len(full, true)?;
+                let o = cusci_fft::FftOptions {
+                    n: Some(nfft),
+                    ..Default::default()
+                };
+                let fa = cusci_fft::rfft(a, &o)?;
+                let fb = cusci_fft::rfft(b, &o)?;
+                let y = cusci_fft::irfft(&fa.mul(&fb)?, &o)?;
+                y.slice_axis(0, Some(0), Some(full as isize), 1)?
+                    .contiguous()
+            }
+        }
+    };
 }
-impl SignalScalar for f64 {
-    fn is_finite_val(self) -> bool {
-        self.is_finite()
-    }
+macro_rules! complex_scalar {
+    ($t:ty) => {
+        impl SignalScalar for $t {
+            fn is_finite_val(self) -> bool {
+                self.re.is_finite() && self.im.is_finite()
+            }
+            fn fft_convolve_full(a: &Array<Self>, b: &Array<Self>) -> Result<Array<Self>> {
+                let full = a.size() + b.size() - 1;
+                let nfft = cusci_fft::next_fast_len(full, false)?;
+                let o = cusci_fft::FftOptions {
+                    n: Some(nfft),
+                    ..Default::default()
+                };
+                let fa = cusci_fft::fft(a, &o)?;
+                let fb = cusci_fft::fft(b, &o)?;
+                let y = cusci_fft::ifft(&fa.mul(&fb)?, &o)?;
+                y.slice_axis(0, Some(0), Some(full as isize), 1)?
+                    .contiguous()
+            }
+        }
+    };
 }
-impl SignalScalar for c32 {
-    fn is_finite_val(self) -> bool {
-        self.re.is_finite() && self.im.is_finite()
-    }
-}
-impl SignalScalar for c64 {
-    fn is_finite_val(self) -> bool {
-        self.re.is_finite() && self.im.is_finite()
-    }
-}
+real_scalar!(f32);
+real_scalar!(f64);
+complex_scalar!(c32);
+complex_scalar!(c64);
 
 /// The CUDA type name of `T` in kernel sources.
 pub(crate) fn cuda_type<T: Element>() -> &'static str {
@@ -127,5 +159,9 @@ pub fn processing_kernel_sources() -> Vec<(String, String)> {
     v.push(crate::filter::iir_source::<f32>(true, 16));
     v.push(crate::filter::iir_source::<f64>(true, 2));
     v.push(crate::filter::iir_source::<c64>(true, 4));
+    v.push(crate::convolve::conv_source::<f32>());
+    v.push(crate::convolve::conv_source::<f64>());
+    v.push(crate::convolve::conv_source::<c32>());
+    v.push(crate::convolve::conv_source::<c64>());
     v
 }

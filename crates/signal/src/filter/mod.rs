@@ -455,16 +455,19 @@ pub(crate) fn cpu_apply<T: SignalScalar>(
 /// Chunks of one carry group in the two-level scan.
 const GROUP: usize = 256;
 
+/// The CUDA literal of `T`'s zero.
+pub(crate) fn zero_literal<T: Element>() -> String {
+    match T::DTYPE {
+        cusci_core::DType::C32 => "mk(0.0f, 0.0f)".into(),
+        cusci_core::DType::C64 => "mk(0.0, 0.0)".into(),
+        _ => format!("(({})0)", cuda_type::<T>()),
+    }
+}
+
 /// The kernel source for one filter form, type and state count.
 pub(crate) fn iir_source<T: Element>(sos: bool, ns: usize) -> (String, String) {
     let ty = cuda_type::<T>();
-    let zero = if T::DTYPE == cusci_core::DType::C32 {
-        "mk(0.0f, 0.0f)".to_string()
-    } else if T::DTYPE.is_complex() {
-        "mk(0.0, 0.0)".to_string()
-    } else {
-        format!("(({ty})0)")
-    };
+    let zero = zero_literal::<T>();
     let kind = if sos { "sosfilt" } else { "lfilter" };
     let prefix = format!("signal_{kind}_{}_ns{ns}", T::DTYPE.tag());
     let src = format!(
