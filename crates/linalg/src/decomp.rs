@@ -77,7 +77,8 @@ impl<T: Scalar> Cholesky<T> {
             Device::Cpu => {
                 let av = a.to_vec()?;
                 let r = cpu_map(&av, count, n * n, |i, m| {
-                    let l = cpu::cholesky(m, n, lower).map_err(|z| not_pd(op, which(batched, i, z)))?;
+                    let l =
+                        cpu::cholesky(m, n, lower).map_err(|z| not_pd(op, which(batched, i, z)))?;
                     if lower {
                         return Ok(l);
                     }
@@ -287,8 +288,9 @@ pub struct Qr<T: Scalar> {
 
 /// QR decomposition `a = q r` of `(..., M, N)` arrays (NumPy's `linalg.qr`).
 ///
-/// The signs of `q`'s columns and `r`'s rows may differ from LAPACK's (the factorisation is
-/// unique only up to them). GPU: not yet (`NotImplemented`: cuSOLVER's `geqrf` + `orgqr` to come).
+/// The signs of `q`'s columns and `r`'s rows may differ between the devices (the factorisation
+/// is unique only up to them; the GPU's are LAPACK's). GPU: cuSOLVER's `Xgeqrf` on the
+/// column-major copy of `a`, then `orgqr`/`ungqr` in place; synchronises (to read `info`).
 ///
 /// # Errors
 /// `InvalidArgument` for fewer than 2 dimensions.
@@ -311,8 +313,17 @@ pub fn qr<T: Scalar>(a: &Array<T>, mode: QrMode) -> Result<Qr<T>> {
     let count = prod(&batch);
     let q_shape = cat(&batch, &[m, qc]);
     let r_shape = cat(&batch, &[rr, n]);
-    if let Device::Cuda(_) = a.device() {
-        return Err(make::not_implemented(op, a.device()));
+    if let Device::Cuda(d) = a.device() {
+        if count == 0 || m == 0 || n == 0 {
+            let q = Array::<T>::eye(m, Some(qc), 0, a.device())?
+                .broadcast_to(&q_shape)?
+                .copy()?;
+            return Ok(Qr {
+                q: if mode == QrMode::R { None } else { Some(q) },
+                r: Array::zeros(&r_shape, a.device())?,
+            });
+        }
+        return qr_gpu(d, a, mode, &batch, m, n);
     }
     let av = a.to_vec()?;
     let r = cpu_map(&av, count, m * n, |_, x| {
@@ -662,6 +673,273 @@ fn eigh_impl<T: Scalar>(
                 f.swapaxes(-1, -2)?.copy()?
             };
             Ok((w, Some(v)))
+        }
+    }
+}
+
+fn qr_gpu<T: Scalar>(
+    d: &cusci_core::CudaDevice,
+    a: &Array<T>,
+    mode: QrMode,
+    batch: &[usize],
+    m: usize,
+    n: usize,
+) -> Result<Qr<T>> {
+    let op = "qr";
+    let dev = a.device().clone();
+    let k = m.min(n);
+    let count = prod(batch);
+    // complete Q of a tall matrix: factor [A 0] (m x m), whose extra reflectors are identities
+    let pad = mode == QrMode::Complete && m > n;
+    let cols = if pad { m } else { n };
+    // column-major A (or [A 0]) is the row-major storage of its transpose
+    let f = if pad {
+        crate::matmul(&Array::<T>::eye(m, Some(n), 0, &dev)?, &a.swapaxes(-1, -2)?)?
+    } else {
+        transposed_copy(a)?
+    };
+    let kk = m.min(cols);
+    let tau = Array::<T>::zeros(&[count, kk], &dev)?;
+    let info = Array::<i32>::zeros(&[count], &dev)?;
+    let es = std::mem::size_of::<T>() as u64;
+    let bound = Bound::get(d)?;
+    {
+        let h = bound.lock(d)?;
+        for i in 0..count {
+            h.geqrf::<T>(
+                m,
+                cols,
+                ptr(&f) + (i * m * cols) as u64 * es,
+                ptr(&tau) + (i * kk) as u64 * es,
+                ptr_i32(&info) + 4 * i as u64,
+            )?;
+        }
+    }
+    // R: the upper triangle of the first rr rows (of the first n columns)
+    let rr = if mode == QrMode::Complete { m } else { k };
+    let shp = |v: &[usize]| v.iter().map(|&x| x as isize).collect::<Vec<_>>();
+    let fv = f.reshape(&shp(&cat(batch, &[cols, m])))?.swapaxes(-1, -2)?; // (.., m, cols) view
+    let rv = fv
+        .slice_axis(-2, Some(0), Some(rr as isize), 1)?
+        .slice_axis(-1, Some(0), Some(n as isize), 1)?;
+    let r = tri(&rv, 0, false)?;
+    if mode == QrMode::R {
+        check_infos(op, &info)?;
+        return Ok(Qr { q: None, r });
+    }
+    let qc = if mode == QrMode::Complete { m } else { k };
+    {
+        let h = bound.lock(d)?;
+        for i in 0..count {
+            h.orgqr::<T>(
+                m,
+                qc,
+                kk,
+                ptr(&f) + (i * m * cols) as u64 * es,
+                ptr(&tau) + (i * kk) as u64 * es,
+                ptr_i32(&info) + 4 * i as u64,
+            )?;
+        }
+    }
+    check_infos(op, &info)?;
+    let q = f
+        .reshape(&shp(&cat(batch, &[cols, m])))?
+        .slice_axis(-2, Some(0), Some(qc as isize), 1)?
+        .swapaxes(-1, -2)?
+        .copy()?;
+    Ok(Qr { q: Some(q), r })
+}
+
+fn check_infos(op: &str, info: &Array<i32>) -> Result<()> {
+    for &v in &info.to_vec()? {
+        if v < 0 {
+            return Err(make::arg(op, format!("cuSOLVER rejected argument {}", -v)));
+        }
+    }
+    Ok(())
+}
+
+/// Options of [`solve_triangular`] (SciPy's keyword arguments).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TriangularOptions {
+    /// 0: `a x = b`, 1: `aᵀ x = b`, 2: `aᴴ x = b`.
+    pub trans: u8,
+    /// Use the lower triangle of `a` (SciPy's default is the upper one).
+    pub lower: bool,
+    /// Assume ones on the diagonal (the diagonal of `a` is not read).
+    pub unit_diagonal: bool,
+}
+
+impl Default for TriangularOptions {
+    fn default() -> Self {
+        TriangularOptions {
+            trans: 0,
+            lower: false,
+            unit_diagonal: false,
+        }
+    }
+}
+
+/// Solves `a x = b` for a triangular `a` (SciPy's `linalg.solve_triangular`); only the triangle
+/// `opts.lower` names is read. `a` is `(..., N, N)`, `b` `(N,)` or `(..., N, K)`. GPU: cuBLAS
+/// `trsm` on the storage of `a` (its column-major transpose: the other triangle with the
+/// transposed operation, no copy of `a`).
+///
+/// # Errors
+/// `InvalidArgument` for a non-square `a` or `trans > 2`; `ShapeMismatch` for a mismatched `b`;
+/// `Singular { index }` for a zero on the diagonal (synchronises on the GPU to check it).
+///
+/// ```
+/// use cusci_linalg::{solve_triangular, TriangularOptions, Array, Device};
+/// let a = Array::from_vec(vec![2.0, 1.0, 0.0, 4.0], &[2, 2], &Device::Cpu)?;
+/// let x = solve_triangular(&a, &Array::from_vec(vec![4.0, 8.0], &[2], &Device::Cpu)?, TriangularOptions::default())?;
+/// assert_eq!(x.to_vec()?, vec![1.0, 2.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn solve_triangular<T: Scalar>(
+    a: &Array<T>,
+    b: &Array<T>,
+    opts: TriangularOptions,
+) -> Result<Array<T>> {
+    let op = "solve_triangular";
+    same_device(op, a, b)?;
+    if opts.trans > 2 {
+        return Err(make::arg(
+            op,
+            format!("trans must be 0, 1 or 2, got {}", opts.trans),
+        ));
+    }
+    let (ba, n) = square_dims(op, a)?;
+    let vector = b.ndim() == 1;
+    let b2 = if vector { b.expand_dims(1)? } else { b.clone() };
+    let (bb, nb, k) = mat_dims(op, &b2)?;
+    if nb != n {
+        return Err(make::shape(
+            op,
+            format!("a is {:?} but b is {:?}", a.shape(), b.shape()),
+        ));
+    }
+    let batch = crate::util::broadcast_shapes(op, &ba, &bb)?;
+    let count = prod(&batch);
+    let out_shape = cat(&batch, &[n, k]);
+    let batched = !batch.is_empty();
+    let x = if count == 0 || n == 0 || k == 0 {
+        Array::zeros(&out_shape, a.device())?
+    } else {
+        let ab = a.broadcast_to(&cat(&batch, &[n, n]))?;
+        if !opts.unit_diagonal {
+            let eye = Array::<T>::eye(n, None, 0, a.device())?;
+            let diag = ab.mul(&eye)?.sum_axes(&[-1])?.abs()?.to_vec()?;
+            if let Some(z) = diag
+                .iter()
+                .position(|v| *v == <T::R as cusci_core::Element>::zero())
+            {
+                return Err(Error::Singular {
+                    op: op.into(),
+                    index: which(batched, z / n, z % n),
+                });
+            }
+        }
+        match a.device() {
+            Device::Cpu => {
+                let av = ab.to_vec()?;
+                let bv = b2.broadcast_to(&out_shape)?.to_vec()?;
+                let xs = cpu_map(&av, count, n * n, |i, m| {
+                    let mut x = bv[i * n * k..(i + 1) * n * k].to_vec();
+                    tri_solve_inplace(m, n, &mut x, k, opts);
+                    Ok(x)
+                })?;
+                cpu_array(xs.concat(), &out_shape)?
+            }
+            Device::Cuda(d) => {
+                let f = ab.contiguous()?;
+                let bt = transposed_copy(&b2.broadcast_to(&out_shape)?)?;
+                // storage = column-major aᵀ: lower <-> upper, and op(a) = op'(aᵀ)
+                let (tr, cj) = match opts.trans {
+                    0 => (true, false),
+                    1 => (false, false),
+                    _ => (false, true),
+                };
+                let es = std::mem::size_of::<T>() as u64;
+                {
+                    let bound = Bound::get(d)?;
+                    let h = bound.lock(d)?;
+                    if opts.trans == 2 {
+                        // aᴴ x = b  <=>  (aᵀ)ᵀ... with conj: conj(aᵀ) x = b; solve aᵀ conj(x) = conj(b)
+                        let btc = bt.conj()?;
+                        for i in 0..count {
+                            h.trsm::<T>(
+                                opts.lower,
+                                false,
+                                false,
+                                opts.unit_diagonal,
+                                n,
+                                k,
+                                ptr(&f) + (i * n * n) as u64 * es,
+                                ptr(&btc) + (i * n * k) as u64 * es,
+                            )?;
+                        }
+                        drop(h);
+                        let _ = cj;
+                        let x = btc.conj()?.swapaxes(-1, -2)?.contiguous()?;
+                        return if vector { x.index_axis(-1, 0) } else { Ok(x) };
+                    }
+                    for i in 0..count {
+                        h.trsm::<T>(
+                            opts.lower,
+                            tr,
+                            false,
+                            opts.unit_diagonal,
+                            n,
+                            k,
+                            ptr(&f) + (i * n * n) as u64 * es,
+                            ptr(&bt) + (i * n * k) as u64 * es,
+                        )?;
+                    }
+                }
+                bt.swapaxes(-1, -2)?.contiguous()?
+            }
+        }
+    };
+    if vector {
+        return x.index_axis(-1, 0);
+    }
+    Ok(x)
+}
+
+/// Substitution with the triangle `opts` names of the row-major `a`; `b` row-major `n x k`.
+fn tri_solve_inplace<T: Scalar>(a: &[T], n: usize, b: &mut [T], k: usize, opts: TriangularOptions) {
+    // the effective matrix op(a) and whether it is lower triangular
+    let at = |i: usize, j: usize| -> T {
+        match opts.trans {
+            0 => a[i * n + j],
+            1 => a[j * n + i],
+            _ => a[j * n + i].conj(),
+        }
+    };
+    let eff_lower = opts.lower == (opts.trans == 0);
+    let order: Vec<usize> = if eff_lower {
+        (0..n).collect()
+    } else {
+        (0..n).rev().collect()
+    };
+    for &i in &order {
+        let range: Vec<usize> = if eff_lower {
+            (0..i).collect()
+        } else {
+            (i + 1..n).collect()
+        };
+        for j in range {
+            let v = at(i, j);
+            for c in 0..k {
+                b[i * k + c] = b[i * k + c] - v * b[j * k + c];
+            }
+        }
+        if !opts.unit_diagonal {
+            let d = at(i, i);
+            for c in 0..k {
+                b[i * k + c] = b[i * k + c] / d;
+            }
         }
     }
 }

@@ -17,17 +17,27 @@
 mod cpu;
 pub(crate) mod cuda;
 mod decomp;
+mod misc;
 mod products;
 mod scalar;
 mod solve;
+mod special;
 mod util;
 
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
 pub use decomp::{
-    cho_factor, cho_solve, cholesky, eigh, eigvalsh, qr, svd, Cholesky, Qr, QrMode, Svd, SvdOptions,
+    cho_factor, cho_solve, cholesky, eigh, eigvalsh, qr, solve_triangular, svd, Cholesky, Qr,
+    QrMode, Svd, SvdOptions, TriangularOptions,
+};
+pub use misc::{
+    cond, expm, khatri_rao, kron, lstsq, matrix_power, matrix_rank, norm, pinv, Lstsq, NormOrd,
 };
 pub use products::{dot, inner, matmul, outer, tensordot, trace, vdot};
 pub use scalar::Scalar;
 pub use solve::{
     det, inv, lu, lu_factor, lu_solve, slogdet, solve, Lu, LuFactorOptions, BATCHED_LU_MAX_N,
+};
+pub use special::{
+    bandwidth, block_diag, circulant, companion, convolution_matrix, dft, fiedler, hadamard,
+    hankel, helmert, hilbert, leslie, toeplitz, ConvMode, DftScale,
 };

@@ -71,10 +71,55 @@ pub trait Scalar:
         info: *mut i32,
         batch: i32,
     ) -> blas::cublasStatus_t;
+    /// cuSOLVER `<t>orgqr_bufferSize` / `<t>ungqr_bufferSize`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn orgqr_buffer(
+        h: sol::cusolverDnHandle_t,
+        m: i32,
+        n: i32,
+        k: i32,
+        a: *const Self,
+        lda: i32,
+        tau: *const Self,
+        lwork: *mut i32,
+    ) -> sol::cusolverStatus_t;
+    /// cuSOLVER `<t>orgqr` / `<t>ungqr`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn orgqr(
+        h: sol::cusolverDnHandle_t,
+        m: i32,
+        n: i32,
+        k: i32,
+        a: *mut Self,
+        lda: i32,
+        tau: *const Self,
+        work: *mut Self,
+        lwork: i32,
+        info: *mut i32,
+    ) -> sol::cusolverStatus_t;
+    /// cuBLAS `<t>trsm_v2`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn trsm(
+        h: blas::cublasHandle_t,
+        side: blas::cublasSideMode_t,
+        uplo: blas::cublasFillMode_t,
+        trans: blas::cublasOperation_t,
+        diag: blas::cublasDiagType_t,
+        m: i32,
+        n: i32,
+        alpha: *const Self,
+        a: *const Self,
+        lda: i32,
+        b: *mut Self,
+        ldb: i32,
+    ) -> blas::cublasStatus_t;
 }
 
 macro_rules! scalar {
-    ($t:ty, $r:ty, $eps:expr, $bt:ident, $bc:ident, $st:ident, $sr:ident, $rf:ident, $rs:ident, $ct:ty) => {
+    ($t:ty, $r:ty, $eps:expr, $bt:ident, $bc:ident, $st:ident, $sr:ident, $rf:ident, $rs:ident, $ct:ty, $ob:ident, $og:ident, $tr:ident, $sct:ty) => {
         impl Scalar for $t {
             type R = $r;
             #[inline]
@@ -107,6 +152,79 @@ macro_rules! scalar {
             ) -> blas::cublasStatus_t {
                 // SAFETY: the caller passes valid device pointers; the element layouts agree.
                 unsafe { blas::$rf(h, n, a as *const *mut $ct, lda, piv, info, batch) }
+            }
+            unsafe fn orgqr_buffer(
+                h: sol::cusolverDnHandle_t,
+                m: i32,
+                n: i32,
+                k: i32,
+                a: *const Self,
+                lda: i32,
+                tau: *const Self,
+                lwork: *mut i32,
+            ) -> sol::cusolverStatus_t {
+                // SAFETY: the caller passes valid device pointers; the element layouts agree.
+                unsafe { sol::$ob(h, m, n, k, a as *const $sct, lda, tau as *const $sct, lwork) }
+            }
+            unsafe fn orgqr(
+                h: sol::cusolverDnHandle_t,
+                m: i32,
+                n: i32,
+                k: i32,
+                a: *mut Self,
+                lda: i32,
+                tau: *const Self,
+                work: *mut Self,
+                lwork: i32,
+                info: *mut i32,
+            ) -> sol::cusolverStatus_t {
+                // SAFETY: as above.
+                unsafe {
+                    sol::$og(
+                        h,
+                        m,
+                        n,
+                        k,
+                        a as *mut $sct,
+                        lda,
+                        tau as *const $sct,
+                        work as *mut $sct,
+                        lwork,
+                        info,
+                    )
+                }
+            }
+            unsafe fn trsm(
+                h: blas::cublasHandle_t,
+                side: blas::cublasSideMode_t,
+                uplo: blas::cublasFillMode_t,
+                trans: blas::cublasOperation_t,
+                diag: blas::cublasDiagType_t,
+                m: i32,
+                n: i32,
+                alpha: *const Self,
+                a: *const Self,
+                lda: i32,
+                b: *mut Self,
+                ldb: i32,
+            ) -> blas::cublasStatus_t {
+                // SAFETY: as above.
+                unsafe {
+                    blas::$tr(
+                        h,
+                        side,
+                        uplo,
+                        trans,
+                        diag,
+                        m,
+                        n,
+                        alpha as *const $ct,
+                        a as *const $ct,
+                        lda,
+                        b as *mut $ct,
+                        ldb,
+                    )
+                }
             }
             unsafe fn getrs_batched(
                 h: blas::cublasHandle_t,
@@ -152,6 +270,10 @@ scalar!(
     CUDA_R_32F,
     cublasSgetrfBatched,
     cublasSgetrsBatched,
+    f32,
+    cusolverDnSorgqr_bufferSize,
+    cusolverDnSorgqr,
+    cublasStrsm_v2,
     f32
 );
 scalar!(
@@ -164,6 +286,10 @@ scalar!(
     CUDA_R_64F,
     cublasDgetrfBatched,
     cublasDgetrsBatched,
+    f64,
+    cusolverDnDorgqr_bufferSize,
+    cusolverDnDorgqr,
+    cublasDtrsm_v2,
     f64
 );
 scalar!(
@@ -176,7 +302,11 @@ scalar!(
     CUDA_R_32F,
     cublasCgetrfBatched,
     cublasCgetrsBatched,
-    blas::cuComplex
+    blas::cuComplex,
+    cusolverDnCungqr_bufferSize,
+    cusolverDnCungqr,
+    cublasCtrsm_v2,
+    sol::cuComplex
 );
 scalar!(
     c64,
@@ -188,5 +318,9 @@ scalar!(
     CUDA_R_64F,
     cublasZgetrfBatched,
     cublasZgetrsBatched,
-    blas::cuDoubleComplex
+    blas::cuDoubleComplex,
+    cusolverDnZungqr_bufferSize,
+    cusolverDnZungqr,
+    cublasZtrsm_v2,
+    sol::cuDoubleComplex
 );

@@ -45,7 +45,13 @@ fn close<T: Scalar>(got: &[T], want: &[T], tol: f64, what: &str) {
     let scale = maxabs(want).max(1.0);
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         let d = (g.to_c64() - w.to_c64()).norm();
-        assert!(d <= tol * scale, "{what}: index {i}: got {:?}, want {:?} (|d| {d:e}, tol {:e})", g.to_c64(), w.to_c64(), tol * scale);
+        assert!(
+            d <= tol * scale,
+            "{what}: index {i}: got {:?}, want {:?} (|d| {d:e}, tol {:e})",
+            g.to_c64(),
+            w.to_c64(),
+            tol * scale
+        );
     }
 }
 
@@ -54,7 +60,9 @@ fn tol<T: Scalar>(n: usize) -> f64 {
 }
 
 fn eye<T: Scalar>(n: usize) -> Vec<T> {
-    (0..n * n).map(|i| if i / n == i % n { T::one() } else { T::zero() }).collect()
+    (0..n * n)
+        .map(|i| if i / n == i % n { T::one() } else { T::zero() })
+        .collect()
 }
 
 /// A well-conditioned random matrix: randn + n·I.
@@ -96,11 +104,24 @@ fn matmul_body<T: Scalar>() {
             let bb = Array::from_vec(b.clone(), &[k, n], &dev).unwrap();
             let c = matmul(&aa, &bb).unwrap();
             assert_eq!(c.shape(), &[m, n]);
-            close(&c.to_vec().unwrap(), &naive(&a, &b, m, k, n), tol::<T>(k), &format!("matmul {m}x{k}x{n} on {dev}"));
+            close(
+                &c.to_vec().unwrap(),
+                &naive(&a, &b, m, k, n),
+                tol::<T>(k),
+                &format!("matmul {m}x{k}x{n} on {dev}"),
+            );
             // a transposed view as the left operand: (bᵀ)ᵀ-style
-            let at = Array::from_vec(adjoint(&a, m, k), &[k, m], &dev).unwrap().conj().unwrap();
+            let at = Array::from_vec(adjoint(&a, m, k), &[k, m], &dev)
+                .unwrap()
+                .conj()
+                .unwrap();
             let c2 = matmul(&at.t(), &bb).unwrap();
-            close(&c2.to_vec().unwrap(), &naive(&a, &b, m, k, n), tol::<T>(k), &format!("matmul view {m}x{k}x{n} on {dev}"));
+            close(
+                &c2.to_vec().unwrap(),
+                &naive(&a, &b, m, k, n),
+                tol::<T>(k),
+                &format!("matmul view {m}x{k}x{n} on {dev}"),
+            );
         }
         // batches: (3, 1, 4, 5) @ (2, 5, 6) -> (3, 2, 4, 6); a single matrix against a stack
         let a: Vec<T> = randn_vec(3 * 4 * 5, 3);
@@ -113,26 +134,49 @@ fn matmul_body<T: Scalar>() {
         for i in 0..3 {
             for j in 0..2 {
                 let want = naive(&a[i * 20..(i + 1) * 20], &b[j * 30..(j + 1) * 30], 4, 5, 6);
-                close(&cv[(i * 2 + j) * 24..(i * 2 + j + 1) * 24], &want, tol::<T>(5), "batched matmul");
+                close(
+                    &cv[(i * 2 + j) * 24..(i * 2 + j + 1) * 24],
+                    &want,
+                    tol::<T>(5),
+                    "batched matmul",
+                );
             }
         }
         let single = Array::from_vec(a[..20].to_vec(), &[4, 5], &dev).unwrap();
         let c = matmul(&single, &bb).unwrap();
         let cv = c.to_vec().unwrap();
         for j in 0..2 {
-            close(&cv[j * 24..(j + 1) * 24], &naive(&a[..20], &b[j * 30..(j + 1) * 30], 4, 5, 6), tol::<T>(5), "broadcast matmul");
+            close(
+                &cv[j * 24..(j + 1) * 24],
+                &naive(&a[..20], &b[j * 30..(j + 1) * 30], 4, 5, 6),
+                tol::<T>(5),
+                "broadcast matmul",
+            );
         }
         // 1-D operands
         let v = Array::from_vec(b[..5].to_vec(), &[5], &dev).unwrap();
         let mv = matmul(&single, &v).unwrap();
         assert_eq!(mv.shape(), &[4]);
-        close(&mv.to_vec().unwrap(), &naive(&a[..20], &b[..5], 4, 5, 1), tol::<T>(5), "matrix @ vector");
+        close(
+            &mv.to_vec().unwrap(),
+            &naive(&a[..20], &b[..5], 4, 5, 1),
+            tol::<T>(5),
+            "matrix @ vector",
+        );
         let vv = dot(&v, &v).unwrap();
         assert_eq!(vv.ndim(), 0);
-        close(&vv.to_vec().unwrap(), &naive(&b[..5], &b[..5], 1, 5, 1), tol::<T>(5), "dot 1-D");
+        close(
+            &vv.to_vec().unwrap(),
+            &naive(&b[..5], &b[..5], 1, 5, 1),
+            tol::<T>(5),
+            "dot 1-D",
+        );
         // errors
         let bad = Array::<T>::zeros(&[4, 4], &dev).unwrap();
-        assert!(matches!(matmul(&single, &bad), Err(Error::ShapeMismatch { .. })), "inner dims on {dev}");
+        assert!(
+            matches!(matmul(&single, &bad), Err(Error::ShapeMismatch { .. })),
+            "inner dims on {dev}"
+        );
     }
 }
 all_types!(matmul_against_naive, matmul_body);
@@ -143,10 +187,18 @@ fn products_body<T: Scalar>() {
         let y: Vec<T> = randn_vec(4, 6);
         let xa = Array::from_vec(x.clone(), &[3], &dev).unwrap();
         let ya = Array::from_vec(y.clone(), &[4], &dev).unwrap();
-        close(&outer(&xa, &ya).unwrap().to_vec().unwrap(), &naive(&x, &y, 3, 1, 4), tol::<T>(1), "outer");
+        close(
+            &outer(&xa, &ya).unwrap().to_vec().unwrap(),
+            &naive(&x, &y, 3, 1, 4),
+            tol::<T>(1),
+            "outer",
+        );
         let vd = vdot(&xa, &xa).unwrap().item().unwrap();
         let want: f64 = x.iter().map(|v| v.to_c64().norm_sqr()).sum();
-        assert!((vd.to_c64().re - want).abs() <= tol::<T>(3) * want && vd.to_c64().im.abs() <= tol::<T>(3) * want);
+        assert!(
+            (vd.to_c64().re - want).abs() <= tol::<T>(3) * want
+                && vd.to_c64().im.abs() <= tol::<T>(3) * want
+        );
         let a: Vec<T> = randn_vec(2 * 3 * 4, 7);
         let aa = Array::from_vec(a.clone(), &[2, 3, 4], &dev).unwrap();
         let tr = trace(&aa, 0).unwrap();
@@ -158,7 +210,12 @@ fn products_body<T: Scalar>() {
         let ba = Array::from_vec(b.clone(), &[5, 4], &dev).unwrap();
         let a2 = Array::from_vec(a[..12].to_vec(), &[3, 4], &dev).unwrap();
         let bt: Vec<T> = adjoint(&b, 5, 4).iter().map(|v| v.conj()).collect();
-        close(&inner(&a2, &ba).unwrap().to_vec().unwrap(), &naive(&a[..12], &bt, 3, 4, 5), tol::<T>(4), "inner");
+        close(
+            &inner(&a2, &ba).unwrap().to_vec().unwrap(),
+            &naive(&a[..12], &bt, 3, 4, 5),
+            tol::<T>(4),
+            "inner",
+        );
     }
 }
 all_types!(products, products_body);
@@ -171,21 +228,49 @@ fn solve_body<T: Scalar>() {
             let aa = Array::from_vec(a.clone(), &[n, n], &dev).unwrap();
             let x = solve(&aa, &Array::from_vec(b.clone(), &[n, 3], &dev).unwrap()).unwrap();
             assert_eq!(x.shape(), &[n, 3]);
-            close(&naive(&a, &x.to_vec().unwrap(), n, n, 3), &b, tol::<T>(n), &format!("solve n={n} on {dev}"));
+            close(
+                &naive(&a, &x.to_vec().unwrap(), n, n, 3),
+                &b,
+                tol::<T>(n),
+                &format!("solve n={n} on {dev}"),
+            );
             let xv = solve(&aa, &Array::from_vec(b[..n].to_vec(), &[n], &dev).unwrap()).unwrap();
             assert_eq!(xv.shape(), &[n]);
-            close(&naive(&a, &xv.to_vec().unwrap(), n, n, 1), &b[..n], tol::<T>(n), "solve vector");
+            close(
+                &naive(&a, &xv.to_vec().unwrap(), n, n, 1),
+                &b[..n],
+                tol::<T>(n),
+                "solve vector",
+            );
             let ai = inv(&aa).unwrap();
-            close(&naive(&a, &ai.to_vec().unwrap(), n, n, n), &eye::<T>(n), tol::<T>(n), &format!("inv n={n} on {dev}"));
+            close(
+                &naive(&a, &ai.to_vec().unwrap(), n, n, n),
+                &eye::<T>(n),
+                tol::<T>(n),
+                &format!("inv n={n} on {dev}"),
+            );
         }
         // a stack of small systems (the batched path on the GPU) and a broadcast right-hand side
         let (count, n) = (40, 8);
-        let a: Vec<T> = (0..count).flat_map(|i| shifted::<T>(n, 100 + i as u64)).collect();
+        let a: Vec<T> = (0..count)
+            .flat_map(|i| shifted::<T>(n, 100 + i as u64))
+            .collect();
         let b: Vec<T> = randn_vec(count * n, 12);
         let aa = Array::from_vec(a.clone(), &[count, n, n], &dev).unwrap();
-        let x = solve(&aa, &Array::from_vec(b.clone(), &[count, n, 1], &dev).unwrap()).unwrap().to_vec().unwrap();
+        let x = solve(
+            &aa,
+            &Array::from_vec(b.clone(), &[count, n, 1], &dev).unwrap(),
+        )
+        .unwrap()
+        .to_vec()
+        .unwrap();
         for i in 0..count {
-            close(&naive(&a[i * 64..(i + 1) * 64], &x[i * n..(i + 1) * n], n, n, 1), &b[i * n..(i + 1) * n], tol::<T>(n), "batched solve");
+            close(
+                &naive(&a[i * 64..(i + 1) * 64], &x[i * n..(i + 1) * n], n, n, 1),
+                &b[i * n..(i + 1) * n],
+                tol::<T>(n),
+                "batched solve",
+            );
         }
         let b1 = Array::from_vec(b[..n * 2].to_vec(), &[n, 2], &dev).unwrap();
         let x = solve(&aa, &b1).unwrap();
@@ -196,18 +281,40 @@ fn solve_body<T: Scalar>() {
             *v = T::zero();
         }
         let sa = Array::from_vec(s, &[count, n, n], &dev).unwrap();
-        let e = solve(&sa, &Array::from_vec(b.clone(), &[count, n, 1], &dev).unwrap()).unwrap_err();
-        assert!(matches!(e, Error::Singular { index: 7, .. }), "batched singular on {dev}: {e:?}");
+        let e = solve(
+            &sa,
+            &Array::from_vec(b.clone(), &[count, n, 1], &dev).unwrap(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, Error::Singular { index: 7, .. }),
+            "batched singular on {dev}: {e:?}"
+        );
         assert!(matches!(inv(&sa), Err(Error::Singular { index: 7, .. })));
         // a single singular matrix: the zero pivot's index
-        let sing: Vec<T> = [1.0, 2.0, 2.0, 4.0].iter().map(|&v| T::from_c64(cusci_core::c64::new(v, 0.0))).collect();
+        let sing: Vec<T> = [1.0, 2.0, 2.0, 4.0]
+            .iter()
+            .map(|&v| T::from_c64(cusci_core::c64::new(v, 0.0)))
+            .collect();
         let sa = Array::from_vec(sing, &[2, 2], &dev).unwrap();
-        assert!(matches!(inv(&sa), Err(Error::Singular { index: 1, .. })), "inv singular on {dev}");
+        assert!(
+            matches!(inv(&sa), Err(Error::Singular { index: 1, .. })),
+            "inv singular on {dev}"
+        );
         // bad shapes
         let rect = Array::<T>::zeros(&[2, 3], &dev).unwrap();
-        assert!(matches!(solve(&rect, &Array::<T>::zeros(&[2], &dev).unwrap()), Err(Error::InvalidArgument { .. })));
-        assert!(matches!(solve(&sa, &Array::<T>::zeros(&[3], &dev).unwrap()), Err(Error::ShapeMismatch { .. })));
-        assert!(matches!(inv(&Array::<T>::zeros(&[3], &dev).unwrap()), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(
+            solve(&rect, &Array::<T>::zeros(&[2], &dev).unwrap()),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert!(matches!(
+            solve(&sa, &Array::<T>::zeros(&[3], &dev).unwrap()),
+            Err(Error::ShapeMismatch { .. })
+        ));
+        assert!(matches!(
+            inv(&Array::<T>::zeros(&[3], &dev).unwrap()),
+            Err(Error::InvalidArgument { .. })
+        ));
     }
 }
 all_types!(solve_and_inv, solve_body);
@@ -219,11 +326,29 @@ fn lu_body<T: Scalar>() {
             let aa = Array::from_vec(a.clone(), &[m, n], &dev).unwrap();
             let (p, l, u) = lu(&aa).unwrap();
             let k = m.min(n);
-            assert_eq!((p.shape(), l.shape(), u.shape()), (&[m, m][..], &[m, k][..], &[k, n][..]));
-            let plu = naive(&p.to_vec().unwrap(), &naive(&l.to_vec().unwrap(), &u.to_vec().unwrap(), m, k, n), m, m, n);
-            close(&plu, &a, tol::<T>(m.max(n)), &format!("P·L·U {m}x{n} on {dev}"));
+            assert_eq!(
+                (p.shape(), l.shape(), u.shape()),
+                (&[m, m][..], &[m, k][..], &[k, n][..])
+            );
+            let plu = naive(
+                &p.to_vec().unwrap(),
+                &naive(&l.to_vec().unwrap(), &u.to_vec().unwrap(), m, k, n),
+                m,
+                m,
+                n,
+            );
+            close(
+                &plu,
+                &a,
+                tol::<T>(m.max(n)),
+                &format!("P·L·U {m}x{n} on {dev}"),
+            );
             // |L| <= 1 (partial pivoting; √2 for complex, pivoted on LAPACK's |re| + |im|)
-            assert!(l.to_vec().unwrap().iter().all(|v| v.to_c64().norm() <= std::f64::consts::SQRT_2 + 1e-6));
+            assert!(l
+                .to_vec()
+                .unwrap()
+                .iter()
+                .all(|v| v.to_c64().norm() <= std::f64::consts::SQRT_2 + 1e-6));
         }
         for &n in &[1usize, 2, 33] {
             let a = shifted::<T>(n, 30);
@@ -238,15 +363,28 @@ fn lu_body<T: Scalar>() {
                     1 => adjoint(&a, n, n).iter().map(|v| v.conj()).collect(),
                     _ => adjoint(&a, n, n),
                 };
-                close(&naive(&op_a, &x, n, n, 2), &b, tol::<T>(n), &format!("lu_solve trans={trans} n={n} on {dev}"));
+                close(
+                    &naive(&op_a, &x, n, n, 2),
+                    &b,
+                    tol::<T>(n),
+                    &format!("lu_solve trans={trans} n={n} on {dev}"),
+                );
             }
             // from SciPy's (lu, piv) pair
             let g = Lu::from_parts(f.lu.clone(), f.piv.clone()).unwrap();
             let x = g.solve(&bb, 0).unwrap().to_vec().unwrap();
             close(&naive(&a, &x, n, n, 2), &b, tol::<T>(n), "Lu::from_parts");
         }
-        let nan = Array::from_vec(vec![T::from_c64(cusci_core::c64::new(f64::NAN, 0.0)); 4], &[2, 2], &dev).unwrap();
-        assert!(matches!(lu_factor(&nan, LuFactorOptions::default()), Err(Error::InvalidArgument { .. })));
+        let nan = Array::from_vec(
+            vec![T::from_c64(cusci_core::c64::new(f64::NAN, 0.0)); 4],
+            &[2, 2],
+            &dev,
+        )
+        .unwrap();
+        assert!(matches!(
+            lu_factor(&nan, LuFactorOptions::default()),
+            Err(Error::InvalidArgument { .. })
+        ));
     }
 }
 all_types!(lu_identities, lu_body);
@@ -265,22 +403,37 @@ fn det_body<T: Scalar>() {
             want = want * a[i * n + i];
         }
         let aa = Array::from_vec(a.clone(), &[n, n], &dev).unwrap();
-        close(&det(&aa).unwrap().to_vec().unwrap(), &[want], tol::<T>(n), "det triangular");
+        close(
+            &det(&aa).unwrap().to_vec().unwrap(),
+            &[want],
+            tol::<T>(n),
+            "det triangular",
+        );
         let mut sw = a.clone();
         for j in 0..n {
             sw.swap(j, n + j);
         }
         let sa = Array::from_vec(sw, &[n, n], &dev).unwrap();
-        close(&det(&sa).unwrap().to_vec().unwrap(), &[-want], tol::<T>(n), "det swapped");
+        close(
+            &det(&sa).unwrap().to_vec().unwrap(),
+            &[-want],
+            tol::<T>(n),
+            "det swapped",
+        );
         let (s, l) = slogdet(&aa).unwrap();
-        let back = s.item().unwrap().to_c64() * cusci_core::c64::new(l.item().unwrap().to_c64().re.exp(), 0.0);
+        let back = s.item().unwrap().to_c64()
+            * cusci_core::c64::new(l.item().unwrap().to_c64().re.exp(), 0.0);
         assert!((back - want.to_c64()).norm() <= tol::<T>(n) * want.to_c64().norm());
         // singular: det 0, slogdet (0, -inf)
         let z = Array::<T>::zeros(&[2, 3, 3], &dev).unwrap();
         assert_eq!(det(&z).unwrap().to_vec().unwrap(), vec![T::zero(); 2]);
         let (s, l) = slogdet(&z).unwrap();
         assert_eq!(s.to_vec().unwrap(), vec![T::zero(); 2]);
-        assert!(l.to_vec().unwrap().iter().all(|v| v.to_c64().re == f64::NEG_INFINITY));
+        assert!(l
+            .to_vec()
+            .unwrap()
+            .iter()
+            .all(|v| v.to_c64().re == f64::NEG_INFINITY));
         // empty: det 1
         let e = Array::<T>::zeros(&[0, 0], &dev).unwrap();
         assert_eq!(det(&e).unwrap().item().unwrap(), T::one());
@@ -299,12 +452,25 @@ fn cholesky_body<T: Scalar>() {
                     assert_eq!(l[i * n + j], T::zero(), "upper part of L on {dev}");
                 }
             }
-            close(&naive(&l, &adjoint(&l, n, n), n, n, n), &a, tol::<T>(n), &format!("L·Lᴴ n={n} on {dev}"));
+            close(
+                &naive(&l, &adjoint(&l, n, n), n, n, n),
+                &a,
+                tol::<T>(n),
+                &format!("L·Lᴴ n={n} on {dev}"),
+            );
             for lower in [true, false] {
                 let c = cho_factor(&aa, lower).unwrap();
                 let b: Vec<T> = randn_vec(n * 2, 51);
-                let x = cho_solve(&c, &Array::from_vec(b.clone(), &[n, 2], &dev).unwrap()).unwrap().to_vec().unwrap();
-                close(&naive(&a, &x, n, n, 2), &b, tol::<T>(n), &format!("cho_solve lower={lower} n={n} on {dev}"));
+                let x = cho_solve(&c, &Array::from_vec(b.clone(), &[n, 2], &dev).unwrap())
+                    .unwrap()
+                    .to_vec()
+                    .unwrap();
+                close(
+                    &naive(&a, &x, n, n, 2),
+                    &b,
+                    tol::<T>(n),
+                    &format!("cho_solve lower={lower} n={n} on {dev}"),
+                );
             }
         }
         // not positive definite: the order of the failing minor; in a stack, the matrix
@@ -312,12 +478,18 @@ fn cholesky_body<T: Scalar>() {
         a[2 * 4 + 2] = T::from_c64(cusci_core::c64::new(-1000.0, 0.0));
         let aa = Array::from_vec(a.clone(), &[4, 4], &dev).unwrap();
         let e = cholesky(&aa).unwrap_err();
-        assert!(matches!(e, Error::NotPositiveDefinite { index: 3, .. }), "non-PD on {dev}: {e:?}");
+        assert!(
+            matches!(e, Error::NotPositiveDefinite { index: 3, .. }),
+            "non-PD on {dev}: {e:?}"
+        );
         let mut stack = hpd::<T>(4, 53);
         stack.extend(hpd::<T>(4, 54));
         stack.extend(a);
         let sa = Array::from_vec(stack, &[3, 4, 4], &dev).unwrap();
-        assert!(matches!(cholesky(&sa), Err(Error::NotPositiveDefinite { index: 2, .. })));
+        assert!(matches!(
+            cholesky(&sa),
+            Err(Error::NotPositiveDefinite { index: 2, .. })
+        ));
     }
 }
 all_types!(cholesky_identities, cholesky_body);
@@ -333,8 +505,18 @@ fn qr_body<T: Scalar>() {
             let q = f.q.unwrap();
             let qc = q.shape()[1];
             let qv = q.to_vec().unwrap();
-            close(&naive(&qv, &f.r.to_vec().unwrap(), m, qc, n), &a, tol::<T>(m.max(n)), &format!("Q·R {m}x{n} {mode:?}"));
-            close(&naive(&adjoint(&qv, m, qc), &qv, qc, m, qc), &eye::<T>(qc), tol::<T>(m), "QᴴQ = I");
+            close(
+                &naive(&qv, &f.r.to_vec().unwrap(), m, qc, n),
+                &a,
+                tol::<T>(m.max(n)),
+                &format!("Q·R {m}x{n} {mode:?}"),
+            );
+            close(
+                &naive(&adjoint(&qv, m, qc), &qv, qc, m, qc),
+                &eye::<T>(qc),
+                tol::<T>(m),
+                "QᴴQ = I",
+            );
         }
         let r = qr(&aa, QrMode::R).unwrap();
         assert!(r.q.is_none());
@@ -350,8 +532,19 @@ fn svd_body<T: Scalar>() {
             let aa = Array::from_vec(a.clone(), &[m, n], &dev).unwrap();
             let k = m.min(n);
             for full in [true, false] {
-                let r = svd(&aa, SvdOptions { full_matrices: full, compute_uv: true }).unwrap();
-                let (u, s, vh) = (r.u.unwrap().to_vec().unwrap(), r.s.to_vec().unwrap(), r.vh.unwrap().to_vec().unwrap());
+                let r = svd(
+                    &aa,
+                    SvdOptions {
+                        full_matrices: full,
+                        compute_uv: true,
+                    },
+                )
+                .unwrap();
+                let (u, s, vh) = (
+                    r.u.unwrap().to_vec().unwrap(),
+                    r.s.to_vec().unwrap(),
+                    r.vh.unwrap().to_vec().unwrap(),
+                );
                 let (uc, vr) = if full { (m, n) } else { (k, k) };
                 assert_eq!(u.len(), m * uc);
                 assert_eq!(vh.len(), vr * n);
@@ -360,10 +553,30 @@ fn svd_body<T: Scalar>() {
                     sm[i * vr + i] = T::from_real(s[i]);
                 }
                 let usv = naive(&naive(&u, &sm, m, uc, vr), &vh, m, vr, n);
-                close(&usv, &a, tol::<T>(m.max(n)), &format!("U·S·Vᴴ {m}x{n} full={full} on {dev}"));
-                close(&naive(&adjoint(&u, m, uc), &u, uc, m, uc), &eye::<T>(uc), tol::<T>(m), "UᴴU = I");
-                assert!(s.windows(2).all(|w| w[0].to_c64().re >= w[1].to_c64().re), "descending");
-                let s2 = svd(&aa, SvdOptions { full_matrices: full, compute_uv: false }).unwrap();
+                close(
+                    &usv,
+                    &a,
+                    tol::<T>(m.max(n)),
+                    &format!("U·S·Vᴴ {m}x{n} full={full} on {dev}"),
+                );
+                close(
+                    &naive(&adjoint(&u, m, uc), &u, uc, m, uc),
+                    &eye::<T>(uc),
+                    tol::<T>(m),
+                    "UᴴU = I",
+                );
+                assert!(
+                    s.windows(2).all(|w| w[0].to_c64().re >= w[1].to_c64().re),
+                    "descending"
+                );
+                let s2 = svd(
+                    &aa,
+                    SvdOptions {
+                        full_matrices: full,
+                        compute_uv: false,
+                    },
+                )
+                .unwrap();
                 assert!(s2.u.is_none());
                 let s2v = s2.s.to_vec().unwrap();
                 close(&s2v, &s, tol::<T>(m.max(n)), "s without vectors");
@@ -377,7 +590,11 @@ fn eigh_body<T: Scalar>() {
     for dev in devices() {
         for &n in &SIZES {
             let m: Vec<T> = randn_vec(n * n, 80 + n as u64);
-            let a: Vec<T> = m.iter().zip(adjoint(&m, n, n)).map(|(x, y)| *x + y).collect();
+            let a: Vec<T> = m
+                .iter()
+                .zip(adjoint(&m, n, n))
+                .map(|(x, y)| *x + y)
+                .collect();
             for lower in [true, false] {
                 // garbage in the unread triangle must not matter
                 let mut g = a.clone();
@@ -391,7 +608,10 @@ fn eigh_body<T: Scalar>() {
                 let aa = Array::from_vec(g, &[n, n], &dev).unwrap();
                 let (w, v) = eigh(&aa, lower).unwrap();
                 let (w, v) = (w.to_vec().unwrap(), v.to_vec().unwrap());
-                assert!(w.windows(2).all(|p| p[0].to_c64().re <= p[1].to_c64().re), "ascending");
+                assert!(
+                    w.windows(2).all(|p| p[0].to_c64().re <= p[1].to_c64().re),
+                    "ascending"
+                );
                 let av = naive(&a, &v, n, n, n);
                 let mut vl = v.clone();
                 for i in 0..n {
@@ -399,8 +619,18 @@ fn eigh_body<T: Scalar>() {
                         vl[i * n + j] = vl[i * n + j] * T::from_real(w[j]);
                     }
                 }
-                close(&av, &vl, tol::<T>(n) * 4.0, &format!("A·V = V·Λ n={n} lower={lower} on {dev}"));
-                close(&naive(&adjoint(&v, n, n), &v, n, n, n), &eye::<T>(n), tol::<T>(n), "VᴴV = I");
+                close(
+                    &av,
+                    &vl,
+                    tol::<T>(n) * 4.0,
+                    &format!("A·V = V·Λ n={n} lower={lower} on {dev}"),
+                );
+                close(
+                    &naive(&adjoint(&v, n, n), &v, n, n, n),
+                    &eye::<T>(n),
+                    tol::<T>(n),
+                    "VᴴV = I",
+                );
                 let w2 = eigvalsh(&aa, lower).unwrap().to_vec().unwrap();
                 close(&w2, &w, tol::<T>(n) * 4.0, "eigvalsh");
             }
@@ -412,7 +642,9 @@ all_types!(eigh_identities, eigh_body);
 /// The GPU against the CPU on the same inputs (skipped without a GPU).
 #[test]
 fn gpu_matches_cpu() {
-    let Some(g) = cusci_core::testing::gpu() else { return };
+    let Some(g) = cusci_core::testing::gpu() else {
+        return;
+    };
     let n = 65;
     let a = shifted::<f64>(n, 90);
     let b: Vec<f64> = randn_vec(n * 4, 91);
@@ -423,7 +655,17 @@ fn gpu_matches_cpu() {
         let c = matmul(&aa, &aa).unwrap().to_vec().unwrap();
         let d = det(&aa).unwrap().to_vec().unwrap();
         let f = lu_factor(&aa, LuFactorOptions::default()).unwrap();
-        let s = svd(&aa, SvdOptions { full_matrices: false, compute_uv: false }).unwrap().s.to_vec().unwrap();
+        let s = svd(
+            &aa,
+            SvdOptions {
+                full_matrices: false,
+                compute_uv: false,
+            },
+        )
+        .unwrap()
+        .s
+        .to_vec()
+        .unwrap();
         (x, c, d, f.lu.to_vec().unwrap(), f.piv.to_vec().unwrap(), s)
     };
     let (c, gg) = (run(&Device::Cpu), run(&g));

@@ -570,6 +570,170 @@ impl Locked<'_> {
         Ok(())
     }
 
+    /// `Xgeqrf` of the column-major `m x n` matrix at `a` (in place), `tau` (`min(m, n)`).
+    pub(crate) fn geqrf<T: Scalar>(
+        &self,
+        m: usize,
+        n: usize,
+        a: u64,
+        tau: u64,
+        info: u64,
+    ) -> Result<()> {
+        let o = "geqrf";
+        let (mut dw, mut hw) = (0usize, 0usize);
+        // SAFETY: as in getrf.
+        unsafe {
+            sol_check(
+                o,
+                sol::cusolverDnXgeqrf_bufferSize(
+                    self.g.solver,
+                    self.g.params,
+                    m as i64,
+                    n as i64,
+                    T::solver_type(),
+                    vp(a),
+                    m.max(1) as i64,
+                    T::solver_type(),
+                    vp(tau),
+                    T::solver_type(),
+                    &mut dw,
+                    &mut hw,
+                ),
+            )?;
+        }
+        let work = scratch(&self.dev, dw)?;
+        let mut host = vec![0u8; hw.max(1)];
+        // SAFETY: as in getrf.
+        unsafe {
+            sol_check(
+                o,
+                sol::cusolverDnXgeqrf(
+                    self.g.solver,
+                    self.g.params,
+                    m as i64,
+                    n as i64,
+                    T::solver_type(),
+                    vp(a),
+                    m.max(1) as i64,
+                    T::solver_type(),
+                    vp(tau),
+                    T::solver_type(),
+                    vp(ptr(&work)),
+                    dw,
+                    host.as_mut_ptr() as *mut c_void,
+                    hw,
+                    info as *mut i32,
+                ),
+            )?;
+        }
+        drop(work);
+        Ok(())
+    }
+
+    /// `<t>orgqr`/`<t>ungqr`: the first `n` columns of `Q` from `k` reflectors, over `a`
+    /// (column-major, leading dimension `m`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn orgqr<T: Scalar>(
+        &self,
+        m: usize,
+        n: usize,
+        k: usize,
+        a: u64,
+        tau: u64,
+        info: u64,
+    ) -> Result<()> {
+        let o = "orgqr";
+        let mut lwork = 0i32;
+        // SAFETY: valid handle and device pointers; out-pointer to a local.
+        unsafe {
+            sol_check(
+                o,
+                T::orgqr_buffer(
+                    self.g.solver,
+                    i32c(o, m)?,
+                    i32c(o, n)?,
+                    i32c(o, k)?,
+                    a as *const T,
+                    i32c(o, m.max(1))?,
+                    tau as *const T,
+                    &mut lwork,
+                ),
+            )?;
+        }
+        let work = scratch(
+            &self.dev,
+            (lwork.max(1) as usize) * std::mem::size_of::<T>(),
+        )?;
+        // SAFETY: the workspace has the size the library asked for.
+        unsafe {
+            sol_check(
+                o,
+                T::orgqr(
+                    self.g.solver,
+                    i32c(o, m)?,
+                    i32c(o, n)?,
+                    i32c(o, k)?,
+                    a as *mut T,
+                    i32c(o, m.max(1))?,
+                    tau as *const T,
+                    ptr(&work) as *mut T,
+                    lwork.max(1),
+                    info as *mut i32,
+                ),
+            )?;
+        }
+        drop(work);
+        Ok(())
+    }
+
+    /// `<t>trsm`: `op(A) X = B` (left side) for the column-major triangular `n x n` `A` and the
+    /// column-major `n x nrhs` `B` (overwritten by `X`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn trsm<T: Scalar>(
+        &self,
+        upper: bool,
+        trans: bool,
+        conj: bool,
+        unit: bool,
+        n: usize,
+        nrhs: usize,
+        a: u64,
+        b: u64,
+    ) -> Result<()> {
+        let o = "trsm";
+        let one = T::one();
+        let uplo = if upper {
+            blas::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER
+        } else {
+            blas::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER
+        };
+        let diag = if unit {
+            blas::cublasDiagType_t::CUBLAS_DIAG_UNIT
+        } else {
+            blas::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT
+        };
+        // SAFETY: valid handle and device pointers; alpha is a host scalar.
+        unsafe {
+            blas_check(
+                o,
+                T::trsm(
+                    self.g.blas,
+                    blas::cublasSideMode_t::CUBLAS_SIDE_LEFT,
+                    uplo,
+                    op(trans, conj),
+                    diag,
+                    i32c(o, n)?,
+                    i32c(o, nrhs)?,
+                    &one,
+                    a as *const T,
+                    i32c(o, n.max(1))?,
+                    b as *mut T,
+                    i32c(o, n.max(1))?,
+                ),
+            )
+        }
+    }
+
     /// cuBLAS `getrfBatched` over pointer array `aptrs` (device array of `batch` pointers).
     pub(crate) fn getrf_batched<T: Scalar>(
         &self,

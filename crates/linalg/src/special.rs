@@ -1,0 +1,394 @@
+//! Special matrices (SciPy's `linalg.toeplitz`, `circulant`, `hankel`, `hadamard`, `companion`,
+//! `helmert`, `hilbert`, `leslie`, `dft`, `fiedler`, `convolution_matrix`, `block_diag`,
+//! `bandwidth`). The constructors build the matrix from small host inputs and place it on `dev`
+//! (one upload); `block_diag` and `bandwidth` read their arrays back (they synchronise).
+
+use crate::Scalar;
+use cusci_core::error::make;
+use cusci_core::{c64, Array, Device, Result};
+
+fn t<T: Scalar>(v: f64) -> T {
+    T::from_c64(c64::new(v, 0.0))
+}
+
+/// Toeplitz matrix with first column `c` and first row `r` (default `conj(c)`; `r[0]` is ignored).
+///
+/// ```
+/// use cusci_linalg::{toeplitz, Device};
+/// let m = toeplitz(&[1.0, 2.0, 3.0], Some(&[1.0, 4.0]), &Device::Cpu)?;
+/// assert_eq!(m.to_vec()?, vec![1.0, 4.0, 2.0, 1.0, 3.0, 2.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn toeplitz<T: Scalar>(c: &[T], r: Option<&[T]>, dev: &Device) -> Result<Array<T>> {
+    let rr: Vec<T> = match r {
+        Some(r) => r.to_vec(),
+        None => c.iter().map(|v| v.conj()).collect(),
+    };
+    let (m, n) = (c.len(), rr.len());
+    let mut v = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            v.push(if i >= j { c[i - j] } else { rr[j - i] });
+        }
+    }
+    Array::from_vec(v, &[m, n], dev)
+}
+
+/// Circulant matrix whose first column is `c`.
+///
+/// ```
+/// use cusci_linalg::{circulant, Device};
+/// assert_eq!(circulant(&[1.0, 2.0, 3.0], &Device::Cpu)?.to_vec()?, vec![1.0, 3.0, 2.0, 2.0, 1.0, 3.0, 3.0, 2.0, 1.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn circulant<T: Scalar>(c: &[T], dev: &Device) -> Result<Array<T>> {
+    let n = c.len();
+    let v: Vec<T> = (0..n * n).map(|k| c[(k / n + n - k % n) % n]).collect();
+    Array::from_vec(v, &[n, n], dev)
+}
+
+/// Hankel matrix with first column `c` and last row `r` (default zeros; `r[0]` is ignored).
+///
+/// ```
+/// use cusci_linalg::{hankel, Device};
+/// assert_eq!(hankel(&[1.0, 2.0], None, &Device::Cpu)?.to_vec()?, vec![1.0, 2.0, 2.0, 0.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn hankel<T: Scalar>(c: &[T], r: Option<&[T]>, dev: &Device) -> Result<Array<T>> {
+    let rr: Vec<T> = match r {
+        Some(r) => r.to_vec(),
+        None => vec![T::zero(); c.len()],
+    };
+    let (m, n) = (c.len(), rr.len());
+    let mut v = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            let k = i + j;
+            v.push(if k < m { c[k] } else { rr[k - m + 1] });
+        }
+    }
+    Array::from_vec(v, &[m, n], dev)
+}
+
+/// Sylvester's Hadamard matrix of order `n` (a power of 2).
+///
+/// # Errors
+/// `InvalidArgument` unless `n` is a power of 2.
+///
+/// ```
+/// use cusci_linalg::{hadamard, Device};
+/// assert_eq!(hadamard::<f64>(2, &Device::Cpu)?.to_vec()?, vec![1.0, 1.0, 1.0, -1.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn hadamard<T: Scalar>(n: usize, dev: &Device) -> Result<Array<T>> {
+    if !n.is_power_of_two() {
+        return Err(make::arg(
+            "hadamard",
+            format!("n must be a positive power of 2, got {n}"),
+        ));
+    }
+    let v: Vec<T> = (0..n * n)
+        .map(|k| {
+            if ((k / n) & (k % n)).count_ones() % 2 == 0 {
+                T::one()
+            } else {
+                -T::one()
+            }
+        })
+        .collect();
+    Array::from_vec(v, &[n, n], dev)
+}
+
+/// Companion matrix of the polynomial with coefficients `a` (highest degree first): first row
+/// `-a[1..] / a[0]`, ones below the diagonal.
+///
+/// # Errors
+/// `InvalidArgument` when `a` has fewer than 2 coefficients or `a[0]` is 0.
+///
+/// ```
+/// use cusci_linalg::{companion, Device};
+/// assert_eq!(companion(&[1.0, -3.0, 2.0], &Device::Cpu)?.to_vec()?, vec![3.0, -2.0, 1.0, 0.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn companion<T: Scalar>(a: &[T], dev: &Device) -> Result<Array<T>> {
+    if a.len() < 2 {
+        return Err(make::arg(
+            "companion",
+            "at least two coefficients are needed",
+        ));
+    }
+    if a[0] == T::zero() {
+        return Err(make::arg(
+            "companion",
+            "the first coefficient must not be zero",
+        ));
+    }
+    let n = a.len() - 1;
+    let mut v = vec![T::zero(); n * n];
+    for j in 0..n {
+        v[j] = -(a[j + 1] / a[0]);
+    }
+    for i in 1..n {
+        v[i * n + i - 1] = T::one();
+    }
+    Array::from_vec(v, &[n, n], dev)
+}
+
+/// Helmert matrix of order `n`: `(n-1) x n`, or `n x n` with the constant first row when `full`.
+///
+/// ```
+/// use cusci_linalg::{helmert, Device};
+/// let h = helmert::<f64>(2, true, &Device::Cpu)?.to_vec()?;
+/// assert!((h[0] - 0.5f64.sqrt()).abs() < 1e-15 && (h[3] + 0.5f64.sqrt()).abs() < 1e-15);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn helmert<T: Scalar>(n: usize, full: bool, dev: &Device) -> Result<Array<T>> {
+    let mut v = vec![T::zero(); n * n];
+    for j in 0..n {
+        v[j] = t((1.0 / n as f64).sqrt());
+    }
+    for i in 1..n {
+        let d = ((i * (i + 1)) as f64).sqrt();
+        for j in 0..i {
+            v[i * n + j] = t(1.0 / d);
+        }
+        v[i * n + i] = t(-(i as f64) / d);
+    }
+    if full {
+        Array::from_vec(v, &[n, n], dev)
+    } else {
+        Array::from_vec(v[n.min(v.len())..].to_vec(), &[n.saturating_sub(1), n], dev)
+    }
+}
+
+/// Hilbert matrix of order `n`: `1 / (i + j + 1)`.
+///
+/// ```
+/// use cusci_linalg::{hilbert, Device};
+/// assert_eq!(hilbert::<f64>(2, &Device::Cpu)?.to_vec()?, vec![1.0, 0.5, 0.5, 1.0 / 3.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn hilbert<T: Scalar>(n: usize, dev: &Device) -> Result<Array<T>> {
+    let v: Vec<T> = (0..n * n)
+        .map(|k| t(1.0 / ((k / n + k % n + 1) as f64)))
+        .collect();
+    Array::from_vec(v, &[n, n], dev)
+}
+
+/// Leslie matrix: fecundities `f` (first row, length `n`) and survival rates `s` (subdiagonal,
+/// length `n - 1`).
+///
+/// # Errors
+/// `ShapeMismatch` unless `s.len() + 1 == f.len()`; `InvalidArgument` for an empty `f`.
+///
+/// ```
+/// use cusci_linalg::{leslie, Device};
+/// assert_eq!(leslie(&[0.5, 2.0], &[0.8], &Device::Cpu)?.to_vec()?, vec![0.5, 2.0, 0.8, 0.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn leslie<T: Scalar>(f: &[T], s: &[T], dev: &Device) -> Result<Array<T>> {
+    let n = f.len();
+    if n == 0 {
+        return Err(make::arg("leslie", "f must not be empty"));
+    }
+    if s.len() + 1 != n {
+        return Err(make::shape(
+            "leslie",
+            format!("len(s) must be len(f) - 1: {} and {n}", s.len()),
+        ));
+    }
+    let mut v = vec![T::zero(); n * n];
+    v[..n].copy_from_slice(f);
+    for i in 1..n {
+        v[i * n + i - 1] = s[i - 1];
+    }
+    Array::from_vec(v, &[n, n], dev)
+}
+
+/// Scaling of [`dft`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DftScale {
+    /// No scaling (SciPy's `None`).
+    #[default]
+    None,
+    /// Divide by `n`.
+    N,
+    /// Divide by `sqrt(n)` (unitary).
+    SqrtN,
+}
+
+/// The `n`-point DFT matrix `m[j, k] = exp(-2πi·jk/n)` (complex types only).
+///
+/// # Errors
+/// `UnsupportedDType` for a real `T`.
+///
+/// ```
+/// use cusci_linalg::{dft, DftScale, c64, Device};
+/// let m = dft::<c64>(2, DftScale::None, &Device::Cpu)?.to_vec()?;
+/// assert!((m[3] - c64::new(-1.0, 0.0)).norm() < 1e-15);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn dft<T: Scalar>(n: usize, scale: DftScale, dev: &Device) -> Result<Array<T>> {
+    if !T::DTYPE.is_complex() {
+        return Err(make::dtype("dft", T::DTYPE));
+    }
+    let sc = match scale {
+        DftScale::None => 1.0,
+        DftScale::N => 1.0 / n as f64,
+        DftScale::SqrtN => 1.0 / (n as f64).sqrt(),
+    };
+    let v: Vec<T> = (0..n * n)
+        .map(|k| {
+            // the exponent reduced modulo n first: exact angles for large j·k
+            let e = ((k / n) * (k % n)) % n.max(1);
+            let th = -2.0 * std::f64::consts::PI * e as f64 / n as f64;
+            T::from_c64(c64::new(th.cos() * sc, th.sin() * sc))
+        })
+        .collect();
+    Array::from_vec(v, &[n, n], dev)
+}
+
+/// Fiedler matrix: `|a[i] - a[j]|`.
+///
+/// ```
+/// use cusci_linalg::{fiedler, Device};
+/// assert_eq!(fiedler(&[1.0, 4.0], &Device::Cpu)?.to_vec()?, vec![0.0, 3.0, 3.0, 0.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn fiedler<T: Scalar>(a: &[T], dev: &Device) -> Result<Array<T>> {
+    let n = a.len();
+    let v: Vec<T> = (0..n * n)
+        .map(|k| T::from_real((a[k / n] - a[k % n]).abs()))
+        .collect();
+    Array::from_vec(v, &[n, n], dev)
+}
+
+/// Mode of [`convolution_matrix`] (as `numpy.convolve`'s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConvMode {
+    /// `len(a) + n - 1` rows.
+    #[default]
+    Full,
+    /// `max(len(a), n) - min(len(a), n) + 1` rows.
+    Valid,
+    /// `max(n, len(a))` rows, centred.
+    Same,
+}
+
+/// The matrix `A` with `A @ v == numpy.convolve(a, v, mode)` for every `v` of length `n`.
+///
+/// # Errors
+/// `InvalidArgument` for an empty `a` or `n == 0`.
+///
+/// ```
+/// use cusci_linalg::{convolution_matrix, ConvMode, Device};
+/// let m = convolution_matrix(&[1.0, 2.0], 2, ConvMode::Full, &Device::Cpu)?;
+/// assert_eq!(m.to_vec()?, vec![1.0, 0.0, 2.0, 1.0, 0.0, 2.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn convolution_matrix<T: Scalar>(
+    a: &[T],
+    n: usize,
+    mode: ConvMode,
+    dev: &Device,
+) -> Result<Array<T>> {
+    let op = "convolution_matrix";
+    if a.is_empty() || n == 0 {
+        return Err(make::arg(op, "a must be non-empty and n positive"));
+    }
+    let m = a.len();
+    let full_rows = m + n - 1;
+    let (start, rows) = match mode {
+        ConvMode::Full => (0, full_rows),
+        ConvMode::Valid => (m.min(n) - 1, m.max(n) - m.min(n) + 1),
+        ConvMode::Same => {
+            let r = m.max(n);
+            ((full_rows - r) / 2, r)
+        }
+    };
+    let mut v = vec![T::zero(); rows * n];
+    for r in 0..rows {
+        let i = r + start;
+        for j in 0..n {
+            if i >= j && i - j < m {
+                v[r * n + j] = a[i - j];
+            }
+        }
+    }
+    Array::from_vec(v, &[rows, n], dev)
+}
+
+/// Block-diagonal matrix of 2-D blocks (1-D blocks are rows), on the first block's device;
+/// synchronises (the blocks are read back). No blocks give a `1 x 0` matrix, as SciPy.
+///
+/// # Errors
+/// `InvalidArgument` for a block of more than 2 dimensions; `DeviceMismatch`.
+///
+/// ```
+/// use cusci_linalg::{block_diag, Array, Device};
+/// let a = Array::from_vec(vec![1.0], &[1, 1], &Device::Cpu)?;
+/// let b = Array::from_vec(vec![2.0, 3.0], &[1, 2], &Device::Cpu)?;
+/// assert_eq!(block_diag(&[&a, &b])?.to_vec()?, vec![1.0, 0.0, 0.0, 0.0, 2.0, 3.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn block_diag<T: Scalar>(blocks: &[&Array<T>]) -> Result<Array<T>> {
+    let op = "block_diag";
+    let Some(first) = blocks.first() else {
+        return Array::zeros(&[1, 0], &Device::Cpu);
+    };
+    let mut dims = Vec::new();
+    for b in blocks {
+        cusci_core::array::check_same_device(op, first.device(), b.device())?;
+        dims.push(match b.ndim() {
+            0 => (1, 1),
+            1 => (1, b.shape()[0]),
+            2 => (b.shape()[0], b.shape()[1]),
+            _ => return Err(make::arg(op, "blocks must have at most 2 dimensions")),
+        });
+    }
+    let (m, n) = dims.iter().fold((0, 0), |(a, b), (r, c)| (a + r, b + c));
+    let mut v = vec![T::zero(); m * n];
+    let (mut r0, mut c0) = (0, 0);
+    for (b, &(r, c)) in blocks.iter().zip(&dims) {
+        let data = b.to_vec()?;
+        for i in 0..r {
+            v[(r0 + i) * n + c0..(r0 + i) * n + c0 + c].copy_from_slice(&data[i * c..(i + 1) * c]);
+        }
+        r0 += r;
+        c0 += c;
+    }
+    Array::from_vec(v, &[m, n], first.device())
+}
+
+/// Lower and upper bandwidth of a 2-D array (SciPy's `linalg.bandwidth`): the largest `i - j`
+/// and `j - i` with a non-zero `a[i, j]`. Host values; synchronises.
+///
+/// # Errors
+/// `InvalidArgument` unless `a` is 2-D.
+///
+/// ```
+/// use cusci_linalg::{bandwidth, Array, Device};
+/// let a = Array::from_vec(vec![1.0, 2.0, 0.0, 3.0], &[2, 2], &Device::Cpu)?;
+/// assert_eq!(bandwidth(&a)?, (0, 1));
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn bandwidth<T: Scalar>(a: &Array<T>) -> Result<(usize, usize)> {
+    if a.ndim() != 2 {
+        return Err(make::arg("bandwidth", "a must be 2-D"));
+    }
+    let (m, n) = (a.shape()[0], a.shape()[1]);
+    let v = a.to_vec()?;
+    let (mut lo, mut up) = (0, 0);
+    for i in 0..m {
+        for j in 0..n {
+            if v[i * n + j] != T::zero() {
+                if i > j {
+                    lo = lo.max(i - j);
+                } else {
+                    up = up.max(j - i);
+                }
+            }
+        }
+    }
+    Ok((lo, up))
+}
