@@ -18,6 +18,7 @@ mod cpu;
 pub mod cuda;
 pub mod linalg;
 mod matrix;
+mod ops;
 
 pub use construct::{diags, eye, identity, random};
 pub use cusci_core::{Array, Device, Error, Result};

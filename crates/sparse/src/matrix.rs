@@ -83,11 +83,11 @@ fn flags_error(op: &str, f: i32, what: &str) -> Result<()> {
 /// ```
 #[derive(Clone, Debug)]
 pub struct CsrMatrix<T: Float> {
-    data: Array<T>,
-    indices: Array<i32>,
-    indptr: Array<i32>,
-    shape: (usize, usize),
-    canonical: bool,
+    pub(crate) data: Array<T>,
+    pub(crate) indices: Array<i32>,
+    pub(crate) indptr: Array<i32>,
+    pub(crate) shape: (usize, usize),
+    pub(crate) canonical: bool,
 }
 
 impl<T: Float> CsrMatrix<T> {
@@ -589,7 +589,7 @@ impl<T: Float> CsrMatrix<T> {
 #[derive(Clone, Debug)]
 pub struct CscMatrix<T: Float> {
     /// The CSR matrix of the transpose (shape (n, m)).
-    t: CsrMatrix<T>,
+    pub(crate) t: CsrMatrix<T>,
 }
 
 impl<T: Float> CscMatrix<T> {
@@ -700,10 +700,10 @@ impl<T: Float> CscMatrix<T> {
 /// ```
 #[derive(Clone, Debug)]
 pub struct CooMatrix<T: Float> {
-    data: Array<T>,
-    row: Array<i32>,
-    col: Array<i32>,
-    shape: (usize, usize),
+    pub(crate) data: Array<T>,
+    pub(crate) row: Array<i32>,
+    pub(crate) col: Array<i32>,
+    pub(crate) shape: (usize, usize),
 }
 
 impl<T: Float> CooMatrix<T> {

@@ -215,3 +215,94 @@ extern "C" __global__ void sp_csr_rows(const int* indptr, i64 m, int* rows) {
     for (int j = indptr[r]; j < indptr[r + 1]; ++j) rows[j] = (int)r;
   }
 }
+
+// ---------------- structure-preserving operations ----------------
+// counts[r + 1] = stored entries of row r that are not zero
+extern "C" __global__ void sp_nz_count(const int* indptr, const T* data, i64 m, int* counts) {
+  GRID_LOOP(r, m) {
+    int c = 0;
+    for (int j = indptr[r]; j < indptr[r + 1]; ++j) if (data[j] != TZERO) c++;
+    counts[r + 1] = c;
+  }
+}
+
+extern "C" __global__ void sp_nz_write(const int* indptr, const int* indices, const T* data, i64 m,
+                                       const int* outptr, int* oind, T* odat) {
+  GRID_LOOP(r, m) {
+    int o = outptr[r];
+    for (int j = indptr[r]; j < indptr[r + 1]; ++j) {
+      if (data[j] != TZERO) { oind[o] = indices[j]; odat[o] = data[j]; o++; }
+    }
+  }
+}
+
+// out[i] = A[r, r + k] for the i-th element of diagonal k (duplicates summed)
+extern "C" __global__ void sp_diagonal(const int* indptr, const int* indices, const T* data, i64 len, i64 k, T* out) {
+  GRID_LOOP(i, len) {
+    i64 r = k >= 0 ? i : i - k;
+    i64 c = r + k;
+    T s = TZERO;
+    for (int j = indptr[r]; j < indptr[r + 1]; ++j) if ((i64)indices[j] == c) s = s + data[j];
+    out[i] = s;
+  }
+}
+
+// dst[i] = scale * src[i]
+extern "C" __global__ void sp_copy_scaled(const T* src, T* dst, i64 n, T scale) {
+  GRID_LOOP(i, n) { dst[i] = scale * src[i]; }
+}
+
+extern "C" __global__ void sp_copy_int(const int* src, int* dst, i64 n) {
+  GRID_LOOP(i, n) { dst[i] = src[i]; }
+}
+
+// ---------------- SpGEMM by expansion (products), then COO -> CSR sums them ----------------
+// counts[j + 1] = length of row indices[j] of B, for every stored entry j of A (64-bit counts)
+extern "C" __global__ void sp_gemm_count(const int* a_ind, i64 nnz_a, const int* b_ptr, i64* counts) {
+  GRID_LOOP(j, nnz_a) { int k = a_ind[j]; counts[j + 1] = (i64)(b_ptr[k + 1] - b_ptr[k]); }
+}
+
+extern "C" __global__ void sp_gemm_expand(const int* a_rows, const int* a_ind, const T* a_dat, i64 nnz_a,
+                                          const int* b_ptr, const int* b_ind, const T* b_dat,
+                                          const i64* off, int* orow, int* ocol, T* oval) {
+  GRID_LOOP(j, nnz_a) {
+    int k = a_ind[j];
+    i64 o = off[j];
+    int r = a_rows[j];
+    T av = a_dat[j];
+    for (int t = b_ptr[k]; t < b_ptr[k + 1]; ++t) { orow[o] = r; ocol[o] = b_ind[t]; oval[o] = av * b_dat[t]; o++; }
+  }
+}
+
+// ---------------- element-wise product of two canonical CSR matrices ----------------
+__device__ __forceinline__ int find_col(const int* ind, int s, int e, int c) {
+  while (s < e) { int h = s + (e - s) / 2; if (ind[h] < c) s = h + 1; else e = h; }
+  return s;
+}
+
+extern "C" __global__ void sp_mul_count(const int* a_ptr, const int* a_ind, const T* a_dat,
+                                        const int* b_ptr, const int* b_ind, const T* b_dat, i64 m, int* counts) {
+  GRID_LOOP(r, m) {
+    int c = 0, be = b_ptr[r + 1];
+    for (int j = a_ptr[r]; j < a_ptr[r + 1]; ++j) {
+      int t = find_col(b_ind, b_ptr[r], be, a_ind[j]);
+      if (t < be && b_ind[t] == a_ind[j] && a_dat[j] * b_dat[t] != TZERO) c++;
+    }
+    counts[r + 1] = c;
+  }
+}
+
+extern "C" __global__ void sp_mul_write(const int* a_ptr, const int* a_ind, const T* a_dat,
+                                        const int* b_ptr, const int* b_ind, const T* b_dat, i64 m,
+                                        const int* outptr, int* oind, T* odat) {
+  GRID_LOOP(r, m) {
+    int o = outptr[r], be = b_ptr[r + 1];
+    for (int j = a_ptr[r]; j < a_ptr[r + 1]; ++j) {
+      int t = find_col(b_ind, b_ptr[r], be, a_ind[j]);
+      if (t < be && b_ind[t] == a_ind[j]) {
+        T v = a_dat[j] * b_dat[t];
+        if (v != TZERO) { oind[o] = a_ind[j]; odat[o] = v; o++; }
+      }
+    }
+  }
+}

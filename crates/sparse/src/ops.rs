@@ -1,0 +1,481 @@
+//! Methods beyond the formats: `eliminate_zeros`, `diagonal`, `sum`/`mean` (all and per axis),
+//! `+`/`−` between sparse matrices, the element-wise `multiply`, and the sparse product
+//! [`CsrMatrix::matmul`] (SpGEMM). Every one runs on the device holding the matrices.
+
+use crate::cuda::{blocks, launch, p};
+use crate::matrix::{CooMatrix, CsrMatrix};
+use cusci_core::cuda::kernel::Args;
+use cusci_core::error::make;
+use cusci_core::{c64, Array, CudaDevice, Device, Float, Result};
+
+fn scalar<T: Float>(v: f64) -> T {
+    T::from_c64(c64::new(v, 0.0))
+}
+
+/// Concatenates 1-D arrays on one device (a copy kernel per part; `scale` multiplies values).
+fn concat<T: Float>(parts: &[(&Array<T>, T)], dev: &Device) -> Result<Array<T>> {
+    let total: usize = parts.iter().map(|(a, _)| a.len()).sum();
+    match dev {
+        Device::Cpu => {
+            let mut v = Vec::with_capacity(total);
+            for (a, s) in parts {
+                v.extend(a.to_vec()?.into_iter().map(|x| s.mul(x)));
+            }
+            Array::from_vec(v, &[total], dev)
+        }
+        Device::Cuda(d) => {
+            let out = Array::<T>::zeros(&[total], dev)?;
+            let mut off = 0usize;
+            for (a, s) in parts {
+                let a = a.contiguous()?;
+                launch::<T>(
+                    d,
+                    "sp_copy_scaled",
+                    blocks(d, a.len()),
+                    Args::new()
+                        .push(p(&a))
+                        .push(p(&out) + (off * std::mem::size_of::<T>()) as u64)
+                        .push(a.len() as i64)
+                        .push(*s),
+                )?;
+                off += a.len();
+            }
+            Ok(out)
+        }
+    }
+}
+
+fn concat_i32<T: Float>(parts: &[&Array<i32>], dev: &Device) -> Result<Array<i32>> {
+    let total: usize = parts.iter().map(|a| a.len()).sum();
+    match dev {
+        Device::Cpu => {
+            let mut v = Vec::with_capacity(total);
+            for a in parts {
+                v.extend(a.to_vec()?);
+            }
+            Array::from_vec(v, &[total], dev)
+        }
+        Device::Cuda(d) => {
+            let out = Array::<i32>::zeros(&[total], dev)?;
+            let mut off = 0usize;
+            for a in parts {
+                let a = a.contiguous()?;
+                launch::<T>(
+                    d,
+                    "sp_copy_int",
+                    blocks(d, a.len()),
+                    Args::new()
+                        .push(p(&a))
+                        .push(p(&out) + (off * 4) as u64)
+                        .push(a.len() as i64),
+                )?;
+                off += a.len();
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Runs a (count per row, scan, write per row) pair of kernels and returns the new CSR arrays.
+fn count_scan_write<T: Float>(
+    d: &CudaDevice,
+    m: usize,
+    count: &str,
+    write: &str,
+    count_args: impl Fn(&mut Args),
+    write_args: impl Fn(&mut Args),
+) -> Result<(Array<i32>, Array<i32>, Array<T>)> {
+    let dev = Device::Cuda(d.clone());
+    let counts = Array::<i32>::zeros(&[m + 1], &dev)?;
+    let mut a = Args::new();
+    count_args(&mut a);
+    a.push(m as i64).push(p(&counts));
+    launch::<T>(d, count, blocks(d, m), &mut a)?;
+    let outptr = counts.cumsum(0)?;
+    let total = outptr.index_axis(0, -1)?.item()? as usize;
+    let oind = Array::<i32>::zeros(&[total], &dev)?;
+    let odat = Array::<T>::zeros(&[total], &dev)?;
+    let mut a = Args::new();
+    write_args(&mut a);
+    a.push(m as i64)
+        .push(p(&outptr))
+        .push(p(&oind))
+        .push(p(&odat));
+    launch::<T>(d, write, blocks(d, m), &mut a)?;
+    Ok((outptr, oind, odat))
+}
+
+fn check_same_shape(op: &str, a: (usize, usize), b: (usize, usize)) -> Result<()> {
+    if a != b {
+        return Err(make::shape(op, format!("shapes {a:?} and {b:?} differ")));
+    }
+    Ok(())
+}
+
+impl<T: Float> CsrMatrix<T> {
+    /// A copy without the stored zeros (SciPy's `eliminate_zeros`, which works in place).
+    ///
+    /// ```
+    /// use cusci_sparse::{CsrMatrix, Device, Array};
+    /// let dev = Device::Cpu;
+    /// let a = CsrMatrix::new(Array::from_vec(vec![1.0f64, 0.0], &[2], &dev)?,
+    ///     Array::from_vec(vec![0, 1], &[2], &dev)?, Array::from_vec(vec![0, 2], &[2], &dev)?, (1, 2))?;
+    /// assert_eq!(a.eliminate_zeros()?.nnz(), 1);
+    /// # Ok::<(), cusci_sparse::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn eliminate_zeros(&self) -> Result<Self> {
+        let m = self.shape.0;
+        match self.device() {
+            Device::Cpu => {
+                let ip = self.indptr.cpu_data().unwrap_or(&[0]);
+                let ind = self.indices.cpu_data().unwrap_or(&[]);
+                let dat = self.data.cpu_data().unwrap_or(&[]);
+                let mut np = vec![0i32; m + 1];
+                let (mut ni, mut nd) = (Vec::new(), Vec::new());
+                for r in 0..m {
+                    for j in ip[r] as usize..ip[r + 1] as usize {
+                        if dat[j] != T::zero() {
+                            ni.push(ind[j]);
+                            nd.push(dat[j]);
+                        }
+                    }
+                    np[r + 1] = ni.len() as i32;
+                }
+                CsrMatrix::from_host(np, ni, nd, self.shape, self.canonical, &Device::Cpu)
+            }
+            Device::Cuda(d) => {
+                let (ip, ind, dat) = count_scan_write::<T>(
+                    d,
+                    m,
+                    "sp_nz_count",
+                    "sp_nz_write",
+                    |a| {
+                        a.push(p(&self.indptr)).push(p(&self.data));
+                    },
+                    |a| {
+                        a.push(p(&self.indptr))
+                            .push(p(&self.indices))
+                            .push(p(&self.data));
+                    },
+                )?;
+                Ok(CsrMatrix::from_parts(
+                    dat,
+                    ind,
+                    ip,
+                    self.shape,
+                    self.canonical,
+                ))
+            }
+        }
+    }
+
+    /// Diagonal `k` (SciPy's `diagonal(k)`; k > 0 above the main one), duplicates summed; empty
+    /// when `k` lies outside the matrix.
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn diagonal(&self, k: isize) -> Result<Array<T>> {
+        let (m, n) = (self.shape.0 as isize, self.shape.1 as isize);
+        let len = if k >= 0 { m.min(n - k) } else { (m + k).min(n) }.max(0) as usize;
+        match self.device() {
+            Device::Cpu => {
+                let ip = self.indptr.cpu_data().unwrap_or(&[0]);
+                let ind = self.indices.cpu_data().unwrap_or(&[]);
+                let dat = self.data.cpu_data().unwrap_or(&[]);
+                let out: Vec<T> = (0..len as isize)
+                    .map(|i| {
+                        let r = if k >= 0 { i } else { i - k };
+                        let c = (r + k) as i32;
+                        let mut s = T::zero();
+                        for j in ip[r as usize] as usize..ip[r as usize + 1] as usize {
+                            if ind[j] == c {
+                                s = s.add(dat[j]);
+                            }
+                        }
+                        s
+                    })
+                    .collect();
+                Array::from_vec(out, &[len], &Device::Cpu)
+            }
+            Device::Cuda(d) => {
+                let out = Array::<T>::zeros(&[len], self.device())?;
+                launch::<T>(
+                    d,
+                    "sp_diagonal",
+                    blocks(d, len),
+                    Args::new()
+                        .push(p(&self.indptr))
+                        .push(p(&self.indices))
+                        .push(p(&self.data))
+                        .push(len as i64)
+                        .push(k as i64)
+                        .push(p(&out)),
+                )?;
+                Ok(out)
+            }
+        }
+    }
+
+    /// The sum of all entries (`A.sum()`), returned to the host.
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn sum(&self) -> Result<T> {
+        self.data.sum()
+    }
+
+    /// Sums along `axis` (0: over rows, one value per column; 1: over columns, one per row), as a
+    /// 1-D array (SciPy returns a 1 x n or m x 1 matrix). Computed as products with a vector of
+    /// ones.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for an axis other than 0, 1, −1, −2.
+    pub fn sum_axis(&self, axis: isize) -> Result<Array<T>> {
+        let (m, n) = self.shape;
+        match axis {
+            1 | -1 => self.dot(&Array::ones(&[n], self.device())?),
+            0 | -2 => self
+                .transpose()
+                .tocsr()?
+                .dot(&Array::ones(&[m], self.device())?),
+            _ => Err(make::arg(
+                "sum",
+                format!("axis {axis} out of range for 2-D"),
+            )),
+        }
+    }
+
+    /// The mean of all m·n entries, zeros included (`A.mean()`); NaN for an empty matrix.
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn mean(&self) -> Result<T> {
+        let c = (self.shape.0 * self.shape.1) as f64;
+        Ok(self.sum()?.div(scalar(c)))
+    }
+
+    /// Means along `axis` (see [`sum_axis`](Self::sum_axis)).
+    ///
+    /// # Errors
+    /// As [`sum_axis`](Self::sum_axis).
+    pub fn mean_axis(&self, axis: isize) -> Result<Array<T>> {
+        let (m, n) = self.shape;
+        let c = if matches!(axis, 1 | -1) { n } else { m } as f64;
+        self.sum_axis(axis)?.div_scalar(scalar(c))
+    }
+
+    fn plus(&self, other: &Self, sign: f64, op: &str) -> Result<Self> {
+        check_same_shape(op, self.shape, other.shape)?;
+        cusci_core::array::check_same_device(op, self.device(), other.device())?;
+        let dev = self.device().clone();
+        let a = self.tocoo()?;
+        let b = other.tocoo()?;
+        let data = concat(&[(&a.data, T::one()), (&b.data, scalar(sign))], &dev)?;
+        let row = concat_i32::<T>(&[&a.row, &b.row], &dev)?;
+        let col = concat_i32::<T>(&[&a.col, &b.col], &dev)?;
+        let c = CooMatrix {
+            data,
+            row,
+            col,
+            shape: self.shape,
+        };
+        c.tocsr()?.eliminate_zeros()
+    }
+
+    /// `A + B` for two matrices of one shape: canonical CSR without stored zeros (as SciPy).
+    ///
+    /// ```
+    /// use cusci_sparse::{identity, Device};
+    /// let i = identity::<f64>(2, &Device::Cpu)?;
+    /// assert_eq!(i.add(&i)?.toarray()?.to_vec()?, vec![2.0, 0.0, 0.0, 2.0]);
+    /// assert_eq!(i.sub(&i)?.nnz(), 0);
+    /// # Ok::<(), cusci_sparse::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `ShapeMismatch` for different shapes, `DeviceMismatch`.
+    pub fn add(&self, other: &Self) -> Result<Self> {
+        self.plus(other, 1.0, "csr_matrix.__add__")
+    }
+
+    /// `A − B` (see [`add`](Self::add)).
+    ///
+    /// # Errors
+    /// As [`add`](Self::add).
+    pub fn sub(&self, other: &Self) -> Result<Self> {
+        self.plus(other, -1.0, "csr_matrix.__sub__")
+    }
+
+    /// The element-wise product `A.multiply(B)` with a sparse `B` of the same shape: canonical
+    /// CSR without stored zeros.
+    ///
+    /// # Errors
+    /// `ShapeMismatch`, `DeviceMismatch`.
+    pub fn multiply(&self, other: &Self) -> Result<Self> {
+        let op = "csr_matrix.multiply";
+        check_same_shape(op, self.shape, other.shape)?;
+        cusci_core::array::check_same_device(op, self.device(), other.device())?;
+        let a = self.sum_duplicates()?;
+        let b = other.sum_duplicates()?;
+        let m = self.shape.0;
+        match self.device() {
+            Device::Cpu => {
+                let (ap, ai, ad) = (a.indptr.to_vec()?, a.indices.to_vec()?, a.data.to_vec()?);
+                let (bp, bi, bd) = (b.indptr.to_vec()?, b.indices.to_vec()?, b.data.to_vec()?);
+                let mut np = vec![0i32; m + 1];
+                let (mut ni, mut nd) = (Vec::new(), Vec::new());
+                for r in 0..m {
+                    let brow = &bi[bp[r] as usize..bp[r + 1] as usize];
+                    for j in ap[r] as usize..ap[r + 1] as usize {
+                        if let Ok(t) = brow.binary_search(&ai[j]) {
+                            let v = ad[j].mul(bd[bp[r] as usize + t]);
+                            if v != T::zero() {
+                                ni.push(ai[j]);
+                                nd.push(v);
+                            }
+                        }
+                    }
+                    np[r + 1] = ni.len() as i32;
+                }
+                CsrMatrix::from_host(np, ni, nd, self.shape, true, &Device::Cpu)
+            }
+            Device::Cuda(d) => {
+                let (ip, ind, dat) = {
+                    let args = |args: &mut Args| {
+                        args.push(p(&a.indptr))
+                            .push(p(&a.indices))
+                            .push(p(&a.data))
+                            .push(p(&b.indptr))
+                            .push(p(&b.indices))
+                            .push(p(&b.data));
+                    };
+                    count_scan_write::<T>(d, m, "sp_mul_count", "sp_mul_write", args, args)?
+                };
+                Ok(CsrMatrix::from_parts(dat, ind, ip, self.shape, true))
+            }
+        }
+    }
+
+    /// The sparse product `A @ B` (SpGEMM): canonical CSR without stored zeros (as SciPy).
+    /// Both devices expand every product `A[i,k]·B[k,j]` in the order of A's entries and B's
+    /// rows and sum equal positions in that order (the COO → CSR conversion), so they give the
+    /// same bits.
+    ///
+    /// ```
+    /// use cusci_sparse::{diags, Device};
+    /// let a = diags::<f64>(&[&[1.0, 2.0]], &[0], None, &Device::Cpu)?;
+    /// assert_eq!(a.matmul(&a)?.toarray()?.to_vec()?, vec![1.0, 0.0, 0.0, 4.0]);
+    /// # Ok::<(), cusci_sparse::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when the inner dimensions differ, `DeviceMismatch`, `InvalidArgument`
+    /// when the expanded products pass 32-bit indices.
+    pub fn matmul(&self, other: &Self) -> Result<Self> {
+        let op = "csr_matrix.__matmul__";
+        cusci_core::array::check_same_device(op, self.device(), other.device())?;
+        let (m, k) = self.shape;
+        let (k2, n) = other.shape;
+        if k != k2 {
+            return Err(make::shape(
+                op,
+                format!("({m}, {k}) @ ({k2}, {n}): inner dimensions differ"),
+            ));
+        }
+        let dev = self.device().clone();
+        let a = self.tocoo()?;
+        let nnz_a = self.nnz();
+        let coo = match &dev {
+            Device::Cpu => {
+                let (ar, ai, ad) = (a.row.to_vec()?, a.col.to_vec()?, a.data.to_vec()?);
+                let (bp, bi, bd) = (
+                    other.indptr.to_vec()?,
+                    other.indices.to_vec()?,
+                    other.data.to_vec()?,
+                );
+                let total: u64 = ai
+                    .iter()
+                    .map(|&c| (bp[c as usize + 1] - bp[c as usize]) as u64)
+                    .sum();
+                if total > i32::MAX as u64 {
+                    return Err(make::arg(
+                        op,
+                        format!("{total} products need 64-bit indices"),
+                    ));
+                }
+                let (mut r, mut c, mut v) = (
+                    Vec::with_capacity(total as usize),
+                    Vec::with_capacity(total as usize),
+                    Vec::with_capacity(total as usize),
+                );
+                for j in 0..nnz_a {
+                    let kk = ai[j] as usize;
+                    for t in bp[kk] as usize..bp[kk + 1] as usize {
+                        r.push(ar[j]);
+                        c.push(bi[t]);
+                        v.push(ad[j].mul(bd[t]));
+                    }
+                }
+                let len = v.len();
+                CooMatrix {
+                    data: Array::from_vec(v, &[len], &dev)?,
+                    row: Array::from_vec(r, &[len], &dev)?,
+                    col: Array::from_vec(c, &[len], &dev)?,
+                    shape: (m, n),
+                }
+            }
+            Device::Cuda(d) => {
+                let counts = Array::<i64>::zeros(&[nnz_a + 1], &dev)?;
+                launch::<T>(
+                    d,
+                    "sp_gemm_count",
+                    blocks(d, nnz_a),
+                    Args::new()
+                        .push(p(&a.col))
+                        .push(nnz_a as i64)
+                        .push(p(&other.indptr))
+                        .push(p(&counts)),
+                )?;
+                let off = counts.cumsum(0)?;
+                let total = off.index_axis(0, -1)?.item()?;
+                if total > i32::MAX as i64 {
+                    return Err(make::arg(
+                        op,
+                        format!("{total} products need 64-bit indices"),
+                    ));
+                }
+                let total = total as usize;
+                let row = Array::<i32>::zeros(&[total], &dev)?;
+                let col = Array::<i32>::zeros(&[total], &dev)?;
+                let data = Array::<T>::zeros(&[total], &dev)?;
+                launch::<T>(
+                    d,
+                    "sp_gemm_expand",
+                    blocks(d, nnz_a),
+                    Args::new()
+                        .push(p(&a.row))
+                        .push(p(&a.col))
+                        .push(p(&a.data))
+                        .push(nnz_a as i64)
+                        .push(p(&other.indptr))
+                        .push(p(&other.indices))
+                        .push(p(&other.data))
+                        .push(p(&off))
+                        .push(p(&row))
+                        .push(p(&col))
+                        .push(p(&data)),
+                )?;
+                CooMatrix {
+                    data,
+                    row,
+                    col,
+                    shape: (m, n),
+                }
+            }
+        };
+        coo.tocsr()?.eliminate_zeros()
+    }
+}
