@@ -822,6 +822,24 @@ def gen_signal_design(out: Path) -> None:
     arrays["tr_lens"] = np.asarray([len(x) for f in (ss.lp2lp(tb, ta, 2.5), ss.lp2hp(tb, ta, 2.5),
                                      ss.lp2bp(tb, ta, 2.5, 0.8), ss.lp2bs(tb, ta, 2.5, 0.8),
                                      ss.bilinear(tb, ta, 3.0)) for x in f], np.int64)
+    # FIR design, Kaiser formulas, notch/peak/comb: `fir_<k>` = firwin case k (see the test)
+    fir_cases = [
+        (31, [0.3], {}), (32, [0.3], {}), (1, [0.5], {}), (33, [0.2, 0.5], {"pass_zero": False}),
+        (33, [0.2, 0.5], {}), (41, [0.4], {"pass_zero": False}), (25, [0.1, 0.3, 0.6], {}),
+        (51, [0.25], {"width": 0.1}), (30, [100.0], {"fs": 1000.0}),
+        (21, [0.3], {"window": "hann"}), (21, [0.3], {"window": "blackman"}),
+        (21, [0.3], {"window": "boxcar", "scale": False}), (21, [0.3], {"window": ("kaiser", 5.5)}),
+        (35, [0.2, 0.7], {"pass_zero": False, "window": "hann"}),
+    ]
+    for j, (n, c, kw) in enumerate(fir_cases):
+        arrays[f"fir_{j}"] = ss.firwin(n, c, **kw)
+    arrays["kaiser_beta"] = np.asarray([ss.kaiser_beta(a) for a in (10.0, 21.0, 30.0, 50.0, 65.0, 120.0)])
+    arrays["kaiser_atten"] = np.asarray([ss.kaiser_atten(n, w) for n, w in ((11, 0.1), (101, 0.05), (2, 0.3))])
+    arrays["kaiserord"] = np.asarray([ss.kaiserord(r, w) for r, w in ((65.0, 0.05), (8.5, 0.3), (120.0, 0.01))])
+    arrays["iirnotch"] = np.concatenate(ss.iirnotch(60.0, 30.0, fs=1000.0))
+    arrays["iirpeak"] = np.concatenate(ss.iirpeak(0.3, 5.0))
+    arrays["iircomb_notch"] = np.concatenate(ss.iircomb(20.0, 30.0, ftype="notch", fs=200.0))
+    arrays["iircomb_peak"] = np.concatenate(ss.iircomb(250.0, 30.0, ftype="peak", fs=1000.0, pass_zero=True))
     arrays["version_scipy"] = np.frombuffer(scipy.__version__.encode(), dtype=np.uint8)
     savez_fixed(out / "design.npz", compressed=True, **arrays)
 

@@ -4,10 +4,15 @@
 //! a rayon reference on the CPU. Boundary handling is [`Mode`] (module [`modes`]).
 
 pub mod filters;
+pub mod interpolation;
 pub mod modes;
 
 pub use cusci_core::{Array, Device, Error, Result};
 pub use filters::*;
+pub use interpolation::{
+    affine_transform, map_coordinates, rotate, shift, spline_filter, spline_filter1d, zoom,
+    InterpOptions, Matrix,
+};
 pub use modes::Mode;
 
 // morphology, labels, measurements, distance transforms (issue 9)

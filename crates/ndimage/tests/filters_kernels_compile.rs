@@ -45,3 +45,20 @@ fn filter_kernels_compile_for_every_type() {
         }
     }
 }
+
+#[test]
+fn interpolation_kernels_compile_for_every_type_pair() {
+    if !nvrtc() {
+        return;
+    }
+    use cusci_core::dtype::DType;
+    for t in [DType::F32, DType::F64, DType::I32, DType::I64, DType::U8] {
+        for w in [DType::F32, DType::F64] {
+            let src = cusci_ndimage::interpolation::kernel_source(t, w);
+            let name = format!("ndi_interp_{}_{}", t.tag(), w.tag());
+            if let Err(e) = check_compiles(&name, &src, &[], "compute_90") {
+                panic!("{t}/{w}: {e}");
+            }
+        }
+    }
+}

@@ -367,3 +367,149 @@ fn polynomial_transforms_match_scipy() {
         vec_match(&ba.a, &want[nb..], 1e-13).unwrap_or_else(|e| panic!("{name} a: {e}"));
     }
 }
+
+#[test]
+fn fir_and_notch_designs_match_scipy() {
+    let g = Golden::load();
+    let d = FirwinOptions::default();
+    let cases: Vec<(usize, Vec<f64>, FirwinOptions)> = vec![
+        (31, vec![0.3], d),
+        (32, vec![0.3], d),
+        (1, vec![0.5], d),
+        (
+            33,
+            vec![0.2, 0.5],
+            FirwinOptions {
+                pass_zero: false,
+                ..d
+            },
+        ),
+        (33, vec![0.2, 0.5], d),
+        (
+            41,
+            vec![0.4],
+            FirwinOptions {
+                pass_zero: false,
+                ..d
+            },
+        ),
+        (25, vec![0.1, 0.3, 0.6], d),
+        (
+            51,
+            vec![0.25],
+            FirwinOptions {
+                width: Some(0.1),
+                ..d
+            },
+        ),
+        (30, vec![100.0], FirwinOptions { fs: 1000.0, ..d }),
+        (
+            21,
+            vec![0.3],
+            FirwinOptions {
+                window: FirWindow::Hann,
+                ..d
+            },
+        ),
+        (
+            21,
+            vec![0.3],
+            FirwinOptions {
+                window: FirWindow::Blackman,
+                ..d
+            },
+        ),
+        (
+            21,
+            vec![0.3],
+            FirwinOptions {
+                window: FirWindow::Boxcar,
+                scale: false,
+                ..d
+            },
+        ),
+        (
+            21,
+            vec![0.3],
+            FirwinOptions {
+                window: FirWindow::Kaiser(5.5),
+                ..d
+            },
+        ),
+        (
+            35,
+            vec![0.2, 0.7],
+            FirwinOptions {
+                pass_zero: false,
+                window: FirWindow::Hann,
+                ..d
+            },
+        ),
+    ];
+    for (j, (n, c, o)) in cases.iter().enumerate() {
+        let h = firwin(*n, c, o).unwrap();
+        vec_match(&h, &g.f64s(&format!("fir_{j}")), 1e-13)
+            .unwrap_or_else(|e| panic!("firwin case {j}: {e}"));
+    }
+    let betas: Vec<f64> = [10.0, 21.0, 30.0, 50.0, 65.0, 120.0]
+        .iter()
+        .map(|&a| kaiser_beta(a))
+        .collect();
+    vec_match(&betas, &g.f64s("kaiser_beta"), 1e-15).unwrap();
+    let att = [
+        kaiser_atten(11, 0.1),
+        kaiser_atten(101, 0.05),
+        kaiser_atten(2, 0.3),
+    ];
+    vec_match(&att, &g.f64s("kaiser_atten"), 1e-15).unwrap();
+    let ko = g.f64s("kaiserord");
+    for (j, (r, w)) in [(65.0, 0.05), (8.5, 0.3), (120.0, 0.01)].iter().enumerate() {
+        let (n, b) = kaiserord(*r, *w).unwrap();
+        assert_eq!(n as f64, ko[2 * j]);
+        assert!((b - ko[2 * j + 1]).abs() <= 1e-15 * b.abs());
+    }
+    let cat = |ba: Ba| [ba.b, ba.a].concat();
+    vec_match(
+        &cat(iirnotch(60.0, 30.0, 1000.0).unwrap()),
+        &g.f64s("iirnotch"),
+        1e-15,
+    )
+    .unwrap();
+    vec_match(
+        &cat(iirpeak(0.3, 5.0, 2.0).unwrap()),
+        &g.f64s("iirpeak"),
+        1e-15,
+    )
+    .unwrap();
+    vec_match(
+        &cat(iircomb(20.0, 30.0, CombType::Notch, 200.0, false).unwrap()),
+        &g.f64s("iircomb_notch"),
+        1e-15,
+    )
+    .unwrap();
+    vec_match(
+        &cat(iircomb(250.0, 30.0, CombType::Peak, 1000.0, true).unwrap()),
+        &g.f64s("iircomb_peak"),
+        1e-15,
+    )
+    .unwrap();
+    // errors
+    let bad = |r: cusci_core::Result<Vec<f64>>| {
+        assert!(matches!(r, Err(cusci_core::Error::InvalidArgument { .. })))
+    };
+    bad(firwin(0, &[0.3], &d));
+    bad(firwin(10, &[1.0], &d));
+    bad(firwin(10, &[0.5, 0.2], &d));
+    bad(firwin(10, &[], &d));
+    bad(firwin(
+        10,
+        &[0.3],
+        &FirwinOptions {
+            pass_zero: false,
+            ..d
+        },
+    ));
+    assert!(kaiserord(5.0, 0.1).is_err());
+    assert!(iirnotch(600.0, 30.0, 1000.0).is_err());
+    assert!(iircomb(30.0, 30.0, CombType::Notch, 200.0, false).is_err());
+}

@@ -1,11 +1,16 @@
 //! Filter design: analog prototypes, frequency transformations, the bilinear transform and the
 //! IIR design functions. All of it takes scalars and returns host data.
 
+pub mod fir;
 pub mod iir;
 pub mod proto;
 pub mod special;
 pub mod transform;
 
+pub use fir::{
+    firwin, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, CombType, FirWindow,
+    FirwinOptions,
+};
 pub use iir::{
     bessel, butter, butter_zpk, cheby1, cheby2, ellip, iirfilter, iirfilter_zpk, BType, Filter,
     FilterType, IirOptions, Output,
