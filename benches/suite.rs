@@ -76,6 +76,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(linalg_cases::cases());
     cases.extend(sparse_cases::cases());
     cases.extend(ndimage_cases::cases());
+    cases.extend(ndimage_cases::morphology_cases());
     cases
 }
 

@@ -105,3 +105,87 @@ impl Bench for Filter {
         self.call(&self.x).map(|_| ())
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// issue 9: label and the Euclidean distance transform
+
+/// The ndimage cases of issue 9 (labels, distance transforms), as in cupy_ref.py.
+pub fn morphology_cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "ndimage.label_4096",
+            bytes: 0,
+            flops: 0,
+            n_repeat: 5,
+            setup: |d| Morph::new(d, IMG, 0.5, MorphKind::Label),
+        },
+        Case {
+            name: "ndimage.distance_transform_edt_2048",
+            bytes: 0,
+            flops: 0,
+            n_repeat: 5,
+            setup: |d| Morph::new(d, 2048, -1.0, MorphKind::Edt),
+        },
+    ]
+}
+
+#[derive(Clone, Copy)]
+enum MorphKind {
+    Label,
+    Edt,
+}
+
+struct Morph {
+    x: Array<bool>,
+    kind: MorphKind,
+}
+
+impl Morph {
+    fn new(dev: &Device, n: usize, thr: f32, kind: MorphKind) -> BenchResult<Box<dyn Bench>> {
+        let x = randn_f32(n * n, 91, dev)?
+            .reshape(&[n as isize, n as isize])?
+            .gt_scalar(thr)?;
+        Ok(Box::new(Morph { x, kind }))
+    }
+}
+
+impl Bench for Morph {
+    fn check(&mut self) -> BenchResult<()> {
+        let cpu = self.x.to_device(&Device::Cpu)?;
+        match self.kind {
+            MorphKind::Label => {
+                let (g, gn) = ndi::label(&self.x, None)?;
+                let (w, wn) = ndi::label(&cpu, None)?;
+                if gn != wn || g.to_vec()? != w.to_vec()? {
+                    return Err(
+                        format!("label: GPU {gn} components, CPU {wn}, or labels differ").into(),
+                    );
+                }
+            }
+            MorphKind::Edt => {
+                let o = ndi::DistanceOptions::default();
+                let g = ndi::distance_transform_edt(&self.x, &o)?
+                    .0
+                    .ok_or("no distances")?;
+                let w = ndi::distance_transform_edt(&cpu, &o)?
+                    .0
+                    .ok_or("no distances")?;
+                for (i, (a, b)) in g.to_vec()?.iter().zip(w.to_vec()?).enumerate() {
+                    if (a - b).abs() > 1e-12 * (1.0 + b) {
+                        return Err(format!("edt element {i}: GPU {a}, CPU {b}").into());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn run(&mut self) -> cusci::Result<()> {
+        match self.kind {
+            MorphKind::Label => ndi::label(&self.x, None).map(|_| ()),
+            MorphKind::Edt => {
+                ndi::distance_transform_edt(&self.x, &ndi::DistanceOptions::default()).map(|_| ())
+            }
+        }
+    }
+}
