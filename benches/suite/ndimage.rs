@@ -2,7 +2,7 @@
 //! runs the same call on a CPU copy of the input and compares the whole output.
 
 use crate::{randn_f32, Bench, BenchResult, Case};
-use cusci::ndimage::{self as ndi, FilterOptions, Footprint, GaussianOptions};
+use cusci::ndimage::{self as ndi, FilterOptions, Footprint, GaussianOptions, InterpOptions};
 use cusci::{Array, Device};
 
 const IMG: usize = 4096;
@@ -47,6 +47,27 @@ pub fn cases() -> Vec<Case> {
             n_repeat: 5,
             setup: |d| Filter::new(d, &[256, 256, 256], Kind::Convolve),
         },
+        Case {
+            name: "ndimage.zoom_f32_2048_x2_o3",
+            bytes: (2048 * 2048 + 4096 * 4096) * F32,
+            flops: 0,
+            n_repeat: 5,
+            setup: |d| Filter::new(d, &[2048, 2048], Kind::Zoom),
+        },
+        Case {
+            name: "ndimage.rotate_f32_4096_30deg_o1",
+            bytes: 2 * img * F32,
+            flops: 0,
+            n_repeat: 5,
+            setup: |d| Filter::new(d, &[IMG, IMG], Kind::Rotate),
+        },
+        Case {
+            name: "ndimage.map_coordinates_f32_4096_o1",
+            bytes: 4 * img * F32,
+            flops: 0,
+            n_repeat: 5,
+            setup: |d| Filter::new(d, &[IMG, IMG], Kind::MapCoordinates),
+        },
     ]
 }
 
@@ -57,11 +78,16 @@ enum Kind {
     Median,
     Sobel,
     Convolve,
+    Zoom,
+    Rotate,
+    MapCoordinates,
 }
 
 struct Filter {
     x: Array<f32>,
     k: Array<f64>,
+    /// map_coordinates: coordinates uniform in [0, 4095), f32[2, 4096²]
+    c: Option<Array<f32>>,
     kind: Kind,
 }
 
@@ -73,7 +99,19 @@ impl Filter {
         let k = randn_f32(125, 82, &Device::Cpu)?
             .astype::<f64>()?
             .reshape(&[5, 5, 5])?;
-        Ok(Box::new(Filter { x, k, kind }))
+        let c = match kind {
+            Kind::MapCoordinates => {
+                let u = cusci::core::random::Generator::new(83).uniform::<f32>(
+                    0.0,
+                    (IMG - 1) as f64,
+                    &[2, n],
+                    dev,
+                );
+                Some(u?)
+            }
+            _ => None,
+        };
+        Ok(Box::new(Filter { x, k, c, kind }))
     }
 
     fn call(&self, x: &Array<f32>) -> cusci::Result<Array<f32>> {
@@ -84,6 +122,37 @@ impl Filter {
             Kind::Median => ndi::median_filter(x, &Footprint::Size(vec![5]), &o),
             Kind::Sobel => ndi::sobel(x, 0, &o),
             Kind::Convolve => ndi::convolve(x, &self.k, &o),
+            Kind::Zoom => ndi::zoom(
+                x,
+                &[2.0],
+                false,
+                &InterpOptions {
+                    order: 3,
+                    ..Default::default()
+                },
+            ),
+            Kind::Rotate => ndi::rotate(
+                x,
+                30.0,
+                (1, 0),
+                false,
+                &InterpOptions {
+                    order: 1,
+                    ..Default::default()
+                },
+            ),
+            Kind::MapCoordinates => {
+                let c = self.c.as_ref().expect("coordinates");
+                let c = c.to_device(x.device())?;
+                ndi::map_coordinates(
+                    x,
+                    &c,
+                    &InterpOptions {
+                        order: 1,
+                        ..Default::default()
+                    },
+                )
+            }
         }
     }
 }
