@@ -4,10 +4,12 @@ pub use cusci_core::{Array, Device, Error, Result};
 
 mod convolve;
 mod filter;
+mod medfilt;
 mod procutil;
 pub use convolve::{
     choose_conv_method, convolve, correlate, fftconvolve, ConvMethod, ConvMode, ConvOptions,
 };
+pub use medfilt::medfilt;
 pub use filter::{lfilter, lfilter_zi, sosfilt, sosfilt_zi, FilterOptions, Filtered};
 #[doc(hidden)]
 pub use procutil::processing_kernel_sources;
@@ -26,7 +28,7 @@ pub use design::{
     lp2hp_zpk, lp2lp, lp2lp_zpk, BType, BesselNorm, Filter, FilterType, IirOptions, Output,
 };
 pub use freqresp::{
-    findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_zpk, group_delay, sosfreqz,
+    findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_sos, freqz_zpk, group_delay, sosfreqz,
     FreqResponse, FreqzOptions, WorN,
 };
 pub use represent::{

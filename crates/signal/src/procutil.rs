@@ -163,5 +163,8 @@ pub fn processing_kernel_sources() -> Vec<(String, String)> {
     v.push(crate::convolve::conv_source::<f64>());
     v.push(crate::convolve::conv_source::<c32>());
     v.push(crate::convolve::conv_source::<c64>());
+    v.push(crate::medfilt::medfilt_source::<f32>(7));
+    v.push(crate::medfilt::medfilt_source::<f64>(3));
+    v.push(crate::medfilt::medfilt_source::<f64>(33));
     v
 }
