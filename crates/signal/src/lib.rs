@@ -28,7 +28,7 @@ pub use design::{
     lp2hp_zpk, lp2lp, lp2lp_zpk, BType, BesselNorm, Filter, FilterType, IirOptions, Output,
 };
 pub use freqresp::{
-    findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_sos, freqz_zpk, group_delay, sosfreqz,
+    findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_zpk, group_delay, sosfreqz,
     FreqResponse, FreqzOptions, WorN,
 };
 pub use represent::{
