@@ -962,45 +962,63 @@ extern "C" __global__ void cusci_random_uniform_f64(double* out, unsigned long l
     }
 }
 
-/* Queue of the elements the fast pass rejected, per block (blockDim.x <= 256). */
-#define CUSCI_ZIG_QCAP 2048u
+/* The normal kernels keep the ziggurat's first test (98.5% of draws) in the main loop, with the tables in
+   shared memory, and queue the rest per warp; the warp finishes its queue together once it holds more than
+   CUSCI_ZIG_WARP_FLUSH elements, and at the end. A rare rejection thus costs one sub-stream draw, not a stalled
+   warp, and there is no block-wide barrier. Every value depends only on (seed, stream, element), never on the
+   launch shape. Launched with 256 threads per block (8 warps). */
+#define CUSCI_ZIG_WARP_QUEUE 256u
+#define CUSCI_ZIG_WARP_FLUSH 128u
 
-/* Finishes the cnt queued elements of a block (element e goes to out[e - start]), then empties the
-   queue. Called by every thread of the block. */
+/* Appends the elements e0 + c for the bits c of `rej` (rej != 0 in some lane) to the warp's queue. */
+__device__ __forceinline__ unsigned int cusci_zig_enqueue(cusci_u64* q, unsigned int qn, unsigned int rej,
+                                                          cusci_u64 e0, unsigned int lane)
+{
+    const unsigned int cnt = __popc(rej);
+    unsigned int incl = cnt;
+#pragma unroll
+    for (unsigned int o = 1u; o < 32u; o <<= 1) {
+        const unsigned int v = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += v;
+    }
+    unsigned int pos = qn + incl - cnt;
+    while (rej != 0u) {
+        const unsigned int c = __ffs(rej) - 1u;
+        q[pos++] = e0 + (cusci_u64)c;
+        rej &= rej - 1u;
+    }
+    return qn + __shfl_sync(0xffffffffu, incl, 31);
+}
+
 __device__ __forceinline__ void cusci_zig_flush_f32(float* out, cusci_u64 start, float mean, float std,
                                                     cusci_u64 seed, cusci_u64 stream, uint2 zkey,
-                                                    const cusci_u64* q, unsigned int cnt, unsigned int* qn)
+                                                    const cusci_u64* q, unsigned int qn, unsigned int lane)
 {
-    for (unsigned int t = threadIdx.x; t < cnt; t += blockDim.x) {
+    __syncwarp();
+    for (unsigned int t = lane; t < qn; t += 32u) {
         const cusci_u64 e = q[t];
         const float z = cusci_zig_slow_f32(cusci_raw_word(seed, stream, e), zkey, e);
         out[e - start] = __fadd_rn(mean, __fmul_rn(std, z));
     }
-    __syncthreads();
-    if (threadIdx.x == 0u) *qn = 0u;
-    __syncthreads();
+    __syncwarp();
 }
 
 __device__ __forceinline__ void cusci_zig_flush_f64(double* out, cusci_u64 start, double mean, double std,
                                                     cusci_u64 seed, cusci_u64 stream, uint2 zkey,
-                                                    const cusci_u64* q, unsigned int cnt, unsigned int* qn)
+                                                    const cusci_u64* q, unsigned int qn, unsigned int lane)
 {
-    for (unsigned int t = threadIdx.x; t < cnt; t += blockDim.x) {
+    __syncwarp();
+    for (unsigned int t = lane; t < qn; t += 32u) {
         const cusci_u64 e = q[t];
         const uint4 w = cusci_raw_block(seed, stream, e >> 1);
         const double z = (e & 1ULL) == 0ULL ? cusci_zig_slow_f64(w.x, w.y, zkey, e)
                                             : cusci_zig_slow_f64(w.z, w.w, zkey, e);
         out[e - start] = __dadd_rn(mean, __dmul_rn(std, z));
     }
-    __syncthreads();
-    if (threadIdx.x == 0u) *qn = 0u;
-    __syncthreads();
+    __syncwarp();
 }
 
-/* mean + std * z (multiply, then add); with mean == 0 and std == 1 exactly z. The fast pass keeps the
-   ziggurat's first test (98.5% of draws) with the tables in shared memory and queues the rest, which the
-   whole block finishes together (cusci_zig_flush_f32), so a rare rejection does not stall a warp. Every
-   value depends only on (seed, stream, element), not on the launch shape. */
+/* mean + std * z (multiply, then add); with mean == 0 and std == 1 exactly z. */
 extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float* out, unsigned long long n,
                                                                          unsigned long long seed,
                                                                          unsigned long long stream,
@@ -1009,24 +1027,26 @@ extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float*
 {
     __shared__ unsigned int sk[256];
     __shared__ float sw[256];
-    __shared__ cusci_u64 q[CUSCI_ZIG_QCAP];
-    __shared__ unsigned int qn;
+    __shared__ cusci_u64 qs[8u * CUSCI_ZIG_WARP_QUEUE];
     for (unsigned int t = threadIdx.x; t < 256u; t += blockDim.x) {
         sk[t] = cusci_zig_k_f32[t];
         sw[t] = __uint_as_float(cusci_zig_w_f32[t]);
     }
-    if (threadIdx.x == 0u) qn = 0u;
     __syncthreads();
     if (n == 0ULL) return;
+    const unsigned int lane = threadIdx.x & 31u;
+    cusci_u64* q = qs + (threadIdx.x >> 5) * CUSCI_ZIG_WARP_QUEUE;
+    unsigned int qn = 0u;
     const cusci_u64 end = start + n;
     const cusci_u64 first = start >> 2;
     const cusci_u64 nb = ((end - 1ULL) >> 2) - first + 1ULL;
     const bool vec = ((start & 3ULL) == 0ULL) && cusci_aligned16(out);
     const uint2 zkey = cusci_zig_key(seed, stream);
-    for (cusci_u64 base = (cusci_u64)blockIdx.x * blockDim.x; base < nb; base += cusci_thread_stride()) {
-        const cusci_u64 t = base + threadIdx.x;
-        if (t < nb) {
-            const cusci_u64 b = first + t;
+    /* warp-uniform loop: the lanes of a warp stay together for the shuffles */
+    for (cusci_u64 base = cusci_thread_index() - lane; base < nb; base += cusci_thread_stride()) {
+        const cusci_u64 b = first + base + lane;
+        unsigned int rej = 0u;
+        if (base + lane < nb) {
             const uint4 w4 = cusci_raw_block(seed, stream, b);
             const unsigned int ws[4] = {w4.x, w4.y, w4.z, w4.w};
             float z[4];
@@ -1035,19 +1055,29 @@ extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float*
                 const unsigned int l = ws[c] & 255u, j = ws[c] >> 9;
                 const float x = __fmul_rn(__uint2float_rn(j), sw[l]);
                 z[c] = __fadd_rn(mean, __fmul_rn(std, (ws[c] & 256u) != 0u ? -x : x));
-                const cusci_u64 e = (b << 2) + (cusci_u64)c;
-                if (j >= sk[l] && e >= start && e < end) q[atomicAdd(&qn, 1u)] = e;
+                rej |= (j >= sk[l] ? 1u : 0u) << c;
             }
-            cusci_store4_f32(out, b << 2, start, end, vec, make_float4(z[0], z[1], z[2], z[3]));
+            const cusci_u64 i0 = b << 2;
+            if (vec && i0 >= start && i0 + 4ULL <= end) {
+                *reinterpret_cast<float4*>(out + (i0 - start)) = make_float4(z[0], z[1], z[2], z[3]);
+            } else {
+#pragma unroll
+                for (int c = 0; c < 4; ++c) {
+                    const cusci_u64 e = i0 + (cusci_u64)c;
+                    if (e >= start && e < end) out[e - start] = z[c];
+                    else rej &= ~(1u << c);
+                }
+            }
         }
-        __syncthreads();
-        const unsigned int cnt = qn;
-        __syncthreads(); /* every thread has read qn before the next pass adds to it */
-        if (cnt > CUSCI_ZIG_QCAP - 4u * blockDim.x)
-            cusci_zig_flush_f32(out, start, mean, std, seed, stream, zkey, q, cnt, &qn);
+        if (__any_sync(0xffffffffu, rej != 0u)) {
+            qn = cusci_zig_enqueue(q, qn, rej, b << 2, lane);
+            if (qn > CUSCI_ZIG_WARP_QUEUE - 4u * 32u) {
+                cusci_zig_flush_f32(out, start, mean, std, seed, stream, zkey, q, qn, lane);
+                qn = 0u;
+            }
+        }
     }
-    const unsigned int cnt = qn;
-    if (cnt > 0u) cusci_zig_flush_f32(out, start, mean, std, seed, stream, zkey, q, cnt, &qn);
+    if (qn > 0u) cusci_zig_flush_f32(out, start, mean, std, seed, stream, zkey, q, qn, lane);
 }
 
 extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f64(double* out, unsigned long long n,
@@ -1058,24 +1088,25 @@ extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f64(double
 {
     __shared__ cusci_u64 sk[256];
     __shared__ double sw[256];
-    __shared__ cusci_u64 q[CUSCI_ZIG_QCAP];
-    __shared__ unsigned int qn;
+    __shared__ cusci_u64 qs[8u * CUSCI_ZIG_WARP_QUEUE];
     for (unsigned int t = threadIdx.x; t < 256u; t += blockDim.x) {
         sk[t] = cusci_zig_k_f64[t];
         sw[t] = __longlong_as_double((long long)cusci_zig_w_f64[t]);
     }
-    if (threadIdx.x == 0u) qn = 0u;
     __syncthreads();
     if (n == 0ULL) return;
+    const unsigned int lane = threadIdx.x & 31u;
+    cusci_u64* q = qs + (threadIdx.x >> 5) * CUSCI_ZIG_WARP_QUEUE;
+    unsigned int qn = 0u;
     const cusci_u64 end = start + n;
     const cusci_u64 first = start >> 1;
     const cusci_u64 nb = ((end - 1ULL) >> 1) - first + 1ULL;
     const bool vec = ((start & 1ULL) == 0ULL) && cusci_aligned16(out);
     const uint2 zkey = cusci_zig_key(seed, stream);
-    for (cusci_u64 base = (cusci_u64)blockIdx.x * blockDim.x; base < nb; base += cusci_thread_stride()) {
-        const cusci_u64 t = base + threadIdx.x;
-        if (t < nb) {
-            const cusci_u64 b = first + t;
+    for (cusci_u64 base = cusci_thread_index() - lane; base < nb; base += cusci_thread_stride()) {
+        const cusci_u64 b = first + base + lane;
+        unsigned int rej = 0u;
+        if (base + lane < nb) {
             const uint4 w4 = cusci_raw_block(seed, stream, b);
             const unsigned int hs[2] = {w4.x, w4.z}, ls[2] = {w4.y, w4.w};
             double z[2];
@@ -1085,19 +1116,29 @@ extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f64(double
                 const cusci_u64 j = ((cusci_u64)(hs[c] >> 9) << 29) | (cusci_u64)(ls[c] >> 3);
                 const double x = __dmul_rn(__ull2double_rn(j), sw[l]);
                 z[c] = __dadd_rn(mean, __dmul_rn(std, (hs[c] & 256u) != 0u ? -x : x));
-                const cusci_u64 e = (b << 1) + (cusci_u64)c;
-                if (j >= sk[l] && e >= start && e < end) q[atomicAdd(&qn, 1u)] = e;
+                rej |= (j >= sk[l] ? 1u : 0u) << c;
             }
-            cusci_store2_f64(out, b << 1, start, end, vec, make_double2(z[0], z[1]));
+            const cusci_u64 i0 = b << 1;
+            if (vec && i0 >= start && i0 + 2ULL <= end) {
+                *reinterpret_cast<double2*>(out + (i0 - start)) = make_double2(z[0], z[1]);
+            } else {
+#pragma unroll
+                for (int c = 0; c < 2; ++c) {
+                    const cusci_u64 e = i0 + (cusci_u64)c;
+                    if (e >= start && e < end) out[e - start] = z[c];
+                    else rej &= ~(1u << c);
+                }
+            }
         }
-        __syncthreads();
-        const unsigned int cnt = qn;
-        __syncthreads();
-        if (cnt > CUSCI_ZIG_QCAP - 2u * blockDim.x)
-            cusci_zig_flush_f64(out, start, mean, std, seed, stream, zkey, q, cnt, &qn);
+        if (__any_sync(0xffffffffu, rej != 0u)) {
+            qn = cusci_zig_enqueue(q, qn, rej, b << 1, lane);
+            if (qn > CUSCI_ZIG_WARP_QUEUE - 2u * 32u) {
+                cusci_zig_flush_f64(out, start, mean, std, seed, stream, zkey, q, qn, lane);
+                qn = 0u;
+            }
+        }
     }
-    const unsigned int cnt = qn;
-    if (cnt > 0u) cusci_zig_flush_f64(out, start, mean, std, seed, stream, zkey, q, cnt, &qn);
+    if (qn > 0u) cusci_zig_flush_f64(out, start, mean, std, seed, stream, zkey, q, qn, lane);
 }
 
 /* scale * (-ln u) */
