@@ -907,6 +907,67 @@ def gen_signal_processing(out: Path) -> None:
     savez_fixed(out / "processing.npz", compressed=True, **a)
 
 # --------------------------------------------------------------------------------------------
+# cusci-sparse: constructions, conversions, products and cg on SciPy
+# --------------------------------------------------------------------------------------------
+
+
+@section("sparse")
+def gen_sparse(out: Path) -> None:
+    """scipy_sparse.npz, read by crates/sparse/tests/golden.rs. Values are small integers where
+    SciPy sums duplicates (so the order of the sums cannot matter)."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spl
+
+    g = rng("sparse", "coo")
+    m, n, nnz = 9, 7, 40
+    row = g.integers(0, 6, nnz).astype(np.int32)  # rows 6..8 stay empty
+    col = g.integers(0, n, nnz).astype(np.int32)
+    val = g.integers(-4, 5, nnz).astype(np.float64)
+    csr = sp.coo_matrix((val, (row, col)), shape=(m, n)).tocsr()
+    csr.sort_indices()
+    t = csr.T.tocsr()
+    t.sort_indices()
+    x = g.standard_normal(n)
+    xm = g.standard_normal((n, 3))
+    d = sp.diags([np.arange(1.0, 6.0), np.arange(1.0, 5.0) * -1, np.array([7.0])], [0, -1, 2],
+                 shape=(5, 6), format="csr")
+    b2 = sp.random(n, 5, density=0.4, random_state=np.random.RandomState(3), format="csr")
+    b2.data = np.round(b2.data * 8) - 3
+    prod = (csr @ b2).tocsr()
+    prod.sort_indices()
+
+    # cg on the 2-D Dirichlet Laplacian of a 16 x 16 grid
+    k = 16
+    N = k * k
+    side = np.where((np.arange(N - 1) + 1) % k == 0, 0.0, -1.0)
+    A = sp.diags([4.0 * np.ones(N), side, side, -np.ones(N - k), -np.ones(N - k)],
+                 [0, -1, 1, -k, k], format="csr")
+    bb = rng("sparse", "cg").standard_normal(N)
+    its = [0]
+
+    def count(_):
+        its[0] += 1
+
+    xs, info = spl.cg(A, bb, rtol=1e-8, atol=0.0, callback=count)
+    savez_fixed(
+        out / "scipy_sparse.npz",
+        row=row, col=col, val=val,
+        csr_indptr=csr.indptr.astype(np.int32), csr_indices=csr.indices.astype(np.int32),
+        csr_data=csr.data,
+        t_indptr=t.indptr.astype(np.int32), t_indices=t.indices.astype(np.int32), t_data=t.data,
+        x=x, spmv=csr @ x, xm=xm, spmm=csr @ xm,
+        diags_indptr=d.indptr.astype(np.int32), diags_indices=d.indices.astype(np.int32),
+        diags_data=d.data,
+        b2_indptr=b2.indptr.astype(np.int32), b2_indices=b2.indices.astype(np.int32),
+        b2_data=b2.data,
+        prod_indptr=prod.indptr.astype(np.int32), prod_indices=prod.indices.astype(np.int32),
+        prod_data=prod.data,
+        cg_b=bb, cg_x=xs, cg_info=np.array([info], dtype=np.int64),
+        cg_iterations=np.array([its[0]], dtype=np.int64),
+    )
+
+
+# --------------------------------------------------------------------------------------------
 
 
 def main(argv: list[str]) -> int:
