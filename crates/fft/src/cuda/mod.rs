@@ -285,10 +285,12 @@ fn execute(
                 op,
                 cf::cufftSetStream(plan.handle, dev.raw_stream() as cf::cudaStream_t),
             )?;
-            check(
-                op,
-                cf::cufftSetWorkArea(plan.handle, work.ptr as *mut std::ffi::c_void),
-            )?;
+            if plan.work > 0 {
+                check(
+                    op,
+                    cf::cufftSetWorkArea(plan.handle, work.ptr as *mut std::ffi::c_void),
+                )?;
+            }
         }
         let dir = if inverse { 1 } else { -1 };
         for &(oi, oo) in calls {
