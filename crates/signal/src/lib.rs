@@ -4,11 +4,13 @@ pub use cusci_core::{Array, Device, Error, Result};
 
 mod convolve;
 mod filter;
+mod hilbert;
 mod medfilt;
 mod procutil;
 pub use convolve::{
     choose_conv_method, convolve, correlate, fftconvolve, ConvMethod, ConvMode, ConvOptions,
 };
+pub use hilbert::{hilbert, HilbertOptions};
 pub use medfilt::medfilt;
 pub use filter::{lfilter, lfilter_zi, sosfilt, sosfilt_zi, FilterOptions, Filtered};
 #[doc(hidden)]
@@ -19,8 +21,8 @@ pub mod design;
 pub mod freqresp;
 pub mod represent;
 pub use design::{
-    firwin, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, CombType, FirWindow,
-    FirwinOptions,
+    firwin, gammatone, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, qmf,
+    CombType, FirWindow, FirwinOptions, GammatoneType,
 };
 pub use design::{
     bessel, besselap, bilinear, bilinear_zpk, buttap, butter, butter_zpk, cheb1ap, cheb2ap, cheby1,
@@ -28,7 +30,7 @@ pub use design::{
     lp2hp_zpk, lp2lp, lp2lp_zpk, BType, BesselNorm, Filter, FilterType, IirOptions, Output,
 };
 pub use freqresp::{
-    findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_zpk, group_delay, sosfreqz,
+    findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_sos, freqz_zpk, group_delay, sosfreqz,
     FreqResponse, FreqzOptions, WorN,
 };
 pub use represent::{
