@@ -495,35 +495,104 @@ fn cholesky_body<T: Scalar>() {
 all_types!(cholesky_identities, cholesky_body);
 
 fn qr_body<T: Scalar>() {
-    // CPU only until the GPU side lands
-    let dev = Device::Cpu;
-    for &(m, n) in &[(0, 0), (1, 1), (2, 2), (33, 33), (7, 4), (4, 7)] {
-        let a: Vec<T> = randn_vec(m * n, 60 + m as u64);
-        let aa = Array::from_vec(a.clone(), &[m, n], &dev).unwrap();
-        for mode in [QrMode::Reduced, QrMode::Complete] {
-            let f = qr(&aa, mode).unwrap();
-            let q = f.q.unwrap();
-            let qc = q.shape()[1];
-            let qv = q.to_vec().unwrap();
+    for dev in devices() {
+        for &(m, n) in &[(0, 0), (1, 1), (2, 2), (33, 33), (7, 4), (4, 7)] {
+            let a: Vec<T> = randn_vec(m * n, 60 + m as u64);
+            let aa = Array::from_vec(a.clone(), &[m, n], &dev).unwrap();
+            for mode in [QrMode::Reduced, QrMode::Complete] {
+                let f = qr(&aa, mode).unwrap();
+                let q = f.q.unwrap();
+                let qc = q.shape()[1];
+                let qv = q.to_vec().unwrap();
+                close(
+                    &naive(&qv, &f.r.to_vec().unwrap(), m, qc, n),
+                    &a,
+                    tol::<T>(m.max(n)),
+                    &format!("Q·R {m}x{n} {mode:?}"),
+                );
+                close(
+                    &naive(&adjoint(&qv, m, qc), &qv, qc, m, qc),
+                    &eye::<T>(qc),
+                    tol::<T>(m),
+                    "QᴴQ = I",
+                );
+            }
+            let r = qr(&aa, QrMode::R).unwrap();
+            assert!(r.q.is_none());
+            assert_eq!(r.r.shape(), &[m.min(n), n]);
             close(
-                &naive(&qv, &f.r.to_vec().unwrap(), m, qc, n),
-                &a,
+                &r.r.to_vec().unwrap(),
+                &qr(&aa, QrMode::Reduced).unwrap().r.to_vec().unwrap(),
                 tol::<T>(m.max(n)),
-                &format!("Q·R {m}x{n} {mode:?}"),
-            );
-            close(
-                &naive(&adjoint(&qv, m, qc), &qv, qc, m, qc),
-                &eye::<T>(qc),
-                tol::<T>(m),
-                "QᴴQ = I",
+                "mode R = reduced R",
             );
         }
-        let r = qr(&aa, QrMode::R).unwrap();
-        assert!(r.q.is_none());
-        assert_eq!(r.r.shape(), &[m.min(n), n]);
     }
 }
 all_types!(qr_identities, qr_body);
+
+fn triangular_body<T: Scalar>() {
+    for dev in devices() {
+        for &n in &SIZES {
+            // off-diagonal entries O(1/n): unit-triangular matrices stay well conditioned
+            let a: Vec<T> = shifted::<T>(n, 200 + n as u64)
+                .iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    if k / n.max(1) == k % n.max(1) {
+                        *v
+                    } else {
+                        *v * T::from_c64(cusci_core::c64::new(1.0 / n as f64, 0.0))
+                    }
+                })
+                .collect();
+            let b: Vec<T> = randn_vec(n * 3, 201);
+            let aa = Array::from_vec(a.clone(), &[n, n], &dev).unwrap();
+            let bb = Array::from_vec(b.clone(), &[n, 3], &dev).unwrap();
+            for lower in [true, false] {
+                for unit in [false, true] {
+                    for trans in 0..3u8 {
+                        let opts = TriangularOptions {
+                            trans,
+                            lower,
+                            unit_diagonal: unit,
+                        };
+                        let x = solve_triangular(&aa, &bb, opts).unwrap().to_vec().unwrap();
+                        // the triangle actually used, then op()
+                        let mut tri = vec![T::zero(); n * n];
+                        for i in 0..n {
+                            for j in 0..n {
+                                if i == j {
+                                    tri[i * n + j] = if unit { T::one() } else { a[i * n + j] };
+                                } else if (i > j) == lower {
+                                    tri[i * n + j] = a[i * n + j];
+                                }
+                            }
+                        }
+                        let op_a: Vec<T> = match trans {
+                            0 => tri,
+                            1 => adjoint(&tri, n, n).iter().map(|v| v.conj()).collect(),
+                            _ => adjoint(&tri, n, n),
+                        };
+                        close(
+                            &naive(&op_a, &x, n, n, 3),
+                            &b,
+                            tol::<T>(n),
+                            &format!("solve_triangular n={n} {opts:?} on {dev}"),
+                        );
+                    }
+                }
+            }
+        }
+        let z = Array::<T>::zeros(&[2, 2], &dev).unwrap();
+        let b = Array::<T>::ones(&[2], &dev).unwrap();
+        assert!(matches!(
+            solve_triangular(&z, &b, TriangularOptions::default()),
+            Err(Error::Singular { index: 0, .. })
+        ));
+    }
+}
+all_types!(solve_triangular_identities, triangular_body);
 
 fn svd_body<T: Scalar>() {
     for dev in devices() {
