@@ -840,6 +840,9 @@ def gen_signal_design(out: Path) -> None:
     arrays["iirpeak"] = np.concatenate(ss.iirpeak(0.3, 5.0))
     arrays["iircomb_notch"] = np.concatenate(ss.iircomb(20.0, 30.0, ftype="notch", fs=200.0))
     arrays["iircomb_peak"] = np.concatenate(ss.iircomb(250.0, 30.0, ftype="peak", fs=1000.0, pass_zero=True))
+    arrays["gammatone_fir"] = np.concatenate(ss.gammatone(440, "fir", numtaps=16, fs=16000))
+    arrays["gammatone_fir_default"] = np.concatenate(ss.gammatone(0.2, "fir", order=3))
+    arrays["gammatone_iir"] = np.concatenate(ss.gammatone(440, "iir", fs=16000))
     arrays["version_scipy"] = np.frombuffer(scipy.__version__.encode(), dtype=np.uint8)
     savez_fixed(out / "design.npz", compressed=True, **arrays)
 

@@ -167,6 +167,13 @@ pub fn sosfreqz(sos: &[[f64; 6]], opts: &FreqzOptions) -> Result<FreqResponse> {
     Ok(out.unwrap())
 }
 
+/// `scipy.signal.freqz_sos` (SciPy 1.15's name of [`sosfreqz`]).
+///
+/// Errors: as [`sosfreqz`].
+pub fn freqz_sos(sos: &[[f64; 6]], opts: &FreqzOptions) -> Result<FreqResponse> {
+    sosfreqz(sos, opts)
+}
+
 /// `scipy.signal.freqz_zpk`: `k·∏(e^{iω} - z) / ∏(e^{iω} - p)`. `include_nyquist` is ignored.
 ///
 /// Errors: `InvalidArgument` for `fs ≤ 0`.

@@ -21,8 +21,8 @@ pub mod design;
 pub mod freqresp;
 pub mod represent;
 pub use design::{
-    firwin, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, CombType, FirWindow,
-    FirwinOptions,
+    firwin, gammatone, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, qmf,
+    CombType, FirWindow, FirwinOptions, GammatoneType,
 };
 pub use design::{
     bessel, besselap, bilinear, bilinear_zpk, buttap, butter, butter_zpk, cheb1ap, cheb2ap, cheby1,
@@ -30,7 +30,7 @@ pub use design::{
     lp2hp_zpk, lp2lp, lp2lp_zpk, BType, BesselNorm, Filter, FilterType, IirOptions, Output,
 };
 pub use freqresp::{
-    findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_zpk, group_delay, sosfreqz,
+    findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_sos, freqz_zpk, group_delay, sosfreqz,
     FreqResponse, FreqzOptions, WorN,
 };
 pub use represent::{

@@ -493,6 +493,43 @@ fn fir_and_notch_designs_match_scipy() {
         1e-15,
     )
     .unwrap();
+    // qmf left SciPy in 1.17 (CuPy keeps it): its definition, g[k] = (-1)^k h[N-k]
+    assert_eq!(
+        qmf(&[0.1, 0.4, 0.9, -0.3, 0.2]),
+        vec![0.2, 0.3, 0.9, -0.4, 0.1]
+    );
+    let gf = gammatone(
+        440.0,
+        GammatoneType::Fir {
+            order: 4,
+            numtaps: Some(16),
+        },
+        16000.0,
+    )
+    .unwrap();
+    vec_match(&cat(gf), &g.f64s("gammatone_fir"), 1e-13).unwrap();
+    let gf = gammatone(
+        0.2,
+        GammatoneType::Fir {
+            order: 3,
+            numtaps: None,
+        },
+        2.0,
+    )
+    .unwrap();
+    vec_match(&cat(gf), &g.f64s("gammatone_fir_default"), 1e-13).unwrap();
+    let gi = gammatone(440.0, GammatoneType::Iir, 16000.0).unwrap();
+    vec_match(&cat(gi), &g.f64s("gammatone_iir"), 1e-12).unwrap();
+    assert!(gammatone(0.0, GammatoneType::Iir, 2.0).is_err());
+    assert!(gammatone(
+        0.2,
+        GammatoneType::Fir {
+            order: 25,
+            numtaps: None
+        },
+        2.0
+    )
+    .is_err());
     // errors
     let bad = |r: cusci_core::Result<Vec<f64>>| {
         assert!(matches!(r, Err(cusci_core::Error::InvalidArgument { .. })))

@@ -346,3 +346,112 @@ pub fn iircomb(w0: f64, q: f64, ftype: CombType, fs: f64, pass_zero: bool) -> Re
     a[n] = sgn * ax;
     Ok(Ba { b, a })
 }
+
+/// `scipy.signal.qmf(hk)`: the quadrature mirror high-pass of the low-pass `hk`
+/// (`g[k] = (-1)^k · hk[N-k]`).
+///
+/// ```
+/// assert_eq!(cusci_signal::qmf(&[1.0, 2.0, 3.0]), vec![3.0, -2.0, 1.0]);
+/// ```
+pub fn qmf(hk: &[f64]) -> Vec<f64> {
+    hk.iter()
+        .rev()
+        .enumerate()
+        .map(|(k, v)| if k % 2 == 0 { *v } else { -v })
+        .collect()
+}
+
+/// The kind of [`gammatone`] filter (SciPy's `ftype`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GammatoneType {
+    /// FIR of the given order (SciPy's default 4; 1..=24) and length (`None`: SciPy's
+    /// `max(int(fs·0.015), 15)`).
+    Fir {
+        order: usize,
+        numtaps: Option<usize>,
+    },
+    /// The 8th-order IIR approximation (Slaney).
+    Iir,
+}
+
+/// `scipy.signal.gammatone(freq, ftype, order, numtaps, fs)`: a gammatone filter centred on
+/// `freq` (units of `fs`; SciPy's default `fs` is 2).
+///
+/// Errors: `InvalidArgument` for `freq` outside `(0, fs/2)`, `fs ≤ 0`, or an FIR order outside
+/// `1..=24`.
+pub fn gammatone(freq: f64, ftype: GammatoneType, fs: f64) -> Result<Ba> {
+    let op = "gammatone";
+    if !(fs > 0.0 && fs.is_finite()) {
+        return Err(make::arg(op, "fs must be positive and finite"));
+    }
+    if !(freq > 0.0 && freq < fs / 2.0) {
+        return Err(make::arg(
+            op,
+            format!(
+                "the frequency must be between 0 and {} (Nyquist), but given {freq}",
+                fs / 2.0
+            ),
+        ));
+    }
+    let erb = freq / 9.26449 + 24.7;
+    match ftype {
+        GammatoneType::Fir { order, numtaps } => {
+            if !(1..=24).contains(&order) {
+                return Err(make::arg(op, "invalid order: order must be > 0 and <= 24"));
+            }
+            let numtaps = numtaps.unwrap_or_else(|| ((fs * 0.015) as usize).max(15));
+            let bw = 1.019 * erb;
+            let mut scale = 2.0 * (2.0 * PI * bw).powi(order as i32);
+            scale /= (1..order).map(|v| v as f64).product::<f64>();
+            scale /= fs;
+            let b = (0..numtaps)
+                .map(|i| {
+                    let t = i as f64 / fs;
+                    let v = t.powi(order as i32 - 1) * (-2.0 * PI * bw * t).exp();
+                    v * (2.0 * PI * freq * t).cos() * scale
+                })
+                .collect();
+            Ok(Ba { b, a: vec![1.0] })
+        }
+        GammatoneType::Iir => {
+            use cusci_core::c64;
+            let t = 1.0 / fs;
+            let bw = 2.0 * PI * 1.019 * erb;
+            let fr = 2.0 * freq * PI * t;
+            let bwt = bw * t;
+            let g1 = -2.0 * c64::new(0.0, 2.0 * fr).exp() * t;
+            let g2 = 2.0 * c64::new(-bwt, fr).exp() * t;
+            let g3 = (3.0 + 2f64.powf(1.5)).sqrt() * fr.sin();
+            let g4 = (3.0 - 2f64.powf(1.5)).sqrt() * fr.sin();
+            let g5 = c64::new(0.0, 2.0 * fr).exp();
+            let mut g = g1 + g2 * (fr.cos() - g4);
+            g *= g1 + g2 * (fr.cos() + g4);
+            g *= g1 + g2 * (fr.cos() - g3);
+            g *= g1 + g2 * (fr.cos() + g3);
+            let d = -2.0 / (2.0 * bwt).exp() - 2.0 * g5 + 2.0 * (1.0 + g5) / bwt.exp();
+            g /= d * d * d * d;
+            let g = g.re.hypot(g.im);
+            let t4 = t.powi(4);
+            let e = |k: f64| (k * bw * t).exp();
+            let b = vec![
+                t4 / g,
+                -4.0 * t4 * fr.cos() / e(1.0) / g,
+                6.0 * t4 * (2.0 * fr).cos() / e(2.0) / g,
+                -4.0 * t4 * (3.0 * fr).cos() / e(3.0) / g,
+                t4 * (4.0 * fr).cos() / e(4.0) / g,
+            ];
+            let a = vec![
+                1.0,
+                -8.0 * fr.cos() / e(1.0),
+                4.0 * (4.0 + 3.0 * (2.0 * fr).cos()) / e(2.0),
+                -8.0 * (6.0 * fr.cos() + (3.0 * fr).cos()) / e(3.0),
+                2.0 * (18.0 + 16.0 * (2.0 * fr).cos() + (4.0 * fr).cos()) / e(4.0),
+                -8.0 * (6.0 * fr.cos() + (3.0 * fr).cos()) / e(5.0),
+                4.0 * (4.0 + 3.0 * (2.0 * fr).cos()) / e(6.0),
+                -8.0 * fr.cos() / e(7.0),
+                (-8.0 * bw * t).exp(),
+            ];
+            Ok(Ba { b, a })
+        }
+    }
+}

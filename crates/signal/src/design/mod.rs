@@ -8,8 +8,8 @@ pub mod special;
 pub mod transform;
 
 pub use fir::{
-    firwin, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, CombType, FirWindow,
-    FirwinOptions,
+    firwin, gammatone, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, qmf,
+    CombType, FirWindow, FirwinOptions, GammatoneType,
 };
 pub use iir::{
     bessel, butter, butter_zpk, cheby1, cheby2, ellip, iirfilter, iirfilter_zpk, BType, Filter,
