@@ -9,6 +9,7 @@
 pub mod fft;
 pub mod linalg;
 pub mod montecarlo;
+pub mod segment;
 pub mod sparse;
 
 use cusci::{Device, Result};
@@ -162,6 +163,11 @@ pub fn stages() -> Vec<Stage> {
             name: "linalg",
             about: "65536 small dense linear systems solved in one batched call, checked against the CPU",
             run: linalg::run,
+        },
+        Stage {
+            name: "segment",
+            about: "a smoothed-noise image thresholded, opened, labelled and measured (areas, centres, EDT), checked against the CPU",
+            run: segment::run,
         },
     ]
 }
