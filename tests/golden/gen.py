@@ -704,6 +704,25 @@ def gen_ndimage_filters(out: Path) -> None:
                      ndi.spline_filter1d(B["y3"], order, axis=1, mode=mode))
     savez_fixed(dest / "interpolation.npz", compressed=True, **B)
 
+    # fourier.npz, read by crates/ndimage/tests/fourier.rs: `<fn>__<input>__n=<n>__axis=<a>`
+    F: dict[str, np.ndarray] = {}
+    g = rng(S, "fourier")
+    F["z1"] = np.fft.fft(g.standard_normal(9))
+    F["z2"] = np.fft.fft2(g.standard_normal((6, 7)))
+    F["z3"] = np.fft.fftn(g.standard_normal((4, 5, 6)))
+    F["r2"] = np.fft.rfft(g.standard_normal((6, 10)), axis=1)  # n = 10 on axis 1
+    F["r2b"] = np.fft.rfft(g.standard_normal((9, 5)), axis=0)  # n = 9 on axis 0
+    vals = {"z1": [1.7], "z2": [1.3, 0.6], "z3": [0.9, 2.1, 1.4], "r2": [1.1, 2.5], "r2b": [0.8, 1.9]}
+    nax = {"z1": (-1, -1), "z2": (-1, -1), "z3": (-1, -1), "r2": (10, 1), "r2b": (9, 0)}
+    for name, v in vals.items():
+        n, ax = nax[name]
+        F[f"fourier_gaussian__{name}__n={n}__axis={ax}"] = ndi.fourier_gaussian(F[name], v, n=n, axis=ax)
+        F[f"fourier_uniform__{name}__n={n}__axis={ax}"] = ndi.fourier_uniform(F[name], v, n=n, axis=ax)
+        F[f"fourier_shift__{name}__n={n}__axis={ax}"] = ndi.fourier_shift(F[name], v, n=n, axis=ax)
+        F[f"fourier_ellipsoid__{name}__n={n}__axis={ax}"] = ndi.fourier_ellipsoid(F[name], v, n=n, axis=ax)
+        F[f"sizes__{name}"] = np.asarray(v, dtype=np.float64)
+    savez_fixed(dest / "fourier.npz", compressed=True, **F)
+
 
 @section("signal/tests/design")
 def gen_signal_design(out: Path) -> None:

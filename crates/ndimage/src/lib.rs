@@ -4,11 +4,13 @@
 //! a rayon reference on the CPU. Boundary handling is [`Mode`] (module [`modes`]).
 
 pub mod filters;
+pub mod fourier;
 pub mod interpolation;
 pub mod modes;
 
 pub use cusci_core::{Array, Device, Error, Result};
 pub use filters::*;
+pub use fourier::{fourier_ellipsoid, fourier_gaussian, fourier_shift, fourier_uniform};
 pub use interpolation::{
     affine_transform, map_coordinates, rotate, shift, spline_filter, spline_filter1d, zoom,
     InterpOptions, Matrix,

@@ -62,3 +62,22 @@ fn interpolation_kernels_compile_for_every_type_pair() {
         }
     }
 }
+
+#[test]
+fn fourier_kernels_compile_for_every_type() {
+    if !nvrtc() {
+        return;
+    }
+    use cusci_core::dtype::DType;
+    for dt in [DType::F32, DType::F64, DType::C32, DType::C64] {
+        let src = cusci_ndimage::fourier::kernel_source(dt);
+        if let Err(e) = check_compiles(
+            &format!("ndi_fourier_{}", dt.tag()),
+            &src,
+            &[],
+            "compute_90",
+        ) {
+            panic!("{dt}: {e}");
+        }
+    }
+}
