@@ -5,7 +5,10 @@
 //! [`ifftn`], [`rfftn`], [`irfftn`] and their 2-D forms) and the helpers ([`fftfreq`],
 //! [`rfftfreq`], [`fftshift`], [`ifftshift`], [`next_fast_len`]), and the real-to-real
 //! transforms ([`dct`], [`idct`], [`dst`], [`idst`], [`dctn`], [`idctn`], [`dstn`], [`idstn`];
-//! options [`DctOptions`], [`DctnOptions`], [`DctType`]), with SciPy's names, arguments
+//! options [`DctOptions`], [`DctnOptions`], [`DctType`]), the Hermitian n-d transforms
+//! ([`hfft2`], [`hfftn`], [`ihfft2`], [`ihfftn`]), [`irfft_real`] (SciPy's `irfft` of real
+//! input), the fast Hankel transform ([`fht`], [`ifht`], [`fhtoffset`]; [`FhtOptions`]) and an
+//! explicit reusable plan ([`get_fft_plan`], [`FftPlan`]), with SciPy's names, arguments
 //! and defaults. SciPy's keyword arguments are the options structs [`FftOptions`] and
 //! [`FftnOptions`]; `norm=` is [`Norm`].
 //!
