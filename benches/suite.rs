@@ -30,6 +30,8 @@ mod linalg_cases;
 mod sparse_cases;
 #[path = "suite/ndimage.rs"]
 mod ndimage_cases;
+#[path = "suite/signal.rs"]
+mod signal_cases;
 
 use cusci::core::random::Generator;
 use cusci::core::{CudaDevice, Event};
@@ -77,6 +79,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(sparse_cases::cases());
     cases.extend(ndimage_cases::cases());
     cases.extend(ndimage_cases::morphology_cases());
+    cases.extend(signal_cases::cases());
     cases
 }
 

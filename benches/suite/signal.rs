@@ -1,0 +1,263 @@
+//! The `signal.*` cases of CASES.md that cusci-signal implements so far (see `cupy_ref.py` for
+//! CuPy's side of each): lfilter, sosfilt, fftconvolve, hilbert, medfilt.
+
+use crate::{host_range, randn_f32, Bench, BenchResult, Case};
+use cusci::core::random::Generator;
+use cusci::signal::{self as sig, FilterOptions, IirOptions, Output};
+use cusci::{Array, Device};
+
+const F64: u64 = 8;
+
+/// The signal cases, with bytes, flops and repeats as in cupy_ref.py.
+pub fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "signal.fftconvolve_f32_2^24_k4096",
+            bytes: 0,
+            flops: 0,
+            n_repeat: 10,
+            setup: fftconvolve,
+        },
+        Case {
+            name: "signal.lfilter_f64_256x65536_ord8",
+            bytes: 2 * 256 * 65536 * F64,
+            flops: 0,
+            n_repeat: 5,
+            setup: lfilter,
+        },
+        Case {
+            name: "signal.sosfilt_f64_256x65536_ord8",
+            bytes: 2 * 256 * 65536 * F64,
+            flops: 0,
+            n_repeat: 5,
+            setup: sosfilt,
+        },
+        Case {
+            name: "signal.hilbert_f32_2^24",
+            bytes: 0,
+            flops: 0,
+            n_repeat: 10,
+            setup: hilbert,
+        },
+        Case {
+            name: "signal.medfilt_f32_2^24_k7",
+            bytes: 0,
+            flops: 0,
+            n_repeat: 5,
+            setup: medfilt,
+        },
+    ]
+}
+
+/// Largest |got - want| relative to the largest |want|.
+fn close(what: &str, got: &[f64], want: &[f64], rtol: f64) -> BenchResult<()> {
+    if got.len() != want.len() {
+        return Err(format!("{what}: {} values, expected {}", got.len(), want.len()).into());
+    }
+    let scale = want.iter().fold(0f64, |m, v| m.max(v.abs())).max(1e-300);
+    let err = got
+        .iter()
+        .zip(want)
+        .fold(0f64, |m, (a, b)| m.max((a - b).abs()));
+    if !(err <= rtol * scale) {
+        return Err(format!("{what}: max error {err:e} (scale {scale:e}, rtol {rtol:e})").into());
+    }
+    Ok(())
+}
+
+// ---------------- lfilter / sosfilt: butter(8, 0.1) on x f64[256, 65536] ----------------
+
+struct Iir {
+    x: Array<f64>,
+    b: Array<f64>,
+    a: Array<f64>,
+    sos: Array<f64>,
+    use_sos: bool,
+}
+
+fn iir(dev: &Device, use_sos: bool) -> BenchResult<Box<dyn Bench>> {
+    let ba = sig::butter(8, &[0.1], &IirOptions::default())?.into_ba()?;
+    let sos = sig::butter(
+        8,
+        &[0.1],
+        &IirOptions {
+            output: Output::Sos,
+            ..Default::default()
+        },
+    )?
+    .into_sos()?;
+    let flat: Vec<f64> = sos.iter().flatten().copied().collect();
+    let nsec = sos.len();
+    Ok(Box::new(Iir {
+        x: Generator::new(31).standard_normal::<f64>(&[256, 65536], dev)?,
+        // coefficients live on the host (CuPy's case moves them to the GPU; cusci reads them on
+        // the host either way)
+        b: Array::from_vec(ba.b.clone(), &[ba.b.len()], &Device::cpu())?,
+        a: Array::from_vec(ba.a.clone(), &[ba.a.len()], &Device::cpu())?,
+        sos: Array::from_vec(flat, &[nsec, 6], &Device::cpu())?,
+        use_sos,
+    }))
+}
+
+fn lfilter(dev: &Device) -> BenchResult<Box<dyn Bench>> {
+    iir(dev, false)
+}
+
+fn sosfilt(dev: &Device) -> BenchResult<Box<dyn Bench>> {
+    iir(dev, true)
+}
+
+impl Iir {
+    fn call(&self, x: &Array<f64>) -> cusci::Result<Array<f64>> {
+        let o = FilterOptions::default();
+        Ok(if self.use_sos {
+            sig::sosfilt(&self.sos, x, &o)?.y
+        } else {
+            sig::lfilter(&self.b, &self.a, x, &o)?.y
+        })
+    }
+}
+
+impl Bench for Iir {
+    fn check(&mut self) -> BenchResult<()> {
+        let y = self.call(&self.x)?;
+        // rows 0, 1 and 255 on the CPU
+        for r in [0usize, 1, 255] {
+            let xr = self
+                .x
+                .index_axis(0, r as isize)?
+                .to_device(&Device::cpu())?;
+            let want = self.call(&xr)?.to_vec()?;
+            let got = y.index_axis(0, r as isize)?.to_vec()?;
+            // butter(8, 0.1) in ba form loses digits to its conditioning: relative 1e-7
+            close(
+                &format!("row {r}"),
+                &got,
+                &want,
+                if self.use_sos { 1e-10 } else { 1e-7 },
+            )?;
+        }
+        Ok(())
+    }
+    fn run(&mut self) -> cusci::Result<()> {
+        self.call(&self.x).map(drop)
+    }
+}
+
+// ---------------- fftconvolve: x f32[2^24], h f32[4096], full ----------------
+
+struct FftConv {
+    x: Array<f32>,
+    h: Array<f32>,
+}
+
+fn fftconvolve(dev: &Device) -> BenchResult<Box<dyn Bench>> {
+    Ok(Box::new(FftConv {
+        x: randn_f32(1 << 24, 41, dev)?,
+        h: randn_f32(4096, 42, dev)?,
+    }))
+}
+
+impl Bench for FftConv {
+    fn check(&mut self) -> BenchResult<()> {
+        let y = sig::fftconvolve(&self.x, &self.h, sig::ConvMode::Full)?;
+        // outputs [s, s + 512) need inputs [s - 4095, s + 512): the direct sum on the CPU
+        let h: Vec<f64> = self.h.to_vec()?.iter().map(|&v| v as f64).collect();
+        for s in [0usize, 5_000_000, (1 << 24) + 4095 - 512] {
+            let lo = s.saturating_sub(4095);
+            let xs: Vec<f64> = host_range(&self.x, lo, s + 512 - lo)?
+                .iter()
+                .map(|&v| v as f64)
+                .collect();
+            let want: Vec<f64> = (s..s + 512)
+                .map(|k| {
+                    (0..4096)
+                        .filter(|&j| k >= j && k - j >= lo && k - j < lo + xs.len())
+                        .map(|j| xs[k - j - lo] * h[j])
+                        .sum()
+                })
+                .collect();
+            let got: Vec<f64> = host_range(&y, s, 512)?.iter().map(|&v| v as f64).collect();
+            close(&format!("outputs from {s}"), &got, &want, 1e-4)?;
+        }
+        Ok(())
+    }
+    fn run(&mut self) -> cusci::Result<()> {
+        sig::fftconvolve(&self.x, &self.h, sig::ConvMode::Full).map(drop)
+    }
+}
+
+// ---------------- hilbert: f32[2^24] ----------------
+
+struct Hilbert {
+    x: Array<f32>,
+}
+
+fn hilbert(dev: &Device) -> BenchResult<Box<dyn Bench>> {
+    Ok(Box::new(Hilbert {
+        x: randn_f32(1 << 24, 51, dev)?,
+    }))
+}
+
+impl Bench for Hilbert {
+    fn check(&mut self) -> BenchResult<()> {
+        let z = sig::hilbert(&self.x, &sig::HilbertOptions::default())?;
+        // the real part is the signal itself
+        let got: Vec<f64> = host_range(&z, 1000, 4096)?
+            .iter()
+            .map(|v| v.re as f64)
+            .collect();
+        let want: Vec<f64> = host_range(&self.x, 1000, 4096)?
+            .iter()
+            .map(|&v| v as f64)
+            .collect();
+        close("real part", &got, &want, 1e-4)
+    }
+    fn run(&mut self) -> cusci::Result<()> {
+        sig::hilbert(&self.x, &sig::HilbertOptions::default()).map(drop)
+    }
+}
+
+// ---------------- medfilt: f32[2^24], kernel 7 ----------------
+
+struct Medfilt {
+    x: Array<f32>,
+}
+
+fn medfilt(dev: &Device) -> BenchResult<Box<dyn Bench>> {
+    Ok(Box::new(Medfilt {
+        x: randn_f32(1 << 24, 61, dev)?,
+    }))
+}
+
+impl Bench for Medfilt {
+    fn check(&mut self) -> BenchResult<()> {
+        let y = sig::medfilt(&self.x, 7)?;
+        for s in [0usize, 7_000_000, (1 << 24) - 4096] {
+            let lo = s.saturating_sub(3);
+            let hi = (s + 4096 + 3).min(1 << 24);
+            let xs = Array::from_vec(
+                host_range(&self.x, lo, hi - lo)?,
+                &[hi - lo],
+                &Device::cpu(),
+            )?;
+            let want = sig::medfilt(&xs, 7)?.to_vec()?;
+            let got = host_range(&y, s, 4096)?;
+            // interior outputs of the piece (its own zero padding differs at cut edges)
+            let off = s - lo;
+            let inner = |v: &[f32], o: usize| -> Vec<f64> {
+                v[o + 3..o + 4096 - 3].iter().map(|&a| a as f64).collect()
+            };
+            close(
+                &format!("from {s}"),
+                &inner(&got, 0),
+                &inner(&want, off),
+                0.0,
+            )?;
+        }
+        Ok(())
+    }
+    fn run(&mut self) -> cusci::Result<()> {
+        sig::medfilt(&self.x, 7).map(drop)
+    }
+}
