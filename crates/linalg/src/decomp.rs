@@ -589,6 +589,7 @@ pub fn eigvalsh<T: Scalar>(a: &Array<T>, lower: bool) -> Result<Array<T::R>> {
     Ok(eigh_impl(a, lower, false)?.0)
 }
 
+#[allow(clippy::type_complexity)]
 fn eigh_impl<T: Scalar>(
     a: &Array<T>,
     lower: bool,
@@ -760,7 +761,7 @@ fn check_infos(op: &str, info: &Array<i32>) -> Result<()> {
 }
 
 /// Options of [`solve_triangular`] (SciPy's keyword arguments).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TriangularOptions {
     /// 0: `a x = b`, 1: `aᵀ x = b`, 2: `aᴴ x = b`.
     pub trans: u8,
@@ -768,16 +769,6 @@ pub struct TriangularOptions {
     pub lower: bool,
     /// Assume ones on the diagonal (the diagonal of `a` is not read).
     pub unit_diagonal: bool,
-}
-
-impl Default for TriangularOptions {
-    fn default() -> Self {
-        TriangularOptions {
-            trans: 0,
-            lower: false,
-            unit_diagonal: false,
-        }
-    }
 }
 
 /// Solves `a x = b` for a triangular `a` (SciPy's `linalg.solve_triangular`); only the triangle

@@ -57,11 +57,11 @@ pub fn norm<T: Scalar>(a: &Array<T>, ord: NormOrd) -> Result<Array<T::R>> {
                 NormOrd::Default | NormOrd::P(2.0) => a.abs2()?.sum_axes(&[-1])?.sqrt(),
                 NormOrd::Inf => x.max_axes(&[-1]),
                 NormOrd::NegInf => x.min_axes(&[-1]),
-                NormOrd::P(p) if p == 0.0 => {
+                NormOrd::P(0.0) => {
                     let nz = x.gt_scalar(real::<T>(0.0))?.astype::<T::R>()?;
                     nz.sum_axes(&[-1])
                 }
-                NormOrd::P(p) if p == 1.0 => x.sum_axes(&[-1]),
+                NormOrd::P(1.0) => x.sum_axes(&[-1]),
                 NormOrd::P(p) => x
                     .powf(real::<T>(p))?
                     .sum_axes(&[-1])?
@@ -108,10 +108,10 @@ pub fn norm<T: Scalar>(a: &Array<T>, ord: NormOrd) -> Result<Array<T::R>> {
                 }
                 NormOrd::Inf => x.sum_axes(&[-1])?.max_axes(&[-1]),
                 NormOrd::NegInf => x.sum_axes(&[-1])?.min_axes(&[-1]),
-                NormOrd::P(p) if p == 1.0 => x.sum_axes(&[-2])?.max_axes(&[-1]),
-                NormOrd::P(p) if p == -1.0 => x.sum_axes(&[-2])?.min_axes(&[-1]),
-                NormOrd::P(p) if p == 2.0 => sv(true),
-                NormOrd::P(p) if p == -2.0 => sv(false),
+                NormOrd::P(1.0) => x.sum_axes(&[-2])?.max_axes(&[-1]),
+                NormOrd::P(-1.0) => x.sum_axes(&[-2])?.min_axes(&[-1]),
+                NormOrd::P(2.0) => sv(true),
+                NormOrd::P(-2.0) => sv(false),
                 NormOrd::P(p) => Err(make::arg(
                     op,
                     format!("invalid norm order {p} for matrices"),

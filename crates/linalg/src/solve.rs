@@ -86,6 +86,7 @@ pub(crate) fn ptr_i32(a: &Array<i32>) -> u64 {
 
 /// Solves with the factors of `gpu_getrf` (square `n`): `bt` holds `count` column-major `n x k`
 /// right-hand sides, overwritten by the solutions. `trans`/`conj` apply to the factored matrix.
+#[allow(clippy::too_many_arguments)]
 fn gpu_getrs<T: Scalar>(
     d: &CudaDevice,
     f: &Array<T>,
@@ -272,6 +273,7 @@ pub fn inv<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
 }
 
 /// Per-matrix LU diagonals and swap counts, the common part of `det` and `slogdet`.
+#[allow(clippy::type_complexity)]
 fn lu_diagonals<T: Scalar>(
     op: &str,
     a: &Array<T>,

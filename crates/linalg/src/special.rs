@@ -144,8 +144,8 @@ pub fn companion<T: Scalar>(a: &[T], dev: &Device) -> Result<Array<T>> {
 /// ```
 pub fn helmert<T: Scalar>(n: usize, full: bool, dev: &Device) -> Result<Array<T>> {
     let mut v = vec![T::zero(); n * n];
-    for j in 0..n {
-        v[j] = t((1.0 / n as f64).sqrt());
+    for x in v.iter_mut().take(n) {
+        *x = t((1.0 / n as f64).sqrt());
     }
     for i in 1..n {
         let d = ((i * (i + 1)) as f64).sqrt();
