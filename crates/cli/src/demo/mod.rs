@@ -9,6 +9,7 @@
 pub mod fft;
 pub mod linalg;
 pub mod montecarlo;
+pub mod ndimage;
 pub mod segment;
 pub mod sparse;
 
@@ -168,6 +169,11 @@ pub fn stages() -> Vec<Stage> {
             name: "segment",
             about: "a smoothed-noise image thresholded, opened, labelled and measured (areas, centres, EDT), checked against the CPU",
             run: segment::run,
+        },
+        Stage {
+            name: "ndimage",
+            about: "a batch of images smoothed, edge-detected (Sobel) and rotated, checked against the CPU, with a before/after PNG",
+            run: ndimage::run,
         },
     ]
 }
