@@ -15,6 +15,7 @@
 
 mod construct;
 mod cpu;
+pub mod csgraph;
 pub mod cuda;
 pub mod linalg;
 mod matrix;

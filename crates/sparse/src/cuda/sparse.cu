@@ -306,3 +306,39 @@ extern "C" __global__ void sp_mul_write(const int* a_ptr, const int* a_ind, cons
     }
   }
 }
+
+// ---------------- csgraph: weakly connected components by min-label propagation ----------------
+extern "C" __global__ void cc_init(int* label, i64 n) {
+  GRID_LOOP(i, n) { label[i] = (int)i; }
+}
+
+// for every edge (r, c): both ends take the smaller label; changed is set when one moved
+extern "C" __global__ void cc_hook(const int* indptr, const int* indices, i64 m, int* label, int* changed) {
+  GRID_LOOP(r, m) {
+    for (int j = indptr[r]; j < indptr[r + 1]; ++j) {
+      int c = indices[j];
+      int lr = label[r], lc = label[c];
+      if (lr < lc) { atomicMin(&label[c], lr); atomicMin(&label[lc], lr); *changed = 1; }
+      else if (lc < lr) { atomicMin(&label[(int)r], lc); atomicMin(&label[lr], lc); *changed = 1; }
+    }
+  }
+}
+
+// pointer jumping to the root (label[x] <= x always, so chains end)
+extern "C" __global__ void cc_jump(int* label, i64 n) {
+  GRID_LOOP(i, n) {
+    int l = label[i];
+    while (label[l] != l) l = label[l];
+    label[i] = l;
+  }
+}
+
+// roots[i + 1] = 1 when i is its component's root
+extern "C" __global__ void cc_roots(const int* label, i64 n, int* roots) {
+  GRID_LOOP(i, n) { roots[i + 1] = label[i] == (int)i ? 1 : 0; }
+}
+
+// out[i] = the number of roots before label[i] (components numbered by their smallest node)
+extern "C" __global__ void cc_relabel(const int* label, const int* rank, i64 n, int* out) {
+  GRID_LOOP(i, n) { out[i] = rank[label[i]]; }
+}
