@@ -51,6 +51,29 @@ fn creation_and_transfers() {
 }
 
 #[test]
+fn empty_arrays_take_writes_and_bools_start_false() {
+    for dev in devices() {
+        let mut a = Array::<f32>::empty(&[3, 5], &dev).unwrap();
+        assert_eq!((a.shape(), a.device()), (&[3usize, 5][..], &dev));
+        a.fill(2.5).unwrap();
+        assert_eq!(a.to_vec().unwrap(), vec![2.5; 15]);
+        let b = Array::<bool>::empty(&[7], &dev).unwrap();
+        assert_eq!(b.to_vec().unwrap(), vec![false; 7]);
+        assert_eq!(
+            Array::<c64>::empty(&[0, 4], &dev)
+                .unwrap()
+                .to_vec()
+                .unwrap(),
+            vec![]
+        );
+        assert!(matches!(
+            Array::<f64>::empty(&[usize::MAX, 2], &dev),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
+}
+
+#[test]
 fn views_share_storage_and_copy_on_write() {
     for dev in devices() {
         let v: Vec<i64> = (0..24).collect();

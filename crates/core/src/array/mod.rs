@@ -175,6 +175,26 @@ impl<T: Element> Array<T> {
         Self::full(shape, T::zero(), dev)
     }
 
+    /// An array whose contents are unspecified (NumPy's and CuPy's `empty`): on a GPU, memory
+    /// from the stream-ordered pool with no fill pass, for outputs that a kernel or library call
+    /// overwrites completely; on the CPU, zeros. `bool` arrays are zero-filled on every device
+    /// (an arbitrary byte is not a valid `bool`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the element count overflows, `OutOfMemory` when the device is full.
+    ///
+    /// ```
+    /// use cusci_core::{Array, Device};
+    /// let a = Array::<f32>::empty(&[2, 3], &Device::cpu()).unwrap();
+    /// assert_eq!(a.shape(), &[2, 3]);
+    /// ```
+    pub fn empty(shape: &[usize], dev: &Device) -> Result<Self> {
+        if T::DTYPE == crate::dtype::DType::Bool {
+            return Self::zeros(shape, dev);
+        }
+        Self::alloc("empty", shape, dev)
+    }
+
     /// An array of ones.
     pub fn ones(shape: &[usize], dev: &Device) -> Result<Self> {
         Self::full(shape, T::one(), dev)
