@@ -46,7 +46,7 @@ pub fn medfilt<T: RealFloat>(x: &Array<T>, kernel_size: usize) -> Result<Array<T
         return Err(make::arg(op, "x must have at least one dimension"));
     }
     let n = x.shape()[x.ndim() - 1];
-    let rows = if n == 0 { 0 } else { x.size() / n };
+    let rows = x.size().checked_div(n).unwrap_or(0);
     let k = kernel_size;
     match x.device() {
         Device::Cpu => {

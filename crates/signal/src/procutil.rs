@@ -3,7 +3,7 @@
 
 use cusci_core::error::make;
 use cusci_core::{c32, c64, Array, DType, Device, Element, Float, Result};
-use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub};
+use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
 /// The element types of the filtering and convolution functions: `f32`, `f64`, `c32`, `c64`.
 ///
@@ -16,6 +16,7 @@ pub trait SignalScalar:
     + Div<Output = Self>
     + Neg<Output = Self>
     + AddAssign
+    + SubAssign
     + Send
     + Sync
     + 'static
@@ -148,23 +149,23 @@ pub(crate) fn same_dev(op: &str, a: &Device, b: &Device) -> Result<()> {
 /// API.
 #[doc(hidden)]
 pub fn processing_kernel_sources() -> Vec<(String, String)> {
-    let mut v = Vec::new();
     // one module per form and type; a second state count for f64 (the code paths are the same
     // for every count: NS only sizes the unrolled loops)
-    v.push(crate::filter::iir_source::<f32>(false, 8));
-    v.push(crate::filter::iir_source::<f64>(false, 1));
-    v.push(crate::filter::iir_source::<f64>(false, 8));
-    v.push(crate::filter::iir_source::<c32>(false, 2));
-    v.push(crate::filter::iir_source::<c64>(false, 4));
-    v.push(crate::filter::iir_source::<f32>(true, 16));
-    v.push(crate::filter::iir_source::<f64>(true, 2));
-    v.push(crate::filter::iir_source::<c64>(true, 4));
-    v.push(crate::convolve::conv_source::<f32>());
-    v.push(crate::convolve::conv_source::<f64>());
-    v.push(crate::convolve::conv_source::<c32>());
-    v.push(crate::convolve::conv_source::<c64>());
-    v.push(crate::medfilt::medfilt_source::<f32>(7));
-    v.push(crate::medfilt::medfilt_source::<f64>(3));
-    v.push(crate::medfilt::medfilt_source::<f64>(33));
-    v
+    vec![
+        crate::filter::iir_source::<f32>(false, 8),
+        crate::filter::iir_source::<f64>(false, 1),
+        crate::filter::iir_source::<f64>(false, 8),
+        crate::filter::iir_source::<c32>(false, 2),
+        crate::filter::iir_source::<c64>(false, 4),
+        crate::filter::iir_source::<f32>(true, 16),
+        crate::filter::iir_source::<f64>(true, 2),
+        crate::filter::iir_source::<c64>(true, 4),
+        crate::convolve::conv_source::<f32>(),
+        crate::convolve::conv_source::<f64>(),
+        crate::convolve::conv_source::<c32>(),
+        crate::convolve::conv_source::<c64>(),
+        crate::medfilt::medfilt_source::<f32>(7),
+        crate::medfilt::medfilt_source::<f64>(3),
+        crate::medfilt::medfilt_source::<f64>(33),
+    ]
 }

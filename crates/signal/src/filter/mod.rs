@@ -477,7 +477,7 @@ pub(crate) fn iir_source<T: Element>(sos: bool, ns: usize) -> (String, String) {
     (prefix, src)
 }
 
-fn launch_chunks<T: SignalScalar>(
+fn launch_chunks(
     d: &CudaDevice,
     f: &cusci_core::cuda::kernel::Function,
     ptrs: [u64; 5],
@@ -570,7 +570,7 @@ fn cuda_apply<T: SignalScalar>(
     let (xp, yp, cp) = (dptr(x), dptr(y), dptr(&coef));
     let geo = (outer, n, inner);
     if nchunks == 1 {
-        return launch_chunks::<T>(
+        return launch_chunks(
             d,
             &chunks,
             [xp, yp, cp, zin, zout],
@@ -586,7 +586,7 @@ fn cuda_apply<T: SignalScalar>(
     let scan = d.function(&key, || src.clone(), &[], &format!("{prefix}_scan"))?;
     // pass 1: the final state of every chunk from a zero state
     let fbuf = Array::<T>::zeros(&[nchunks * nsig * ns], dev)?;
-    launch_chunks::<T>(
+    launch_chunks(
         d,
         &chunks,
         [xp, 0, cp, 0, dptr(&fbuf)],
@@ -674,7 +674,7 @@ fn cuda_apply<T: SignalScalar>(
         )?;
     }
     // pass 2: every chunk from its true initial state
-    launch_chunks::<T>(
+    launch_chunks(
         d,
         &chunks,
         [xp, yp, cp, dptr(&cs), zout],
@@ -712,17 +712,17 @@ fn solve_small<T: SignalScalar>(mut m: Vec<T>, mut r: Vec<T>, n: usize) -> Optio
             }
             for k in col..n {
                 let v = m[col * n + k];
-                m[i * n + k] = m[i * n + k] - f * v;
+                m[i * n + k] -= f * v;
             }
             let rv = r[col];
-            r[i] = r[i] - f * rv;
+            r[i] -= f * rv;
         }
     }
     let mut x = vec![T::zero(); n];
     for i in (0..n).rev() {
         let mut s = r[i];
         for k in i + 1..n {
-            s = s - m[i * n + k] * x[k];
+            s -= m[i * n + k] * x[k];
         }
         x[i] = s / m[i * n + i];
     }
@@ -779,9 +779,9 @@ pub(crate) fn lfilter_zi_host<T: SignalScalar>(op: &str, b: &[T], a: &[T]) -> Re
     for i in 0..m {
         mat[i * m] = aa[i + 1];
         if i + 1 < m {
-            mat[i * m + i + 1] = mat[i * m + i + 1] - T::one();
+            mat[i * m + i + 1] -= T::one();
         }
-        mat[i * m + i] = mat[i * m + i] + T::one();
+        mat[i * m + i] += T::one();
     }
     let rhs: Vec<T> = (0..m).map(|i| bb[i + 1] - aa[i + 1] * bb[0]).collect();
     solve_small(mat, rhs, m).ok_or_else(|| cusci_core::Error::Singular {
