@@ -6,9 +6,15 @@
 //! - Construction: [`CooMatrix::new`] (triplets, duplicates summed by conversions),
 //!   [`CsrMatrix::new`] (checked arrays), [`CsrMatrix::from_dense`], [`eye`], [`identity`],
 //!   [`diags`], [`random`].
-//! - Products: [`CsrMatrix::dot`] (SpMV and SpMM).
+//! - Conversions: `tocsr`, `tocsc`, `tocoo`, `toarray`, `transpose` (no copy), `conj`,
+//!   `sum_duplicates`, `eliminate_zeros`.
+//! - Reductions and structure: `sum`, `sum_axis`, `mean`, `mean_axis`, `diagonal`.
+//! - Arithmetic: `mul_scalar`, `add`/`sub` between sparse matrices, element-wise `multiply`.
+//! - Products: [`CsrMatrix::dot`] (SpMV and SpMM through cuSPARSE), [`CsrMatrix::matmul`]
+//!   (SpGEMM, the same bits on both devices).
 //! - [`linalg`]: the [`linalg::LinearOperator`] trait and the conjugate gradient [`linalg::cg`],
 //!   running entirely on the device.
+//! - [`csgraph`]: [`csgraph::connected_components`] (weak connection).
 //!
 //! Every public function validates its arguments once, then runs the CPU reference or the CUDA
 //! implementation of the device holding its arrays.
