@@ -418,9 +418,9 @@ fn split(shape: &[usize], axis: usize) -> (usize, usize, usize) {
 }
 
 /// A new C-contiguous array of `shape` on `x`'s device, every element of which the caller
-/// writes. (The core has no public uninitialised allocation: this is `zeros`, one fill pass.)
+/// writes completely: [`Array::empty`], no fill pass.
 fn alloc_out<T: Element>(shape: &[usize], dev: &Device) -> Result<Array<T>> {
-    Array::zeros(shape, dev)
+    Array::empty(shape, dev)
 }
 
 /// `x` (contiguous) cut or zero-padded to `n` points along `axis`, into a new array.
