@@ -1,4 +1,4 @@
-//! The CUDA side: cuSPARSE through [`ffi`] and this crate's NVRTC kernels (`sparse.cu`).
+//! The CUDA side: cuSPARSE through the private `ffi` module and this crate's NVRTC kernels (`sparse.cu`).
 
 pub(crate) mod ffi;
 
