@@ -41,7 +41,7 @@ fn no_conv(op: &str, info: i32) -> Error {
 ///
 /// ```
 /// use cusci_linalg::{cholesky, Array, Device};
-/// let a = Array::from_vec(vec![4.0, 2.0, 2.0, 5.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![4.0f64, 2.0, 2.0, 5.0], &[2, 2], &Device::Cpu)?;
 /// assert_eq!(cholesky(&a)?.to_vec()?, vec![2.0, 0.0, 1.0, 2.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
@@ -246,9 +246,9 @@ fn cho_solve_inplace<T: Scalar>(l: &[T], n: usize, b: &mut [T], k: usize) {
 ///
 /// ```
 /// use cusci_linalg::{cho_factor, cho_solve, Array, Device};
-/// let a = Array::from_vec(vec![4.0, 2.0, 2.0, 5.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![4.0f64, 2.0, 2.0, 5.0], &[2, 2], &Device::Cpu)?;
 /// let c = cho_factor(&a, false)?;
-/// let x = cho_solve(&c, &Array::from_vec(vec![6.0, 7.0], &[2], &Device::Cpu)?)?.to_vec()?;
+/// let x = cho_solve(&c, &Array::from_vec(vec![6.0f64, 7.0], &[2], &Device::Cpu)?)?.to_vec()?;
 /// assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 1.0).abs() < 1e-12);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
@@ -297,7 +297,7 @@ pub struct Qr<T: Scalar> {
 ///
 /// ```
 /// use cusci_linalg::{qr, QrMode, Array, Device};
-/// let a = Array::from_vec(vec![3.0, 0.0, 4.0, 0.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![3.0f64, 0.0, 4.0, 0.0], &[2, 2], &Device::Cpu)?;
 /// let f = qr(&a, QrMode::Reduced)?;
 /// assert!((f.r.to_vec()?[0].abs() - 5.0).abs() < 1e-12);
 /// # Ok::<(), cusci_linalg::Error>(())
@@ -405,7 +405,7 @@ impl Default for SvdOptions {
 ///
 /// ```
 /// use cusci_linalg::{svd, SvdOptions, Array, Device};
-/// let a = Array::from_vec(vec![3.0, 0.0, 0.0, -4.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![3.0f64, 0.0, 0.0, -4.0], &[2, 2], &Device::Cpu)?;
 /// let r = svd(&a, SvdOptions::default())?;
 /// assert_eq!(r.s.to_vec()?, vec![4.0, 3.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
@@ -563,7 +563,7 @@ pub fn svd<T: Scalar>(a: &Array<T>, opts: SvdOptions) -> Result<Svd<T>> {
 ///
 /// ```
 /// use cusci_linalg::{eigh, Array, Device};
-/// let a = Array::from_vec(vec![2.0, 1.0, 1.0, 2.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![2.0f64, 1.0, 1.0, 2.0], &[2, 2], &Device::Cpu)?;
 /// let (w, _v) = eigh(&a, true)?;
 /// let w = w.to_vec()?;
 /// assert!((w[0] - 1.0).abs() < 1e-12 && (w[1] - 3.0).abs() < 1e-12);
@@ -782,8 +782,8 @@ pub struct TriangularOptions {
 ///
 /// ```
 /// use cusci_linalg::{solve_triangular, TriangularOptions, Array, Device};
-/// let a = Array::from_vec(vec![2.0, 1.0, 0.0, 4.0], &[2, 2], &Device::Cpu)?;
-/// let x = solve_triangular(&a, &Array::from_vec(vec![4.0, 8.0], &[2], &Device::Cpu)?, TriangularOptions::default())?;
+/// let a = Array::from_vec(vec![2.0f64, 1.0, 0.0, 4.0], &[2, 2], &Device::Cpu)?;
+/// let x = solve_triangular(&a, &Array::from_vec(vec![4.0f64, 8.0], &[2], &Device::Cpu)?, TriangularOptions::default())?;
 /// assert_eq!(x.to_vec()?, vec![1.0, 2.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```

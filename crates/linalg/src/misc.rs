@@ -39,7 +39,7 @@ fn real<T: Scalar>(v: f64) -> T::R {
 ///
 /// ```
 /// use cusci_linalg::{norm, NormOrd, Array, Device};
-/// let x = Array::from_vec(vec![3.0, -4.0], &[2], &Device::Cpu)?;
+/// let x = Array::from_vec(vec![3.0f64, -4.0], &[2], &Device::Cpu)?;
 /// assert_eq!(norm(&x, NormOrd::Default)?.item()?, 5.0);
 /// assert_eq!(norm(&x, NormOrd::P(1.0))?.item()?, 7.0);
 /// # Ok::<(), cusci_linalg::Error>(())
@@ -129,7 +129,7 @@ pub fn norm<T: Scalar>(a: &Array<T>, ord: NormOrd) -> Result<Array<T::R>> {
 ///
 /// ```
 /// use cusci_linalg::{cond, NormOrd, Array, Device};
-/// let a = Array::from_vec(vec![2.0, 0.0, 0.0, 0.5], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![2.0f64, 0.0, 0.0, 0.5], &[2, 2], &Device::Cpu)?;
 /// assert_eq!(cond(&a, NormOrd::Default)?.item()?, 4.0);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
@@ -168,7 +168,7 @@ pub fn cond<T: Scalar>(a: &Array<T>, ord: NormOrd) -> Result<Array<T::R>> {
 ///
 /// ```
 /// use cusci_linalg::{matrix_rank, Array, Device};
-/// let a = Array::from_vec(vec![1.0, 2.0, 2.0, 4.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 2.0, 4.0], &[2, 2], &Device::Cpu)?;
 /// assert_eq!(matrix_rank(&a, None)?.item()?, 1);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
@@ -204,7 +204,7 @@ pub fn matrix_rank<T: Scalar>(a: &Array<T>, tol: Option<f64>) -> Result<Array<i6
 ///
 /// ```
 /// use cusci_linalg::{pinv, Array, Device};
-/// let a = Array::from_vec(vec![2.0, 0.0, 0.0, 0.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![2.0f64, 0.0, 0.0, 0.0], &[2, 2], &Device::Cpu)?;
 /// assert_eq!(pinv(&a, None)?.to_vec()?, vec![0.5, 0.0, 0.0, 0.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
@@ -266,8 +266,8 @@ pub struct Lstsq<T: Scalar> {
 ///
 /// ```
 /// use cusci_linalg::{lstsq, Array, Device};
-/// let a = Array::from_vec(vec![1.0, 0.0, 1.0, 1.0, 1.0, 2.0], &[3, 2], &Device::Cpu)?;
-/// let b = Array::from_vec(vec![1.0, 2.0, 3.0], &[3], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![1.0f64, 0.0, 1.0, 1.0, 1.0, 2.0], &[3, 2], &Device::Cpu)?;
+/// let b = Array::from_vec(vec![1.0f64, 2.0, 3.0], &[3], &Device::Cpu)?;
 /// let r = lstsq(&a, &b, None)?;
 /// let x = r.x.to_vec()?;
 /// assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 1.0).abs() < 1e-12);
@@ -323,8 +323,8 @@ pub fn lstsq<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> Resul
 ///
 /// ```
 /// use cusci_linalg::{kron, Array, Device};
-/// let a = Array::from_vec(vec![1.0, 2.0], &[1, 2], &Device::Cpu)?;
-/// let b = Array::from_vec(vec![1.0, 10.0], &[2, 1], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![1.0f64, 2.0], &[1, 2], &Device::Cpu)?;
+/// let b = Array::from_vec(vec![1.0f64, 10.0], &[2, 1], &Device::Cpu)?;
 /// let k = kron(&a, &b)?;
 /// assert_eq!(k.shape(), &[2, 2]);
 /// assert_eq!(k.to_vec()?, vec![1.0, 2.0, 10.0, 20.0]);
@@ -359,8 +359,8 @@ pub fn kron<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
 ///
 /// ```
 /// use cusci_linalg::{khatri_rao, Array, Device};
-/// let a = Array::from_vec(vec![1.0, 2.0], &[1, 2], &Device::Cpu)?;
-/// let b = Array::from_vec(vec![3.0, 4.0, 5.0, 6.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![1.0f64, 2.0], &[1, 2], &Device::Cpu)?;
+/// let b = Array::from_vec(vec![3.0f64, 4.0, 5.0, 6.0], &[2, 2], &Device::Cpu)?;
 /// assert_eq!(khatri_rao(&a, &b)?.to_vec()?, vec![3.0, 8.0, 5.0, 12.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
@@ -392,7 +392,7 @@ pub fn khatri_rao<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
 ///
 /// ```
 /// use cusci_linalg::{matrix_power, Array, Device};
-/// let a = Array::from_vec(vec![1.0, 1.0, 0.0, 1.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![1.0f64, 1.0, 0.0, 1.0], &[2, 2], &Device::Cpu)?;
 /// assert_eq!(matrix_power(&a, 5)?.to_vec()?, vec![1.0, 5.0, 0.0, 1.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
@@ -432,7 +432,7 @@ pub fn matrix_power<T: Scalar>(a: &Array<T>, n: i64) -> Result<Array<T>> {
 ///
 /// ```
 /// use cusci_linalg::{expm, Array, Device};
-/// let a = Array::from_vec(vec![0.0, 1.0, 0.0, 0.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![0.0f64, 1.0, 0.0, 0.0], &[2, 2], &Device::Cpu)?;
 /// let e = expm(&a)?.to_vec()?;
 /// assert!((e[0] - 1.0).abs() < 1e-14 && (e[1] - 1.0).abs() < 1e-14 && e[2].abs() < 1e-14);
 /// # Ok::<(), cusci_linalg::Error>(())

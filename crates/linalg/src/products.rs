@@ -28,7 +28,7 @@ use rayon::prelude::*;
 ///
 /// ```
 /// use cusci_linalg::{matmul, Array, Device};
-/// let a = Array::from_vec(vec![1.0, 2.0, 3.0, 4.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2], &Device::Cpu)?;
 /// let c = matmul(&a, &a)?;
 /// assert_eq!(c.to_vec()?, vec![7.0, 10.0, 15.0, 22.0]);
 /// # Ok::<(), cusci_linalg::Error>(())

@@ -172,8 +172,8 @@ fn first_singular(op: &str, infos: &[i32], batched: bool) -> Result<()> {
 ///
 /// ```
 /// use cusci_linalg::{solve, Array, Device};
-/// let a = Array::from_vec(vec![3.0, 1.0, 1.0, 2.0], &[2, 2], &Device::Cpu)?;
-/// let b = Array::from_vec(vec![9.0, 8.0], &[2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![3.0f64, 1.0, 1.0, 2.0], &[2, 2], &Device::Cpu)?;
+/// let b = Array::from_vec(vec![9.0f64, 8.0], &[2], &Device::Cpu)?;
 /// let x = solve(&a, &b)?.to_vec()?;
 /// assert!((x[0] - 2.0).abs() < 1e-12 && (x[1] - 3.0).abs() < 1e-12);
 /// # Ok::<(), cusci_linalg::Error>(())
@@ -261,7 +261,7 @@ fn solve_impl<T: Scalar>(
 ///
 /// ```
 /// use cusci_linalg::{inv, Array, Device};
-/// let a = Array::from_vec(vec![2.0, 0.0, 0.0, 4.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![2.0f64, 0.0, 0.0, 4.0], &[2, 2], &Device::Cpu)?;
 /// assert_eq!(inv(&a)?.to_vec()?, vec![0.5, 0.0, 0.0, 0.25]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
@@ -334,7 +334,7 @@ fn lu_diagonals<T: Scalar>(
 ///
 /// ```
 /// use cusci_linalg::{det, Array, Device};
-/// let a = Array::from_vec(vec![1.0, 2.0, 3.0, 4.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2], &Device::Cpu)?;
 /// assert!((det(&a)?.item()? + 2.0).abs() < 1e-12);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
@@ -366,7 +366,7 @@ pub fn det<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
 ///
 /// ```
 /// use cusci_linalg::{slogdet, Array, Device};
-/// let a = Array::from_vec(vec![1.0, 2.0, 3.0, 4.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2], &Device::Cpu)?;
 /// let (s, l) = slogdet(&a)?;
 /// assert_eq!(s.item()?, -1.0);
 /// assert!((l.item()? - 2f64.ln()).abs() < 1e-12);
@@ -437,10 +437,10 @@ impl Default for LuFactorOptions {
 ///
 /// ```
 /// use cusci_linalg::{lu_factor, lu_solve, Array, Device, LuFactorOptions};
-/// let a = Array::from_vec(vec![1.0, 2.0, 3.0, 4.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2], &Device::Cpu)?;
 /// let f = lu_factor(&a, LuFactorOptions::default())?;
 /// assert_eq!(f.piv.to_vec()?, vec![1, 1]);
-/// let x = lu_solve(&f, &Array::from_vec(vec![5.0, 11.0], &[2], &Device::Cpu)?, 0)?.to_vec()?;
+/// let x = lu_solve(&f, &Array::from_vec(vec![5.0f64, 11.0], &[2], &Device::Cpu)?, 0)?.to_vec()?;
 /// assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 2.0).abs() < 1e-12);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
@@ -685,7 +685,7 @@ pub(crate) fn tri<T: Scalar>(a: &Array<T>, k: isize, lower: bool) -> Result<Arra
 ///
 /// ```
 /// use cusci_linalg::{lu, matmul, Array, Device};
-/// let a = Array::from_vec(vec![1.0, 2.0, 3.0, 4.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2], &Device::Cpu)?;
 /// let (p, l, u) = lu(&a)?;
 /// let back = matmul(&p, &matmul(&l, &u)?)?.to_vec()?;
 /// assert!(back.iter().zip([1.0, 2.0, 3.0, 4.0]).all(|(x, y)| (x - y).abs() < 1e-12));

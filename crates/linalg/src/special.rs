@@ -15,7 +15,7 @@ fn t<T: Scalar>(v: f64) -> T {
 ///
 /// ```
 /// use cusci_linalg::{toeplitz, Device};
-/// let m = toeplitz(&[1.0, 2.0, 3.0], Some(&[1.0, 4.0]), &Device::Cpu)?;
+/// let m = toeplitz(&[1.0f64, 2.0, 3.0], Some(&[1.0, 4.0]), &Device::Cpu)?;
 /// assert_eq!(m.to_vec()?, vec![1.0, 4.0, 2.0, 1.0, 3.0, 2.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
@@ -38,7 +38,7 @@ pub fn toeplitz<T: Scalar>(c: &[T], r: Option<&[T]>, dev: &Device) -> Result<Arr
 ///
 /// ```
 /// use cusci_linalg::{circulant, Device};
-/// assert_eq!(circulant(&[1.0, 2.0, 3.0], &Device::Cpu)?.to_vec()?, vec![1.0, 3.0, 2.0, 2.0, 1.0, 3.0, 3.0, 2.0, 1.0]);
+/// assert_eq!(circulant(&[1.0f64, 2.0, 3.0], &Device::Cpu)?.to_vec()?, vec![1.0, 3.0, 2.0, 2.0, 1.0, 3.0, 3.0, 2.0, 1.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
 pub fn circulant<T: Scalar>(c: &[T], dev: &Device) -> Result<Array<T>> {
@@ -51,7 +51,7 @@ pub fn circulant<T: Scalar>(c: &[T], dev: &Device) -> Result<Array<T>> {
 ///
 /// ```
 /// use cusci_linalg::{hankel, Device};
-/// assert_eq!(hankel(&[1.0, 2.0], None, &Device::Cpu)?.to_vec()?, vec![1.0, 2.0, 2.0, 0.0]);
+/// assert_eq!(hankel(&[1.0f64, 2.0], None, &Device::Cpu)?.to_vec()?, vec![1.0, 2.0, 2.0, 0.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
 pub fn hankel<T: Scalar>(c: &[T], r: Option<&[T]>, dev: &Device) -> Result<Array<T>> {
@@ -107,7 +107,7 @@ pub fn hadamard<T: Scalar>(n: usize, dev: &Device) -> Result<Array<T>> {
 ///
 /// ```
 /// use cusci_linalg::{companion, Device};
-/// assert_eq!(companion(&[1.0, -3.0, 2.0], &Device::Cpu)?.to_vec()?, vec![3.0, -2.0, 1.0, 0.0]);
+/// assert_eq!(companion(&[1.0f64, -3.0, 2.0], &Device::Cpu)?.to_vec()?, vec![3.0, -2.0, 1.0, 0.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
 pub fn companion<T: Scalar>(a: &[T], dev: &Device) -> Result<Array<T>> {
@@ -183,7 +183,7 @@ pub fn hilbert<T: Scalar>(n: usize, dev: &Device) -> Result<Array<T>> {
 ///
 /// ```
 /// use cusci_linalg::{leslie, Device};
-/// assert_eq!(leslie(&[0.5, 2.0], &[0.8], &Device::Cpu)?.to_vec()?, vec![0.5, 2.0, 0.8, 0.0]);
+/// assert_eq!(leslie(&[0.5f64, 2.0], &[0.8], &Device::Cpu)?.to_vec()?, vec![0.5, 2.0, 0.8, 0.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
 pub fn leslie<T: Scalar>(f: &[T], s: &[T], dev: &Device) -> Result<Array<T>> {
@@ -252,7 +252,7 @@ pub fn dft<T: Scalar>(n: usize, scale: DftScale, dev: &Device) -> Result<Array<T
 ///
 /// ```
 /// use cusci_linalg::{fiedler, Device};
-/// assert_eq!(fiedler(&[1.0, 4.0], &Device::Cpu)?.to_vec()?, vec![0.0, 3.0, 3.0, 0.0]);
+/// assert_eq!(fiedler(&[1.0f64, 4.0], &Device::Cpu)?.to_vec()?, vec![0.0, 3.0, 3.0, 0.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
 pub fn fiedler<T: Scalar>(a: &[T], dev: &Device) -> Result<Array<T>> {
@@ -282,7 +282,7 @@ pub enum ConvMode {
 ///
 /// ```
 /// use cusci_linalg::{convolution_matrix, ConvMode, Device};
-/// let m = convolution_matrix(&[1.0, 2.0], 2, ConvMode::Full, &Device::Cpu)?;
+/// let m = convolution_matrix(&[1.0f64, 2.0], 2, ConvMode::Full, &Device::Cpu)?;
 /// assert_eq!(m.to_vec()?, vec![1.0, 0.0, 2.0, 1.0, 0.0, 2.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
@@ -327,7 +327,7 @@ pub fn convolution_matrix<T: Scalar>(
 /// ```
 /// use cusci_linalg::{block_diag, Array, Device};
 /// let a = Array::from_vec(vec![1.0], &[1, 1], &Device::Cpu)?;
-/// let b = Array::from_vec(vec![2.0, 3.0], &[1, 2], &Device::Cpu)?;
+/// let b = Array::from_vec(vec![2.0f64, 3.0], &[1, 2], &Device::Cpu)?;
 /// assert_eq!(block_diag(&[&a, &b])?.to_vec()?, vec![1.0, 0.0, 0.0, 0.0, 2.0, 3.0]);
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
@@ -368,7 +368,7 @@ pub fn block_diag<T: Scalar>(blocks: &[&Array<T>]) -> Result<Array<T>> {
 ///
 /// ```
 /// use cusci_linalg::{bandwidth, Array, Device};
-/// let a = Array::from_vec(vec![1.0, 2.0, 0.0, 3.0], &[2, 2], &Device::Cpu)?;
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 0.0, 3.0], &[2, 2], &Device::Cpu)?;
 /// assert_eq!(bandwidth(&a)?, (0, 1));
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
