@@ -27,10 +27,10 @@ pub(crate) const LABEL_CU: &str = include_str!("label.cu");
 ///
 /// ```
 /// use cusci_ndimage::{label, Array, Device};
-/// let a = Array::from_vec(vec![1u8, 1, 0, 1, 0, 0, 0, 1], &[2, 4], &Device::Cpu).unwrap();
+/// let a = Array::from_vec(vec![1u8, 1, 0, 1, 0, 0, 1, 0], &[2, 4], &Device::Cpu).unwrap();
 /// let (l, n) = label(&a, None).unwrap();
 /// assert_eq!(n, 3);
-/// assert_eq!(l.to_vec().unwrap(), vec![1, 1, 0, 2, 0, 0, 0, 3]);
+/// assert_eq!(l.to_vec().unwrap(), vec![1, 1, 0, 2, 0, 0, 3, 0]);
 /// ```
 pub fn label<T: Element>(
     input: &Array<T>,
