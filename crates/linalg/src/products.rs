@@ -108,7 +108,8 @@ fn matmul_nd<T: Scalar>(op: &str, a: &Array<T>, b: &Array<T>) -> Result<Array<T>
         Device::Cuda(d) => {
             let (a_arr, a_t, sa) = gpu_operand(a, &batch, m, k)?;
             let (b_arr, b_t, sb) = gpu_operand(b, &batch, k, n)?;
-            let c = Array::<T>::zeros(&out_shape, a.device())?;
+            // every element is written by the GEMM (beta = 0): no fill pass
+            let c = Array::<T>::empty(&out_shape, a.device())?;
             let bound = Bound::get(d)?;
             let h = bound.lock(d)?;
             // column-major: Cᵀ (n x m) = op(B') (n x k) · op(A') (k x m)
