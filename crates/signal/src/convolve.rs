@@ -153,8 +153,8 @@ pub fn correlate<T: SignalScalar>(
 /// ```
 /// use cusci_signal::{fftconvolve, ConvMode, Array, Device};
 /// let d = Device::cpu();
-/// let a = Array::from_vec(vec![1.0, 2.0, 3.0], &[3], &d).unwrap();
-/// let v = Array::from_vec(vec![0.0, 1.0, 0.5], &[3], &d).unwrap();
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 3.0], &[3], &d).unwrap();
+/// let v = Array::from_vec(vec![0.0f64, 1.0, 0.5], &[3], &d).unwrap();
 /// let y = fftconvolve(&a, &v, ConvMode::Full).unwrap().to_vec().unwrap();
 /// assert!((y[2] - 2.5).abs() < 1e-12);
 /// ```

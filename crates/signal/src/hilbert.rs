@@ -38,7 +38,7 @@ impl Default for HilbertOptions {
 /// ```
 /// use cusci_signal::{hilbert, HilbertOptions, Array, Device};
 /// let d = Device::cpu();
-/// let x = Array::from_vec(vec![1.0, 0.0, -1.0, 0.0], &[4], &d).unwrap(); // cos
+/// let x = Array::from_vec(vec![1.0f64, 0.0, -1.0, 0.0], &[4], &d).unwrap(); // cos
 /// let z = hilbert(&x, &HilbertOptions::default()).unwrap().to_vec().unwrap();
 /// assert!((z[1].im - 1.0).abs() < 1e-12); // sin
 /// ```

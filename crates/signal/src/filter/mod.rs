@@ -804,8 +804,8 @@ pub(crate) fn lfilter_zi_host<T: SignalScalar>(op: &str, b: &[T], a: &[T]) -> Re
 /// ```
 /// use cusci_signal::{lfilter_zi, Array, Device};
 /// let dev = Device::cpu();
-/// let b = Array::from_vec(vec![0.5, 0.5], &[2], &dev).unwrap();
-/// let a = Array::from_vec(vec![1.0, -0.5], &[2], &dev).unwrap();
+/// let b = Array::from_vec(vec![0.5f64, 0.5], &[2], &dev).unwrap();
+/// let a = Array::from_vec(vec![1.0f64, -0.5], &[2], &dev).unwrap();
 /// let zi = lfilter_zi(&b, &a).unwrap().to_vec().unwrap();
 /// assert!((zi[0] - 1.5).abs() < 1e-15); // y = 1 for x = 1: z = 0.5 + 0.5*1 + ... = 1.5
 /// ```
@@ -829,7 +829,7 @@ pub fn lfilter_zi<T: SignalScalar>(b: &Array<T>, a: &Array<T>) -> Result<Array<T
 /// ```
 /// use cusci_signal::{sosfilt_zi, Array, Device};
 /// let dev = Device::cpu();
-/// let sos = Array::from_vec(vec![0.5, 0.5, 0.0, 1.0, -0.5, 0.0], &[1, 6], &dev).unwrap();
+/// let sos = Array::from_vec(vec![0.5f64, 0.5, 0.0, 1.0, -0.5, 0.0], &[1, 6], &dev).unwrap();
 /// let zi = sosfilt_zi(&sos).unwrap().to_vec().unwrap();
 /// assert!((zi[0] - 1.5).abs() < 1e-15 && zi[1].abs() < 1e-15);
 /// ```
