@@ -32,7 +32,7 @@ pub use label::label;
 pub use measurements::{
     center_of_mass, extrema, find_objects, histogram, labeled_comprehension, maximum,
     maximum_position, mean, median, minimum, minimum_position, standard_deviation, sum, sum_labels,
-    value_indices, variance, Extrema,
+    value_indices, variance, Extrema, ObjectSlices,
 };
 pub use morphology::{
     binary_closing, binary_dilation, binary_erosion, binary_fill_holes, binary_hit_or_miss,

@@ -70,7 +70,7 @@ fn seg<T: Element, L: Element>(
     let x = contig(input)?;
     let n = x.size();
     // mode 1: one region; mode 2: labels > 0; mode 0: the index table
-    let (mode, table, nslots) = match (labels, index) {
+    let (mode, table, nslots): (i32, Vec<i64>, usize) = match (labels, index) {
         (None, _) => (1, vec![-1i64], 1),
         (Some(_), None) => (2, vec![-1i64], 1),
         (Some(_), Some(ix)) => {
@@ -139,7 +139,7 @@ fn seg<T: Element, L: Element>(
                     .push(tl as i64)
                     .push(dptr(&slots))
                     .push(n as i64)
-                    .push(mode as i32),
+                    .push(mode),
             )?;
             Ok(Seg {
                 x,
@@ -554,6 +554,9 @@ pub fn maximum_position<T: Element, L: Element>(
     positions("maximum_position", input, labels, index, true)
 }
 
+/// The bounding box of one object: `(start, stop)` along each axis.
+pub type ObjectSlices = Vec<(usize, usize)>;
+
 /// What [`extrema`] returns: minima, maxima, their positions.
 pub type Extrema = (Vec<f64>, Vec<f64>, Vec<Vec<usize>>, Vec<Vec<usize>>);
 
@@ -669,7 +672,7 @@ pub fn histogram<T: Element, L: Element>(
     index: Option<&[i64]>,
 ) -> Result<Vec<Vec<u64>>> {
     const OP: &str = "histogram";
-    if bins == 0 || !(max > min) {
+    if bins == 0 || max.partial_cmp(&min) != Some(std::cmp::Ordering::Greater) {
         return Err(make::arg(
             OP,
             "bins must be at least 1 and max greater than min",
@@ -752,7 +755,7 @@ pub fn labeled_comprehension<T: Element, L: Element>(
 pub fn find_objects<L: Element>(
     input: &Array<L>,
     max_label: Option<usize>,
-) -> Result<Vec<Option<Vec<(usize, usize)>>>> {
+) -> Result<Vec<Option<ObjectSlices>>> {
     const OP: &str = "find_objects";
     check_labels::<L>(OP)?;
     let x = contig(input)?;

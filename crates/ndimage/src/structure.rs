@@ -291,7 +291,7 @@ pub(crate) fn dptr<T: Element>(a: &Array<T>) -> u64 {
 
 /// A grid-stride launch over `n` items: 256 threads, at most 32 blocks per SM.
 pub(crate) fn grid(dev: &CudaDevice, n: usize) -> LaunchConfig {
-    let cap = (dev.props().multiprocessors.max(1) * 32) as usize;
+    let cap = dev.props().multiprocessors.max(1) * 32;
     LaunchConfig::linear(n.div_ceil(256).clamp(1, cap) as u32, 256)
 }
 

@@ -45,6 +45,7 @@ impl Default for BinaryOptions<'_> {
 }
 
 /// One erosion or dilation step on the host; returns whether something changed.
+#[allow(clippy::too_many_arguments)]
 fn cpu_step(
     inp: &[bool],
     out: &mut [bool],
