@@ -60,9 +60,7 @@ fn factor(
     for d in 0..rank {
         let len = shape[d] as i64;
         let c = idx[d];
-        let f = if d == axis && nfull >= 0 {
-            c as f64
-        } else if c < (len + 1) / 2 {
+        let f = if (d == axis && nfull >= 0) || c < (len + 1) / 2 {
             c as f64
         } else {
             (c - len) as f64
@@ -128,7 +126,7 @@ fn apply<T: Element>(
         k => return Err(make::arg(op, format!("{k} values for {rank} axes"))),
     };
     if matches!(kind, Kind::Gaussian | Kind::Uniform | Kind::Ellipsoid)
-        && v.iter().any(|s| !(*s >= 0.0))
+        && v.iter().any(|s| s.is_nan() || *s < 0.0)
     {
         return Err(make::arg(op, "sigma / size must be non-negative"));
     }

@@ -336,7 +336,7 @@ pub fn gaussian_kernel1d(sigma: f64, order: usize, radius: usize) -> Vec<f64> {
         let mut nq = vec![0.0; order + 1];
         for k in 0..=order {
             // D: derivative
-            if k + 1 <= order {
+            if k < order {
                 nq[k] += (k + 1) as f64 * q[k + 1];
             }
             // P: times −x/σ²
@@ -367,7 +367,7 @@ fn gaussian_weights(
     truncate: f64,
     radius: Option<usize>,
 ) -> Result<Vec<f64>> {
-    if !(sigma >= 0.0) {
+    if sigma.is_nan() || sigma < 0.0 {
         return Err(make::arg(
             op,
             format!("sigma must be non-negative, got {sigma}"),
@@ -674,7 +674,7 @@ fn minmax<T: Real>(
 /// use cusci_ndimage::{minimum_filter, Footprint, FilterOptions, Array, Device};
 /// let x = Array::from_vec(vec![3.0f32, 1.0, 2.0, 5.0], &[2, 2], &Device::Cpu).unwrap();
 /// let y = minimum_filter(&x, &Footprint::Size(vec![2]), &FilterOptions::default()).unwrap();
-/// assert_eq!(y.to_vec().unwrap(), vec![3.0, 1.0, 1.0, 1.0]);
+/// assert_eq!(y.to_vec().unwrap(), vec![3.0, 1.0, 2.0, 1.0]);
 /// ```
 pub fn minimum_filter<T: Real>(
     input: &Array<T>,
@@ -963,7 +963,8 @@ pub fn laplace<T: Real + cusci_core::dtype::Numeric>(
 /// use cusci_ndimage::{gaussian_laplace, GaussianOptions, Array, Device};
 /// let x = Array::<f64>::ones(&[5, 5], &Device::Cpu).unwrap();
 /// let y = gaussian_laplace(&x, &[1.0], &GaussianOptions::default()).unwrap().to_vec().unwrap();
-/// assert!(y.iter().all(|v| v.abs() < 1e-12));
+/// // a constant image gives the same (small, truncation-sized) value everywhere
+/// assert!(y.iter().all(|v| (v - y[0]).abs() < 1e-12 && v.abs() < 1e-2));
 /// ```
 pub fn gaussian_laplace<T: Real + cusci_core::dtype::Numeric>(
     input: &Array<T>,

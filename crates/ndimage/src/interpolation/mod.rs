@@ -295,6 +295,7 @@ fn spline_init(mode: Mode) -> i32 {
     }
 }
 
+#[allow(clippy::needless_range_loop)]
 fn spline_line(c: &mut [f64], poles: &[f64], init: i32) {
     let n = c.len();
     if n <= 1 {
@@ -402,6 +403,7 @@ fn work_dtype<T: Real>(dev: &Device) -> DType {
 
 /// Pads (npad on each side), converts to the working type and applies the spline prefilter on
 /// `axes` (all when None). Returns the working data and its shape.
+#[allow(clippy::too_many_arguments)]
 fn prepare<T: Real>(
     x: &Array<T>,
     npad: usize,
@@ -975,7 +977,7 @@ pub fn zoom<T: Real>(
         k if k == nd => zoom.to_vec(),
         k => return Err(make::shape(op, format!("{k} zoom factors for {nd} axes"))),
     };
-    if z.iter().any(|&v| !(v > 0.0) || !v.is_finite()) {
+    if z.iter().any(|&v| v <= 0.0 || !v.is_finite()) {
         return Err(make::arg(op, "zoom factors must be positive"));
     }
     let ishape = input.shape();
