@@ -12,7 +12,8 @@
 //! infinities); for a stack the error names the first failing matrix. The GPU functions that must
 //! report such errors read cuSOLVER's `info` back, which synchronises the stream; their docs say so.
 //!
-//! No TF32: cuBLAS runs in its pedantic math mode.
+//! No TF32: cuBLAS runs in its default math mode with the plain compute types (`COMPUTE_32F`
+//! for f32 and c32), which never use TF32.
 
 mod cpu;
 pub(crate) mod cuda;

@@ -1,7 +1,7 @@
 //! Products: `matmul`, `dot`, `vdot`, `inner`, `outer`, `tensordot`, `trace`.
 //!
-//! On the GPU every product is one cuBLAS `gemmStridedBatchedEx` call (pedantic math mode: no
-//! TF32 or other reduced precision). Row-major `C = A B` is computed as the column-major
+//! On the GPU every product is one cuBLAS `gemmStridedBatchedEx` call (compute type = element
+//! type, `COMPUTE_32F` without TF32 for f32). Row-major `C = A B` is computed as the column-major
 //! `Cᵀ = Bᵀ Aᵀ`, so no operand is transposed in memory; a 2-D operand that is a transposed view
 //! (`a.t()`) is passed with the transpose flag instead of being copied; an operand whose batch is
 //! one matrix is broadcast with a batch stride of zero.

@@ -76,10 +76,11 @@ impl Handles {
         // SAFETY: out-pointers to locals; the libraries are present (checked above).
         unsafe {
             blas_check("cublasCreate", blas::cublasCreate_v2(&mut b))?;
-            // no TF32 or other reduced-precision shortcuts
+            // default math: with the plain compute types (COMPUTE_32F, not _FAST_TF32) cuBLAS
+            // uses no TF32; pedantic mode could also rule out FP64 tensor-core (DMMA) GEMMs
             blas_check(
                 "cublasSetMathMode",
-                blas::cublasSetMathMode(b, blas::cublasMath_t::CUBLAS_PEDANTIC_MATH),
+                blas::cublasSetMathMode(b, blas::cublasMath_t::CUBLAS_DEFAULT_MATH),
             )?;
             sol_check("cusolverDnCreate", sol::cusolverDnCreate(&mut s))?;
             sol_check(
