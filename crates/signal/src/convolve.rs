@@ -210,7 +210,7 @@ fn revconj<T: SignalScalar>(v: &Array<T>) -> Result<Array<T>> {
         }
         Device::Cuda(dv) => {
             let vc = v.contiguous()?;
-            let out = Array::<T>::zeros(&[m], v.device())?;
+            let out = Array::<T>::empty(&[m], v.device())?;
             let (key, src) = conv_source::<T>();
             let f = dv.function(&key, || src, &[], &format!("{key}_revconj"))?;
             let mut a = Args::new();
@@ -264,7 +264,7 @@ fn direct<T: SignalScalar>(
         }
         Device::Cuda(d) => {
             let (ac, vc) = (a.contiguous()?, v.contiguous()?);
-            let out = Array::<T>::zeros(&[len], a.device())?;
+            let out = Array::<T>::empty(&[len], a.device())?;
             let (key, src) = conv_source::<T>();
             let f = d.function(&key, || src, &[], &format!("{key}_direct"))?;
             let mut args = Args::new();

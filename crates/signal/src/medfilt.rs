@@ -74,7 +74,7 @@ pub fn medfilt<T: RealFloat>(x: &Array<T>, kernel_size: usize) -> Result<Array<T
         }
         Device::Cuda(d) => {
             let xc = x.contiguous()?;
-            let y = Array::<T>::zeros(x.shape(), x.device())?;
+            let y = Array::<T>::empty(x.shape(), x.device())?;
             if x.size() > 0 {
                 let (key, src) = medfilt_source::<T>(k);
                 let f = d.function(&key, || src, &[], &format!("{key}_medfilt"))?;

@@ -349,7 +349,7 @@ pub(crate) fn apply<T: SignalScalar>(
         }
         Device::Cuda(d) => {
             let xc = x.contiguous()?;
-            let y = Array::<T>::zeros(x.shape(), x.device())?;
+            let y = Array::<T>::empty(x.shape(), x.device())?;
             let zf = if want_zf {
                 Some(Array::<T>::zeros(&zshape, x.device())?)
             } else {
@@ -585,7 +585,7 @@ fn cuda_apply<T: SignalScalar>(
     }
     let scan = d.function(&key, || src.clone(), &[], &format!("{prefix}_scan"))?;
     // pass 1: the final state of every chunk from a zero state
-    let fbuf = Array::<T>::zeros(&[nchunks * nsig * ns], dev)?;
+    let fbuf = Array::<T>::empty(&[nchunks * nsig * ns], dev)?;
     launch_chunks(
         d,
         &chunks,
@@ -599,7 +599,7 @@ fn cuda_apply<T: SignalScalar>(
     let z0 = match zi {
         Some(z) => {
             let g = d.function(&key, || src.clone(), &[], &format!("{prefix}_zi_gather"))?;
-            let buf = Array::<T>::zeros(&[nsig * ns], dev)?;
+            let buf = Array::<T>::empty(&[nsig * ns], dev)?;
             let mut a = Args::new();
             a.push(dptr(z))
                 .push(dptr(&buf))
@@ -613,7 +613,7 @@ fn cuda_apply<T: SignalScalar>(
     let z0p = z0.as_ref().map(dptr).unwrap_or(0);
     let m = iir.zero_input_map(l);
     let mdev = Array::from_vec(m.clone(), &[ns * ns], dev)?;
-    let cs = Array::<T>::zeros(&[nchunks * nsig * ns], dev)?;
+    let cs = Array::<T>::empty(&[nchunks * nsig * ns], dev)?;
     if nchunks <= GROUP {
         launch_scan(
             d,
@@ -634,8 +634,8 @@ fn cuda_apply<T: SignalScalar>(
             mg = matmul(&mg, &mg, ns);
         }
         let mgdev = Array::from_vec(mg, &[ns * ns], dev)?;
-        let gf = Array::<T>::zeros(&[ngroups * nsig * ns], dev)?;
-        let gs = Array::<T>::zeros(&[ngroups * nsig * ns], dev)?;
+        let gf = Array::<T>::empty(&[ngroups * nsig * ns], dev)?;
+        let gs = Array::<T>::empty(&[ngroups * nsig * ns], dev)?;
         launch_scan(
             d,
             &scan,
