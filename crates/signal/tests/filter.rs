@@ -286,7 +286,10 @@ fn chunked_with_carried_state() {
             }
             out
         };
-        let tol = if dev.is_cuda() { 1e-13 } else { 0.0 };
+        // the GPU's chunk boundaries differ between the pieces and the whole: rounding of the
+        // carried states (an absolute floor for outputs near zero)
+        let tol = if dev.is_cuda() { 1e-12 } else { 0.0 };
+        let atol = if dev.is_cuda() { 1e-12 } else { 1e-300 };
         let ctx = format!("{dev}");
         // 2 ulp in f64 on the CPU (here: exactly equal)
         assert_slices_close(
@@ -294,7 +297,7 @@ fn chunked_with_carried_state() {
             &full_l.y.to_vec().unwrap(),
             &[2, n],
             tol + 2.3e-16 * 2.0,
-            1e-300,
+            atol,
             &ctx,
         );
         assert_slices_close(
@@ -302,21 +305,21 @@ fn chunked_with_carried_state() {
             &full_s.y.to_vec().unwrap(),
             &[2, n],
             tol + 2.3e-16 * 2.0,
-            1e-300,
+            atol,
             &ctx,
         );
         assert_allclose(
             &zl,
             full_l.zf.as_ref().unwrap(),
             tol + 4.5e-16,
-            1e-300,
+            atol,
             &ctx,
         );
         assert_allclose(
             &zs,
             full_s.zf.as_ref().unwrap(),
             tol + 4.5e-16,
-            1e-300,
+            atol,
             &ctx,
         );
     }
