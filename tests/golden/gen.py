@@ -37,13 +37,20 @@ ROOT = Path(__file__).resolve().parents[2]
 SECTIONS: dict[str, callable] = {}
 
 
-def section(crate: str):
-    """Registers `fn(out_dir)` as the generator of `crates/<crate>/tests/data/`."""
+# Sections whose data folder is not `crates/<section key>/tests/data/` (several sections of one crate).
+FOLDERS: dict[str, str] = {}
+
+
+def section(crate: str, folder: str | None = None):
+    """Registers `fn(out_dir)` as the generator of `crates/<crate>/tests/data/`; with `folder`,
+    of `crates/<folder>/tests/data/` instead (the key still names the section on the command line)."""
 
     def register(fn):
         if crate in SECTIONS:
             raise ValueError(f"section {crate!r} registered twice")
         SECTIONS[crate] = fn
+        if folder is not None:
+            FOLDERS[crate] = folder
         return fn
 
     return register
@@ -724,11 +731,11 @@ def gen_ndimage_filters(out: Path) -> None:
     savez_fixed(dest / "fourier.npz", compressed=True, **F)
 
 
-@section("signal/tests/design")
+@section("signal_design", folder="signal")
 def gen_signal_design(out: Path) -> None:
-    """`design.npz`, read by crates/signal/tests/design_golden.rs (issue 7's half of the crate; the
-    section is keyed by its folder, crates/signal/tests/design/tests/data/, so that it does not
-    collide with issue 6's section). Ragged results are packed: `<name>` holds every case's values
+    """`design.npz` in crates/signal/tests/data/, read by crates/signal/tests/design_golden.rs
+    (issue 7's half of the crate; its own section key so that it does not collide with issue 6's
+    `signal` section). Ragged results are packed: `<name>` holds every case's values
     one after another and `<name>_off` the offsets (length cases + 1).
 
     - `iir_params` (cases x 9): ftype (0 butter, 1 cheby1, 2 cheby2, 3 ellip, 4 bessel), N,
@@ -999,13 +1006,13 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     if args.list:
         for name, fn in SECTIONS.items():
-            print(f"{name}: crates/{name}/tests/data/ ({fn.__name__})")
+            print(f"{name}: crates/{FOLDERS.get(name, name)}/tests/data/ ({fn.__name__})")
         return 0
     unknown = [s for s in args.sections if s not in SECTIONS]
     if unknown:
         ap.error(f"unknown sections {unknown}; known: {sorted(SECTIONS)}")
     for name in args.sections or list(SECTIONS):
-        out = ROOT / "crates" / name / "tests" / "data"
+        out = ROOT / "crates" / FOLDERS.get(name, name) / "tests" / "data"
         out.mkdir(parents=True, exist_ok=True)
         SECTIONS[name](out)
         files = sorted(p for p in out.iterdir() if p.is_file())

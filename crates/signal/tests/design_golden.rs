@@ -1,5 +1,5 @@
 //! Filter design, conversions and frequency responses against SciPy's own results, read from
-//! `tests/design/tests/data/design.npz` (written by the `signal/tests/design` section of
+//! `tests/data/design.npz` (written by the `signal_design` section of
 //! `tests/golden/gen.py`).
 
 use cusci_core::npy::{load_npz, DynArray};
@@ -7,10 +7,7 @@ use cusci_core::{c64, Device};
 use cusci_signal::*;
 use std::collections::BTreeMap;
 
-const NPZ: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/design/tests/data/design.npz"
-);
+const NPZ: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/design.npz");
 
 struct Golden(BTreeMap<String, DynArray>);
 
