@@ -98,7 +98,7 @@ pub fn connected_components<T: Float>(
         }
         Device::Cuda(d) => {
             let dev = graph.device();
-            let label = Array::<i32>::zeros(&[n], dev)?;
+            let label = Array::<i32>::empty(&[n], dev)?;
             let nb = blocks(d, n);
             launch::<T>(d, "cc_init", nb, Args::new().push(p(&label)).push(n as i64))?;
             loop {
@@ -128,7 +128,7 @@ pub fn connected_components<T: Float>(
             )?;
             let rank = roots.cumsum(0)?;
             let k = rank.index_axis(0, -1)?.item()? as usize;
-            let out = Array::<i32>::zeros(&[n], dev)?;
+            let out = Array::<i32>::empty(&[n], dev)?;
             launch::<T>(
                 d,
                 "cc_relabel",

@@ -342,12 +342,12 @@ fn cg_cuda<T: Float>(
     let dev = Device::Cuda(d.clone());
     let n = b.len();
     let g = blocks(d, n).max(1) as usize;
-    let parts = Array::<T>::zeros(&[g], &dev)?;
+    let parts = Array::<T>::empty(&[g], &dev)?;
     let st = Array::<T>::zeros(&[4], &dev)?;
     let ist = Array::<i32>::zeros(&[2], &dev)?;
     let r = if has_x0 {
         let ax = a.matvec(&x)?;
-        let r = Array::<T>::zeros(&[n], &dev)?;
+        let r = Array::<T>::empty(&[n], &dev)?;
         launch::<T>(
             d,
             "sp_sub",

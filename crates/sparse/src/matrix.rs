@@ -227,8 +227,8 @@ impl<T: Float> CsrMatrix<T> {
                 )?;
                 let indptr = counts.cumsum(0)?;
                 let nnz = last(&indptr)? as usize;
-                let ind = Array::<i32>::zeros(&[nnz], &dev)?;
-                let dat = Array::<T>::zeros(&[nnz], &dev)?;
+                let ind = Array::<i32>::empty(&[nnz], &dev)?;
+                let dat = Array::<T>::empty(&[nnz], &dev)?;
                 launch::<T>(
                     d,
                     "sp_dense_write",
@@ -371,7 +371,7 @@ impl<T: Float> CsrMatrix<T> {
                 &Device::Cpu,
             )?,
             Device::Cuda(d) => {
-                let rows = Array::<i32>::zeros(&[self.nnz()], self.device())?;
+                let rows = Array::<i32>::empty(&[self.nnz()], self.device())?;
                 launch::<T>(
                     d,
                     "sp_csr_rows",
@@ -421,8 +421,8 @@ impl<T: Float> CsrMatrix<T> {
             }
             Device::Cuda(d) => {
                 let tp = Array::<i32>::zeros(&[n + 1], &dev)?;
-                let ti = Array::<i32>::zeros(&[nnz], &dev)?;
-                let td = Array::<T>::zeros(&[nnz], &dev)?;
+                let ti = Array::<i32>::empty(&[nnz], &dev)?;
+                let td = Array::<T>::empty(&[nnz], &dev)?;
                 if nnz > 0 && m > 0 && n > 0 {
                     cuda::ffi::csr2csc(
                         d,
@@ -530,12 +530,15 @@ impl<T: Float> CsrMatrix<T> {
                     &dev,
                 ),
                 Device::Cuda(d) => {
-                    let y = Array::<T>::zeros(&[m], &dev)?;
+                    // cuSPARSE writes every element (beta = 0): no fill pass
                     if m > 0 && n > 0 && self.nnz() > 0 {
+                        let y = Array::<T>::empty(&[m], &dev)?;
                         let a = self.descr()?;
                         cuda::ffi::spmv(d, &a, &x, &y)?;
+                        Ok(y)
+                    } else {
+                        Array::<T>::zeros(&[m], &dev)
                     }
-                    Ok(y)
                 }
             }
         } else {
@@ -553,12 +556,14 @@ impl<T: Float> CsrMatrix<T> {
                     &dev,
                 ),
                 Device::Cuda(d) => {
-                    let y = Array::<T>::zeros(&[m, k], &dev)?;
                     if m > 0 && n > 0 && k > 0 && self.nnz() > 0 {
+                        let y = Array::<T>::empty(&[m, k], &dev)?;
                         let a = self.descr()?;
                         cuda::ffi::spmm(d, &a, &x, &y)?;
+                        Ok(y)
+                    } else {
+                        Array::<T>::zeros(&[m, k], &dev)
                     }
-                    Ok(y)
                 }
             }
         }
@@ -852,9 +857,9 @@ impl<T: Float> CooMatrix<T> {
                 )?;
                 let indptr = counts.cumsum(0)?;
                 let fill = Array::<i32>::zeros(&[m], &dev)?;
-                let bcol = Array::<i32>::zeros(&[nnz], &dev)?;
-                let bidx = Array::<i32>::zeros(&[nnz], &dev)?;
-                let bval = Array::<T>::zeros(&[nnz], &dev)?;
+                let bcol = Array::<i32>::empty(&[nnz], &dev)?;
+                let bidx = Array::<i32>::empty(&[nnz], &dev)?;
+                let bval = Array::<T>::empty(&[nnz], &dev)?;
                 launch::<T>(
                     d,
                     "sp_coo_scatter",
@@ -887,8 +892,8 @@ impl<T: Float> CooMatrix<T> {
                 drop(bidx);
                 let outptr = ucount.cumsum(0)?;
                 let total = last(&outptr)? as usize;
-                let ocol = Array::<i32>::zeros(&[total], &dev)?;
-                let oval = Array::<T>::zeros(&[total], &dev)?;
+                let ocol = Array::<i32>::empty(&[total], &dev)?;
+                let oval = Array::<T>::empty(&[total], &dev)?;
                 launch::<T>(
                     d,
                     "sp_row_sum_write",

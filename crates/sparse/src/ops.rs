@@ -24,7 +24,7 @@ fn concat<T: Float>(parts: &[(&Array<T>, T)], dev: &Device) -> Result<Array<T>> 
             Array::from_vec(v, &[total], dev)
         }
         Device::Cuda(d) => {
-            let out = Array::<T>::zeros(&[total], dev)?;
+            let out = Array::<T>::empty(&[total], dev)?;
             let mut off = 0usize;
             for (a, s) in parts {
                 let a = a.contiguous()?;
@@ -56,7 +56,7 @@ fn concat_i32<T: Float>(parts: &[&Array<i32>], dev: &Device) -> Result<Array<i32
             Array::from_vec(v, &[total], dev)
         }
         Device::Cuda(d) => {
-            let out = Array::<i32>::zeros(&[total], dev)?;
+            let out = Array::<i32>::empty(&[total], dev)?;
             let mut off = 0usize;
             for a in parts {
                 let a = a.contiguous()?;
@@ -93,8 +93,8 @@ fn count_scan_write<T: Float>(
     launch::<T>(d, count, blocks(d, m), &mut a)?;
     let outptr = counts.cumsum(0)?;
     let total = outptr.index_axis(0, -1)?.item()? as usize;
-    let oind = Array::<i32>::zeros(&[total], &dev)?;
-    let odat = Array::<T>::zeros(&[total], &dev)?;
+    let oind = Array::<i32>::empty(&[total], &dev)?;
+    let odat = Array::<T>::empty(&[total], &dev)?;
     let mut a = Args::new();
     write_args(&mut a);
     a.push(m as i64)
@@ -201,7 +201,7 @@ impl<T: Float> CsrMatrix<T> {
                 Array::from_vec(out, &[len], &Device::Cpu)
             }
             Device::Cuda(d) => {
-                let out = Array::<T>::zeros(&[len], self.device())?;
+                let out = Array::<T>::empty(&[len], self.device())?;
                 launch::<T>(
                     d,
                     "sp_diagonal",
@@ -448,9 +448,9 @@ impl<T: Float> CsrMatrix<T> {
                     ));
                 }
                 let total = total as usize;
-                let row = Array::<i32>::zeros(&[total], &dev)?;
-                let col = Array::<i32>::zeros(&[total], &dev)?;
-                let data = Array::<T>::zeros(&[total], &dev)?;
+                let row = Array::<i32>::empty(&[total], &dev)?;
+                let col = Array::<i32>::empty(&[total], &dev)?;
+                let data = Array::<T>::empty(&[total], &dev)?;
                 launch::<T>(
                     d,
                     "sp_gemm_expand",

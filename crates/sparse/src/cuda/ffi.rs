@@ -21,8 +21,9 @@ pub(crate) fn check(op: &str, s: sys::cusparseStatus_t) -> Result<()> {
     })
 }
 
-/// A cuSPARSE handle; used under its mutex, on the stream of the call that holds it.
-pub(crate) struct Handle(sys::cusparseHandle_t);
+/// A cuSPARSE handle and the device's cached work buffer; used under its mutex, on the stream of
+/// the call that holds it.
+pub(crate) struct Handle(sys::cusparseHandle_t, Option<Array<u8>>);
 // SAFETY: the handle is only used while its mutex is held (one thread at a time).
 unsafe impl Send for Handle {}
 // SAFETY: as above.
@@ -37,28 +38,63 @@ impl Drop for Handle {
     }
 }
 
+/// The largest work buffer kept between calls (bigger ones are allocated per call).
+pub(crate) const WORKSPACE_CACHE_MAX: usize = 64 << 20;
+
 impl Handle {
     pub(crate) fn raw(&self) -> sys::cusparseHandle_t {
         self.0
     }
+
+    /// The device address of a work buffer of at least `bytes` bytes for one call queued while
+    /// the handle is held. Buffers up to [`WORKSPACE_CACHE_MAX`] are kept and reused (grown when
+    /// a call needs more): every call runs on the device's one stream, so a later call's use is
+    /// ordered after the earlier one's. Larger ones come from the stream-ordered pool and are
+    /// returned in `keep`, which the caller drops after queueing the call. No fill pass.
+    pub(crate) fn workspace(
+        &mut self,
+        dev: &CudaDevice,
+        bytes: usize,
+        keep: &mut Option<Array<u8>>,
+    ) -> Result<u64> {
+        // never a null buffer (some routines reject it even when they asked for 0 bytes)
+        let bytes = bytes.max(256);
+        let d = cusci_core::Device::Cuda(dev.clone());
+        if bytes > WORKSPACE_CACHE_MAX {
+            let b = Array::<u8>::empty(&[bytes], &d)?;
+            let p = ptr(&b);
+            *keep = Some(b);
+            return Ok(p);
+        }
+        if self.1.as_ref().is_none_or(|b| b.len() < bytes) {
+            // grow geometrically so that slowly growing sizes do not reallocate every call
+            let size = bytes.next_power_of_two().min(WORKSPACE_CACHE_MAX).max(bytes);
+            self.1 = None;
+            self.1 = Some(Array::<u8>::empty(&[size], &d)?);
+        }
+        Ok(self.1.as_ref().map(ptr).unwrap_or(0))
+    }
 }
 
 /// The device's cuSPARSE handle, locked and bound to `dev`'s stream.
-pub(crate) fn with_handle<R>(dev: &CudaDevice, f: impl FnOnce(&Handle) -> Result<R>) -> Result<R> {
+pub(crate) fn with_handle<R>(
+    dev: &CudaDevice,
+    f: impl FnOnce(&mut Handle) -> Result<R>,
+) -> Result<R> {
     libs::require("cusparse")?;
     dev.bind()?;
     let h: Arc<Mutex<Handle>> = dev.extension("cusci_sparse.cusparse", || {
         let mut raw = std::ptr::null_mut();
         // SAFETY: raw is a valid out-pointer; the library was found by libs::require.
         check("cusparseCreate", unsafe { sys::cusparseCreate(&mut raw) })?;
-        Ok(Mutex::new(Handle(raw)))
+        Ok(Mutex::new(Handle(raw, None)))
     })?;
-    let g = h.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = h.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: the handle is alive and the stream belongs to the handle's context.
     check("cusparseSetStream", unsafe {
         sys::cusparseSetStream(g.0, dev.raw_stream() as sys::cudaStream_t)
     })?;
-    f(&g)
+    f(&mut g)
 }
 
 /// cuSPARSE's data type of `T`.
@@ -180,11 +216,6 @@ impl DnMat {
     }
 }
 
-/// A work buffer from the device's stream-ordered pool (freed stream-ordered when dropped).
-pub(crate) fn workspace(dev: &cusci_core::Device, bytes: usize) -> Result<Array<u8>> {
-    Array::<u8>::zeros(&[bytes.max(1)], dev)
-}
-
 /// y = A x (cusparseSpMV, the default algorithm).
 pub(crate) fn spmv<T: Float>(
     dev: &CudaDevice,
@@ -216,7 +247,8 @@ pub(crate) fn spmv<T: Float>(
                 &mut bytes,
             )
         })?;
-        let buf = workspace(&cusci_core::Device::Cuda(dev.clone()), bytes)?;
+        let mut keep = None;
+        let buf = h.workspace(dev, bytes, &mut keep)?;
         // SAFETY: as above; the buffer holds `bytes` bytes and lives until after the call is queued
         // (freed stream-ordered after it).
         check("cusparseSpMV", unsafe {
@@ -230,7 +262,7 @@ pub(crate) fn spmv<T: Float>(
                 vy.0,
                 ty,
                 alg,
-                ptr(&buf) as *mut c_void,
+                buf as *mut c_void,
             )
         })
     })
@@ -268,7 +300,8 @@ pub(crate) fn spmm<T: Float>(
                 &mut bytes,
             )
         })?;
-        let buf = workspace(&cusci_core::Device::Cuda(dev.clone()), bytes)?;
+        let mut keep = None;
+        let buf = h.workspace(dev, bytes, &mut keep)?;
         // SAFETY: as above.
         check("cusparseSpMM", unsafe {
             sys::cusparseSpMM(
@@ -282,7 +315,7 @@ pub(crate) fn spmm<T: Float>(
                 mc.0,
                 ty,
                 alg,
-                ptr(&buf) as *mut c_void,
+                buf as *mut c_void,
             )
         })
     })
@@ -328,7 +361,8 @@ pub(crate) fn csr2csc<T: Float>(
                 &mut bytes,
             )
         })?;
-        let buf = workspace(&cusci_core::Device::Cuda(dev.clone()), bytes)?;
+        let mut keep = None;
+        let buf = h.workspace(dev, bytes, &mut keep)?;
         // SAFETY: as above.
         check("cusparseCsr2cscEx2", unsafe {
             sys::cusparseCsr2cscEx2(
@@ -346,7 +380,7 @@ pub(crate) fn csr2csc<T: Float>(
                 action,
                 base,
                 alg,
-                ptr(&buf) as *mut c_void,
+                buf as *mut c_void,
             )
         })
     })
