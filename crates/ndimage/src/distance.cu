@@ -12,6 +12,16 @@ extern "C" __global__ void ndi_edt_init(const NDI_T* __restrict__ in, double* __
   }
 }
 
+// The intersection of the parabolas of sites q and vk, rounded step by step exactly as the CPU
+// computes ((g + w·q·q) − (gv + w·vk·vk)) / (2·w·(q − vk)): no FMA contraction (explicit _rn
+// intrinsics), so GPU and CPU envelopes, features and distances are bit-identical.
+__device__ __forceinline__ double edt_sep(double g, i64 q, double gv, i64 vk, double w) {
+  const double qf = (double)q, vf = (double)vk;
+  const double a = __dadd_rn(g, __dmul_rn(__dmul_rn(w, qf), qf));
+  const double b = __dadd_rn(gv, __dmul_rn(__dmul_rn(w, vf), vf));
+  return __ddiv_rn(__dsub_rn(a, b), __dmul_rn(__dmul_rn(2.0, w), __dsub_rn(qf, vf)));
+}
+
 // One exact pass (Felzenszwalb–Huttenlocher lower envelope of parabolas w·(p−q)² + f(q)) along an
 // axis of length m and stride `stride`; one thread per line. v and z are per-element scratch
 // (z[j+1] of the line is stored at the line's element j).
@@ -37,8 +47,7 @@ extern "C" __global__ void ndi_edt_pass(const double* __restrict__ fi, const i64
       while (true) {
         const i64 vk = vv[AT(k)];
         const double gv = fi[AT(vk)];
-        s = ((g + w * (double)q * (double)q) - (gv + w * (double)vk * (double)vk)) /
-            (2.0 * w * (double)(q - vk));
+        s = edt_sep(g, q, gv, vk, w);
         if (k > 0 && s <= zz[AT(k - 1)]) {
           --k;
         } else {
@@ -61,11 +70,85 @@ extern "C" __global__ void ndi_edt_pass(const double* __restrict__ fi, const i64
         while (j < k && zz[AT(j)] < (double)p) ++j;
         const i64 q = vv[AT(j)];
         const double d = (double)(p - q);
-        fo[AT(p)] = w * d * d + fi[AT(q)];
+        fo[AT(p)] = __dadd_rn(__dmul_rn(__dmul_rn(w, d), d), fi[AT(q)]);
         ko[AT(p)] = ki[AT(q)];
       }
     }
 #undef AT
+  }
+}
+
+// The same exact pass with one block (one warp) per line and the line in shared memory
+// (dynamic: 20·m bytes: g as f64, z as f64, v as int): the warp gathers the line (coalesced along
+// the last axis; along the others adjacent blocks share the sectors in L2), lane 0 builds the
+// lower envelope in shared memory (the same steps and roundings as ndi_edt_pass), then every lane
+// writes its elements, finding its parabola by binary search over the strictly increasing
+// breakpoints (the same index as the linear scan).
+extern "C" __global__ void ndi_edt_pass_smem(const double* __restrict__ fi,
+                                             const i64* __restrict__ ki, double* __restrict__ fo,
+                                             i64* __restrict__ ko, i64 m, i64 stride, i64 nlines,
+                                             double w) {
+  extern __shared__ double sm[];
+  double* g = sm;
+  double* z = sm + m;
+  int* v = (int*)(sm + 2 * m);
+  __shared__ int kk;
+  const double INF = __longlong_as_double(0x7ff0000000000000ll);
+  for (i64 l = blockIdx.x; l < nlines; l += gridDim.x) {
+    const i64 outer = l / stride, inner = l % stride;
+    const i64 base = outer * m * stride + inner;
+    for (i64 q = threadIdx.x; q < m; q += blockDim.x) g[q] = fi[base + q * stride];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      int k = -1;
+      for (int q = 0; q < (int)m; ++q) {
+        const double gq = g[q];
+        if (isinf(gq)) continue;
+        if (k < 0) {
+          k = 0;
+          v[0] = q;
+          z[0] = INF;
+          continue;
+        }
+        double s;
+        while (true) {
+          const int vk = v[k];
+          s = edt_sep(gq, q, g[vk], vk, w);
+          if (k > 0 && s <= z[k - 1]) {
+            --k;
+          } else {
+            break;
+          }
+        }
+        ++k;
+        v[k] = q;
+        z[k - 1] = s;
+        z[k] = INF;
+      }
+      kk = k;
+    }
+    __syncthreads();
+    const int k = kk;
+    for (i64 p = threadIdx.x; p < m; p += blockDim.x) {
+      const i64 at = base + p * stride;
+      if (k < 0) {
+        fo[at] = INF;
+        ko[at] = -1;
+      } else {
+        // j = number of breakpoints z[0..k) below p (z strictly increasing)
+        int lo = 0, hi = k;
+        const double pf = (double)p;
+        while (lo < hi) {
+          const int mid = (lo + hi) >> 1;
+          if (z[mid] < pf) lo = mid + 1; else hi = mid;
+        }
+        const int q = v[lo];
+        const double d = (double)(p - q);
+        fo[at] = __dadd_rn(__dmul_rn(__dmul_rn(w, d), d), g[q]);
+        ko[at] = ki[base + (i64)q * stride];
+      }
+    }
+    __syncthreads();
   }
 }
 
@@ -77,22 +160,27 @@ extern "C" __global__ void ndi_edt_final(const i64* __restrict__ feat, double* d
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
     i64 f = feat[i];
     i64 r = i;
-    double acc = 0.0;
+    i64 c[CUSCI_MAXD], fc[CUSCI_MAXD];
     for (int d = nd - 1; d >= 0; --d) {
-      i64 c = r % shape.dims[d];
+      c[d] = r % shape.dims[d];
       r /= shape.dims[d];
-      i64 fc;
       if (f < 0) {
-        fc = d == 0 ? -1 : 0;
+        fc[d] = d == 0 ? -1 : 0;
       } else {
-        fc = f % shape.dims[d];
+        fc[d] = f % shape.dims[d];
         f /= shape.dims[d];
       }
-      if (idx) idx[(i64)d * shape.n + i] = (int)fc;
-      double t = smp.s[d] * (double)(c - fc);
-      acc += t * t;
+      if (idx) idx[(i64)d * shape.n + i] = (int)fc[d];
     }
-    if (dist) dist[i] = sqrt(acc);
+    if (dist) {
+      // the CPU's order (axis 0 first) and roundings (no FMA)
+      double acc = 0.0;
+      for (int d = 0; d < nd; ++d) {
+        const double t = __dmul_rn(smp.s[d], (double)(c[d] - fc[d]));
+        acc = __dadd_rn(acc, __dmul_rn(t, t));
+      }
+      dist[i] = __dsqrt_rn(acc);
+    }
   }
 }
 

@@ -20,12 +20,28 @@ __device__ __forceinline__ u64 ndi_find(const volatile u64* p, u64 x) {
   return x;
 }
 
+// find with path halving (merge phase): every write replaces a parent by its own parent, an
+// element of the same tree with a smaller index, so links still point to smaller indices. A
+// concurrent atomicMin that this store may overwrite was made on a non-root (it saw old != x) and
+// its thread goes on merging `old` with its other tree, so no connection is lost.
+__device__ __forceinline__ u64 ndi_find_halve(u64* p, u64 x) {
+  volatile u64* vp = p;
+  while (true) {
+    const u64 y = vp[x];
+    if (y == x) return x;
+    const u64 z = vp[y];
+    if (z == y) return y;
+    vp[x] = z;
+    x = z;
+  }
+}
+
 // Links the trees of a and b: the larger root is pointed (atomicMin) at the smaller one; when the
 // larger was already linked meanwhile, its new parent is merged with the other instead.
 __device__ void ndi_unite(u64* p, u64 a, u64 b) {
   while (true) {
-    a = ndi_find(p, a);
-    b = ndi_find(p, b);
+    a = ndi_find_halve(p, a);
+    b = ndi_find_halve(p, b);
     if (a == b) return;
     if (a < b) {
       u64 t = a;

@@ -173,12 +173,13 @@ fn cuda<T: Element>(
     let cd = dev.as_cuda().expect("a CUDA array");
     let sh = CusciShape::new("label", shape)?;
     let n = sh.n as usize;
-    let out = Array::<i32>::zeros(shape, &dev)?;
+    // written completely: out by ndi_label_write, parent by init, flag by flatten
+    let out = Array::<i32>::empty(shape, &dev)?;
     if n == 0 {
         return Ok((out, 0));
     }
-    let parent = Array::<i64>::zeros(&[n], &dev)?;
-    let flag = Array::<i64>::zeros(&[n], &dev)?;
+    let parent = Array::<i64>::empty(&[n], &dev)?;
+    let flag = Array::<i64>::empty(&[n], &dev)?;
     let offs = offsets_on(&dev, back, shape.len())?;
     let dl = if delta.is_empty() {
         vec![0i64]

@@ -211,6 +211,43 @@ fn edt_random_against_brute_force() {
     }
 }
 
+/// The GPU's EDT is bit-identical to the CPU's (distances and indices), with non-unit sampling,
+/// for lines that take the shared-memory pass and lines too long for it (9000 > 8192 elements).
+#[test]
+fn edt_gpu_bit_identical_to_cpu() {
+    let Some(g) = cusci_core::testing::gpu() else {
+        return;
+    };
+    let shapes: [&[usize]; 4] = [&[64, 65], &[3, 9000], &[9000, 2], &[6, 7, 33]];
+    for (si, shape) in shapes.iter().enumerate() {
+        let n: usize = shape.iter().product();
+        for (k, thr) in [-1.0f64, 1.0].iter().enumerate() {
+            let r: Vec<f64> = cusci_core::testing::randn_vec(n, (si * 5 + k) as u64 + 900);
+            let mask: Vec<u8> = r.iter().map(|&v| (v > *thr) as u8).collect();
+            let smp: Vec<f64> = (0..shape.len()).map(|d| 0.7 + d as f64 * 0.31).collect();
+            let x = Array::from_vec(mask, shape, &Device::Cpu).unwrap();
+            let o = DistanceOptions {
+                sampling: Some(smp),
+                return_indices: true,
+                ..Default::default()
+            };
+            let (dc, ic) = distance_transform_edt(&x, &o).unwrap();
+            let (dg, ig) = distance_transform_edt(&x.to_device(&g).unwrap(), &o).unwrap();
+            let (dc, dg) = (dc.unwrap().to_vec().unwrap(), dg.unwrap().to_vec().unwrap());
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+            assert!(
+                bits(&dc) == bits(&dg),
+                "edt {shape:?} thr {thr}: distances differ"
+            );
+            assert_eq!(
+                ic.unwrap().to_vec().unwrap(),
+                ig.unwrap().to_vec().unwrap(),
+                "edt {shape:?} thr {thr}: indices differ"
+            );
+        }
+    }
+}
+
 #[test]
 fn edt_without_background_and_empty() {
     for_each_device(|dev| {
