@@ -403,3 +403,85 @@ fn bad_inputs_give_the_same_typed_errors_on_every_device() {
         assert!("bogus".parse::<Mode>().is_err());
     }
 }
+
+/// The GPU's tiled 1-D kernel (several tiles along the line and across 32-column strips, halos
+/// crossing tile edges) and its register rank networks (5, 7 and 25 points) against the CPU.
+#[test]
+fn tiled_windows_and_small_rank_networks_match_the_cpu() {
+    // the CPU too: the arguments are valid and the body runs everywhere
+    for dev in devices() {
+        for shape in [&[3usize, 70, 40][..], &[2, 4500], &[70, 65]] {
+            let xc = randn::<f64>(shape, 21, &Device::Cpu).unwrap();
+            let xg = xc.to_device(&dev).unwrap();
+            for mode in [Mode::Reflect, Mode::Constant, Mode::Wrap, Mode::Mirror] {
+                let o = opts(mode);
+                let g = GaussianOptions {
+                    mode,
+                    cval: -0.5,
+                    ..Default::default()
+                };
+                let nd = shape.len();
+                let run = |x: &Array<f64>| -> Vec<(&str, Array<f64>)> {
+                    let mut v = vec![
+                        ("gaussian_filter", gaussian_filter(x, &[2.0], &g)),
+                        ("uniform_filter1d", uniform_filter1d(x, 4, 0, &o)),
+                        ("uniform_filter", uniform_filter(x, &[9], &o)),
+                        ("sobel", sobel(x, 0, &o)),
+                        (
+                            "maximum_filter",
+                            maximum_filter(x, &Footprint::Size(vec![3]), &o),
+                        ),
+                        (
+                            "median25",
+                            median_filter(
+                                x,
+                                &Footprint::Size(vec![5]),
+                                &FilterOptions {
+                                    axes: Some(vec![-2, -1]),
+                                    ..o.clone()
+                                },
+                            ),
+                        ),
+                        (
+                            "median5",
+                            median_filter(
+                                x,
+                                &Footprint::Size(vec![5]),
+                                &FilterOptions {
+                                    axes: Some(vec![0]),
+                                    ..o.clone()
+                                },
+                            ),
+                        ),
+                        (
+                            "rank7",
+                            rank_filter(
+                                x,
+                                -2,
+                                &Footprint::Size(vec![7]),
+                                &FilterOptions {
+                                    axes: Some(vec![-1]),
+                                    ..o.clone()
+                                },
+                            ),
+                        ),
+                    ];
+                    if nd == 2 {
+                        v.push((
+                            "correlate",
+                            correlate(x, &Array::ones(&[3, 4], &Device::Cpu).unwrap(), &o),
+                        ));
+                    }
+                    v.into_iter()
+                        .map(|(n, r)| (n, r.unwrap_or_else(|e| panic!("{n}: {e}"))))
+                        .collect()
+                };
+                let (cpu, gpu) = (run(&xc), run(&xg));
+                for ((n, a), (_, b)) in cpu.iter().zip(&gpu) {
+                    let b = b.to_device(&Device::Cpu).unwrap();
+                    assert_allclose(&b, a, 1e-12, 1e-12, &format!("{n} {mode} {shape:?}"));
+                }
+            }
+        }
+    }
+}

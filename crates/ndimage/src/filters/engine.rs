@@ -114,7 +114,8 @@ fn from_f64<T: Real>(v: Vec<f64>, shape: &[usize]) -> Result<Array<T>> {
 /// A fresh output array of the input's shape on its device, plus the contiguous input.
 fn gpu_io<T: Real>(x: &Array<T>) -> Result<(Array<T>, Array<T>, u64, u64)> {
     let xc = x.contiguous()?;
-    let out = Array::<T>::zeros(x.shape(), x.device())?;
+    // every element is written by the kernels
+    let out = Array::<T>::empty(x.shape(), x.device())?;
     let xp = xc.cuda_view().map(|v| v.ptr).unwrap_or(0);
     let op = out.cuda_view().map(|v| v.ptr).unwrap_or(0);
     Ok((xc, out, xp, op))
@@ -192,8 +193,32 @@ pub(crate) fn filter1d<T: Real>(
         Device::Cuda(d) => {
             let (_xc, out, xp, op_) = gpu_io(x)?;
             let wt = device_table::<T>(w, x.device())?;
-            let f = function(d, T::DTYPE, "ndi_filter1d")?;
             let n = x.size();
+            let wl = w.len();
+            let outer = n / (len * inner);
+            if let Some((tl, tis, smem)) = tile_plan::<T>(inner, wl) {
+                // tiled: the tile and its halo in shared memory, coalesced loads and stores
+                let f = function(d, T::DTYPE, "ndi_filter1d_tiled")?;
+                let ntiles = outer * len.div_ceil(tl) * inner.div_ceil(1 << tis);
+                let mut a = Args::new();
+                a.push(xp)
+                    .push(op_)
+                    .push(outer as i64)
+                    .push(len as i64)
+                    .push(inner as i64);
+                a.push(wt.ptr())
+                    .push(wl as i32)
+                    .push(shift as i32)
+                    .push(mode.code());
+                push_w::<T>(&mut a, cval);
+                push_w::<T>(&mut a, div);
+                a.push(op as i32).push(tl as i32).push(tis as i32);
+                let mut cfg = LaunchConfig::linear(ntiles.clamp(1, 1 << 20) as u32, TILE_THREADS);
+                cfg.shared_mem_bytes = smem as u32;
+                f.launch(d, cfg, &mut a)?;
+                return Ok(out);
+            }
+            let f = function(d, T::DTYPE, "ndi_filter1d")?;
             let mut a = Args::new();
             a.push(xp)
                 .push(op_)
@@ -201,7 +226,7 @@ pub(crate) fn filter1d<T: Real>(
                 .push(len as i64)
                 .push(inner as i64);
             a.push(wt.ptr())
-                .push(w.len() as i32)
+                .push(wl as i32)
                 .push(shift as i32)
                 .push(mode.code());
             push_w::<T>(&mut a, cval);
@@ -211,6 +236,37 @@ pub(crate) fn filter1d<T: Real>(
             Ok(out)
         }
     }
+}
+
+/// Threads per block of the tiled 1-D kernel.
+const TILE_THREADS: u32 = 256;
+/// Shared memory the tiled 1-D kernel may use per block (the default limit: no opt-in needed).
+const TILE_SMEM: usize = 48 * 1024;
+
+/// The tile of `ndi_filter1d_tiled` for an axis with `inner` elements after it and a window of
+/// `wl` taps: (positions along the axis, log2 of the inner positions, shared bytes), or `None`
+/// where the plain kernel is used (an inner extent of 2..31, where 32-wide tiles would idle most
+/// threads, or a window too long for a useful tile in shared memory).
+fn tile_plan<T: Real>(inner: usize, wl: usize) -> Option<(usize, usize, usize)> {
+    let ws = if T::DTYPE == DType::F32 { 4 } else { 8 };
+    let tis = if inner == 1 {
+        0
+    } else if inner >= 32 {
+        5
+    } else {
+        return None;
+    };
+    // about 8 outputs per thread, and a halo of at most a third of the tile where it fits
+    let mut tl = (8 * TILE_THREADS as usize) >> tis;
+    tl = tl.max(2 * wl.saturating_sub(1)).next_power_of_two();
+    let bytes = |tl: usize| (wl + ((tl + wl - 1) << tis)) * ws;
+    while tl > 16 && bytes(tl) > TILE_SMEM {
+        tl /= 2;
+    }
+    if bytes(tl) > TILE_SMEM || tl < 16.max(wl / 4) {
+        return None;
+    }
+    Some((tl, tis, bytes(tl)))
 }
 
 /// A footprint as a list of points: `offs[p*ndim + d]` (relative to the output element, centre
@@ -223,6 +279,30 @@ pub(crate) struct Points {
 impl Points {
     pub fn len(&self) -> usize {
         self.w.len()
+    }
+
+    /// Per point the offset in the C-contiguous array of `shape`, and per axis the smallest and
+    /// largest offset (the interior test of the GPU kernels).
+    fn linear(&self, shape: &[usize]) -> (Vec<i64>, [i64; 8], [i64; 8]) {
+        let nd = shape.len();
+        let mut lo = [0i64; 8];
+        let mut hi = [0i64; 8];
+        let mut lin = Vec::with_capacity(self.len());
+        for p in 0..self.len() {
+            let o = &self.offs[p * nd..(p + 1) * nd];
+            let mut l = 0i64;
+            for d in 0..nd {
+                l = l * shape[d] as i64 + o[d];
+                if p == 0 || o[d] < lo[d] {
+                    lo[d] = o[d];
+                }
+                if p == 0 || o[d] > hi[d] {
+                    hi[d] = o[d];
+                }
+            }
+            lin.push(l);
+        }
+        (lin, lo, hi)
     }
 }
 
@@ -318,6 +398,8 @@ pub(crate) fn filternd<T: Real>(
             let dims = dims8("ndimage filter", &shape)?;
             let (_xc, out, xp, op_) = gpu_io(x)?;
             let offs = Array::from_vec(pts.offs.clone(), &[pts.offs.len()], x.device())?;
+            let (lin, lo, hi) = pts.linear(&shape);
+            let lin = Array::from_vec(lin, &[pts.len()], x.device())?;
             let wt = device_table::<T>(&pts.w, x.device())?;
             let f = function(d, T::DTYPE, "ndi_filternd")?;
             let n = x.size();
@@ -328,6 +410,8 @@ pub(crate) fn filternd<T: Real>(
                 .push(nd as i32)
                 .push(dims);
             a.push(offs.cuda_view().map(|v| v.ptr).unwrap_or(0));
+            a.push(lin.cuda_view().map(|v| v.ptr).unwrap_or(0));
+            a.push(Dims8(lo)).push(Dims8(hi));
             a.push(wt.ptr()).push(pts.len() as i32).push(mode.code());
             push_w::<T>(&mut a, cval);
             a.push(op as i32);
@@ -381,7 +465,6 @@ pub(crate) fn ranknd<T: Real>(
             let dims = dims8("ndimage rank filter", &shape)?;
             let (_xc, out, xp, op_) = gpu_io(x)?;
             let offs = Array::from_vec(pts.offs.clone(), &[pts.offs.len()], x.device())?;
-            let f = function(d, T::DTYPE, "ndi_rank")?;
             let n = x.size();
             let mut a = Args::new();
             a.push(xp)
@@ -390,9 +473,26 @@ pub(crate) fn ranknd<T: Real>(
                 .push(nd as i32)
                 .push(dims);
             a.push(offs.cuda_view().map(|v| v.ptr).unwrap_or(0));
-            a.push(pts.len() as i32).push(rank as i32).push(mode.code());
+            // small footprints: the register selection network (values in registers, interior
+            // elements read without boundary mapping); others: the generic kernel
+            let small = [3usize, 5, 7, 9, 25, 27].contains(&pts.len());
+            let _lin;
+            let f = if small {
+                let (lin, lo, hi) = pts.linear(&shape);
+                let l = Array::from_vec(lin, &[pts.len()], x.device())?;
+                a.push(l.cuda_view().map(|v| v.ptr).unwrap_or(0));
+                a.push(Dims8(lo)).push(Dims8(hi));
+                _lin = Some(l);
+                a.push(rank as i32).push(mode.code());
+                function(d, T::DTYPE, &format!("ndi_rank{}", pts.len()))?
+            } else {
+                _lin = None;
+                a.push(pts.len() as i32).push(rank as i32).push(mode.code());
+                function(d, T::DTYPE, "ndi_rank")?
+            };
             push_w::<T>(&mut a, cval);
             f.launch(d, launch_cfg(n), &mut a)?;
+            drop(_lin);
             Ok(out)
         }
     }

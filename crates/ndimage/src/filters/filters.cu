@@ -38,6 +38,70 @@ extern "C" __global__ void ndi_filter1d(const T* __restrict__ x, T* __restrict__
   }
 }
 
+// Tiled 1-D window along one axis, the same arithmetic as ndi_filter1d (identical results). The
+// array is viewed as (outer, len, inner); a tile is `tl` positions along the axis times 2^tis
+// consecutive inner (contiguous) positions: tis = 0 for the last axis (the tile runs along the
+// line), tis = 5 for other axes (32 consecutive columns, so every load and store is coalesced).
+// The tile and its halo (tl + wlen - 1 rows) are loaded once into shared memory, with the mode
+// mapping only where a row leaves the axis; the weights sit in shared memory too. Each thread then
+// computes several outputs from shared memory. Dynamic shared memory:
+//   (wlen + (tl + wlen - 1) << tis) * sizeof(W) bytes.
+extern "C" __global__ void ndi_filter1d_tiled(const T* __restrict__ x, T* __restrict__ out,
+                                              i64 outer, i64 len, i64 inner,
+                                              const W* __restrict__ w, int wlen, int shift,
+                                              int mode, W cval, W div, int op, int tl, int tis) {
+  extern __shared__ __align__(16) unsigned char ndi_smem[];
+  W* sw = (W*)ndi_smem;
+  W* s = sw + wlen;
+  const int ti = 1 << tis;
+  for (int k = threadIdx.x; k < wlen; k += blockDim.x) sw[k] = w[k];
+  const i64 nl = (len + tl - 1) / tl, ni = (inner + ti - 1) >> tis;
+  const i64 ntiles = outer * nl * ni;
+  const int rows = tl + wlen - 1;
+  for (i64 t = blockIdx.x; t < ntiles; t += gridDim.x) {
+    const i64 bi = t % ni, r = t / ni;
+    const i64 bl = r % nl, o = r / nl;
+    const i64 i0 = bi << tis, l0 = bl * tl;
+    const i64 base = o * len * inner;
+    __syncthreads();  // the weights are in place; the previous tile's reads are done
+    for (int e = threadIdx.x; e < (rows << tis); e += blockDim.x) {
+      const int ii = e & (ti - 1), ll = e >> tis;
+      const i64 gi = i0 + ii;
+      W v = cval;
+      if (gi < inner) {
+        const i64 j = ndi_map_index(l0 + ll - shift, len, mode);
+        if (j >= 0) v = (W)x[base + j * inner + gi];
+      }
+      s[e] = v;
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < (tl << tis); e += blockDim.x) {
+      const int ii = e & (ti - 1), ll = e >> tis;
+      const i64 gi = i0 + ii, gl = l0 + ll;
+      if (gi >= inner || gl >= len) continue;
+      const W* sp = s + ((i64)ll << tis) + ii;
+      W acc = (W)0;
+      if (op == 0) {
+        for (int k = 0; k < wlen; ++k) acc += sw[k] * sp[k << tis];
+        acc = acc / div;
+      } else if (op == 1) {
+        acc = sp[0];
+        for (int k = 1; k < wlen; ++k) {
+          const W v = sp[k << tis];
+          acc = v < acc ? v : acc;
+        }
+      } else {
+        acc = sp[0];
+        for (int k = 1; k < wlen; ++k) {
+          const W v = sp[k << tis];
+          acc = v > acc ? v : acc;
+        }
+      }
+      out[base + gl * inner + gi] = cusci_cast(T, acc);
+    }
+  }
+}
+
 // Unravels i over dims[0..ndim) (C order) into c.
 __device__ __forceinline__ void ndi_unravel(i64 i, int ndim, const NdiDims& dims, i64* c) {
   for (int d = ndim - 1; d >= 0; --d) {
@@ -59,19 +123,32 @@ __device__ __forceinline__ W ndi_fetch(const T* __restrict__ x, int ndim, const 
   return (W)x[lin];
 }
 
+// True where every footprint point of the element at c lies inside the array: lo/hi are the
+// smallest and largest offsets of the footprint along each axis. There the boundary mapping is
+// skipped and point p is read at i + lin[p] (its offset in the C-contiguous array).
+__device__ __forceinline__ bool ndi_interior(int ndim, const NdiDims& dims, const i64* c,
+                                             const NdiDims& lo, const NdiDims& hi) {
+  bool in = true;
+  for (int d = 0; d < ndim; ++d) in = in && c[d] + lo.d[d] >= 0 && c[d] + hi.d[d] < dims.d[d];
+  return in;
+}
+
 // n-D correlation with npts footprint points: off[p*ndim + d] is the offset of point p along
-// axis d (already shifted by the centre and origin), w[p] its weight. op 0: weighted sum;
-// op 1 / 2: minimum / maximum over the points.
+// axis d (already shifted by the centre and origin), lin[p] the same as a linear offset, w[p]
+// its weight. op 0: weighted sum; op 1 / 2: minimum / maximum over the points. Elements whose
+// whole footprint is inside the array (the interior) skip the boundary mapping.
 extern "C" __global__ void ndi_filternd(const T* __restrict__ x, T* __restrict__ out, i64 n,
                                         int ndim, NdiDims dims, const i64* __restrict__ off,
+                                        const i64* __restrict__ lin, NdiDims lo, NdiDims hi,
                                         const W* __restrict__ w, int npts, int mode, W cval,
                                         int op) {
   i64 c[8];
   for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) {
     ndi_unravel(i, ndim, dims, c);
+    const bool in = ndi_interior(ndim, dims, c, lo, hi);
     W acc = (W)0;
     for (int p = 0; p < npts; ++p) {
-      W v = ndi_fetch(x, ndim, dims, c, off + (i64)p * ndim, mode, cval);
+      W v = in ? (W)x[i + lin[p]] : ndi_fetch(x, ndim, dims, c, off + (i64)p * ndim, mode, cval);
       if (op == 0) {
         acc += w[p] * v;
       } else if (p == 0) {
@@ -85,6 +162,60 @@ extern "C" __global__ void ndi_filternd(const T* __restrict__ x, T* __restrict__
     out[i] = cusci_cast(T, acc);
   }
 }
+
+// Rank filter for a footprint of exactly N points (N a compile-time constant): the values sit in
+// registers (every index below is a constant after unrolling: no local memory) and a selection
+// network moves the smallest remaining value to position a for a = 0 .. rank; v[rank] is the
+// result. Same value as ndi_rank (NaN sorts last).
+template <int N>
+__device__ __forceinline__ void ndi_rank_small(const T* __restrict__ x, T* __restrict__ out, i64 n,
+                                               int ndim, const NdiDims& dims,
+                                               const i64* __restrict__ off,
+                                               const i64* __restrict__ lin, const NdiDims& lo,
+                                               const NdiDims& hi, int rank, int mode, W cval) {
+  i64 c[8];
+  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) {
+    ndi_unravel(i, ndim, dims, c);
+    W v[N];
+    if (ndi_interior(ndim, dims, c, lo, hi)) {
+#pragma unroll
+      for (int p = 0; p < N; ++p) v[p] = (W)x[i + lin[p]];
+    } else {
+#pragma unroll
+      for (int p = 0; p < N; ++p) v[p] = ndi_fetch(x, ndim, dims, c, off + (i64)p * ndim, mode, cval);
+    }
+#pragma unroll
+    for (int a = 0; a < N; ++a) {
+      if (a > rank) break;
+#pragma unroll
+      for (int b = a + 1; b < N; ++b) {
+        const W p = v[a], q = v[b];
+        const bool sw = ndi_lt(q, p);
+        v[a] = sw ? q : p;
+        v[b] = sw ? p : q;
+      }
+    }
+    W res = v[0];
+#pragma unroll
+    for (int a = 1; a < N; ++a)
+      if (a == rank) res = v[a];
+    out[i] = cusci_cast(T, res);
+  }
+}
+
+#define NDI_RANK_SMALL(N)                                                                         \
+  extern "C" __global__ void ndi_rank##N(const T* __restrict__ x, T* __restrict__ out, i64 n,     \
+                                         int ndim, NdiDims dims, const i64* __restrict__ off,     \
+                                         const i64* __restrict__ lin, NdiDims lo, NdiDims hi,     \
+                                         int rank, int mode, W cval) {                            \
+    ndi_rank_small<N>(x, out, n, ndim, dims, off, lin, lo, hi, rank, mode, cval);                 \
+  }
+NDI_RANK_SMALL(3)
+NDI_RANK_SMALL(5)
+NDI_RANK_SMALL(7)
+NDI_RANK_SMALL(9)
+NDI_RANK_SMALL(25)
+NDI_RANK_SMALL(27)
 
 #define NDI_RANK_LOCAL 64
 
