@@ -12,8 +12,9 @@
 //! - Arithmetic: `mul_scalar`, `add`/`sub` between sparse matrices, element-wise `multiply`.
 //! - Products: [`CsrMatrix::dot`] (SpMV and SpMM through cuSPARSE), [`CsrMatrix::matmul`]
 //!   (SpGEMM, the same bits on both devices).
-//! - [`linalg`]: the [`linalg::LinearOperator`] trait and the conjugate gradient [`linalg::cg`],
-//!   running entirely on the device.
+//! - [`linalg`]: the [`linalg::LinearOperator`] trait and the iterative solvers [`linalg::cg`],
+//!   [`linalg::bicgstab`], [`linalg::cgs`], running entirely on the device (the convergence flag
+//!   is read every [`linalg::POLL`] iterations).
 //! - [`csgraph`]: [`csgraph::connected_components`] (weak connection).
 //!
 //! Every public function validates its arguments once, then runs the CPU reference or the CUDA
@@ -23,6 +24,7 @@ mod construct;
 mod cpu;
 pub mod csgraph;
 pub mod cuda;
+mod krylov;
 pub mod linalg;
 mod matrix;
 mod ops;

@@ -1,4 +1,5 @@
-//! `scipy.sparse.linalg`: the [`LinearOperator`] trait and the conjugate gradient [`cg`].
+//! `scipy.sparse.linalg`: the [`LinearOperator`] trait and the iterative solvers [`cg`],
+//! [`bicgstab`] and [`cgs`].
 //!
 //! The solvers run on the device of their right-hand side: on a GPU every vector operation and
 //! every scalar of the iteration (dot products, step lengths, the convergence flag) stays on the
@@ -8,6 +9,7 @@
 
 use crate::cpu;
 use crate::cuda::{blocks, launch, p};
+use crate::krylov::{self, Engine, Sc};
 use crate::matrix::{CscMatrix, CsrMatrix};
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
@@ -130,11 +132,15 @@ impl<T: Float> Default for SolverOptions<'_, T> {
 }
 
 /// The result of an iterative solver: the solution and SciPy's `info` (0 converged, `k > 0`
-/// not converged after `k` iterations), plus the iterations run.
+/// not converged after `k` iterations, negative for a breakdown: −10 (ρ ≈ 0) or −11
+/// (ω ≈ 0 or a zero inner product) in `bicgstab`/`cgs`), plus the iterations run.
 #[derive(Debug, Clone)]
 pub struct Solution<T: Float> {
+    /// The approximate solution.
     pub x: Array<T>,
-    pub info: usize,
+    /// SciPy's `info`.
+    pub info: i64,
+    /// Iterations run (up to the convergence or breakdown test that ended the loop).
     pub iterations: usize,
 }
 
@@ -303,7 +309,7 @@ fn cg_cpu<T: Float>(
     }
     Ok(Solution {
         x: Array::from_vec(xv, &[n], &dev)?,
-        info: maxiter,
+        info: maxiter as i64,
         iterations: maxiter,
     })
 }
@@ -452,7 +458,261 @@ fn cg_cuda<T: Float>(
     }
     Ok(Solution {
         x,
-        info: maxiter,
+        info: maxiter as i64,
         iterations: maxiter,
     })
+}
+
+/// The common start of the solvers: the checks, `‖b‖`, the absolute tolerance and the starting
+/// guess. `Err(Ok(solution))` when `b = 0` (SciPy returns `b` at once).
+struct Start<T: Float> {
+    n: usize,
+    maxiter: usize,
+    atol: f64,
+    b: Array<T>,
+}
+
+fn start<T: Float>(
+    op: &str,
+    a: &dyn LinearOperator<T>,
+    b: &Array<T>,
+    opts: &SolverOptions<T>,
+) -> Result<std::result::Result<Start<T>, Solution<T>>> {
+    let n = check_system(op, a, b, opts)?;
+    let maxiter = opts.maxiter.unwrap_or(10 * n);
+    let b = b.contiguous()?;
+    let bnrm2 = b.norm()?.to_f64();
+    if bnrm2 == 0.0 {
+        return Ok(Err(Solution {
+            x: b.copy()?,
+            info: 0,
+            iterations: 0,
+        }));
+    }
+    Ok(Ok(Start {
+        n,
+        maxiter,
+        atol: opts.atol.max(opts.rtol * bnrm2),
+        b,
+    }))
+}
+
+/// Loads `x0` (or zeros) into vector `x` and `b − A x0` (or `b`) into vector `r`.
+fn init_xr<T: Float>(
+    e: &mut Engine<T>,
+    a: &dyn LinearOperator<T>,
+    st: &Start<T>,
+    opts: &SolverOptions<T>,
+    x: usize,
+    r: usize,
+    tmp: usize,
+) -> Result<()> {
+    e.load(r, &st.b)?;
+    if let Some(x0) = opts.x0 {
+        e.load(x, x0)?;
+        e.apply(a, x, tmp)?;
+        e.sub(r, r, tmp)?;
+    }
+    Ok(())
+}
+
+fn finish<T: Float>(e: &Engine<T>, x: usize, maxiter: usize) -> Result<Solution<T>> {
+    let (code, at) = e.status()?;
+    let (info, iterations) = match code {
+        0 => (maxiter as i64, maxiter),
+        krylov::CONVERGED => (0, at),
+        c => (-(c as i64), at),
+    };
+    Ok(Solution {
+        x: e.get(x)?,
+        info,
+        iterations,
+    })
+}
+
+/// BiConjugate Gradient STABilized for a general square `A` (SciPy's `bicgstab`, the same
+/// iteration and breakdown tests: `info = −10` when `|ρ| < ε²`, `−11` when `|ω| < ε²` or
+/// `r̃·v = 0`). Runs on `b`'s device; on a GPU the state stays there (see the module doc).
+///
+/// ```
+/// use cusci_sparse::{diags, Device, Array, linalg::{bicgstab, SolverOptions}};
+/// let dev = Device::Cpu;
+/// let a = diags::<f64>(&[&[3.0; 4], &[-1.0; 3], &[-2.0; 3]], &[0, -1, 1], None, &dev)?;
+/// let b = Array::from_vec(vec![1.0; 4], &[4], &dev)?;
+/// let s = bicgstab(&a, &b, &SolverOptions { rtol: 1e-12, ..Default::default() })?;
+/// assert_eq!(s.info, 0);
+/// assert!(a.dot(&s.x)?.sub(&b)?.norm()? < 1e-10);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`cg`].
+pub fn bicgstab<T: Float>(
+    a: &dyn LinearOperator<T>,
+    b: &Array<T>,
+    opts: &SolverOptions<T>,
+) -> Result<Solution<T>> {
+    let st = match start("bicgstab", a, b, opts)? {
+        Ok(s) => s,
+        Err(sol) => return Ok(sol),
+    };
+    // vectors
+    const X: usize = 0;
+    const R: usize = 1;
+    const RT: usize = 2;
+    const P: usize = 3;
+    const V: usize = 4;
+    const PH: usize = 5;
+    const SH: usize = 6;
+    const TV: usize = 7;
+    // scalars
+    const RHO: usize = 0;
+    const RHOP: usize = 1;
+    const ALPHA: usize = 2;
+    const OMEGA: usize = 3;
+    const BETA: usize = 4;
+    const T1: usize = 5;
+    const T2: usize = 6;
+    const RV: usize = 7;
+    const NRM: usize = 8;
+    let mut e = Engine::<T>::new(b.device(), st.n, 8, 9)?;
+    init_xr(&mut e, a, &st, opts, X, R, V)?;
+    e.copy(RT, R)?;
+    let tol2 = krylov::eps::<T>().powi(2);
+    let one = T::one();
+    let mone = krylov::re::<T>(-1.0);
+    let m = opts.m;
+    let mut it = 0;
+    while it < st.maxiter {
+        e.dot(R, R, NRM)?;
+        e.check(NRM, st.atol, true, krylov::CONVERGED, it)?;
+        e.dot(RT, R, RHO)?;
+        e.check(RHO, tol2, false, krylov::BREAKDOWN_RHO, it)?;
+        if it > 0 {
+            e.check(OMEGA, tol2, false, krylov::BREAKDOWN_OMEGA, it)?;
+            e.scalar(Sc::Div, BETA, RHO, RHOP)?;
+            e.scalar(Sc::Div, T1, ALPHA, OMEGA)?;
+            e.scalar(Sc::Mul, BETA, BETA, T1)?;
+            e.axpy(P, V, Some(OMEGA), mone)?;
+            e.scal(P, BETA)?;
+            e.add(P, P, R)?;
+        } else {
+            e.copy(P, R)?;
+        }
+        e.precond(m, P, PH)?;
+        e.apply(a, PH, V)?;
+        e.dot(RT, V, RV)?;
+        e.check(RV, f64::MIN_POSITIVE, false, krylov::BREAKDOWN_OMEGA, it)?;
+        e.scalar(Sc::Div, ALPHA, RHO, RV)?;
+        e.axpy(R, V, Some(ALPHA), mone)?;
+        // SciPy adds alpha·phat to x in both of its branches below
+        e.axpy(X, PH, Some(ALPHA), one)?;
+        e.dot(R, R, NRM)?;
+        e.check(NRM, st.atol, true, krylov::CONVERGED, it + 1)?;
+        e.precond(m, R, SH)?;
+        e.apply(a, SH, TV)?;
+        e.dot(TV, R, T1)?;
+        e.dot(TV, TV, T2)?;
+        e.scalar(Sc::Div, OMEGA, T1, T2)?;
+        e.axpy(X, SH, Some(OMEGA), one)?;
+        e.axpy(R, TV, Some(OMEGA), mone)?;
+        e.scalar(Sc::Copy, RHOP, RHO, RHO)?;
+        it += 1;
+        if e.poll(it)? {
+            break;
+        }
+    }
+    finish(&e, X, st.maxiter)
+}
+
+/// Conjugate Gradient Squared for a general square `A` (SciPy's `cgs`, the same iteration,
+/// the true residual `b − A x` recomputed every iteration as SciPy does, and its breakdown
+/// tests: `info = −10` when `|ρ| < ε²`, `−11` when `r̃·v̂ = 0`).
+///
+/// ```
+/// use cusci_sparse::{diags, Device, Array, linalg::{cgs, SolverOptions}};
+/// let dev = Device::Cpu;
+/// let a = diags::<f64>(&[&[3.0; 4], &[-1.0; 3], &[-2.0; 3]], &[0, -1, 1], None, &dev)?;
+/// let b = Array::from_vec(vec![1.0; 4], &[4], &dev)?;
+/// let s = cgs(&a, &b, &SolverOptions { rtol: 1e-12, ..Default::default() })?;
+/// assert_eq!(s.info, 0);
+/// assert!(a.dot(&s.x)?.sub(&b)?.norm()? < 1e-10);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`cg`].
+pub fn cgs<T: Float>(
+    a: &dyn LinearOperator<T>,
+    b: &Array<T>,
+    opts: &SolverOptions<T>,
+) -> Result<Solution<T>> {
+    let st = match start("cgs", a, b, opts)? {
+        Ok(s) => s,
+        Err(sol) => return Ok(sol),
+    };
+    const X: usize = 0;
+    const R: usize = 1;
+    const RT: usize = 2;
+    const P: usize = 3;
+    const U: usize = 4;
+    const Q: usize = 5;
+    const PH: usize = 6;
+    const VH: usize = 7;
+    const UQ: usize = 8;
+    const UH: usize = 9;
+    const B: usize = 10;
+    const AX: usize = 11;
+    const RHO: usize = 0;
+    const RHOP: usize = 1;
+    const ALPHA: usize = 2;
+    const BETA: usize = 3;
+    const RV: usize = 4;
+    const NRM: usize = 5;
+    let mut e = Engine::<T>::new(b.device(), st.n, 12, 6)?;
+    init_xr(&mut e, a, &st, opts, X, R, AX)?;
+    e.load(B, &st.b)?;
+    e.copy(RT, R)?;
+    let tol2 = krylov::eps::<T>().powi(2);
+    let one = T::one();
+    let mone = krylov::re::<T>(-1.0);
+    let m = opts.m;
+    let mut it = 0;
+    while it < st.maxiter {
+        e.dot(R, R, NRM)?;
+        e.check(NRM, st.atol, true, krylov::CONVERGED, it)?;
+        e.dot(RT, R, RHO)?;
+        e.check(RHO, tol2, false, krylov::BREAKDOWN_RHO, it)?;
+        if it > 0 {
+            e.scalar(Sc::Div, BETA, RHO, RHOP)?;
+            // u = r + beta q; p = u + beta (q + beta p)
+            e.copy(U, R)?;
+            e.axpy(U, Q, Some(BETA), one)?;
+            e.scal(P, BETA)?;
+            e.add(P, P, Q)?;
+            e.scal(P, BETA)?;
+            e.add(P, P, U)?;
+        } else {
+            e.copy(P, R)?;
+            e.copy(U, R)?;
+        }
+        e.precond(m, P, PH)?;
+        e.apply(a, PH, VH)?;
+        e.dot(RT, VH, RV)?;
+        e.check(RV, f64::MIN_POSITIVE, false, krylov::BREAKDOWN_OMEGA, it)?;
+        e.scalar(Sc::Div, ALPHA, RHO, RV)?;
+        e.copy(Q, U)?;
+        e.axpy(Q, VH, Some(ALPHA), mone)?;
+        e.add(UQ, U, Q)?;
+        e.precond(m, UQ, UH)?;
+        e.axpy(X, UH, Some(ALPHA), one)?;
+        e.apply(a, X, AX)?;
+        e.sub(R, B, AX)?;
+        e.scalar(Sc::Copy, RHOP, RHO, RHO)?;
+        it += 1;
+        if e.poll(it)? {
+            break;
+        }
+    }
+    finish(&e, X, st.maxiter)
 }

@@ -68,7 +68,10 @@ impl Handle {
         }
         if self.1.as_ref().is_none_or(|b| b.len() < bytes) {
             // grow geometrically so that slowly growing sizes do not reallocate every call
-            let size = bytes.next_power_of_two().min(WORKSPACE_CACHE_MAX).max(bytes);
+            let size = bytes
+                .next_power_of_two()
+                .min(WORKSPACE_CACHE_MAX)
+                .max(bytes);
             self.1 = None;
             self.1 = Some(Array::<u8>::empty(&[size], &d)?);
         }

@@ -342,3 +342,66 @@ extern "C" __global__ void cc_roots(const int* label, i64 n, int* roots) {
 extern "C" __global__ void cc_relabel(const int* label, const int* rank, i64 n, int* out) {
   GRID_LOOP(i, n) { out[i] = rank[label[i]]; }
 }
+
+// ---------------- the generic solver engine (krylov.rs): scalars st[], flag ist[0] ----------------
+// every kernel does nothing once ist[0] != 0 (converged or broken down), so polling the flag
+// every few iterations gives the result of a test after every step.
+// st[slot] = sum of the partials (a dot product)
+extern "C" __global__ void sp_dot_store(const T* partials, int g, T* st, const int* ist, int slot) {
+  T s = sum_partials(partials, g);
+  if (threadIdx.x == 0 && !ist[0]) st[slot] = s;
+}
+
+// st[dst] = st[a] op st[b]; op: 0 mul, 1 div, 2 add, 3 sub, 4 copy a
+extern "C" __global__ void sp_scalar(T* st, const int* ist, int op, int dst, int a, int b) {
+  if (ist[0] || threadIdx.x != 0) return;
+  T x = st[a], y = st[b], r;
+  switch (op) {
+    case 0: r = x * y; break;
+    case 1: r = x / y; break;
+    case 2: r = x + y; break;
+    case 3: r = x - y; break;
+    default: r = x; break;
+  }
+  st[dst] = r;
+}
+
+// sets ist = (code, it) when |st[slot]| (its square root when take_sqrt) < tol
+extern "C" __global__ void sp_check(const T* st, int* ist, int slot, double tol, int take_sqrt, int code, int it) {
+  if (ist[0] || threadIdx.x != 0) return;
+  double v = (double)cusci_abs(st[slot]);
+  if (take_sqrt) v = sqrt(v);
+  if (v < tol) { ist[0] = code; ist[1] = it; }
+}
+
+// y += c x with c = coef (slot < 0) or coef * st[slot]
+extern "C" __global__ void sp_axpy(T* y, const T* x, i64 n, const T* st, const int* ist, int slot, T coef) {
+  if (ist[0]) return;
+  T c = slot < 0 ? coef : coef * st[slot];
+  GRID_LOOP(i, n) { y[i] = y[i] + c * x[i]; }
+}
+
+// y = st[slot] y
+extern "C" __global__ void sp_scal(T* y, i64 n, const T* st, const int* ist, int slot) {
+  if (ist[0]) return;
+  T c = st[slot];
+  GRID_LOOP(i, n) { y[i] = c * y[i]; }
+}
+
+// out = a - b (gated)
+extern "C" __global__ void sp_sub_g(const T* a, const T* b, T* out, i64 n, const int* ist) {
+  if (ist[0]) return;
+  GRID_LOOP(i, n) { out[i] = a[i] - b[i]; }
+}
+
+// out = a + b (gated)
+extern "C" __global__ void sp_add_g(const T* a, const T* b, T* out, i64 n, const int* ist) {
+  if (ist[0]) return;
+  GRID_LOOP(i, n) { out[i] = a[i] + b[i]; }
+}
+
+// dst = src (gated)
+extern "C" __global__ void sp_copy_g(const T* src, T* dst, i64 n, const int* ist) {
+  if (ist[0]) return;
+  GRID_LOOP(i, n) { dst[i] = src[i]; }
+}

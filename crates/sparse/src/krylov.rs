@@ -1,0 +1,411 @@
+//! The engine shared by the device solvers (`bicgstab`, `cgs`): a solver is written once as a
+//! sequence of vector and scalar steps on numbered vectors and numbered scalar slots; the engine
+//! runs each step on the CPU (host vectors) or on a GPU (device vectors, scalars in a device
+//! array, this crate's gated kernels). A status word (`flag`, iteration) ends the iteration: once
+//! it is set every later step does nothing, on both devices, so reading it every
+//! [`POLL`](crate::linalg::POLL) iterations on a GPU gives the same result as testing after every
+//! step (SciPy's loops), with no host synchronisation in between.
+
+use crate::cpu;
+use crate::cuda::{blocks, launch, p};
+use crate::linalg::{LinearOperator, POLL};
+use cusci_core::cuda::kernel::Args;
+use cusci_core::{Array, CudaDevice, Device, Float, RealFloat, Result};
+
+/// Status codes (SciPy's `info` of a breakdown is the negative code).
+pub(crate) const CONVERGED: i32 = 1;
+pub(crate) const BREAKDOWN_RHO: i32 = 10;
+pub(crate) const BREAKDOWN_OMEGA: i32 = 11;
+
+/// Scalar operations: `s[dst] = s[a] op s[b]`.
+#[derive(Clone, Copy)]
+pub(crate) enum Sc {
+    Mul = 0,
+    Div = 1,
+    Copy = 4,
+}
+
+#[allow(clippy::large_enum_variant)] // one per solve
+enum Store<T: Float> {
+    Cpu {
+        v: Vec<Vec<T>>,
+        s: Vec<T>,
+        flag: i32,
+        at: i32,
+    },
+    Cuda {
+        d: CudaDevice,
+        v: Vec<Array<T>>,
+        st: Array<T>,
+        ist: Array<i32>,
+        parts: Array<T>,
+        nb: u32,
+    },
+}
+
+pub(crate) struct Engine<T: Float> {
+    n: usize,
+    store: Store<T>,
+}
+
+impl<T: Float> Engine<T> {
+    /// `nvec` zero vectors of length `n` and `nscal` scalar slots on `dev`.
+    pub(crate) fn new(dev: &Device, n: usize, nvec: usize, nscal: usize) -> Result<Self> {
+        let store = match dev {
+            Device::Cpu => Store::Cpu {
+                v: vec![vec![T::zero(); n]; nvec],
+                s: vec![T::zero(); nscal],
+                flag: 0,
+                at: 0,
+            },
+            Device::Cuda(d) => {
+                let g = blocks(d, n).max(1) as usize;
+                let mut v = Vec::with_capacity(nvec);
+                for _ in 0..nvec {
+                    v.push(Array::<T>::zeros(&[n], dev)?);
+                }
+                Store::Cuda {
+                    d: d.clone(),
+                    v,
+                    st: Array::<T>::zeros(&[nscal], dev)?,
+                    ist: Array::<i32>::zeros(&[2], dev)?,
+                    parts: Array::<T>::empty(&[g], dev)?,
+                    nb: blocks(d, n),
+                }
+            }
+        };
+        Ok(Engine { n, store })
+    }
+
+    fn cpu_live(&self) -> bool {
+        matches!(self.store, Store::Cpu { flag: 0, .. })
+    }
+
+    /// Vector `i` = `a` (a copy; not gated).
+    pub(crate) fn load(&mut self, i: usize, a: &Array<T>) -> Result<()> {
+        match &mut self.store {
+            Store::Cpu { v, .. } => v[i] = a.to_vec()?,
+            Store::Cuda { v, .. } => v[i] = a.contiguous()?.copy()?,
+        }
+        Ok(())
+    }
+
+    /// Vector `i` as an array.
+    pub(crate) fn get(&self, i: usize) -> Result<Array<T>> {
+        match &self.store {
+            Store::Cpu { v, .. } => Array::from_vec(v[i].clone(), &[self.n], &Device::Cpu),
+            Store::Cuda { v, .. } => Ok(v[i].clone()),
+        }
+    }
+
+    /// Vector `dst` = `op(vector src)`. On a GPU the product runs even after the flag is set
+    /// (its result is then unused).
+    pub(crate) fn apply(
+        &mut self,
+        op: &dyn LinearOperator<T>,
+        src: usize,
+        dst: usize,
+    ) -> Result<()> {
+        match &mut self.store {
+            Store::Cpu { v, flag, .. } => {
+                if *flag != 0 {
+                    return Ok(());
+                }
+                let x = Array::from_vec(v[src].clone(), &[self.n], &Device::Cpu)?;
+                v[dst] = op.matvec(&x)?.to_vec()?;
+            }
+            Store::Cuda { v, .. } => {
+                let y = op.matvec(&v[src])?.contiguous()?;
+                v[dst] = y;
+            }
+        }
+        Ok(())
+    }
+
+    /// Vector `dst` = `M(vector src)`, or a copy without a preconditioner.
+    pub(crate) fn precond(
+        &mut self,
+        m: Option<&dyn LinearOperator<T>>,
+        src: usize,
+        dst: usize,
+    ) -> Result<()> {
+        match m {
+            Some(m) => self.apply(m, src, dst),
+            None => self.copy(dst, src),
+        }
+    }
+
+    /// Scalar `slot` = `x^H y`.
+    pub(crate) fn dot(&mut self, x: usize, y: usize, slot: usize) -> Result<()> {
+        let live = self.cpu_live();
+        match &mut self.store {
+            Store::Cpu { v, s, .. } => {
+                if live {
+                    s[slot] = cpu::vdot(&v[x], &v[y]);
+                }
+            }
+            Store::Cuda {
+                d,
+                v,
+                st,
+                ist,
+                parts,
+                ..
+            } => {
+                let g = parts.len();
+                launch::<T>(
+                    d,
+                    "sp_dot_partial",
+                    g as u32,
+                    Args::new()
+                        .push(p(&v[x]))
+                        .push(p(&v[y]))
+                        .push(self.n as i64)
+                        .push(p(parts)),
+                )?;
+                launch::<T>(
+                    d,
+                    "sp_dot_store",
+                    1,
+                    Args::new()
+                        .push(p(parts))
+                        .push(g as i32)
+                        .push(p(st))
+                        .push(p(ist))
+                        .push(slot as i32),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Scalar `dst` = `s[a] op s[b]`.
+    pub(crate) fn scalar(&mut self, op: Sc, dst: usize, a: usize, b: usize) -> Result<()> {
+        let live = self.cpu_live();
+        match &mut self.store {
+            Store::Cpu { s, .. } => {
+                if live {
+                    s[dst] = match op {
+                        Sc::Mul => s[a].mul(s[b]),
+                        Sc::Div => s[a].div(s[b]),
+                        Sc::Copy => s[a],
+                    };
+                }
+            }
+            Store::Cuda { d, st, ist, .. } => launch::<T>(
+                d,
+                "sp_scalar",
+                1,
+                Args::new()
+                    .push(p(st))
+                    .push(p(ist))
+                    .push(op as i32)
+                    .push(dst as i32)
+                    .push(a as i32)
+                    .push(b as i32),
+            )?,
+        }
+        Ok(())
+    }
+
+    /// Sets the status to `code` at iteration `it` when `|s[slot]|` (its square root when
+    /// `take_sqrt`: `slot` holds a squared norm) is below `tol`.
+    pub(crate) fn check(
+        &mut self,
+        slot: usize,
+        tol: f64,
+        take_sqrt: bool,
+        code: i32,
+        it: usize,
+    ) -> Result<()> {
+        match &mut self.store {
+            Store::Cpu { s, flag, at, .. } => {
+                if *flag == 0 {
+                    let mut x = s[slot].abs().to_f64();
+                    if take_sqrt {
+                        x = x.sqrt();
+                    }
+                    if x < tol {
+                        *flag = code;
+                        *at = it as i32;
+                    }
+                }
+            }
+            Store::Cuda { d, st, ist, .. } => launch::<T>(
+                d,
+                "sp_check",
+                1,
+                Args::new()
+                    .push(p(st))
+                    .push(p(ist))
+                    .push(slot as i32)
+                    .push(tol)
+                    .push(take_sqrt as i32)
+                    .push(code)
+                    .push(it as i32),
+            )?,
+        }
+        Ok(())
+    }
+
+    /// Vector `y` += `coef · s[slot]` · vector `x` (`coef` alone when `slot` is `None`).
+    pub(crate) fn axpy(&mut self, y: usize, x: usize, slot: Option<usize>, coef: T) -> Result<()> {
+        let live = self.cpu_live();
+        match &mut self.store {
+            Store::Cpu { v, s, .. } => {
+                if live {
+                    let c = match slot {
+                        Some(k) => coef.mul(s[k]),
+                        None => coef,
+                    };
+                    let xv = v[x].clone();
+                    for (yi, xi) in v[y].iter_mut().zip(xv) {
+                        *yi = yi.add(c.mul(xi));
+                    }
+                }
+            }
+            Store::Cuda {
+                d, v, st, ist, nb, ..
+            } => launch::<T>(
+                d,
+                "sp_axpy",
+                *nb,
+                Args::new()
+                    .push(p(&v[y]))
+                    .push(p(&v[x]))
+                    .push(self.n as i64)
+                    .push(p(st))
+                    .push(p(ist))
+                    .push(slot.map_or(-1, |k| k as i32))
+                    .push(coef),
+            )?,
+        }
+        Ok(())
+    }
+
+    /// Vector `y` = `s[slot]` · vector `y`.
+    pub(crate) fn scal(&mut self, y: usize, slot: usize) -> Result<()> {
+        let live = self.cpu_live();
+        match &mut self.store {
+            Store::Cpu { v, s, .. } => {
+                if live {
+                    let c = s[slot];
+                    for yi in v[y].iter_mut() {
+                        *yi = c.mul(*yi);
+                    }
+                }
+            }
+            Store::Cuda {
+                d, v, st, ist, nb, ..
+            } => launch::<T>(
+                d,
+                "sp_scal",
+                *nb,
+                Args::new()
+                    .push(p(&v[y]))
+                    .push(self.n as i64)
+                    .push(p(st))
+                    .push(p(ist))
+                    .push(slot as i32),
+            )?,
+        }
+        Ok(())
+    }
+
+    fn binary(&mut self, kernel: &str, out: usize, a: usize, b: usize, sign: f64) -> Result<()> {
+        let live = self.cpu_live();
+        match &mut self.store {
+            Store::Cpu { v, .. } => {
+                if live {
+                    let r: Vec<T> = v[a]
+                        .iter()
+                        .zip(&v[b])
+                        .map(|(&x, &y)| if sign < 0.0 { x.sub(y) } else { x.add(y) })
+                        .collect();
+                    v[out] = r;
+                }
+            }
+            Store::Cuda { d, v, ist, nb, .. } => launch::<T>(
+                d,
+                kernel,
+                *nb,
+                Args::new()
+                    .push(p(&v[a]))
+                    .push(p(&v[b]))
+                    .push(p(&v[out]))
+                    .push(self.n as i64)
+                    .push(p(ist)),
+            )?,
+        }
+        Ok(())
+    }
+
+    /// Vector `out` = vector `a` − vector `b` (`out` may be `a` or `b`).
+    pub(crate) fn sub(&mut self, out: usize, a: usize, b: usize) -> Result<()> {
+        self.binary("sp_sub_g", out, a, b, -1.0)
+    }
+
+    /// Vector `out` = vector `a` + vector `b`.
+    pub(crate) fn add(&mut self, out: usize, a: usize, b: usize) -> Result<()> {
+        self.binary("sp_add_g", out, a, b, 1.0)
+    }
+
+    /// Vector `dst` = vector `src`.
+    pub(crate) fn copy(&mut self, dst: usize, src: usize) -> Result<()> {
+        let live = self.cpu_live();
+        match &mut self.store {
+            Store::Cpu { v, .. } => {
+                if live {
+                    v[dst] = v[src].clone();
+                }
+            }
+            Store::Cuda { d, v, ist, nb, .. } => launch::<T>(
+                d,
+                "sp_copy_g",
+                *nb,
+                Args::new()
+                    .push(p(&v[src]))
+                    .push(p(&v[dst]))
+                    .push(self.n as i64)
+                    .push(p(ist)),
+            )?,
+        }
+        Ok(())
+    }
+
+    /// True when the status is set, read after iteration `it` (1-based count of iterations
+    /// done): on the CPU every time, on a GPU every [`POLL`] iterations (else false).
+    pub(crate) fn poll(&self, it: usize) -> Result<bool> {
+        match &self.store {
+            Store::Cpu { flag, .. } => Ok(*flag != 0),
+            Store::Cuda { ist, .. } => {
+                if it % POLL == 0 {
+                    Ok(ist.to_vec()?[0] != 0)
+                } else {
+                    Ok(false)
+                }
+            }
+        }
+    }
+
+    /// (status code, iteration at which it was set).
+    pub(crate) fn status(&self) -> Result<(i32, usize)> {
+        match &self.store {
+            Store::Cpu { flag, at, .. } => Ok((*flag, *at as usize)),
+            Store::Cuda { ist, .. } => {
+                let f = ist.to_vec()?;
+                Ok((f[0], f[1] as usize))
+            }
+        }
+    }
+}
+
+/// A real scalar as `T`.
+pub(crate) fn re<T: Float>(v: f64) -> T {
+    T::from_real(<T::Real as RealFloat>::from_f64(v))
+}
+
+/// The machine epsilon of `T`'s real part.
+pub(crate) fn eps<T: Float>() -> f64 {
+    <T::Real as RealFloat>::EPS.to_f64()
+}

@@ -1,0 +1,296 @@
+//! bicgstab and cgs: against a dense solve on non-symmetric systems, SciPy's iteration rules
+//! (exactly `maxiter` iterations with zero tolerances, the breakdown codes), preconditioning and
+//! x0, every device against the CPU, bad input.
+
+use cusci_core::testing::{assert_allclose, devices, randn_vec};
+use cusci_core::{c64, Array, Device, Error, Float};
+use cusci_sparse::linalg::{bicgstab, cgs, FnOperator, LinearOperator, Solution, SolverOptions};
+use cusci_sparse::{diags, random, CsrMatrix, Result};
+
+type Solver<T> = fn(&dyn LinearOperator<T>, &Array<T>, &SolverOptions<T>) -> Result<Solution<T>>;
+
+fn solvers<T: Float>() -> [(&'static str, Solver<T>); 2] {
+    [("bicgstab", bicgstab::<T>), ("cgs", cgs::<T>)]
+}
+
+/// A convection–diffusion operator on a g x g grid: the 5-point Laplacian plus an upwind
+/// convection term (non-symmetric, diagonally dominant).
+fn convdiff<T: Float>(g: usize, c: f64, dev: &Device) -> CsrMatrix<T> {
+    let n = g * g;
+    let f = |v: f64| T::from_c64(c64::new(v, 0.0));
+    let main = vec![f(4.0 + c); n];
+    let west: Vec<T> = (0..n - 1)
+        .map(|i| {
+            if (i + 1) % g == 0 {
+                f(0.0)
+            } else {
+                f(-1.0 - c)
+            }
+        })
+        .collect();
+    let east: Vec<T> = (0..n - 1)
+        .map(|i| if (i + 1) % g == 0 { f(0.0) } else { f(-1.0) })
+        .collect();
+    let vert = vec![f(-1.0); n - g];
+    diags(
+        &[&main, &west, &east, &vert, &vert],
+        &[0, -1, 1, -(g as isize), g as isize],
+        None,
+        dev,
+    )
+    .unwrap()
+}
+
+/// Dense Gaussian elimination with partial pivoting (the oracle).
+fn dense_solve(a: &[f64], b: &[f64]) -> Vec<f64> {
+    let n = b.len();
+    let mut m = a.to_vec();
+    let mut x = b.to_vec();
+    for k in 0..n {
+        let p = (k..n)
+            .max_by(|&i, &j| m[i * n + k].abs().total_cmp(&m[j * n + k].abs()))
+            .unwrap();
+        for j in 0..n {
+            m.swap(k * n + j, p * n + j);
+        }
+        x.swap(k, p);
+        for i in k + 1..n {
+            let f = m[i * n + k] / m[k * n + k];
+            for j in k..n {
+                m[i * n + j] -= f * m[k * n + j];
+            }
+            x[i] -= f * x[k];
+        }
+    }
+    for k in (0..n).rev() {
+        let mut s = x[k];
+        for j in k + 1..n {
+            s -= m[k * n + j] * x[j];
+        }
+        x[k] = s / m[k * n + k];
+    }
+    x
+}
+
+#[test]
+fn nonsymmetric_systems_like_a_dense_solve() {
+    let g = 10;
+    let n = g * g;
+    let a_cpu = convdiff::<f64>(g, 1.5, &Device::Cpu);
+    let b = randn_vec::<f64>(n, 21);
+    let want = dense_solve(&a_cpu.toarray().unwrap().to_vec().unwrap(), &b);
+    for (name, solve) in solvers::<f64>() {
+        let mut cpu_iters = 0;
+        for dev in devices() {
+            let a = a_cpu.to_device(&dev).unwrap();
+            let s = solve(
+                &a,
+                &Array::from_vec(b.clone(), &[n], &dev).unwrap(),
+                &SolverOptions {
+                    rtol: 1e-11,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            assert_eq!(s.info, 0, "{name} on {dev}");
+            assert!(
+                s.iterations > 3 && s.iterations < n,
+                "{name}: {}",
+                s.iterations
+            );
+            if dev == Device::Cpu {
+                cpu_iters = s.iterations;
+            } else {
+                assert!(
+                    s.iterations.abs_diff(cpu_iters) <= 1,
+                    "{name}: {} vs {cpu_iters}",
+                    s.iterations
+                );
+            }
+            assert_allclose(
+                &s.x.to_device(&Device::Cpu).unwrap(),
+                &Array::from_vec(want.clone(), &[n], &Device::Cpu).unwrap(),
+                1e-8,
+                1e-10,
+                &format!("{name} on {dev}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn zero_tolerance_runs_maxiter_iterations_on_every_device() {
+    let a = convdiff::<f64>(8, 0.5, &Device::Cpu);
+    let b = randn_vec::<f64>(64, 22);
+    let opts = SolverOptions {
+        rtol: 0.0,
+        atol: 0.0,
+        maxiter: Some(5),
+        ..Default::default()
+    };
+    for (name, solve) in solvers::<f64>() {
+        let cpu = solve(
+            &a,
+            &Array::from_vec(b.clone(), &[64], &Device::Cpu).unwrap(),
+            &opts,
+        )
+        .unwrap();
+        assert_eq!((cpu.info, cpu.iterations), (5, 5), "{name}");
+        for dev in devices() {
+            let s = solve(
+                &a.to_device(&dev).unwrap(),
+                &Array::from_vec(b.clone(), &[64], &dev).unwrap(),
+                &opts,
+            )
+            .unwrap();
+            assert_eq!((s.info, s.iterations), (5, 5), "{name} on {dev}");
+            assert_allclose(
+                &s.x.to_device(&Device::Cpu).unwrap(),
+                &cpu.x,
+                1e-10,
+                1e-12,
+                &format!("{name}: 5 iterations on {dev}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn complex_with_x0_and_preconditioner() {
+    let g = 6;
+    let n = g * g;
+    for (name, solve) in solvers::<c64>() {
+        for dev in devices() {
+            let l = convdiff::<c64>(g, 0.7, &dev);
+            let skew = diags::<c64>(
+                &[
+                    &vec![c64::new(0.2, 0.5); n - 1],
+                    &vec![c64::new(0.0, -0.4); n - 1],
+                ],
+                &[1, -1],
+                None,
+                &dev,
+            )
+            .unwrap();
+            let a = l.add(&skew).unwrap();
+            let b = Array::from_vec(randn_vec::<c64>(n, 23), &[n], &dev).unwrap();
+            let x0 = Array::from_vec(randn_vec::<c64>(n, 24), &[n], &dev).unwrap();
+            let d = a.diagonal(0).unwrap().to_vec().unwrap()[0];
+            let jacobi = FnOperator::new((n, n), move |x: &Array<c64>| {
+                x.mul_scalar(c64::new(1.0, 0.0) / d)
+            });
+            let s = solve(
+                &a,
+                &b,
+                &SolverOptions {
+                    x0: Some(&x0),
+                    rtol: 1e-10,
+                    m: Some(&jacobi),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            assert_eq!(s.info, 0, "{name} on {dev}");
+            let r = a.matvec(&s.x).unwrap().sub(&b).unwrap().norm().unwrap();
+            let bn = b.norm().unwrap();
+            assert!(r <= 1e-10 * bn * 1.01, "{name} on {dev}: residual {r}");
+        }
+    }
+}
+
+#[test]
+fn f32_converges() {
+    let a_cpu = convdiff::<f32>(7, 1.0, &Device::Cpu);
+    let b = randn_vec::<f32>(49, 25);
+    for (name, solve) in solvers::<f32>() {
+        for dev in devices() {
+            let a = a_cpu.to_device(&dev).unwrap();
+            let bd = Array::from_vec(b.clone(), &[49], &dev).unwrap();
+            let s = solve(
+                &a,
+                &bd,
+                &SolverOptions {
+                    rtol: 1e-4,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            assert_eq!(s.info, 0, "{name} on {dev}");
+            let r = a.dot(&s.x).unwrap().sub(&bd).unwrap().norm().unwrap();
+            assert!(r <= 1e-4 * bd.norm().unwrap() * 1.01, "{name}: {r}");
+        }
+    }
+}
+
+#[test]
+fn breakdown_codes_as_scipy() {
+    // a skew-symmetric A gives bᵀ A b = 0: SciPy returns info = −11 from both solvers
+    for (name, solve) in solvers::<f64>() {
+        for dev in devices() {
+            let a = CsrMatrix::from_dense(
+                &Array::from_vec(
+                    vec![
+                        0.0, 1.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0,
+                        -2.0, 0.0,
+                    ],
+                    &[4, 4],
+                    &dev,
+                )
+                .unwrap(),
+            )
+            .unwrap();
+            let s = solve(
+                &a,
+                &Array::ones(&[4], &dev).unwrap(),
+                &SolverOptions::default(),
+            )
+            .unwrap();
+            assert_eq!((s.info, s.iterations), (-11, 0), "{name} on {dev}");
+            assert_eq!(s.x.to_vec().unwrap(), vec![0.0; 4], "{name} on {dev}");
+        }
+    }
+}
+
+#[test]
+fn edge_cases_and_errors() {
+    for (name, solve) in solvers::<f64>() {
+        for dev in devices() {
+            let a = convdiff::<f64>(3, 1.0, &dev);
+            let s = solve(
+                &a,
+                &Array::zeros(&[9], &dev).unwrap(),
+                &SolverOptions::default(),
+            )
+            .unwrap();
+            assert_eq!((s.info, s.iterations), (0, 0), "{name}");
+            assert_eq!(s.x.to_vec().unwrap(), vec![0.0; 9]);
+            let one = diags::<f64>(&[&[2.0]], &[0], None, &dev).unwrap();
+            let s = solve(
+                &one,
+                &Array::from_vec(vec![3.0], &[1], &dev).unwrap(),
+                &SolverOptions::default(),
+            )
+            .unwrap();
+            assert_eq!(s.info, 0, "{name}");
+            assert!((s.x.to_vec().unwrap()[0] - 1.5).abs() < 1e-12, "{name}");
+            let rect = random::<f64>(3, 4, 0.5, 1, &dev).unwrap();
+            let e = solve(
+                &rect,
+                &Array::zeros(&[3], &dev).unwrap(),
+                &SolverOptions::default(),
+            )
+            .unwrap_err();
+            assert!(matches!(e, Error::ShapeMismatch { .. }), "{name}: {e}");
+            let e = solve(
+                &a,
+                &Array::ones(&[9], &dev).unwrap(),
+                &SolverOptions {
+                    atol: f64::NAN,
+                    ..Default::default()
+                },
+            )
+            .unwrap_err();
+            assert!(matches!(e, Error::InvalidArgument { .. }), "{name}: {e}");
+        }
+    }
+}
