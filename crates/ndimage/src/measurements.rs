@@ -8,6 +8,13 @@
 //! GPU), so the cost does not grow with the number of labels. Results come back to the host as
 //! one value per entry of `index`.
 //!
+//! GPU sums (`sum_labels`, `mean`, `variance`, `standard_deviation`, `center_of_mass`) are
+//! reproducible bit for bit: each region's values are scaled by a power of two set by the
+//! region's largest |value| and accumulated as 128-bit fixed-point integers (integer atomics are
+//! order-independent; resolution 2^-86 of that largest value), then rounded once to f64. They
+//! may differ from the CPU's sequential f64 sums in the last bits (they are usually closer to
+//! the exact sum). NaN and ±inf give IEEE's results.
+//!
 //! The `labels`/`index` convention is SciPy's: without `labels`, the whole input is one region;
 //! with `labels` but no `index`, every element with a label > 0 is one region; with `index`, one
 //! result per entry of `index`. Labels must have an integer (or bool) element type; `index`
@@ -29,6 +36,9 @@ struct Seg<T: Element> {
     /// CUDA: the same on the device.
     gpu_slots: Option<Array<i64>>,
     nslots: usize,
+    /// CUDA: per slot, the bits of the largest finite |value| and the flags of the non-finite
+    /// values (the scale of the fixed-point sums), computed once.
+    scale: std::cell::OnceCell<(Array<i64>, Array<i32>)>,
 }
 
 fn check_labels<L: Element>(op: &str) -> Result<()> {
@@ -117,6 +127,7 @@ fn seg<T: Element, L: Element>(
                 cpu_slots: Some(slots),
                 gpu_slots: None,
                 nslots,
+                scale: std::cell::OnceCell::new(),
             })
         }
         Device::Cuda(cd) => {
@@ -146,9 +157,49 @@ fn seg<T: Element, L: Element>(
                 cpu_slots: None,
                 gpu_slots: Some(slots),
                 nslots,
+                scale: std::cell::OnceCell::new(),
             })
         }
     }
+}
+
+/// CUDA: the fixed-point sums `acc` (2 words per slot and axis, `per` axes) as f64 on the host
+/// (`ndi_fx_finish`: exponent `mul·e + add (+ eaxis)`; `nonfinite_nan`: any NaN/inf gives NaN).
+#[allow(clippy::too_many_arguments)]
+fn fx_finish(
+    cd: &cusci_core::CudaDevice,
+    acc: &Array<i64>,
+    amax: &Array<i64>,
+    flags: &Array<i32>,
+    k: usize,
+    per: usize,
+    mul: i32,
+    add: i32,
+    eaxis: Option<&Array<i32>>,
+    nonfinite_nan: bool,
+) -> Result<Vec<f64>> {
+    if k * per == 0 {
+        return Ok(vec![0.0; k * per]);
+    }
+    let out = Array::<f64>::empty(&[k * per], acc.device())?;
+    let f = kernel(cd, "meas", MEAS_CU, DType::F64, "ndi_fx_finish")?;
+    launch(
+        &f,
+        cd,
+        k * per,
+        Args::new()
+            .push(dptr(acc))
+            .push(dptr(amax))
+            .push(dptr(flags))
+            .push(k as i64)
+            .push(per as i32)
+            .push(mul)
+            .push(add)
+            .push(eaxis.map(dptr).unwrap_or(0))
+            .push(nonfinite_nan as i32)
+            .push(dptr(&out)),
+    )?;
+    out.to_vec()
 }
 
 /// Count, sum, minimum, maximum per slot (min/max: +inf/−inf where empty).
@@ -198,8 +249,9 @@ impl<T: Element> Seg<T> {
         }
         let (cd, sl) = self.gpu()?;
         let dev = self.x.device();
+        let (amax, flags) = self.scale()?;
         let cnt = Array::<i64>::zeros(&[k], dev)?;
-        let sum = Array::<f64>::zeros(&[k], dev)?;
+        let acc = Array::<i64>::zeros(&[2 * k.max(1)], dev)?;
         let mn = Array::<f64>::full(&[k], f64::INFINITY, dev)?;
         let mx = Array::<f64>::full(&[k], f64::NEG_INFINITY, dev)?;
         let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_basic")?;
@@ -212,15 +264,43 @@ impl<T: Element> Seg<T> {
                 .push(dptr(sl))
                 .push(self.x.size() as i64)
                 .push(dptr(&cnt))
-                .push(dptr(&sum))
+                .push(dptr(&acc))
+                .push(dptr(amax))
                 .push(dptr(&mn))
                 .push(dptr(&mx)),
         )?;
         b.cnt = cnt.to_vec()?.into_iter().map(|c| c as u64).collect();
-        b.sum = sum.to_vec()?;
+        b.sum = fx_finish(cd, &acc, amax, flags, k, 1, 1, 0, None, false)?;
         b.mn = mn.to_vec()?;
         b.mx = mx.to_vec()?;
         Ok(b)
+    }
+
+    /// CUDA: the per-slot scale of the fixed-point sums (see measurements.cu), computed once.
+    fn scale(&self) -> Result<&(Array<i64>, Array<i32>)> {
+        if let Some(v) = self.scale.get() {
+            return Ok(v);
+        }
+        let (cd, sl) = self.gpu()?;
+        let dev = self.x.device();
+        let k = self.nslots.max(1);
+        let amax = Array::<i64>::zeros(&[k], dev)?;
+        let flags = Array::<i32>::zeros(&[k], dev)?;
+        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_scale")?;
+        let n = self.x.size();
+        launch(
+            &f,
+            cd,
+            n,
+            Args::new()
+                .push(dptr(&self.x))
+                .push(dptr(sl))
+                .push(n as i64)
+                .push(dptr(&amax))
+                .push(dptr(&flags)),
+        )?;
+        let _ = self.scale.set((amax, flags));
+        Ok(self.scale.get().expect("just set"))
     }
 
     fn gpu(&self) -> Result<(&cusci_core::CudaDevice, &Array<i64>)> {
@@ -246,7 +326,8 @@ impl<T: Element> Seg<T> {
         let (cd, sl) = self.gpu()?;
         let dev = self.x.device();
         let m = Array::from_vec(mean.to_vec(), &[k], dev)?;
-        let acc = Array::<f64>::zeros(&[k], dev)?;
+        let (amax, flags) = self.scale()?;
+        let acc = Array::<i64>::zeros(&[2 * k.max(1)], dev)?;
         let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_sq")?;
         let n = self.x.size();
         launch(
@@ -258,9 +339,10 @@ impl<T: Element> Seg<T> {
                 .push(dptr(sl))
                 .push(n as i64)
                 .push(dptr(&m))
+                .push(dptr(amax))
                 .push(dptr(&acc)),
         )?;
-        acc.to_vec()
+        fx_finish(cd, &acc, amax, flags, k, 1, 2, 2, None, true)
     }
 
     /// First flat index (raster order) per slot where the value equals `target[slot]`.
@@ -631,7 +713,17 @@ pub fn center_of_mass<T: Element, L: Element>(
         acc
     } else {
         let (cd, sl) = s.gpu()?;
-        let acc = Array::<f64>::zeros(&[(k * nd).max(1)], s.x.device())?;
+        let (amax, flags) = s.scale()?;
+        let acc = Array::<i64>::zeros(&[2 * (k * nd).max(1)], s.x.device())?;
+        // coordinates along d are < shape[d] <= 2^eaxis[d]
+        let mut eaxis: Vec<i32> = shape
+            .iter()
+            .map(|&m| (usize::BITS - m.leading_zeros()) as i32)
+            .collect();
+        if eaxis.is_empty() {
+            eaxis.push(0);
+        }
+        let eaxis = Array::from_vec(eaxis, &[nd.max(1)], s.x.device())?;
         let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_com")?;
         let sh = CusciShape::new("center_of_mass", &shape)?;
         launch(
@@ -642,9 +734,11 @@ pub fn center_of_mass<T: Element, L: Element>(
                 .push(dptr(&s.x))
                 .push(dptr(sl))
                 .push(sh)
+                .push(dptr(amax))
+                .push(dptr(&eaxis))
                 .push(dptr(&acc)),
         )?;
-        acc.to_vec()?
+        fx_finish(cd, &acc, amax, flags, k, nd, 1, 0, Some(&eaxis), false)?
     };
     Ok((0..k)
         .map(|j| (0..nd).map(|d| acc[j * nd + d] / b.sum[j]).collect())

@@ -23,7 +23,7 @@ fn get<T: Element>(g: &BTreeMap<String, DynArray>, k: &str, dev: &Device) -> Arr
 fn close(a: &[f64], b: &[f64], what: &str) {
     assert_eq!(a.len(), b.len(), "{what}: lengths");
     for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
-        let ok = (x.is_nan() && y.is_nan()) || (x - y).abs() <= 1e-12 * (1.0 + y.abs());
+        let ok = x == y || (x.is_nan() && y.is_nan()) || (x - y).abs() <= 1e-12 * (1.0 + y.abs());
         assert!(ok, "{what}[{i}]: {x} vs {y}");
     }
 }
@@ -259,5 +259,71 @@ fn measurement_bad_inputs_same_errors() {
             find_objects(&lf, None).unwrap_err(),
             Error::UnsupportedDType { .. }
         ));
+    });
+}
+
+/// GPU sums are reproducible bit for bit (fixed-point accumulation) and agree with the CPU,
+/// including values of very different magnitudes; NaN/±inf regions give IEEE's results on both
+/// devices.
+#[test]
+fn sums_reproducible_and_nonfinite() {
+    let (h, w) = (40usize, 37usize);
+    let n = h * w;
+    let r: Vec<f64> = cusci_core::testing::randn_vec(n, 77);
+    let mut x: Vec<f64> = r
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| match i % 4 {
+            0 => v * 1e6,
+            1 => v * 1e-7,
+            2 => -v,
+            _ => v * 3.0,
+        })
+        .collect();
+    let mut labs: Vec<i32> = (0..n).map(|i| ((i * 13) % 9) as i32).collect();
+    // regions 10..=13: NaN, +inf, +inf and −inf, −inf
+    let specials = [
+        (10, f64::NAN),
+        (11, f64::INFINITY),
+        (12, f64::INFINITY),
+        (12, f64::NEG_INFINITY),
+        (13, f64::NEG_INFINITY),
+    ];
+    for (k, &(l, v)) in specials.iter().enumerate() {
+        labs[k * 7 + 1] = l;
+        x[k * 7 + 1] = v;
+    }
+    let idx: Vec<i64> = (0..14).collect();
+    let run = |dev: &Device| {
+        let xa = Array::from_vec(x.clone(), &[h, w], dev).unwrap();
+        let la = Array::from_vec(labs.clone(), &[h, w], dev).unwrap();
+        let i = Some(idx.as_slice());
+        (
+            sum_labels(&xa, Some(&la), i).unwrap(),
+            variance(&xa, Some(&la), i).unwrap(),
+            center_of_mass(&xa, Some(&la), i).unwrap().concat(),
+        )
+    };
+    let want = run(&Device::Cpu);
+    for (l, s) in want.0.iter().enumerate().skip(10) {
+        let ok = match l {
+            10 | 12 => s.is_nan(),
+            11 => *s == f64::INFINITY,
+            _ => *s == f64::NEG_INFINITY,
+        };
+        assert!(ok, "CPU sum of region {l}: {s}");
+    }
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+    for_each_device(|dev| {
+        let a = run(dev);
+        close(&a.0, &want.0, "sum");
+        close(&a.1, &want.1, "variance");
+        close(&a.2, &want.2, "com");
+        for _ in 0..2 {
+            let b = run(dev);
+            assert_eq!(bits(&a.0), bits(&b.0), "sum reproducible on {dev}");
+            assert_eq!(bits(&a.1), bits(&b.1), "variance reproducible on {dev}");
+            assert_eq!(bits(&a.2), bits(&b.2), "com reproducible on {dev}");
+        }
     });
 }
