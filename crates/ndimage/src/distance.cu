@@ -78,58 +78,70 @@ extern "C" __global__ void ndi_edt_pass(const double* __restrict__ fi, const i64
   }
 }
 
-// The same exact pass with one block (one warp) per line and the line in shared memory
-// (dynamic: 20·m bytes: g as f64, z as f64, v as int): the warp gathers the line (coalesced along
-// the last axis; along the others adjacent blocks share the sectors in L2), lane 0 builds the
-// lower envelope in shared memory (the same steps and roundings as ndi_edt_pass), then every lane
-// writes its elements, finding its parabola by binary search over the strictly increasing
-// breakpoints (the same index as the linear scan).
+// The same exact pass with one block of exactly 32 threads (one warp) per line. The warp reads
+// the line 32 elements at a time (coalesced along the last axis; along the others adjacent blocks
+// share the sectors in L2) and every lane runs the same envelope construction in lockstep, taking
+// each value from its owner lane by shuffle; the top of the stack stays in registers and the
+// stack (breakpoints z as f64, sites v as int: 12·m bytes of dynamic shared memory) is written by
+// all lanes with the same values (each lane reads back its own writes; a __syncwarp before each
+// push keeps a lane from overwriting entries that a slower lane is still reading). Same steps and roundings as ndi_edt_pass. Then every lane writes
+// its elements, finding its parabola by binary search over the strictly increasing breakpoints
+// (the same index as the linear scan).
 extern "C" __global__ void ndi_edt_pass_smem(const double* __restrict__ fi,
                                              const i64* __restrict__ ki, double* __restrict__ fo,
                                              i64* __restrict__ ko, i64 m, i64 stride, i64 nlines,
                                              double w) {
   extern __shared__ double sm[];
-  double* g = sm;
-  double* z = sm + m;
-  int* v = (int*)(sm + 2 * m);
-  __shared__ int kk;
+  double* z = sm;
+  int* v = (int*)(sm + m);
+  const int lane = threadIdx.x;
   const double INF = __longlong_as_double(0x7ff0000000000000ll);
   for (i64 l = blockIdx.x; l < nlines; l += gridDim.x) {
     const i64 outer = l / stride, inner = l % stride;
     const i64 base = outer * m * stride + inner;
-    for (i64 q = threadIdx.x; q < m; q += blockDim.x) g[q] = fi[base + q * stride];
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      int k = -1;
-      for (int q = 0; q < (int)m; ++q) {
-        const double gq = g[q];
+    int k = -1;     // top of the stack
+    int vk = 0;     // v[k]
+    double gvk = 0; // g[v[k]]
+    double zk1 = 0; // z[k − 1] (k > 0)
+    for (i64 q0 = 0; q0 < m; q0 += 32) {
+      const i64 qq = q0 + lane;
+      const double mine = qq < m ? fi[base + qq * stride] : INF;
+      const int cnt = (int)(m - q0 < 32 ? m - q0 : 32);
+      for (int t = 0; t < cnt; ++t) {
+        const double gq = __shfl_sync(0xffffffffu, mine, t);
         if (isinf(gq)) continue;
+        const int q = (int)q0 + t;
         if (k < 0) {
           k = 0;
+          vk = q;
+          gvk = gq;
           v[0] = q;
-          z[0] = INF;
           continue;
         }
         double s;
         while (true) {
-          const int vk = v[k];
-          s = edt_sep(gq, q, g[vk], vk, w);
-          if (k > 0 && s <= z[k - 1]) {
+          s = edt_sep(gq, q, gvk, vk, w);
+          if (k > 0 && s <= zk1) {
             --k;
+            vk = v[k];
+            gvk = fi[base + (i64)vk * stride];
+            if (k > 0) zk1 = z[k - 1];
           } else {
             break;
           }
         }
+        // every lane has finished this step's reads before any lane overwrites the stack
+        __syncwarp();
+        z[k] = s;
         ++k;
         v[k] = q;
-        z[k - 1] = s;
-        z[k] = INF;
+        vk = q;
+        gvk = gq;
+        zk1 = s;
       }
-      kk = k;
     }
-    __syncthreads();
-    const int k = kk;
-    for (i64 p = threadIdx.x; p < m; p += blockDim.x) {
+    __syncwarp();
+    for (i64 p = lane; p < m; p += 32) {
       const i64 at = base + p * stride;
       if (k < 0) {
         fo[at] = INF;
@@ -144,11 +156,12 @@ extern "C" __global__ void ndi_edt_pass_smem(const double* __restrict__ fi,
         }
         const int q = v[lo];
         const double d = (double)(p - q);
-        fo[at] = __dadd_rn(__dmul_rn(__dmul_rn(w, d), d), g[q]);
-        ko[at] = ki[base + (i64)q * stride];
+        const i64 src = base + (i64)q * stride;
+        fo[at] = __dadd_rn(__dmul_rn(__dmul_rn(w, d), d), fi[src]);
+        ko[at] = ki[src];
       }
     }
-    __syncthreads();
+    __syncwarp();
   }
 }
 
@@ -231,7 +244,7 @@ extern "C" __global__ void ndi_cdt_step(const int* __restrict__ di, const i64* _
     dout[i] = best;
     fout[i] = bf;
   }
-  if (any) atomicExch(changed, 1);
+  if (any && changed) atomicExch(changed, 1);
 }
 
 // Final CDT output: INT_MAX (never reached) becomes −1 as SciPy leaves it; features to indices.

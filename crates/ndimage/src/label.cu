@@ -1,18 +1,24 @@
 // scipy.ndimage.label on the GPU (cusci-ndimage label.rs): parallel union-find whose roots are the
 // smallest flat index of each component (every link points to a smaller index), so a component's
 // root is its first element in raster order; labels are the ranks of the roots (a prefix sum).
-// NDI_T is the input's element type. Background elements hold NDI_BG.
+// NDI_T is the input's element type. NDI_U: the index type of the forest (unsigned int below
+// 2^31 elements, half the memory traffic; else u64), NDI_F: the root flags and their ranks (int
+// or i64). Background elements hold NDI_BG.
 
-#define NDI_BG 0xFFFFFFFFFFFFFFFFull
+#ifndef NDI_U
+#define NDI_U u64
+#define NDI_F i64
+#endif
+#define NDI_BG ((NDI_U)~(NDI_U)0)
 
-extern "C" __global__ void ndi_label_init(const NDI_T* __restrict__ in, u64* __restrict__ parent,
+extern "C" __global__ void ndi_label_init(const NDI_T* __restrict__ in, NDI_U* __restrict__ parent,
                                           i64 n) {
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x)
-    parent[i] = (in[i] != (NDI_T)0) ? (u64)i : NDI_BG;
+    parent[i] = (in[i] != (NDI_T)0) ? (NDI_U)i : NDI_BG;
 }
 
-__device__ __forceinline__ u64 ndi_find(const volatile u64* p, u64 x) {
-  u64 y = p[x];
+__device__ __forceinline__ NDI_U ndi_find(const volatile NDI_U* p, NDI_U x) {
+  NDI_U y = p[x];
   while (y != x) {
     x = y;
     y = p[x];
@@ -24,12 +30,12 @@ __device__ __forceinline__ u64 ndi_find(const volatile u64* p, u64 x) {
 // element of the same tree with a smaller index, so links still point to smaller indices. A
 // concurrent atomicMin that this store may overwrite was made on a non-root (it saw old != x) and
 // its thread goes on merging `old` with its other tree, so no connection is lost.
-__device__ __forceinline__ u64 ndi_find_halve(u64* p, u64 x) {
-  volatile u64* vp = p;
+__device__ __forceinline__ NDI_U ndi_find_halve(NDI_U* p, NDI_U x) {
+  volatile NDI_U* vp = p;
   while (true) {
-    const u64 y = vp[x];
+    const NDI_U y = vp[x];
     if (y == x) return x;
-    const u64 z = vp[y];
+    const NDI_U z = vp[y];
     if (z == y) return y;
     vp[x] = z;
     x = z;
@@ -38,17 +44,17 @@ __device__ __forceinline__ u64 ndi_find_halve(u64* p, u64 x) {
 
 // Links the trees of a and b: the larger root is pointed (atomicMin) at the smaller one; when the
 // larger was already linked meanwhile, its new parent is merged with the other instead.
-__device__ void ndi_unite(u64* p, u64 a, u64 b) {
+__device__ void ndi_unite(NDI_U* p, NDI_U a, NDI_U b) {
   while (true) {
     a = ndi_find_halve(p, a);
     b = ndi_find_halve(p, b);
     if (a == b) return;
     if (a < b) {
-      u64 t = a;
+      NDI_U t = a;
       a = b;
       b = t;
     }
-    u64 old = atomicMin((unsigned long long*)&p[a], (unsigned long long)b);
+    NDI_U old = atomicMin((NDI_U*)&p[a], (NDI_U)b);
     if (old == a) return;
     a = old;
   }
@@ -56,11 +62,11 @@ __device__ void ndi_unite(u64* p, u64 a, u64 b) {
 
 // offs: noff offsets of ndim coordinates (the structure's elements before its centre in raster
 // order); delta: their flat index differences.
-extern "C" __global__ void ndi_label_merge(u64* parent, CusciShape shape, const i64* __restrict__ offs,
+extern "C" __global__ void ndi_label_merge(NDI_U* parent, CusciShape shape, const i64* __restrict__ offs,
                                            const i64* __restrict__ delta, int noff) {
   const int nd = shape.ndim;
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
-    if (((volatile u64*)parent)[i] == NDI_BG) continue;
+    if (((volatile NDI_U*)parent)[i] == NDI_BG) continue;
     i64 c[CUSCI_MAXD];
     i64 r = i;
     for (int d = nd - 1; d >= 0; --d) {
@@ -75,31 +81,31 @@ extern "C" __global__ void ndi_label_merge(u64* parent, CusciShape shape, const 
       }
       if (!ok) continue;
       i64 j = i + delta[k];
-      if (((volatile u64*)parent)[j] == NDI_BG) continue;
-      ndi_unite(parent, (u64)i, (u64)j);
+      if (((volatile NDI_U*)parent)[j] == NDI_BG) continue;
+      ndi_unite(parent, (NDI_U)i, (NDI_U)j);
     }
   }
 }
 
 // parent[i] = root of i; flag[i] = 1 where i is a root.
-extern "C" __global__ void ndi_label_flatten(u64* parent, i64* __restrict__ flag, i64 n) {
+extern "C" __global__ void ndi_label_flatten(NDI_U* parent, NDI_F* __restrict__ flag, i64 n) {
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x) {
-    u64 p = ((volatile u64*)parent)[i];
+    NDI_U p = ((volatile NDI_U*)parent)[i];
     if (p == NDI_BG) {
       flag[i] = 0;
       continue;
     }
-    u64 r = ndi_find(parent, (u64)i);
+    NDI_U r = ndi_find(parent, (NDI_U)i);
     parent[i] = r;
-    flag[i] = (r == (u64)i) ? 1 : 0;
+    flag[i] = (r == (NDI_U)i) ? 1 : 0;
   }
 }
 
 // rank: inclusive prefix sum of flag; out[i] = rank of i's root (0 for the background).
-extern "C" __global__ void ndi_label_write(const u64* __restrict__ parent, const i64* __restrict__ rank,
+extern "C" __global__ void ndi_label_write(const NDI_U* __restrict__ parent, const NDI_F* __restrict__ rank,
                                            int* __restrict__ out, i64 n) {
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x) {
-    u64 p = parent[i];
+    NDI_U p = parent[i];
     out[i] = (p == NDI_BG) ? 0 : (int)rank[p];
   }
 }

@@ -8,6 +8,11 @@ use cusci_core::error::make;
 use cusci_core::{Array, Device, Element, Result};
 
 pub(crate) const LABEL_CU: &str = include_str!("label.cu");
+/// The same kernels with 32-bit forest indices, flags and ranks (below 2^31 elements).
+pub(crate) const LABEL32_CU: &str = concat!(
+    "#define NDI_U unsigned int\n#define NDI_F int\n",
+    include_str!("label.cu")
+);
 
 /// `scipy.ndimage.label(input, structure)`: labels the connected components of the nonzero
 /// elements of `input` (any rank; connectivity given by `structure`, a symmetric `3 × … × 3`
@@ -163,11 +168,37 @@ fn cpu<T: Element>(
     Ok((Array::from_vec(out, shape, &Device::Cpu)?, count))
 }
 
+static WIDE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[doc(hidden)]
+/// Tests only: force the 64-bit forest on the GPU for every size (results are the same).
+pub fn force_wide_label_indices(wide: bool) {
+    WIDE.store(wide, std::sync::atomic::Ordering::Relaxed);
+}
+
 fn cuda<T: Element>(
     input: &Array<T>,
     shape: &[usize],
     back: &[Vec<i64>],
     delta: &[i64],
+) -> Result<(Array<i32>, usize)> {
+    let n: usize = shape.iter().product();
+    if n < i32::MAX as usize && !WIDE.load(std::sync::atomic::Ordering::Relaxed) {
+        cuda_impl::<T, i32>(input, shape, back, delta, "label32", LABEL32_CU)
+    } else {
+        cuda_impl::<T, i64>(input, shape, back, delta, "label", LABEL_CU)
+    }
+}
+
+/// The GPU label with forest indices, flags and ranks of type `P` (i32 below 2^31 elements,
+/// else i64), from kernel module `module` (`src`).
+fn cuda_impl<T: Element, P: cusci_core::Numeric>(
+    input: &Array<T>,
+    shape: &[usize],
+    back: &[Vec<i64>],
+    delta: &[i64],
+    module: &str,
+    src: &'static str,
 ) -> Result<(Array<i32>, usize)> {
     let dev = input.device().clone();
     let cd = dev.as_cuda().expect("a CUDA array");
@@ -178,8 +209,8 @@ fn cuda<T: Element>(
     if n == 0 {
         return Ok((out, 0));
     }
-    let parent = Array::<i64>::empty(&[n], &dev)?;
-    let flag = Array::<i64>::empty(&[n], &dev)?;
+    let parent = Array::<P>::empty(&[n], &dev)?;
+    let flag = Array::<P>::empty(&[n], &dev)?;
     let offs = offsets_on(&dev, back, shape.len())?;
     let dl = if delta.is_empty() {
         vec![0i64]
@@ -188,7 +219,7 @@ fn cuda<T: Element>(
     };
     let dl = Array::from_vec(dl.clone(), &[dl.len()], &dev)?;
     let dt = T::DTYPE;
-    let f = kernel(cd, "label", LABEL_CU, dt, "ndi_label_init")?;
+    let f = kernel(cd, module, src, dt, "ndi_label_init")?;
     launch(
         &f,
         cd,
@@ -196,7 +227,7 @@ fn cuda<T: Element>(
         Args::new().push(dptr(input)).push(dptr(&parent)).push(sh.n),
     )?;
     if !back.is_empty() {
-        let f = kernel(cd, "label", LABEL_CU, dt, "ndi_label_merge")?;
+        let f = kernel(cd, module, src, dt, "ndi_label_merge")?;
         launch(
             &f,
             cd,
@@ -209,7 +240,7 @@ fn cuda<T: Element>(
                 .push(back.len() as i32),
         )?;
     }
-    let f = kernel(cd, "label", LABEL_CU, dt, "ndi_label_flatten")?;
+    let f = kernel(cd, module, src, dt, "ndi_label_flatten")?;
     launch(
         &f,
         cd,
@@ -218,7 +249,7 @@ fn cuda<T: Element>(
     )?;
     let rank = flag.cumsum(0)?;
     let rank = contig(&rank)?;
-    let f = kernel(cd, "label", LABEL_CU, dt, "ndi_label_write")?;
+    let f = kernel(cd, module, src, dt, "ndi_label_write")?;
     launch(
         &f,
         cd,
@@ -229,7 +260,10 @@ fn cuda<T: Element>(
             .push(dptr(&out))
             .push(sh.n),
     )?;
-    let count = rank.slice_axis(0, Some(n as isize - 1), None, 1)?.item()?;
+    let count = rank
+        .slice_axis(0, Some(n as isize - 1), None, 1)?
+        .item()?
+        .to_i64();
     Ok((out, count.max(0) as usize))
 }
 
@@ -238,11 +272,17 @@ fn cuda<T: Element>(
 pub fn kernel_sources() -> Vec<(String, String)> {
     label_dtypes()
         .into_iter()
-        .map(|d| {
-            (
-                format!("label_{}", d.tag()),
-                crate::structure::module_source(LABEL_CU, d),
-            )
+        .flat_map(|d| {
+            [
+                (
+                    format!("label_{}", d.tag()),
+                    crate::structure::module_source(LABEL_CU, d),
+                ),
+                (
+                    format!("label32_{}", d.tag()),
+                    crate::structure::module_source(LABEL32_CU, d),
+                ),
+            ]
         })
         .collect()
 }

@@ -141,6 +141,37 @@ fn label_random_masks_against_flood_fill() {
     }
 }
 
+/// The GPU's 64-bit forest (used from 2^31 elements) against the flood-fill oracle on sizes
+/// that normally take the 32-bit one, and a large image with long components (deep trees).
+#[test]
+fn label_gpu_wide_indices_and_large() {
+    let Some(g) = cusci_core::testing::gpu() else {
+        return;
+    };
+    let cases: [(&[usize], f64); 3] = [
+        (&[61, 67], 0.13),
+        (&[9, 10, 11], -0.25),
+        (&[700, 900], -0.3),
+    ];
+    for (ci, &(shape, thr)) in cases.iter().enumerate() {
+        let n: usize = shape.iter().product();
+        let r: Vec<f64> = cusci_core::testing::randn_vec(n, 300 + ci as u64);
+        let mask: Vec<bool> = r.iter().map(|&v| v > thr).collect();
+        let s = generate_binary_structure(shape.len(), shape.len() as i64, &Device::Cpu).unwrap();
+        let (want, wn) = oracle(&mask, shape, &s.to_vec().unwrap());
+        let x = Array::from_vec(mask, shape, &g).unwrap();
+        let sd = s.to_device(&g).unwrap();
+        for wide in [false, true] {
+            cusci_ndimage::label::force_wide_label_indices(wide);
+            let res = label(&x, Some(&sd));
+            cusci_ndimage::label::force_wide_label_indices(false);
+            let (l, k) = res.unwrap();
+            assert_eq!(k, wn, "{shape:?} wide {wide}");
+            assert!(l.to_vec().unwrap() == want, "{shape:?} wide {wide}");
+        }
+    }
+}
+
 #[test]
 fn label_edge_sizes_types_and_views() {
     for n in [0usize, 1, 2, 31, 32, 33, 257, 1000] {

@@ -195,7 +195,7 @@ pub(crate) fn to_bool<T: Element>(input: &Array<T>, invert: bool) -> Result<Arra
             Array::from_vec(v, input.shape(), &Device::Cpu)
         }
         Device::Cuda(cd) => {
-            let out = Array::<bool>::zeros(input.shape(), input.device())?;
+            let out = Array::<bool>::empty(input.shape(), input.device())?;
             let f = kernel(cd, "binary", BINARY_CU, T::DTYPE, "ndi_to_bool")?;
             let n = input.size();
             launch(
@@ -380,7 +380,7 @@ fn and_or_not(a: &Array<bool>, b: Option<&Array<bool>>) -> Result<Array<bool>> {
             Array::from_vec(v, a.shape(), &Device::Cpu)
         }
         Device::Cuda(cd) => {
-            let out = Array::<bool>::zeros(a.shape(), a.device())?;
+            let out = Array::<bool>::empty(a.shape(), a.device())?;
             let n = a.size();
             match b {
                 Some(b) => {

@@ -182,7 +182,7 @@ fn min_or_max<T: Numeric + Ordered>(
         Device::Cuda(cd) => {
             let dev = input.device();
             let sh = CusciShape::new(op, &shape)?;
-            let out = Array::<T>::zeros(&shape, dev)?;
+            let out = Array::<T>::empty(&shape, dev)?;
             let offs = offsets_on(dev, &f.offs, shape.len())?;
             let sv = match &f.values {
                 Some(v) if !v.is_empty() => Some(Array::from_vec(v.clone(), &[v.len()], dev)?),
