@@ -63,7 +63,7 @@ fn function(
     d.function(&key, || kernel_source(dtype), &[], name)
 }
 
-fn launch_cfg(n: usize) -> LaunchConfig {
+pub(crate) fn launch_cfg(n: usize) -> LaunchConfig {
     let blocks = n.div_ceil(256).clamp(1, 1 << 20) as u32;
     LaunchConfig::linear(blocks, 256)
 }
@@ -102,17 +102,17 @@ impl WTable {
     }
 }
 
-fn to_f64<T: Real>(x: &Array<T>) -> Result<Vec<f64>> {
+pub(crate) fn to_f64<T: Real>(x: &Array<T>) -> Result<Vec<f64>> {
     Ok(x.to_vec()?.into_iter().map(Real::to_f).collect())
 }
 
-fn from_f64<T: Real>(v: Vec<f64>, shape: &[usize]) -> Result<Array<T>> {
+pub(crate) fn from_f64<T: Real>(v: Vec<f64>, shape: &[usize]) -> Result<Array<T>> {
     let t: Vec<T> = v.into_par_iter().map(T::from_f).collect();
     Array::from_vec(t, shape, &Device::Cpu)
 }
 
 /// A fresh output array of the input's shape on its device, plus the contiguous input.
-fn gpu_io<T: Real>(x: &Array<T>) -> Result<(Array<T>, Array<T>, u64, u64)> {
+pub(crate) fn gpu_io<T: Real>(x: &Array<T>) -> Result<(Array<T>, Array<T>, u64, u64)> {
     let xc = x.contiguous()?;
     // every element is written by the kernels
     let out = Array::<T>::empty(x.shape(), x.device())?;
@@ -308,9 +308,9 @@ impl Points {
 
 #[repr(C)]
 #[derive(Clone, Copy)]
-struct Dims8([i64; 8]);
+pub(crate) struct Dims8([i64; 8]);
 
-fn dims8(op: &str, shape: &[usize]) -> Result<Dims8> {
+pub(crate) fn dims8(op: &str, shape: &[usize]) -> Result<Dims8> {
     if shape.len() > 8 {
         return Err(make::arg(op, "more than 8 dimensions"));
     }
@@ -321,7 +321,14 @@ fn dims8(op: &str, shape: &[usize]) -> Result<Dims8> {
     Ok(Dims8(d))
 }
 
-fn fetch(xv: &[f64], shape: &[usize], c: &[i64], off: &[i64], mode: Mode, cval: f64) -> f64 {
+pub(crate) fn fetch(
+    xv: &[f64],
+    shape: &[usize],
+    c: &[i64],
+    off: &[i64],
+    mode: Mode,
+    cval: f64,
+) -> f64 {
     let mut lin = 0usize;
     for d in 0..shape.len() {
         match mode.map_index(c[d] + off[d], shape[d] as i64) {
@@ -332,7 +339,7 @@ fn fetch(xv: &[f64], shape: &[usize], c: &[i64], off: &[i64], mode: Mode, cval: 
     xv[lin]
 }
 
-fn unravel(mut i: usize, shape: &[usize], c: &mut [i64]) {
+pub(crate) fn unravel(mut i: usize, shape: &[usize], c: &mut [i64]) {
     for d in (0..shape.len()).rev() {
         c[d] = (i % shape[d]) as i64;
         i /= shape[d];

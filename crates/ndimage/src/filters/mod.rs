@@ -6,8 +6,12 @@
 //! returns an array of the input's type (SciPy's default `output`), on the input's device.
 
 mod engine;
+mod generic;
 
 pub use engine::{kernel_source, Real};
+pub use generic::{
+    generic_filter, generic_filter1d, generic_kernel_source, GenericFunction, GenericFunction1d,
+};
 
 use crate::modes::Mode;
 use cusci_core::error::make;

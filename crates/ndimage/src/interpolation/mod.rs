@@ -466,9 +466,9 @@ fn prepare<T: Real>(
             } else {
                 let xc = x.contiguous()?;
                 let w = if wdt == DType::F32 {
-                    Work::F32(Array::<f32>::zeros(&shape, x.device())?)
+                    Work::F32(Array::<f32>::empty(&shape, x.device())?)
                 } else {
-                    Work::F64(Array::<f64>::zeros(&shape, x.device())?)
+                    Work::F64(Array::<f64>::empty(&shape, x.device())?)
                 };
                 if n > 0 {
                     let f = function(d, T::DTYPE, wdt, "ndi_pad")?;
@@ -665,7 +665,7 @@ fn transform_axes<T: Real>(
             Array::from_vec(out, oshape, &Device::Cpu)
         }
         (Device::Cuda(d), work) => {
-            let out = Array::<T>::zeros(oshape, x.device())?;
+            let out = Array::<T>::empty(oshape, x.device())?; // every element is written
             // coordinate lists shift by the padding in a copy
             let shifted = match &coords {
                 Coords::List(CoordList::F32(a)) if npad > 0 => {

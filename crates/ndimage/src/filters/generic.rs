@@ -1,0 +1,346 @@
+//! `generic_filter` and `generic_filter1d`: a user function over every footprint or every line,
+//! a Rust closure (any device; it runs on the host) or a CUDA device function (CUDA inputs; it
+//! is compiled with NVRTC through the device's kernel cache, as CuPy takes a kernel).
+
+use super::engine::{dims8, fetch, from_f64, gpu_io, launch_cfg, to_f64, unravel, Real};
+use super::{check_origin, norm_axis, rank_points, FilterOptions, Footprint};
+use crate::modes::MODES_CUH;
+use cusci_core::cuda::kernel::{Args, LaunchConfig};
+use cusci_core::dtype::DType;
+use cusci_core::error::make;
+use cusci_core::{Array, Device, Result};
+use rayon::prelude::*;
+use std::hash::{Hash, Hasher};
+
+/// The function of [`generic_filter`].
+///
+/// * `Closure(f)`: `f(values, extra_arguments)` returns the output for the footprint `values`
+///   (the footprint's selected elements in C order, as f64). It runs on the host: a CUDA input is
+///   copied to the host and the result back to the device.
+/// * `Cuda { source, name }`: CUDA C++ source defining
+///   `__device__ double name(const double* values, long long n, const double* extra, int n_extra)`,
+///   for inputs on a CUDA device (one thread per output; the kernel is compiled once per source,
+///   element type and footprint size).
+#[derive(Clone, Copy)]
+pub enum GenericFunction<'a> {
+    /// A Rust closure `(values, extra) -> output`.
+    Closure(&'a (dyn Fn(&[f64], &[f64]) -> f64 + Sync)),
+    /// A CUDA device function (see the enum's documentation for its signature).
+    Cuda {
+        /// CUDA source defining the function (and anything it uses).
+        source: &'a str,
+        /// The function's name.
+        name: &'a str,
+    },
+}
+
+/// The function of [`generic_filter1d`].
+///
+/// * `Closure(f)`: `f(input_line, output_line, extra_arguments)`: `input_line` is the line
+///   extended by the mode (`len + filter_size − 1` values), `output_line` (`len` values) is to be
+///   filled. Runs on the host (CUDA inputs are copied over and back).
+/// * `Cuda { source, name }`: CUDA C++ source defining `__device__ void name(const double* in,
+///   long long in_len, double* out, long long out_len, const double* extra, int n_extra)`,
+///   for CUDA inputs (one thread per line, lines in global scratch memory).
+#[derive(Clone, Copy)]
+pub enum GenericFunction1d<'a> {
+    /// A Rust closure `(input_line, output_line, extra)`.
+    Closure(&'a (dyn Fn(&[f64], &mut [f64], &[f64]) + Sync)),
+    /// A CUDA device function (see the enum's documentation for its signature).
+    Cuda {
+        /// CUDA source defining the function (and anything it uses).
+        source: &'a str,
+        /// The function's name.
+        name: &'a str,
+    },
+}
+
+fn tname(dtype: DType) -> &'static str {
+    dtype.cuda_name()
+}
+
+/// The CUDA source of `generic_filter`'s kernel for a user function (`npts`: the footprint size)
+/// or of `generic_filter1d`'s (`npts == None`), for compile checks.
+pub fn generic_kernel_source(
+    dtype: DType,
+    source: &str,
+    name: &str,
+    npts: Option<usize>,
+) -> String {
+    let np = match npts {
+        Some(n) => format!("#define NDI_NPTS {n}\n"),
+        None => String::new(),
+    };
+    format!(
+        "#define T {}\n{MODES_CUH}\n{source}\n#define NDI_FN {name}\n{np}{}",
+        tname(dtype),
+        include_str!("generic.cu")
+    )
+}
+
+fn cache_key(dtype: DType, source: &str, name: &str, npts: Option<usize>) -> String {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    source.hash(&mut h);
+    name.hash(&mut h);
+    format!("ndi_generic_{}_{:?}_{:016x}", dtype.tag(), npts, h.finish())
+}
+
+fn check_name(op: &str, name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(make::arg(
+            op,
+            format!("{name:?} is not a CUDA function name"),
+        ))
+    }
+}
+
+fn extra_on<T: Real>(extra: &[f64], x: &Array<T>) -> Result<Array<f64>> {
+    let v = if extra.is_empty() {
+        vec![0.0]
+    } else {
+        extra.to_vec()
+    };
+    let n = v.len();
+    Array::from_vec(v, &[n], x.device())
+}
+
+fn ptr<U: cusci_core::dtype::Element>(a: &Array<U>) -> u64 {
+    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
+}
+
+/// Generic n-D filter (`scipy.ndimage.generic_filter`): `out[i] = function(values)`, `values`
+/// being the input under the footprint at `i` (selected elements in C order over the
+/// footprint; the input extended by `opts.mode`, `opts.cval` outside for the constant modes),
+/// with `extra_arguments` handed to the function as SciPy's `extra_arguments`.
+///
+/// The footprint is a size (per filtered axis, `opts.axes`) or a mask, `opts.origin` shifts it.
+/// The result keeps the input's type (the function's f64 value cast as the other filters do).
+///
+/// # Errors
+/// As [`crate::rank_filter`] for the footprint and origin; `InvalidArgument` for a CUDA function
+/// with a CPU input or a bad function name; `Cuda` when the function does not compile (the NVRTC
+/// log is in the message).
+///
+/// ```
+/// use cusci_ndimage::{generic_filter, GenericFunction, Footprint, FilterOptions, Array, Device};
+/// let x = Array::from_vec(vec![1.0f64, 5.0, 2.0, 4.0], &[4], &Device::Cpu).unwrap();
+/// let range = |v: &[f64], _: &[f64]| v.iter().cloned().fold(f64::MIN, f64::max)
+///     - v.iter().cloned().fold(f64::MAX, f64::min);
+/// let y = generic_filter(&x, GenericFunction::Closure(&range), &Footprint::Size(vec![2]), &[],
+///     &FilterOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![0.0, 4.0, 3.0, 2.0]);
+/// ```
+pub fn generic_filter<T: Real>(
+    input: &Array<T>,
+    function: GenericFunction<'_>,
+    footprint: &Footprint,
+    extra_arguments: &[f64],
+    opts: &FilterOptions,
+) -> Result<Array<T>> {
+    let op = "generic_filter";
+    let pts = rank_points(op, input, footprint, opts)?;
+    let shape = input.shape().to_vec();
+    let nd = shape.len();
+    let mode = opts.mode.for_filter();
+    let cval = opts.cval;
+    match function {
+        GenericFunction::Closure(f) => {
+            if input.size() == 0 {
+                return input.copy();
+            }
+            let xv = to_f64(input)?;
+            let mut out = vec![0.0; xv.len()];
+            out.par_chunks_mut(1024).enumerate().for_each(|(ci, ch)| {
+                let mut c = vec![0i64; nd];
+                let mut buf = vec![0.0; pts.len()];
+                for (k, o) in ch.iter_mut().enumerate() {
+                    unravel(ci * 1024 + k, &shape, &mut c);
+                    for (p, b) in buf.iter_mut().enumerate() {
+                        *b = fetch(&xv, &shape, &c, &pts.offs[p * nd..], mode, cval);
+                    }
+                    *o = f(&buf, extra_arguments);
+                }
+            });
+            let r = from_f64::<T>(out, &shape)?;
+            if !input.device().is_cuda() {
+                Ok(r)
+            } else {
+                r.to_device(input.device())
+            }
+        }
+        GenericFunction::Cuda { source, name } => {
+            check_name(op, name)?;
+            let Device::Cuda(d) = input.device() else {
+                return Err(make::arg(
+                    op,
+                    "a CUDA function needs an input on a CUDA device (use a closure on the CPU)",
+                ));
+            };
+            if input.size() == 0 {
+                return input.copy();
+            }
+            let dims = dims8(op, &shape)?;
+            let (_xc, out, xp, op_) = gpu_io(input)?;
+            let offs = Array::from_vec(pts.offs.clone(), &[pts.offs.len()], input.device())?;
+            let ex = extra_on(extra_arguments, input)?;
+            let npts = Some(pts.len());
+            let f = d.function(
+                &cache_key(T::DTYPE, source, name, npts),
+                || generic_kernel_source(T::DTYPE, source, name, npts),
+                &[],
+                "ndi_generic",
+            )?;
+            let n = input.size();
+            let mut a = Args::new();
+            a.push(xp)
+                .push(op_)
+                .push(n as i64)
+                .push(nd as i32)
+                .push(dims);
+            a.push(ptr(&offs)).push(mode.code()).push(cval);
+            a.push(ptr(&ex)).push(extra_arguments.len() as i32);
+            f.launch(d, launch_cfg(n), &mut a)?;
+            Ok(out)
+        }
+    }
+}
+
+/// Lines of scratch per launch of the CUDA `generic_filter1d` (bounds its scratch memory).
+const LINES_PER_LAUNCH: usize = 1 << 16;
+
+/// Generic 1-D filter along `axis` (`scipy.ndimage.generic_filter1d`): for every line, the
+/// function gets the line extended by `opts.mode` (`len + filter_size − 1` values: position `p`
+/// holds `x[p − (filter_size / 2 + origin)]`) and fills the `len` outputs of the line.
+///
+/// Uses `opts.mode`, `opts.cval` and `opts.origin[0]`. CUDA functions run one thread per line
+/// with both lines in global scratch (f64, at most 65536 lines per launch).
+///
+/// # Errors
+/// `InvalidArgument` for a zero `filter_size`, an axis out of range, an origin outside the
+/// filter, a CUDA function with a CPU input or a bad function name; `Cuda` when the function
+/// does not compile.
+///
+/// ```
+/// use cusci_ndimage::{generic_filter1d, GenericFunction1d, FilterOptions, Array, Device};
+/// let x = Array::from_vec(vec![1.0f64, 2.0, 3.0], &[3], &Device::Cpu).unwrap();
+/// // sum of pairs: out[i] = in[i] + in[i + 1] (the line is extended by one value at the start)
+/// let pairs = |i: &[f64], o: &mut [f64], _: &[f64]| {
+///     for (k, v) in o.iter_mut().enumerate() { *v = i[k] + i[k + 1]; }
+/// };
+/// let y = generic_filter1d(&x, GenericFunction1d::Closure(&pairs), 2, -1, &[],
+///     &FilterOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![2.0, 3.0, 5.0]);
+/// ```
+pub fn generic_filter1d<T: Real>(
+    input: &Array<T>,
+    function: GenericFunction1d<'_>,
+    filter_size: usize,
+    axis: isize,
+    extra_arguments: &[f64],
+    opts: &FilterOptions,
+) -> Result<Array<T>> {
+    let op = "generic_filter1d";
+    let ax = norm_axis(op, axis, input.ndim())?;
+    if filter_size == 0 {
+        return Err(make::arg(op, "filter_size must be at least 1"));
+    }
+    let o = opts.origin.first().copied().unwrap_or(0);
+    let shift = check_origin(op, o, filter_size)?;
+    let shape = input.shape().to_vec();
+    let mode = opts.mode.for_filter();
+    let cval = opts.cval;
+    if let GenericFunction1d::Cuda { name, .. } = function {
+        check_name(op, name)?;
+        if !input.device().is_cuda() {
+            return Err(make::arg(
+                op,
+                "a CUDA function needs an input on a CUDA device (use a closure on the CPU)",
+            ));
+        }
+    }
+    if input.size() == 0 {
+        return input.copy();
+    }
+    let len = shape[ax];
+    let inner: usize = shape[ax + 1..].iter().product();
+    let n = input.size();
+    let nlines = n / len;
+    let ext = len + filter_size - 1;
+    match function {
+        GenericFunction1d::Closure(f) => {
+            let xv = to_f64(input)?;
+            let mut out = vec![0.0; n];
+            // one rayon task per block of the (outer, len, inner) view
+            out.par_chunks_mut(len * inner)
+                .enumerate()
+                .for_each(|(ob, block)| {
+                    let base = ob * len * inner;
+                    let mut li = vec![0.0; ext];
+                    let mut lo = vec![0.0; len];
+                    for j in 0..inner {
+                        for (p, v) in li.iter_mut().enumerate() {
+                            *v = match mode.map_index(p as i64 - shift, len as i64) {
+                                Some(s) => xv[base + s as usize * inner + j],
+                                None => cval,
+                            };
+                        }
+                        f(&li, &mut lo, extra_arguments);
+                        for (i, v) in lo.iter().enumerate() {
+                            block[i * inner + j] = *v;
+                        }
+                    }
+                });
+            let r = from_f64::<T>(out, &shape)?;
+            if !input.device().is_cuda() {
+                Ok(r)
+            } else {
+                r.to_device(input.device())
+            }
+        }
+        GenericFunction1d::Cuda { source, name } => {
+            let Device::Cuda(d) = input.device() else {
+                unreachable!("checked above");
+            };
+            let (_xc, out, xp, op_) = gpu_io(input)?;
+            let ex = extra_on(extra_arguments, input)?;
+            let f = d.function(
+                &cache_key(T::DTYPE, source, name, None),
+                || generic_kernel_source(T::DTYPE, source, name, None),
+                &[],
+                "ndi_generic1d",
+            )?;
+            let per = nlines.min(LINES_PER_LAUNCH);
+            let lin = Array::<f64>::empty(&[per * ext], input.device())?;
+            let lout = Array::<f64>::empty(&[per * len], input.device())?;
+            let mut l0 = 0;
+            while l0 < nlines {
+                let cnt = per.min(nlines - l0);
+                let mut a = Args::new();
+                a.push(xp)
+                    .push(op_)
+                    .push(l0 as i64)
+                    .push(cnt as i64)
+                    .push(len as i64)
+                    .push(inner as i64);
+                a.push(filter_size as i32)
+                    .push(shift as i32)
+                    .push(mode.code())
+                    .push(cval);
+                a.push(ptr(&lin)).push(ptr(&lout));
+                a.push(ptr(&ex)).push(extra_arguments.len() as i32);
+                f.launch(
+                    d,
+                    LaunchConfig::linear(cnt.div_ceil(128) as u32, 128),
+                    &mut a,
+                )?;
+                l0 += cnt;
+            }
+            Ok(out)
+        }
+    }
+}
