@@ -18,11 +18,13 @@
 mod cpu;
 pub(crate) mod cuda;
 mod decomp;
+mod eig;
 mod misc;
 mod products;
 mod scalar;
 mod solve;
 mod special;
+mod tensor;
 mod util;
 
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
@@ -30,6 +32,7 @@ pub use decomp::{
     cho_factor, cho_solve, cholesky, eigh, eigvalsh, qr, solve_triangular, svd, Cholesky, Qr,
     QrMode, Svd, SvdOptions, TriangularOptions,
 };
+pub use eig::{eig, eigvals};
 pub use misc::{
     cond, expm, khatri_rao, kron, lstsq, matrix_power, matrix_rank, norm, pinv, Lstsq, NormOrd,
 };
@@ -39,6 +42,7 @@ pub use solve::{
     det, inv, lu, lu_factor, lu_solve, slogdet, solve, Lu, LuFactorOptions, BATCHED_LU_MAX_N,
 };
 pub use special::{
-    bandwidth, block_diag, circulant, companion, convolution_matrix, dft, fiedler, hadamard,
-    hankel, helmert, hilbert, leslie, toeplitz, ConvMode, DftScale,
+    bandwidth, block_diag, circulant, companion, convolution_matrix, dft, fiedler,
+    fiedler_companion, hadamard, hankel, helmert, hilbert, leslie, toeplitz, ConvMode, DftScale,
 };
+pub use tensor::{einsum, tensorinv, tensorsolve};

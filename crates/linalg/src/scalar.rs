@@ -31,6 +31,11 @@ pub trait Scalar:
 {
     /// The real type of the same precision.
     type R: RealFloat + Scalar<R = Self::R>;
+    /// The complex type of the same precision (eigenvalues of general matrices).
+    type C: Scalar<R = Self::R, C = Self::C>;
+    /// The complex number `re + i im`.
+    #[doc(hidden)]
+    fn cplx(re: Self::R, im: Self::R) -> Self::C;
     /// faer's real type to ours (the same type).
     #[doc(hidden)]
     fn from_faer_real(r: <Self as faer::traits::ComplexField>::Real) -> Self::R;
@@ -119,9 +124,14 @@ pub trait Scalar:
 }
 
 macro_rules! scalar {
-    ($t:ty, $r:ty, $eps:expr, $bt:ident, $bc:ident, $st:ident, $sr:ident, $rf:ident, $rs:ident, $ct:ty, $ob:ident, $og:ident, $tr:ident, $sct:ty) => {
+    ($t:ty, $r:ty, $eps:expr, $bt:ident, $bc:ident, $st:ident, $sr:ident, $rf:ident, $rs:ident, $ct:ty, $ob:ident, $og:ident, $tr:ident, $sct:ty, $c:ty) => {
         impl Scalar for $t {
             type R = $r;
+            type C = $c;
+            #[inline]
+            fn cplx(re: $r, im: $r) -> $c {
+                <$c>::new(re, im)
+            }
             #[inline]
             fn from_faer_real(r: $r) -> $r {
                 r
@@ -274,7 +284,8 @@ scalar!(
     cusolverDnSorgqr_bufferSize,
     cusolverDnSorgqr,
     cublasStrsm_v2,
-    f32
+    f32,
+    c32
 );
 scalar!(
     f64,
@@ -290,7 +301,8 @@ scalar!(
     cusolverDnDorgqr_bufferSize,
     cusolverDnDorgqr,
     cublasDtrsm_v2,
-    f64
+    f64,
+    c64
 );
 scalar!(
     c32,
@@ -306,7 +318,8 @@ scalar!(
     cusolverDnCungqr_bufferSize,
     cusolverDnCungqr,
     cublasCtrsm_v2,
-    sol::cuComplex
+    sol::cuComplex,
+    c32
 );
 scalar!(
     c64,
@@ -322,5 +335,6 @@ scalar!(
     cusolverDnZungqr_bufferSize,
     cusolverDnZungqr,
     cublasZtrsm_v2,
-    sol::cuDoubleComplex
+    sol::cuDoubleComplex,
+    c64
 );

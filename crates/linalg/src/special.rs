@@ -263,6 +263,62 @@ pub fn fiedler<T: Scalar>(a: &[T], dev: &Device) -> Result<Array<T>> {
     Array::from_vec(v, &[n, n], dev)
 }
 
+/// Fiedler companion matrix of the polynomial with coefficients `a` (highest degree first), a
+/// pentadiagonal matrix with the polynomial's roots as eigenvalues (SciPy's
+/// `linalg.fiedler_companion`). Fewer than two coefficients give a `0 x 0` matrix (SciPy returns
+/// an empty 1-D array).
+///
+/// # Errors
+/// `InvalidArgument` when `a[0]` is 0.
+///
+/// ```
+/// use cusci_linalg::{fiedler_companion, Device};
+/// let c = fiedler_companion(&[1.0f64, -3.0, 2.0], &Device::Cpu)?.to_vec()?;
+/// assert_eq!(c, vec![3.0, -2.0, 1.0, 0.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn fiedler_companion<T: Scalar>(a: &[T], dev: &Device) -> Result<Array<T>> {
+    let op = "fiedler_companion";
+    if a.len() < 2 {
+        return Array::zeros(&[0, 0], dev);
+    }
+    if a[0] == T::zero() {
+        return Err(make::arg(op, "the leading coefficient must not be zero"));
+    }
+    let a: Vec<T> = a.iter().map(|&v| v / a[0]).collect();
+    let n = a.len() - 1;
+    let mut c = vec![T::zero(); n * n];
+    if n == 1 {
+        c[0] = -a[1];
+        return Array::from_vec(c, &[1, 1], dev);
+    }
+    // sub-diagonals: c[3::2, 1::2] ones on the second, -a[3::2] on the first
+    for (i, j) in (3..n).step_by(2).zip((1..n.saturating_sub(2)).step_by(2)) {
+        c[i * n + j] = T::one();
+    }
+    for ((i, j), &v) in (2..n)
+        .step_by(2)
+        .zip((1..n - 1).step_by(2))
+        .zip(a.iter().skip(3).step_by(2))
+    {
+        c[i * n + j] = -v;
+    }
+    // super-diagonals
+    for (i, j) in (0..n.saturating_sub(2)).step_by(2).zip((2..n).step_by(2)) {
+        c[i * n + j] = T::one();
+    }
+    for ((i, j), &v) in (0..n - 1)
+        .step_by(2)
+        .zip((1..n).step_by(2))
+        .zip(a.iter().skip(2).step_by(2))
+    {
+        c[i * n + j] = -v;
+    }
+    c[0] = -a[1];
+    c[n] = T::one();
+    Array::from_vec(c, &[n, n], dev)
+}
+
 /// Mode of [`convolution_matrix`] (as `numpy.convolve`'s).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ConvMode {

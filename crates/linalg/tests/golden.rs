@@ -153,6 +153,28 @@ fn square_cases<T: Scalar>(dt: &str) {
                     &ctx(&format!("norm {name}")),
                 );
             }
+            // eigenvalues of the general matrix as a multiset (SciPy's are sorted by real, then
+            // imaginary part; the solvers' own order is not specified): match each to the
+            // nearest one not yet taken
+            let mut got: Vec<c64> = eigvals(&a)
+                .unwrap()
+                .to_vec()
+                .unwrap()
+                .iter()
+                .map(|z| z.to_c64())
+                .collect();
+            let want = w("eigvals");
+            assert_eq!(got.len(), want.len(), "{}", ctx("eigvals length"));
+            let scale = want.iter().map(|v| v.norm()).fold(1.0, f64::max);
+            for wv in &want {
+                let (i, dist) = got
+                    .iter()
+                    .enumerate()
+                    .map(|(i, g)| (i, (g - wv).norm()))
+                    .fold((0, f64::INFINITY), |a, b| if b.1 < a.1 { b } else { a });
+                assert!(dist <= 1e-9 * scale, "{}: {wv} missing", ctx("eigvals"));
+                got.swap_remove(i);
+            }
             let c = cond(&a, NormOrd::Default).unwrap().to_vec().unwrap();
             let wc = w("cond");
             // cond is relative to its own size (up to 1e3)
@@ -249,6 +271,7 @@ fn golden_special_matrices() {
         chk(hilbert(5, &dev).unwrap(), "hilbert_5");
         chk(leslie(&c, &r, &dev).unwrap(), "leslie_c");
         chk(fiedler(&c, &dev).unwrap(), "fiedler_c");
+        chk(fiedler_companion(&c, &dev).unwrap(), "fiedler_companion_c");
         for (m, k) in [
             (ConvMode::Full, "full"),
             (ConvMode::Valid, "valid"),

@@ -11,7 +11,7 @@ use cudarc::cusolver::sys as sol;
 use cusci_core::cuda::libs;
 use cusci_core::{Array, CudaDevice, Error, Result};
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 /// One device's library handles. cuBLAS and cuSOLVER handles are not thread-safe: calls hold the
 /// mutex for the duration of the (asynchronous) submission.
@@ -145,9 +145,29 @@ fn vp(p: u64) -> *mut c_void {
     p as *mut c_void
 }
 
-/// A zero-initialised device scratch buffer of `bytes` bytes from the pool.
+/// A device scratch buffer of `bytes` bytes from the stream-ordered pool (uninitialised: the
+/// libraries only write workspaces before reading them). Dropping it right after the call is
+/// queued is safe: the pool frees in stream order.
 pub(crate) fn scratch(dev: &CudaDevice, bytes: usize) -> Result<Array<u8>> {
-    Array::<u8>::zeros(&[bytes.max(1)], &cusci_core::Device::Cuda(dev.clone()))
+    Array::<u8>::empty(&[bytes.max(1)], &cusci_core::Device::Cuda(dev.clone()))
+}
+
+/// Whether the loaded cuSOLVER has `cusolverDnXgeev` (CUDA 12.6 and later). cudarc's binding
+/// would panic on a missing symbol, so [`Locked::geev`] must only be called when this is true.
+pub(crate) fn has_xgeev() -> bool {
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| {
+        if libs::probe("cusolver").is_none() {
+            return false;
+        }
+        // SAFETY: cuSOLVER is present (probed above; callers hold a handle made through the same
+        // library); the symbol is looked up in cudarc's own library object, never called here.
+        unsafe {
+            sol::culib()
+                .get::<unsafe extern "C" fn()>(b"cusolverDnXgeev\0")
+                .is_ok()
+        }
+    })
 }
 
 fn op(t: bool, conj: bool) -> blas::cublasOperation_t {
@@ -569,6 +589,95 @@ impl Locked<'_> {
         }
         drop(work);
         Ok(())
+    }
+
+    /// `Xgeev` of the column-major `n x n` matrix at `a` (destroyed), `T` complex: eigenvalues
+    /// into `w` (n), right eigenvectors (columns, unit 2-norm, largest component real) into the
+    /// column-major `vr` when `vectors`. Only call when [`has_xgeev`]. Returns the host workspace,
+    /// which the caller keeps alive until the stream has been synchronised (the routine has a
+    /// host-side part and the documentation does not promise that it is done with the buffer
+    /// when it returns).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn geev<T: Scalar>(
+        &self,
+        vectors: bool,
+        n: usize,
+        a: u64,
+        w: u64,
+        vr: u64,
+        info: u64,
+    ) -> Result<Vec<u8>> {
+        let o = "geev";
+        let jobvr = if vectors {
+            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
+        } else {
+            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
+        };
+        let jobvl = sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR;
+        let ld = n.max(1) as i64;
+        let ldvr = if vectors { ld } else { 1 };
+        let (mut dw, mut hw) = (0usize, 0usize);
+        // SAFETY: as in getrf.
+        unsafe {
+            sol_check(
+                o,
+                sol::cusolverDnXgeev_bufferSize(
+                    self.g.solver,
+                    self.g.params,
+                    jobvl,
+                    jobvr,
+                    n as i64,
+                    T::solver_type(),
+                    vp(a),
+                    ld,
+                    T::solver_type(),
+                    vp(w),
+                    T::solver_type(),
+                    std::ptr::null(),
+                    1,
+                    T::solver_type(),
+                    vp(vr),
+                    ldvr,
+                    T::solver_type(),
+                    &mut dw,
+                    &mut hw,
+                ),
+            )?;
+        }
+        let work = scratch(&self.dev, dw)?;
+        let mut host = vec![0u8; hw.max(1)];
+        // SAFETY: as in getrf.
+        unsafe {
+            sol_check(
+                o,
+                sol::cusolverDnXgeev(
+                    self.g.solver,
+                    self.g.params,
+                    jobvl,
+                    jobvr,
+                    n as i64,
+                    T::solver_type(),
+                    vp(a),
+                    ld,
+                    T::solver_type(),
+                    vp(w),
+                    T::solver_type(),
+                    std::ptr::null_mut(),
+                    1,
+                    T::solver_type(),
+                    vp(vr),
+                    ldvr,
+                    T::solver_type(),
+                    vp(ptr(&work)),
+                    dw,
+                    host.as_mut_ptr() as *mut c_void,
+                    hw,
+                    info as *mut i32,
+                ),
+            )?;
+        }
+        drop(work);
+        Ok(host)
     }
 
     /// `Xgeqrf` of the column-major `m x n` matrix at `a` (in place), `tau` (`min(m, n)`).
