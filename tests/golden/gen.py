@@ -871,6 +871,71 @@ def gen_signal_design(out: Path) -> None:
     arrays["gammatone_iir"] = np.concatenate(ss.gammatone(440, "iir", fs=16000))
     arrays["version_scipy"] = np.frombuffer(scipy.__version__.encode(), dtype=np.uint8)
     savez_fixed(out / "design.npz", compressed=True, **arrays)
+    gen_signal_analysis(out)
+
+
+def gen_signal_analysis(out: Path) -> None:
+    """`analysis.npz` (part of the `signal_design` section), read by crates/signal/tests/
+    {waveforms,peaks}.rs: waveforms at stored times `t_*`, max_len_seq, find_peaks cases
+    `fp_<case>_<key>` (peaks, then each property SciPy reports; `fp_<case>_keys` lists them,
+    comma-separated bytes) on the signals `fp_x` (with plateaus) and `fp_xd` (no ties),
+    argrelextrema results as (ndim, m) int64 on `ar_a`."""
+    import scipy.signal as ss
+
+    S = "signal_analysis"
+    A: dict[str, np.ndarray] = {}
+    t = np.linspace(0.0, 2.0, 101)
+    A["t_chirp"] = t
+    for m in ["linear", "quadratic", "logarithmic", "hyperbolic"]:
+        A[f"chirp_{m}"] = ss.chirp(t, 1.5, 2.0, 6.0, method=m, phi=30.0)
+    A["chirp_quadratic_vz0"] = ss.chirp(t, 1.5, 2.0, 6.0, method="quadratic", phi=30.0, vertex_zero=False)
+    A["chirp_log_const"] = ss.chirp(t, 3.0, 2.0, 3.0, method="logarithmic")
+    A["sweep_poly"] = ss.sweep_poly(t, np.poly1d([0.5, -1.0, 2.0, 3.0]), phi=10.0)
+    tg = np.linspace(-1e-3, 1e-3, 101)
+    A["t_gauss"] = tg
+    yi, yq, ye = ss.gausspulse(tg, fc=5000, bw=0.6, bwr=-3, retquad=True, retenv=True)
+    A["gauss_yi"], A["gauss_yq"], A["gauss_env"] = yi, yq, ye
+    A["gauss_cutoff"] = np.array([ss.gausspulse("cutoff", fc=1000, bw=0.5, bwr=-6, tpr=-60)])
+    ts = np.linspace(-10.0, 10.0, 203)
+    A["t_saw"] = ts
+    A["sawtooth_03"] = ss.sawtooth(ts, 0.3)
+    A["sawtooth_1"] = ss.sawtooth(ts)
+    A["square_03"] = ss.square(ts, 0.3)
+    seq, st = ss.max_len_seq(5)
+    A["mls5_seq"], A["mls5_state"] = seq.astype(np.uint8), st.astype(np.uint8)
+    seq, st = ss.max_len_seq(4, state=[1, 0, 1, 1], length=20, taps=[3, 1])
+    A["mls4_seq"], A["mls4_state"] = seq.astype(np.uint8), st.astype(np.uint8)
+
+    r = rng(S, "fp")
+    x = np.round(np.cumsum(r.normal(size=400)) / 3.0, 1)
+    xd = r.normal(size=400)
+    A["fp_x"], A["fp_xd"] = x, xd
+    cases = {
+        "plain": (x, {}),
+        "plateau": (x, dict(plateau_size=(2, None))),
+        "height": (x, dict(height=(0.0, 2.0))),
+        "thr": (x, dict(threshold=0.2)),
+        "dist": (xd, dict(distance=5.5)),
+        "prom": (x, dict(prominence=1.0, wlen=21)),
+        "width": (x, dict(width=(1, 5), rel_height=0.7)),
+        "all": (xd, dict(height=-0.5, threshold=(0.05, None), distance=3, prominence=(0.3, 3),
+                         width=1, wlen=31.5, rel_height=0.4, plateau_size=1)),
+    }
+    for name, (sig, kw) in cases.items():
+        pk, props = ss.find_peaks(sig, **kw)
+        A[f"fp_{name}_peaks"] = pk.astype(np.int64)
+        keys = sorted(props)
+        A[f"fp_{name}_keys"] = np.frombuffer(",".join(keys).encode(), dtype=np.uint8)
+        for k in keys:
+            v = props[k]
+            A[f"fp_{name}_{k}"] = v.astype(np.int64) if v.dtype.kind == "i" else v.astype(np.float64)
+    a = np.round(r.normal(size=(3, 40)), 1)
+    A["ar_a"] = a
+    A["ar_max_ax1_o2"] = np.array(ss.argrelmax(a, axis=1, order=2), dtype=np.int64)
+    A["ar_min_ax0_wrap"] = np.array(ss.argrelmin(a, axis=0, order=1, mode="wrap"), dtype=np.int64)
+    A["ar_ge_ax1_o3"] = np.array(ss.argrelextrema(a, np.greater_equal, axis=1, order=3), dtype=np.int64)
+    A["ar_max_1d_wrap"] = np.array(ss.argrelmax(a[0], order=3, mode="wrap"), dtype=np.int64)
+    savez_fixed(out / "analysis.npz", compressed=True, **A)
 
 
 # --------------------------------------------------------------------------------------------

@@ -37,3 +37,16 @@ pub use represent::{
     cplxreal, normalize, poly, poly_complex, roots, sos2tf, sos2zpk, tf2sos, tf2zpk, zpk2sos,
     zpk2tf, Ba, Pairing, Sos, Zpk,
 };
+
+mod peaks;
+mod waveforms;
+pub use peaks::{
+    argrelextrema, argrelmax, argrelmin, find_peaks, peak_prominences, peak_widths, Bound,
+    Comparator, ExtremaMode, FindPeaksOptions, PeakProperties, Prominences, Widths,
+};
+#[doc(hidden)]
+pub use peaks::analysis_kernel_sources;
+pub use waveforms::{
+    chirp, gausspulse, gausspulse_cutoff, max_len_seq, sawtooth, square, sweep_poly, unit_impulse,
+    ChirpMethod, ChirpOptions, GaussPulse, GaussPulseOptions, ImpulseIndex,
+};
