@@ -5,10 +5,11 @@
 //! thread count, so results do not depend on it. Transforms here are unnormalised; the caller
 //! (`basic.rs`) applies the normalisation for both devices.
 
+use crate::basic::Post;
 use crate::{FftComplex, FftReal};
 use cusci_core::array::layout::checked_numel;
 use cusci_core::error::make;
-use cusci_core::{Array, DType, Device, Element, Result};
+use cusci_core::{Array, DType, Device, Element, RealFloat, Result};
 use num_complex::Complex;
 use rayon::prelude::*;
 use realfft::RealFftPlanner;
@@ -223,13 +224,27 @@ pub(crate) fn complex_plan<T: FftReal>(n: usize, forward: bool) -> Arc<dyn Fft<T
         .plan_fft(n, dir)
 }
 
-/// Unnormalised complex transform of `n` points along `axis` (forward: `exp(-2πi jk/n)`).
+/// `post` applied to one value: conjugated when asked, then scaled.
+#[inline]
+fn apply<T: FftReal>(post: Post, scale: T, v: Complex<T>) -> Complex<T> {
+    let v = if post.conj { v.conj() } else { v };
+    if post.scale == 1.0 {
+        v
+    } else {
+        v * scale
+    }
+}
+
+/// Complex transform of `n` points along `axis` (forward: `exp(-2πi jk/n)`), `post` applied to
+/// each output as it is written.
 pub(crate) fn c2c_axis<C: FftComplex>(
     x: &Array<C>,
     axis: usize,
     n: usize,
     forward: bool,
+    post: Post,
 ) -> Result<Array<C>> {
+    let sc = <C::Real as RealFloat>::from_f64(post.scale);
     let dir = if forward {
         FftDirection::Forward
     } else {
@@ -250,19 +265,22 @@ pub(crate) fn c2c_axis<C: FftComplex>(
         |scratch, buf, out: &mut [C]| {
             plan.process_with_scratch(buf, scratch);
             for (o, v) in out.iter_mut().zip(buf.iter()) {
-                *o = C::from_num(*v);
+                *o = C::from_num(apply(post, sc, *v));
             }
             Ok(())
         },
     )
 }
 
-/// Unnormalised real-to-complex forward transform of `n` points along `axis` (`n/2+1` outputs).
+/// Real-to-complex forward transform of `n` points along `axis` (`n/2+1` outputs), `post`
+/// applied to each output as it is written.
 pub(crate) fn r2c_axis<T: FftReal>(
     x: &Array<T>,
     axis: usize,
     n: usize,
+    post: Post,
 ) -> Result<Array<T::Complex>> {
+    let sc = <T as RealFloat>::from_f64(post.scale);
     check_size("rfft", x, axis, n)?;
     let plan = lock(&planners::<T>().real)
         .admit((n, 2), RealFftPlanner::new)
@@ -285,21 +303,24 @@ pub(crate) fn r2c_axis<T: FftReal>(
             plan.process_with_scratch(buf, spec, scratch)
                 .map_err(|e| make::arg("rfft", e.to_string()))?;
             for (o, v) in out.iter_mut().zip(spec.iter()) {
-                *o = T::Complex::from_num(*v);
+                *o = T::Complex::from_num(apply(post, sc, *v));
             }
             Ok(())
         },
     )
 }
 
-/// Unnormalised complex-to-real inverse transform with `n` real outputs along `axis` (the input
-/// is cut or zero-padded to `n/2+1` points; the imaginary parts of the zero-frequency term and,
-/// for even `n`, of the Nyquist term are ignored, as pocketfft does).
+/// Complex-to-real inverse transform with `n` real outputs along `axis` (the input is cut or
+/// zero-padded to `n/2+1` points; the imaginary parts of the zero-frequency term and, for even
+/// `n`, of the Nyquist term are ignored, as pocketfft does). `post` applies to the *input* as
+/// it is loaded (the scale is the same as on the output; `conj` conjugates the input).
 pub(crate) fn c2r_axis<C: FftComplex>(
     x: &Array<C>,
     axis: usize,
     n: usize,
+    post: Post,
 ) -> Result<Array<C::Real>> {
+    let sc = <C::Real as RealFloat>::from_f64(post.scale);
     check_size("irfft", x, axis, n)?;
     let plan = lock(&planners::<C::Real>().real)
         .admit((n, 3), RealFftPlanner::new)
@@ -312,7 +333,7 @@ pub(crate) fn c2r_axis<C: FftComplex>(
         axis,
         m,
         n,
-        C::to_num,
+        |v: C| apply(post, sc, v.to_num()),
         || vec![Complex::<C::Real>::default(); scratch_len],
         |scratch, buf, out: &mut [C::Real]| {
             buf[0].im = Default::default();

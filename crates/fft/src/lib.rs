@@ -8,7 +8,8 @@
 //! options [`DctOptions`], [`DctnOptions`], [`DctType`]), the Hermitian n-d transforms
 //! ([`hfft2`], [`hfftn`], [`ihfft2`], [`ihfftn`]), [`irfft_real`] (SciPy's `irfft` of real
 //! input), the fast Hankel transform ([`fht`], [`ifht`], [`fhtoffset`]; [`FhtOptions`]) and an
-//! explicit reusable plan ([`get_fft_plan`], [`FftPlan`]), with SciPy's names, arguments
+//! explicit reusable plan ([`get_fft_plan`], [`get_fftn_plan`], [`FftPlan`], [`PlanKind`]; passed
+//! as `plan:` in the options, CuPy's `plan=`), with SciPy's names, arguments
 //! and defaults. SciPy's keyword arguments are the options structs [`FftOptions`] and
 //! [`FftnOptions`]; `norm=` is [`Norm`].
 //!
@@ -45,7 +46,7 @@ pub use basic::{
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
 pub use fftlog::{fht, fhtoffset, ifht, FhtOptions};
 pub use helper::{fftfreq, fftshift, ifftshift, next_fast_len, rfftfreq};
-pub use plan::{get_fft_plan, FftPlan};
+pub use plan::{get_fft_plan, get_fftn_plan, FftPlan, PlanKind};
 pub use realtransforms::{
     dct, dctn, dst, dstn, idct, idctn, idst, idstn, DctOptions, DctType, DctnOptions,
 };
@@ -58,15 +59,6 @@ pub use realtransforms::{
 ///
 /// # Errors
 /// Those of reaching the device (`Cuda`).
-///
-/// ```
-/// use cusci_fft::{clear_plan_cache, rfft, Array, Device, FftOptions};
-/// let dev = Device::cpu();
-/// let x = Array::<f64>::ones(&[8], &dev).unwrap();
-/// rfft(&x, &FftOptions::default()).unwrap();
-/// clear_plan_cache(&dev).unwrap();
-/// assert_eq!(rfft(&x, &FftOptions::default()).unwrap().shape(), &[5]);
-/// ```
 pub fn clear_plan_cache(dev: &Device) -> Result<()> {
     match dev {
         Device::Cpu => {
@@ -127,11 +119,6 @@ pub fn plan_cache_info(dev: &Device) -> Result<PlanCacheInfo> {
 ///
 /// # Errors
 /// Those of reaching the device.
-///
-/// ```
-/// use cusci_fft::{set_plan_cache_limits, Device};
-/// set_plan_cache_limits(&Device::cpu(), 16, 1 << 20).unwrap();
-/// ```
 pub fn set_plan_cache_limits(dev: &Device, max_plans: usize, max_bytes: usize) -> Result<()> {
     match dev {
         Device::Cpu => Ok(()),
@@ -277,6 +264,10 @@ pub struct FftOptions {
     pub axis: isize,
     /// The normalisation mode. Default [`Norm::Backward`].
     pub norm: Norm,
+    /// A plan made for this call's geometry ([`get_fft_plan`], [`get_fftn_plan`]; CuPy's
+    /// `plan=`): checked against the call (`InvalidArgument` when it does not fit). `None`
+    /// (default): the device's plan cache is used as always.
+    pub plan: Option<FftPlan>,
 }
 
 impl Default for FftOptions {
@@ -285,6 +276,7 @@ impl Default for FftOptions {
             n: None,
             axis: -1,
             norm: Norm::Backward,
+            plan: None,
         }
     }
 }
@@ -294,12 +286,6 @@ impl Default for FftOptions {
 /// As in SciPy: with `axes` given, `s` (when given) has one length per axis; with only `s`
 /// given, the axes are the last `s.len()` ones; with neither, all axes (the 2-D functions:
 /// the last two).
-///
-/// ```
-/// use cusci_fft::FftnOptions;
-/// let o = FftnOptions { axes: Some(vec![0, 2]), ..Default::default() };
-/// assert!(o.s.is_none());
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FftnOptions {
     /// The transform lengths, one per transformed axis (the input is cut or zero-padded to
@@ -309,4 +295,6 @@ pub struct FftnOptions {
     pub axes: Option<Vec<isize>>,
     /// The normalisation mode. Default [`Norm::Backward`].
     pub norm: Norm,
+    /// A plan made for this call's geometry (see [`FftOptions::plan`]).
+    pub plan: Option<FftPlan>,
 }

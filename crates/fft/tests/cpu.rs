@@ -46,7 +46,12 @@ fn arr<T: cusci_core::Element>(v: Vec<T>, shape: &[usize]) -> Array<T> {
 }
 
 fn opts(n: Option<usize>, axis: isize, norm: Norm) -> FftOptions {
-    FftOptions { n, axis, norm }
+    FftOptions {
+        n,
+        axis,
+        norm,
+        plan: None,
+    }
 }
 
 fn assert_close(a: &[c64], b: &[c64], tol: f64, ctx: &str) {
@@ -830,7 +835,13 @@ fn cuda_arrays_check_arguments_first_and_freqs_upload() {
     let d = FftOptions::default();
     // invalid arguments are reported before the device is considered
     assert!(matches!(
-        fft(&x, &FftOptions { n: Some(0), ..d }),
+        fft(
+            &x,
+            &FftOptions {
+                n: Some(0),
+                ..d.clone()
+            }
+        ),
         Err(Error::InvalidArgument { .. })
     ));
     // the result stays on the device

@@ -217,3 +217,132 @@ fn explicit_plan_checks_its_geometry() {
     let back = plan.execute(&y, false).unwrap();
     check(&back, &x, 1e-14, "plan inverse");
 }
+
+#[test]
+fn plans_as_options_check_the_call() {
+    let dev = Device::cpu();
+    let x = cusci_core::testing::randn::<c64>(&[3, 8, 10], 6, &dev).unwrap();
+    let r = cusci_core::testing::randn::<f64>(&[3, 8, 10], 7, &dev).unwrap();
+    let bad = |e: cusci_core::Result<Array<c64>>, ctx: &str| {
+        assert!(
+            matches!(e, Err(cusci_core::Error::InvalidArgument { .. })),
+            "{ctx}: {e:?}"
+        )
+    };
+    // a 1-d C2c plan fits fft/ifft along its axis, and nothing else
+    let p1 = get_fft_plan(&x, &FftOptions::default()).unwrap();
+    assert_eq!(p1.kind(), PlanKind::C2c);
+    assert_eq!(p1.axes(), &[(2, 10)]);
+    let o = FftOptions {
+        plan: Some(p1.clone()),
+        ..Default::default()
+    };
+    check(
+        &fft(&x, &o).unwrap(),
+        &fft(&x, &FftOptions::default()).unwrap(),
+        0.0,
+        "fft with its plan",
+    );
+    bad(
+        fft(
+            &x,
+            &FftOptions {
+                axis: 1,
+                ..o.clone()
+            },
+        ),
+        "another axis",
+    );
+    bad(
+        fft(
+            &x,
+            &FftOptions {
+                n: Some(12),
+                ..o.clone()
+            },
+        ),
+        "another length",
+    );
+    bad(
+        fft(&x.slice_axis(0, Some(0), Some(2), 1).unwrap(), &o),
+        "another shape",
+    );
+    // (f64 input is converted to c64 first, so the c64 plan fits it)
+    assert!(fft(&r.astype::<c64>().unwrap(), &o).is_ok());
+    // kinds: an R2c plan for rfft(n), a C2r plan for irfft(n), not crossed
+    let pr = get_fftn_plan(
+        &r,
+        &FftnOptions {
+            axes: Some(vec![0, 2]),
+            ..Default::default()
+        },
+        PlanKind::R2c,
+    )
+    .unwrap();
+    let on = FftnOptions {
+        axes: Some(vec![0, 2]),
+        plan: Some(pr.clone()),
+        ..Default::default()
+    };
+    let y = rfftn(&r, &on).unwrap();
+    check(
+        &y,
+        &rfftn(
+            &r,
+            &FftnOptions {
+                axes: Some(vec![0, 2]),
+                ..Default::default()
+            },
+        )
+        .unwrap(),
+        0.0,
+        "rfftn with its plan",
+    );
+    bad(fftn(&x, &on), "an R2c plan given to fftn");
+    let pc = get_fftn_plan(
+        &y,
+        &FftnOptions {
+            axes: Some(vec![0, 2]),
+            s: Some(vec![3, 10]),
+            ..Default::default()
+        },
+        PlanKind::C2r,
+    )
+    .unwrap();
+    assert_eq!(pc.axes(), &[(0, 3), (2, 10)]);
+    let back = irfftn(
+        &y,
+        &FftnOptions {
+            axes: Some(vec![0, 2]),
+            s: Some(vec![3, 10]),
+            plan: Some(pc.clone()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    check(&back, &r, 1e-14, "irfftn(rfftn) with plans");
+    // the Hermitian transforms take no plan; wrong kinds and types are refused when planning
+    assert!(matches!(
+        hfft(
+            &x,
+            &FftOptions {
+                plan: Some(p1.clone()),
+                ..Default::default()
+            }
+        ),
+        Err(cusci_core::Error::InvalidArgument { .. })
+    ));
+    assert!(matches!(
+        get_fftn_plan(&r, &FftnOptions::default(), PlanKind::C2c),
+        Err(cusci_core::Error::UnsupportedDType { .. })
+    ));
+    assert!(matches!(
+        get_fftn_plan(&x, &FftnOptions::default(), PlanKind::R2c),
+        Err(cusci_core::Error::UnsupportedDType { .. })
+    ));
+    // plans compare by what they plan
+    assert_eq!(p1, get_fft_plan(&x, &FftOptions::default()).unwrap());
+    assert_ne!(p1, pr);
+    // execute runs C2c plans only
+    assert!(pr.execute(&x, true).is_err());
+}

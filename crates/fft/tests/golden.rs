@@ -100,6 +100,7 @@ impl Case {
             s: self.s.clone(),
             axes: self.axes.clone(),
             norm: self.norm,
+            plan: None,
         }
     }
     fn r2r(&self) -> DctOptions {

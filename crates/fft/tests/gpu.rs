@@ -63,7 +63,12 @@ fn cpu() -> Device {
 }
 
 fn o1(n: Option<usize>, axis: isize, norm: Norm) -> FftOptions {
-    FftOptions { n, axis, norm }
+    FftOptions {
+        n,
+        axis,
+        norm,
+        plan: None,
+    }
 }
 
 const SIZES: [usize; 9] = [1, 2, 3, 31, 32, 33, 257, 1009, 4096];
@@ -214,6 +219,7 @@ fn nd_transforms() {
             axes: Some(vec![2, 0]),
             s: Some(vec![5, 3]),
             norm: Norm::Forward,
+            plan: None,
         },
         FftnOptions {
             s: Some(vec![7, 10]),
@@ -513,4 +519,195 @@ fn explicit_plan_both_devices() {
         let y = p.execute(&x, true)?;
         p.execute(&y, false)
     });
+}
+
+#[test]
+fn normalisation_folded_every_1d_transform() {
+    // the scale (and the conjugation of hfft/ihfft) rides on the cut/pad copy, the C2R input
+    // copy or one in-place pass, depending on n and the transform: every path, every norm
+    let c = randn::<c64>(&[5, 6, 7], 71, &cpu()).unwrap();
+    let c32v = randn::<c32>(&[5, 6, 7], 72, &cpu()).unwrap();
+    let r = randn::<f64>(&[5, 6, 7], 73, &cpu()).unwrap();
+    let r32 = randn::<f32>(&[5, 6, 7], 74, &cpu()).unwrap();
+    for norm in NORMS {
+        for axis in [0isize, 1, -1] {
+            for n in [None, Some(4), Some(9)] {
+                let o = o1(n, axis, norm);
+                let ctx = format!("{norm:?} axis={axis} n={n:?}");
+                both(&c, 16, &format!("fft {ctx}"), |x| fft(x, &o));
+                both(&c, 16, &format!("ifft {ctx}"), |x| ifft(x, &o));
+                both(&c32v, 16, &format!("fft c32 {ctx}"), |x| fft(x, &o));
+                both(&r, 16, &format!("rfft {ctx}"), |x| rfft(x, &o));
+                both(&r32, 16, &format!("rfft f32 {ctx}"), |x| rfft(x, &o));
+                both(&r, 16, &format!("ihfft {ctx}"), |x| ihfft(x, &o));
+                both(&r32, 16, &format!("ihfft f32 {ctx}"), |x| ihfft(x, &o));
+                both(&c, 16, &format!("irfft {ctx}"), |x| irfft(x, &o));
+                both(&c, 16, &format!("hfft {ctx}"), |x| hfft(x, &o));
+                both(&c32v, 16, &format!("hfft c32 {ctx}"), |x| hfft(x, &o));
+                both(&r, 16, &format!("irfft_real {ctx}"), |x| irfft_real(x, &o));
+            }
+        }
+        // n-d: the conjugation moved across the other axes (hfftn/ihfftn), with cuts and pads
+        for (axes, s) in [
+            (vec![0isize, 2], Some(vec![4usize, 9])),
+            (vec![2, 1], None),
+            (vec![1, 0, 2], Some(vec![6, 3, 8])),
+        ] {
+            let o = FftnOptions {
+                axes: Some(axes.clone()),
+                s: s.clone(),
+                norm,
+                plan: None,
+            };
+            let ctx = format!("{norm:?} axes={axes:?} s={s:?}");
+            both(&c, 64, &format!("fftn {ctx}"), |x| fftn(x, &o));
+            both(&c, 64, &format!("hfftn {ctx}"), |x| hfftn(x, &o));
+            both(&r, 64, &format!("ihfftn {ctx}"), |x| ihfftn(x, &o));
+            both(&r, 64, &format!("rfftn {ctx}"), |x| rfftn(x, &o));
+            both(&c, 64, &format!("irfftn {ctx}"), |x| irfftn(x, &o));
+        }
+    }
+}
+
+#[test]
+fn plans_of_every_kind_are_the_ones_the_calls_use() {
+    // on both devices the results equal the plan-less calls; on a GPU, after the plan is made
+    // the call makes no new cuFFT plan (get_fftn_plan mirrors the transforms' layouts exactly)
+    let c = randn::<c64>(&[4, 6, 10], 81, &cpu()).unwrap();
+    let r = randn::<f32>(&[4, 6, 10], 82, &cpu()).unwrap();
+    let geoms: Vec<(Option<Vec<isize>>, Option<Vec<usize>>)> = vec![
+        (None, None),
+        (Some(vec![1, 2]), None),
+        (Some(vec![0, 2]), Some(vec![5, 12])),
+        (Some(vec![1]), None),
+        (Some(vec![2, 0, 1]), None),
+    ];
+    let mut devs = vec![cpu()];
+    devs.extend(gpu());
+    for dev in devs {
+        let cd = c.to_device(&dev).unwrap();
+        let rd = r.to_device(&dev).unwrap();
+        for (axes, s) in &geoms {
+            let o = FftnOptions {
+                axes: axes.clone(),
+                s: s.clone(),
+                ..Default::default()
+            };
+            let ctx = format!("{dev} axes={axes:?} s={s:?}");
+            let runs: Vec<(PlanKind, Box<dyn Fn(&FftnOptions) -> Vec<c64> + '_>)> = vec![
+                (
+                    PlanKind::C2c,
+                    Box::new(|o: &FftnOptions| fftn(&cd, o).unwrap().to_vec().unwrap()),
+                ),
+                (
+                    PlanKind::R2c,
+                    Box::new(|o: &FftnOptions| {
+                        let y = rfftn(&rd, o).unwrap().astype::<c64>().unwrap();
+                        y.to_vec().unwrap()
+                    }),
+                ),
+                (
+                    PlanKind::C2r,
+                    Box::new(|o: &FftnOptions| {
+                        let y = irfftn(&cd, o).unwrap().astype::<c64>().unwrap();
+                        y.to_vec().unwrap()
+                    }),
+                ),
+            ];
+            for (kind, run) in runs {
+                let want = run(&o);
+                clear_plan_cache(&dev).unwrap();
+                let p = match kind {
+                    PlanKind::R2c => get_fftn_plan(&rd, &o, kind),
+                    _ => get_fftn_plan(&cd, &o, kind),
+                }
+                .unwrap_or_else(|e| panic!("{ctx} {kind:?}: {e}"));
+                let before = plan_cache_info(&dev).unwrap();
+                let with = FftnOptions {
+                    plan: Some(p),
+                    ..o.clone()
+                };
+                let got = run(&with);
+                let after = plan_cache_info(&dev).unwrap();
+                assert_eq!(got, want, "{ctx} {kind:?}: the same transform");
+                if dev.is_cuda() {
+                    assert_eq!(
+                        after.misses, before.misses,
+                        "{ctx} {kind:?}: the call made a plan get_fftn_plan did not ({before:?} -> {after:?})"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn plan_creation_does_not_wait_for_the_device() {
+    // A kernel spinning for a few hundred ms is queued on another stream; making cuFFT plans
+    // (cufftCreate, cufftSetAutoAllocation(0), cufftMakePlanMany64: no work area allocated)
+    // must return long before it ends. Events bracket the spin to measure how long it ran.
+    let Some(g) = gpu() else { return };
+    let cuda = g.as_cuda().unwrap().clone();
+    // warm up: cuFFT loaded, kernels compiled, a first plan made and dropped
+    let x = randn::<c64>(&[8, 64], 91, &g).unwrap();
+    fft(&x, &FftOptions::default()).unwrap();
+    clear_plan_cache(&g).unwrap();
+    g.synchronize().unwrap();
+    let other = cuda.new_stream().unwrap();
+    let spin = cusci_core::elementwise::RawKernel::new(
+        "extern \"C\" __global__ void spin(long long cycles) {\n\
+           long long t0 = clock64();\n\
+           while (clock64() - t0 < cycles) { }\n\
+         }",
+        "spin",
+    );
+    let od = Device::Cuda(other.clone());
+    // compile the spin kernel first (a short run)
+    spin.launch(
+        &od,
+        (1, 1, 1),
+        (1, 1, 1),
+        0,
+        &[cusci_core::elementwise::RawArg::I64(1000)],
+    )
+    .unwrap();
+    od.synchronize().unwrap();
+    let a = randn::<c64>(&[16, 1009], 92, &g).unwrap();
+    let b = randn::<f32>(&[32, 48, 40], 93, &g).unwrap();
+    g.synchronize().unwrap();
+    let start = cusci_core::device::Event::record(&other).unwrap();
+    spin.launch(
+        &od,
+        (1, 1, 1),
+        (1, 1, 1),
+        0,
+        &[cusci_core::elementwise::RawArg::I64(1_000_000_000)],
+    )
+    .unwrap();
+    let end = cusci_core::device::Event::record(&other).unwrap();
+    let t0 = std::time::Instant::now();
+    // plans of several kinds and sizes (a prime length: Bluestein), none cached before
+    get_fft_plan(&a, &FftOptions::default()).unwrap();
+    get_fftn_plan(&b, &FftnOptions::default(), PlanKind::R2c).unwrap();
+    get_fftn_plan(
+        &a,
+        &FftnOptions {
+            axes: Some(vec![0]),
+            ..Default::default()
+        },
+        PlanKind::C2c,
+    )
+    .unwrap();
+    let host_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let spin_ms = start.elapsed_ms(&end).unwrap() as f64;
+    assert!(
+        spin_ms > 100.0,
+        "the spin kernel ran only {spin_ms} ms: the test proves nothing"
+    );
+    assert!(
+        host_ms < 0.5 * spin_ms,
+        "making the plans took {host_ms:.1} ms of host time while a {spin_ms:.1} ms kernel ran \
+         on another stream: plan creation waited for the device"
+    );
+    assert!(plan_cache_info(&g).unwrap().plans >= 3);
 }

@@ -1,42 +1,90 @@
 // cusci-fft kernels: the copies around cuFFT calls (cut / zero-pad along an axis, the C2R input
-// copy, the n-d roll of fftshift) and the pre/post passes of the DCT/DST (the same algorithm as
+// copy, both applying the normalisation on the way; the in-place normalisation pass where no
+// copy runs; the n-d roll of fftshift) and the pre/post passes of the DCT/DST (the same algorithm as
 // the CPU reference in realtransforms.rs). Shapes are arguments; 64-bit indices; grid-stride loops.
 
-// an element of 4, 8 or 16 bytes moved as raw bits (the copies do not care about the type)
+// an element of 16 bytes moved as raw bits (the roll does not care about the type)
 struct __align__(16) b16 { u64 lo, hi; };
 
-// out (outer, n, inner) from x (outer, m, inner): x cut or zero-padded along the middle axis
+// the normalisation folded into the copies: v * scale, conjugated when asked (reals: no conj)
+__device__ __forceinline__ float post_v(float v, double s, int) { return v * (float)s; }
+__device__ __forceinline__ double post_v(double v, double s, int) { return v * s; }
+__device__ __forceinline__ cplx32 post_v(cplx32 v, double s, int conj) {
+  cplx32 z; z.re = v.re * (float)s; z.im = (conj ? -v.im : v.im) * (float)s; return z;
+}
+__device__ __forceinline__ cplx64 post_v(cplx64 v, double s, int conj) {
+  cplx64 z; z.re = v.re * s; z.im = (conj ? -v.im : v.im) * s; return z;
+}
+
+__device__ __forceinline__ void set_zero(float& v) { v = 0.0f; }
+__device__ __forceinline__ void set_zero(double& v) { v = 0.0; }
+__device__ __forceinline__ void set_zero(cplx32& v) { v.re = 0.0f; v.im = 0.0f; }
+__device__ __forceinline__ void set_zero(cplx64& v) { v.re = 0.0; v.im = 0.0; }
+
+// out (outer, n, inner) from x (outer, m, inner): x cut or zero-padded along the middle axis,
+// each value scaled (and conjugated): the normalisation of the transform that follows, for free
 template <class E>
 __device__ void resize_axis(const E* __restrict__ x, E* __restrict__ out, i64 outer, i64 m,
-                            i64 n, i64 inner, E zero) {
+                            i64 n, i64 inner, double scale, int conj) {
   i64 total = outer * n * inner;
+  E zero;
+  set_zero(zero);
   for (i64 idx = (i64)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
        idx += (i64)gridDim.x * blockDim.x) {
     i64 i = idx % inner;
     i64 r = idx / inner;
     i64 k = r % n;
     i64 o = r / n;
-    out[idx] = k < m ? x[(o * m + k) * inner + i] : zero;
+    out[idx] = k < m ? post_v(x[(o * m + k) * inner + i], scale, conj) : zero;
   }
 }
 
-extern "C" __global__ void fft_resize_b4(const unsigned* x, unsigned* out, i64 outer, i64 m, i64 n, i64 inner) {
-  resize_axis<unsigned>(x, out, outer, m, n, inner, 0u);
+extern "C" __global__ void fft_resize_f32(const float* x, float* out, i64 outer, i64 m, i64 n, i64 inner, double s, int c) {
+  resize_axis<float>(x, out, outer, m, n, inner, s, c);
 }
-extern "C" __global__ void fft_resize_b8(const u64* x, u64* out, i64 outer, i64 m, i64 n, i64 inner) {
-  resize_axis<u64>(x, out, outer, m, n, inner, 0ull);
+extern "C" __global__ void fft_resize_f64(const double* x, double* out, i64 outer, i64 m, i64 n, i64 inner, double s, int c) {
+  resize_axis<double>(x, out, outer, m, n, inner, s, c);
 }
-extern "C" __global__ void fft_resize_b16(const b16* x, b16* out, i64 outer, i64 m, i64 n, i64 inner) {
-  b16 z; z.lo = 0; z.hi = 0;
-  resize_axis<b16>(x, out, outer, m, n, inner, z);
+extern "C" __global__ void fft_resize_c32(const cplx32* x, cplx32* out, i64 outer, i64 m, i64 n, i64 inner, double s, int c) {
+  resize_axis<cplx32>(x, out, outer, m, n, inner, s, c);
+}
+extern "C" __global__ void fft_resize_c64(const cplx64* x, cplx64* out, i64 outer, i64 m, i64 n, i64 inner, double s, int c) {
+  resize_axis<cplx64>(x, out, outer, m, n, inner, s, c);
+}
+
+// the one normalisation pass left when no copy runs before the transform: x (nr reals, i.e.
+// the real and imaginary parts of a complex array in turn) scaled in place, the imaginary
+// parts (odd positions) negated when `conj`; 16-byte vector loads where x is 16-byte aligned
+template <class R, class V, int W>
+__device__ void scale_inplace(R* x, i64 nr, R s, int conj) {
+  i64 tid = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+  i64 step = (i64)gridDim.x * blockDim.x;
+  R si = conj ? -s : s;  // the factor of odd positions
+  i64 nv = (((unsigned long long)x) % 16 == 0) ? nr / W : 0;
+  V* xv = reinterpret_cast<V*>(x);
+  for (i64 j = tid; j < nv; j += step) {
+    V v = xv[j];
+    R* e = reinterpret_cast<R*>(&v);
+#pragma unroll
+    for (int q = 0; q < W; ++q) e[q] *= (q & 1) ? si : s;  // W is even: parity is kept
+    xv[j] = v;
+  }
+  for (i64 j = nv * W + tid; j < nr; j += step) x[j] *= (j & 1) ? si : s;
+}
+extern "C" __global__ void fft_scale_f32(float* x, i64 nr, double s, int conj) {
+  scale_inplace<float, float4, 4>(x, nr, (float)s, conj);
+}
+extern "C" __global__ void fft_scale_f64(double* x, i64 nr, double s, int conj) {
+  scale_inplace<double, double2, 2>(x, nr, s, conj);
 }
 
 // the input of a C2R transform of `nreal` points: x (outer, m, inner) cut or zero-padded to
 // h = nreal/2+1 points, the imaginary parts of the zero-frequency and (even nreal) Nyquist terms
 // dropped, as pocketfft (and the CPU reference) ignore them. Always a fresh copy: C2R overwrites it.
+// The scale (the transform's normalisation) and the conjugation (hfft) are applied here too.
 template <class C>
 __device__ void c2r_prep(const C* __restrict__ x, C* __restrict__ out, i64 outer, i64 m,
-                         i64 nreal, i64 inner) {
+                         i64 nreal, i64 inner, double scale, int conj) {
   i64 h = nreal / 2 + 1;
   i64 total = outer * h * inner;
   for (i64 idx = (i64)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
@@ -46,17 +94,17 @@ __device__ void c2r_prep(const C* __restrict__ x, C* __restrict__ out, i64 outer
     i64 k = r % h;
     i64 o = r / h;
     C v;
-    if (k < m) v = x[(o * m + k) * inner + i];
+    if (k < m) v = post_v(x[(o * m + k) * inner + i], scale, conj);
     else { v.re = 0; v.im = 0; }
     if (k == 0 || (nreal % 2 == 0 && k == h - 1)) v.im = 0;
     out[idx] = v;
   }
 }
-extern "C" __global__ void fft_c2r_prep_c32(const cplx32* x, cplx32* out, i64 outer, i64 m, i64 nreal, i64 inner) {
-  c2r_prep<cplx32>(x, out, outer, m, nreal, inner);
+extern "C" __global__ void fft_c2r_prep_c32(const cplx32* x, cplx32* out, i64 outer, i64 m, i64 nreal, i64 inner, double s, int c) {
+  c2r_prep<cplx32>(x, out, outer, m, nreal, inner, s, c);
 }
-extern "C" __global__ void fft_c2r_prep_c64(const cplx64* x, cplx64* out, i64 outer, i64 m, i64 nreal, i64 inner) {
-  c2r_prep<cplx64>(x, out, outer, m, nreal, inner);
+extern "C" __global__ void fft_c2r_prep_c64(const cplx64* x, cplx64* out, i64 outer, i64 m, i64 nreal, i64 inner, double s, int c) {
+  c2r_prep<cplx64>(x, out, outer, m, nreal, inner, s, c);
 }
 
 // out[j] = x[(j + shift) mod len] along every dimension (C-contiguous x and out)

@@ -26,6 +26,7 @@
 //! layout, batch) bounded by count and by work-area bytes, taken out of it while they run, so
 //! one plan never runs on two streams at once.
 
+use crate::basic::Post;
 use crate::plan_cache::LruCache;
 use crate::{FftComplex, FftReal};
 use cudarc::cufft::sys as cf;
@@ -423,8 +424,20 @@ fn alloc_out<T: Element>(shape: &[usize], dev: &Device) -> Result<Array<T>> {
     Array::empty(shape, dev)
 }
 
-/// `x` (contiguous) cut or zero-padded to `n` points along `axis`, into a new array.
-fn resize<E: Element>(x: &Array<E>, axis: usize, n: usize) -> Result<Array<E>> {
+/// The kernel-name suffix of an element type (`f32`, `f64`, `c32`, `c64`).
+fn sfx(d: DType) -> &'static str {
+    match d {
+        DType::F32 => "f32",
+        DType::F64 => "f64",
+        DType::C32 => "c32",
+        _ => "c64",
+    }
+}
+
+/// `x` (contiguous) cut or zero-padded to `n` points along `axis`, into a new array, each value
+/// multiplied by `post.scale` and (complex) conjugated when `post.conj`: the normalisation of
+/// the transform that follows, folded into the copy.
+fn resize<E: Element>(x: &Array<E>, axis: usize, n: usize, post: Post) -> Result<Array<E>> {
     let d = cuda_dev(x);
     let (outer, m, inner) = split(x.shape(), axis);
     let mut shape = x.shape().to_vec();
@@ -434,71 +447,151 @@ fn resize<E: Element>(x: &Array<E>, axis: usize, n: usize) -> Result<Array<E>> {
     if total == 0 {
         return Ok(out);
     }
-    let name = match std::mem::size_of::<E>() {
-        4 => "fft_resize_b4",
-        8 => "fft_resize_b8",
-        _ => "fft_resize_b16",
-    };
-    let f = function(d, name)?;
+    let f = function(d, &format!("fft_resize_{}", sfx(E::DTYPE)))?;
     let mut a = Args::new();
     a.push(ptr(x))
         .push(ptr(&out))
         .push(outer as i64)
         .push(m as i64)
         .push(n as i64)
-        .push(inner as i64);
+        .push(inner as i64)
+        .push(post.scale)
+        .push(post.conj as i32);
     f.launch(d, grid(d, total), &mut a)?;
     Ok(out)
 }
 
-/// Makes (and caches) the plan of a complex transform of `n` points along `axis` of a
-/// contiguous array of `shape`, so that the next call finds it ([`crate::FftPlan`]).
-pub(crate) fn prepare_c2c(
-    dev: &CudaDevice,
-    shape: &[usize],
-    axis: usize,
-    n: usize,
-    double: bool,
-) -> Result<()> {
+/// `post` applied in place to the fresh contiguous array `x` (one vectorised pass; nothing when
+/// `post` is the identity): the normalisation of a transform no copy ran before.
+fn post_inplace<E: Element>(x: &Array<E>, post: Post) -> Result<()> {
+    if post.is_identity() || x.size() == 0 {
+        return Ok(());
+    }
+    let d = cuda_dev(x);
+    let (name, reals) = match E::DTYPE {
+        DType::F32 => ("fft_scale_f32", x.size()),
+        DType::F64 => ("fft_scale_f64", x.size()),
+        DType::C32 => ("fft_scale_f32", 2 * x.size()),
+        _ => ("fft_scale_f64", 2 * x.size()),
+    };
+    // the conjugation only concerns complex arrays (odd reals are the imaginary parts)
+    let conj = post.conj && E::DTYPE.is_complex();
+    let f = function(d, name)?;
+    let mut a = Args::new();
+    a.push(ptr(x))
+        .push(reals as i64)
+        .push(post.scale)
+        .push(conj as i32);
+    let width = if matches!(E::DTYPE, DType::F32 | DType::C32) {
+        4
+    } else {
+        2
+    };
+    f.launch(d, grid(d, reals.div_ceil(width)), &mut a)?;
+    Ok(())
+}
+
+/// The plan key of a 1-D transform of `kind` of `n` points along `axis` of a contiguous array
+/// of `shape` (input side), as the transforms below make it; `None` when there are no lanes.
+fn axis_key(kind: Kind, double: bool, shape: &[usize], axis: usize, n: usize) -> Option<PlanKey> {
     let (outer, _, inner) = split(shape, axis);
     if outer * inner == 0 {
+        return None;
+    }
+    let (li, lo) = match kind {
+        Kind::C2c => (n, n),
+        Kind::R2c => (n, n / 2 + 1),
+        Kind::C2r => (n / 2 + 1, n),
+    };
+    Some(axis_layout(kind, double, n, outer, li, lo, inner).0)
+}
+
+/// Makes (and caches) every cuFFT plan the transform of `kind` over `plan` ((axis, length)
+/// pairs) of an array of `shape` will run, in the order `basic.rs` runs them, so that its first
+/// call finds them ([`crate::FftPlan`]).
+pub(crate) fn prepare(
+    dev: &CudaDevice,
+    kind: Kind,
+    double: bool,
+    shape: &[usize],
+    plan: &[(usize, usize)],
+) -> Result<()> {
+    let mut keys = Vec::new();
+    let mut shape = shape.to_vec();
+    let size: usize = shape.iter().product();
+    let trailing = kind != Kind::C2r && trailing_fits(&shape, plan);
+    if trailing {
+        let key = trailing_key(kind, double, plan, size);
+        if key.batch > 0 {
+            keys.push(key);
+        }
+    } else if let Some((&(last, nl), rest)) = plan.split_last() {
+        match kind {
+            Kind::C2c => {
+                for &(a, n) in plan.iter().rev() {
+                    keys.extend(axis_key(Kind::C2c, double, &shape, a, n));
+                    shape[a] = n;
+                }
+            }
+            Kind::R2c => {
+                keys.extend(axis_key(Kind::R2c, double, &shape, last, nl));
+                shape[last] = nl / 2 + 1;
+                for &(a, n) in rest.iter().rev() {
+                    keys.extend(axis_key(Kind::C2c, double, &shape, a, n));
+                    shape[a] = n;
+                }
+            }
+            Kind::C2r => {
+                for &(a, n) in rest {
+                    keys.extend(axis_key(Kind::C2c, double, &shape, a, n));
+                    shape[a] = n;
+                }
+                keys.extend(axis_key(Kind::C2r, double, &shape, last, nl));
+            }
+        }
+    }
+    if keys.is_empty() {
         return Ok(());
     }
     libs::require("cufft")?;
     dev.bind()?;
-    let (key, _) = axis_layout(Kind::C2c, double, n, outer, n, n, inner);
     let cache = plans(dev)?;
-    let have = lock(&cache.cache).take(&key);
-    let plan = match have {
-        Some(p) => p,
-        None => Plan::new("get_fft_plan", &key)?,
-    };
-    let work = plan.work;
-    let dropped = lock(&cache.cache).put(key, plan, work);
-    drop(dropped);
+    for key in keys {
+        let have = lock(&cache.cache).take(&key);
+        let plan = match have {
+            Some(p) => p,
+            None => Plan::new("get_fft_plan", &key)?,
+        };
+        let work = plan.work;
+        let dropped = lock(&cache.cache).put(key, plan, work);
+        drop(dropped);
+    }
     Ok(())
 }
 
 // ---------- transforms along one axis ----------
 
-/// Unnormalised complex transform of `n` points along `axis` (input cut or zero-padded).
+/// Complex transform of `n` points along `axis` (input cut or zero-padded), `post` applied to
+/// the result: folded into the cut/pad copy when there is one (a conjugated output is the
+/// transform of the other direction of the conjugated input), else one in-place pass.
 pub(crate) fn c2c_axis<C: FftComplex>(
     x: &Array<C>,
     axis: usize,
     n: usize,
     forward: bool,
+    post: Post,
 ) -> Result<Array<C>> {
     let d = cuda_dev(x);
     let xc = x.contiguous()?;
     let (outer, m, inner) = split(xc.shape(), axis);
     // a fresh buffer (cut / padded) is transformed in place; otherwise out of place
-    let (src, out) = if m != n {
-        let r = resize(&xc, axis, n)?;
-        (r.clone(), r)
+    let (src, out, forward, pending) = if m != n {
+        let r = resize(&xc, axis, n, post)?;
+        (r.clone(), r, forward != post.conj, Post::IDENTITY)
     } else {
         let mut shape = xc.shape().to_vec();
         shape[axis] = n;
-        (xc, alloc_out::<C>(&shape, x.device())?)
+        (xc, alloc_out::<C>(&shape, x.device())?, forward, post)
     };
     if outer * inner == 0 {
         return Ok(out);
@@ -516,19 +609,27 @@ pub(crate) fn c2c_axis<C: FftComplex>(
         &calls,
         !forward,
     )?;
+    post_inplace(&out, pending)?;
     Ok(out)
 }
 
-/// Unnormalised real-to-complex transform of `n` points along `axis` (`n/2+1` outputs).
+/// Real-to-complex transform of `n` points along `axis` (`n/2+1` outputs), `post` applied to
+/// the result (the scale folded into the cut/pad copy when there is one).
 pub(crate) fn r2c_axis<T: FftReal>(
     x: &Array<T>,
     axis: usize,
     n: usize,
+    post: Post,
 ) -> Result<Array<T::Complex>> {
     let d = cuda_dev(x);
     let mut xc = x.contiguous()?;
+    let mut pending = post;
     if xc.shape()[axis] != n {
-        xc = resize(&xc, axis, n)?;
+        xc = resize(&xc, axis, n, post)?;
+        pending = Post {
+            scale: 1.0,
+            conj: post.conj,
+        };
     }
     let (outer, _, inner) = split(xc.shape(), axis);
     let h = n / 2 + 1;
@@ -550,16 +651,20 @@ pub(crate) fn r2c_axis<T: FftReal>(
         &calls,
         false,
     )?;
+    post_inplace(&out, pending)?;
     Ok(out)
 }
 
-/// Unnormalised complex-to-real transform with `n` real outputs along `axis` (input cut or
-/// zero-padded to `n/2+1` points, copied first since C2R overwrites its input; the imaginary
-/// parts of the zero-frequency and, for even `n`, Nyquist terms dropped as on the CPU).
+/// Complex-to-real transform with `n` real outputs along `axis` (input cut or zero-padded to
+/// `n/2+1` points, copied first since C2R overwrites its input; the imaginary parts of the
+/// zero-frequency and, for even `n`, Nyquist terms dropped as on the CPU). `post` applies to
+/// the *input* in that copy (scale: the same as on the output; `conj`: the input conjugated,
+/// as `hfft` needs), so it costs nothing.
 pub(crate) fn c2r_axis<C: FftComplex>(
     x: &Array<C>,
     axis: usize,
     n: usize,
+    post: Post,
 ) -> Result<Array<C::Real>> {
     let d = cuda_dev(x);
     let xc = x.contiguous()?;
@@ -590,7 +695,9 @@ pub(crate) fn c2r_axis<C: FftComplex>(
         .push(outer as i64)
         .push(m as i64)
         .push(n as i64)
-        .push(inner as i64);
+        .push(inner as i64)
+        .push(post.scale)
+        .push(post.conj as i32);
     f.launch(d, grid(d, lanes * h), &mut a)?;
     let (key, calls) = axis_layout(Kind::C2r, double, n, outer, h, n, inner);
     execute(
@@ -622,26 +729,33 @@ pub(crate) fn trailing_fits(shape: &[usize], plan: &[(usize, usize)]) -> bool {
             .all(|(i, &(a, n))| a == nd - k + i && shape[a] == n && n > 0)
 }
 
-/// Unnormalised complex transform over the trailing axes of `plan` (see [`trailing_fits`]).
+/// The plan key of a rank-k transform over the trailing axes of `plan` of a contiguous array of
+/// `size` elements (input side: for r2c, the real lengths).
+fn trailing_key(kind: Kind, double: bool, plan: &[(usize, usize)], size: usize) -> PlanKey {
+    let per: usize = plan.iter().map(|&(_, n)| n).product();
+    PlanKey {
+        ty: cufft_type(kind, double),
+        n: plan.iter().map(|&(_, n)| n as i64).collect(),
+        layout: None,
+        batch: (size / per.max(1)) as i64,
+    }
+}
+
+/// Complex transform over the trailing axes of `plan` (see [`trailing_fits`]), `post` applied
+/// to the result in one in-place pass.
 pub(crate) fn c2c_trailing<C: FftComplex>(
     x: &Array<C>,
     plan: &[(usize, usize)],
     forward: bool,
+    post: Post,
 ) -> Result<Array<C>> {
     let d = cuda_dev(x);
     let xc = x.contiguous()?;
     let out = alloc_out::<C>(xc.shape(), x.device())?;
-    let per: usize = plan.iter().map(|&(_, n)| n).product();
-    let batch = xc.size() / per.max(1);
-    if batch == 0 {
+    let key = trailing_key(Kind::C2c, C::DTYPE == DType::C64, plan, xc.size());
+    if key.batch == 0 {
         return Ok(out);
     }
-    let key = PlanKey {
-        ty: cufft_type(Kind::C2c, C::DTYPE == DType::C64),
-        n: plan.iter().map(|&(_, n)| n as i64).collect(),
-        layout: None,
-        batch: batch as i64,
-    };
     let sz = std::mem::size_of::<C>();
     execute(
         "fftn",
@@ -654,14 +768,16 @@ pub(crate) fn c2c_trailing<C: FftComplex>(
         &[(0, 0)],
         !forward,
     )?;
+    post_inplace(&out, post)?;
     Ok(out)
 }
 
-/// Unnormalised real-to-complex transform over the trailing axes of `plan` (the last one holds
-/// `n/2+1` outputs).
+/// Real-to-complex transform over the trailing axes of `plan` (the last one holds `n/2+1`
+/// outputs), `post` applied to the result in one in-place pass.
 pub(crate) fn r2c_trailing<T: FftReal>(
     x: &Array<T>,
     plan: &[(usize, usize)],
+    post: Post,
 ) -> Result<Array<T::Complex>> {
     let d = cuda_dev(x);
     let xc = x.contiguous()?;
@@ -669,17 +785,10 @@ pub(crate) fn r2c_trailing<T: FftReal>(
     let nd = shape.len();
     shape[nd - 1] = shape[nd - 1] / 2 + 1;
     let out = alloc_out::<T::Complex>(&shape, x.device())?;
-    let per: usize = plan.iter().map(|&(_, n)| n).product();
-    let batch = xc.size() / per.max(1);
-    if batch == 0 {
+    let key = trailing_key(Kind::R2c, T::DTYPE == DType::F64, plan, xc.size());
+    if key.batch == 0 {
         return Ok(out);
     }
-    let key = PlanKey {
-        ty: cufft_type(Kind::R2c, T::DTYPE == DType::F64),
-        n: plan.iter().map(|&(_, n)| n as i64).collect(),
-        layout: None,
-        batch: batch as i64,
-    };
     execute(
         "rfftn",
         d,
@@ -691,6 +800,7 @@ pub(crate) fn r2c_trailing<T: FftReal>(
         &[(0, 0)],
         false,
     )?;
+    post_inplace(&out, post)?;
     Ok(out)
 }
 
