@@ -1000,6 +1000,96 @@ def gen_signal_processing(out: Path) -> None:
         a[f"win_general_hamming0.7_{n}"] = ss.get_window(("general_hamming", 0.7), n)
     savez_fixed(out / "processing.npz", compressed=True, **a)
 
+@section("signal_spectral", folder="signal")
+def gen_signal_spectral(out: Path) -> None:
+    """`spectral.npz` in crates/signal/tests/data/, read by crates/signal/tests/{spectral,windows}.rs.
+
+    - `x`, `y` (2, 240) normal; `welch_<case>`, `csd_<case>_{re,im}`, `coh_<case>`,
+      `per_<case>`, `spec_<mode>[_{re,im}]`, `stft_<case>_{re,im}` (+ `_f`, `_t` where noted),
+      `istft_<case>`: SciPy's results for the options named in crates/signal/tests/spectral.rs;
+    - `wx_<name>_<n>` (periodic) and `wxsym_<name>_<n>` (symmetric) windows with parameters.
+    """
+    import scipy.signal as ss
+    import scipy.signal.windows as sw
+
+    r = rng("signal_spectral", "x")
+    x = r.standard_normal((2, 240))
+    y = 0.5 * x + r.standard_normal((2, 240))
+    a = {"x": x, "y": y}
+    wcases = {
+        "default64": dict(nperseg=64),
+        "lin_spec": dict(nperseg=50, noverlap=10, nfft=64, window="hamming", detrend="linear",
+                         scaling="spectrum"),
+        "nodetrend_odd": dict(nperseg=33, detrend=False, window=("kaiser", 6.0)),
+        "median": dict(nperseg=40, average="median"),
+        "median_even": dict(nperseg=60, noverlap=0, average="median"),
+        "twosided": dict(nperseg=32, return_onesided=False),
+        "fs": dict(nperseg=64, fs=1000.0),
+        "long": dict(nperseg=512),
+        "array_win": dict(window=np.linspace(0.1, 1.0, 20)),
+    }
+    for name, kw in wcases.items():
+        f, p = ss.welch(x, **kw)
+        a[f"welch_{name}"], a[f"welch_{name}_f"] = p, f
+    a["welch_ax0"] = ss.welch(x.T, nperseg=64, axis=0)[1]
+    for name in ("default64", "median", "twosided", "lin_spec"):
+        f, p = ss.csd(x, y, **wcases[name])
+        a[f"csd_{name}_re"], a[f"csd_{name}_im"] = p.real, p.imag
+    a["coh_default64"] = ss.coherence(x, y, nperseg=64)[1]
+    for name, kw in {"default": {}, "nfft200": dict(nfft=200), "nfft400": dict(nfft=400),
+                     "hann_spec": dict(window="hann", scaling="spectrum"),
+                     "lin": dict(detrend="linear")}.items():
+        a[f"per_{name}"] = ss.periodogram(x, **kw)[1]
+    for mode in ("psd", "complex", "magnitude", "angle", "phase"):
+        f, t, s = ss.spectrogram(x, nperseg=64, mode=mode)
+        if mode == "complex":
+            a[f"spec_{mode}_re"], a[f"spec_{mode}_im"] = s.real, s.imag
+        else:
+            a[f"spec_{mode}"] = s
+        a["spec_t"] = t
+    a["spec_default"] = ss.spectrogram(x)[2]
+    a["spec_ax0"] = ss.spectrogram(x.T, nperseg=64, axis=0)[2]
+    scases = {
+        "default64": dict(nperseg=64),
+        "even": dict(nperseg=48, boundary="even", noverlap=40),
+        "odd": dict(nperseg=48, boundary="odd", padded=False),
+        "constant": dict(nperseg=31, boundary="constant", window="blackman"),
+        "none": dict(nperseg=64, boundary=None, padded=False, scaling="psd"),
+        "nopad": dict(nperseg=70, boundary=None, padded=True, detrend="linear", nfft=80),
+    }
+    for name, kw in scases.items():
+        f, t, z = ss.stft(x, **kw)
+        a[f"stft_{name}_re"], a[f"stft_{name}_im"] = z.real, z.imag
+        a[f"stft_{name}_t"] = t
+    _, z = ss.stft(x, nperseg=64)[1:]
+    a["istft_default64"] = ss.istft(z, nperseg=64)[1]
+    _, _, z = ss.stft(x, nperseg=48, noverlap=40, window="hamming", scaling="psd")
+    a["istft_ham48"] = ss.istft(z, nperseg=48, noverlap=40, window="hamming", scaling="psd")[1]
+    a["istft_noboundary"] = ss.istft(ss.stft(x, nperseg=64)[2], boundary=False)[1]
+    cola = []
+    for w, n, ov in (("hann", 256, 128), ("hann", 256, 0), ("boxcar", 64, 0), ("hamming", 64, 32),
+                     ("blackman", 90, 60), ("bartlett", 50, 25), ("hann", 99, 33)):
+        cola.append([ss.check_COLA(w, n, ov), ss.check_NOLA(w, n, ov)])
+    a["cola_nola"] = np.array(cola, dtype=np.float64)
+    wins = {
+        "chebwin50": ("chebwin", 50), "chebwin100": ("chebwin", 100),
+        "taylor": ("taylor",), "taylor_6_40_nonorm": ("taylor", 6, 40, False),
+        "general_cosine": ("general_cosine", [0.5, 0.3, 0.2]),
+        "general_gaussian": ("general_gaussian", 1.5, 2.0),
+        "exponential_tau3": ("exponential", None, 3.0),
+        "tukey0": ("tukey", 0.0), "tukey1": ("tukey", 1.0), "tukey0.3": ("tukey", 0.3),
+        "kaiser14": ("kaiser", 14.0), "gaussian1": ("gaussian", 1.0),
+    }
+    for key, spec in wins.items():
+        for n in (1, 2, 7, 16, 33):
+            a[f"wx_{key}_{n}"] = ss.get_window(spec, n)
+            a[f"wxsym_{key}_{n}"] = ss.get_window(spec, n, fftbins=False)
+    for n in (2, 8, 16):
+        a[f"wxsym_kbd4_{n}"] = sw.kaiser_bessel_derived(n, 4.0)
+    a["wx_exp_center_9"] = sw.exponential(9, center=2.0, tau=1.5, sym=False)
+    savez_fixed(out / "spectral.npz", compressed=True, **a)
+
+
 # --------------------------------------------------------------------------------------------
 # cusci-sparse: constructions, conversions, products and cg on SciPy
 # --------------------------------------------------------------------------------------------

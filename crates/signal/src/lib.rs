@@ -7,6 +7,16 @@ mod filter;
 mod hilbert;
 mod medfilt;
 mod procutil;
+mod spectral;
+mod windows;
+pub use spectral::{
+    check_cola, check_nola, coherence, csd, istft, periodogram, spectrogram, stft, welch, Average,
+    Boundary, Detrend, IstftOptions, Scaling, SpectrogramMode, SpectrogramOptions, StftOptions,
+    Sxx, WelchOptions, WindowSpec,
+};
+#[doc(hidden)]
+pub use spectral::spectral_kernel_sources;
+pub use windows::{get_window, Window};
 pub use convolve::{
     choose_conv_method, convolve, correlate, fftconvolve, ConvMethod, ConvMode, ConvOptions,
 };
