@@ -504,3 +504,127 @@ pub(crate) fn ranknd<T: Real>(
         }
     }
 }
+
+/// One weighted-sum pass of a separable filter: `filter1d(x, axis, w, shift, .., div, Sum)`.
+pub(crate) struct Pass {
+    pub axis: usize,
+    pub w: Vec<f64>,
+    pub shift: i64,
+    pub div: f64,
+}
+
+/// Weighted-sum passes applied in order (a copy of `x` for none). On a CUDA device, for f32 and
+/// f64, two consecutive passes over the last two axes run as one fused kernel (`ndi_sep2d`: the
+/// intermediate stays in shared memory; the same arithmetic, so the same result); the others run
+/// as [`filter1d`] passes.
+pub(crate) fn sum_passes<T: Real>(
+    x: &Array<T>,
+    passes: &[Pass],
+    mode: Mode,
+    cval: f64,
+) -> Result<Array<T>> {
+    let nd = x.ndim();
+    let mut cur: Option<Array<T>> = None;
+    let mut k = 0;
+    while k < passes.len() {
+        let src = cur.as_ref().unwrap_or(x);
+        if k + 1 < passes.len() && x.device().is_cuda() && x.size() > 0 && nd >= 2 {
+            let (p, q) = (&passes[k], &passes[k + 1]);
+            let last2 = |a: usize| a + 2 >= nd;
+            if last2(p.axis) && last2(q.axis) && p.axis != q.axis {
+                if let Some(y) = sep2d(src, p, q, mode, cval)? {
+                    cur = Some(y);
+                    k += 2;
+                    continue;
+                }
+            }
+        }
+        let p = &passes[k];
+        cur = Some(filter1d(
+            src,
+            p.axis,
+            &p.w,
+            p.shift,
+            mode,
+            cval,
+            p.div,
+            Op::Sum,
+        )?);
+        k += 1;
+    }
+    match cur {
+        Some(c) => Ok(c),
+        None => x.copy(),
+    }
+}
+
+/// Shared memory the fused two-pass kernel may use per block (opt-in above 48 KiB; every GPU
+/// of compute capability 7.0 or later allows 96 KiB).
+const SEP2D_SMEM: usize = 96 * 1024;
+
+/// The fused two-pass kernel for passes `p` then `q` over the last two axes, or `None` where it
+/// does not apply (integer types, whose intermediate is rounded to the type, or windows too long
+/// for a tile in shared memory).
+fn sep2d<T: Real>(
+    x: &Array<T>,
+    p: &Pass,
+    q: &Pass,
+    mode: Mode,
+    cval: f64,
+) -> Result<Option<Array<T>>> {
+    if T::DTYPE != DType::F32 && T::DTYPE != DType::F64 {
+        return Ok(None);
+    }
+    let Device::Cuda(d) = x.device() else {
+        return Ok(None);
+    };
+    let nd = x.ndim();
+    let (v, h) = if p.axis == nd - 2 { (p, q) } else { (q, p) };
+    let vfirst = p.axis == nd - 2;
+    let ws = if T::DTYPE == DType::F32 { 4 } else { 8 };
+    let (nv, nh) = (v.w.len(), h.w.len());
+    let bytes = |ty: usize, tx: usize| {
+        let (r, c) = (ty + nv - 1, tx + nh - 1);
+        (nv + nh + r * c + if vfirst { ty * c } else { r * tx }) * ws
+    };
+    let (mut ty, mut tx) = (64usize, 64usize);
+    while bytes(ty, tx) > SEP2D_SMEM && (ty > 16 || tx > 32) {
+        if ty >= tx && ty > 16 {
+            ty /= 2;
+        } else {
+            tx /= 2;
+        }
+    }
+    if bytes(ty, tx) > SEP2D_SMEM || ty < (nv - 1) / 2 || tx < (nh - 1) / 2 {
+        return Ok(None);
+    }
+    let shape = x.shape();
+    let (hh, wd) = (shape[nd - 2], shape[nd - 1]);
+    let outer = x.size() / (hh * wd);
+    let mode = mode.for_filter();
+    let (_xc, out, xp, op_) = gpu_io(x)?;
+    let wvt = device_table::<T>(&v.w, x.device())?;
+    let wht = device_table::<T>(&h.w, x.device())?;
+    let f = function(d, T::DTYPE, "ndi_sep2d")?;
+    let ntiles = outer * hh.div_ceil(ty) * wd.div_ceil(tx);
+    let mut a = Args::new();
+    a.push(xp)
+        .push(op_)
+        .push(outer as i64)
+        .push(hh as i64)
+        .push(wd as i64);
+    a.push(wvt.ptr()).push(nv as i32).push(v.shift as i32);
+    push_w::<T>(&mut a, v.div);
+    a.push(wht.ptr()).push(nh as i32).push(h.shift as i32);
+    push_w::<T>(&mut a, h.div);
+    a.push(vfirst as i32).push(mode.code());
+    push_w::<T>(&mut a, cval);
+    a.push(ty as i32).push(tx as i32);
+    let cfg = LaunchConfig {
+        grid: (ntiles.clamp(1, 1 << 20) as u32, 1, 1),
+        block: (32, 8, 1),
+        shared_mem_bytes: bytes(ty, tx) as u32,
+    };
+    f.launch(d, cfg, &mut a)?;
+    Ok(Some(out))
+}

@@ -260,3 +260,93 @@ extern "C" __global__ void ndi_rank(const T* __restrict__ x, T* __restrict__ out
     out[i] = cusci_cast(T, res);
   }
 }
+
+// Two weighted-sum passes fused, over the last two axes of a C-contiguous array viewed as
+// (outer, H, Wd): a pass along axis -2 ("vertical": nv taps wv, shift sv, divisor dv) and one
+// along axis -1 (nh taps wh, shift sh, divisor dh), the vertical one first when vfirst. Same
+// arithmetic as two ndi_filter1d passes of a float type (identical results): the intermediate
+// stays in shared memory in W, and where the first pass's line lies outside the array in a
+// constant mode the intermediate is cval, as the second pass would read it. A block of 32 x 8
+// threads handles ty x tx outputs; dynamic shared memory:
+//   (nv + nh + R * C + (vfirst ? ty * C : R * tx)) * sizeof(W),  R = ty + nv - 1, C = tx + nh - 1.
+extern "C" __global__ void ndi_sep2d(const T* __restrict__ x, T* __restrict__ out, i64 outer,
+                                     i64 H, i64 Wd, const W* __restrict__ wv, int nv, int sv,
+                                     W dv, const W* __restrict__ wh, int nh, int sh, W dh,
+                                     int vfirst, int mode, W cval, int ty, int tx) {
+  extern __shared__ __align__(16) unsigned char ndi_smem2[];
+  W* swv = (W*)ndi_smem2;
+  W* swh = swv + nv;
+  W* sin = swh + nh;
+  const int R = ty + nv - 1, C = tx + nh - 1;
+  W* smid = sin + R * C;
+  const bool cmode = mode == NDI_CONSTANT || mode == NDI_GRID_CONSTANT;
+  const int lx = threadIdx.x, ly = threadIdx.y;  // 32 x 8
+  const int tid = ly * 32 + lx;
+  for (int k = tid; k < nv; k += 256) swv[k] = wv[k];
+  for (int k = tid; k < nh; k += 256) swh[k] = wh[k];
+  const i64 nty = (H + ty - 1) / ty, ntx = (Wd + tx - 1) / tx;
+  const i64 ntiles = outer * nty * ntx;
+  for (i64 t = blockIdx.x; t < ntiles; t += gridDim.x) {
+    const i64 bx = t % ntx, r = t / ntx;
+    const i64 by = r % nty, o = r / nty;
+    const i64 r0 = by * ty, c0 = bx * tx, base = o * H * Wd;
+    __syncthreads();
+    for (int rr = ly; rr < R; rr += 8) {
+      const i64 i = ndi_map_index(r0 + rr - sv, H, mode);
+      for (int cc = lx; cc < C; cc += 32) {
+        const i64 j = ndi_map_index(c0 + cc - sh, Wd, mode);
+        sin[rr * C + cc] = (i < 0 || j < 0) ? cval : (W)x[base + i * Wd + j];
+      }
+    }
+    __syncthreads();
+    if (vfirst) {
+      for (int rr = ly; rr < ty; rr += 8)
+        for (int cc = lx; cc < C; cc += 32) {
+          const i64 gc = c0 + cc - sh;
+          W acc = (W)0;
+          if (cmode && (gc < 0 || gc >= Wd)) {
+            acc = cval;
+          } else {
+            for (int k = 0; k < nv; ++k) acc += swv[k] * sin[(rr + k) * C + cc];
+            acc = acc / dv;
+          }
+          smid[rr * C + cc] = acc;
+        }
+      __syncthreads();
+      for (int rr = ly; rr < ty; rr += 8)
+        for (int cc = lx; cc < tx; cc += 32) {
+          const i64 gr = r0 + rr, gc = c0 + cc;
+          if (gr >= H || gc >= Wd) continue;
+          W acc = (W)0;
+          for (int k = 0; k < nh; ++k) acc += swh[k] * smid[rr * C + cc + k];
+          acc = acc / dh;
+          out[base + gr * Wd + gc] = cusci_cast(T, acc);
+        }
+    } else {
+      for (int rr = ly; rr < R; rr += 8) {
+        const i64 gr = r0 + rr - sv;
+        const bool outside = cmode && (gr < 0 || gr >= H);
+        for (int cc = lx; cc < tx; cc += 32) {
+          W acc = (W)0;
+          if (outside) {
+            acc = cval;
+          } else {
+            for (int k = 0; k < nh; ++k) acc += swh[k] * sin[rr * C + cc + k];
+            acc = acc / dh;
+          }
+          smid[rr * tx + cc] = acc;
+        }
+      }
+      __syncthreads();
+      for (int rr = ly; rr < ty; rr += 8)
+        for (int cc = lx; cc < tx; cc += 32) {
+          const i64 gr = r0 + rr, gc = c0 + cc;
+          if (gr >= H || gc >= Wd) continue;
+          W acc = (W)0;
+          for (int k = 0; k < nv; ++k) acc += swv[k] * smid[(rr + k) * tx + cc];
+          acc = acc / dv;
+          out[base + gr * Wd + gc] = cusci_cast(T, acc);
+        }
+    }
+  }
+}

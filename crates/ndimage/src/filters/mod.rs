@@ -16,7 +16,7 @@ pub use generic::{
 use crate::modes::Mode;
 use cusci_core::error::make;
 use cusci_core::{Array, Result};
-use engine::{filter1d, filternd, ranknd, Op, Points};
+use engine::{filter1d, filternd, ranknd, sum_passes, Op, Pass, Points};
 
 /// Options shared by the filters (SciPy's `mode`, `cval`, `origin`, `axes`).
 ///
@@ -464,12 +464,16 @@ pub fn gaussian_filter<T: Real>(
             passes.push((axes[k], w));
         }
     }
-    let mut cur = input.copy()?;
-    for (ax, w) in passes {
-        let shift = (w.len() / 2) as i64;
-        cur = filter1d(&cur, ax, &w, shift, opts.mode, opts.cval, 1.0, Op::Sum)?;
-    }
-    Ok(cur)
+    let passes: Vec<Pass> = passes
+        .into_iter()
+        .map(|(axis, w)| Pass {
+            axis,
+            shift: (w.len() / 2) as i64,
+            w,
+            div: 1.0,
+        })
+        .collect();
+    sum_passes(input, &passes, opts.mode, opts.cval)
 }
 
 // ---------------------------------------------------------------- uniform, min, max
@@ -604,19 +608,36 @@ fn separable<T: Real>(
     }
     let sizes = per_axis(op, "size", size, axes.len(), 1)?;
     let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
-    let mut cur = input.copy()?;
+    let mut shifts = Vec::with_capacity(axes.len());
     for k in 0..axes.len() {
         if sizes[k] == 0 {
             return Err(make::arg(op, "size must be at least 1"));
         }
-        check_origin(op, origin[k], sizes[k])?;
+        shifts.push(check_origin(op, origin[k], sizes[k])?);
     }
+    if kind == Op::Sum {
+        let passes: Vec<Pass> = (0..axes.len())
+            .filter(|&k| sizes[k] > 1)
+            .map(|k| Pass {
+                axis: axes[k],
+                w: vec![1.0; sizes[k]],
+                shift: shifts[k],
+                div: sizes[k] as f64,
+            })
+            .collect();
+        return sum_passes(input, &passes, opts.mode, opts.cval);
+    }
+    let mut cur: Option<Array<T>> = None;
     for k in 0..axes.len() {
         if sizes[k] > 1 {
-            cur = window1d(op, &cur, sizes[k], axes[k], opts, origin[k], kind)?;
+            let src = cur.as_ref().unwrap_or(input);
+            cur = Some(window1d(op, src, sizes[k], axes[k], opts, origin[k], kind)?);
         }
     }
-    Ok(cur)
+    match cur {
+        Some(c) => Ok(c),
+        None => input.copy(),
+    }
 }
 
 /// n-dimensional uniform filter (`scipy.ndimage.uniform_filter`): one [`uniform_filter1d`] per axis.
@@ -852,22 +873,23 @@ fn edge<T: Real>(
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
     let ax = norm_axis(op, axis, input.ndim())?;
-    let mut cur = filter1d(
-        input,
-        ax,
-        &[-1.0, 0.0, 1.0],
-        1,
-        opts.mode,
-        opts.cval,
-        1.0,
-        Op::Sum,
-    )?;
+    let mut passes = vec![Pass {
+        axis: ax,
+        w: vec![-1.0, 0.0, 1.0],
+        shift: 1,
+        div: 1.0,
+    }];
     for a in 0..input.ndim() {
         if a != ax {
-            cur = filter1d(&cur, a, smooth, 1, opts.mode, opts.cval, 1.0, Op::Sum)?;
+            passes.push(Pass {
+                axis: a,
+                w: smooth.to_vec(),
+                shift: 1,
+                div: 1.0,
+            });
         }
     }
-    Ok(cur)
+    sum_passes(input, &passes, opts.mode, opts.cval)
 }
 
 /// Sobel derivative along `axis` (`scipy.ndimage.sobel`): `[-1, 0, 1]` along the axis, `[1, 2, 1]`
