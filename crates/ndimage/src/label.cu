@@ -61,9 +61,12 @@ __device__ void ndi_unite(NDI_U* p, NDI_U a, NDI_U b) {
 }
 
 // offs: noff offsets of ndim coordinates (the structure's elements before its centre in raster
-// order); delta: their flat index differences.
+// order); delta: their flat index differences; adj[k]: bit k2 set when offset k2 < k is adjacent
+// to offset k under the structure (a foreground neighbour adjacent to one already joined needs
+// no union: label.rs explains why).
 extern "C" __global__ void ndi_label_merge(NDI_U* parent, CusciShape shape, const i64* __restrict__ offs,
-                                           const i64* __restrict__ delta, int noff) {
+                                           const i64* __restrict__ delta,
+                                           const unsigned long long* __restrict__ adj, int noff) {
   const int nd = shape.ndim;
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
     if (((volatile NDI_U*)parent)[i] == NDI_BG) continue;
@@ -73,6 +76,7 @@ extern "C" __global__ void ndi_label_merge(NDI_U* parent, CusciShape shape, cons
       c[d] = r % shape.dims[d];
       r /= shape.dims[d];
     }
+    unsigned long long done = 0ull;
     for (int k = 0; k < noff; ++k) {
       bool ok = true;
       for (int d = 0; d < nd; ++d) {
@@ -82,6 +86,10 @@ extern "C" __global__ void ndi_label_merge(NDI_U* parent, CusciShape shape, cons
       if (!ok) continue;
       i64 j = i + delta[k];
       if (((volatile NDI_U*)parent)[j] == NDI_BG) continue;
+      const unsigned long long bit = k < 64 ? (1ull << k) : 0ull;
+      const bool skip = (adj[k] & done) != 0ull;
+      done |= bit;
+      if (skip) continue;
       ndi_unite(parent, (NDI_U)i, (NDI_U)j);
     }
   }

@@ -76,6 +76,41 @@ pub fn label<T: Element>(
             (k as usize) < half
         })
         .collect();
+    // Neighbours that are themselves adjacent (their difference is in the structure) need one
+    // union only: once a neighbour is joined, an adjacent later one is already connected through
+    // the pair's own union at the larger of the two (an earlier element). The offsets go most
+    // connected first (8-connectivity in 2-D: the one above first, which makes the other three
+    // redundant whenever it is foreground); adj[k] marks the earlier offsets adjacent to offset k
+    // (up to 64 offsets; beyond, no skipping).
+    let is_adj = |a: &[i64], b: &[i64]| -> bool {
+        let mut k = 0usize;
+        for (x, y) in a.iter().zip(b) {
+            let d = x - y;
+            if d.abs() > 1 {
+                return false;
+            }
+            k = k * 3 + (d + 1) as usize;
+        }
+        k != half && s.data[k]
+    };
+    let mut back = back;
+    let degree: Vec<usize> = back
+        .iter()
+        .map(|a| back.iter().filter(|b| is_adj(a, b)).count())
+        .collect();
+    let mut order: Vec<usize> = (0..back.len()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(degree[k]));
+    back = order.iter().map(|&k| back[k].clone()).collect();
+    let adj: Vec<u64> = (0..back.len())
+        .map(|k| {
+            if back.len() > 64 {
+                return 0;
+            }
+            (0..k)
+                .filter(|&k2| is_adj(&back[k], &back[k2]))
+                .fold(0u64, |m, k2| m | (1u64 << k2))
+        })
+        .collect();
     let st = crate::structure::c_strides_u(&shape);
     let delta: Vec<i64> = back
         .iter()
@@ -83,8 +118,8 @@ pub fn label<T: Element>(
         .collect();
     let input = contig(input)?.reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>())?;
     let (out, n) = match input.device() {
-        Device::Cpu => cpu(&input, &shape, &back, &delta)?,
-        Device::Cuda(_) => cuda(&input, &shape, &back, &delta)?,
+        Device::Cpu => cpu(&input, &shape, &back, &delta, &adj)?,
+        Device::Cuda(_) => cuda(&input, &shape, &back, &delta, &adj)?,
     };
     if n > i32::MAX as usize {
         return Err(make::arg(
@@ -114,6 +149,7 @@ fn cpu<T: Element>(
     shape: &[usize],
     back: &[Vec<i64>],
     delta: &[i64],
+    adj: &[u64],
 ) -> Result<(Array<i32>, usize)> {
     let data = input.cpu_data().expect("a CPU array");
     let n: usize = shape.iter().product();
@@ -125,13 +161,21 @@ fn cpu<T: Element>(
     let mut c = vec![0i64; nd];
     for i in 0..n {
         if p[i] != BG {
-            for (o, &dl) in back.iter().zip(delta) {
+            // the same skipping of adjacent neighbours as the GPU (see `label`)
+            let mut done = 0u64;
+            for (k, (o, &dl)) in back.iter().zip(delta).enumerate() {
                 if o.iter().zip(&c).zip(shape).all(|((&o, &c), &s)| {
                     let q = c + o;
                     q >= 0 && q < s as i64
                 }) {
                     let j = (i as i64 + dl) as usize;
                     if p[j] != BG {
+                        let bit = if k < 64 { 1u64 << k } else { 0 };
+                        if adj[k] & done != 0 {
+                            done |= bit;
+                            continue;
+                        }
+                        done |= bit;
                         let a = find(&mut p, i);
                         let b = find(&mut p, j);
                         if a != b {
@@ -181,12 +225,13 @@ fn cuda<T: Element>(
     shape: &[usize],
     back: &[Vec<i64>],
     delta: &[i64],
+    adj: &[u64],
 ) -> Result<(Array<i32>, usize)> {
     let n: usize = shape.iter().product();
     if n < i32::MAX as usize && !WIDE.load(std::sync::atomic::Ordering::Relaxed) {
-        cuda_impl::<T, i32>(input, shape, back, delta, "label32", LABEL32_CU)
+        cuda_impl::<T, i32>(input, shape, back, delta, adj, "label32", LABEL32_CU)
     } else {
-        cuda_impl::<T, i64>(input, shape, back, delta, "label", LABEL_CU)
+        cuda_impl::<T, i64>(input, shape, back, delta, adj, "label", LABEL_CU)
     }
 }
 
@@ -197,6 +242,7 @@ fn cuda_impl<T: Element, P: cusci_core::Numeric>(
     shape: &[usize],
     back: &[Vec<i64>],
     delta: &[i64],
+    adj: &[u64],
     module: &str,
     src: &'static str,
 ) -> Result<(Array<i32>, usize)> {
@@ -218,6 +264,12 @@ fn cuda_impl<T: Element, P: cusci_core::Numeric>(
         delta.to_vec()
     };
     let dl = Array::from_vec(dl.clone(), &[dl.len()], &dev)?;
+    let adj: Vec<i64> = if adj.is_empty() {
+        vec![0]
+    } else {
+        adj.iter().map(|&m| m as i64).collect()
+    };
+    let adj = Array::from_vec(adj.clone(), &[adj.len()], &dev)?;
     let dt = T::DTYPE;
     let f = kernel(cd, module, src, dt, "ndi_label_init")?;
     launch(
@@ -237,6 +289,7 @@ fn cuda_impl<T: Element, P: cusci_core::Numeric>(
                 .push(sh)
                 .push(dptr(&offs))
                 .push(dptr(&dl))
+                .push(dptr(&adj))
                 .push(back.len() as i32),
         )?;
     }
