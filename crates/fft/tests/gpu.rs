@@ -569,6 +569,9 @@ fn normalisation_folded_every_1d_transform() {
     }
 }
 
+/// A transform of one fixed input under given options, as complex values on the host.
+type Run<'a> = Box<dyn Fn(&FftnOptions) -> Vec<c64> + 'a>;
+
 #[test]
 fn plans_of_every_kind_are_the_ones_the_calls_use() {
     // on both devices the results equal the plan-less calls; on a GPU, after the plan is made
@@ -594,7 +597,7 @@ fn plans_of_every_kind_are_the_ones_the_calls_use() {
                 ..Default::default()
             };
             let ctx = format!("{dev} axes={axes:?} s={s:?}");
-            let runs: Vec<(PlanKind, Box<dyn Fn(&FftnOptions) -> Vec<c64> + '_>)> = vec![
+            let runs: Vec<(PlanKind, Run<'_>)> = vec![
                 (
                     PlanKind::C2c,
                     Box::new(|o: &FftnOptions| fftn(&cd, o).unwrap().to_vec().unwrap()),
