@@ -23,7 +23,7 @@ fn check(file: &str, key: &str, w: &Window, n: usize, fftbins: bool) {
         let a = get_window::<f64>(w, n, fftbins, &d).unwrap_or_else(|err| panic!("{key}: {err}"));
         assert_eq!(a.device(), &d);
         let v = a.to_vec().unwrap();
-        assert_slices_close(&v, &e, &[n], 1e-13, 1e-15, &format!("{key} on {d}"));
+        assert_slices_close(&v, &e, &[n], 1e-13, 1e-14, &format!("{key} on {d}"));
     }
 }
 
