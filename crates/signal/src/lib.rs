@@ -60,3 +60,5 @@ pub use waveforms::{
     chirp, gausspulse, gausspulse_cutoff, max_len_seq, sawtooth, square, sweep_poly, unit_impulse,
     ChirpMethod, ChirpOptions, GaussPulse, GaussPulseOptions, ImpulseIndex,
 };
+mod czt;
+pub use czt::{czt, czt_points, Czt};
