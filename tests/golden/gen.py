@@ -391,11 +391,18 @@ def gen_linalg(out: Path) -> None:
             a[f"cond_{k}"] = np.asarray(np.linalg.cond(A))
             ev = np.linalg.eigvals(A)
             a[f"eigvals_{k}"] = ev[np.lexsort((ev.imag, ev.real))].astype(np.complex128)
+            (qh, qtau), qrr = sl.qr(A, mode="raw")
+            a[f"qr_raw_h_{k}"], a[f"qr_raw_tau_{k}"], a[f"qr_raw_r_{k}"] = qh, qtau, qrr
+            a[f"tensorsolve_{k}"] = np.linalg.tensorsolve(A, B[:, 0])
+            a[f"einsum_bij_{k}"] = np.einsum("ij,kj->ik", A, H)
     # rank-deficient and rectangular
     g = rng("linalg", "rank")
     R = g.standard_normal((6, 3)) @ g.standard_normal((3, 5))
     a["R_rank"] = R
     a["matrix_rank_rank"] = np.asarray(np.linalg.matrix_rank(R), dtype=np.int64)
+    for tag, X in (("tall", R), ("wide", R.T.copy())):
+        (qh, qtau), qrr = sl.qr(X, mode="raw")
+        a[f"qr_raw_h_{tag}"], a[f"qr_raw_tau_{tag}"], a[f"qr_raw_r_{tag}"] = qh, qtau, qrr
     a["pinv_rank"] = np.linalg.pinv(R)
     Y = g.standard_normal((6, 2))
     a["Y_rank"] = Y

@@ -35,7 +35,8 @@ fn no_conv(op: &str, info: i32) -> Error {
 /// `linalg.cholesky`): only the lower triangle of `a` is read.
 ///
 /// # Errors
-/// `InvalidArgument` when not square; `NotPositiveDefinite { index }` (the order of the first
+/// `InvalidArgument` when not square or for NaN/infinity in `a` (SciPy's `check_finite`);
+/// `NotPositiveDefinite { index }` (the order of the first
 /// leading minor that is not positive definite, or for a stack the index of the first failing
 /// matrix). Synchronises on the GPU (to read `info`).
 ///
@@ -65,6 +66,7 @@ impl<T: Scalar> Cholesky<T> {
     pub fn new(a: &Array<T>, lower: bool) -> Result<Cholesky<T>> {
         let op = "cholesky";
         let (batch, n) = square_dims(op, a)?;
+        crate::util::check_finite(op, a)?;
         let count = prod(&batch);
         let batched = !batch.is_empty();
         if count == 0 || n == 0 {
@@ -690,7 +692,7 @@ fn qr_gpu<T: Scalar>(
     let dev = a.device().clone();
     let k = m.min(n);
     let count = prod(batch);
-    // complete Q of a tall matrix: factor [A 0] (m x m), whose extra reflectors are identities
+    // complete Q of a tall matrix: A is placed in an m x m buffer [A 0]
     let pad = mode == QrMode::Complete && m > n;
     let cols = if pad { m } else { n };
     // column-major A (or [A 0]) is the row-major storage of its transpose
@@ -699,8 +701,11 @@ fn qr_gpu<T: Scalar>(
     } else {
         transposed_copy(a)?
     };
-    let kk = m.min(cols);
-    let tau = Array::<T>::zeros(&[count, kk], &dev)?;
+    // the reflectors of A's own n columns only (k of them); orgqr then builds all m columns of
+    // Q from those k reflectors in the m x m buffer (LAPACK's dorgqr with N = m > K = n), so no
+    // reflector is computed from the zero padding
+    let kk = k;
+    let tau = Array::<T>::zeros(&[count, kk.max(1)], &dev)?;
     let info = Array::<i32>::zeros(&[count], &dev)?;
     let es = std::mem::size_of::<T>() as u64;
     let bound = Bound::get(d)?;
@@ -709,7 +714,7 @@ fn qr_gpu<T: Scalar>(
         for i in 0..count {
             h.geqrf::<T>(
                 m,
-                cols,
+                n,
                 ptr(&f) + (i * m * cols) as u64 * es,
                 ptr(&tau) + (i * kk) as u64 * es,
                 ptr_i32(&info) + 4 * i as u64,
@@ -777,7 +782,8 @@ pub struct TriangularOptions {
 /// transposed operation, no copy of `a`).
 ///
 /// # Errors
-/// `InvalidArgument` for a non-square `a` or `trans > 2`; `ShapeMismatch` for a mismatched `b`;
+/// `InvalidArgument` for a non-square `a`, `trans > 2`, or NaN/infinity in `a` or `b` (SciPy's
+/// `check_finite`); `ShapeMismatch` for a mismatched `b`;
 /// `Singular { index }` for a zero on the diagonal (synchronises on the GPU to check it).
 ///
 /// ```
@@ -811,6 +817,8 @@ pub fn solve_triangular<T: Scalar>(
         ));
     }
     let batch = crate::util::broadcast_shapes(op, &ba, &bb)?;
+    crate::util::check_finite(op, a)?;
+    crate::util::check_finite(op, b)?;
     let count = prod(&batch);
     let out_shape = cat(&batch, &[n, k]);
     let batched = !batch.is_empty();
@@ -933,4 +941,132 @@ fn tri_solve_inplace<T: Scalar>(a: &[T], n: usize, b: &mut [T], k: usize, opts: 
             }
         }
     }
+}
+
+/// SciPy's `linalg.qr(a, mode='raw')`: LAPACK's `geqrf` output ([`qr_raw`]'s result).
+#[derive(Debug, Clone)]
+pub struct QrRaw<T: Scalar> {
+    /// `(..., M, N)`: `R` on and above the diagonal, the Householder vectors `v_j` (with an
+    /// implicit 1 on the diagonal) below it.
+    pub h: Array<T>,
+    /// `(..., K)` with `K = min(M, N)`: the reflectors' scalars, `Q = H_1 H_2 ... H_K` with
+    /// `H_j = I - tau_j v_j v_jᴴ`.
+    pub tau: Array<T>,
+    /// `(..., K, N)`: the upper-trapezoidal factor (SciPy's `r` of `mode='raw'`).
+    pub r: Array<T>,
+}
+
+/// The QR factorisation in LAPACK's compact form (SciPy's `qr(a, mode='raw')`, returned there as
+/// `((h, tau), r)`). The reflectors follow LAPACK's `geqrf` (`beta = -sign(Re α)·‖(α, x)‖`), on
+/// the CPU too (an unblocked Householder QR written out), so both devices agree up to rounding.
+/// GPU: cuSOLVER's `Xgeqrf`; synchronises (to read `info`).
+///
+/// # Errors
+/// `InvalidArgument` for fewer than 2 dimensions.
+///
+/// ```
+/// use cusci_linalg::{qr_raw, Array, Device};
+/// let a = Array::from_vec(vec![3.0f64, 4.0], &[2, 1], &Device::Cpu)?;
+/// let f = qr_raw(&a)?;
+/// assert!((f.r.to_vec()?[0] + 5.0).abs() < 1e-12 && (f.tau.to_vec()?[0] - 1.6).abs() < 1e-12);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn qr_raw<T: Scalar>(a: &Array<T>) -> Result<QrRaw<T>> {
+    let op = "qr";
+    let (batch, m, n) = mat_dims(op, a)?;
+    let k = m.min(n);
+    let count = prod(&batch);
+    let shp = |v: &[usize]| v.iter().map(|&x| x as isize).collect::<Vec<_>>();
+    let h_shape = cat(&batch, &[m, n]);
+    let tau_shape = cat(&batch, &[k]);
+    let finish = |h: Array<T>, tau: Array<T>| -> Result<QrRaw<T>> {
+        let r = tri(&h.slice_axis(-2, Some(0), Some(k as isize), 1)?, 0, false)?;
+        Ok(QrRaw { h, tau, r })
+    };
+    if count == 0 || k == 0 {
+        return finish(a.copy()?, Array::zeros(&tau_shape, a.device())?);
+    }
+    match a.device() {
+        Device::Cpu => {
+            let av = a.to_vec()?;
+            let r = cpu_map(&av, count, m * n, |_, x| {
+                let mut h = x.to_vec();
+                let tau = householder_qr(&mut h, m, n);
+                Ok((h, tau))
+            })?;
+            let mut hs = Vec::with_capacity(count * m * n);
+            let mut ts = Vec::with_capacity(count * k);
+            for (h, t) in r {
+                hs.extend(h);
+                ts.extend(t);
+            }
+            finish(cpu_array(hs, &h_shape)?, cpu_array(ts, &tau_shape)?)
+        }
+        Device::Cuda(d) => {
+            let dev = a.device().clone();
+            let f = transposed_copy(a)?; // column-major A
+            let tau = Array::<T>::zeros(&[count, k], &dev)?;
+            let info = Array::<i32>::zeros(&[count], &dev)?;
+            let es = std::mem::size_of::<T>() as u64;
+            {
+                let bound = Bound::get(d)?;
+                let h = bound.lock(d)?;
+                for i in 0..count {
+                    h.geqrf::<T>(
+                        m,
+                        n,
+                        ptr(&f) + (i * m * n) as u64 * es,
+                        ptr(&tau) + (i * k) as u64 * es,
+                        ptr_i32(&info) + 4 * i as u64,
+                    )?;
+                }
+            }
+            check_infos(op, &info)?;
+            let h = f.swapaxes(-1, -2)?.copy()?;
+            finish(h, tau.reshape(&shp(&tau_shape))?)
+        }
+    }
+}
+
+/// Unblocked Householder QR of a row-major `m x n` matrix in place, in LAPACK's `geqr2`
+/// convention (`zlarfg`'s reflectors, `Hᴴ` applied to the trailing columns); returns `tau`.
+fn householder_qr<T: Scalar>(a: &mut [T], m: usize, n: usize) -> Vec<T> {
+    use cusci_core::RealFloat;
+    let k = m.min(n);
+    let mut tau = vec![T::zero(); k];
+    let r = |x: f64| T::from_real(<T::R as RealFloat>::from_f64(x));
+    for j in 0..k {
+        let alpha = a[j * n + j];
+        let xnorm2: f64 = (j + 1..m)
+            .map(|i| a[i * n + j].abs2().to_f64())
+            .sum::<f64>();
+        let (ar, ai) = (alpha.re().to_f64(), alpha.im().to_f64());
+        if xnorm2 == 0.0 && ai == 0.0 {
+            continue; // H = I, tau = 0
+        }
+        let norm = (ar * ar + ai * ai + xnorm2).sqrt();
+        let beta = if ar >= 0.0 { -norm } else { norm };
+        // tau = (beta - alpha) / beta (real part (beta - ar)/beta, imaginary -ai/beta)
+        let t = (r(beta) - alpha) / r(beta);
+        let scale = T::one() / (alpha - r(beta));
+        for i in j + 1..m {
+            a[i * n + j] = a[i * n + j] * scale;
+        }
+        a[j * n + j] = r(beta);
+        tau[j] = t;
+        // apply Hᴴ = I - conj(tau) v vᴴ to columns j+1..n
+        let tc = t.conj();
+        for c in j + 1..n {
+            let mut w = a[j * n + c];
+            for i in j + 1..m {
+                w = w + a[i * n + j].conj() * a[i * n + c];
+            }
+            let s = tc * w;
+            a[j * n + c] = a[j * n + c] - s;
+            for i in j + 1..m {
+                a[i * n + c] = a[i * n + c] - a[i * n + j] * s;
+            }
+        }
+    }
+    tau
 }

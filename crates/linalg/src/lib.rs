@@ -29,8 +29,8 @@ mod util;
 
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
 pub use decomp::{
-    cho_factor, cho_solve, cholesky, eigh, eigvalsh, qr, solve_triangular, svd, Cholesky, Qr,
-    QrMode, Svd, SvdOptions, TriangularOptions,
+    cho_factor, cho_solve, cholesky, eigh, eigvalsh, qr, qr_raw, solve_triangular, svd, Cholesky,
+    Qr, QrMode, QrRaw, Svd, SvdOptions, TriangularOptions,
 };
 pub use eig::{eig, eigvals};
 pub use misc::{

@@ -162,7 +162,8 @@ fn first_singular(op: &str, infos: &[i32], batched: bool) -> Result<()> {
 /// is `(N,)` (one vector) or `(..., N, K)`; the leading axes broadcast.
 ///
 /// # Errors
-/// `InvalidArgument` when `a` is not square; `ShapeMismatch` when `b` does not match;
+/// `InvalidArgument` when `a` is not square or `a` or `b` holds NaN or infinity (SciPy's
+/// `check_finite`); `ShapeMismatch` when `b` does not match;
 /// `Singular { index }` for a singular matrix (the zero pivot for one matrix, the index of the
 /// first singular matrix in a stack). Synchronises on the GPU (to read `info`).
 ///
@@ -192,6 +193,8 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
         ));
     }
     let batch = broadcast_shapes(op, &ba, &bb)?;
+    crate::util::check_finite(op, a)?;
+    crate::util::check_finite(op, b)?;
     let x = solve_impl(op, a, &b2, &batch, n, k, 0)?;
     if vector {
         return x.index_axis(-1, 0);
@@ -256,7 +259,8 @@ fn solve_impl<T: Scalar>(
 /// Inverse of a square matrix or a stack of them (NumPy's `linalg.inv`).
 ///
 /// # Errors
-/// `InvalidArgument` when not square; `Singular { index }` for a singular matrix: never a
+/// `InvalidArgument` when not square or for NaN/infinity in `a` (SciPy's `check_finite`);
+/// `Singular { index }` for a singular matrix: never a
 /// matrix of infinities (CuPy's default). Synchronises on the GPU.
 ///
 /// ```
@@ -268,6 +272,7 @@ fn solve_impl<T: Scalar>(
 pub fn inv<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
     let op = "inv";
     let (batch, n) = square_dims(op, a)?;
+    crate::util::check_finite(op, a)?;
     let eye = Array::<T>::eye(n, None, 0, a.device())?;
     solve_impl(op, a, &eye, &batch, n, n, 0)
 }

@@ -110,14 +110,16 @@ pub(crate) fn cpu_array<T: cusci_core::Element>(data: Vec<T>, shape: &[usize]) -
     Array::from_vec(data, shape, &Device::Cpu)
 }
 
-/// `InvalidArgument` unless every element is finite (SciPy's `check_finite`).
+/// `InvalidArgument` unless every element is finite (SciPy's `check_finite`). One elementwise
+/// pass and one reduction: `sum(a * 0)` is 0 when every element is finite and NaN otherwise
+/// (`inf * 0` is NaN), so a single scalar is read back (which synchronises a GPU stream).
 pub(crate) fn check_finite<T: Scalar>(op: &str, a: &Array<T>) -> Result<()> {
+    use cusci_core::RealFloat;
     if a.is_empty() {
         return Ok(());
     }
-    let ok = a.abs()?.isfinite()?;
-    let bad = ok.to_vec()?.iter().any(|v| !*v);
-    if bad {
+    let s = a.mul_scalar(T::zero())?.sum()?;
+    if !(s.re().to_f64().is_finite() && s.im().to_f64().is_finite()) {
         return Err(make::arg(op, "array must not contain infs or NaNs"));
     }
     Ok(())

@@ -175,6 +175,25 @@ fn square_cases<T: Scalar>(dt: &str) {
                 assert!(dist <= 1e-9 * scale, "{}: {wv} missing", ctx("eigvals"));
                 got.swap_remove(i);
             }
+            let f = qr_raw(&a).unwrap();
+            close(&f.h.to_vec().unwrap(), &w("qr_raw_h"), &ctx("qr raw h"));
+            close(
+                &f.tau.to_vec().unwrap(),
+                &w("qr_raw_tau"),
+                &ctx("qr raw tau"),
+            );
+            close(&f.r.to_vec().unwrap(), &w("qr_raw_r"), &ctx("qr raw r"));
+            let b0 = b.index_axis(-1, 0).unwrap();
+            close(
+                &tensorsolve(&a, &b0, None).unwrap().to_vec().unwrap(),
+                &w("tensorsolve"),
+                &ctx("tensorsolve"),
+            );
+            close(
+                &einsum("ij,kj->ik", &[&a, &h]).unwrap().to_vec().unwrap(),
+                &w("einsum_bij"),
+                &ctx("einsum"),
+            );
             let c = cond(&a, NormOrd::Default).unwrap().to_vec().unwrap();
             let wc = w("cond");
             // cond is relative to its own size (up to 1e3)
@@ -203,6 +222,34 @@ fn golden_rank_lstsq_vector_norms() {
     for dev in devices() {
         let r = input::<f64>(&d, "R_rank", &dev);
         let y = input::<f64>(&d, "Y_rank", &dev);
+        let wide = r.swapaxes(0, 1).unwrap().copy().unwrap();
+        for (tag, x) in [("tall", &r), ("wide", &wide)] {
+            let f = qr_raw(x).unwrap();
+            for (got, field) in [(&f.h, "h"), (&f.tau, "tau"), (&f.r, "r")] {
+                let (want, shape) = get(&d, &format!("qr_raw_{field}_{tag}"));
+                assert_eq!(got.shape(), &shape[..], "qr raw {field} {tag} shape");
+                // R_rank has rank 3: the reflectors after the third are made of rounding noise
+                // (tiny in R, arbitrary in h and tau), so those are compared only for j < 3
+                let cols = *shape.last().unwrap();
+                let keep =
+                    |i: usize| field == "r" || (if field == "tau" { i } else { i % cols }) < 3;
+                let g: Vec<f64> = got
+                    .to_vec()
+                    .unwrap()
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| keep(*i))
+                    .map(|(_, v)| v)
+                    .collect();
+                let w: Vec<c64> = want
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| keep(*i))
+                    .map(|(_, v)| v)
+                    .collect();
+                close(&g, &w, &format!("qr raw {field} {tag} on {dev}"));
+            }
+        }
         assert_eq!(
             matrix_rank(&r, None).unwrap().item().unwrap(),
             get(&d, "matrix_rank_rank").0[0].re as i64
