@@ -11,6 +11,7 @@ pub mod linalg;
 pub mod montecarlo;
 pub mod ndimage;
 pub mod segment;
+pub mod signal;
 pub mod sparse;
 
 use cusci::{Device, Result};
@@ -174,6 +175,11 @@ pub fn stages() -> Vec<Stage> {
             name: "ndimage",
             about: "a batch of images smoothed, edge-detected (Sobel) and rotated, checked against the CPU, with a before/after PNG",
             run: ndimage::run,
+        },
+        Stage {
+            name: "signal",
+            about: "noisy signals band-pass filtered (sosfilt), their Welch PSD and spectrogram, checked against the CPU, with PNGs",
+            run: signal::run,
         },
     ]
 }
