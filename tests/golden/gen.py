@@ -1005,6 +1005,38 @@ def gen_signal_processing(out: Path) -> None:
         a[f"win_kaiser8_{n}"] = ss.get_window(("kaiser", 8.0), n)
         a[f"win_gaussian2.5_{n}"] = ss.get_window(("gaussian", 2.5), n)
         a[f"win_general_hamming0.7_{n}"] = ss.get_window(("general_hamming", 0.7), n)
+    # resampling, filtfilt, lfiltic (crates/signal/tests/{resample,filtfilt}.rs):
+    # `ufd_x` (2, 23), `ufd_h` (7,): `upfirdn_<up>_<down>` (constant), `upfirdn_3_2_<mode>`,
+    # `upfirdn_3_2_cval` (cval 1.5), `upfirdn_ax0` (x.T, axis 0, 2/3);
+    # `rp_x` (2, 40): `resample_poly_<up>_<down>_<padtype>`, `resample_poly_cval` (3/2, cval 2),
+    # `resample_poly_taps` (3/2, window hann(9) taps), `resample_poly_hamming` (2/3, hamming);
+    # `filtfilt_<pad>` / `sosfiltfilt_<pad>` on x (ba_b/ba_a, sos), `filtfilt_padlen5`,
+    # `filtfilt_ax0` (x.T, axis 0); `lfiltic_zi` = lfiltic(ba_b, ba_a, [0.5, -1, 2], [1, 0.3]).
+    ru = rng("signal", "resample")
+    ux, uh = ru.standard_normal((2, 23)), ru.standard_normal(7)
+    a["ufd_x"], a["ufd_h"] = ux, uh
+    for up, down in ((1, 1), (3, 2), (2, 3), (1, 4), (4, 1), (5, 3)):
+        a[f"upfirdn_{up}_{down}"] = ss.upfirdn(uh, ux, up, down)
+    for mode in ("edge", "line", "wrap", "symmetric", "reflect"):
+        a[f"upfirdn_3_2_{mode}"] = ss.upfirdn(uh, ux, 3, 2, mode=mode)
+    a["upfirdn_3_2_cval"] = ss.upfirdn(uh, ux, 3, 2, mode="constant", cval=1.5)
+    a["upfirdn_ax0"] = ss.upfirdn(uh, ux.T, 2, 3, axis=0)
+    rx = ru.standard_normal((2, 40))
+    a["rp_x"] = rx
+    for up, down in ((3, 2), (2, 3), (1, 2), (5, 1), (4, 6)):
+        for pt in ("constant", "line", "mean", "median", "maximum", "minimum", "edge",
+                   "wrap", "symmetric", "reflect"):
+            a[f"resample_poly_{up}_{down}_{pt}"] = ss.resample_poly(rx, up, down, axis=-1,
+                                                                    padtype=pt)
+    a["resample_poly_cval"] = ss.resample_poly(rx, 3, 2, cval=2.0)
+    a["resample_poly_taps"] = ss.resample_poly(rx, 3, 2, window=ss.get_window("hann", 9))
+    a["resample_poly_hamming"] = ss.resample_poly(rx, 2, 3, window="hamming")
+    for pt in ("odd", "even", "constant", None):
+        a[f"filtfilt_{pt}"] = ss.filtfilt(b, aa, x, padtype=pt)
+        a[f"sosfiltfilt_{pt}"] = ss.sosfiltfilt(sos, x, padtype=pt)
+    a["filtfilt_padlen5"] = ss.filtfilt(b, aa, x, padlen=5)
+    a["filtfilt_ax0"] = ss.filtfilt(b, aa, x.T, axis=0)
+    a["lfiltic_zi"] = ss.lfiltic(b, aa, [0.5, -1.0, 2.0], [1.0, 0.3])
     savez_fixed(out / "processing.npz", compressed=True, **a)
 
 @section("signal_spectral", folder="signal")
