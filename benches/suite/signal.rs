@@ -60,6 +60,20 @@ pub fn cases() -> Vec<Case> {
             n_repeat: 10,
             setup: convolve2d,
         },
+        Case {
+            name: "signal.welch_f32_2^26_n4096",
+            bytes: 0,
+            flops: 0,
+            n_repeat: 10,
+            setup: welch,
+        },
+        Case {
+            name: "signal.stft_f32_2^24_n1024",
+            bytes: 0,
+            flops: 0,
+            n_repeat: 10,
+            setup: stft,
+        },
     ]
 }
 
@@ -375,5 +389,119 @@ impl Bench for Conv2d {
     }
     fn run(&mut self) -> cusci::Result<()> {
         sig::convolve2d(&self.x, &self.k, &conv2d_same()).map(drop)
+    }
+}
+
+// ---------------- welch: f32[2^26], nperseg 4096 (defaults otherwise) ----------------
+
+struct Welch {
+    x: Array<f32>,
+}
+
+fn welch(dev: &Device) -> BenchResult<Box<dyn Bench>> {
+    Ok(Box::new(Welch {
+        x: randn_f32(1 << 26, 71, dev)?,
+    }))
+}
+
+fn welch_opts() -> sig::WelchOptions {
+    sig::WelchOptions {
+        nperseg: Some(4096),
+        ..Default::default()
+    }
+}
+
+impl Bench for Welch {
+    fn check(&mut self) -> BenchResult<()> {
+        // the whole signal: a one-sided density of unit-variance noise integrates to ~1
+        let (_, p) = sig::welch(&self.x, &welch_opts())?;
+        let p: Vec<f64> = p.to_vec()?.iter().map(|&v| v as f64).collect();
+        if p.len() != 2049 {
+            return Err(format!("{} frequencies, expected 2049", p.len()).into());
+        }
+        let power: f64 = p.iter().sum::<f64>() / 4096.0;
+        if (power - 1.0).abs() > 0.01 {
+            return Err(format!("integrated PSD {power}, expected ~1").into());
+        }
+        // a 2^20 prefix on this device against the CPU
+        let n = 1 << 20;
+        let xs = self
+            .x
+            .slice_axis(0, Some(0), Some(n as isize), 1)?
+            .contiguous()?;
+        let got: Vec<f64> = sig::welch(&xs, &welch_opts())?
+            .1
+            .to_vec()?
+            .iter()
+            .map(|&v| v as f64)
+            .collect();
+        let xc = Array::from_vec(host_range(&self.x, 0, n)?, &[n], &Device::cpu())?;
+        let want: Vec<f64> = sig::welch(&xc, &welch_opts())?
+            .1
+            .to_vec()?
+            .iter()
+            .map(|&v| v as f64)
+            .collect();
+        close("welch of the 2^20 prefix", &got, &want, 1e-4)
+    }
+    fn run(&mut self) -> cusci::Result<()> {
+        sig::welch(&self.x, &welch_opts()).map(drop)
+    }
+}
+
+// ---------------- stft: f32[2^24], nperseg 1024 (defaults otherwise) ----------------
+
+struct Stft {
+    x: Array<f32>,
+}
+
+fn stft(dev: &Device) -> BenchResult<Box<dyn Bench>> {
+    Ok(Box::new(Stft {
+        x: randn_f32(1 << 24, 81, dev)?,
+    }))
+}
+
+fn stft_opts() -> sig::StftOptions {
+    sig::StftOptions {
+        nperseg: Some(1024),
+        ..Default::default()
+    }
+}
+
+impl Bench for Stft {
+    fn check(&mut self) -> BenchResult<()> {
+        let (_, _, z) = sig::stft(&self.x, &stft_opts())?;
+        if z.shape() != [513, (1 << 24) / 512 + 1] {
+            return Err(format!("shape {:?}", z.shape()).into());
+        }
+        // segments k..k+8 cover x[(k - 1) 512, (k + 8) 512): the same segments of a CPU stft of
+        // that piece without boundary extension or padding
+        for k in [1usize, 12_345, (1 << 24) / 512 - 8] {
+            let lo = (k - 1) * 512;
+            let piece = host_range(&self.x, lo, 9 * 512)?;
+            let xc = Array::from_vec(piece, &[9 * 512], &Device::cpu())?;
+            let o = sig::StftOptions {
+                boundary: None,
+                padded: false,
+                ..stft_opts()
+            };
+            let want = sig::stft(&xc, &o)?.2.to_vec()?;
+            let got = z
+                .slice_axis(1, Some(k as isize), Some(k as isize + 8), 1)?
+                .to_vec()?;
+            let flat = |v: &[cusci::core::c32]| -> Vec<f64> {
+                v.iter().flat_map(|c| [c.re as f64, c.im as f64]).collect()
+            };
+            close(
+                &format!("segments from {k}"),
+                &flat(&got),
+                &flat(&want),
+                1e-4,
+            )?;
+        }
+        Ok(())
+    }
+    fn run(&mut self) -> cusci::Result<()> {
+        sig::stft(&self.x, &stft_opts()).map(drop)
     }
 }
