@@ -7,6 +7,16 @@ mod filter;
 mod hilbert;
 mod medfilt;
 mod procutil;
+mod spectral;
+mod windows;
+pub use spectral::{
+    check_cola, check_nola, coherence, csd, istft, periodogram, spectrogram, stft, welch, Average,
+    Boundary, Detrend, IstftOptions, Scaling, SpectrogramMode, SpectrogramOptions, StftOptions,
+    Sxx, WelchOptions, WindowSpec,
+};
+#[doc(hidden)]
+pub use spectral::spectral_kernel_sources;
+pub use windows::{get_window, Window};
 mod convolve2d;
 pub use convolve2d::{convolve2d, correlate2d, Conv2dOptions, ConvBoundary};
 mod filtfilt;
@@ -47,3 +57,18 @@ pub use represent::{
     cplxreal, normalize, poly, poly_complex, roots, sos2tf, sos2zpk, tf2sos, tf2zpk, zpk2sos,
     zpk2tf, Ba, Pairing, Sos, Zpk,
 };
+
+mod peaks;
+mod waveforms;
+pub use peaks::{
+    argrelextrema, argrelmax, argrelmin, find_peaks, peak_prominences, peak_widths, Bound,
+    Comparator, ExtremaMode, FindPeaksOptions, PeakProperties, Prominences, Widths,
+};
+#[doc(hidden)]
+pub use peaks::analysis_kernel_sources;
+pub use waveforms::{
+    chirp, gausspulse, gausspulse_cutoff, max_len_seq, sawtooth, square, sweep_poly, unit_impulse,
+    ChirpMethod, ChirpOptions, GaussPulse, GaussPulseOptions, ImpulseIndex,
+};
+mod czt;
+pub use czt::{czt, czt_points, Czt};
