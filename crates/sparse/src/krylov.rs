@@ -30,8 +30,8 @@ enum Store<T: Float> {
     Cpu {
         v: Vec<Vec<T>>,
         s: Vec<T>,
-        flag: i32,
-        at: i32,
+        /// [status, at] of the outer gate, then of the inner gate
+        flags: [i32; 4],
     },
     Cuda {
         d: CudaDevice,
@@ -46,6 +46,9 @@ enum Store<T: Float> {
 pub(crate) struct Engine<T: Float> {
     n: usize,
     store: Store<T>,
+    /// The status word that gates the steps: 0 the solver's (outer), 1 an inner one (gmres'
+    /// Arnoldi cycle), which the solver resets itself.
+    gate: usize,
 }
 
 impl<T: Float> Engine<T> {
@@ -55,8 +58,7 @@ impl<T: Float> Engine<T> {
             Device::Cpu => Store::Cpu {
                 v: vec![vec![T::zero(); n]; nvec],
                 s: vec![T::zero(); nscal],
-                flag: 0,
-                at: 0,
+                flags: [0; 4],
             },
             Device::Cuda(d) => {
                 let g = blocks(d, n).max(1) as usize;
@@ -68,17 +70,33 @@ impl<T: Float> Engine<T> {
                     d: d.clone(),
                     v,
                     st: Array::<T>::zeros(&[nscal], dev)?,
-                    ist: Array::<i32>::zeros(&[2], dev)?,
+                    ist: Array::<i32>::zeros(&[4], dev)?,
                     parts: Array::<T>::empty(&[g], dev)?,
                     nb: blocks(d, n),
                 }
             }
         };
-        Ok(Engine { n, store })
+        Ok(Engine { n, store, gate: 0 })
     }
 
     fn cpu_live(&self) -> bool {
-        matches!(self.store, Store::Cpu { flag: 0, .. })
+        match &self.store {
+            Store::Cpu { flags, .. } => flags[2 * self.gate] == 0,
+            Store::Cuda { .. } => true,
+        }
+    }
+
+    /// The device address of the gating status word (0 on the CPU).
+    fn gp(&self) -> u64 {
+        match &self.store {
+            Store::Cuda { ist, .. } => p(ist) + 8 * self.gate as u64,
+            Store::Cpu { .. } => 0,
+        }
+    }
+
+    /// Selects the status word that gates the following steps (0 outer, 1 inner).
+    pub(crate) fn set_gate(&mut self, gate: usize) {
+        self.gate = gate;
     }
 
     /// Vector `i` = `a` (a copy; not gated).
@@ -107,8 +125,8 @@ impl<T: Float> Engine<T> {
         dst: usize,
     ) -> Result<()> {
         match &mut self.store {
-            Store::Cpu { v, flag, .. } => {
-                if *flag != 0 {
+            Store::Cpu { v, flags, .. } => {
+                if flags[2 * self.gate] != 0 {
                     return Ok(());
                 }
                 let x = Array::from_vec(v[src].clone(), &[self.n], &Device::Cpu)?;
@@ -138,6 +156,7 @@ impl<T: Float> Engine<T> {
     /// Scalar `slot` = `x^H y`.
     pub(crate) fn dot(&mut self, x: usize, y: usize, slot: usize) -> Result<()> {
         let live = self.cpu_live();
+        let gp = self.gp();
         match &mut self.store {
             Store::Cpu { v, s, .. } => {
                 if live {
@@ -145,12 +164,7 @@ impl<T: Float> Engine<T> {
                 }
             }
             Store::Cuda {
-                d,
-                v,
-                st,
-                ist,
-                parts,
-                ..
+                d, v, st, parts, ..
             } => {
                 let g = parts.len();
                 launch::<T>(
@@ -171,7 +185,7 @@ impl<T: Float> Engine<T> {
                         .push(p(parts))
                         .push(g as i32)
                         .push(p(st))
-                        .push(p(ist))
+                        .push(gp)
                         .push(slot as i32),
                 )?;
             }
@@ -182,6 +196,7 @@ impl<T: Float> Engine<T> {
     /// Scalar `dst` = `s[a] op s[b]`.
     pub(crate) fn scalar(&mut self, op: Sc, dst: usize, a: usize, b: usize) -> Result<()> {
         let live = self.cpu_live();
+        let gp = self.gp();
         match &mut self.store {
             Store::Cpu { s, .. } => {
                 if live {
@@ -192,13 +207,13 @@ impl<T: Float> Engine<T> {
                     };
                 }
             }
-            Store::Cuda { d, st, ist, .. } => launch::<T>(
+            Store::Cuda { d, st, .. } => launch::<T>(
                 d,
                 "sp_scalar",
                 1,
                 Args::new()
                     .push(p(st))
-                    .push(p(ist))
+                    .push(gp)
                     .push(op as i32)
                     .push(dst as i32)
                     .push(a as i32)
@@ -218,26 +233,28 @@ impl<T: Float> Engine<T> {
         code: i32,
         it: usize,
     ) -> Result<()> {
+        let gp = self.gp();
         match &mut self.store {
-            Store::Cpu { s, flag, at, .. } => {
-                if *flag == 0 {
+            Store::Cpu { s, flags, .. } => {
+                let g = 2 * self.gate;
+                if flags[g] == 0 {
                     let mut x = s[slot].abs().to_f64();
                     if take_sqrt {
                         x = x.sqrt();
                     }
                     if x < tol {
-                        *flag = code;
-                        *at = it as i32;
+                        flags[g] = code;
+                        flags[g + 1] = it as i32;
                     }
                 }
             }
-            Store::Cuda { d, st, ist, .. } => launch::<T>(
+            Store::Cuda { d, st, .. } => launch::<T>(
                 d,
                 "sp_check",
                 1,
                 Args::new()
                     .push(p(st))
-                    .push(p(ist))
+                    .push(gp)
                     .push(slot as i32)
                     .push(tol)
                     .push(take_sqrt as i32)
@@ -251,6 +268,7 @@ impl<T: Float> Engine<T> {
     /// Vector `y` += `coef · s[slot]` · vector `x` (`coef` alone when `slot` is `None`).
     pub(crate) fn axpy(&mut self, y: usize, x: usize, slot: Option<usize>, coef: T) -> Result<()> {
         let live = self.cpu_live();
+        let gp = self.gp();
         match &mut self.store {
             Store::Cpu { v, s, .. } => {
                 if live {
@@ -264,9 +282,7 @@ impl<T: Float> Engine<T> {
                     }
                 }
             }
-            Store::Cuda {
-                d, v, st, ist, nb, ..
-            } => launch::<T>(
+            Store::Cuda { d, v, st, nb, .. } => launch::<T>(
                 d,
                 "sp_axpy",
                 *nb,
@@ -275,7 +291,7 @@ impl<T: Float> Engine<T> {
                     .push(p(&v[x]))
                     .push(self.n as i64)
                     .push(p(st))
-                    .push(p(ist))
+                    .push(gp)
                     .push(slot.map_or(-1, |k| k as i32))
                     .push(coef),
             )?,
@@ -286,6 +302,7 @@ impl<T: Float> Engine<T> {
     /// Vector `y` = `s[slot]` · vector `y`.
     pub(crate) fn scal(&mut self, y: usize, slot: usize) -> Result<()> {
         let live = self.cpu_live();
+        let gp = self.gp();
         match &mut self.store {
             Store::Cpu { v, s, .. } => {
                 if live {
@@ -295,9 +312,7 @@ impl<T: Float> Engine<T> {
                     }
                 }
             }
-            Store::Cuda {
-                d, v, st, ist, nb, ..
-            } => launch::<T>(
+            Store::Cuda { d, v, st, nb, .. } => launch::<T>(
                 d,
                 "sp_scal",
                 *nb,
@@ -305,7 +320,7 @@ impl<T: Float> Engine<T> {
                     .push(p(&v[y]))
                     .push(self.n as i64)
                     .push(p(st))
-                    .push(p(ist))
+                    .push(gp)
                     .push(slot as i32),
             )?,
         }
@@ -314,6 +329,7 @@ impl<T: Float> Engine<T> {
 
     fn binary(&mut self, kernel: &str, out: usize, a: usize, b: usize, sign: f64) -> Result<()> {
         let live = self.cpu_live();
+        let gp = self.gp();
         match &mut self.store {
             Store::Cpu { v, .. } => {
                 if live {
@@ -325,7 +341,7 @@ impl<T: Float> Engine<T> {
                     v[out] = r;
                 }
             }
-            Store::Cuda { d, v, ist, nb, .. } => launch::<T>(
+            Store::Cuda { d, v, nb, .. } => launch::<T>(
                 d,
                 kernel,
                 *nb,
@@ -334,7 +350,7 @@ impl<T: Float> Engine<T> {
                     .push(p(&v[b]))
                     .push(p(&v[out]))
                     .push(self.n as i64)
-                    .push(p(ist)),
+                    .push(gp),
             )?,
         }
         Ok(())
@@ -353,13 +369,14 @@ impl<T: Float> Engine<T> {
     /// Vector `dst` = vector `src`.
     pub(crate) fn copy(&mut self, dst: usize, src: usize) -> Result<()> {
         let live = self.cpu_live();
+        let gp = self.gp();
         match &mut self.store {
             Store::Cpu { v, .. } => {
                 if live {
                     v[dst] = v[src].clone();
                 }
             }
-            Store::Cuda { d, v, ist, nb, .. } => launch::<T>(
+            Store::Cuda { d, v, nb, .. } => launch::<T>(
                 d,
                 "sp_copy_g",
                 *nb,
@@ -367,7 +384,7 @@ impl<T: Float> Engine<T> {
                     .push(p(&v[src]))
                     .push(p(&v[dst]))
                     .push(self.n as i64)
-                    .push(p(ist)),
+                    .push(gp),
             )?,
         }
         Ok(())
@@ -377,7 +394,7 @@ impl<T: Float> Engine<T> {
     /// done): on the CPU every time, on a GPU every [`POLL`] iterations (else false).
     pub(crate) fn poll(&self, it: usize) -> Result<bool> {
         match &self.store {
-            Store::Cpu { flag, .. } => Ok(*flag != 0),
+            Store::Cpu { flags, .. } => Ok(flags[0] != 0),
             Store::Cuda { ist, .. } => {
                 if it % POLL == 0 {
                     Ok(ist.to_vec()?[0] != 0)
@@ -388,10 +405,63 @@ impl<T: Float> Engine<T> {
         }
     }
 
+    /// Scalar `slot` = `v` (not gated).
+    pub(crate) fn set_scalar(&mut self, slot: usize, v: T) -> Result<()> {
+        match &mut self.store {
+            Store::Cpu { s, .. } => s[slot] = v,
+            Store::Cuda { d, st, ist, .. } => launch::<T>(
+                d,
+                "sp_set_scalar",
+                1,
+                Args::new()
+                    .push(p(st))
+                    .push(p(ist))
+                    .push(slot as i32)
+                    .push(v),
+            )?,
+        }
+        Ok(())
+    }
+
+    /// A solver-specific scalar step: the single-thread kernel `kernel(st, ist, ints.., reals..)`
+    /// on a GPU, `cpu(scalars, status words)` on the CPU (the same computation; both do their
+    /// own gating).
+    pub(crate) fn custom(
+        &mut self,
+        kernel: &str,
+        ints: &[i32],
+        reals: &[f64],
+        cpu: impl FnOnce(&mut [T], &mut [i32; 4]),
+    ) -> Result<()> {
+        match &mut self.store {
+            Store::Cpu { s, flags, .. } => cpu(s, flags),
+            Store::Cuda { d, st, ist, .. } => {
+                let mut a = Args::new();
+                a.push(p(st)).push(p(ist));
+                for &i in ints {
+                    a.push(i);
+                }
+                for &r in reals {
+                    a.push(r);
+                }
+                launch::<T>(d, kernel, 1, &mut a)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// True when the outer status is set (a read of the device every call).
+    pub(crate) fn poll_now(&self) -> Result<bool> {
+        match &self.store {
+            Store::Cpu { flags, .. } => Ok(flags[0] != 0),
+            Store::Cuda { ist, .. } => Ok(ist.to_vec()?[0] != 0),
+        }
+    }
+
     /// (status code, iteration at which it was set).
     pub(crate) fn status(&self) -> Result<(i32, usize)> {
         match &self.store {
-            Store::Cpu { flag, at, .. } => Ok((*flag, *at as usize)),
+            Store::Cpu { flags, .. } => Ok((flags[0], flags[1] as usize)),
             Store::Cuda { ist, .. } => {
                 let f = ist.to_vec()?;
                 Ok((f[0], f[1] as usize))

@@ -117,6 +117,8 @@ pub struct SolverOptions<'a, T: Float> {
     pub maxiter: Option<usize>,
     /// Preconditioner: an operator approximating `A⁻¹` (default none).
     pub m: Option<&'a dyn LinearOperator<T>>,
+    /// `gmres` only: the Krylov dimension of a cycle (default 20, at most n).
+    pub restart: Option<usize>,
 }
 
 impl<T: Float> Default for SolverOptions<'_, T> {
@@ -127,6 +129,7 @@ impl<T: Float> Default for SolverOptions<'_, T> {
             atol: 0.0,
             maxiter: None,
             m: None,
+            restart: None,
         }
     }
 }
@@ -715,4 +718,302 @@ pub fn cgs<T: Float>(
         }
     }
     finish(&e, X, st.maxiter)
+}
+
+// the scalar layout of gmres (see sparse.cu)
+const GM_H0SQ: usize = 0;
+const GM_H1SQ: usize = 1;
+const GM_INV: usize = 2;
+const GM_PTOL: usize = 3;
+const GM_PRESID: usize = 4;
+const GM_PMF: usize = 5;
+const GM_BRK: usize = 6;
+const GM_RN2: usize = 7;
+const GM_NRM0: usize = 8;
+
+struct GmLayout {
+    r: usize,
+}
+impl GmLayout {
+    fn h(&self, col: usize, k: usize) -> usize {
+        col * (self.r + 1) + k
+    }
+    fn c(&self) -> usize {
+        self.r * (self.r + 1)
+    }
+    fn s(&self) -> usize {
+        self.c() + self.r
+    }
+    fn rhs(&self) -> usize {
+        self.c() + 2 * self.r
+    }
+    fn y(&self) -> usize {
+        self.c() + 3 * self.r + 1
+    }
+    fn m(&self) -> usize {
+        self.c() + 4 * self.r + 1
+    }
+    fn len(&self) -> usize {
+        self.m() + 9
+    }
+}
+
+fn absf<T: Float>(v: T) -> f64 {
+    v.abs().to_f64()
+}
+
+/// LAPACK's lartg as the kernel computes it (double intermediates).
+fn lartg<T: Float>(f: T, g: T) -> (T, T, T) {
+    let (af, ag) = (absf(f), absf(g));
+    if ag == 0.0 {
+        return (T::one(), T::zero(), f);
+    }
+    if af == 0.0 {
+        return (
+            T::zero(),
+            g.conj().mul(krylov::re(1.0 / ag)),
+            krylov::re(ag),
+        );
+    }
+    let d = af.hypot(ag);
+    let sf = f.mul(krylov::re(1.0 / af));
+    (
+        krylov::re(af / d),
+        g.conj().mul(sf).mul(krylov::re(1.0 / d)),
+        sf.mul(krylov::re(d)),
+    )
+}
+
+/// Restarted GMRES for a general square `A` (SciPy's `gmres`: modified Gram–Schmidt Arnoldi,
+/// Givens rotations, the inner tolerance control of gh-8400, `restart` default 20,
+/// `maxiter` counts restart cycles (default 10·n); `info = 0` when `‖b − A x‖ ≤ atol`, else
+/// `maxiter`). A preconditioner is applied on the left as SciPy does. On a GPU the Hessenberg
+/// matrix, the rotations and the tolerances stay on the device (single-thread kernels); the
+/// host reads the status once per cycle.
+///
+/// ```
+/// use cusci_sparse::{diags, Device, Array, linalg::{gmres, SolverOptions}};
+/// let dev = Device::Cpu;
+/// let a = diags::<f64>(&[&[3.0; 4], &[-1.0; 3], &[-2.0; 3]], &[0, -1, 1], None, &dev)?;
+/// let b = Array::from_vec(vec![1.0; 4], &[4], &dev)?;
+/// let s = gmres(&a, &b, &SolverOptions { rtol: 1e-12, ..Default::default() })?;
+/// assert_eq!(s.info, 0);
+/// assert!(a.dot(&s.x)?.sub(&b)?.norm()? < 1e-10);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`cg`], and `InvalidArgument` for `restart = 0`.
+pub fn gmres<T: Float>(
+    a: &dyn LinearOperator<T>,
+    b: &Array<T>,
+    opts: &SolverOptions<T>,
+) -> Result<Solution<T>> {
+    if opts.restart == Some(0) {
+        return Err(make::arg("gmres", "restart must be positive"));
+    }
+    let st = match start("gmres", a, b, opts)? {
+        Ok(s) => s,
+        Err(sol) => return Ok(sol),
+    };
+    let n = st.n;
+    let rs = opts.restart.unwrap_or(20).min(n);
+    let lay = GmLayout { r: rs };
+    let eps = krylov::eps::<T>();
+    // vectors: X, R, B, AX, AV, W, then V[0..=rs]
+    const X: usize = 0;
+    const R: usize = 1;
+    const B: usize = 2;
+    const AX: usize = 3;
+    const AV: usize = 4;
+    const W: usize = 5;
+    let v = |k: usize| 6 + k;
+    let mut e = Engine::<T>::new(b.device(), n, 7 + rs, lay.len())?;
+    init_xr(&mut e, a, &st, opts, X, R, AX)?;
+    e.load(B, &st.b)?;
+    let m = opts.m;
+    let mone = krylov::re::<T>(-1.0);
+    // ptol = ‖M b‖ · min(1, atol/‖b‖) (host values, computed once as SciPy)
+    let bnrm2 = st.b.norm()?.to_f64();
+    let mb_nrm2 = match m {
+        Some(mo) => mo.matvec(&st.b)?.norm()?.to_f64(),
+        None => bnrm2,
+    };
+    e.set_scalar(
+        lay.m() + GM_PTOL,
+        krylov::re(mb_nrm2 * (st.atol / bnrm2).min(1.0)),
+    )?;
+    e.set_scalar(lay.m() + GM_PMF, T::one())?;
+    e.dot(R, R, lay.m() + GM_RN2)?;
+    e.check(lay.m() + GM_RN2, st.atol, true, krylov::CONVERGED, 0)?;
+    let atol = st.atol;
+    let mut it = 0;
+    while it < st.maxiter && !e.poll_now()? {
+        e.set_gate(0);
+        e.precond(m, R, v(0))?;
+        e.dot(v(0), v(0), lay.m() + GM_NRM0)?;
+        let l = GmLayout { r: rs };
+        e.custom("sp_gmres_start", &[rs as i32], &[], |s, f| {
+            if f[0] != 0 {
+                return;
+            }
+            let nrm = absf(s[l.m() + GM_NRM0]).sqrt();
+            for k in 0..=rs {
+                s[l.rhs() + k] = T::zero();
+            }
+            s[l.rhs()] = krylov::re(nrm);
+            s[l.m() + GM_INV] = krylov::re(1.0 / nrm);
+            s[l.m() + GM_BRK] = T::zero();
+            f[2] = 0;
+            f[3] = 0;
+        })?;
+        e.scal(v(0), lay.m() + GM_INV)?;
+        e.set_gate(1);
+        for col in 0..rs {
+            e.apply(a, v(col), AV)?;
+            e.precond(m, AV, W)?;
+            e.dot(W, W, lay.m() + GM_H0SQ)?;
+            for k in 0..=col {
+                e.dot(v(k), W, lay.h(col, k))?;
+                e.axpy(W, v(k), Some(lay.h(col, k)), mone)?;
+            }
+            e.dot(W, W, lay.m() + GM_H1SQ)?;
+            let l = GmLayout { r: rs };
+            e.custom("sp_gmres_rot", &[rs as i32, col as i32], &[eps], |s, f| {
+                gmres_rot_cpu(&l, s, f, col, eps)
+            })?;
+            e.copy(v(col + 1), W)?;
+            e.scal(v(col + 1), lay.m() + GM_INV)?;
+        }
+        e.set_gate(0);
+        let l = GmLayout { r: rs };
+        e.custom("sp_gmres_solve", &[rs as i32], &[], |s, f| {
+            gmres_solve_cpu(&l, s, f)
+        })?;
+        for k in 0..rs {
+            e.axpy(X, v(k), Some(lay.y() + k), T::one())?;
+        }
+        e.apply(a, X, AX)?;
+        e.sub(R, B, AX)?;
+        e.dot(R, R, lay.m() + GM_RN2)?;
+        let l = GmLayout { r: rs };
+        e.custom(
+            "sp_gmres_outer",
+            &[rs as i32, it as i32],
+            &[atol, eps],
+            |s, f| gmres_outer_cpu(&l, s, f, it, atol, eps),
+        )?;
+        it += 1;
+    }
+    let (code, at) = e.status()?;
+    let (info, iterations) = match code {
+        krylov::CONVERGED => (0, at),
+        0 => (st.maxiter as i64, st.maxiter),
+        _ => (st.maxiter as i64, at),
+    };
+    Ok(Solution {
+        x: e.get(X)?,
+        info,
+        iterations,
+    })
+}
+
+fn gmres_rot_cpu<T: Float>(l: &GmLayout, s: &mut [T], f: &mut [i32; 4], col: usize, eps: f64) {
+    if f[0] != 0 || f[2] != 0 {
+        return;
+    }
+    let mb = l.m();
+    let h0 = absf(s[mb + GM_H0SQ]).sqrt();
+    let h1 = absf(s[mb + GM_H1SQ]).sqrt();
+    let mut brk = false;
+    s[l.h(col, col + 1)] = krylov::re(h1);
+    if h1 <= eps * h0 {
+        s[l.h(col, col + 1)] = T::zero();
+        brk = true;
+        s[mb + GM_INV] = T::one();
+    } else {
+        s[mb + GM_INV] = krylov::re(1.0 / h1);
+    }
+    for k in 0..col {
+        let (c, sn) = (s[l.c() + k], s[l.s() + k]);
+        let (n0, n1) = (s[l.h(col, k)], s[l.h(col, k + 1)]);
+        s[l.h(col, k)] = c.mul(n0).add(sn.mul(n1));
+        s[l.h(col, k + 1)] = T::zero().sub(sn.conj().mul(n0)).add(c.mul(n1));
+    }
+    let (c, sn, r) = lartg(s[l.h(col, col)], s[l.h(col, col + 1)]);
+    s[l.c() + col] = c;
+    s[l.s() + col] = sn;
+    s[l.h(col, col)] = r;
+    s[l.h(col, col + 1)] = T::zero();
+    let tmp = T::zero().sub(sn.conj().mul(s[l.rhs() + col]));
+    s[l.rhs() + col] = c.mul(s[l.rhs() + col]);
+    s[l.rhs() + col + 1] = tmp;
+    let presid = absf(tmp);
+    s[mb + GM_PRESID] = krylov::re(presid);
+    s[mb + GM_BRK] = krylov::re(if brk { 1.0 } else { 0.0 });
+    if presid <= s[mb + GM_PTOL].re().to_f64() || brk {
+        f[2] = 1;
+        f[3] = col as i32;
+    }
+}
+
+fn gmres_solve_cpu<T: Float>(l: &GmLayout, s: &mut [T], f: &mut [i32; 4]) {
+    if f[0] != 0 {
+        return;
+    }
+    let rs = l.r;
+    let col = if f[2] != 0 { f[3] as usize } else { rs - 1 };
+    if s[l.h(col, col)] == T::zero() {
+        s[l.rhs() + col] = T::zero();
+    }
+    for k in 0..rs {
+        s[l.y() + k] = if k <= col { s[l.rhs() + k] } else { T::zero() };
+    }
+    for k in (1..=col).rev() {
+        if s[l.y() + k] != T::zero() {
+            s[l.y() + k] = s[l.y() + k].div(s[l.h(k, k)]);
+            let tmp = s[l.y() + k];
+            for j in 0..k {
+                s[l.y() + j] = s[l.y() + j].sub(tmp.mul(s[l.h(k, j)]));
+            }
+        }
+    }
+    if s[l.y()] != T::zero() {
+        s[l.y()] = s[l.y()].div(s[l.h(0, 0)]);
+    }
+}
+
+fn gmres_outer_cpu<T: Float>(
+    l: &GmLayout,
+    s: &mut [T],
+    f: &mut [i32; 4],
+    it: usize,
+    atol: f64,
+    eps: f64,
+) {
+    if f[0] != 0 {
+        return;
+    }
+    let mb = l.m();
+    let rn = absf(s[mb + GM_RN2]).sqrt();
+    let presid = s[mb + GM_PRESID].re().to_f64();
+    let ptol = s[mb + GM_PTOL].re().to_f64();
+    let mut pmf = s[mb + GM_PMF].re().to_f64();
+    if rn <= atol {
+        f[0] = krylov::CONVERGED;
+        f[1] = it as i32 + 1;
+        return;
+    }
+    if s[mb + GM_BRK].re().to_f64() != 0.0 {
+        f[0] = 2;
+        f[1] = it as i32 + 1;
+        return;
+    }
+    pmf = if presid <= ptol {
+        eps.max(0.25 * pmf)
+    } else {
+        (1.5 * pmf).min(1.0)
+    };
+    s[mb + GM_PMF] = krylov::re(pmf);
+    s[mb + GM_PTOL] = krylov::re(presid * pmf.min(atol / rn));
 }

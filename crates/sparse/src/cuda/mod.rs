@@ -13,11 +13,11 @@ pub(crate) const NT: u32 = 256;
 
 /// The type prelude of the module for `dtype` (f32, f64, c32, c64).
 pub fn prelude(dtype: DType) -> Result<String> {
-    let (t, r, zero) = match dtype {
-        DType::F32 => ("float", "float", "0.0f"),
-        DType::F64 => ("double", "double", "0.0"),
-        DType::C32 => ("cplx32", "float", "mk(0.0f, 0.0f)"),
-        DType::C64 => ("cplx64", "double", "mk(0.0, 0.0)"),
+    let (t, r, zero, tre) = match dtype {
+        DType::F32 => ("float", "float", "0.0f", "((float)(x))"),
+        DType::F64 => ("double", "double", "0.0", "((double)(x))"),
+        DType::C32 => ("cplx32", "float", "mk(0.0f, 0.0f)", "mk((float)(x), 0.0f)"),
+        DType::C64 => ("cplx64", "double", "mk(0.0, 0.0)", "mk((double)(x), 0.0)"),
         d => {
             return Err(Error::UnsupportedDType {
                 op: "cusci-sparse".into(),
@@ -26,7 +26,7 @@ pub fn prelude(dtype: DType) -> Result<String> {
         }
     };
     Ok(format!(
-        "typedef {t} T;\ntypedef {r} R;\n#define TZERO ({zero})\n"
+        "typedef {t} T;\ntypedef {r} R;\n#define TZERO ({zero})\n#define TRE(x) ({tre})\n"
     ))
 }
 

@@ -405,3 +405,112 @@ extern "C" __global__ void sp_copy_g(const T* src, T* dst, i64 n, const int* ist
   if (ist[0]) return;
   GRID_LOOP(i, n) { dst[i] = src[i]; }
 }
+
+// st[slot] = v (not gated)
+extern "C" __global__ void sp_set_scalar(T* st, int* ist, int slot, T v) {
+  if (threadIdx.x == 0) st[slot] = v;
+}
+
+// ---------------- gmres (SciPy's restarted GMRES with Givens rotations) ----------------
+// st layout for restart RS: H(col, k) = st[col * (RS + 1) + k] (H of SciPy: h[col, k]), then
+// c[RS], s[RS], S[RS + 1], y[RS], then H0SQ, H1SQ, INV, PTOL, PRESID, PMF, BRK, RN2, NRM0.
+// ist: [outer status, at, inner stop, column of the stop]
+#define G_HN(RS) ((RS) * ((RS) + 1))
+#define G_C(RS) (G_HN(RS))
+#define G_S(RS) (G_HN(RS) + (RS))
+#define G_RHS(RS) (G_HN(RS) + 2 * (RS))
+#define G_Y(RS) (G_HN(RS) + 3 * (RS) + 1)
+#define G_M(RS) (G_HN(RS) + 4 * (RS) + 1)
+enum { GM_H0SQ = 0, GM_H1SQ, GM_INV, GM_PTOL, GM_PRESID, GM_PMF, GM_BRK, GM_RN2, GM_NRM0 };
+
+// the start of a cycle: S = (|v0|, 0, ...), INV = 1/|v0|, inner status and breakdown cleared
+extern "C" __global__ void sp_gmres_start(T* st, int* ist, int RS) {
+  if (ist[0] || threadIdx.x != 0) return;
+  T* S = st + G_RHS(RS);
+  T* M = st + G_M(RS);
+  double nrm = sqrt((double)cusci_abs(M[GM_NRM0]));
+  for (int k = 0; k <= RS; ++k) S[k] = TZERO;
+  S[0] = TRE(nrm);
+  M[GM_INV] = TRE(1.0 / nrm);
+  M[GM_BRK] = TZERO;
+  ist[2] = 0; ist[3] = 0;
+}
+
+// LAPACK's lartg: [c s; -conj(s) c] [f; g] = [r; 0], c real (computed in double)
+__device__ void g_lartg(T f, T g, T* c, T* s, T* r) {
+  double af = (double)cusci_abs(f), ag = (double)cusci_abs(g);
+  if (ag == 0.0) { *c = TRE(1.0); *s = TZERO; *r = f; return; }
+  if (af == 0.0) { *c = TZERO; *s = cusci_conj(g) * TRE(1.0 / ag); *r = TRE(ag); return; }
+  double d = hypot(af, ag);
+  T sf = f * TRE(1.0 / af);
+  *c = TRE(af / d);
+  *r = sf * TRE(d);
+  *s = cusci_conj(g) * sf * TRE(1.0 / d);
+}
+
+// column col of the Arnoldi cycle after its Gram-Schmidt: h1, breakdown, the rotations,
+// the residual estimate; stops the cycle (inner status) when presid <= ptol or on breakdown
+extern "C" __global__ void sp_gmres_rot(T* st, int* ist, int RS, int col, double eps) {
+  if (ist[0] || ist[2] || threadIdx.x != 0) return;
+  T* h = st + col * (RS + 1);
+  T* C = st + G_C(RS);
+  T* Sn = st + G_S(RS);
+  T* S = st + G_RHS(RS);
+  T* M = st + G_M(RS);
+  double h0 = sqrt((double)cusci_abs(M[GM_H0SQ]));
+  double h1 = sqrt((double)cusci_abs(M[GM_H1SQ]));
+  int brk = 0;
+  h[col + 1] = TRE(h1);
+  if (h1 <= eps * h0) { h[col + 1] = TZERO; brk = 1; M[GM_INV] = TRE(1.0); }
+  else M[GM_INV] = TRE(1.0 / h1);
+  for (int k = 0; k < col; ++k) {
+    T c = C[k], s = Sn[k], n0 = h[k], n1 = h[k + 1];
+    h[k] = c * n0 + s * n1;
+    h[k + 1] = TZERO - cusci_conj(s) * n0 + c * n1;
+  }
+  T c, s, r;
+  g_lartg(h[col], h[col + 1], &c, &s, &r);
+  C[col] = c; Sn[col] = s;
+  h[col] = r; h[col + 1] = TZERO;
+  T tmp = TZERO - cusci_conj(s) * S[col];
+  S[col] = c * S[col];
+  S[col + 1] = tmp;
+  double presid = (double)cusci_abs(tmp);
+  M[GM_PRESID] = TRE(presid);
+  M[GM_BRK] = TRE((double)brk);
+  if (presid <= (double)cusci_real(M[GM_PTOL]) || brk) { ist[2] = 1; ist[3] = col; }
+}
+
+// y = H[:col+1, :col+1]^-1 S[:col+1] (SciPy's pseudo-solve of the triangular system), zeros after
+extern "C" __global__ void sp_gmres_solve(T* st, int* ist, int RS) {
+  if (ist[0] || threadIdx.x != 0) return;
+  int col = ist[2] ? ist[3] : RS - 1;
+  T* S = st + G_RHS(RS);
+  T* Y = st + G_Y(RS);
+  if (st[col * (RS + 1) + col] == TZERO) S[col] = TZERO;
+  for (int k = 0; k < RS; ++k) Y[k] = k <= col ? S[k] : TZERO;
+  for (int k = col; k > 0; --k) {
+    if (Y[k] != TZERO) {
+      Y[k] = Y[k] / st[k * (RS + 1) + k];
+      T tmp = Y[k];
+      for (int j = 0; j < k; ++j) Y[j] = Y[j] - tmp * st[k * (RS + 1) + j];
+    }
+  }
+  if (Y[0] != TZERO) Y[0] = Y[0] / st[0];
+}
+
+// the end of a cycle: converged (status 1) when |r| <= atol, stopped (2) on a breakdown, else
+// SciPy's update of the inner tolerance
+extern "C" __global__ void sp_gmres_outer(T* st, int* ist, int RS, int it, double atol, double eps) {
+  if (ist[0] || threadIdx.x != 0) return;
+  T* M = st + G_M(RS);
+  double rn = sqrt((double)cusci_abs(M[GM_RN2]));
+  double presid = (double)cusci_real(M[GM_PRESID]);
+  double ptol = (double)cusci_real(M[GM_PTOL]);
+  double pmf = (double)cusci_real(M[GM_PMF]);
+  if (rn <= atol) { ist[0] = 1; ist[1] = it + 1; return; }
+  if (cusci_real(M[GM_BRK]) != 0) { ist[0] = 2; ist[1] = it + 1; return; }
+  if (presid <= ptol) pmf = fmax(eps, 0.25 * pmf); else pmf = fmin(1.0, 1.5 * pmf);
+  M[GM_PMF] = TRE(pmf);
+  M[GM_PTOL] = TRE(presid * fmin(pmf, atol / rn));
+}
