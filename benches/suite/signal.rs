@@ -290,108 +290,6 @@ impl Bench for Medfilt {
     }
 }
 
-// ---------------- resample_poly: f32[2^24], up 3, down 2 ----------------
-
-struct ResamplePoly {
-    x: Array<f32>,
-}
-
-fn resample_poly(dev: &Device) -> BenchResult<Box<dyn Bench>> {
-    Ok(Box::new(ResamplePoly {
-        x: randn_f32(1 << 24, 81, dev)?,
-    }))
-}
-
-impl Bench for ResamplePoly {
-    fn check(&mut self) -> BenchResult<()> {
-        let o = sig::ResamplePolyOptions::default();
-        let y = sig::resample_poly(&self.x, 3, 2, &o)?;
-        if y.len() != 3 << 23 {
-            return Err(format!("{} outputs, expected {}", y.len(), 3 << 23).into());
-        }
-        // pieces starting at even inputs resample to outputs 3/2 as far along; their interior
-        // (away from the piece's own zero padding) equals the whole signal's
-        for lo in [0usize, 5_000_000, (1 << 24) - 4096] {
-            let xs = Array::from_vec(host_range(&self.x, lo, 4096)?, &[4096], &Device::cpu())?;
-            let want = sig::resample_poly(&xs, 3, 2, &o)?.to_vec()?;
-            let got = host_range(&y, lo * 3 / 2, 6144)?;
-            let a = if lo == 0 { 0 } else { 64 };
-            let b = if lo + 4096 == 1 << 24 {
-                6144
-            } else {
-                6144 - 64
-            };
-            let f = |v: &[f32]| -> Vec<f64> { v[a..b].iter().map(|&t| t as f64).collect() };
-            close(&format!("from input {lo}"), &f(&got), &f(&want), 1e-5)?;
-        }
-        Ok(())
-    }
-    fn run(&mut self) -> cusci::Result<()> {
-        sig::resample_poly(&self.x, 3, 2, &sig::ResamplePolyOptions::default()).map(drop)
-    }
-}
-
-// ---------------- convolve2d: f32[4096, 4096], k f32[15, 15], same, zero fill ----------------
-
-struct Conv2d {
-    x: Array<f32>,
-    k: Array<f32>,
-}
-
-fn convolve2d(dev: &Device) -> BenchResult<Box<dyn Bench>> {
-    Ok(Box::new(Conv2d {
-        x: Generator::new(91).standard_normal::<f32>(&[4096, 4096], dev)?,
-        k: Generator::new(92).standard_normal::<f32>(&[15, 15], dev)?,
-    }))
-}
-
-fn conv2d_same() -> sig::Conv2dOptions<f32> {
-    sig::Conv2dOptions {
-        mode: sig::ConvMode::Same,
-        ..Default::default()
-    }
-}
-
-impl Bench for Conv2d {
-    fn check(&mut self) -> BenchResult<()> {
-        let y = sig::convolve2d(&self.x, &self.k, &conv2d_same())?;
-        let cpu = Device::cpu();
-        let k = self.k.to_device(&cpu)?;
-        // output rows [r0, r0 + 32) need input rows [r0 - 7, r0 + 32 + 7): the CPU on that band
-        for r0 in [0usize, 2000, 4096 - 32] {
-            let lo = r0.saturating_sub(7);
-            let hi = (r0 + 32 + 7).min(4096);
-            let band = self
-                .x
-                .slice_axis(0, Some(lo as isize), Some(hi as isize), 1)?
-                .to_device(&cpu)?;
-            let full = sig::convolve2d(&band, &k, &conv2d_same())?;
-            let want: Vec<f64> = full
-                .slice_axis(
-                    0,
-                    Some((r0 - lo) as isize),
-                    Some((r0 - lo + 32) as isize),
-                    1,
-                )?
-                .to_vec()?
-                .iter()
-                .map(|&v| v as f64)
-                .collect();
-            let got: Vec<f64> = y
-                .slice_axis(0, Some(r0 as isize), Some(r0 as isize + 32), 1)?
-                .to_vec()?
-                .iter()
-                .map(|&v| v as f64)
-                .collect();
-            close(&format!("rows from {r0}"), &got, &want, 1e-5)?;
-        }
-        Ok(())
-    }
-    fn run(&mut self) -> cusci::Result<()> {
-        sig::convolve2d(&self.x, &self.k, &conv2d_same()).map(drop)
-    }
-}
-
 // ---------------- welch: f32[2^26], nperseg 4096 (defaults otherwise) ----------------
 
 struct Welch {
@@ -503,5 +401,107 @@ impl Bench for Stft {
     }
     fn run(&mut self) -> cusci::Result<()> {
         sig::stft(&self.x, &stft_opts()).map(drop)
+    }
+}
+
+// ---------------- resample_poly: f32[2^24], up 3, down 2 ----------------
+
+struct ResamplePoly {
+    x: Array<f32>,
+}
+
+fn resample_poly(dev: &Device) -> BenchResult<Box<dyn Bench>> {
+    Ok(Box::new(ResamplePoly {
+        x: randn_f32(1 << 24, 81, dev)?,
+    }))
+}
+
+impl Bench for ResamplePoly {
+    fn check(&mut self) -> BenchResult<()> {
+        let o = sig::ResamplePolyOptions::default();
+        let y = sig::resample_poly(&self.x, 3, 2, &o)?;
+        if y.len() != 3 << 23 {
+            return Err(format!("{} outputs, expected {}", y.len(), 3 << 23).into());
+        }
+        // pieces starting at even inputs resample to outputs 3/2 as far along; their interior
+        // (away from the piece's own zero padding) equals the whole signal's
+        for lo in [0usize, 5_000_000, (1 << 24) - 4096] {
+            let xs = Array::from_vec(host_range(&self.x, lo, 4096)?, &[4096], &Device::cpu())?;
+            let want = sig::resample_poly(&xs, 3, 2, &o)?.to_vec()?;
+            let got = host_range(&y, lo * 3 / 2, 6144)?;
+            let a = if lo == 0 { 0 } else { 64 };
+            let b = if lo + 4096 == 1 << 24 {
+                6144
+            } else {
+                6144 - 64
+            };
+            let f = |v: &[f32]| -> Vec<f64> { v[a..b].iter().map(|&t| t as f64).collect() };
+            close(&format!("from input {lo}"), &f(&got), &f(&want), 1e-5)?;
+        }
+        Ok(())
+    }
+    fn run(&mut self) -> cusci::Result<()> {
+        sig::resample_poly(&self.x, 3, 2, &sig::ResamplePolyOptions::default()).map(drop)
+    }
+}
+
+// ---------------- convolve2d: f32[4096, 4096], k f32[15, 15], same, zero fill ----------------
+
+struct Conv2d {
+    x: Array<f32>,
+    k: Array<f32>,
+}
+
+fn convolve2d(dev: &Device) -> BenchResult<Box<dyn Bench>> {
+    Ok(Box::new(Conv2d {
+        x: Generator::new(91).standard_normal::<f32>(&[4096, 4096], dev)?,
+        k: Generator::new(92).standard_normal::<f32>(&[15, 15], dev)?,
+    }))
+}
+
+fn conv2d_same() -> sig::Conv2dOptions<f32> {
+    sig::Conv2dOptions {
+        mode: sig::ConvMode::Same,
+        ..Default::default()
+    }
+}
+
+impl Bench for Conv2d {
+    fn check(&mut self) -> BenchResult<()> {
+        let y = sig::convolve2d(&self.x, &self.k, &conv2d_same())?;
+        let cpu = Device::cpu();
+        let k = self.k.to_device(&cpu)?;
+        // output rows [r0, r0 + 32) need input rows [r0 - 7, r0 + 32 + 7): the CPU on that band
+        for r0 in [0usize, 2000, 4096 - 32] {
+            let lo = r0.saturating_sub(7);
+            let hi = (r0 + 32 + 7).min(4096);
+            let band = self
+                .x
+                .slice_axis(0, Some(lo as isize), Some(hi as isize), 1)?
+                .to_device(&cpu)?;
+            let full = sig::convolve2d(&band, &k, &conv2d_same())?;
+            let want: Vec<f64> = full
+                .slice_axis(
+                    0,
+                    Some((r0 - lo) as isize),
+                    Some((r0 - lo + 32) as isize),
+                    1,
+                )?
+                .to_vec()?
+                .iter()
+                .map(|&v| v as f64)
+                .collect();
+            let got: Vec<f64> = y
+                .slice_axis(0, Some(r0 as isize), Some(r0 as isize + 32), 1)?
+                .to_vec()?
+                .iter()
+                .map(|&v| v as f64)
+                .collect();
+            close(&format!("rows from {r0}"), &got, &want, 1e-5)?;
+        }
+        Ok(())
+    }
+    fn run(&mut self) -> cusci::Result<()> {
+        sig::convolve2d(&self.x, &self.k, &conv2d_same()).map(drop)
     }
 }
