@@ -104,7 +104,7 @@ impl Plan {
         let mut handle: cf::cufftHandle = 0;
         // SAFETY: writes one handle.
         check(op, unsafe { cf::cufftCreate(&mut handle) })?;
-        let plan = Plan { handle, work: 0 };
+        let mut plan = Plan { handle, work: 0 };
         // SAFETY: a live handle; 0 = the caller provides the work area.
         check(op, unsafe { cf::cufftSetAutoAllocation(handle, 0) })?;
         let ty = match key.ty {
@@ -159,7 +159,9 @@ impl Plan {
             }
         };
         check(op, r)?;
-        Ok(Plan { work, ..plan })
+        // (not `Plan { work, ..plan }`: that would copy the handle out and drop, i.e. destroy, it)
+        plan.work = work;
+        Ok(plan)
     }
 }
 
