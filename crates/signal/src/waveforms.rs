@@ -103,6 +103,9 @@ fn point(kind: i32, p: &[f64; 4], coef: &[f64], t: f64) -> (f64, f64, f64) {
     }
 }
 
+/// (value, quadrature, envelope) arrays of [`eval`].
+type Waves<T> = (Array<T>, Option<Array<T>>, Option<Array<T>>);
+
 /// Evaluates waveform `kind` at every element of `t` on its device; the quadrature and envelope
 /// outputs only when asked.
 fn eval<T: RealFloat>(
@@ -113,7 +116,7 @@ fn eval<T: RealFloat>(
     coef: &[f64],
     quad: bool,
     env: bool,
-) -> Result<(Array<T>, Option<Array<T>>, Option<Array<T>>)> {
+) -> Result<Waves<T>> {
     let _ = op;
     let n = t.size();
     match t.device() {
