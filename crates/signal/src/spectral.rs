@@ -641,7 +641,7 @@ fn frames<T: FftReal>(xm: &Array<T>, rows: usize, len: usize, pl: &Plan) -> Resu
                 .push(pl.nfft as i64)
                 .push(pl.ext as i64)
                 .push(pl.bnd)
-                .push(det as i32)
+                .push(det)
                 .push(dptr(&win))
                 .push(dptr(&out));
             let threads = if pl.nfft >= 256 { 256 } else { 64 };
@@ -656,9 +656,9 @@ fn frames<T: FftReal>(xm: &Array<T>, rows: usize, len: usize, pl: &Plan) -> Resu
 }
 
 /// The transforms of the frames: `(rows, nseg, nfreq)` complex.
-fn transform<T: FftReal>(fr: &Array<T>, pl: &Plan) -> Result<Array<<T as FftReal>::Complex>>
+fn transform<T>(fr: &Array<T>, pl: &Plan) -> Result<Array<<T as FftReal>::Complex>>
 where
-    T: cusci_fft::FftInput<Complex = <T as FftReal>::Complex>,
+    T: FftReal + cusci_fft::FftInput<Complex = <T as FftReal>::Complex>,
 {
     let o = FftOptions {
         n: Some(pl.nfft),
@@ -936,6 +936,7 @@ fn spec<T: FftReal, E: Element>(
 // ------------------------------------------------------------------------------------------
 // public functions
 
+#[allow(clippy::type_complexity)]
 /// Frames and transforms: the plan, the leading shape, the axis, and `(rows, nseg, nfreq)`.
 fn analyse<T>(
     x: &Array<T>,
@@ -1232,6 +1233,7 @@ where
 /// let (f, t, z) = stft(&x, &StftOptions { nperseg: Some(8), ..Default::default() }).unwrap();
 /// assert_eq!(z.shape(), &[5, 9]);
 /// ```
+#[allow(clippy::type_complexity)]
 pub fn stft<T>(
     x: &Array<T>,
     opts: &StftOptions,
@@ -1289,6 +1291,7 @@ where
 /// let (_, y) = istft(&z, &IstftOptions::default()).unwrap();
 /// assert!(y.to_vec().unwrap()[..40].iter().zip(&v).all(|(a, b)| (a - b).abs() < 1e-12));
 /// ```
+#[allow(clippy::type_complexity)]
 pub fn istft<C>(zxx: &Array<C>, opts: &IstftOptions) -> Result<(Array<C::Real>, Array<C::Real>)>
 where
     C: FftComplex,
