@@ -146,13 +146,16 @@ fn pad<T: SignalScalar>(
     }
 }
 
+/// One filter pass along the axis from optional initial states.
+type Pass<'a, T> = dyn Fn(&Array<T>, Option<&Array<T>>) -> Result<Array<T>> + 'a;
+
 /// The forward-backward core: `run(x, zi)` filters along `ax` with initial states `zi`.
 fn forward_backward<T: SignalScalar>(
     ext: &Array<T>,
     ax: usize,
     edge: usize,
     zi: Option<&Array<T>>,
-    run: &dyn Fn(&Array<T>, Option<&Array<T>>) -> Result<Array<T>>,
+    run: &Pass<'_, T>,
 ) -> Result<Array<T>> {
     let axi = ax as isize;
     let z1 = match zi {

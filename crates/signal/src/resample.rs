@@ -208,7 +208,7 @@ pub(crate) fn upfirdn_core<T: SignalScalar>(
             };
             let (key, src) = resample_source::<T>();
             let f = d.function(&key, || src, &[], &format!("{key}_upfirdn"))?;
-            let hbytes = m * std::mem::size_of::<T>();
+            let hbytes = std::mem::size_of_val(h);
             let hshared = hbytes <= 32 * 1024;
             let cv = cval.to_c64();
             let cval_zero = cval == T::zero();
