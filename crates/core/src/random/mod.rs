@@ -555,9 +555,10 @@ fn launch<T: crate::dtype::Element>(
         .push(stream)
         .push(start);
     extra(&mut a);
-    f.launch(
-        d,
-        LaunchConfig::linear(grid_for(d, n.div_ceil(4)), 256),
-        &mut a,
-    )
+    // one full wave of resident blocks (grid-stride loops): a grid of 8 blocks per SM would leave
+    // a partial second wave for kernels whose registers allow fewer
+    let resident =
+        f.occupancy(256, 0).unwrap_or(8).max(1) * d.props().multiprocessors.max(1) as u32;
+    let grid = grid_for(d, n.div_ceil(4)).min(resident);
+    f.launch(d, LaunchConfig::linear(grid, 256), &mut a)
 }
