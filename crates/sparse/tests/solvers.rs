@@ -109,8 +109,10 @@ fn nonsymmetric_systems_like_a_dense_solve() {
             if dev == Device::Cpu {
                 cpu_iters = s.iterations;
             } else {
+                // cgs is erratic: other rounding in the dot products moves its count a little
+                let margin = if name == "cgs" { 1 + cpu_iters / 6 } else { 1 };
                 assert!(
-                    s.iterations.abs_diff(cpu_iters) <= 1,
+                    s.iterations.abs_diff(cpu_iters) <= margin,
                     "{name}: {} vs {cpu_iters}",
                     s.iterations
                 );
