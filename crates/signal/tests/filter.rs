@@ -326,7 +326,9 @@ fn chunked_with_carried_state() {
 }
 
 /// Every device against the CPU: many short signals (one thread each), few long signals (the
-/// block-parallel scan, two levels), other axes, f32 and complex.
+/// block-parallel scan, two levels), other axes, f32 and complex. The scan carries chunk states
+/// in another order than the serial recurrence: order-8 filters agree to ~1e-10 relative in f64
+/// (measured on an H200: worst 5.9e-11), hence 1e-9.
 #[test]
 fn devices_agree_with_cpu() {
     let cpu = Device::cpu();
@@ -388,11 +390,11 @@ fn devices_agree_with_cpu() {
                 },
             )
             .unwrap();
-            assert_allclose(&r.y, &el.y, 1e-11, 1e-12, &ctx);
+            assert_allclose(&r.y, &el.y, 1e-9, 1e-10, &ctx);
             assert_allclose(
                 r.zf.as_ref().unwrap(),
                 el.zf.as_ref().unwrap(),
-                1e-11,
+                1e-9,
                 1e-12,
                 &ctx,
             );
@@ -405,11 +407,11 @@ fn devices_agree_with_cpu() {
                 },
             )
             .unwrap();
-            assert_allclose(&r.y, &es.y, 1e-11, 1e-12, &ctx);
+            assert_allclose(&r.y, &es.y, 1e-9, 1e-10, &ctx);
             assert_allclose(
                 r.zf.as_ref().unwrap(),
                 es.zf.as_ref().unwrap(),
-                1e-11,
+                1e-9,
                 1e-12,
                 &ctx,
             );
@@ -457,7 +459,7 @@ fn devices_agree_with_cpu() {
             &FilterOptions::default(),
         )
         .unwrap();
-        assert_allclose(&r.y, &ec.y, 1e-11, 1e-12, &format!("c64 on {dev}"));
+        assert_allclose(&r.y, &ec.y, 1e-9, 1e-10, &format!("c64 on {dev}"));
     }
 }
 
