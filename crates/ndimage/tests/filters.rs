@@ -170,7 +170,7 @@ fn all_filters<T: Real + cusci_core::dtype::Numeric>(
             "median_filter_large",
             median_filter(x, &Footprint::Size(vec![if nd == 1 { 81 } else { 9 }]), &o),
         ),
-        ("rank_filter", rank_filter(x, 2, &Footprint::Mask(mask), &o)),
+        ("rank_filter", rank_filter(x, 1, &Footprint::Mask(mask), &o)),
         (
             "percentile_filter",
             percentile_filter(x, 70.0, &Footprint::Size(vec![2]), &o),
