@@ -26,12 +26,12 @@ mod core_cases;
 mod fft_cases;
 #[path = "suite/linalg.rs"]
 mod linalg_cases;
-#[path = "suite/sparse.rs"]
-mod sparse_cases;
 #[path = "suite/ndimage.rs"]
 mod ndimage_cases;
 #[path = "suite/signal.rs"]
 mod signal_cases;
+#[path = "suite/sparse.rs"]
+mod sparse_cases;
 
 use cusci::core::random::Generator;
 use cusci::core::{CudaDevice, Event};

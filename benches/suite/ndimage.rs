@@ -17,56 +17,56 @@ pub fn cases() -> Vec<Case> {
             bytes: 2 * img * F32,
             flops: 0,
             n_repeat: 10,
-            setup: |d| Filter::new(d, &[IMG, IMG], Kind::Gaussian),
+            setup: |d| Filter::boxed(d, &[IMG, IMG], Kind::Gaussian),
         },
         Case {
             name: "ndimage.uniform_filter_f32_4096_s9",
             bytes: 2 * img * F32,
             flops: 0,
             n_repeat: 10,
-            setup: |d| Filter::new(d, &[IMG, IMG], Kind::Uniform),
+            setup: |d| Filter::boxed(d, &[IMG, IMG], Kind::Uniform),
         },
         Case {
             name: "ndimage.median_filter_f32_4096_s5",
             bytes: 2 * img * F32,
             flops: 0,
             n_repeat: 5,
-            setup: |d| Filter::new(d, &[IMG, IMG], Kind::Median),
+            setup: |d| Filter::boxed(d, &[IMG, IMG], Kind::Median),
         },
         Case {
             name: "ndimage.sobel_f32_4096",
             bytes: 2 * img * F32,
             flops: 0,
             n_repeat: 10,
-            setup: |d| Filter::new(d, &[IMG, IMG], Kind::Sobel),
+            setup: |d| Filter::boxed(d, &[IMG, IMG], Kind::Sobel),
         },
         Case {
             name: "ndimage.convolve_f32_256^3_k5",
             bytes: 2 * 256u64.pow(3) * F32,
             flops: 2 * 125 * 256u64.pow(3),
             n_repeat: 5,
-            setup: |d| Filter::new(d, &[256, 256, 256], Kind::Convolve),
+            setup: |d| Filter::boxed(d, &[256, 256, 256], Kind::Convolve),
         },
         Case {
             name: "ndimage.zoom_f32_2048_x2_o3",
             bytes: (2048 * 2048 + 4096 * 4096) * F32,
             flops: 0,
             n_repeat: 5,
-            setup: |d| Filter::new(d, &[2048, 2048], Kind::Zoom),
+            setup: |d| Filter::boxed(d, &[2048, 2048], Kind::Zoom),
         },
         Case {
             name: "ndimage.rotate_f32_4096_30deg_o1",
             bytes: 2 * img * F32,
             flops: 0,
             n_repeat: 5,
-            setup: |d| Filter::new(d, &[IMG, IMG], Kind::Rotate),
+            setup: |d| Filter::boxed(d, &[IMG, IMG], Kind::Rotate),
         },
         Case {
             name: "ndimage.map_coordinates_f32_4096_o1",
             bytes: 4 * img * F32,
             flops: 0,
             n_repeat: 5,
-            setup: |d| Filter::new(d, &[IMG, IMG], Kind::MapCoordinates),
+            setup: |d| Filter::boxed(d, &[IMG, IMG], Kind::MapCoordinates),
         },
     ]
 }
@@ -92,7 +92,7 @@ struct Filter {
 }
 
 impl Filter {
-    fn new(dev: &Device, shape: &[usize], kind: Kind) -> BenchResult<Box<dyn Bench>> {
+    fn boxed(dev: &Device, shape: &[usize], kind: Kind) -> BenchResult<Box<dyn Bench>> {
         let n: usize = shape.iter().product();
         let x = randn_f32(n, 81, dev)?
             .reshape(&shape.iter().map(|&s| s as isize).collect::<Vec<_>>())?;
@@ -186,14 +186,14 @@ pub fn morphology_cases() -> Vec<Case> {
             bytes: 0,
             flops: 0,
             n_repeat: 5,
-            setup: |d| Morph::new(d, IMG, 0.5, MorphKind::Label),
+            setup: |d| Morph::boxed(d, IMG, 0.5, MorphKind::Label),
         },
         Case {
             name: "ndimage.distance_transform_edt_2048",
             bytes: 0,
             flops: 0,
             n_repeat: 5,
-            setup: |d| Morph::new(d, 2048, -1.0, MorphKind::Edt),
+            setup: |d| Morph::boxed(d, 2048, -1.0, MorphKind::Edt),
         },
     ]
 }
@@ -210,7 +210,7 @@ struct Morph {
 }
 
 impl Morph {
-    fn new(dev: &Device, n: usize, thr: f32, kind: MorphKind) -> BenchResult<Box<dyn Bench>> {
+    fn boxed(dev: &Device, n: usize, thr: f32, kind: MorphKind) -> BenchResult<Box<dyn Bench>> {
         let x = randn_f32(n * n, 91, dev)?
             .reshape(&[n as isize, n as isize])?
             .gt_scalar(thr)?;

@@ -87,7 +87,7 @@ fn close(what: &str, got: &[f64], want: &[f64], rtol: f64) -> BenchResult<()> {
         .iter()
         .zip(want)
         .fold(0f64, |m, (a, b)| m.max((a - b).abs()));
-    if !(err <= rtol * scale) {
+    if err.is_nan() || err > rtol * scale {
         return Err(format!("{what}: max error {err:e} (scale {scale:e}, rtol {rtol:e})").into());
     }
     Ok(())

@@ -578,7 +578,8 @@ fn plans_of_every_kind_are_the_ones_the_calls_use() {
     // the call makes no new cuFFT plan (get_fftn_plan mirrors the transforms' layouts exactly)
     let c = randn::<c64>(&[4, 6, 10], 81, &cpu()).unwrap();
     let r = randn::<f32>(&[4, 6, 10], 82, &cpu()).unwrap();
-    let geoms: Vec<(Option<Vec<isize>>, Option<Vec<usize>>)> = vec![
+    type Geometry = (Option<Vec<isize>>, Option<Vec<usize>>);
+    let geoms: Vec<Geometry> = vec![
         (None, None),
         (Some(vec![1, 2]), None),
         (Some(vec![0, 2]), Some(vec![5, 12])),

@@ -9,45 +9,45 @@ mod medfilt;
 mod procutil;
 mod spectral;
 mod windows;
+#[doc(hidden)]
+pub use spectral::spectral_kernel_sources;
 pub use spectral::{
     check_cola, check_nola, coherence, csd, istft, periodogram, spectrogram, stft, welch, Average,
     Boundary, Detrend, IstftOptions, Scaling, SpectrogramMode, SpectrogramOptions, StftOptions,
     Sxx, WelchOptions, WindowSpec,
 };
-#[doc(hidden)]
-pub use spectral::spectral_kernel_sources;
 pub use windows::{get_window, Window};
 mod convolve2d;
 pub use convolve2d::{convolve2d, correlate2d, Conv2dOptions, ConvBoundary};
 mod filtfilt;
 pub use filtfilt::{filtfilt, lfiltic, sosfiltfilt, FiltPad, FiltfiltOptions};
 mod resample;
-pub use resample::{
-    resample_poly, upfirdn, PadType, PolyWindow, ResamplePolyOptions, UpfirdnMode, UpfirdnOptions,
-};
-#[doc(hidden)]
-pub use resample::resampling_kernel_sources;
 pub use convolve::{
     choose_conv_method, convolve, correlate, fftconvolve, ConvMethod, ConvMode, ConvOptions,
 };
+pub use filter::{lfilter, lfilter_zi, sosfilt, sosfilt_zi, FilterOptions, Filtered};
 pub use hilbert::{hilbert, HilbertOptions};
 pub use medfilt::medfilt;
-pub use filter::{lfilter, lfilter_zi, sosfilt, sosfilt_zi, FilterOptions, Filtered};
 #[doc(hidden)]
 pub use procutil::processing_kernel_sources;
 pub use procutil::SignalScalar;
+#[doc(hidden)]
+pub use resample::resampling_kernel_sources;
+pub use resample::{
+    resample_poly, upfirdn, PadType, PolyWindow, ResamplePolyOptions, UpfirdnMode, UpfirdnOptions,
+};
 
 pub mod design;
 pub mod freqresp;
 pub mod represent;
 pub use design::{
-    firwin, gammatone, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, qmf,
-    CombType, FirWindow, FirwinOptions, GammatoneType,
-};
-pub use design::{
     bessel, besselap, bilinear, bilinear_zpk, buttap, butter, butter_zpk, cheb1ap, cheb2ap, cheby1,
     cheby2, ellip, ellipap, iirfilter, iirfilter_zpk, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp,
     lp2hp_zpk, lp2lp, lp2lp_zpk, BType, BesselNorm, Filter, FilterType, IirOptions, Output,
+};
+pub use design::{
+    firwin, gammatone, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, qmf,
+    CombType, FirWindow, FirwinOptions, GammatoneType,
 };
 pub use freqresp::{
     findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_sos, freqz_zpk, group_delay, sosfreqz,
@@ -60,12 +60,12 @@ pub use represent::{
 
 mod peaks;
 mod waveforms;
+#[doc(hidden)]
+pub use peaks::analysis_kernel_sources;
 pub use peaks::{
     argrelextrema, argrelmax, argrelmin, find_peaks, peak_prominences, peak_widths, Bound,
     Comparator, ExtremaMode, FindPeaksOptions, PeakProperties, Prominences, Widths,
 };
-#[doc(hidden)]
-pub use peaks::analysis_kernel_sources;
 pub use waveforms::{
     chirp, gausspulse, gausspulse_cutoff, max_len_seq, sawtooth, square, sweep_poly, unit_impulse,
     ChirpMethod, ChirpOptions, GaussPulse, GaussPulseOptions, ImpulseIndex,

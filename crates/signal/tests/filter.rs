@@ -308,20 +308,8 @@ fn chunked_with_carried_state() {
             atol,
             &ctx,
         );
-        assert_allclose(
-            &zl,
-            full_l.zf.as_ref().unwrap(),
-            tol + 4.5e-16,
-            atol,
-            &ctx,
-        );
-        assert_allclose(
-            &zs,
-            full_s.zf.as_ref().unwrap(),
-            tol + 4.5e-16,
-            atol,
-            &ctx,
-        );
+        assert_allclose(&zl, full_l.zf.as_ref().unwrap(), tol + 4.5e-16, atol, &ctx);
+        assert_allclose(&zs, full_s.zf.as_ref().unwrap(), tol + 4.5e-16, atol, &ctx);
     }
 }
 

@@ -34,7 +34,10 @@ pub fn laplacian(g: usize, dev: &Device) -> Result<CsrMatrix<f64>> {
     )
 }
 
-fn solve(g: usize, dev: &Device) -> Result<(Solution<f64>, f64, CsrMatrix<f64>, Array<f64>)> {
+/// What [`solve`] returns: the solution, the seconds it took, the matrix and the right-hand side.
+type Solved = (Solution<f64>, f64, CsrMatrix<f64>, Array<f64>);
+
+fn solve(g: usize, dev: &Device) -> Result<Solved> {
     let a = laplacian(g, dev)?;
     // h² · f with f = 1
     let h2 = 1.0 / ((g + 1) * (g + 1)) as f64;

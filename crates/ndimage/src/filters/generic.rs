@@ -34,6 +34,9 @@ pub enum GenericFunction<'a> {
     },
 }
 
+/// The closure form of a [`GenericFunction1d`]: `(input_line, output_line, extra)`.
+pub type LineFn = dyn Fn(&[f64], &mut [f64], &[f64]) + Sync;
+
 /// The function of [`generic_filter1d`].
 ///
 /// * `Closure(f)`: `f(input_line, output_line, extra_arguments)`: `input_line` is the line
@@ -45,7 +48,7 @@ pub enum GenericFunction<'a> {
 #[derive(Clone, Copy)]
 pub enum GenericFunction1d<'a> {
     /// A Rust closure `(input_line, output_line, extra)`.
-    Closure(&'a (dyn Fn(&[f64], &mut [f64], &[f64]) + Sync)),
+    Closure(&'a LineFn),
     /// A CUDA device function (see the enum's documentation for its signature).
     Cuda {
         /// CUDA source defining the function (and anything it uses).

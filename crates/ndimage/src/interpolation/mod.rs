@@ -666,7 +666,7 @@ fn transform_axes<T: Real>(
         }
         (Device::Cuda(d), work) => {
             let out = Array::<T>::empty(oshape, x.device())?; // every element is written
-            // coordinate lists shift by the padding in a copy
+                                                              // coordinate lists shift by the padding in a copy
             let shifted = match &coords {
                 Coords::List(CoordList::F32(a)) if npad > 0 => {
                     Some(CoordList::F32(a.add_scalar(npad as f32)?))
