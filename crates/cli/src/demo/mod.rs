@@ -32,7 +32,8 @@ pub struct DemoArgs {
     /// `cpu`, `cuda` or `cuda:N` [default: CUSCI_DEVICE, else the first GPU, else the CPU].
     #[arg(long)]
     pub device: Option<String>,
-    /// Run only the named stage(s) (repeatable). Stages: montecarlo, sparse, linalg.
+    /// Run only the named stage(s) (repeatable). Stages: montecarlo, fft, sparse, linalg,
+    /// segment, ndimage, signal.
     #[arg(long = "stage", value_name = "NAME")]
     pub stages: Vec<String>,
 }
