@@ -1,7 +1,7 @@
 // Monte Carlo price of a European call in one fused kernel: Philox normals, the terminal price,
 // the payoff, and per-block sums of payoff and payoff² (f64), written to partials[2·block].
 // Path p uses standard normal number p of Generator::new(seed) (stream 0), bit-identical to the CPU.
-extern "C" __global__ void cusci_mc_european_call(double* __restrict__ partials,
+extern "C" __global__ void __launch_bounds__(256, 4) cusci_mc_european_call(double* __restrict__ partials,
                                                   const unsigned long long paths,
                                                   const unsigned long long seed, const float s0,
                                                   const float drift, const float vol,

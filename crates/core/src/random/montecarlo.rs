@@ -106,7 +106,8 @@ pub fn price_european_call(
                 &[],
                 "cusci_mc_european_call",
             )?;
-            let blocks = (d.props().multiprocessors.max(1) * 8) as u32;
+            // one wave of resident blocks (the kernel is bounded to 64 registers: 4 blocks per SM)
+            let blocks = f.occupancy(256, 0).unwrap_or(4) * d.props().multiprocessors.max(1) as u32;
             let part = Array::<f64>::alloc(op, &[blocks as usize, 2], dev)?;
             let ptr = part.cuda_view().map(|v| v.ptr).unwrap_or(0);
             let mut a = Args::new();
