@@ -224,7 +224,7 @@ impl Default for ChirpOptions {
 ///
 /// ```
 /// use cusci_signal::{chirp, Array, ChirpOptions, Device};
-/// let t = Array::from_vec(vec![0.0, 0.25], &[2], &Device::cpu()).unwrap();
+/// let t = Array::from_vec(vec![0.0f64, 0.25], &[2], &Device::cpu()).unwrap();
 /// let y = chirp(&t, 1.0, 1.0, 1.0, &ChirpOptions::default()).unwrap().to_vec().unwrap();
 /// assert!((y[0] - 1.0).abs() < 1e-15 && y[1].abs() < 1e-15);
 /// ```
