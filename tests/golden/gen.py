@@ -1039,6 +1039,119 @@ def gen_signal_processing(out: Path) -> None:
     a["lfiltic_zi"] = ss.lfiltic(b, aa, [0.5, -1.0, 2.0], [1.0, 0.3])
     savez_fixed(out / "processing.npz", compressed=True, **a)
 
+@section("signal_processing2", folder="signal")
+def gen_signal_processing2(out: Path) -> None:
+    """`processing2.npz` in crates/signal/tests/data/, read by crates/signal/tests/processing2.rs.
+
+    - `dt_x` (3, 50) normal + ramps: `detrend_linear`, `detrend_constant`, `detrend_bp` (bp 10, 30),
+      `detrend_ax0` (dt_x.T, axis 0, linear), `detrend_bp_1pt` (bp 49: a one-point piece);
+    - `rs_x` (2, 24), `rs_c` (24,) complex: `resample_<num>` (num 7, 12, 24, 31, 48) and
+      `resample_c_<num>` (complex), `resample_win` (num 16, window fftshift(hann(24)));
+    - `dc_x` (2, 200): `decimate_iir_<q>` (q 2, 5), `decimate_fir_<q>`, `decimate_iir_nzp_3`,
+      `decimate_fir_nzp_3` (zero_phase False);
+    - `sg_x` (2, 40): `savgol_coeffs_<w>_<p>` (w 5/7/11, p 2/3), `savgol_coeffs_d1` (7, 3, deriv 1,
+      delta 0.5), `savgol_coeffs_pos` (7, 2, pos 1), `savgol_coeffs_conv` (7, 2, use conv),
+      `savgol_<mode>` (11, 3) for modes interp/mirror/constant/nearest/wrap, `savgol_d2` (9, 4,
+      deriv 2, interp), `savgol_ax0` (sg_x.T, 7, 2, axis 0);
+    - `nd_a` (5, 6, 7), `nd_b` (3, 2, 4): `fftconvolve_nd_<mode>`, `fftconvolve_ax_<mode>`
+      (axes (0, 2) with b (3, 1, 4)... see the code), `oaconvolve_<mode>` (1-D, oa_a (300,),
+      oa_b (21,)), `correlate_nd_<mode>`;
+    - `m2_x` (9, 12): `medfilt2d_<k>` (3x3, 5x3), `order_filter_<r>` (domain 3x3 ones, ranks 0/4/8),
+      `order_filter_cross` (cross domain, rank 2), `wiener_<k>` (3x3, 5x5), `wiener_noise` (noise 0.5),
+      `wiener_1d` (1-D, size 5);
+    - `h2_x` (6, 8): `hilbert2` (complex);
+    - `ls_t` (60,) sorted uniform times, `ls_y`, `ls_f` (30,): `lombscargle`, `lombscargle_norm`
+      (normalize=True), `lombscargle_pre` (precenter), `lombscargle_fm` (floating_mean),
+      `lombscargle_w` (weights `ls_w`);
+    - `vs_e` (50,) event times, `vs_p` (4,): `vs_strength`, `vs_phase`;
+    - `dcv_sig` (12,), `dcv_div` (4,): `deconvolve_q`, `deconvolve_r`.
+    """
+    import scipy.signal as ss
+
+    r = rng("signal", "processing2")
+    a = {}
+    t = np.arange(50)
+    dx = r.standard_normal((3, 50)) + np.array([[0.1], [-2.0], [0.5]]) * t + np.array([[1.0], [4.0], [-3.0]])
+    a["dt_x"] = dx
+    a["detrend_linear"] = ss.detrend(dx)
+    a["detrend_constant"] = ss.detrend(dx, type="constant")
+    a["detrend_bp"] = ss.detrend(dx, bp=[10, 30])
+    a["detrend_ax0"] = ss.detrend(dx.T, axis=0)
+    a["detrend_bp_1pt"] = ss.detrend(dx, bp=[49])
+    rx = r.standard_normal((2, 24))
+    rc = r.standard_normal(24) + 1j * r.standard_normal(24)
+    a["rs_x"], a["rs_c"] = rx, rc
+    for num in (7, 12, 24, 31, 48):
+        a[f"resample_{num}"] = ss.resample(rx, num, axis=-1)
+        a[f"resample_c_{num}"] = ss.resample(rc, num)
+    a["resample_win"] = ss.resample(rx, 16, axis=-1, window=np.fft.fftshift(ss.get_window("hann", 24)))
+    dcx = r.standard_normal((2, 200))
+    a["dc_x"] = dcx
+    for q in (2, 5):
+        a[f"decimate_iir_{q}"] = ss.decimate(dcx, q)
+        a[f"decimate_fir_{q}"] = ss.decimate(dcx, q, ftype="fir")
+    a["decimate_iir_nzp_3"] = ss.decimate(dcx, 3, zero_phase=False)
+    a["decimate_fir_nzp_3"] = ss.decimate(dcx, 3, ftype="fir", zero_phase=False)
+    sx = r.standard_normal((2, 40)) + np.linspace(0, 3, 40) ** 2
+    a["sg_x"] = sx
+    for w in (5, 7, 11):
+        for p in (2, 3):
+            a[f"savgol_coeffs_{w}_{p}"] = ss.savgol_coeffs(w, p)
+    a["savgol_coeffs_d1"] = ss.savgol_coeffs(7, 3, deriv=1, delta=0.5)
+    a["savgol_coeffs_pos"] = ss.savgol_coeffs(7, 2, pos=1)
+    a["savgol_coeffs_conv"] = ss.savgol_coeffs(7, 2, pos=1, use="conv")
+    for mode in ("interp", "mirror", "constant", "nearest", "wrap"):
+        a[f"savgol_{mode}"] = ss.savgol_filter(sx, 11, 3, mode=mode)
+    a["savgol_cval"] = ss.savgol_filter(sx, 11, 3, mode="constant", cval=1.5)
+    a["savgol_d2"] = ss.savgol_filter(sx, 9, 4, deriv=2, delta=0.25)
+    a["savgol_ax0"] = ss.savgol_filter(sx.T, 7, 2, axis=0)
+    na, nb = r.standard_normal((5, 6, 7)), r.standard_normal((3, 2, 4))
+    a["nd_a"], a["nd_b"] = na, nb
+    nb1 = r.standard_normal((3, 1, 4))
+    a["nd_b1"] = nb1
+    for mode in ("full", "same", "valid"):
+        a[f"fftconvolve_nd_{mode}"] = ss.fftconvolve(na, nb, mode=mode)
+        a[f"fftconvolve_ax_{mode}"] = ss.fftconvolve(na, nb1, mode=mode, axes=(0, 2))
+        a[f"correlate_nd_{mode}"] = ss.correlate(na, nb, mode=mode, method="direct")
+        a[f"convolve_nd_{mode}"] = ss.convolve(na, nb, mode=mode, method="direct")
+    oa, ob = r.standard_normal(300), r.standard_normal(21)
+    a["oa_a"], a["oa_b"] = oa, ob
+    for mode in ("full", "same", "valid"):
+        a[f"oaconvolve_{mode}"] = ss.oaconvolve(oa, ob, mode=mode)
+    mx = r.standard_normal((9, 12))
+    a["m2_x"] = mx
+    a["medfilt2d_3x3"] = ss.medfilt2d(mx, 3)
+    a["medfilt2d_5x3"] = ss.medfilt2d(mx, [5, 3])
+    for rk in (0, 4, 8):
+        a[f"order_filter_{rk}"] = ss.order_filter(mx, np.ones((3, 3)), rk)
+    a["order_filter_cross"] = ss.order_filter(mx, np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]]), 2)
+    a["wiener_3x3"] = ss.wiener(mx)
+    a["wiener_5x5"] = ss.wiener(mx, 5)
+    a["wiener_noise"] = ss.wiener(mx, [3, 5], noise=0.5)
+    a["wiener_1d"] = ss.wiener(mx[0], 5)
+    hx = r.standard_normal((6, 8))
+    a["h2_x"] = hx
+    a["hilbert2"] = ss.hilbert2(hx)
+    lt = np.sort(r.uniform(0, 10, 60))
+    ly = np.sin(2.1 * lt) + 0.3 * r.standard_normal(60) + 0.7
+    lf = np.linspace(0.2, 5.0, 30)
+    lw = r.uniform(0.5, 2.0, 60)
+    a["ls_t"], a["ls_y"], a["ls_f"], a["ls_w"] = lt, ly, lf, lw
+    a["lombscargle"] = ss.lombscargle(lt, ly, lf)
+    a["lombscargle_norm"] = ss.lombscargle(lt, ly, lf, normalize=True)
+    a["lombscargle_pre"] = ss.lombscargle(lt, ly, lf, precenter=True)
+    a["lombscargle_fm"] = ss.lombscargle(lt, ly, lf, floating_mean=True)
+    a["lombscargle_w"] = ss.lombscargle(lt, ly, lf, weights=lw)
+    ve = np.sort(r.uniform(0, 20, 50))
+    vp = np.array([0.7, 1.0, 2.5, 3.3])
+    a["vs_e"], a["vs_p"] = ve, vp
+    a["vs_strength"], a["vs_phase"] = ss.vectorstrength(ve, vp)
+    sig = r.standard_normal(12)
+    div = np.array([1.0, 0.5, -0.25, 0.1])
+    a["dcv_sig"], a["dcv_div"] = sig, div
+    a["deconvolve_q"], a["deconvolve_r"] = ss.deconvolve(sig, div)
+    savez_fixed(out / "processing2.npz", compressed=True, **a)
+
 @section("signal_spectral", folder="signal")
 def gen_signal_spectral(out: Path) -> None:
     """`spectral.npz` in crates/signal/tests/data/, read by crates/signal/tests/{spectral,windows}.rs.

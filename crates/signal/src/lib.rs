@@ -71,4 +71,10 @@ pub use waveforms::{
     ChirpMethod, ChirpOptions, GaussPulse, GaussPulseOptions, ImpulseIndex,
 };
 mod czt;
+mod detrend;
+pub use detrend::{detrend, DetrendOptions, DetrendType};
+mod fftresample;
+pub use fftresample::{
+    decimate, resample, DecimateFtype, DecimateOptions, ResampleOptions, ResampleScalar,
+};
 pub use czt::{czt, czt_points, Czt};

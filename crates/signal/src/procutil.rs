@@ -169,3 +169,8 @@ pub fn processing_kernel_sources() -> Vec<(String, String)> {
         crate::medfilt::medfilt_source::<f64>(33),
     ]
 }
+
+/// `v` as an element of `T` (real part for complex types).
+pub(crate) fn from_f64<T: Element>(v: f64) -> T {
+    T::from_c64(c64::new(v, 0.0))
+}
