@@ -1,30 +1,31 @@
 //! The CPU reference: plain loops, parallel over rows with rayon. Sums run in a fixed order (the
 //! order of the stored entries), so results do not depend on the thread count.
 
+use crate::SpIndex;
 use cusci_core::{Float, Numeric};
 use rayon::prelude::*;
 
-/// Structure flags of a CSR index set, as the CUDA check (`sp_csr_check`) computes them:
+/// Structure flags of a CSR index set, as the CUDA check (`fm_csr_check`) computes them:
 /// 1 indptr not monotone or outside [0, nnz], 2 an index out of bounds, 4 bad end points,
 /// 8 not canonical (unsorted or repeated indices within a row).
-pub(crate) fn csr_check(indptr: &[i32], indices: &[i32], n: usize, nnz: usize) -> i32 {
+pub(crate) fn csr_check<I: SpIndex>(indptr: &[I], indices: &[I], n: usize, nnz: usize) -> i32 {
     let m = indptr.len() - 1;
     let mut f = 0;
-    if indptr[0] != 0 || indptr[m] as i64 != nnz as i64 {
+    if indptr[0] != I::zero() || indptr[m].to_i64() != nnz as i64 {
         f |= 4;
     }
     for r in 0..m {
-        let (s, e) = (indptr[r], indptr[r + 1]);
-        if e < s || s < 0 || e as i64 > nnz as i64 {
+        let (s, e) = (indptr[r].to_i64(), indptr[r + 1].to_i64());
+        if e < s || s < 0 || e > nnz as i64 {
             f |= 1;
             continue;
         }
         for j in s as usize..e as usize {
-            let c = indices[j];
-            if c < 0 || c as i64 >= n as i64 {
+            let c = indices[j].to_i64();
+            if c < 0 || c >= n as i64 {
                 f |= 2;
             }
-            if j > s as usize && c <= indices[j - 1] {
+            if j > s as usize && indices[j] <= indices[j - 1] {
                 f |= 8;
             }
         }
@@ -33,41 +34,46 @@ pub(crate) fn csr_check(indptr: &[i32], indices: &[i32], n: usize, nnz: usize) -
 }
 
 /// Splits `v` into the row segments of `indptr` (valid, monotone).
-fn row_segments<'a, U>(mut v: &'a mut [U], indptr: &[i32]) -> Vec<&'a mut [U]> {
+fn row_segments<'a, U, I: SpIndex>(mut v: &'a mut [U], indptr: &[I]) -> Vec<&'a mut [U]> {
     let mut out = Vec::with_capacity(indptr.len().saturating_sub(1));
     for w in indptr.windows(2) {
-        let (a, b) = std::mem::take(&mut v).split_at_mut((w[1] - w[0]) as usize);
+        let (a, b) = std::mem::take(&mut v).split_at_mut(w[1].ix() - w[0].ix());
         out.push(a);
         v = b;
     }
     out
 }
 
+/// An exclusive-to-inclusive running sum in place: `p[i + 1] += p[i]`.
+fn scan<I: SpIndex>(p: &mut [I]) {
+    for i in 1..p.len() {
+        p[i] = p[i].add(p[i - 1]);
+    }
+}
+
 /// COO to canonical CSR: entries bucketed by row (stable), each row sorted by (column, original
 /// position), duplicates summed left to right in that order. Indices must be in bounds.
-pub(crate) fn coo_to_csr<T: Numeric>(
+pub(crate) fn coo_to_csr<T: Numeric, I: SpIndex>(
     m: usize,
-    rows: &[i32],
-    cols: &[i32],
+    rows: &[I],
+    cols: &[I],
     vals: &[T],
-) -> (Vec<i32>, Vec<i32>, Vec<T>) {
+) -> (Vec<I>, Vec<I>, Vec<T>) {
     let nnz = rows.len();
-    let mut indptr = vec![0i32; m + 1];
+    let mut indptr = vec![I::zero(); m + 1];
     for &r in rows {
-        indptr[r as usize + 1] += 1;
+        indptr[r.ix() + 1] = indptr[r.ix() + 1].add(I::one());
     }
-    for i in 0..m {
-        indptr[i + 1] += indptr[i];
-    }
-    let mut fill = indptr.clone();
-    let mut b: Vec<(i32, T)> = vec![(0, T::zero()); nnz];
+    scan(&mut indptr);
+    let mut fill: Vec<usize> = indptr.iter().map(|v| v.ix()).collect();
+    let mut b: Vec<(I, T)> = vec![(I::zero(), T::zero()); nnz];
     for i in 0..nnz {
-        let r = rows[i] as usize;
-        b[fill[r] as usize] = (cols[i], vals[i]);
+        let r = rows[i].ix();
+        b[fill[r]] = (cols[i], vals[i]);
         fill[r] += 1;
     }
     // stable sort by column keeps the original order among equal columns
-    let mut counts = vec![0i32; m + 1];
+    let mut counts = vec![I::zero(); m + 1];
     row_segments(&mut b, &indptr)
         .into_par_iter()
         .zip(counts[1..].par_iter_mut())
@@ -79,13 +85,11 @@ pub(crate) fn coo_to_csr<T: Numeric>(
                     u += 1;
                 }
             }
-            *c = u;
+            *c = I::of(u);
         });
-    for i in 0..m {
-        counts[i + 1] += counts[i];
-    }
-    let total = counts[m] as usize;
-    let mut oc = vec![0i32; total];
+    scan(&mut counts);
+    let total = counts[m].ix();
+    let mut oc = vec![I::zero(); total];
     let mut ov = vec![T::zero(); total];
     let segs_b = row_segments(&mut b, &indptr);
     let segs_c = row_segments(&mut oc, &counts);
@@ -109,13 +113,18 @@ pub(crate) fn coo_to_csr<T: Numeric>(
 }
 
 /// y = A x.
-pub(crate) fn spmv<T: Numeric>(indptr: &[i32], indices: &[i32], data: &[T], x: &[T]) -> Vec<T> {
+pub(crate) fn spmv<T: Numeric, I: SpIndex>(
+    indptr: &[I],
+    indices: &[I],
+    data: &[T],
+    x: &[T],
+) -> Vec<T> {
     let m = indptr.len() - 1;
     let mut y = vec![T::zero(); m];
     y.par_iter_mut().enumerate().for_each(|(r, yr)| {
         let mut acc = T::zero();
-        for j in indptr[r] as usize..indptr[r + 1] as usize {
-            acc = acc.add(data[j].mul(x[indices[j] as usize]));
+        for j in indptr[r].ix()..indptr[r + 1].ix() {
+            acc = acc.add(data[j].mul(x[indices[j].ix()]));
         }
         *yr = acc;
     });
@@ -123,9 +132,9 @@ pub(crate) fn spmv<T: Numeric>(indptr: &[i32], indices: &[i32], data: &[T], x: &
 }
 
 /// Y = A X with X (n x k) and Y (m x k) row-major.
-pub(crate) fn spmm<T: Numeric>(
-    indptr: &[i32],
-    indices: &[i32],
+pub(crate) fn spmm<T: Numeric, I: SpIndex>(
+    indptr: &[I],
+    indices: &[I],
     data: &[T],
     x: &[T],
     k: usize,
@@ -136,9 +145,9 @@ pub(crate) fn spmm<T: Numeric>(
         return y;
     }
     y.par_chunks_mut(k).enumerate().for_each(|(r, yr)| {
-        for j in indptr[r] as usize..indptr[r + 1] as usize {
+        for j in indptr[r].ix()..indptr[r + 1].ix() {
             let a = data[j];
-            let xr = &x[indices[j] as usize * k..][..k];
+            let xr = &x[indices[j].ix() * k..][..k];
             for (o, &xv) in yr.iter_mut().zip(xr) {
                 *o = o.add(a.mul(xv));
             }
@@ -149,29 +158,27 @@ pub(crate) fn spmm<T: Numeric>(
 
 /// The CSR arrays of the transpose of an m x n CSR matrix (a stable counting sort by column:
 /// rows come out sorted within each column).
-pub(crate) fn transpose<T: Numeric>(
+pub(crate) fn transpose<T: Numeric, I: SpIndex>(
     n: usize,
-    indptr: &[i32],
-    indices: &[i32],
+    indptr: &[I],
+    indices: &[I],
     data: &[T],
-) -> (Vec<i32>, Vec<i32>, Vec<T>) {
+) -> (Vec<I>, Vec<I>, Vec<T>) {
     let m = indptr.len() - 1;
     let nnz = data.len();
-    let mut tp = vec![0i32; n + 1];
+    let mut tp = vec![I::zero(); n + 1];
     for &c in indices {
-        tp[c as usize + 1] += 1;
+        tp[c.ix() + 1] = tp[c.ix() + 1].add(I::one());
     }
-    for i in 0..n {
-        tp[i + 1] += tp[i];
-    }
-    let mut fill = tp.clone();
-    let mut ti = vec![0i32; nnz];
+    scan(&mut tp);
+    let mut fill: Vec<usize> = tp.iter().map(|v| v.ix()).collect();
+    let mut ti = vec![I::zero(); nnz];
     let mut td = vec![T::zero(); nnz];
     for r in 0..m {
-        for j in indptr[r] as usize..indptr[r + 1] as usize {
-            let c = indices[j] as usize;
-            let p = fill[c] as usize;
-            ti[p] = r as i32;
+        for j in indptr[r].ix()..indptr[r + 1].ix() {
+            let c = indices[j].ix();
+            let p = fill[c];
+            ti[p] = I::of(r);
             td[p] = data[j];
             fill[c] += 1;
         }
@@ -180,15 +187,20 @@ pub(crate) fn transpose<T: Numeric>(
 }
 
 /// The dense row-major m x n matrix (duplicates summed).
-pub(crate) fn todense<T: Numeric>(n: usize, indptr: &[i32], indices: &[i32], data: &[T]) -> Vec<T> {
+pub(crate) fn todense<T: Numeric, I: SpIndex>(
+    n: usize,
+    indptr: &[I],
+    indices: &[I],
+    data: &[T],
+) -> Vec<T> {
     let m = indptr.len() - 1;
     let mut out = vec![T::zero(); m * n];
     if n == 0 {
         return out;
     }
     out.par_chunks_mut(n).enumerate().for_each(|(r, row)| {
-        for j in indptr[r] as usize..indptr[r + 1] as usize {
-            let c = indices[j] as usize;
+        for j in indptr[r].ix()..indptr[r + 1].ix() {
+            let c = indices[j].ix();
             row[c] = row[c].add(data[j]);
         }
     });
@@ -196,30 +208,34 @@ pub(crate) fn todense<T: Numeric>(n: usize, indptr: &[i32], indices: &[i32], dat
 }
 
 /// CSR arrays of a dense row-major m x n matrix (its nonzero entries, row by row).
-pub(crate) fn fromdense<T: Numeric>(m: usize, n: usize, a: &[T]) -> (Vec<i32>, Vec<i32>, Vec<T>) {
+pub(crate) fn fromdense<T: Numeric, I: SpIndex>(
+    m: usize,
+    n: usize,
+    a: &[T],
+) -> (Vec<I>, Vec<I>, Vec<T>) {
     let mut indptr = Vec::with_capacity(m + 1);
-    indptr.push(0i32);
+    indptr.push(I::zero());
     let mut ind = Vec::new();
     let mut dat = Vec::new();
     for r in 0..m {
         for c in 0..n {
             let v = a[r * n + c];
             if v != T::zero() {
-                ind.push(c as i32);
+                ind.push(I::of(c));
                 dat.push(v);
             }
         }
-        indptr.push(ind.len() as i32);
+        indptr.push(I::of(ind.len()));
     }
     (indptr, ind, dat)
 }
 
 /// The row index of every stored entry.
-pub(crate) fn expand_rows(indptr: &[i32]) -> Vec<i32> {
-    let mut rows = Vec::with_capacity(*indptr.last().unwrap_or(&0) as usize);
+pub(crate) fn expand_rows<I: SpIndex>(indptr: &[I]) -> Vec<I> {
+    let mut rows = Vec::with_capacity(indptr.last().map_or(0, |v| v.ix()));
     for r in 0..indptr.len() - 1 {
-        for _ in indptr[r]..indptr[r + 1] {
-            rows.push(r as i32);
+        for _ in indptr[r].ix()..indptr[r + 1].ix() {
+            rows.push(I::of(r));
         }
     }
     rows

@@ -22,6 +22,7 @@
 
 mod construct;
 mod cpu;
+mod index;
 pub mod csgraph;
 pub mod cuda;
 mod krylov;
@@ -31,4 +32,5 @@ mod ops;
 
 pub use construct::{diags, eye, identity, random};
 pub use cusci_core::{Array, Device, Error, Result};
+pub use index::SpIndex;
 pub use matrix::{CooMatrix, CscMatrix, CsrMatrix};

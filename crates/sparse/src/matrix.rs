@@ -1,27 +1,41 @@
 //! The sparse formats: [`CsrMatrix`], [`CscMatrix`] and [`CooMatrix`] (SciPy's `csr_matrix`,
 //! `csc_matrix`, `coo_matrix`), holding core [`Array`]s on either device.
 //!
-//! Indices are 32-bit (`i32`), as SciPy's default; a matrix whose dimensions or number of stored
-//! entries pass `i32::MAX` is refused with `InvalidArgument`.
+//! Indices are 32-bit (`i32`) by default, as SciPy's; every format takes a second type parameter
+//! `I: SpIndex` (`i32` or `i64`) for 64-bit indices, which SciPy switches to when the dimensions or
+//! the number of stored entries pass `i32::MAX`. Construction, validation, conversions between the
+//! formats and index types, `toarray` and the products `dot` (SpMV/SpMM, cuSPARSE with
+//! `CUSPARSE_INDEX_64I`) work for both; the other methods are on the `i32` types. A matrix too
+//! large for its index type is refused with `InvalidArgument`.
 
 use crate::cpu;
-use crate::cuda::{self, blocks, launch, p};
+use crate::cuda::{self, blocks, launch_fm, p};
+use crate::SpIndex;
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{Array, CudaDevice, Device, Float, Result};
 
-const IMAX: usize = i32::MAX as usize;
-
-fn check_index_range(op: &str, m: usize, n: usize, nnz: usize) -> Result<()> {
-    if m > IMAX || n > IMAX || nnz > IMAX {
+pub(crate) fn check_index_range<I: SpIndex>(
+    op: &str,
+    m: usize,
+    n: usize,
+    nnz: usize,
+) -> Result<()> {
+    if m > I::MAX || n > I::MAX || nnz > I::MAX {
         return Err(make::arg(
             op,
             format!(
-                "shape ({m}, {n}) with {nnz} entries needs 64-bit indices, which are not supported"
+                "shape ({m}, {n}) with {nnz} entries does not fit {} indices (use i64 indices)",
+                I::DTYPE
             ),
         ));
     }
     Ok(())
+}
+
+/// The host data of a CPU array (contiguous by construction).
+pub(crate) fn hv<U: cusci_core::Element>(a: &Array<U>) -> &[U] {
+    a.cpu_data().unwrap_or(&[])
 }
 
 fn check_1d<U: cusci_core::Element>(op: &str, what: &str, a: &Array<U>) -> Result<()> {
@@ -38,9 +52,9 @@ fn same_dev(op: &str, a: &Device, b: &Device) -> Result<()> {
     cusci_core::array::check_same_device(op, a, b)
 }
 
-/// The last element of a 1-D i32 array (waits for the device).
-fn last(a: &Array<i32>) -> Result<i32> {
-    a.index_axis(0, -1)?.item()
+/// The last element of a 1-D index array (waits for the device).
+pub(crate) fn last<I: SpIndex>(a: &Array<I>) -> Result<usize> {
+    Ok(a.index_axis(0, -1)?.item()?.ix())
 }
 
 /// A flag word computed by a CUDA check kernel.
@@ -82,15 +96,15 @@ fn flags_error(op: &str, f: i32, what: &str) -> Result<()> {
 /// # Ok::<(), cusci_sparse::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-pub struct CsrMatrix<T: Float> {
+pub struct CsrMatrix<T: Float, I: SpIndex = i32> {
     pub(crate) data: Array<T>,
-    pub(crate) indices: Array<i32>,
-    pub(crate) indptr: Array<i32>,
+    pub(crate) indices: Array<I>,
+    pub(crate) indptr: Array<I>,
     pub(crate) shape: (usize, usize),
     pub(crate) canonical: bool,
 }
 
-impl<T: Float> CsrMatrix<T> {
+impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// `csr_matrix((data, indices, indptr), shape=shape)`: checks the structure fully (SciPy's
     /// `check_format(full_check=True)`): 1-D arrays on one device, `indptr` of length `m + 1`,
     /// starting at 0, non-decreasing and ending at `nnz`, indices in `0..n`. Unsorted or repeated
@@ -102,8 +116,8 @@ impl<T: Float> CsrMatrix<T> {
     /// `indptr` or an index out of bounds, `DeviceMismatch` for arrays on different devices.
     pub fn new(
         data: Array<T>,
-        indices: Array<i32>,
-        indptr: Array<i32>,
+        indices: Array<I>,
+        indptr: Array<I>,
         shape: (usize, usize),
     ) -> Result<Self> {
         let op = "csr_matrix";
@@ -129,7 +143,7 @@ impl<T: Float> CsrMatrix<T> {
                 ),
             ));
         }
-        check_index_range(op, m, n, data.len())?;
+        check_index_range::<I>(op, m, n, data.len())?;
         let data = data.contiguous()?;
         let indices = indices.contiguous()?;
         let indptr = indptr.contiguous()?;
@@ -142,16 +156,16 @@ impl<T: Float> CsrMatrix<T> {
             ),
             Device::Cuda(d) => {
                 if m == 0 {
-                    if indptr.item()? != 0 || !data.is_empty() {
+                    if indptr.item()? != I::zero() || !data.is_empty() {
                         4
                     } else {
                         0
                     }
                 } else {
                     let fl = Array::<i32>::zeros(&[1], data.device())?;
-                    launch::<T>(
+                    launch_fm::<T, I>(
                         d,
-                        "sp_csr_check",
+                        "fm_csr_check",
                         blocks(d, m),
                         Args::new()
                             .push(p(&indptr))
@@ -178,8 +192,8 @@ impl<T: Float> CsrMatrix<T> {
     /// Internal: arrays known to be valid (and canonical when `canonical`).
     pub(crate) fn from_parts(
         data: Array<T>,
-        indices: Array<i32>,
-        indptr: Array<i32>,
+        indices: Array<I>,
+        indptr: Array<I>,
         shape: (usize, usize),
         canonical: bool,
     ) -> Self {
@@ -192,11 +206,20 @@ impl<T: Float> CsrMatrix<T> {
         }
     }
 
-    /// `csr_matrix(dense)`: the nonzero entries of a 2-D array, row by row (canonical).
+    /// `csr_matrix(dense)` with indices of type `I` (see [`CsrMatrix::from_dense`] for `i32`):
+    /// the nonzero entries of a 2-D array, row by row (canonical).
+    ///
+    /// ```
+    /// use cusci_sparse::{CsrMatrix, Device, Array};
+    /// let d = Array::from_vec(vec![0.0f64, 5.0], &[1, 2], &Device::Cpu)?;
+    /// let a = CsrMatrix::<f64, i64>::from_dense_index(&d)?;
+    /// assert_eq!(a.indices().to_vec()?, vec![1i64]);
+    /// # Ok::<(), cusci_sparse::Error>(())
+    /// ```
     ///
     /// # Errors
-    /// `ShapeMismatch` when `a` is not 2-D; `InvalidArgument` past 32-bit indices.
-    pub fn from_dense(a: &Array<T>) -> Result<Self> {
+    /// `ShapeMismatch` when `a` is not 2-D; `InvalidArgument` when the shape does not fit `I`.
+    pub fn from_dense_index(a: &Array<T>) -> Result<Self> {
         let op = "csr_matrix";
         if a.ndim() != 2 {
             return Err(make::shape(
@@ -205,7 +228,8 @@ impl<T: Float> CsrMatrix<T> {
             ));
         }
         let (m, n) = (a.shape()[0], a.shape()[1]);
-        check_index_range(op, m, n, 0)?;
+        // every element may be stored: the counts and their scan are of type I
+        check_index_range::<I>(op, m, n, m.saturating_mul(n))?;
         let a = a.contiguous()?;
         let dev = a.device().clone();
         match &dev {
@@ -214,10 +238,10 @@ impl<T: Float> CsrMatrix<T> {
                 Self::from_host(ip, ind, dat, (m, n), true, &dev)
             }
             Device::Cuda(d) => {
-                let counts = Array::<i32>::zeros(&[m + 1], &dev)?;
-                launch::<T>(
+                let counts = Array::<I>::zeros(&[m + 1], &dev)?;
+                launch_fm::<T, I>(
                     d,
-                    "sp_dense_count",
+                    "fm_dense_count",
                     blocks(d, m),
                     Args::new()
                         .push(p(&a))
@@ -226,12 +250,12 @@ impl<T: Float> CsrMatrix<T> {
                         .push(p(&counts)),
                 )?;
                 let indptr = counts.cumsum(0)?;
-                let nnz = last(&indptr)? as usize;
-                let ind = Array::<i32>::empty(&[nnz], &dev)?;
+                let nnz = last(&indptr)?;
+                let ind = Array::<I>::empty(&[nnz], &dev)?;
                 let dat = Array::<T>::empty(&[nnz], &dev)?;
-                launch::<T>(
+                launch_fm::<T, I>(
                     d,
-                    "sp_dense_write",
+                    "fm_dense_write",
                     blocks(d, m),
                     Args::new()
                         .push(p(&a))
@@ -247,8 +271,8 @@ impl<T: Float> CsrMatrix<T> {
     }
 
     pub(crate) fn from_host(
-        indptr: Vec<i32>,
-        indices: Vec<i32>,
+        indptr: Vec<I>,
+        indices: Vec<I>,
         data: Vec<T>,
         shape: (usize, usize),
         canonical: bool,
@@ -277,11 +301,11 @@ impl<T: Float> CsrMatrix<T> {
         &self.data
     }
     /// The column index of every stored value.
-    pub fn indices(&self) -> &Array<i32> {
+    pub fn indices(&self) -> &Array<I> {
         &self.indices
     }
     /// Row `i`'s entries are `indptr[i]..indptr[i+1]`.
-    pub fn indptr(&self) -> &Array<i32> {
+    pub fn indptr(&self) -> &Array<I> {
         &self.indptr
     }
     /// The device holding the arrays.
@@ -341,9 +365,9 @@ impl<T: Float> CsrMatrix<T> {
             ),
             Device::Cuda(d) => {
                 let out = Array::<T>::zeros(&[m, n], self.device())?;
-                launch::<T>(
+                launch_fm::<T, I>(
                     d,
-                    "sp_csr_todense",
+                    "fm_csr_todense",
                     blocks(d, m),
                     Args::new()
                         .push(p(&self.indptr))
@@ -362,19 +386,19 @@ impl<T: Float> CsrMatrix<T> {
     ///
     /// # Errors
     /// Device errors only.
-    pub fn tocoo(&self) -> Result<CooMatrix<T>> {
+    pub fn tocoo(&self) -> Result<CooMatrix<T, I>> {
         let m = self.shape.0;
         let row = match self.device() {
             Device::Cpu => Array::from_vec(
-                cpu::expand_rows(self.indptr.cpu_data().unwrap_or(&[0])),
+                cpu::expand_rows(self.indptr.cpu_data().unwrap_or(&[])),
                 &[self.nnz()],
                 &Device::Cpu,
             )?,
             Device::Cuda(d) => {
-                let rows = Array::<i32>::empty(&[self.nnz()], self.device())?;
-                launch::<T>(
+                let rows = Array::<I>::empty(&[self.nnz()], self.device())?;
+                launch_fm::<T, I>(
                     d,
-                    "sp_csr_rows",
+                    "fm_csr_rows",
                     blocks(d, m),
                     Args::new()
                         .push(p(&self.indptr))
@@ -398,14 +422,14 @@ impl<T: Float> CsrMatrix<T> {
     ///
     /// # Errors
     /// Device errors only.
-    pub fn tocsc(&self) -> Result<CscMatrix<T>> {
+    pub fn tocsc(&self) -> Result<CscMatrix<T, I>> {
         Ok(CscMatrix {
             t: self.transpose_copy()?,
         })
     }
 
     /// The transpose as a CSR matrix of shape (n, m) (the arrays of this matrix's CSC form).
-    pub(crate) fn transpose_copy(&self) -> Result<CsrMatrix<T>> {
+    pub(crate) fn transpose_copy(&self) -> Result<CsrMatrix<T, I>> {
         let (m, n) = self.shape;
         let nnz = self.nnz();
         let dev = self.device().clone();
@@ -413,15 +437,15 @@ impl<T: Float> CsrMatrix<T> {
             Device::Cpu => {
                 let (tp, ti, td) = cpu::transpose(
                     n,
-                    self.indptr.cpu_data().unwrap_or(&[0]),
+                    self.indptr.cpu_data().unwrap_or(&[]),
                     self.indices.cpu_data().unwrap_or(&[]),
                     self.data.cpu_data().unwrap_or(&[]),
                 );
                 CsrMatrix::from_host(tp, ti, td, (n, m), self.canonical, &dev)
             }
-            Device::Cuda(d) => {
-                let tp = Array::<i32>::zeros(&[n + 1], &dev)?;
-                let ti = Array::<i32>::empty(&[nnz], &dev)?;
+            Device::Cuda(d) if I::DTYPE == cusci_core::DType::I32 => {
+                let tp = Array::<I>::zeros(&[n + 1], &dev)?;
+                let ti = Array::<I>::empty(&[nnz], &dev)?;
                 let td = Array::<T>::empty(&[nnz], &dev)?;
                 if nnz > 0 && m > 0 && n > 0 {
                     cuda::ffi::csr2csc(
@@ -438,11 +462,60 @@ impl<T: Float> CsrMatrix<T> {
                 }
                 Ok(CsrMatrix::from_parts(td, ti, tp, (n, m), self.canonical))
             }
+            Device::Cuda(d) => {
+                // 64-bit indices (csr2cscEx2 takes 32-bit ones): bucket the entries by column
+                // and sort each bucket by (row, position), this crate's COO -> CSR kernels
+                let rows = self.tocoo()?.row;
+                let counts = Array::<I>::zeros(&[n + 1], &dev)?;
+                launch_fm::<T, I>(
+                    d,
+                    "fm_coo_count",
+                    blocks(d, nnz),
+                    Args::new()
+                        .push(p(&self.indices))
+                        .push(nnz as i64)
+                        .push(p(&counts)),
+                )?;
+                let tp = counts.cumsum(0)?;
+                let fill = Array::<I>::zeros(&[n.max(1)], &dev)?;
+                let ti = Array::<I>::empty(&[nnz], &dev)?;
+                let bidx = Array::<I>::empty(&[nnz], &dev)?;
+                let td = Array::<T>::empty(&[nnz], &dev)?;
+                launch_fm::<T, I>(
+                    d,
+                    "fm_coo_scatter",
+                    blocks(d, nnz),
+                    Args::new()
+                        .push(p(&self.indices))
+                        .push(p(&rows))
+                        .push(p(&self.data))
+                        .push(nnz as i64)
+                        .push(p(&tp))
+                        .push(p(&fill))
+                        .push(p(&ti))
+                        .push(p(&bidx))
+                        .push(p(&td)),
+                )?;
+                let ucount = Array::<I>::zeros(&[n + 1], &dev)?;
+                launch_fm::<T, I>(
+                    d,
+                    "fm_row_sort_count",
+                    blocks(d, n),
+                    Args::new()
+                        .push(p(&tp))
+                        .push(n as i64)
+                        .push(p(&ti))
+                        .push(p(&bidx))
+                        .push(p(&td))
+                        .push(p(&ucount)),
+                )?;
+                Ok(CsrMatrix::from_parts(td, ti, tp, (n, m), self.canonical))
+            }
         }
     }
 
     /// `A.T`: the transpose, a CSC matrix sharing this matrix's arrays (no copy, as SciPy).
-    pub fn transpose(&self) -> CscMatrix<T> {
+    pub fn transpose(&self) -> CscMatrix<T, I> {
         CscMatrix { t: self.clone() }
     }
 
@@ -521,7 +594,7 @@ impl<T: Float> CsrMatrix<T> {
             match &dev {
                 Device::Cpu => Array::from_vec(
                     cpu::spmv(
-                        self.indptr.cpu_data().unwrap_or(&[0]),
+                        self.indptr.cpu_data().unwrap_or(&[]),
                         self.indices.cpu_data().unwrap_or(&[]),
                         self.data.cpu_data().unwrap_or(&[]),
                         x.cpu_data().unwrap_or(&[]),
@@ -546,7 +619,7 @@ impl<T: Float> CsrMatrix<T> {
             match &dev {
                 Device::Cpu => Array::from_vec(
                     cpu::spmm(
-                        self.indptr.cpu_data().unwrap_or(&[0]),
+                        self.indptr.cpu_data().unwrap_or(&[]),
                         self.indices.cpu_data().unwrap_or(&[]),
                         self.data.cpu_data().unwrap_or(&[]),
                         x.cpu_data().unwrap_or(&[]),
@@ -592,12 +665,12 @@ impl<T: Float> CsrMatrix<T> {
 /// transpose: column `j` holds `data[indptr[j]..indptr[j+1]]` in the rows
 /// `indices[indptr[j]..indptr[j+1]]`.
 #[derive(Clone, Debug)]
-pub struct CscMatrix<T: Float> {
+pub struct CscMatrix<T: Float, I: SpIndex = i32> {
     /// The CSR matrix of the transpose (shape (n, m)).
-    pub(crate) t: CsrMatrix<T>,
+    pub(crate) t: CsrMatrix<T, I>,
 }
 
-impl<T: Float> CscMatrix<T> {
+impl<T: Float, I: SpIndex> CscMatrix<T, I> {
     /// `csc_matrix((data, indices, indptr), shape=shape)`, checked as [`CsrMatrix::new`] (with
     /// rows and columns exchanged).
     ///
@@ -605,8 +678,8 @@ impl<T: Float> CscMatrix<T> {
     /// As [`CsrMatrix::new`].
     pub fn new(
         data: Array<T>,
-        indices: Array<i32>,
-        indptr: Array<i32>,
+        indices: Array<I>,
+        indptr: Array<I>,
         shape: (usize, usize),
     ) -> Result<Self> {
         Ok(CscMatrix {
@@ -626,11 +699,11 @@ impl<T: Float> CscMatrix<T> {
         &self.t.data
     }
     /// The row index of every stored value.
-    pub fn indices(&self) -> &Array<i32> {
+    pub fn indices(&self) -> &Array<I> {
         &self.t.indices
     }
     /// Column `j`'s entries are `indptr[j]..indptr[j+1]`.
-    pub fn indptr(&self) -> &Array<i32> {
+    pub fn indptr(&self) -> &Array<I> {
         &self.t.indptr
     }
     /// The device holding the arrays.
@@ -642,7 +715,7 @@ impl<T: Float> CscMatrix<T> {
         self.t.canonical
     }
     /// `A.T`: the transpose as a CSR matrix sharing the arrays (no copy).
-    pub fn transpose(&self) -> CsrMatrix<T> {
+    pub fn transpose(&self) -> CsrMatrix<T, I> {
         self.t.clone()
     }
     /// The CSR form (`tocsr()`): a transposing copy (cuSPARSE `csr2cscEx2` on the GPU).
@@ -658,7 +731,7 @@ impl<T: Float> CscMatrix<T> {
     ///
     /// # Errors
     /// Device errors only.
-    pub fn tocsr(&self) -> Result<CsrMatrix<T>> {
+    pub fn tocsr(&self) -> Result<CsrMatrix<T, I>> {
         self.t.transpose_copy()
     }
     /// The dense array.
@@ -672,7 +745,7 @@ impl<T: Float> CscMatrix<T> {
     ///
     /// # Errors
     /// Device errors only.
-    pub fn tocoo(&self) -> Result<CooMatrix<T>> {
+    pub fn tocoo(&self) -> Result<CooMatrix<T, I>> {
         Ok(self.t.tocoo()?.transpose())
     }
     /// `A @ x` (through the CSR form).
@@ -704,14 +777,14 @@ impl<T: Float> CscMatrix<T> {
 /// # Ok::<(), cusci_sparse::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-pub struct CooMatrix<T: Float> {
+pub struct CooMatrix<T: Float, I: SpIndex = i32> {
     pub(crate) data: Array<T>,
-    pub(crate) row: Array<i32>,
-    pub(crate) col: Array<i32>,
+    pub(crate) row: Array<I>,
+    pub(crate) col: Array<I>,
     pub(crate) shape: (usize, usize),
 }
 
-impl<T: Float> CooMatrix<T> {
+impl<T: Float, I: SpIndex> CooMatrix<T, I> {
     /// `coo_matrix((data, (row, col)), shape=shape)`: 1-D arrays of one length on one device,
     /// indices within the shape (checked).
     ///
@@ -720,8 +793,8 @@ impl<T: Float> CooMatrix<T> {
     /// out of bounds (or negative), `DeviceMismatch`.
     pub fn new(
         data: Array<T>,
-        row: Array<i32>,
-        col: Array<i32>,
+        row: Array<I>,
+        col: Array<I>,
         shape: (usize, usize),
     ) -> Result<Self> {
         let op = "coo_matrix";
@@ -742,7 +815,7 @@ impl<T: Float> CooMatrix<T> {
             ));
         }
         let (m, n) = shape;
-        check_index_range(op, m, n, data.len())?;
+        check_index_range::<I>(op, m, n, data.len())?;
         let data = data.contiguous()?;
         let row = row.contiguous()?;
         let col = col.contiguous()?;
@@ -750,18 +823,19 @@ impl<T: Float> CooMatrix<T> {
             Device::Cpu => {
                 let r = row.cpu_data().unwrap_or(&[]);
                 let c = col.cpu_data().unwrap_or(&[]);
-                r.iter()
-                    .zip(c)
-                    .any(|(&r, &c)| r < 0 || r as usize >= m || c < 0 || c as usize >= n)
+                r.iter().zip(c).any(|(&r, &c)| {
+                    let (r, c) = (r.to_i64(), c.to_i64());
+                    r < 0 || r as usize >= m || c < 0 || c as usize >= n
+                })
             }
             Device::Cuda(d) => {
                 if data.is_empty() {
                     false
                 } else {
                     let fl = Array::<i32>::zeros(&[1], data.device())?;
-                    launch::<T>(
+                    launch_fm::<T, I>(
                         d,
-                        "sp_coo_check",
+                        "fm_coo_check",
                         blocks(d, data.len()),
                         Args::new()
                             .push(p(&row))
@@ -802,11 +876,11 @@ impl<T: Float> CooMatrix<T> {
         &self.data
     }
     /// Row indices.
-    pub fn row(&self) -> &Array<i32> {
+    pub fn row(&self) -> &Array<I> {
         &self.row
     }
     /// Column indices.
-    pub fn col(&self) -> &Array<i32> {
+    pub fn col(&self) -> &Array<I> {
         &self.col
     }
     /// The device holding the arrays.
@@ -814,7 +888,7 @@ impl<T: Float> CooMatrix<T> {
         self.data.device()
     }
     /// The transpose (rows and columns exchanged; no copy).
-    pub fn transpose(&self) -> CooMatrix<T> {
+    pub fn transpose(&self) -> CooMatrix<T, I> {
         CooMatrix {
             data: self.data.clone(),
             row: self.col.clone(),
@@ -830,7 +904,7 @@ impl<T: Float> CooMatrix<T> {
     ///
     /// # Errors
     /// Device errors only.
-    pub fn tocsr(&self) -> Result<CsrMatrix<T>> {
+    pub fn tocsr(&self) -> Result<CsrMatrix<T, I>> {
         let (m, _n) = self.shape;
         let nnz = self.nnz();
         let dev = self.device().clone();
@@ -845,10 +919,10 @@ impl<T: Float> CooMatrix<T> {
                 CsrMatrix::from_host(ip, ind, dat, self.shape, true, &dev)
             }
             Device::Cuda(d) => {
-                let counts = Array::<i32>::zeros(&[m + 1], &dev)?;
-                launch::<T>(
+                let counts = Array::<I>::zeros(&[m + 1], &dev)?;
+                launch_fm::<T, I>(
                     d,
-                    "sp_coo_count",
+                    "fm_coo_count",
                     blocks(d, nnz),
                     Args::new()
                         .push(p(&self.row))
@@ -856,13 +930,13 @@ impl<T: Float> CooMatrix<T> {
                         .push(p(&counts)),
                 )?;
                 let indptr = counts.cumsum(0)?;
-                let fill = Array::<i32>::zeros(&[m], &dev)?;
-                let bcol = Array::<i32>::empty(&[nnz], &dev)?;
-                let bidx = Array::<i32>::empty(&[nnz], &dev)?;
+                let fill = Array::<I>::zeros(&[m], &dev)?;
+                let bcol = Array::<I>::empty(&[nnz], &dev)?;
+                let bidx = Array::<I>::empty(&[nnz], &dev)?;
                 let bval = Array::<T>::empty(&[nnz], &dev)?;
-                launch::<T>(
+                launch_fm::<T, I>(
                     d,
-                    "sp_coo_scatter",
+                    "fm_coo_scatter",
                     blocks(d, nnz),
                     Args::new()
                         .push(p(&self.row))
@@ -876,10 +950,10 @@ impl<T: Float> CooMatrix<T> {
                         .push(p(&bval)),
                 )?;
                 drop(fill);
-                let ucount = Array::<i32>::zeros(&[m + 1], &dev)?;
-                launch::<T>(
+                let ucount = Array::<I>::zeros(&[m + 1], &dev)?;
+                launch_fm::<T, I>(
                     d,
-                    "sp_row_sort_count",
+                    "fm_row_sort_count",
                     blocks(d, m),
                     Args::new()
                         .push(p(&indptr))
@@ -891,12 +965,12 @@ impl<T: Float> CooMatrix<T> {
                 )?;
                 drop(bidx);
                 let outptr = ucount.cumsum(0)?;
-                let total = last(&outptr)? as usize;
-                let ocol = Array::<i32>::empty(&[total], &dev)?;
+                let total = last(&outptr)?;
+                let ocol = Array::<I>::empty(&[total], &dev)?;
                 let oval = Array::<T>::empty(&[total], &dev)?;
-                launch::<T>(
+                launch_fm::<T, I>(
                     d,
-                    "sp_row_sum_write",
+                    "fm_row_sum_write",
                     blocks(d, m),
                     Args::new()
                         .push(p(&indptr))
@@ -916,7 +990,7 @@ impl<T: Float> CooMatrix<T> {
     ///
     /// # Errors
     /// Device errors only.
-    pub fn tocsc(&self) -> Result<CscMatrix<T>> {
+    pub fn tocsc(&self) -> Result<CscMatrix<T, I>> {
         Ok(CscMatrix {
             t: self.transpose().tocsr()?,
         })
@@ -928,5 +1002,74 @@ impl<T: Float> CooMatrix<T> {
     /// Device errors only.
     pub fn toarray(&self) -> Result<Array<T>> {
         self.tocsr()?.toarray()
+    }
+}
+
+// ============================================================== index types, dense input
+
+impl<T: Float> CsrMatrix<T> {
+    /// `csr_matrix(dense)`: the nonzero entries of a 2-D array, row by row (canonical), with
+    /// `i32` indices ([`from_dense_index`](Self::from_dense_index) for others).
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when `a` is not 2-D; `InvalidArgument` when `m·n` passes `i32::MAX`.
+    pub fn from_dense(a: &Array<T>) -> Result<Self> {
+        Self::from_dense_index(a)
+    }
+}
+
+impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
+    /// The same matrix with indices of type `J` (SciPy: `A.indices.astype(...)`,
+    /// `A.indptr.astype(...)`): `with_index::<i64>()` widens, `with_index::<i32>()` narrows.
+    /// The values are shared, the index arrays converted on the device.
+    ///
+    /// ```
+    /// use cusci_sparse::{identity, Device};
+    /// let a = identity::<f64>(3, &Device::Cpu)?.with_index::<i64>()?;
+    /// assert_eq!(a.indptr().to_vec()?, vec![0i64, 1, 2, 3]);
+    /// # Ok::<(), cusci_sparse::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the shape or the number of entries does not fit `J`.
+    pub fn with_index<J: SpIndex>(&self) -> Result<CsrMatrix<T, J>> {
+        let op = "csr_matrix.with_index";
+        check_index_range::<J>(op, self.shape.0, self.shape.1, self.nnz())?;
+        Ok(CsrMatrix {
+            data: self.data.clone(),
+            indices: self.indices.astype()?,
+            indptr: self.indptr.astype()?,
+            shape: self.shape,
+            canonical: self.canonical,
+        })
+    }
+}
+
+impl<T: Float, I: SpIndex> CscMatrix<T, I> {
+    /// The same matrix with indices of type `J` (see [`CsrMatrix::with_index`]).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the shape or the number of entries does not fit `J`.
+    pub fn with_index<J: SpIndex>(&self) -> Result<CscMatrix<T, J>> {
+        Ok(CscMatrix {
+            t: self.t.with_index()?,
+        })
+    }
+}
+
+impl<T: Float, I: SpIndex> CooMatrix<T, I> {
+    /// The same matrix with indices of type `J` (see [`CsrMatrix::with_index`]).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the shape or the number of entries does not fit `J`.
+    pub fn with_index<J: SpIndex>(&self) -> Result<CooMatrix<T, J>> {
+        let op = "coo_matrix.with_index";
+        check_index_range::<J>(op, self.shape.0, self.shape.1, self.nnz())?;
+        Ok(CooMatrix {
+            data: self.data.clone(),
+            row: self.row.astype()?,
+            col: self.col.astype()?,
+            shape: self.shape,
+        })
     }
 }

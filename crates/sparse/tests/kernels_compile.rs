@@ -25,3 +25,27 @@ fn sparse_kernels_compile() {
     }
     assert!(cusci_sparse::cuda::module_source(DType::I32).is_err());
 }
+
+#[test]
+fn format_kernels_compile_for_both_index_types() {
+    if libs::probe("nvrtc").is_none() {
+        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
+            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
+        }
+        eprintln!("note: NVRTC not found: kernel compile checks skipped");
+        return;
+    }
+    for dt in [DType::F32, DType::F64, DType::C32, DType::C64] {
+        for it in [DType::I32, DType::I64] {
+            let src = cusci_sparse::cuda::formats_source(dt, it).unwrap();
+            check_compiles(
+                &format!("cusci_sparse_fm_{}_{}", dt.tag(), it.tag()),
+                &src,
+                &[],
+                "compute_90",
+            )
+            .unwrap_or_else(|e| panic!("{dt}/{it}: {e}"));
+        }
+    }
+    assert!(cusci_sparse::cuda::formats_source(DType::F64, DType::F32).is_err());
+}

@@ -134,13 +134,13 @@ impl Drop for SpMat {
 }
 
 impl SpMat {
-    /// CSR descriptor (32-bit indices, zero based).
-    pub(crate) fn csr<T: Float>(
+    /// CSR descriptor (zero based; 32- or 64-bit indices, `I`).
+    pub(crate) fn csr<T: Float, I: crate::SpIndex>(
         rows: usize,
         cols: usize,
         data: &Array<T>,
-        indices: &Array<i32>,
-        indptr: &Array<i32>,
+        indices: &Array<I>,
+        indptr: &Array<I>,
     ) -> Result<SpMat> {
         let mut d = std::ptr::null_mut();
         // SAFETY: the pointers are live device arrays of the stated lengths (CsrMatrix invariants).
@@ -153,8 +153,8 @@ impl SpMat {
                 ptr(indptr) as *mut c_void,
                 ptr(indices) as *mut c_void,
                 ptr(data) as *mut c_void,
-                sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
-                sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
+                I::cusparse(),
+                I::cusparse(),
                 sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
                 data_type::<T>()?,
             )
@@ -325,18 +325,25 @@ pub(crate) fn spmm<T: Float>(
 }
 
 /// CSR (m x n) to CSC, i.e. the CSR of the transpose (cusparseCsr2cscEx2, values copied).
+/// 32-bit indices only (the routine has no 64-bit form): `InvalidArgument` otherwise.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn csr2csc<T: Float>(
+pub(crate) fn csr2csc<T: Float, I: Element>(
     dev: &CudaDevice,
     m: usize,
     n: usize,
     data: &Array<T>,
-    indptr: &Array<i32>,
-    indices: &Array<i32>,
+    indptr: &Array<I>,
+    indices: &Array<I>,
     out_data: &Array<T>,
-    out_ptr: &Array<i32>,
-    out_ind: &Array<i32>,
+    out_ptr: &Array<I>,
+    out_ind: &Array<I>,
 ) -> Result<()> {
+    if I::DTYPE != DType::I32 {
+        return Err(cusci_core::error::make::arg(
+            "cusparseCsr2cscEx2",
+            "32-bit indices only",
+        ));
+    }
     let ty = data_type::<T>()?;
     let nnz = data.len() as i32;
     let action = sys::cusparseAction_t::CUSPARSE_ACTION_NUMERIC;

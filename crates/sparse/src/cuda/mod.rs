@@ -62,3 +62,43 @@ pub(crate) fn launch<T: Element>(
 ) -> Result<()> {
     kernel::<T>(dev, name)?.launch(dev, cusci_core::LaunchConfig::linear(blocks, NT), args)
 }
+
+/// The format kernels' source (`formats.cu`), generic in the index type `I`.
+pub const FORMATS_SOURCE: &str = include_str!("formats.cu");
+
+/// The full source of the format module for element type `dtype` and index type `index`
+/// (`I32` or `I64`).
+pub fn formats_source(dtype: DType, index: DType) -> Result<String> {
+    let i = match index {
+        DType::I32 => "int",
+        DType::I64 => "long long",
+        d => {
+            return Err(Error::UnsupportedDType {
+                op: "cusci-sparse index".into(),
+                dtype: d,
+            })
+        }
+    };
+    Ok(format!(
+        "{}typedef {i} I;\n{}",
+        prelude(dtype)?,
+        FORMATS_SOURCE
+    ))
+}
+
+/// Launches the format kernel `name` for element type `T` and index type `I` on `blocks`
+/// blocks of [`NT`] threads.
+pub(crate) fn launch_fm<T: Element, I: crate::SpIndex>(
+    dev: &CudaDevice,
+    name: &str,
+    blocks: u32,
+    args: &mut Args,
+) -> Result<()> {
+    let src = formats_source(T::DTYPE, I::DTYPE)?;
+    let key = format!("cusci_sparse_fm_{}_{}", T::DTYPE.tag(), I::DTYPE.tag());
+    dev.function(&key, move || src, &[], name)?.launch(
+        dev,
+        cusci_core::LaunchConfig::linear(blocks, NT),
+        args,
+    )
+}
