@@ -64,6 +64,33 @@ fn interpolation_kernels_compile_for_every_type_pair() {
 }
 
 #[test]
+fn fixed_rank_transform_kernels_compile() {
+    if !nvrtc() {
+        return;
+    }
+    use cusci_core::dtype::DType;
+    // every rank and order for f32 (the benchmarked type); other type pairs on a few
+    let mut cases: Vec<(DType, DType, usize, usize)> = Vec::new();
+    for r in 1..=3 {
+        for o in 0..=5 {
+            cases.push((DType::F32, DType::F32, r, o));
+        }
+    }
+    cases.extend([
+        (DType::F64, DType::F64, 2, 3),
+        (DType::U8, DType::F64, 1, 5),
+        (DType::I32, DType::F64, 3, 1),
+    ]);
+    for (t, w, r, o) in cases {
+        let src = cusci_ndimage::interpolation::fixed_kernel_source(t, w, r, o);
+        let name = format!("ndi_interp_{}_{}_r{r}o{o}", t.tag(), w.tag());
+        if let Err(e) = check_compiles(&name, &src, &[], "compute_90") {
+            panic!("{t}/{w} rank {r} order {o}: {e}");
+        }
+    }
+}
+
+#[test]
 fn fourier_kernels_compile_for_every_type() {
     if !nvrtc() {
         return;

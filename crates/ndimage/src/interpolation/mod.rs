@@ -57,9 +57,34 @@ pub fn kernel_source(t: DType, w: DType) -> String {
     )
 }
 
+/// The source of the transform kernel `ndi_transform_r{rank}o{order}` (an input of rank 1–3,
+/// one spline order on every axis): [`kernel_source`] plus that one instantiation.
+pub fn fixed_kernel_source(t: DType, w: DType, rank: usize, order: usize) -> String {
+    format!(
+        "{}\nNDI_TRANSFORM_FIXED({rank}, {order})\n",
+        kernel_source(t, w)
+    )
+}
+
 fn function(d: &CudaDevice, t: DType, w: DType, name: &str) -> Result<Function> {
     let key = format!("ndi_interp_{}_{}", t.tag(), w.tag());
     d.function(&key, || kernel_source(t, w), &[], name)
+}
+
+fn fixed_function(
+    d: &CudaDevice,
+    t: DType,
+    w: DType,
+    rank: usize,
+    order: usize,
+) -> Result<Function> {
+    let key = format!("ndi_interp_{}_{}_r{rank}o{order}", t.tag(), w.tag());
+    d.function(
+        &key,
+        || fixed_kernel_source(t, w, rank, order),
+        &[],
+        &format!("ndi_transform_r{rank}o{order}"),
+    )
 }
 
 fn cfg(n: usize) -> LaunchConfig {
@@ -69,6 +94,11 @@ fn cfg(n: usize) -> LaunchConfig {
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct Dims8([i64; 8]);
+
+/// The affine map by value (`NdiMat`: irank × orank matrix then the offset, at most 72 values).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Mat72([f64; 72]);
 
 fn dims8(op: &str, s: &[usize]) -> Result<Dims8> {
     if s.len() > 8 {
@@ -391,6 +421,11 @@ enum Work {
     Cpu(Vec<f64>),
     F32(Array<f32>),
     F64(Array<f64>),
+    /// The contiguous input (its type is the working type), kept alive while its pointer is used.
+    Input {
+        ptr: u64,
+        _keep: Box<dyn std::any::Any>,
+    },
 }
 
 fn work_dtype<T: Real>(dev: &Device) -> DType {
@@ -456,12 +491,12 @@ fn prepare<T: Real>(
         Device::Cuda(d) => {
             let direct = npad == 0 && !filter && T::DTYPE == wdt;
             let n: usize = shape.iter().product();
-            let mut work = if direct {
+            let work = if direct {
+                // the input itself (no conversion copy: it has the working type already)
                 let c = x.contiguous()?;
-                if wdt == DType::F32 {
-                    Work::F32(c.astype::<f32>()?)
-                } else {
-                    Work::F64(c.astype::<f64>()?)
+                Work::Input {
+                    ptr: ptr(&c),
+                    _keep: Box::new(c),
                 }
             } else {
                 let xc = x.contiguous()?;
@@ -485,32 +520,8 @@ fn prepare<T: Real>(
                 w
             };
             if filter && n > 0 {
-                let p = poles(order);
-                let f = function(d, T::DTYPE, wdt, "ndi_spline1d")?;
-                for &ax in axes {
-                    let len = shape[ax];
-                    if len <= 1 {
-                        continue;
-                    }
-                    let inner: usize = shape[ax + 1..].iter().product();
-                    let nlines = n / len;
-                    let mut a = Args::new();
-                    a.push(work.ptr_mut())
-                        .push(nlines as i64)
-                        .push(len as i64)
-                        .push(inner as i64);
-                    a.push(p.len() as i32)
-                        .push(p[0])
-                        .push(*p.get(1).unwrap_or(&0.0));
-                    a.push(spline_init(mode));
-                    f.launch(
-                        d,
-                        LaunchConfig::linear(nlines.div_ceil(128).max(1) as u32, 128),
-                        &mut a,
-                    )?;
-                }
+                spline_cuda(d, &work, &shape, axes, order, mode, wdt, T::DTYPE)?;
             }
-            let _ = &mut work;
             Ok((work, shape))
         }
     }
@@ -522,11 +533,85 @@ impl Work {
             Work::Cpu(_) => 0,
             Work::F32(a) => ptr(a),
             Work::F64(a) => ptr(a),
+            Work::Input { ptr, .. } => *ptr,
         }
     }
-    fn ptr_mut(&mut self) -> u64 {
-        self.ptr()
+}
+
+/// Chunk length of the GPU prefilter passes: about 2^18 threads or more, at least 32 positions.
+fn spline_chunk(n: usize) -> usize {
+    (n >> 18).next_power_of_two().clamp(32, 256)
+}
+
+/// Positions after which a pole's recursion has forgotten its start: |z|^warm < 1e-16.
+fn spline_warm(z: f64) -> usize {
+    ((1e-16f64).ln() / z.abs().ln()).ceil().max(1.0) as usize
+}
+
+/// The GPU spline prefilter of `work` (shape `shape`, type `wdt`) along `axes`: per axis and pole a
+/// causal pass into a scratch array and an anticausal pass back (chunked lines, see
+/// `ndi_spline_causal`).
+#[allow(clippy::too_many_arguments)]
+fn spline_cuda(
+    d: &CudaDevice,
+    work: &Work,
+    shape: &[usize],
+    axes: &[usize],
+    order: usize,
+    mode: Mode,
+    wdt: DType,
+    t: DType,
+) -> Result<()> {
+    let n: usize = shape.iter().product();
+    let dev = Device::Cuda(d.clone());
+    let scratch = if wdt == DType::F32 {
+        Work::F32(Array::<f32>::empty(shape, &dev)?)
+    } else {
+        Work::F64(Array::<f64>::empty(shape, &dev)?)
+    };
+    let p = poles(order);
+    let gain: f64 = p.iter().map(|&z| (1.0 - z) * (1.0 - 1.0 / z)).product();
+    let causal = function(d, t, wdt, "ndi_spline_causal")?;
+    let anti = function(d, t, wdt, "ndi_spline_anticausal")?;
+    let ch = spline_chunk(n);
+    for &ax in axes {
+        let len = shape[ax];
+        if len <= 1 {
+            continue;
+        }
+        let inner: usize = shape[ax + 1..].iter().product();
+        let outer = n / (len * inner);
+        let threads = outer * len.div_ceil(ch) * inner;
+        let lc = cfg(threads);
+        for (k, &z) in p.iter().enumerate() {
+            let warm = spline_warm(z);
+            let g = if k == 0 { gain } else { 1.0 };
+            let mut a = Args::new();
+            a.push(work.ptr())
+                .push(scratch.ptr())
+                .push(outer as i64)
+                .push(len as i64)
+                .push(inner as i64);
+            a.push(ch as i32)
+                .push(warm as i32)
+                .push(z)
+                .push(g)
+                .push(spline_init(mode));
+            causal.launch(d, lc, &mut a)?;
+            let mut a = Args::new();
+            a.push(scratch.ptr())
+                .push(work.ptr())
+                .push(outer as i64)
+                .push(len as i64)
+                .push(inner as i64);
+            a.push(ch as i32)
+                .push(warm as i32)
+                .push(z)
+                .push(spline_init(mode));
+            anti.launch(d, lc, &mut a)?;
+        }
     }
+    Ok(())
 }
 
 /// How output elements find their input coordinates.
@@ -539,8 +624,8 @@ enum Coords<'a> {
 
 enum CoordList {
     Cpu(Vec<f64>),
-    F32(Array<f32>),
-    F64(Array<f64>),
+    /// A device pointer to `irank × n` values of the working type (the caller keeps the array).
+    Dev(u64),
 }
 
 fn check_order(op: &str, order: usize) -> Result<()> {
@@ -665,41 +750,40 @@ fn transform_axes<T: Real>(
             Array::from_vec(out, oshape, &Device::Cpu)
         }
         (Device::Cuda(d), work) => {
-            let out = Array::<T>::empty(oshape, x.device())?; // every element is written
-                                                              // coordinate lists shift by the padding in a copy
-            let shifted = match &coords {
-                Coords::List(CoordList::F32(a)) if npad > 0 => {
-                    Some(CoordList::F32(a.add_scalar(npad as f32)?))
+            // every element is written
+            let out = Array::<T>::empty(oshape, x.device())?;
+            let orank = oshape.len();
+            // coordinate lists: the padding shift is a kernel argument; the affine map is passed
+            // by value (no upload)
+            let (cptr, cshift, mat, list) = match &coords {
+                Coords::List(CoordList::Dev(p)) => (*p, padc, [0.0f64; 72], true),
+                Coords::Affine(m) => {
+                    let mut mm = [0.0f64; 72];
+                    mm[..m.len()].copy_from_slice(m);
+                    (0u64, 0.0, mm, false)
                 }
-                Coords::List(CoordList::F64(a)) if npad > 0 => {
-                    Some(CoordList::F64(a.add_scalar(padc)?))
-                }
-                _ => None,
-            };
-            let coords = match &shifted {
-                Some(c) => Coords::List(c),
-                None => coords,
-            };
-            let (cptr, mat) = match &coords {
-                Coords::List(CoordList::F32(a)) => (ptr(a), None),
-                Coords::List(CoordList::F64(a)) => (ptr(a), None),
-                Coords::Affine(m) => (
-                    0u64,
-                    Some(Array::from_vec(m.clone(), &[m.len()], x.device())?),
-                ),
                 _ => return Err(make::arg(op, "coordinates on another device")),
             };
-            let f = function(d, T::DTYPE, wdt, "ndi_transform")?;
+            let fixed =
+                irank <= 3 && ords.iter().all(|&k| k == o.order) && (list || orank == irank);
             let mut a = Args::new();
             a.push(work.ptr()).push(ptr(&out)).push(n as i64);
-            a.push(irank as i32)
-                .push(dims8(op, &ishape)?)
-                .push(oshape.len() as i32)
-                .push(dims8(op, oshape)?);
-            a.push(cptr).push(mat.as_ref().map(ptr).unwrap_or(0));
-            let ords8: Vec<usize> = ords.to_vec();
-            a.push(dims8(op, &ords8)?).push(o.mode.code()).push(o.cval);
+            let f = if fixed {
+                a.push(dims8(op, &ishape)?).push(dims8(op, oshape)?);
+                a.push(cptr).push(cshift).push(Mat72(mat));
+                fixed_function(d, T::DTYPE, wdt, irank, o.order)?
+            } else {
+                a.push(irank as i32)
+                    .push(dims8(op, &ishape)?)
+                    .push(orank as i32)
+                    .push(dims8(op, oshape)?);
+                a.push(cptr).push(cshift).push(Mat72(mat));
+                a.push(dims8(op, ords)?);
+                function(d, T::DTYPE, wdt, "ndi_transform")?
+            };
+            a.push(o.mode.code()).push(o.cval);
             f.launch(d, cfg(n), &mut a)?;
+            drop(work);
             Ok(out)
         }
         _ => Err(make::arg(op, "internal: working data on another device")),
@@ -732,6 +816,7 @@ fn spline_out<T: Real>(
         Work::Cpu(v) => Array::from_vec(v, &shape, &Device::Cpu),
         Work::F64(a) => Ok(a),
         Work::F32(a) => a.astype::<f64>(),
+        Work::Input { .. } => x.astype::<f64>(),
     }
 }
 
@@ -814,17 +899,29 @@ pub fn map_coordinates<T: Real, C: Real>(
         ));
     }
     let oshape = cs[1..].to_vec();
-    let list = match input.device() {
-        Device::Cpu => CoordList::Cpu(coordinates.to_vec()?.into_iter().map(Real::to_f).collect()),
+    match input.device() {
+        Device::Cpu => {
+            let list = CoordList::Cpu(coordinates.to_vec()?.into_iter().map(Real::to_f).collect());
+            transform(op, input, &oshape, Coords::List(&list), opts)
+        }
         Device::Cuda(_) => {
-            if work_dtype::<T>(input.device()) == DType::F32 {
-                CoordList::F32(coordinates.contiguous()?.astype::<f32>()?)
+            // the coordinates as they are when they have the working type (no copy), else cast
+            let wdt = work_dtype::<T>(input.device());
+            let cc = coordinates.contiguous()?;
+            if C::DTYPE == wdt {
+                let list = CoordList::Dev(ptr(&cc));
+                transform(op, input, &oshape, Coords::List(&list), opts)
+            } else if wdt == DType::F32 {
+                let c32 = cc.astype::<f32>()?;
+                let list = CoordList::Dev(ptr(&c32));
+                transform(op, input, &oshape, Coords::List(&list), opts)
             } else {
-                CoordList::F64(coordinates.contiguous()?.astype::<f64>()?)
+                let c64 = cc.astype::<f64>()?;
+                let list = CoordList::Dev(ptr(&c64));
+                transform(op, input, &oshape, Coords::List(&list), opts)
             }
         }
-    };
-    transform(op, input, &oshape, Coords::List(&list), opts)
+    }
 }
 
 /// The matrix forms `affine_transform` accepts.
