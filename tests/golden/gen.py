@@ -1303,6 +1303,47 @@ def gen_sparse(out: Path) -> None:
     )
 
 
+@section("sparse_solvers", folder="sparse")
+def gen_sparse_solvers(out: Path) -> None:
+    """scipy_sparse_solvers.npz, read by crates/sparse/tests/lsq.rs: minres on a shifted
+    (indefinite) 2-D Laplacian, lsqr and lsmr on a random sparse 40 x 15 matrix (plain and damped)."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spl
+
+    k = 10
+    N = k * k
+    side = np.where((np.arange(N - 1) + 1) % k == 0, 0.0, -1.0)
+    A = sp.diags([4.0 * np.ones(N), side, side, -np.ones(N - k), -np.ones(N - k)],
+                 [0, -1, 1, -k, k], format="csr")
+    b = rng("sparse_solvers", "minres").standard_normal(N)
+    its = [0]
+
+    def count(_):
+        its[0] += 1
+
+    xm, infom = spl.minres(A, b, shift=1.5, rtol=1e-10, callback=count)
+    m, n = 40, 15
+    g = rng("sparse_solvers", "lsq")
+    L = sp.random(m, n, density=0.3, random_state=np.random.RandomState(7), format="csr")
+    L.data = g.standard_normal(L.nnz)
+    L.sort_indices()
+    bl = g.standard_normal(m)
+    r1 = spl.lsqr(L, bl, atol=1e-10, btol=1e-10)
+    r2 = spl.lsmr(L, bl, atol=1e-10, btol=1e-10)
+    r3 = spl.lsqr(L, bl, damp=0.7, atol=1e-10, btol=1e-10)
+    r4 = spl.lsmr(L, bl, damp=0.7, atol=1e-10, btol=1e-10)
+    f = lambda r: np.array([float(v) for v in r[1:8]])
+    savez_fixed(
+        out / "scipy_sparse_solvers.npz",
+        minres_b=b, minres_x=xm, minres_info=np.array([infom], dtype=np.int64),
+        minres_iterations=np.array([its[0]], dtype=np.int64),
+        l_indptr=L.indptr.astype(np.int32), l_indices=L.indices.astype(np.int32), l_data=L.data,
+        l_b=bl,
+        lsqr_x=r1[0], lsqr_out=f(r1), lsmr_x=r2[0], lsmr_out=f(r2),
+        lsqr_damp_x=r3[0], lsqr_damp_out=f(r3), lsmr_damp_x=r4[0], lsmr_damp_out=f(r4),
+    )
+
+
 # --------------------------------------------------------------------------------------------
 
 

@@ -7,10 +7,10 @@
 //! step (SciPy's loops), with no host synchronisation in between.
 
 use crate::cpu;
-use crate::cuda::{blocks, launch, p};
+use crate::cuda::{blocks, launch, module_source, p, NT};
 use crate::linalg::{LinearOperator, POLL};
 use cusci_core::cuda::kernel::Args;
-use cusci_core::{Array, CudaDevice, Device, Float, RealFloat, Result};
+use cusci_core::{Array, CudaDevice, DType, Device, Float, RealFloat, Result};
 
 /// Status codes (SciPy's `info` of a breakdown is the negative code).
 pub(crate) const CONVERGED: i32 = 1;
@@ -39,12 +39,10 @@ enum Store<T: Float> {
         st: Array<T>,
         ist: Array<i32>,
         parts: Array<T>,
-        nb: u32,
     },
 }
 
 pub(crate) struct Engine<T: Float> {
-    n: usize,
     store: Store<T>,
     /// The status word that gates the steps: 0 the solver's (outer), 1 an inner one (gmres'
     /// Arnoldi cycle), which the solver resets itself.
@@ -54,17 +52,24 @@ pub(crate) struct Engine<T: Float> {
 impl<T: Float> Engine<T> {
     /// `nvec` zero vectors of length `n` and `nscal` scalar slots on `dev`.
     pub(crate) fn new(dev: &Device, n: usize, nvec: usize, nscal: usize) -> Result<Self> {
+        Self::with_lens(dev, &vec![n; nvec], nscal)
+    }
+
+    /// Zero vectors of the lengths `lens` (vector `i` has `lens[i]` entries; the steps between
+    /// two vectors need equal lengths) and `nscal` scalar slots on `dev`.
+    pub(crate) fn with_lens(dev: &Device, lens: &[usize], nscal: usize) -> Result<Self> {
+        let n = lens.iter().copied().max().unwrap_or(0);
         let store = match dev {
             Device::Cpu => Store::Cpu {
-                v: vec![vec![T::zero(); n]; nvec],
+                v: lens.iter().map(|&l| vec![T::zero(); l]).collect(),
                 s: vec![T::zero(); nscal],
                 flags: [0; 4],
             },
             Device::Cuda(d) => {
                 let g = blocks(d, n).max(1) as usize;
-                let mut v = Vec::with_capacity(nvec);
-                for _ in 0..nvec {
-                    v.push(Array::<T>::zeros(&[n], dev)?);
+                let mut v = Vec::with_capacity(lens.len());
+                for &l in lens {
+                    v.push(Array::<T>::zeros(&[l], dev)?);
                 }
                 Store::Cuda {
                     d: d.clone(),
@@ -72,11 +77,10 @@ impl<T: Float> Engine<T> {
                     st: Array::<T>::zeros(&[nscal], dev)?,
                     ist: Array::<i32>::zeros(&[4], dev)?,
                     parts: Array::<T>::empty(&[g], dev)?,
-                    nb: blocks(d, n),
                 }
             }
         };
-        Ok(Engine { n, store, gate: 0 })
+        Ok(Engine { store, gate: 0 })
     }
 
     fn cpu_live(&self) -> bool {
@@ -111,7 +115,7 @@ impl<T: Float> Engine<T> {
     /// Vector `i` as an array.
     pub(crate) fn get(&self, i: usize) -> Result<Array<T>> {
         match &self.store {
-            Store::Cpu { v, .. } => Array::from_vec(v[i].clone(), &[self.n], &Device::Cpu),
+            Store::Cpu { v, .. } => Array::from_vec(v[i].clone(), &[v[i].len()], &Device::Cpu),
             Store::Cuda { v, .. } => Ok(v[i].clone()),
         }
     }
@@ -129,11 +133,35 @@ impl<T: Float> Engine<T> {
                 if flags[2 * self.gate] != 0 {
                     return Ok(());
                 }
-                let x = Array::from_vec(v[src].clone(), &[self.n], &Device::Cpu)?;
+                let x = Array::from_vec(v[src].clone(), &[v[src].len()], &Device::Cpu)?;
                 v[dst] = op.matvec(&x)?.to_vec()?;
             }
             Store::Cuda { v, .. } => {
                 let y = op.matvec(&v[src])?.contiguous()?;
+                v[dst] = y;
+            }
+        }
+        Ok(())
+    }
+
+    /// Vector `dst` = `op^H(vector src)` (the operator's `rmatvec`; on a GPU it runs even after
+    /// the flag is set, as [`Engine::apply`]).
+    pub(crate) fn rapply(
+        &mut self,
+        op: &dyn LinearOperator<T>,
+        src: usize,
+        dst: usize,
+    ) -> Result<()> {
+        match &mut self.store {
+            Store::Cpu { v, flags, .. } => {
+                if flags[2 * self.gate] != 0 {
+                    return Ok(());
+                }
+                let x = Array::from_vec(v[src].clone(), &[v[src].len()], &Device::Cpu)?;
+                v[dst] = op.rmatvec(&x)?.to_vec()?;
+            }
+            Store::Cuda { v, .. } => {
+                let y = op.rmatvec(&v[src])?.contiguous()?;
                 v[dst] = y;
             }
         }
@@ -174,7 +202,7 @@ impl<T: Float> Engine<T> {
                     Args::new()
                         .push(p(&v[x]))
                         .push(p(&v[y]))
-                        .push(self.n as i64)
+                        .push(v[x].len() as i64)
                         .push(p(parts)),
                 )?;
                 launch::<T>(
@@ -282,14 +310,14 @@ impl<T: Float> Engine<T> {
                     }
                 }
             }
-            Store::Cuda { d, v, st, nb, .. } => launch::<T>(
+            Store::Cuda { d, v, st, .. } => launch::<T>(
                 d,
                 "sp_axpy",
-                *nb,
+                blocks(d, v[y].len()),
                 Args::new()
                     .push(p(&v[y]))
                     .push(p(&v[x]))
-                    .push(self.n as i64)
+                    .push(v[y].len() as i64)
                     .push(p(st))
                     .push(gp)
                     .push(slot.map_or(-1, |k| k as i32))
@@ -312,13 +340,13 @@ impl<T: Float> Engine<T> {
                     }
                 }
             }
-            Store::Cuda { d, v, st, nb, .. } => launch::<T>(
+            Store::Cuda { d, v, st, .. } => launch::<T>(
                 d,
                 "sp_scal",
-                *nb,
+                blocks(d, v[y].len()),
                 Args::new()
                     .push(p(&v[y]))
-                    .push(self.n as i64)
+                    .push(v[y].len() as i64)
                     .push(p(st))
                     .push(gp)
                     .push(slot as i32),
@@ -341,15 +369,15 @@ impl<T: Float> Engine<T> {
                     v[out] = r;
                 }
             }
-            Store::Cuda { d, v, nb, .. } => launch::<T>(
+            Store::Cuda { d, v, .. } => launch::<T>(
                 d,
                 kernel,
-                *nb,
+                blocks(d, v[out].len()),
                 Args::new()
                     .push(p(&v[a]))
                     .push(p(&v[b]))
                     .push(p(&v[out]))
-                    .push(self.n as i64)
+                    .push(v[out].len() as i64)
                     .push(gp),
             )?,
         }
@@ -376,14 +404,14 @@ impl<T: Float> Engine<T> {
                     v[dst] = v[src].clone();
                 }
             }
-            Store::Cuda { d, v, nb, .. } => launch::<T>(
+            Store::Cuda { d, v, .. } => launch::<T>(
                 d,
                 "sp_copy_g",
-                *nb,
+                blocks(d, v[dst].len()),
                 Args::new()
                     .push(p(&v[src]))
                     .push(p(&v[dst]))
-                    .push(self.n as i64)
+                    .push(v[dst].len() as i64)
                     .push(gp),
             )?,
         }
@@ -450,6 +478,41 @@ impl<T: Float> Engine<T> {
         Ok(())
     }
 
+    /// As [`Engine::custom`], with the kernel taken from this crate's solver module
+    /// (`cuda/solvers.cu`: minres, lsqr, lsmr).
+    pub(crate) fn step(
+        &mut self,
+        kernel: &str,
+        ints: &[i32],
+        reals: &[f64],
+        cpu: impl FnOnce(&mut [T], &mut [i32; 4]),
+    ) -> Result<()> {
+        match &mut self.store {
+            Store::Cpu { s, flags, .. } => cpu(s, flags),
+            Store::Cuda { d, st, ist, .. } => {
+                let mut a = Args::new();
+                a.push(p(st)).push(p(ist));
+                for &i in ints {
+                    a.push(i);
+                }
+                for &r in reals {
+                    a.push(r);
+                }
+                launch_solver::<T>(d, kernel, 1, &mut a)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The real parts of the scalar slots, on the host (a read of the device on a GPU).
+    pub(crate) fn scalars(&self) -> Result<Vec<f64>> {
+        let s = match &self.store {
+            Store::Cpu { s, .. } => s.clone(),
+            Store::Cuda { st, .. } => st.to_vec()?,
+        };
+        Ok(s.iter().map(|v| v.re().to_f64()).collect())
+    }
+
     /// True when the outer status is set (a read of the device every call).
     pub(crate) fn poll_now(&self) -> Result<bool> {
         match &self.store {
@@ -468,6 +531,24 @@ impl<T: Float> Engine<T> {
             }
         }
     }
+}
+
+/// The solver module's own kernels (minres, lsqr, lsmr), appended to the crate's module source.
+const SOLVERS: &str = include_str!("cuda/solvers.cu");
+
+/// The full source of the solver module for `dtype` (sparse.cu's source, then solvers.cu).
+pub(crate) fn solvers_source(dtype: DType) -> Result<String> {
+    Ok(format!("{}{}", module_source(dtype)?, SOLVERS))
+}
+
+fn launch_solver<T: Float>(d: &CudaDevice, name: &str, nb: u32, args: &mut Args) -> Result<()> {
+    let src = solvers_source(T::DTYPE)?;
+    let key = format!("cusci_sparse_solvers_{}", T::DTYPE.tag());
+    d.function(&key, move || src, &[], name)?.launch(
+        d,
+        cusci_core::LaunchConfig::linear(nb, NT),
+        args,
+    )
 }
 
 /// A real scalar as `T`.

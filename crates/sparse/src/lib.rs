@@ -27,6 +27,7 @@ pub mod csgraph;
 pub mod cuda;
 mod krylov;
 pub mod linalg;
+mod lsq;
 mod matrix;
 mod ops;
 

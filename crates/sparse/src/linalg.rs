@@ -1,5 +1,6 @@
-//! `scipy.sparse.linalg`: the [`LinearOperator`] trait and the iterative solvers [`cg`],
-//! [`bicgstab`] and [`cgs`].
+//! `scipy.sparse.linalg`: the [`LinearOperator`] trait, the iterative solvers [`cg`],
+//! [`bicgstab`], [`cgs`], [`gmres`], [`minres`], and the least-squares solvers [`lsqr`] and
+//! [`lsmr`].
 //!
 //! The solvers run on the device of their right-hand side: on a GPU every vector operation and
 //! every scalar of the iteration (dot products, step lengths, the convergence flag) stays on the
@@ -14,6 +15,14 @@ use crate::matrix::{CscMatrix, CsrMatrix};
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{Array, CudaDevice, Device, Float, RealFloat, Result};
+
+pub use crate::lsq::{lsmr, lsqr, minres, LsmrResult, LsqOptions, LsqrResult};
+
+/// The NVRTC source of the solver kernels (minres, lsqr, lsmr) for `dtype`: for compile checks.
+#[doc(hidden)]
+pub fn solver_kernels_source(dtype: cusci_core::DType) -> Result<String> {
+    krylov::solvers_source(dtype)
+}
 
 /// Iterations between two reads of the convergence flag on a GPU.
 pub const POLL: usize = 32;
@@ -119,6 +128,8 @@ pub struct SolverOptions<'a, T: Float> {
     pub m: Option<&'a dyn LinearOperator<T>>,
     /// `gmres` only: the Krylov dimension of a cycle (default 20, at most n).
     pub restart: Option<usize>,
+    /// `minres` only: solve `(A − shift·I) x = b` (default 0).
+    pub shift: f64,
 }
 
 impl<T: Float> Default for SolverOptions<'_, T> {
@@ -130,6 +141,7 @@ impl<T: Float> Default for SolverOptions<'_, T> {
             maxiter: None,
             m: None,
             restart: None,
+            shift: 0.0,
         }
     }
 }
@@ -147,7 +159,7 @@ pub struct Solution<T: Float> {
     pub iterations: usize,
 }
 
-fn check_system<T: Float>(
+pub(crate) fn check_system<T: Float>(
     op: &str,
     a: &dyn LinearOperator<T>,
     b: &Array<T>,

@@ -1,0 +1,1083 @@
+//! `minres`, `lsqr` and `lsmr` on the solver engine ([`crate::krylov`]): the vector steps are the
+//! engine's, the scalar recurrences (Givens rotations, norm estimates, stopping tests) are
+//! single-thread kernels of `cuda/solvers.cu` on a GPU and the functions below on the CPU (the
+//! same formulas in the same order, in f64, stored in the element type).
+
+use crate::krylov::{self, Engine};
+use crate::linalg::{check_system, LinearOperator, Solution, SolverOptions};
+use cusci_core::error::make;
+use cusci_core::{Array, Float, RealFloat, Result};
+
+/// The scalar slots seen as f64 (real parts), written back as `T`.
+struct Sl<'a, T: Float>(&'a mut [T]);
+
+impl<T: Float> Sl<'_, T> {
+    fn g(&self, k: usize) -> f64 {
+        self.0[k].re().to_f64()
+    }
+    fn p(&mut self, k: usize, v: f64) {
+        self.0[k] = krylov::re(v);
+    }
+}
+
+fn sign(a: f64) -> f64 {
+    if a > 0.0 {
+        1.0
+    } else if a < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
+}
+
+/// SciPy's `_sym_ortho`: `(c, s, r)` with `[c s; -s c] [a; b] = [r; 0]`, stable.
+fn sym_ortho(a: f64, b: f64) -> (f64, f64, f64) {
+    if b == 0.0 {
+        return (sign(a), 0.0, a.abs());
+    }
+    if a == 0.0 {
+        return (0.0, sign(b), b.abs());
+    }
+    if b.abs() > a.abs() {
+        let tau = a / b;
+        let s = sign(b) / (1.0 + tau * tau).sqrt();
+        let c = s * tau;
+        (c, s, b / s)
+    } else {
+        let tau = b / a;
+        let c = sign(a) / (1.0 + tau * tau).sqrt();
+        let s = c * tau;
+        (c, s, a / c)
+    }
+}
+
+// ---------------- minres ----------------
+const MR_BETA1: usize = 0;
+const MR_BETA: usize = 1;
+const MR_OLDB: usize = 2;
+const MR_DBAR: usize = 3;
+const MR_EPSLN: usize = 4;
+const MR_PHIBAR: usize = 5;
+const MR_RHS1: usize = 6;
+const MR_RHS2: usize = 7;
+const MR_TNORM2: usize = 8;
+const MR_GMAX: usize = 9;
+const MR_GMIN: usize = 10;
+const MR_CS: usize = 11;
+const MR_SN: usize = 12;
+const MR_ISTOP: usize = 13;
+const MR_DOT: usize = 14;
+const MR_BB: usize = 15;
+const MR_S: usize = 16;
+const MR_COEF1: usize = 17;
+const MR_COEF2: usize = 18;
+const MR_NOLDEPS: usize = 19;
+const MR_NDELTA: usize = 20;
+const MR_DENOM: usize = 21;
+const MR_PHI: usize = 22;
+const MR_XX: usize = 23;
+const MR_ROOT: usize = 24;
+const MR_ALFA: usize = 25;
+const MR_GBAR: usize = 26;
+const MR_N: usize = 27;
+
+/// Status code of a negative `r·M r` (SciPy's "non-symmetric matrix").
+const MR_NONSYM: i32 = 3;
+
+fn mr_pre<T: Float>(s: &mut [T], f: &mut [i32; 4]) {
+    if f[0] != 0 {
+        return;
+    }
+    let mut s = Sl(s);
+    let (beta, oldb) = (s.g(MR_BETA), s.g(MR_OLDB));
+    s.p(MR_S, 1.0 / beta);
+    s.p(MR_COEF1, if oldb != 0.0 { -(beta / oldb) } else { 0.0 });
+}
+
+fn mr_alfa<T: Float>(s: &mut [T], f: &mut [i32; 4]) {
+    if f[0] != 0 {
+        return;
+    }
+    let mut s = Sl(s);
+    let alfa = s.g(MR_DOT);
+    s.p(MR_ALFA, alfa);
+    s.p(MR_COEF2, -(alfa / s.g(MR_BETA)));
+}
+
+fn mr_rot<T: Float>(s: &mut [T], f: &mut [i32; 4], itn: usize, eps: f64) {
+    if f[0] != 0 {
+        return;
+    }
+    let mut s = Sl(s);
+    let oldb = s.g(MR_BETA);
+    let bb = s.g(MR_BB);
+    if bb < 0.0 {
+        f[0] = MR_NONSYM;
+        f[1] = itn as i32;
+        return;
+    }
+    let beta = bb.sqrt();
+    let alfa = s.g(MR_ALFA);
+    let tnorm2 = s.g(MR_TNORM2) + alfa * alfa + oldb * oldb + beta * beta;
+    if itn == 1 && beta / s.g(MR_BETA1) <= 10.0 * eps {
+        s.p(MR_ISTOP, -1.0);
+    }
+    let (mut cs, mut sn, mut dbar) = (s.g(MR_CS), s.g(MR_SN), s.g(MR_DBAR));
+    let oldeps = s.g(MR_EPSLN);
+    let delta = cs * dbar + sn * alfa;
+    let gbar = sn * dbar - cs * alfa;
+    let epsln = sn * beta;
+    dbar = -cs * beta;
+    let root = gbar.hypot(dbar);
+    let gamma = gbar.hypot(beta).max(eps);
+    cs = gbar / gamma;
+    sn = beta / gamma;
+    let mut phibar = s.g(MR_PHIBAR);
+    let phi = cs * phibar;
+    phibar *= sn;
+    let z = s.g(MR_RHS1) / gamma;
+    s.p(MR_RHS1, s.g(MR_RHS2) - delta * z);
+    s.p(MR_RHS2, -epsln * z);
+    s.p(MR_GMAX, s.g(MR_GMAX).max(gamma));
+    s.p(MR_GMIN, s.g(MR_GMIN).min(gamma));
+    s.p(MR_OLDB, oldb);
+    s.p(MR_BETA, beta);
+    s.p(MR_TNORM2, tnorm2);
+    s.p(MR_CS, cs);
+    s.p(MR_SN, sn);
+    s.p(MR_DBAR, dbar);
+    s.p(MR_EPSLN, epsln);
+    s.p(MR_ROOT, root);
+    s.p(MR_GBAR, gbar);
+    s.p(MR_PHI, phi);
+    s.p(MR_PHIBAR, phibar);
+    s.p(MR_DENOM, 1.0 / gamma);
+    s.p(MR_NOLDEPS, -oldeps);
+    s.p(MR_NDELTA, -delta);
+}
+
+fn mr_test<T: Float>(
+    s: &mut [T],
+    f: &mut [i32; 4],
+    itn: usize,
+    maxiter: usize,
+    eps: f64,
+    rtol: f64,
+) {
+    if f[0] != 0 {
+        return;
+    }
+    let mut s = Sl(s);
+    let anorm = s.g(MR_TNORM2).sqrt();
+    let ynorm = s.g(MR_XX).sqrt();
+    let epsx = anorm * ynorm * eps;
+    let rnorm = s.g(MR_PHIBAR);
+    let test1 = if ynorm == 0.0 || anorm == 0.0 {
+        f64::INFINITY
+    } else {
+        rnorm / (anorm * ynorm)
+    };
+    let test2 = if anorm == 0.0 {
+        f64::INFINITY
+    } else {
+        s.g(MR_ROOT) / anorm
+    };
+    let acond = s.g(MR_GMAX) / s.g(MR_GMIN);
+    let mut istop = s.g(MR_ISTOP) as i32;
+    if istop == 0 {
+        if 1.0 + test2 <= 1.0 {
+            istop = 2;
+        }
+        if 1.0 + test1 <= 1.0 {
+            istop = 1;
+        }
+        if itn >= maxiter {
+            istop = 6;
+        }
+        if acond >= 0.1 / eps {
+            istop = 4;
+        }
+        if epsx >= s.g(MR_BETA1) {
+            istop = 3;
+        }
+        if test2 <= rtol {
+            istop = 2;
+        }
+        if test1 <= rtol {
+            istop = 1;
+        }
+    }
+    s.p(MR_ISTOP, istop as f64);
+    if istop != 0 {
+        f[0] = 100 + istop;
+        f[1] = itn as i32;
+    }
+}
+
+/// MINimum RESidual iteration for a Hermitian (possibly indefinite) `A` (SciPy's `minres`,
+/// Paige–Saunders' algorithm as SciPy writes it): `A` may be shifted (`opts.shift`: solves
+/// `(A − shift·I) x = b`), `M` must be Hermitian positive definite. Stops when
+/// `‖r‖ / (‖A‖ ‖x‖) ≤ rtol` or `‖A r‖ / (‖A‖ ‖r‖) ≤ rtol` (SciPy's estimates), or on SciPy's
+/// other `istop` conditions (`cond(A) ≥ 0.1/ε`, `‖A‖‖x‖ε ≥ β₁`, an exact Lanczos breakdown at
+/// the first step); `info` = `maxiter` when the iteration limit ended it, else 0. `maxiter`
+/// defaults to 5·n; `atol` is not used (as SciPy). On a GPU the state stays on the device and the
+/// host reads the status every [`POLL`](crate::linalg::POLL) iterations; one read at the start
+/// checks `r·M r` (SciPy's `beta1`).
+///
+/// ```
+/// use cusci_sparse::{diags, Device, Array, linalg::{minres, SolverOptions}};
+/// let dev = Device::Cpu;
+/// let a = diags::<f64>(&[&[1.0, -2.0, 3.0, -4.0], &[0.5; 3], &[0.5; 3]], &[0, -1, 1], None, &dev)?;
+/// let b = Array::from_vec(vec![1.0; 4], &[4], &dev)?;
+/// let s = minres(&a, &b, &SolverOptions { rtol: 1e-12, ..Default::default() })?;
+/// assert!(a.dot(&s.x)?.sub(&b)?.norm()? < 1e-9);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`cg`](crate::linalg::cg); `InvalidArgument` for an indefinite preconditioner
+/// (`r·M r < 0`) or when the Lanczos process meets a negative `r·M r` (a non-Hermitian `A` or `M`,
+/// SciPy's "non-symmetric matrix").
+pub fn minres<T: Float>(
+    a: &dyn LinearOperator<T>,
+    b: &Array<T>,
+    opts: &SolverOptions<T>,
+) -> Result<Solution<T>> {
+    let op = "minres";
+    let n = check_system(op, a, b, opts)?;
+    if !opts.shift.is_finite() {
+        return Err(make::arg(op, "shift must be finite"));
+    }
+    let maxiter = opts.maxiter.unwrap_or(5 * n);
+    let b = b.contiguous()?;
+    let eps = krylov::eps::<T>();
+    const X: usize = 0;
+    const R1: usize = 1;
+    const R2: usize = 2;
+    const Y: usize = 3;
+    const V: usize = 4;
+    const W: usize = 5;
+    const W1: usize = 6;
+    const W2: usize = 7;
+    const TMP: usize = 8;
+    let m = opts.m;
+    let mut e = Engine::<T>::new(b.device(), n, 9, MR_N)?;
+    e.load(R1, &b)?;
+    if let Some(x0) = opts.x0 {
+        e.load(X, x0)?;
+        e.apply(a, X, TMP)?;
+        e.sub(R1, R1, TMP)?;
+    }
+    e.precond(m, R1, Y)?;
+    e.dot(R1, Y, MR_BB)?;
+    let beta1 = e.scalars()?[MR_BB];
+    if beta1 < 0.0 {
+        return Err(make::arg(op, "indefinite preconditioner"));
+    }
+    if beta1 == 0.0 {
+        return Ok(Solution {
+            x: e.get(X)?,
+            info: 0,
+            iterations: 0,
+        });
+    }
+    if b.norm()?.to_f64() == 0.0 {
+        return Ok(Solution {
+            x: b.copy()?,
+            info: 0,
+            iterations: 0,
+        });
+    }
+    let beta1 = beta1.sqrt();
+    let gmin = if std::mem::size_of::<T::Real>() == 4 {
+        f32::MAX as f64
+    } else {
+        f64::MAX
+    };
+    for (k, v) in [
+        (MR_BETA1, beta1),
+        (MR_BETA, beta1),
+        (MR_PHIBAR, beta1),
+        (MR_RHS1, beta1),
+        (MR_GMIN, gmin),
+        (MR_CS, -1.0),
+    ] {
+        e.set_scalar(k, krylov::re(v))?;
+    }
+    e.copy(R2, R1)?;
+    let one = T::one();
+    let rtol = opts.rtol;
+    let mut itn = 0;
+    while itn < maxiter {
+        itn += 1;
+        e.step("sl_mr_pre", &[], &[], mr_pre)?;
+        e.copy(V, Y)?;
+        e.scal(V, MR_S)?;
+        e.apply(a, V, Y)?;
+        if opts.shift != 0.0 {
+            e.axpy(Y, V, None, krylov::re(-opts.shift))?;
+        }
+        if itn >= 2 {
+            e.axpy(Y, R1, Some(MR_COEF1), one)?;
+        }
+        e.dot(V, Y, MR_DOT)?;
+        e.step("sl_mr_alfa", &[], &[], mr_alfa)?;
+        e.axpy(Y, R2, Some(MR_COEF2), one)?;
+        e.copy(R1, R2)?;
+        e.copy(R2, Y)?;
+        e.precond(m, R2, Y)?;
+        e.dot(R2, Y, MR_BB)?;
+        e.step("sl_mr_rot", &[itn as i32], &[eps], |s, f| {
+            mr_rot(s, f, itn, eps)
+        })?;
+        e.copy(W1, W2)?;
+        e.copy(W2, W)?;
+        e.copy(W, V)?;
+        e.axpy(W, W1, Some(MR_NOLDEPS), one)?;
+        e.axpy(W, W2, Some(MR_NDELTA), one)?;
+        e.scal(W, MR_DENOM)?;
+        e.axpy(X, W, Some(MR_PHI), one)?;
+        e.dot(X, X, MR_XX)?;
+        e.step(
+            "sl_mr_test",
+            &[itn as i32, maxiter.min(i32::MAX as usize) as i32],
+            &[eps, rtol],
+            |s, f| mr_test(s, f, itn, maxiter, eps, rtol),
+        )?;
+        if e.poll(itn)? {
+            break;
+        }
+    }
+    let (code, at) = e.status()?;
+    if code == MR_NONSYM {
+        return Err(make::arg(
+            op,
+            format!("non-symmetric matrix or preconditioner (r·M r < 0 at iteration {at})"),
+        ));
+    }
+    let info = if code - 100 == 6 { maxiter as i64 } else { 0 };
+    Ok(Solution {
+        x: e.get(X)?,
+        info,
+        iterations: if code == 0 { itn } else { at },
+    })
+}
+
+// ---------------- lsqr and lsmr ----------------
+const LS_ALFA: usize = 0;
+const LS_BETA: usize = 1;
+const LS_DOTU: usize = 2;
+const LS_DOTV: usize = 3;
+const LS_INVB: usize = 4;
+const LS_MB: usize = 5;
+const LS_INVA: usize = 6;
+const LS_NALFA: usize = 7;
+const LS_ISTOP: usize = 8;
+const LS_DOTW: usize = 9;
+const LS_ANORM: usize = 10;
+
+const QR_RHOBAR: usize = 11;
+const QR_PHIBAR: usize = 12;
+const QR_DDNORM: usize = 13;
+const QR_RES2: usize = 14;
+const QR_XNORM: usize = 15;
+const QR_XXNORM: usize = 16;
+const QR_Z: usize = 17;
+const QR_CS2: usize = 18;
+const QR_SN2: usize = 19;
+const QR_T1: usize = 20;
+const QR_T2: usize = 21;
+const QR_ACOND: usize = 22;
+const QR_ARNORM: usize = 23;
+const QR_R1NORM: usize = 24;
+const QR_R2NORM: usize = 25;
+const QR_RNORM: usize = 26;
+const QR_N: usize = 27;
+
+const M2_ZETABAR: usize = 11;
+const M2_ALPHABAR: usize = 12;
+const M2_RHO: usize = 13;
+const M2_RHOBAR: usize = 14;
+const M2_CBAR: usize = 15;
+const M2_SBAR: usize = 16;
+const M2_BETADD: usize = 17;
+const M2_BETAD: usize = 18;
+const M2_RHODOLD: usize = 19;
+const M2_TAUTILDEOLD: usize = 20;
+const M2_THETATILDE: usize = 21;
+const M2_ZETA: usize = 22;
+const M2_D: usize = 23;
+const M2_NORMA2: usize = 24;
+const M2_MAXRBAR: usize = 25;
+const M2_MINRBAR: usize = 26;
+const M2_NORMA: usize = 27;
+const M2_CONDA: usize = 28;
+const M2_NORMX: usize = 29;
+const M2_NORMR: usize = 30;
+const M2_NORMAR: usize = 31;
+const M2_CH: usize = 32;
+const M2_CX: usize = 33;
+const M2_CHH: usize = 34;
+const M2_N: usize = 35;
+
+fn ls_nalfa<T: Float>(s: &mut [T], f: &mut [i32; 4]) {
+    if f[0] != 0 {
+        return;
+    }
+    let mut s = Sl(s);
+    s.p(LS_NALFA, -s.g(LS_ALFA));
+}
+
+fn ls_beta<T: Float>(s: &mut [T], f: &mut [i32; 4], upd_anorm: bool, dampsq: f64) {
+    if f[0] != 0 {
+        return;
+    }
+    let mut s = Sl(s);
+    let beta = s.g(LS_DOTU).sqrt();
+    s.p(LS_BETA, beta);
+    if beta > 0.0 {
+        s.p(LS_INVB, 1.0 / beta);
+        s.p(LS_MB, -beta);
+        if upd_anorm {
+            let (a, alfa) = (s.g(LS_ANORM), s.g(LS_ALFA));
+            s.p(
+                LS_ANORM,
+                (a * a + alfa * alfa + beta * beta + dampsq).sqrt(),
+            );
+        }
+    } else {
+        s.p(LS_INVB, 1.0);
+        s.p(LS_MB, 1.0);
+    }
+}
+
+fn ls_alfa<T: Float>(s: &mut [T], f: &mut [i32; 4]) {
+    if f[0] != 0 {
+        return;
+    }
+    let mut s = Sl(s);
+    if s.g(LS_BETA) > 0.0 {
+        let alfa = s.g(LS_DOTV).sqrt();
+        s.p(LS_ALFA, alfa);
+        s.p(LS_INVA, if alfa > 0.0 { 1.0 / alfa } else { 1.0 });
+    } else {
+        s.p(LS_INVA, 1.0);
+    }
+}
+
+fn ls_flag<T: Float>(s: &mut [T], f: &mut [i32; 4], itn: usize) {
+    if f[0] != 0 {
+        return;
+    }
+    let istop = s[LS_ISTOP].re().to_f64() as i32;
+    if istop != 0 {
+        f[0] = 100 + istop;
+        f[1] = itn as i32;
+    }
+}
+
+/// The stopping parameters of lsqr/lsmr (host values passed to the kernels).
+#[derive(Clone, Copy)]
+struct Stop {
+    damp: f64,
+    atol: f64,
+    btol: f64,
+    ctol: f64,
+    bnorm: f64,
+}
+
+fn lsqr_rot<T: Float>(s: &mut [T], f: &mut [i32; 4], itn: usize, iter_lim: usize, p: Stop) {
+    if f[0] != 0 {
+        return;
+    }
+    let eps = f64::EPSILON;
+    let mut s = Sl(s);
+    let (alfa, beta, anorm) = (s.g(LS_ALFA), s.g(LS_BETA), s.g(LS_ANORM));
+    let (mut rhobar, mut phibar) = (s.g(QR_RHOBAR), s.g(QR_PHIBAR));
+    let damp = p.damp;
+    let dampsq = damp * damp;
+    let (rhobar1, psi) = if damp > 0.0 {
+        let rhobar1 = (rhobar * rhobar + dampsq).sqrt();
+        let (cs1, sn1) = (rhobar / rhobar1, damp / rhobar1);
+        let psi = sn1 * phibar;
+        phibar *= cs1;
+        (rhobar1, psi)
+    } else {
+        (rhobar, 0.0)
+    };
+    let (cs, sn, rho) = sym_ortho(rhobar1, beta);
+    let theta = sn * alfa;
+    rhobar = -cs * alfa;
+    let phi = cs * phibar;
+    phibar *= sn;
+    let tau = sn * phi;
+    let (t1, t2) = (phi / rho, -theta / rho);
+    let ddnorm = s.g(QR_DDNORM) + s.g(LS_DOTW) / (rho * rho);
+    let delta = s.g(QR_SN2) * rho;
+    let gambar = -s.g(QR_CS2) * rho;
+    let rhs = phi - delta * s.g(QR_Z);
+    let zbar = rhs / gambar;
+    let mut xxnorm = s.g(QR_XXNORM);
+    let xnorm = (xxnorm + zbar * zbar).sqrt();
+    let gamma = (gambar * gambar + theta * theta).sqrt();
+    let (cs2, sn2) = (gambar / gamma, theta / gamma);
+    let z = rhs / gamma;
+    xxnorm += z * z;
+    let acond = anorm * ddnorm.sqrt();
+    let res1 = phibar * phibar;
+    let res2 = s.g(QR_RES2) + psi * psi;
+    let rnorm = (res1 + res2).sqrt();
+    let arnorm = alfa * tau.abs();
+    let r1sq = rnorm * rnorm - dampsq * xxnorm;
+    let mut r1norm = r1sq.abs().sqrt();
+    if r1sq < 0.0 {
+        r1norm = -r1norm;
+    }
+    let test1 = rnorm / p.bnorm;
+    let test2 = arnorm / (anorm * rnorm + eps);
+    let test3 = 1.0 / (acond + eps);
+    let tt1 = test1 / (1.0 + anorm * xnorm / p.bnorm);
+    let rtol = p.btol + p.atol * anorm * xnorm / p.bnorm;
+    let mut istop = 0;
+    if itn >= iter_lim {
+        istop = 7;
+    }
+    if 1.0 + test3 <= 1.0 {
+        istop = 6;
+    }
+    if 1.0 + test2 <= 1.0 {
+        istop = 5;
+    }
+    if 1.0 + tt1 <= 1.0 {
+        istop = 4;
+    }
+    if test3 <= p.ctol {
+        istop = 3;
+    }
+    if test2 <= p.atol {
+        istop = 2;
+    }
+    if test1 <= rtol {
+        istop = 1;
+    }
+    for (k, v) in [
+        (QR_RHOBAR, rhobar),
+        (QR_PHIBAR, phibar),
+        (QR_DDNORM, ddnorm),
+        (QR_RES2, res2),
+        (QR_XNORM, xnorm),
+        (QR_XXNORM, xxnorm),
+        (QR_Z, z),
+        (QR_CS2, cs2),
+        (QR_SN2, sn2),
+        (QR_T1, t1),
+        (QR_T2, t2),
+        (QR_ACOND, acond),
+        (QR_ARNORM, arnorm),
+        (QR_R1NORM, r1norm),
+        (QR_R2NORM, rnorm),
+        (QR_RNORM, rnorm),
+        (LS_ISTOP, istop as f64),
+    ] {
+        s.p(k, v);
+    }
+}
+
+fn lsmr_rot<T: Float>(s: &mut [T], f: &mut [i32; 4], itn: usize, damp: f64) {
+    if f[0] != 0 {
+        return;
+    }
+    let mut s = Sl(s);
+    let (alpha, beta) = (s.g(LS_ALFA), s.g(LS_BETA));
+    let (chat, shat, alphahat) = sym_ortho(s.g(M2_ALPHABAR), damp);
+    let rhoold = s.g(M2_RHO);
+    let (c, sn, rho) = sym_ortho(alphahat, beta);
+    let thetanew = sn * alpha;
+    let alphabar = c * alpha;
+    let rhobarold = s.g(M2_RHOBAR);
+    let zetaold = s.g(M2_ZETA);
+    let (cbar0, sbar0) = (s.g(M2_CBAR), s.g(M2_SBAR));
+    let thetabar = sbar0 * rho;
+    let rhotemp = cbar0 * rho;
+    let (cbar, sbar, rhobar) = sym_ortho(cbar0 * rho, thetanew);
+    let zetabar0 = s.g(M2_ZETABAR);
+    let zeta = cbar * zetabar0;
+    let zetabar = -sbar * zetabar0;
+    s.p(M2_CH, -(thetabar * rho / (rhoold * rhobarold)));
+    s.p(M2_CX, zeta / (rho * rhobar));
+    s.p(M2_CHH, -(thetanew / rho));
+    let betadd0 = s.g(M2_BETADD);
+    let betaacute = chat * betadd0;
+    let betacheck = -shat * betadd0;
+    let betahat = c * betaacute;
+    let betadd = -sn * betaacute;
+    let thetatildeold = s.g(M2_THETATILDE);
+    let (ctildeold, stildeold, rhotildeold) = sym_ortho(s.g(M2_RHODOLD), thetabar);
+    let thetatilde = stildeold * rhobar;
+    let rhodold = ctildeold * rhobar;
+    let betad = -stildeold * s.g(M2_BETAD) + ctildeold * betahat;
+    let tautildeold = (zetaold - thetatildeold * s.g(M2_TAUTILDEOLD)) / rhotildeold;
+    let taud = (zeta - thetatilde * tautildeold) / rhodold;
+    let d = s.g(M2_D) + betacheck * betacheck;
+    let normr = (d + (betad - taud) * (betad - taud) + betadd * betadd).sqrt();
+    let mut norma2 = s.g(M2_NORMA2) + beta * beta;
+    let norma = norma2.sqrt();
+    norma2 += alpha * alpha;
+    let maxrbar = s.g(M2_MAXRBAR).max(rhobarold);
+    let mut minrbar = s.g(M2_MINRBAR);
+    if itn > 1 {
+        minrbar = minrbar.min(rhobarold);
+    }
+    let conda = maxrbar.max(rhotemp) / minrbar.min(rhotemp);
+    for (k, v) in [
+        (M2_ALPHABAR, alphabar),
+        (M2_RHO, rho),
+        (M2_RHOBAR, rhobar),
+        (M2_CBAR, cbar),
+        (M2_SBAR, sbar),
+        (M2_ZETA, zeta),
+        (M2_ZETABAR, zetabar),
+        (M2_BETADD, betadd),
+        (M2_THETATILDE, thetatilde),
+        (M2_RHODOLD, rhodold),
+        (M2_BETAD, betad),
+        (M2_TAUTILDEOLD, tautildeold),
+        (M2_D, d),
+        (M2_NORMR, normr),
+        (M2_NORMA2, norma2),
+        (M2_NORMA, norma),
+        (M2_MAXRBAR, maxrbar),
+        (M2_MINRBAR, minrbar),
+        (M2_CONDA, conda),
+        (M2_NORMAR, zetabar.abs()),
+    ] {
+        s.p(k, v);
+    }
+}
+
+fn lsmr_test<T: Float>(s: &mut [T], f: &mut [i32; 4], itn: usize, maxiter: usize, p: Stop) {
+    if f[0] != 0 {
+        return;
+    }
+    let mut s = Sl(s);
+    let normx = s.g(LS_DOTW).sqrt();
+    let (normr, norma, normar) = (s.g(M2_NORMR), s.g(M2_NORMA), s.g(M2_NORMAR));
+    let test1 = normr / p.bnorm;
+    let test2 = if norma * normr != 0.0 {
+        normar / (norma * normr)
+    } else {
+        f64::INFINITY
+    };
+    let test3 = 1.0 / s.g(M2_CONDA);
+    let t1 = test1 / (1.0 + norma * normx / p.bnorm);
+    let rtol = p.btol + p.atol * norma * normx / p.bnorm;
+    let mut istop = 0;
+    if itn >= maxiter {
+        istop = 7;
+    }
+    if 1.0 + test3 <= 1.0 {
+        istop = 6;
+    }
+    if 1.0 + test2 <= 1.0 {
+        istop = 5;
+    }
+    if 1.0 + t1 <= 1.0 {
+        istop = 4;
+    }
+    if test3 <= p.ctol {
+        istop = 3;
+    }
+    if test2 <= p.atol {
+        istop = 2;
+    }
+    if test1 <= rtol {
+        istop = 1;
+    }
+    s.p(M2_NORMX, normx);
+    s.p(LS_ISTOP, istop as f64);
+    if istop > 0 {
+        f[0] = 100 + istop;
+        f[1] = itn as i32;
+    }
+}
+
+/// Options of [`lsqr`] and [`lsmr`] (SciPy's keyword arguments).
+#[derive(Clone, Copy)]
+pub struct LsqOptions<'a, T: Float> {
+    /// Damping: minimise `‖A x − b‖² + damp² ‖x‖²` (default 0).
+    pub damp: f64,
+    /// Stopping tolerance on `‖Aᴴ r‖ / (‖A‖ ‖r‖)` and on the relative residual (default 1e-6).
+    pub atol: f64,
+    /// Stopping tolerance on `‖r‖ / ‖b‖` (default 1e-6).
+    pub btol: f64,
+    /// Stop when the condition estimate passes it (default 1e8; 0 means no limit).
+    pub conlim: f64,
+    /// Iteration limit (SciPy's `iter_lim` of lsqr, default 2·n; `maxiter` of lsmr, default
+    /// min(m, n)).
+    pub maxiter: Option<usize>,
+    /// Starting guess (default zeros).
+    pub x0: Option<&'a Array<T>>,
+}
+
+impl<T: Float> Default for LsqOptions<'_, T> {
+    fn default() -> Self {
+        LsqOptions {
+            damp: 0.0,
+            atol: 1e-6,
+            btol: 1e-6,
+            conlim: 1e8,
+            maxiter: None,
+            x0: None,
+        }
+    }
+}
+
+/// The result of [`lsqr`] (SciPy's tuple without `var`).
+#[derive(Debug, Clone)]
+pub struct LsqrResult<T: Float> {
+    /// The solution.
+    pub x: Array<T>,
+    /// Why it stopped (SciPy's codes: 0 `x = 0` is exact, 1 `Ax = b` to `atol`/`btol`, 2 a
+    /// least-squares solution to `atol`, 3 `cond(A) > conlim`, 4–6 as 1–3 at machine
+    /// precision, 7 the iteration limit).
+    pub istop: i32,
+    /// Iterations run.
+    pub itn: usize,
+    /// `‖b − A x‖`.
+    pub r1norm: f64,
+    /// `sqrt(‖b − A x‖² + damp² ‖x‖²)`.
+    pub r2norm: f64,
+    /// Estimate of the Frobenius norm of `[A; damp·I]`.
+    pub anorm: f64,
+    /// Estimate of `cond([A; damp·I])`.
+    pub acond: f64,
+    /// Estimate of `‖Aᴴ r − damp² x‖`.
+    pub arnorm: f64,
+    /// `‖x‖`.
+    pub xnorm: f64,
+}
+
+/// The result of [`lsmr`] (SciPy's tuple).
+#[derive(Debug, Clone)]
+pub struct LsmrResult<T: Float> {
+    /// The solution.
+    pub x: Array<T>,
+    /// Why it stopped (codes as [`LsqrResult::istop`]).
+    pub istop: i32,
+    /// Iterations run.
+    pub itn: usize,
+    /// `‖b − A x‖`.
+    pub normr: f64,
+    /// `‖Aᴴ (b − A x)‖`.
+    pub normar: f64,
+    /// Estimate of the Frobenius norm of `A`.
+    pub norma: f64,
+    /// Estimate of `cond(A)`.
+    pub conda: f64,
+    /// `‖x‖`.
+    pub normx: f64,
+}
+
+fn check_lsq<T: Float>(
+    op: &str,
+    a: &dyn LinearOperator<T>,
+    b: &Array<T>,
+    opts: &LsqOptions<T>,
+) -> Result<(usize, usize)> {
+    let (m, n) = a.shape();
+    if b.ndim() != 1 || b.len() != m {
+        return Err(make::shape(
+            op,
+            format!(
+                "b of shape {:?} for an operator of shape ({m}, {n})",
+                b.shape()
+            ),
+        ));
+    }
+    if let Some(x0) = opts.x0 {
+        cusci_core::array::check_same_device(op, b.device(), x0.device())?;
+        if x0.shape() != [n] {
+            return Err(make::shape(
+                op,
+                format!("x0 of shape {:?} for n = {n}", x0.shape()),
+            ));
+        }
+    }
+    for (name, v) in [
+        ("damp", opts.damp),
+        ("atol", opts.atol),
+        ("btol", opts.btol),
+        ("conlim", opts.conlim),
+    ] {
+        if v.is_nan() || v < 0.0 {
+            return Err(make::arg(op, format!("{name} must be non-negative")));
+        }
+    }
+    Ok((m, n))
+}
+
+// vectors of lsqr/lsmr
+const X: usize = 0;
+const U: usize = 1;
+const V: usize = 2;
+const TM: usize = 3;
+const TN: usize = 4;
+
+/// The start of the Golub–Kahan bidiagonalisation shared by lsqr and lsmr: `u = b − A x0`,
+/// `β = ‖u‖`, `u /= β`, `v = Aᴴ u`, `α = ‖v‖`, `v /= α`. Returns (α, β) read on the host.
+fn bidiag_start<T: Float>(
+    e: &mut Engine<T>,
+    a: &dyn LinearOperator<T>,
+    b: &Array<T>,
+    x0: Option<&Array<T>>,
+) -> Result<(f64, f64)> {
+    e.load(U, b)?;
+    if let Some(x0) = x0 {
+        e.load(X, x0)?;
+        e.apply(a, X, TM)?;
+        e.sub(U, U, TM)?;
+    }
+    bidiag_step(e, a, false, 0.0)?;
+    let s = e.scalars()?;
+    Ok((s[LS_ALFA], s[LS_BETA]))
+}
+
+/// One step `u = A v − α u; β = ‖u‖; u /= β; v = Aᴴ u − β v; α = ‖v‖; v /= α` (with SciPy's
+/// guards for β = 0 and α = 0; at the start `u` holds `b` and `v`, `α` are zero).
+fn bidiag_step<T: Float>(
+    e: &mut Engine<T>,
+    a: &dyn LinearOperator<T>,
+    upd_anorm: bool,
+    dampsq: f64,
+) -> Result<()> {
+    e.dot(U, U, LS_DOTU)?;
+    e.step("sl_ls_beta", &[upd_anorm as i32], &[dampsq], |s, f| {
+        ls_beta(s, f, upd_anorm, dampsq)
+    })?;
+    e.scal(U, LS_INVB)?;
+    e.scal(V, LS_MB)?;
+    e.rapply(a, U, TN)?;
+    e.add(V, V, TN)?;
+    e.dot(V, V, LS_DOTV)?;
+    e.step("sl_ls_alfa", &[], &[], ls_alfa)?;
+    e.scal(V, LS_INVA)
+}
+
+/// `u = A v − α u` (the first half of a step, before [`bidiag_step`]).
+fn bidiag_u<T: Float>(e: &mut Engine<T>, a: &dyn LinearOperator<T>) -> Result<()> {
+    e.step("sl_ls_nalfa", &[], &[], ls_nalfa)?;
+    e.scal(U, LS_NALFA)?;
+    e.apply(a, V, TM)?;
+    e.add(U, U, TM)
+}
+
+fn stop_params(opts: &LsqOptions<impl Float>, bnorm: f64) -> Stop {
+    Stop {
+        damp: opts.damp,
+        atol: opts.atol,
+        btol: opts.btol,
+        ctol: if opts.conlim > 0.0 {
+            1.0 / opts.conlim
+        } else {
+            0.0
+        },
+        bnorm,
+    }
+}
+
+fn as_i32(v: usize) -> i32 {
+    v.min(i32::MAX as usize) as i32
+}
+
+/// Least squares by LSQR (SciPy's `lsqr`, Paige–Saunders, the same iteration and stopping
+/// rules): minimises `‖A x − b‖² + damp² ‖x‖²` for any `m × n` operator `A` (matvec and
+/// rmatvec). `calc_var` is not offered. On a GPU the vectors and every scalar of the recurrence
+/// stay on the device; the host reads `α, β` once at the start and the status every
+/// [`POLL`](crate::linalg::POLL) iterations.
+///
+/// ```
+/// use cusci_sparse::{CsrMatrix, Device, Array, linalg::{lsqr, LsqOptions}};
+/// let dev = Device::Cpu;
+/// let a = CsrMatrix::from_dense(&Array::from_vec(vec![1.0, 0.0, 1.0, 1.0, 1.0, 2.0], &[3, 2], &dev)?)?;
+/// let b = Array::from_vec(vec![1.0, 2.0, 2.0], &[3], &dev)?;
+/// let r = lsqr(&a, &b, &LsqOptions { atol: 1e-12, btol: 1e-12, ..Default::default() })?;
+/// let x = r.x.to_vec()?; // the normal equations' solution (2/3, 1/2)
+/// assert!((x[0] - 2.0 / 3.0).abs() < 1e-9 && (x[1] - 0.5).abs() < 1e-9);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// `ShapeMismatch` for a `b` of length ≠ m or an `x0` of length ≠ n, `InvalidArgument` for a
+/// negative or NaN `damp`/`atol`/`btol`/`conlim`, `DeviceMismatch`, and the operator's errors
+/// (a [`LinearOperator`] without `rmatvec` gives `NotImplemented`).
+pub fn lsqr<T: Float>(
+    a: &dyn LinearOperator<T>,
+    b: &Array<T>,
+    opts: &LsqOptions<T>,
+) -> Result<LsqrResult<T>> {
+    let (m, n) = check_lsq("lsqr", a, b, opts)?;
+    let iter_lim = opts.maxiter.unwrap_or(2 * n);
+    let b = b.contiguous()?;
+    let bnorm = b.norm()?.to_f64();
+    const W: usize = 5;
+    let mut e = Engine::<T>::with_lens(b.device(), &[n, m, n, m, n, n], QR_N)?;
+    let (alfa, beta) = bidiag_start(&mut e, a, &b, opts.x0)?;
+    if alfa * beta == 0.0 {
+        return Ok(LsqrResult {
+            x: e.get(X)?,
+            istop: 0,
+            itn: 0,
+            r1norm: beta,
+            r2norm: beta,
+            anorm: 0.0,
+            acond: 0.0,
+            arnorm: 0.0,
+            xnorm: 0.0,
+        });
+    }
+    e.copy(W, V)?;
+    for (k, v) in [(QR_RHOBAR, alfa), (QR_PHIBAR, beta), (QR_CS2, -1.0)] {
+        e.set_scalar(k, krylov::re(v))?;
+    }
+    let p = stop_params(opts, bnorm);
+    let dampsq = opts.damp * opts.damp;
+    let one = T::one();
+    let mut itn = 0;
+    while itn < iter_lim {
+        itn += 1;
+        bidiag_u(&mut e, a)?;
+        bidiag_step(&mut e, a, true, dampsq)?;
+        e.dot(W, W, LS_DOTW)?;
+        e.step(
+            "sl_lsqr_rot",
+            &[itn as i32, as_i32(iter_lim)],
+            &[p.damp, p.atol, p.btol, p.ctol, p.bnorm, f64::EPSILON],
+            |s, f| lsqr_rot(s, f, itn, iter_lim, p),
+        )?;
+        e.axpy(X, W, Some(QR_T1), one)?;
+        e.scal(W, QR_T2)?;
+        e.add(W, W, V)?;
+        e.step("sl_ls_flag", &[itn as i32], &[], |s, f| ls_flag(s, f, itn))?;
+        if e.poll(itn)? {
+            break;
+        }
+    }
+    let (code, at) = e.status()?;
+    let s = e.scalars()?;
+    Ok(LsqrResult {
+        x: e.get(X)?,
+        istop: if code > 100 { code - 100 } else { 0 },
+        itn: if code > 100 { at } else { itn },
+        r1norm: s[QR_R1NORM],
+        r2norm: s[QR_R2NORM],
+        anorm: s[LS_ANORM],
+        acond: s[QR_ACOND],
+        arnorm: s[QR_ARNORM],
+        xnorm: s[QR_XNORM],
+    })
+}
+
+/// Least squares by LSMR (SciPy's `lsmr`, Fong–Saunders, the same iteration and stopping
+/// rules): minimises `‖A x − b‖² + damp² ‖x‖²` for any `m × n` operator; `‖Aᴴ r‖` decreases
+/// monotonically, so it often stops earlier than [`lsqr`]. `maxiter` defaults to min(m, n). On
+/// a GPU the state stays on the device as in [`lsqr`].
+///
+/// ```
+/// use cusci_sparse::{CsrMatrix, Device, Array, linalg::{lsmr, LsqOptions}};
+/// let dev = Device::Cpu;
+/// let a = CsrMatrix::from_dense(&Array::from_vec(vec![1.0, 0.0, 1.0, 1.0, 1.0, 2.0], &[3, 2], &dev)?)?;
+/// let b = Array::from_vec(vec![1.0, 2.0, 2.0], &[3], &dev)?;
+/// let r = lsmr(&a, &b, &LsqOptions { atol: 1e-12, btol: 1e-12, ..Default::default() })?;
+/// let x = r.x.to_vec()?;
+/// assert!((x[0] - 2.0 / 3.0).abs() < 1e-9 && (x[1] - 0.5).abs() < 1e-9);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`lsqr`].
+pub fn lsmr<T: Float>(
+    a: &dyn LinearOperator<T>,
+    b: &Array<T>,
+    opts: &LsqOptions<T>,
+) -> Result<LsmrResult<T>> {
+    let (m, n) = check_lsq("lsmr", a, b, opts)?;
+    let maxiter = opts.maxiter.unwrap_or(m.min(n));
+    let b = b.contiguous()?;
+    let normb = b.norm()?.to_f64();
+    const H: usize = 5;
+    const HBAR: usize = 6;
+    let mut e = Engine::<T>::with_lens(b.device(), &[n, m, n, m, n, n, n], M2_N)?;
+    let (alpha, beta) = bidiag_start(&mut e, a, &b, opts.x0)?;
+    let early = |x: Array<T>| LsmrResult {
+        x,
+        istop: 0,
+        itn: 0,
+        normr: beta,
+        normar: alpha * beta,
+        norma: alpha,
+        conda: 1.0,
+        normx: 0.0,
+    };
+    if alpha * beta == 0.0 {
+        return Ok(early(e.get(X)?));
+    }
+    if normb == 0.0 {
+        return Ok(early(Array::<T>::zeros(&[n], b.device())?));
+    }
+    e.copy(H, V)?;
+    for (k, v) in [
+        (M2_ZETABAR, alpha * beta),
+        (M2_ALPHABAR, alpha),
+        (M2_RHO, 1.0),
+        (M2_RHOBAR, 1.0),
+        (M2_CBAR, 1.0),
+        (M2_BETADD, beta),
+        (M2_RHODOLD, 1.0),
+        (M2_NORMA2, alpha * alpha),
+        (M2_MINRBAR, 1e100),
+        (M2_NORMA, alpha),
+        (M2_CONDA, 1.0),
+        (M2_NORMR, beta),
+        (M2_NORMAR, alpha * beta),
+    ] {
+        e.set_scalar(k, krylov::re(v))?;
+    }
+    let p = stop_params(opts, normb);
+    let one = T::one();
+    let mut itn = 0;
+    while itn < maxiter {
+        itn += 1;
+        bidiag_u(&mut e, a)?;
+        bidiag_step(&mut e, a, false, 0.0)?;
+        e.step("sl_lsmr_rot", &[itn as i32], &[p.damp], |s, f| {
+            lsmr_rot(s, f, itn, p.damp)
+        })?;
+        e.scal(HBAR, M2_CH)?;
+        e.add(HBAR, HBAR, H)?;
+        e.axpy(X, HBAR, Some(M2_CX), one)?;
+        e.scal(H, M2_CHH)?;
+        e.add(H, H, V)?;
+        e.dot(X, X, LS_DOTW)?;
+        e.step(
+            "sl_lsmr_test",
+            &[itn as i32, as_i32(maxiter)],
+            &[p.atol, p.btol, p.ctol, p.bnorm],
+            |s, f| lsmr_test(s, f, itn, maxiter, p),
+        )?;
+        if e.poll(itn)? {
+            break;
+        }
+    }
+    let (code, at) = e.status()?;
+    let s = e.scalars()?;
+    Ok(LsmrResult {
+        x: e.get(X)?,
+        istop: if code > 100 { code - 100 } else { 0 },
+        itn: if code > 100 { at } else { itn },
+        normr: s[M2_NORMR],
+        normar: s[M2_NORMAR],
+        norma: s[M2_NORMA],
+        conda: s[M2_CONDA],
+        normx: s[M2_NORMX],
+    })
+}
