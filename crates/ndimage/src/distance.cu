@@ -27,9 +27,11 @@ __device__ __forceinline__ double edt_sep(double g, i64 q, double gv, i64 vk, do
 // (z[j+1] of the line is stored at the line's element j).
 extern "C" __global__ void ndi_edt_pass(const double* __restrict__ fi, const i64* __restrict__ ki,
                                         double* __restrict__ fo, i64* __restrict__ ko, i64* vv,
-                                        double* zz, i64 m, i64 stride, i64 nlines, double w) {
+                                        double* zz, i64 m, i64 stride, i64 nlines, double w,
+                                        const int* __restrict__ need) {
   const double INF = __longlong_as_double(0x7ff0000000000000ll);
   for (i64 l = blockIdx.x * (i64)blockDim.x + threadIdx.x; l < nlines; l += (i64)blockDim.x * gridDim.x) {
+    if (need != nullptr && need[l] == 0) continue;
     const i64 outer = l / stride, inner = l % stride;
     const i64 base = outer * m * stride + inner;
 #define AT(j) (base + (i64)(j) * stride)
@@ -90,13 +92,14 @@ extern "C" __global__ void ndi_edt_pass(const double* __restrict__ fi, const i64
 extern "C" __global__ void ndi_edt_pass_smem(const double* __restrict__ fi,
                                              const i64* __restrict__ ki, double* __restrict__ fo,
                                              i64* __restrict__ ko, i64 m, i64 stride, i64 nlines,
-                                             double w) {
+                                             double w, const int* __restrict__ need) {
   extern __shared__ double sm[];
   double* z = sm;
   int* v = (int*)(sm + m);
   const int lane = threadIdx.x;
   const double INF = __longlong_as_double(0x7ff0000000000000ll);
   for (i64 l = blockIdx.x; l < nlines; l += gridDim.x) {
+    if (need != nullptr && need[l] == 0) continue;
     const i64 outer = l / stride, inner = l % stride;
     const i64 base = outer * m * stride + inner;
     int k = -1;     // top of the stack
@@ -162,6 +165,121 @@ extern "C" __global__ void ndi_edt_pass_smem(const double* __restrict__ fi,
       }
     }
     __syncwarp();
+  }
+}
+
+// The first exact pass straight from the input (f = 0 on the background, +inf elsewhere): along
+// an axis of length m and stride `stride`, the nearest background element of each element's line
+// is the nearer of the last one at or before it and the first one at or after it. A thread handles
+// NDI_EDT_SEG consecutive positions of one line (threads of a warp: consecutive inner positions);
+// it finds the background elements around its segment by searching outwards. The result is the
+// Felzenszwalb–Huttenlocher pass's exactly: value w·d², feature the background element's index,
+// and on a tie the pass's choice (the later site where the rounded breakpoint lies below p).
+#define NDI_EDT_SEG 32
+extern "C" __global__ void ndi_edt_first(const NDI_T* __restrict__ in, double* __restrict__ fo,
+                                         i64* __restrict__ ko, i64 m, i64 stride, i64 nlines,
+                                         double w) {
+  const double INF = __longlong_as_double(0x7ff0000000000000ll);
+  const i64 nseg = (m + NDI_EDT_SEG - 1) / NDI_EDT_SEG;
+  const i64 total = nlines * nseg;
+  for (i64 t = blockIdx.x * (i64)blockDim.x + threadIdx.x; t < total; t += (i64)blockDim.x * gridDim.x) {
+    const i64 inner = t % stride, r2 = t / stride;
+    const i64 seg = r2 % nseg, outer = r2 / nseg;
+    const i64 base = outer * m * stride + inner;
+#define BG(j) (!(in[base + (i64)(j) * stride] != (NDI_T)0))
+    const i64 r0 = seg * NDI_EDT_SEG, r1 = min(m, r0 + (i64)NDI_EDT_SEG);
+    i64 last = -1, nxt = m;
+    for (i64 q = r0 - 1; q >= 0; --q)
+      if (BG(q)) { last = q; break; }
+    for (i64 q = r0; q < m; ++q)
+      if (BG(q)) { nxt = q; break; }
+    for (i64 r = r0; r < r1; ++r) {
+      if (nxt < r) {
+        nxt = m;
+        for (i64 q = r; q < m; ++q)
+          if (BG(q)) { nxt = q; break; }
+      }
+      if (nxt == r) last = r;
+      i64 q = -1;
+      if (last >= 0 && nxt < m) {
+        const i64 dl = r - last, dn = nxt - r;
+        if (dl < dn || dl == 0) q = last;
+        else if (dn < dl) q = nxt;
+        else q = edt_sep(0.0, nxt, 0.0, last, w) < (double)r ? nxt : last;
+      } else if (last >= 0) {
+        q = last;
+      } else if (nxt < m) {
+        q = nxt;
+      }
+      const i64 at = base + r * stride;
+      if (q < 0) {
+        fo[at] = INF;
+        ko[at] = -1;
+      } else {
+        const double d = (double)(r - q);
+        fo[at] = __dadd_rn(__dmul_rn(__dmul_rn(w, d), d), 0.0);
+        ko[at] = base + q * stride;
+      }
+    }
+#undef BG
+  }
+}
+
+// A later exact pass for unit sampling (w = 1: every value is an integer, so every comparison is
+// exact): each element searches its line outwards for min_q (p−q)² + f(q), stopping once (p−q)²
+// exceeds the best value; the smallest q among equal minima wins, as in the envelope pass. One
+// block per line, the line's values in shared memory (m doubles). An element still unresolved at
+// distance `cap` marks its line in need[l] (else 0 is written), and ndi_edt_pass(_smem) redoes
+// exactly the marked lines.
+extern "C" __global__ void ndi_edt_pass_bounded(const double* __restrict__ fi,
+                                                const i64* __restrict__ ki,
+                                                double* __restrict__ fo, i64* __restrict__ ko,
+                                                i64 m, i64 stride, i64 nlines, int cap,
+                                                int* __restrict__ need) {
+  extern __shared__ double sf[];
+  __shared__ int flag;
+  for (i64 l = blockIdx.x; l < nlines; l += gridDim.x) {
+    const i64 outer = l / stride, inner = l % stride;
+    const i64 base = outer * m * stride + inner;
+    __syncthreads();  // the previous line's reads of sf and flag are done
+    for (i64 p = threadIdx.x; p < m; p += blockDim.x) sf[p] = fi[base + p * stride];
+    if (threadIdx.x == 0) flag = 0;
+    __syncthreads();
+    for (i64 p = threadIdx.x; p < m; p += blockDim.x) {
+      double best = sf[p];
+      i64 bq = p;
+      bool done = false;
+      for (int r = 1; r <= cap; ++r) {
+        const double rr = (double)r * (double)r;
+        if (rr > best || (p - r < 0 && p + r >= m)) {
+          done = true;
+          break;
+        }
+        if (p - r >= 0) {
+          const double v = rr + sf[p - r];
+          if (v <= best) {
+            best = v;
+            bq = p - r;
+          }
+        }
+        if (p + r < m) {
+          const double v = rr + sf[p + r];
+          if (v < best) {
+            best = v;
+            bq = p + r;
+          }
+        }
+      }
+      if (!done) {
+        flag = 1;
+        continue;
+      }
+      const i64 at = base + p * stride;
+      fo[at] = best;
+      ko[at] = isinf(best) ? -1 : ki[base + bq * stride];
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) need[l] = flag;
   }
 }
 

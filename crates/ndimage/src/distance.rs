@@ -322,28 +322,63 @@ fn edt_cuda<T: Element>(
     if n == 0 {
         return Ok((dist, idx));
     }
-    let init = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_edt_init")?;
-    launch(
-        &init,
-        cd,
-        n,
-        Args::new()
-            .push(dptr(input))
-            .push(dptr(&f))
-            .push(dptr(&k))
-            .push(n as i64),
-    )?;
     let mut f2 = Array::<f64>::empty(&[n], dev)?;
     let mut k2 = Array::<i64>::empty(&[n], dev)?;
     let st = c_strides_u(shape);
+    // the first pass straight from the input (no init pass): the nearest background element
+    // along axis 0, segments of 32 positions per thread
+    {
+        let m = shape[0];
+        let nlines = n / m;
+        let first = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_edt_first")?;
+        let threads = nlines * m.div_ceil(32);
+        let mut args = Args::new();
+        args.push(dptr(input))
+            .push(dptr(&f))
+            .push(dptr(&k))
+            .push(m as i64)
+            .push(st[0] as i64)
+            .push(nlines as i64)
+            .push(smp[0] * smp[0]);
+        let cfg =
+            cusci_core::LaunchConfig::linear(threads.div_ceil(256).clamp(1, 1 << 20) as u32, 256);
+        first.launch(cd, cfg, &mut args)?;
+    }
+    // Later passes: with unit sampling, a bounded search per element (one block per line, the
+    // line in shared memory) that marks the lines it cannot settle within 128 positions; the
+    // envelope pass then redoes only the marked lines. With other samplings, the envelope pass.
     // Lines that fit in shared memory (12 bytes per element) take one block of one warp per line;
     // longer ones the one-thread-per-line pass with global scratch.
     let smem_cap = cd.props().max_shared_per_block_optin.min(160 * 1024);
+    let sms = cd.props().multiprocessors.max(1);
     let mut scratch: Option<(Array<i64>, Array<f64>)> = None;
-    for a in 0..nd {
+    for a in 1..nd {
         let m = shape[a];
         let nlines = n / m;
         let w = smp[a] * smp[a];
+        let mut need: Option<Array<i32>> = None;
+        if w == 1.0 && 8 * m <= smem_cap {
+            let nd_ = Array::<i32>::empty(&[nlines], dev)?;
+            let bounded = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_edt_pass_bounded")?;
+            let mut args = Args::new();
+            args.push(dptr(&f))
+                .push(dptr(&k))
+                .push(dptr(&f2))
+                .push(dptr(&k2))
+                .push(m as i64)
+                .push(st[a] as i64)
+                .push(nlines as i64)
+                .push(128i32)
+                .push(dptr(&nd_));
+            let cfg = cusci_core::LaunchConfig {
+                grid: (nlines.min(sms * 16).max(1) as u32, 1, 1),
+                block: (256, 1, 1),
+                shared_mem_bytes: (8 * m) as u32,
+            };
+            bounded.launch(cd, cfg, &mut args)?;
+            need = Some(nd_);
+        }
+        let need_ptr = need.as_ref().map(dptr).unwrap_or(0);
         let mut args = Args::new();
         args.push(dptr(&f))
             .push(dptr(&k))
@@ -353,8 +388,9 @@ fn edt_cuda<T: Element>(
             args.push(m as i64)
                 .push(st[a] as i64)
                 .push(nlines as i64)
-                .push(w);
-            let blocks = nlines.min(cd.props().multiprocessors.max(1) * 64) as u32;
+                .push(w)
+                .push(need_ptr);
+            let blocks = nlines.min(sms * 64) as u32;
             let cfg = cusci_core::LaunchConfig {
                 grid: (blocks.max(1), 1, 1),
                 block: (32, 1, 1),
@@ -375,11 +411,13 @@ fn edt_cuda<T: Element>(
                 .push(m as i64)
                 .push(st[a] as i64)
                 .push(nlines as i64)
-                .push(w);
+                .push(w)
+                .push(need_ptr);
             let cfg = cusci_core::LaunchConfig::linear(nlines.div_ceil(128).max(1) as u32, 128);
             let pass = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_edt_pass")?;
             pass.launch(cd, cfg, &mut args)?;
         }
+        drop(need);
         std::mem::swap(&mut f, &mut f2);
         std::mem::swap(&mut k, &mut k2);
     }
