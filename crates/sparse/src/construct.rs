@@ -244,3 +244,31 @@ pub fn random<T: Float>(
     }
     CsrMatrix::from_host(indptr, indices, data, (m, n), true, dev)
 }
+
+/// `scipy.sparse.diags_array(diagonals, offsets=..., shape=...)`, SciPy's array-API name of
+/// [`diags`] (same arguments, result and errors).
+///
+/// # Errors
+/// As [`diags`].
+pub fn diags_array<T: Float>(
+    diagonals: &[&[T]],
+    offsets: &[isize],
+    shape: Option<(usize, usize)>,
+    dev: &Device,
+) -> Result<CsrMatrix<T>> {
+    diags(diagonals, offsets, shape, dev)
+}
+
+/// `scipy.sparse.random_array(shape, density=..., random_state=seed)`: [`random`] with the
+/// shape as a pair (SciPy's default density is 0.01).
+///
+/// # Errors
+/// As [`random`].
+pub fn random_array<T: Float>(
+    shape: (usize, usize),
+    density: f64,
+    seed: u64,
+    dev: &Device,
+) -> Result<CsrMatrix<T>> {
+    random(shape.0, shape.1, density, seed, dev)
+}

@@ -3,7 +3,7 @@
 //! dimensions or number of stored entries pass `i32::MAX`, as SciPy switches to `int64`).
 
 use cudarc::cusparse::sys::cusparseIndexType_t;
-use cusci_core::Numeric;
+use cusci_core::{Numeric, Ordered};
 
 mod sealed {
     pub trait Sealed {}
@@ -14,7 +14,7 @@ mod sealed {
 /// An index type of the sparse formats (`i32` or `i64`): the type of `indices`, `indptr`,
 /// `row` and `col`. [`CsrMatrix<T>`](crate::CsrMatrix) means `CsrMatrix<T, i32>`; spell
 /// `CsrMatrix<T, i64>` for 64-bit indices, and convert with `with_index::<J>()`.
-pub trait SpIndex: Numeric + Ord + sealed::Sealed {
+pub trait SpIndex: Numeric + Ord + Ordered + sealed::Sealed {
     /// The largest dimension or entry count this type can index (`i32::MAX` or `i64::MAX`).
     const MAX: usize;
     /// The index as a `usize` (valid indices are non-negative).

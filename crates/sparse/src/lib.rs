@@ -22,6 +22,7 @@
 
 mod construct;
 mod cpu;
+mod dia;
 mod index;
 pub mod csgraph;
 pub mod cuda;
@@ -30,8 +31,11 @@ pub mod linalg;
 mod lsq;
 mod matrix;
 mod ops;
+mod stack;
 
-pub use construct::{diags, eye, identity, random};
+pub use construct::{diags, diags_array, eye, identity, random, random_array};
 pub use cusci_core::{Array, Device, Error, Result};
+pub use dia::{spdiags, DiaMatrix};
 pub use index::SpIndex;
 pub use matrix::{CooMatrix, CscMatrix, CsrMatrix};
+pub use stack::{block_diag, bmat, find, hstack, kron, kronsum, tril, triu, vstack};
