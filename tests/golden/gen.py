@@ -1347,6 +1347,202 @@ def gen_sparse_solvers(out: Path) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+@section("signal_lti", folder="signal")
+def gen_signal_lti(out: Path) -> None:
+    """`lti.npz` in crates/signal/tests/data/, read by crates/signal/tests/lti_golden.rs (issue 7's
+    design half: order selection, state-space conversions, LTI responses, partial fractions).
+    Ragged values are packed as in `signal_design` (`<name>` and `<name>_off`).
+
+    - `ord_params` (cases x 10): func (0 buttord, 1 cheb1ord, 2 cheb2ord, 3 ellipord), band
+      (0 low, 1 high, 2 bandpass, 3 bandstop), analog, wp0, wp1, ws0, ws1, gpass, gstop, fs
+      (0: none); `ord_n`, `ord_wn` (cases x 2; the second is 0 for low/high).
+    - `iird_params` (cases x 10, as above with func = ftype 0 butter .. 3 ellip); `iird_b`,
+      `iird_a` ragged (ba output).
+    - `bso_*`: band_stop_obj values.
+    - `tf2ss_num`/`tf2ss_den` ragged inputs, `tf2ss_{a,b,c,d}` ragged outputs.
+    - `ss_{a,b,c,d}` one MIMO system (3 states, 2 inputs, 2 outputs); `ss2tf_num{i}`,
+      `ss2tf_den{i}` for each input; `c2d_{method}_{a,b,c,d}` its cont2discrete at dt 0.1.
+    - `lsim_*`, `dlsim_*`, `impulse_*`, `step_*`, `dimpulse_*`, `dstep_*`, `freqresp_*`,
+      `bode_*`, `dfreqresp_*`, `dbode_*`: responses (see the test for the systems).
+    - `res_*`: residue/residuez/invres/invresz cases; `ur_*`: unique_roots."""
+    import scipy.signal as ss
+
+    A: dict[str, np.ndarray] = {}
+
+    def pack(name, values, dtype=np.float64):
+        vals = [np.asarray(v, dtype=dtype).ravel() for v in values]
+        A[name] = np.concatenate(vals) if vals else np.zeros(0, dtype)
+        A[name + "_off"] = np.concatenate([[0], np.cumsum([len(v) for v in vals])]).astype(np.int64)
+
+    # ---- order selection
+    bands = [
+        ([0.2], [0.3]), ([0.3], [0.2]), ([0.2, 0.5], [0.1, 0.6]), ([0.1, 0.6], [0.2, 0.5]),
+    ]
+    abands = [
+        ([2.0], [3.5]), ([3.5], [2.0]), ([2.0, 5.0], [1.0, 7.0]), ([1.0, 7.0], [2.0, 5.0]),
+    ]
+    gains = [(3.0, 40.0), (1.0, 60.0), (0.5, 25.0), (0.1, 80.0)]
+    funcs = [ss.buttord, ss.cheb1ord, ss.cheb2ord, ss.ellipord]
+    params, ns, wns = [], [], []
+    for fi, f in enumerate(funcs):
+        for bi in range(4):
+            for analog in (0, 1):
+                for gp, gs in gains:
+                    for fs in ((0.0, 300.0) if not analog else (0.0,)):
+                        wp, ws = (abands if analog else bands)[bi]
+                        if fs:
+                            wp = [w * fs / 2 for w in wp]
+                            ws = [w * fs / 2 for w in ws]
+                        n, wn = f(wp, ws, gp, gs, analog=bool(analog), fs=fs or None)
+                        wn = np.atleast_1d(wn)
+                        params.append([fi, bi, analog, wp[0], wp[-1], ws[0], ws[-1], gp, gs, fs])
+                        ns.append(n)
+                        wns.append([wn[0], wn[-1] if len(wn) > 1 else 0.0])
+    A["ord_params"] = np.array(params)
+    A["ord_n"] = np.array(ns, dtype=np.int64)
+    A["ord_wn"] = np.array(wns)
+    ftypes = ["butter", "cheby1", "cheby2", "ellip"]
+    params, bs, as_ = [], [], []
+    for fi, ft in enumerate(ftypes):
+        for bi in range(4):
+            for analog in (0, 1):
+                gp, gs = gains[(fi + bi) % 4]
+                wp, ws = (abands if analog else bands)[bi]
+                b, a = ss.iirdesign(wp, ws, gp, gs, analog=bool(analog), ftype=ft)
+                params.append([fi, bi, analog, wp[0], wp[-1], ws[0], ws[-1], gp, gs, 0.0])
+                bs.append(b)
+                as_.append(a)
+    A["iird_params"] = np.array(params)
+    pack("iird_b", bs)
+    pack("iird_a", as_)
+    bso = []
+    for kind in ("butter", "cheby", "ellip"):
+        for wp, ind in ((0.15, 0), (0.3, 0), (0.9, 1), (0.8, 1)):
+            bso.append(ss.band_stop_obj(wp, ind, np.array([0.1, 1.0]), np.array([0.4, 0.6]), 1.0, 40.0, kind))
+    A["bso"] = np.array(bso)
+
+    # ---- conversions
+    r = rng("signal_lti", "conv")
+    nums, dens = [], []
+    for order in range(1, 7):
+        for numlen in (1, order, order + 1):
+            den = np.concatenate([[1.0 + r.random()], r.standard_normal(order)])
+            nums.append(r.standard_normal(numlen))
+            dens.append(den)
+    pack("tf2ss_num", nums)
+    pack("tf2ss_den", dens)
+    outs = [ss.tf2ss(b, a) for b, a in zip(nums, dens)]
+    for j, nm in enumerate("abcd"):
+        pack(f"tf2ss_{nm}", [o[j] for o in outs])
+    sa = r.standard_normal((3, 3)) - 2 * np.eye(3)
+    sb = r.standard_normal((3, 2))
+    sc = r.standard_normal((2, 3))
+    sd = r.standard_normal((2, 2))
+    A["ss_a"], A["ss_b"], A["ss_c"], A["ss_d"] = sa, sb, sc, sd
+    for i in range(2):
+        num, den = ss.ss2tf(sa, sb, sc, sd, input=i)
+        A[f"ss2tf_num{i}"] = num
+        A[f"ss2tf_den{i}"] = den
+    for method, alpha in (("zoh", None), ("foh", None), ("bilinear", None), ("euler", None),
+                          ("backward_diff", None), ("gbt", 0.3)):
+        d = ss.cont2discrete((sa, sb, sc, sd), 0.1, method=method, alpha=alpha)
+        for j, nm in enumerate("abcd"):
+            A[f"c2d_{method}_{nm}"] = d[j]
+    d = ss.cont2discrete((sa, sb, sc, np.zeros((2, 2))), 0.1, method="impulse")
+    for j, nm in enumerate("abcd"):
+        A[f"c2d_impulse_{nm}"] = d[j]
+    tfd = ss.cont2discrete(([1.0, 2.0], [1.0, 3.0, 2.0]), 0.05)
+    A["c2d_tf_num"], A["c2d_tf_den"] = np.ravel(tfd[0]), tfd[1]
+
+    # ---- time responses
+    tf_num, tf_den = [1.0, 3.0], [1.0, 2.0, 5.0, 4.0]
+    A["sys_num"], A["sys_den"] = np.array(tf_num), np.array(tf_den)
+    t = np.linspace(0.0, 5.0, 60)
+    u = r.standard_normal(60)
+    A["lsim_t"], A["lsim_u"] = t, u
+    for interp in (0, 1):
+        _, y, x = ss.lsim((tf_num, tf_den), u, t, X0=[0.5, -0.2, 0.1], interp=bool(interp))
+        A[f"lsim_y_{interp}"], A[f"lsim_x_{interp}"] = y, x
+    t2 = np.linspace(0.3, 3.0, 40)
+    u2 = r.standard_normal((40, 2))
+    A["lsim2_t"], A["lsim2_u"] = t2, u2
+    _, y, x = ss.lsim((sa, sb, sc, sd), u2, t2)
+    A["lsim2_y"], A["lsim2_x"] = y, x
+    for nm, f in (("impulse", ss.impulse), ("step", ss.step)):
+        tt, y = f((tf_num, tf_den))
+        A[f"{nm}_t"], A[f"{nm}_y"] = tt, y
+        # (SciPy's impulse broadcasts B (n, 1) + X0 (n,) to (n, n) and fails: step only)
+        if nm == "step":
+            tt, y = f((tf_num, tf_den), X0=[0.1, 0.2, 0.3], N=30)
+            A[f"{nm}_x0_t"], A[f"{nm}_x0_y"] = tt, y
+    dsys = (0.5 * sa * 0.3 + 0.1 * np.eye(3), sb, sc, sd, 0.1)
+    ud = r.standard_normal((50, 2))
+    A["dlsim_u"] = ud
+    tt, y, x = ss.dlsim(dsys, ud, x0=[1.0, 0.0, -1.0])
+    A["dlsim_t"], A["dlsim_y"], A["dlsim_x"] = tt, y, x
+    for nm, f in (("dimpulse", ss.dimpulse), ("dstep", ss.dstep)):
+        tt, y = f(dsys, n=40)
+        A[f"{nm}_t"], A[f"{nm}_y"] = tt, np.stack(y)
+    # frequency responses
+    w = np.logspace(-2, 2, 25)
+    A["fr_w"] = w
+    for nm, sys in (("tf", (tf_num, tf_den)),
+                    ("zpk", ss.tf2zpk(tf_num, tf_den)),
+                    ("ss", ss.tf2ss(tf_num, tf_den))):
+        ww, h = ss.freqresp(sys, w=w)
+        A[f"freqresp_{nm}"] = h
+        _, mag, ph = ss.bode(sys, w=w)
+        A[f"bode_{nm}_mag"], A[f"bode_{nm}_phase"] = mag, ph
+    ww, h = ss.freqresp((tf_num, tf_den), n=50)
+    A["freqresp_n_w"], A["freqresp_n_h"] = ww, h
+    dtf = ([0.2, 0.1], [1.0, -1.1, 0.5], 0.1)
+    wd = np.linspace(0.0, 3.0, 20)
+    A["dfr_w"] = wd
+    _, h = ss.dfreqresp(dtf, w=wd)
+    A["dfreqresp_tf"] = h
+    z, p, k = ss.tf2zpk(dtf[0], dtf[1])
+    _, h = ss.dfreqresp((z, p, k, 0.1), w=wd)
+    A["dfreqresp_zpk"] = h
+    ww, h = ss.dfreqresp(dtf, n=30, whole=True)
+    A["dfreqresp_n_w"], A["dfreqresp_n_h"] = ww, h
+    ww, mag, ph = ss.dbode(dtf, n=30)
+    A["dbode_w"], A["dbode_mag"], A["dbode_phase"] = ww, mag, ph
+
+    # ---- partial fractions
+    cases = [
+        ([1.0], [1.0, 3.0, 2.0]),
+        ([1.0, 0.0, 2.0, 1.0], [1.0, 3.0, 2.0]),
+        ([2.0, 1.0], np.poly([-1.0, -1.0, -2.0])),
+        ([1.0, -1.0, 3.0], np.poly([-1.0, -1.0, -1.0, 0.5])),
+        ([1.0, 2.0, 3.0], [1.0, 2.0, 5.0]),
+        ([4.0, 0.0, 1.0, 2.0], np.poly([0.5, 0.5, -0.25])),
+    ]
+    rs, ps, ks, rzs, pzs, kzs = [], [], [], [], [], []
+    for b, a in cases:
+        rr, pp, kk = ss.residue(b, a)
+        rs.append(rr); ps.append(pp); ks.append(kk)
+        rr, pp, kk = ss.residuez(b, a)
+        rzs.append(rr); pzs.append(pp); kzs.append(kk)
+    pack("res_b", [c[0] for c in cases])
+    pack("res_a", [c[1] for c in cases])
+    pack("res_r", rs, np.complex128); pack("res_p", ps, np.complex128); pack("res_k", ks)
+    pack("resz_r", rzs, np.complex128); pack("resz_p", pzs, np.complex128); pack("resz_k", kzs)
+    ir_b, ir_a, irz_b, irz_a = [], [], [], []
+    for rr, pp, kk, rz, pz, kz in zip(rs, ps, ks, rzs, pzs, kzs):
+        b, a = ss.invres(rr, pp, kk)
+        ir_b.append(b); ir_a.append(a)
+        b, a = ss.invresz(rz, pz, kz)
+        irz_b.append(b); irz_a.append(a)
+    pack("invres_b", ir_b, np.complex128); pack("invres_a", ir_a, np.complex128)
+    pack("invresz_b", irz_b, np.complex128); pack("invresz_a", irz_a, np.complex128)
+    urp = np.array([1.0, 1.0005, 3.0, 2.9995 + 0.0003j, -1.0, 1.0008, 5.0 + 1e-4j])
+    A["ur_p"] = urp
+    for rt in ("min", "max", "avg"):
+        u_, m_ = ss.unique_roots(urp, tol=1e-3, rtype=rt)
+        A[f"ur_{rt}_u"], A[f"ur_{rt}_m"] = u_.astype(np.complex128), m_.astype(np.int64)
+    savez_fixed(out / "lti.npz", compressed=True, **A)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sections", nargs="*", help="sections to generate (default: all)")

@@ -151,20 +151,14 @@ pub fn sosfreqz(sos: &[[f64; 6]], opts: &FreqzOptions) -> Result<FreqResponse> {
         include_nyquist: false,
         ..opts.clone()
     };
-    let mut out: Option<FreqResponse> = None;
-    for row in sos {
+    let mut out = freqz(&sos[0][..3], &sos[0][3..], &o)?;
+    for row in &sos[1..] {
         let r = freqz(&row[..3], &row[3..], &o)?;
-        out = Some(match out {
-            None => r,
-            Some(mut acc) => {
-                for (x, y) in acc.h.iter_mut().zip(&r.h) {
-                    *x *= y;
-                }
-                acc
-            }
-        });
+        for (x, y) in out.h.iter_mut().zip(&r.h) {
+            *x *= y;
+        }
     }
-    Ok(out.unwrap())
+    Ok(out)
 }
 
 /// `scipy.signal.freqz_sos` (SciPy 1.15's name of [`sosfreqz`]).

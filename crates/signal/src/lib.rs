@@ -78,3 +78,18 @@ pub use fftresample::{
     decimate, resample, DecimateFtype, DecimateOptions, ResampleOptions, ResampleScalar,
 };
 pub use czt::{czt, czt_points, Czt};
+pub mod ltisys;
+#[doc(hidden)]
+pub use ltisys::lti_kernel_sources;
+pub use ltisys::{
+    abcd_normalize, bode, cont2discrete, dbode, dfreqresp, dimpulse, dlsim, dstep, freqresp,
+    impulse, lsim, ss2tf, ss2zpk, step, tf2ss, zpk2ss, Bode, DResponseOptions, Discretization,
+    LsimOptions, Lti, Mat, Response, ResponseOptions, StateSpace, TransferFunction,
+    ZerosPolesGain,
+};
+pub use design::{
+    band_stop_obj, buttord, cheb1ord, cheb2ord, ellipord, iirdesign, DesignType, FilterOrder,
+    IirDesignOptions, OrdKind, OrdOptions,
+};
+pub mod partial;
+pub use partial::{invres, invresz, residue, residuez, unique_roots, Residues, RootType};

@@ -98,11 +98,12 @@ pub fn roots(p: &[f64]) -> Result<Vec<c64>> {
     if p.iter().any(|v| !v.is_finite()) {
         return Err(make::arg("roots", "coefficients must be finite"));
     }
-    let nz: Vec<usize> = (0..p.len()).filter(|&i| p[i] != 0.0).collect();
-    if nz.is_empty() {
+    let (Some(first), Some(last)) = (
+        p.iter().position(|&v| v != 0.0),
+        p.iter().rposition(|&v| v != 0.0),
+    ) else {
         return Ok(vec![]);
-    }
-    let (first, last) = (nz[0], *nz.last().unwrap());
+    };
     let trailing = p.len() - 1 - last;
     let q = &p[first..=last];
     let n = q.len() - 1;
@@ -430,7 +431,8 @@ pub fn zpk2sos(z: &[c64], p: &[c64], k: f64, pairing: Pairing, analog: bool) -> 
                 p1.conj()
             };
             if !z.is_empty() {
-                let zi = nearest_idx(&z, p1, Which::Any).unwrap();
+                let zi = nearest_idx(&z, p1, Which::Any)
+                    .ok_or_else(|| make::arg(op, "no zero left to pair with a pole"))?;
                 let z1 = z.remove(zi);
                 if !isreal(&z1) {
                     sos[si] = single_section(&[z1, z1.conj()], &[p1, p2]);

@@ -3,6 +3,7 @@
 
 pub mod fir;
 pub mod iir;
+pub mod order;
 pub mod proto;
 pub mod special;
 pub mod transform;
@@ -14,6 +15,10 @@ pub use fir::{
 pub use iir::{
     bessel, butter, butter_zpk, cheby1, cheby2, ellip, iirfilter, iirfilter_zpk, BType, Filter,
     FilterType, IirOptions, Output,
+};
+pub use order::{
+    band_stop_obj, buttord, cheb1ord, cheb2ord, ellipord, iirdesign, DesignType, FilterOrder,
+    IirDesignOptions, OrdKind, OrdOptions,
 };
 pub use proto::{besselap, buttap, cheb1ap, cheb2ap, ellipap, BesselNorm};
 pub use transform::{

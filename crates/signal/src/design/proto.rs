@@ -135,16 +135,17 @@ fn arc_jac_sn(w: c64, m: f64) -> Result<c64> {
     }
     let mut ks = vec![k];
     let mut niter = 0;
-    while *ks.last().unwrap() != 0.0 {
-        let kk = *ks.last().unwrap();
+    let mut kk = k;
+    while kk != 0.0 {
         let kp = comp(c64::new(kk, 0.0)).re;
-        ks.push((1.0 - kp) / (1.0 + kp));
+        kk = (1.0 - kp) / (1.0 + kp);
+        ks.push(kk);
         niter += 1;
         if niter > 10 {
             return Err(cusci_core::Error::NoConvergence {
                 op: "ellipap".into(),
                 iterations: niter,
-                residual: *ks.last().unwrap(),
+                residual: kk,
             });
         }
     }
