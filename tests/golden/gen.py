@@ -945,6 +945,110 @@ def gen_signal_analysis(out: Path) -> None:
     savez_fixed(out / "analysis.npz", compressed=True, **A)
 
 
+@section("signal_splines", folder="signal")
+def gen_signal_splines(out: Path) -> None:
+    """`splines.npz` in crates/signal/tests/data/, read by crates/signal/tests/splines.rs
+    (issue 7: B-splines, wavelets, zoom FFT). Splines and zoom_fft come from the installed SciPy.
+    cwt, morlet, morlet2 and ricker left SciPy in 1.15 (CuPy keeps them): their values come from
+    the naive references below, written from SciPy 1.14's documented formulas."""
+    import scipy.signal as ss
+
+    S = "signal_splines"
+    A: dict[str, np.ndarray] = {}
+    r = rng(S, "x")
+    x = r.normal(size=40)
+    A["x"] = x
+    for n in [1, 2, 3, 33]:
+        A[f"cs1d_{n}"] = ss.cspline1d(x[:n])
+        A[f"qs1d_{n}"] = ss.qspline1d(x[:n])
+    for lam in ["0.5", "5.0"]:
+        A[f"cs1d_lam{lam}"] = ss.cspline1d(x, float(lam))
+    A["cs1d_lam0.5_n3"] = ss.cspline1d(x[:3], 0.5)
+    xc = x[:17] + 1j * r.normal(size=17)
+    A["xc"] = xc
+    A["cs1d_c"] = ss.cspline1d(xc)
+    A["qs1d_c"] = ss.qspline1d(xc)
+    newx = np.linspace(-30.0, 70.0, 121)
+    A["newx"] = newx
+    cj = ss.cspline1d(x[:33])
+    A["cs1d_eval"] = ss.cspline1d_eval(cj, newx, dx=0.7, x0=-1.5)
+    A["cs1d_eval_plain"] = ss.cspline1d_eval(cj, newx)
+    qj = ss.qspline1d(x[:33])
+    A["qs1d_eval"] = ss.qspline1d_eval(qj, newx, dx=1.3, x0=2.0)
+    img = r.normal(size=(14, 20))
+    A["img"] = img
+    A["cs2d"] = ss.cspline2d(img)
+    A["cs2d_lam"] = ss.cspline2d(img, 0.05)
+    A["cs2d_prec"] = ss.cspline2d(img, 0.0, 1e-3)
+    A["qs2d"] = ss.qspline2d(img)
+    A["cs2d_f32"] = ss.cspline2d(img.astype(np.float32)).astype(np.float64)
+    img2 = r.normal(size=(30, 34))
+    A["img2"] = img2
+    A["sf"] = ss.spline_filter(img2)
+    A["sf_lam0.5"] = ss.spline_filter(img2, 0.5)
+    A["sf_f32"] = ss.spline_filter(img2.astype(np.float32)).astype(np.float64)
+    imgc = img2[:, :17] + 1j * img2[:, 17:]
+    A["imgc"] = imgc
+    A["sf_c"] = ss.spline_filter(imgc, 0.0)  # SciPy refuses complex input when lmbda > 1/144
+    A["cs2d_c"] = ss.cspline2d(imgc)
+    tg = np.linspace(-3.0, 3.0, 13)
+    A["tg"] = tg
+    A["gs_0"] = ss.gauss_spline(tg, 0)
+    A["gs_3"] = ss.gauss_spline(tg, 3)
+
+    # wavelets: SciPy 1.14's definitions
+    def ricker(points, a):
+        amp = 2 / (np.sqrt(3 * a) * (np.pi ** 0.25))
+        vec = np.arange(0, points) - (points - 1.0) / 2
+        xsq = vec ** 2
+        return amp * (1 - xsq / a ** 2) * np.exp(-xsq / (2 * a ** 2))
+
+    def morlet(m, w=5.0, s=1.0, complete=True):
+        t = np.linspace(-s * 2 * np.pi, s * 2 * np.pi, m)
+        o = np.exp(1j * w * t)
+        if complete:
+            o -= np.exp(-0.5 * (w ** 2))
+        return o * np.exp(-0.5 * (t ** 2)) * np.pi ** (-0.25)
+
+    def morlet2(m, s, w=5):
+        t = (np.arange(0, m) - (m - 1.0) / 2) / s
+        return np.sqrt(1 / s) * np.exp(1j * w * t) * np.exp(-0.5 * t ** 2) * np.pi ** (-0.25)
+
+    def cwt(data, wavelet, widths, **kw):
+        cplx = np.asarray(wavelet(1, widths[0], **kw)).dtype.kind == "c"
+        o = np.empty((len(widths), len(data)), dtype=np.complex128 if cplx else np.float64)
+        for i, wd in enumerate(widths):
+            n = np.min([10 * wd, len(data)])
+            k = np.conj(wavelet(n, wd, **kw)[::-1])
+            o[i] = np.convolve(data, k, mode="same")
+        return o
+
+    for p, a in [(1, 1.0), (10, 4.0), (33, 2.5)]:
+        A[f"ricker_{p}_{a}"] = ricker(p, a)
+    A["morlet_16"] = morlet(16)
+    A["morlet_17_b"] = morlet(17, 3.0, 0.5, False)
+    A["morlet_1"] = morlet(1)
+    A["morlet2_20"] = morlet2(20, 3.0)
+    A["morlet2_7"] = morlet2(7, 1.5, 6.0)
+    d = r.normal(size=64)
+    A["cwt_x"] = d
+    A["cwt_ricker"] = cwt(d, ricker, [1, 2, 3, 5, 8, 0.75])
+    A["cwt_morlet2"] = cwt(d, morlet2, [1, 2, 4], w=6.0)
+    A["cwt_short"] = cwt(d[:7], ricker, [0.5, 1, 2])
+
+    # zoom FFT
+    z = r.normal(size=50) + 1j * r.normal(size=50)
+    A["zx"] = z
+    A["zoom_a"] = ss.zoom_fft(z, [0.1, 0.6], m=37)
+    A["zoom_b"] = ss.zoom_fft(z, [-0.3, 0.9], m=64, fs=3.0, endpoint=True)
+    A["zoom_c"] = ss.zoom_fft(z, 0.5)
+    A["zoom_d"] = ss.zoom_fft(z, [0.2, 1.9], m=80, fs=2.0)
+    z2 = r.normal(size=(50, 3)) + 1j * r.normal(size=(50, 3))
+    A["zx2"] = z2
+    A["zoom_axis0"] = ss.zoom_fft(z2, [0.0, 0.25], m=11, axis=0)
+    savez_fixed(out / "splines.npz", compressed=True, **A)
+
+
 # --------------------------------------------------------------------------------------------
 # cusci-signal (issue 6): filtering, convolution, resampling, spectral analysis, windows
 # --------------------------------------------------------------------------------------------
@@ -1129,6 +1233,9 @@ def gen_signal_processing2(out: Path) -> None:
     a["wiener_5x5"] = ss.wiener(mx, 5)
     a["wiener_noise"] = ss.wiener(mx, [3, 5], noise=0.5)
     a["wiener_1d"] = ss.wiener(mx[0], 5)
+    hr, hc = r.standard_normal(5), r.standard_normal(3)
+    a["sep_hr"], a["sep_hc"] = hr, hc
+    a["sepfir2d"] = ss.sepfir2d(mx, hr, hc)
     hx = r.standard_normal((6, 8))
     a["h2_x"] = hx
     a["hilbert2"] = ss.hilbert2(hx)

@@ -71,6 +71,10 @@ pub use waveforms::{
     ChirpMethod, ChirpOptions, GaussPulse, GaussPulseOptions, ImpulseIndex,
 };
 mod czt;
+mod axisfir;
+pub use axisfir::{
+    savgol_coeffs, savgol_filter, sepfir2d, SavgolCoeffsOptions, SavgolMode, SavgolOptions,
+};
 mod detrend;
 pub use detrend::{detrend, DetrendOptions, DetrendType};
 mod fftresample;

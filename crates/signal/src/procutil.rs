@@ -128,7 +128,8 @@ pub(crate) fn host<T: Element>(a: &Array<T>) -> Result<Vec<T>> {
 pub(crate) fn cpu_contig<T: Element>(a: &Array<T>) -> Result<std::borrow::Cow<'_, [T]>> {
     if a.is_contiguous() {
         if let Some(d) = a.cpu_data() {
-            return Ok(std::borrow::Cow::Borrowed(d));
+            // cpu_data runs to the end of the storage: a prefix view must stop at its size
+            return Ok(std::borrow::Cow::Borrowed(&d[..a.size()]));
         }
     }
     Ok(std::borrow::Cow::Owned(a.to_vec()?))
@@ -167,6 +168,10 @@ pub fn processing_kernel_sources() -> Vec<(String, String)> {
         crate::medfilt::medfilt_source::<f32>(7),
         crate::medfilt::medfilt_source::<f64>(3),
         crate::medfilt::medfilt_source::<f64>(33),
+        crate::axisfir::axisfir_source::<f32>(),
+        crate::axisfir::axisfir_source::<f64>(),
+        crate::axisfir::axisfir_source::<c32>(),
+        crate::axisfir::axisfir_source::<c64>(),
     ]
 }
 
