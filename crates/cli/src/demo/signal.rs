@@ -1,5 +1,5 @@
 //! The signal stage: a batch of noisy signals (three tones in white noise) band-pass filtered
-//! (`sosfilt`, forward only for now; Butterworth order 4 around the middle tone), then their
+//! (`sosfiltfilt`: zero phase, Butterworth order 4 around the middle tone), then their
 //! Welch PSD and spectrogram, all batched on the chosen device; the first signals are run again
 //! on the CPU reference and compared; PNGs of one PSD and one spectrogram are written.
 //!
@@ -8,7 +8,7 @@
 
 use super::{si, Check, DemoContext, StageReport, Timing};
 use cusci::core::random::Generator;
-use cusci::signal::{self as sig, BType, FilterOptions, IirOptions, Output};
+use cusci::signal::{self as sig, BType, FiltfiltOptions, IirOptions, Output};
 use cusci::{Array, Device, Result};
 use std::time::Instant;
 
@@ -30,9 +30,8 @@ struct Out {
 }
 
 fn pipeline(sos: &Array<f32>, x: &Array<f32>) -> Result<Out> {
-    // forward only: sosfiltfilt (issue 6's other half) was not committed when this stage was
-    // written; replace by `sig::sosfiltfilt(sos, x, &FiltfiltOptions::default())?` once it is
-    let y = sig::sosfilt(sos, x, &FilterOptions::default())?.y;
+    // zero-phase band-pass: forward and backward sosfilt with odd padding (SciPy's default)
+    let y = sig::sosfiltfilt(sos, x, &FiltfiltOptions::default())?;
     let wo = sig::WelchOptions {
         fs: FS,
         nperseg: Some(1024),
