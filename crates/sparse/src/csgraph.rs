@@ -1,6 +1,6 @@
-//! `scipy.sparse.csgraph`: [`connected_components`] (weak connection).
+//! `scipy.sparse.csgraph`: [`connected_components`] (weak and strong connection).
 
-use crate::cuda::{blocks, launch, p};
+use crate::cuda::{blocks, launch, launch_fm, p};
 use crate::matrix::CsrMatrix;
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
@@ -12,7 +12,7 @@ pub enum Connection {
     /// Nodes joined by a path ignoring edge directions.
     #[default]
     Weak,
-    /// Nodes joined by directed paths both ways (not implemented yet: `NotImplemented`).
+    /// Nodes joined by directed paths both ways.
     Strong,
 }
 
@@ -20,10 +20,17 @@ pub enum Connection {
 /// of every node. Every stored entry (i, j) is an edge i → j, whatever its value (call
 /// `eliminate_zeros` first to drop stored zeros). Components are numbered by their smallest
 /// node, as SciPy's traversal from node 0 numbers them.
-/// With `directed = false` or [`Connection::Weak`] the weak components are returned.
+/// With `directed = false` or [`Connection::Weak`] the weak components are returned; with
+/// `directed = true` and [`Connection::Strong`] the strongly connected components (the same
+/// partition as SciPy's; SciPy numbers strong components in the order its traversal closes
+/// them, this function by their smallest node, as for weak ones).
 ///
-/// GPU: min-label propagation with pointer jumping (this crate's kernels), one wait per sweep;
-/// CPU: union–find. Both give the same labels.
+/// Weak — GPU: min-label propagation with pointer jumping (this crate's kernels), one wait per
+/// sweep; CPU: union–find. Strong — GPU: rounds of trimming (nodes without an edge in or out
+/// of the remaining graph are components of their own), forward max-colour propagation and
+/// backward reachability of each colour's root within its colour (the colouring algorithm);
+/// every round settles at least one component, flags are read every 8 sweeps; CPU: Tarjan's
+/// algorithm (iterative). Both devices give the same labels.
 ///
 /// ```
 /// use cusci_sparse::{csgraph::{connected_components, Connection}, CsrMatrix, Device, Array};
@@ -39,8 +46,7 @@ pub enum Connection {
 /// ```
 ///
 /// # Errors
-/// `ShapeMismatch` for a non-square graph; `NotImplemented` for strong components of a
-/// directed graph.
+/// `ShapeMismatch` for a non-square graph.
 pub fn connected_components<T: Float>(
     graph: &CsrMatrix<T>,
     directed: bool,
@@ -55,10 +61,7 @@ pub fn connected_components<T: Float>(
         ));
     }
     if directed && connection == Connection::Strong {
-        return Err(make::not_implemented(
-            "connected_components(connection=strong)",
-            graph.device(),
-        ));
+        return strong(graph);
     }
     match graph.device() {
         Device::Cpu => {
@@ -119,6 +122,242 @@ pub fn connected_components<T: Float>(
                     break;
                 }
             }
+            let roots = Array::<i32>::zeros(&[n + 1], dev)?;
+            launch::<T>(
+                d,
+                "cc_roots",
+                nb,
+                Args::new().push(p(&label)).push(n as i64).push(p(&roots)),
+            )?;
+            let rank = roots.cumsum(0)?;
+            let k = rank.index_axis(0, -1)?.item()? as usize;
+            let out = Array::<i32>::empty(&[n], dev)?;
+            launch::<T>(
+                d,
+                "cc_relabel",
+                nb,
+                Args::new()
+                    .push(p(&label))
+                    .push(p(&rank))
+                    .push(n as i64)
+                    .push(p(&out)),
+            )?;
+            Ok((k, out))
+        }
+    }
+}
+
+/// Numbers the components given by a representative per node (`rep[v]`, any node of v's
+/// component) by their smallest node: the count and the labels.
+fn number_by_smallest(rep: &[usize]) -> (usize, Vec<i32>) {
+    let n = rep.len();
+    let mut min = vec![usize::MAX; n];
+    for (v, &r) in rep.iter().enumerate() {
+        min[r] = min[r].min(v);
+    }
+    let mut id = vec![-1i32; n];
+    let mut k = 0;
+    let labels = rep
+        .iter()
+        .map(|&r| {
+            let s = min[r];
+            if id[s] < 0 {
+                id[s] = k;
+                k += 1;
+            }
+            id[s]
+        })
+        .collect();
+    (k as usize, labels)
+}
+
+/// Tarjan's strongly connected components, iterative: the representative of every node.
+fn tarjan(ip: &[i32], ind: &[i32]) -> Vec<usize> {
+    let n = ip.len() - 1;
+    const NONE: usize = usize::MAX;
+    let mut index = vec![NONE; n];
+    let mut low = vec![0usize; n];
+    let mut on = vec![false; n];
+    let mut stack = Vec::new();
+    let mut rep = vec![NONE; n];
+    let mut next = 0usize;
+    // call stack of (node, next edge position)
+    let mut calls: Vec<(usize, usize)> = Vec::new();
+    for s in 0..n {
+        if index[s] != NONE {
+            continue;
+        }
+        calls.push((s, ip[s] as usize));
+        index[s] = next;
+        low[s] = next;
+        next += 1;
+        stack.push(s);
+        on[s] = true;
+        while let Some(&mut (v, ref mut e)) = calls.last_mut() {
+            if *e < ip[v + 1] as usize {
+                let w = ind[*e] as usize;
+                *e += 1;
+                if index[w] == NONE {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on[w] = true;
+                    calls.push((w, ip[w] as usize));
+                } else if on[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                calls.pop();
+                if let Some(&(u, _)) = calls.last() {
+                    low[u] = low[u].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    while let Some(w) = stack.pop() {
+                        on[w] = false;
+                        rep[w] = v;
+                        if w == v {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    rep
+}
+
+/// Sweeps of the GPU's strong-component loops queued between two reads of their flag.
+const BATCH: usize = 8;
+
+fn strong<T: Float>(graph: &CsrMatrix<T>) -> Result<(usize, Array<i32>)> {
+    let n = graph.shape().0;
+    let dev = graph.device();
+    match dev {
+        Device::Cpu => {
+            let ip = graph.indptr.cpu_data().unwrap_or(&[0]);
+            let ind = graph.indices.cpu_data().unwrap_or(&[]);
+            let (k, labels) = number_by_smallest(&tarjan(ip, ind));
+            Ok((k, Array::from_vec(labels, &[n], dev)?))
+        }
+        Device::Cuda(d) => {
+            if n == 0 {
+                return Ok((0, Array::<i32>::zeros(&[0], dev)?));
+            }
+            let nb = blocks(d, n);
+            let scc = Array::<i32>::full(&[n], -1, dev)?;
+            let color = Array::<i32>::empty(&[n], dev)?;
+            let mark = Array::<i32>::empty(&[n], dev)?;
+            let (ip, ind) = (&graph.indptr, &graph.indices);
+            let deg = Array::<i32>::empty(&[n], dev)?;
+            // one sweep of `name` over the graph's edges with (scc, extra...) arguments; the
+            // flag is read after BATCH sweeps (a batch without change means converged)
+            let sweeps = |name: &str, extra: &[&Array<i32>]| -> Result<()> {
+                loop {
+                    let flag = Array::<i32>::zeros(&[1], dev)?;
+                    for _ in 0..BATCH {
+                        let mut a = Args::new();
+                        a.push(p(ip)).push(p(ind)).push(n as i64).push(p(&scc));
+                        for x in extra {
+                            a.push(p(*x));
+                        }
+                        a.push(p(&flag));
+                        launch_fm::<T, i32>(d, name, nb, &mut a)?;
+                    }
+                    if flag.item()? == 0 {
+                        return Ok(());
+                    }
+                }
+            };
+            loop {
+                // trim nodes without an edge in or out (chains end here), BATCH sweeps a wait
+                loop {
+                    let flag = Array::<i32>::zeros(&[1], dev)?;
+                    for _ in 0..BATCH {
+                        launch_fm::<T, i32>(
+                            d,
+                            "scc_clear",
+                            nb,
+                            Args::new().push(p(&deg)).push(n as i64),
+                        )?;
+                        launch_fm::<T, i32>(
+                            d,
+                            "scc_deg",
+                            nb,
+                            Args::new()
+                                .push(p(ip))
+                                .push(p(ind))
+                                .push(n as i64)
+                                .push(p(&scc))
+                                .push(p(&deg)),
+                        )?;
+                        launch_fm::<T, i32>(
+                            d,
+                            "scc_trim",
+                            nb,
+                            Args::new()
+                                .push(p(&deg))
+                                .push(n as i64)
+                                .push(p(&scc))
+                                .push(p(&flag)),
+                        )?;
+                    }
+                    if flag.item()? == 0 {
+                        break;
+                    }
+                }
+                launch_fm::<T, i32>(
+                    d,
+                    "scc_init",
+                    nb,
+                    Args::new().push(p(&color)).push(p(&scc)).push(n as i64),
+                )?;
+                sweeps("scc_fwd", &[&color])?;
+                launch_fm::<T, i32>(
+                    d,
+                    "scc_root",
+                    nb,
+                    Args::new()
+                        .push(p(&color))
+                        .push(p(&scc))
+                        .push(n as i64)
+                        .push(p(&mark)),
+                )?;
+                sweeps("scc_bwd", &[&color, &mark])?;
+                let left = Array::<i32>::zeros(&[1], dev)?;
+                launch_fm::<T, i32>(
+                    d,
+                    "scc_assign",
+                    nb,
+                    Args::new()
+                        .push(p(&color))
+                        .push(p(&mark))
+                        .push(n as i64)
+                        .push(p(&scc))
+                        .push(p(&left)),
+                )?;
+                if left.item()? == 0 {
+                    break;
+                }
+            }
+            let minid = Array::<i32>::full(&[n], n as i32, dev)?;
+            launch_fm::<T, i32>(
+                d,
+                "scc_min",
+                nb,
+                Args::new().push(p(&scc)).push(n as i64).push(p(&minid)),
+            )?;
+            let label = Array::<i32>::empty(&[n], dev)?;
+            launch_fm::<T, i32>(
+                d,
+                "scc_label",
+                nb,
+                Args::new()
+                    .push(p(&scc))
+                    .push(p(&minid))
+                    .push(n as i64)
+                    .push(p(&label)),
+            )?;
             let roots = Array::<i32>::zeros(&[n + 1], dev)?;
             launch::<T>(
                 d,

@@ -257,3 +257,72 @@ extern "C" __global__ void fm_dia_fill(const I* indptr, const I* indices, const 
 extern "C" __global__ void fm_dia_offsets(const int* flags, const int* rank, i64 len, i64 m, i64* offsets) {
   GRID_LOOP(i, len) { if (flags[i]) offsets[rank[i] - 1] = i - (m - 1); }
 }
+
+// ---------------- csgraph: strongly connected components by colouring ----------------
+// scc[v] = -1 while v is unassigned; colour[v] = v for the unassigned nodes of a round
+extern "C" __global__ void scc_init(int* color, const int* scc, i64 n) {
+  GRID_LOOP(v, n) { color[v] = scc[v] < 0 ? (int)v : -1; }
+}
+// forward: every unassigned node takes the largest colour among its unassigned predecessors
+extern "C" __global__ void scc_fwd(const I* indptr, const I* indices, i64 n, const int* scc, int* color, int* changed) {
+  GRID_LOOP(r, n) {
+    if (scc[r] >= 0) continue;
+    int cr = color[r];
+    for (I j = indptr[r]; j < indptr[r + 1]; ++j) {
+      I c = indices[j];
+      if (scc[c] < 0 && color[c] < cr) { atomicMax(&color[c], cr); *changed = 1; }
+    }
+  }
+}
+// the roots: unassigned nodes that kept their own colour
+extern "C" __global__ void scc_root(const int* color, const int* scc, i64 n, int* mark) {
+  GRID_LOOP(v, n) { mark[v] = (scc[v] < 0 && color[v] == (int)v) ? 1 : 0; }
+}
+// backward: a node of a colour reaching a marked node of the same colour is marked
+extern "C" __global__ void scc_bwd(const I* indptr, const I* indices, i64 n, const int* scc, const int* color,
+                                   int* mark, int* changed) {
+  GRID_LOOP(r, n) {
+    if (scc[r] >= 0 || mark[r]) continue;
+    for (I j = indptr[r]; j < indptr[r + 1]; ++j) {
+      I c = indices[j];
+      if (mark[c] && color[c] == color[r]) { mark[r] = 1; *changed = 1; break; }
+    }
+  }
+}
+// marked nodes join the component of their colour; left counts the nodes still unassigned
+extern "C" __global__ void scc_assign(const int* color, const int* mark, i64 n, int* scc, int* left) {
+  GRID_LOOP(v, n) {
+    if (scc[v] >= 0) continue;
+    if (mark[v]) scc[v] = color[v]; else atomicAdd(left, 1);
+  }
+}
+// minid[scc[v]] = the smallest node of v's component (minid starts at n)
+extern "C" __global__ void scc_min(const int* scc, i64 n, int* minid) {
+  GRID_LOOP(v, n) { atomicMin(&minid[scc[v]], (int)v); }
+}
+extern "C" __global__ void scc_label(const int* scc, const int* minid, i64 n, int* label) {
+  GRID_LOOP(v, n) { label[v] = minid[scc[v]]; }
+}
+// trimming: deg[v] |= 1 when v has an edge to another unassigned node, |= 2 when it has one
+// from another unassigned node (deg zeroed first by scc_clear)
+extern "C" __global__ void scc_clear(int* a, i64 n) {
+  GRID_LOOP(v, n) { a[v] = 0; }
+}
+extern "C" __global__ void scc_deg(const I* indptr, const I* indices, i64 n, const int* scc, int* deg) {
+  GRID_LOOP(r, n) {
+    if (scc[r] >= 0) continue;
+    for (I j = indptr[r]; j < indptr[r + 1]; ++j) {
+      I c = indices[j];
+      if ((i64)c != r && scc[c] < 0) {
+        if (!(deg[r] & 1)) atomicOr(&deg[r], 1);
+        if (!(deg[c] & 2)) atomicOr(&deg[c], 2);
+      }
+    }
+  }
+}
+// an unassigned node without an edge in or without an edge out is a component of its own
+extern "C" __global__ void scc_trim(const int* deg, i64 n, int* scc, int* changed) {
+  GRID_LOOP(v, n) {
+    if (scc[v] < 0 && deg[v] != 3) { scc[v] = (int)v; *changed = 1; }
+  }
+}
