@@ -47,8 +47,13 @@ pub fn kernel_source(dtype: DType) -> String {
     } else {
         "double"
     };
+    let wf32 = if dtype == DType::F32 {
+        "#define NDI_WF32\n"
+    } else {
+        ""
+    };
     format!(
-        "#define T {}\n#define W {w}\n{MODES_CUH}\n{}",
+        "#define T {}\n#define W {w}\n{wf32}{MODES_CUH}\n{}",
         dtype.cuda_name(),
         include_str!("filters.cu")
     )
@@ -310,6 +315,14 @@ impl Points {
 #[derive(Clone, Copy)]
 pub(crate) struct Dims8([i64; 8]);
 
+/// The points of a small footprint by value (`NdiSmallPts` of filters.cu).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct SmallPts {
+    lin: [i64; 27],
+    off: [i64; 27 * 8],
+}
+
 pub(crate) fn dims8(op: &str, shape: &[usize]) -> Result<Dims8> {
     if shape.len() > 8 {
         return Err(make::arg(op, "more than 8 dimensions"));
@@ -471,7 +484,6 @@ pub(crate) fn ranknd<T: Real>(
         Device::Cuda(d) => {
             let dims = dims8("ndimage rank filter", &shape)?;
             let (_xc, out, xp, op_) = gpu_io(x)?;
-            let offs = Array::from_vec(pts.offs.clone(), &[pts.offs.len()], x.device())?;
             let n = x.size();
             let mut a = Args::new();
             a.push(xp)
@@ -479,27 +491,32 @@ pub(crate) fn ranknd<T: Real>(
                 .push(n as i64)
                 .push(nd as i32)
                 .push(dims);
-            a.push(offs.cuda_view().map(|v| v.ptr).unwrap_or(0));
-            // small footprints: the register selection network (values in registers, interior
-            // elements read without boundary mapping); others: the generic kernel
-            let small = [3usize, 5, 7, 9, 25, 27].contains(&pts.len());
-            let _lin;
+            // small footprints: the register selection networks, the points passed by value
+            // (no upload); others: the generic kernel
+            let small = [3usize, 5, 7, 9, 25, 27].contains(&pts.len()) && nd <= 8;
+            let _offs;
             let f = if small {
                 let (lin, lo, hi) = pts.linear(&shape);
-                let l = Array::from_vec(lin, &[pts.len()], x.device())?;
-                a.push(l.cuda_view().map(|v| v.ptr).unwrap_or(0));
-                a.push(Dims8(lo)).push(Dims8(hi));
-                _lin = Some(l);
+                let mut sp = SmallPts {
+                    lin: [0; 27],
+                    off: [0; 27 * 8],
+                };
+                sp.lin[..lin.len()].copy_from_slice(&lin);
+                sp.off[..pts.offs.len()].copy_from_slice(&pts.offs);
+                a.push(sp).push(Dims8(lo)).push(Dims8(hi));
                 a.push(rank as i32).push(mode.code());
+                _offs = None;
                 function(d, T::DTYPE, &format!("ndi_rank{}", pts.len()))?
             } else {
-                _lin = None;
+                let offs = Array::from_vec(pts.offs.clone(), &[pts.offs.len()], x.device())?;
+                a.push(offs.cuda_view().map(|v| v.ptr).unwrap_or(0));
                 a.push(pts.len() as i32).push(rank as i32).push(mode.code());
+                _offs = Some(offs);
                 function(d, T::DTYPE, "ndi_rank")?
             };
             push_w::<T>(&mut a, cval);
             f.launch(d, launch_cfg(n), &mut a)?;
-            drop(_lin);
+            drop(_offs);
             Ok(out)
         }
     }

@@ -103,10 +103,16 @@ extern "C" __global__ void ndi_filter1d_tiled(const T* __restrict__ x, T* __rest
 }
 
 // Unravels i over dims[0..ndim) (C order) into c.
+// a / b for non-negative a, b: 32-bit division where both fit (the common case).
+__device__ __forceinline__ i64 ndi_udiv(i64 a, i64 b) {
+  return ((a | b) >> 32) == 0 ? (i64)((unsigned)a / (unsigned)b) : a / b;
+}
+
 __device__ __forceinline__ void ndi_unravel(i64 i, int ndim, const NdiDims& dims, i64* c) {
   for (int d = ndim - 1; d >= 0; --d) {
-    c[d] = i % dims.d[d];
-    i /= dims.d[d];
+    const i64 q = ndi_udiv(i, dims.d[d]);
+    c[d] = i - q * dims.d[d];
+    i = q;
   }
 }
 
@@ -163,52 +169,398 @@ extern "C" __global__ void ndi_filternd(const T* __restrict__ x, T* __restrict__
   }
 }
 
+// Order-preserving integer keys of W values (NaN, of either sign, the largest key: it sorts last
+// as in np.sort), so that a compare-exchange is one min and one max.
+#ifdef NDI_WF32
+typedef unsigned int NdiKey;
+__device__ __forceinline__ NdiKey ndi_key(float v) {
+  const unsigned b = __float_as_uint(v);
+  return v != v ? 0xffffffffu : ((b & 0x80000000u) ? ~b : (b | 0x80000000u));
+}
+__device__ __forceinline__ float ndi_unkey(NdiKey k) {
+  return __uint_as_float((k & 0x80000000u) ? (k ^ 0x80000000u) : ~k);
+}
+#else
+typedef unsigned long long NdiKey;
+__device__ __forceinline__ NdiKey ndi_key(double v) {
+  const unsigned long long b = (unsigned long long)__double_as_longlong(v);
+  const unsigned long long s = 0x8000000000000000ull;
+  return v != v ? ~0ull : ((b & s) ? ~b : (b | s));
+}
+__device__ __forceinline__ double ndi_unkey(NdiKey k) {
+  const unsigned long long s = 0x8000000000000000ull;
+  return __longlong_as_double((long long)((k & s) ? (k ^ s) : ~k));
+}
+#endif
+
+// Median selection networks (generated: Batcher's odd-even merge sort on the next power of
+// two, the padding wires propagated as +inf, pruned backwards to the comparators that reach
+// the median wire). v holds order-preserving keys; v[(N-1)/2] is the median afterwards.
+__device__ __forceinline__ void ndi_median_net3(NdiKey* v) {
+  { const NdiKey a = v[0], b = v[1]; v[0] = min(a, b); v[1] = max(a, b); }
+  v[2] = max(v[0], v[2]);
+  v[1] = min(v[1], v[2]);
+}
+__device__ __forceinline__ void ndi_median_net5(NdiKey* v) {
+  { const NdiKey a = v[0], b = v[1]; v[0] = min(a, b); v[1] = max(a, b); }
+  { const NdiKey a = v[2], b = v[3]; v[2] = min(a, b); v[3] = max(a, b); }
+  { const NdiKey a = v[0], b = v[2]; v[0] = min(a, b); v[2] = max(a, b); }
+  v[1] = min(v[1], v[3]);
+  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
+  v[4] = max(v[0], v[4]);
+  v[2] = min(v[2], v[4]);
+  v[2] = max(v[1], v[2]);
+}
+__device__ __forceinline__ void ndi_median_net7(NdiKey* v) {
+  { const NdiKey a = v[0], b = v[1]; v[0] = min(a, b); v[1] = max(a, b); }
+  { const NdiKey a = v[2], b = v[3]; v[2] = min(a, b); v[3] = max(a, b); }
+  { const NdiKey a = v[4], b = v[5]; v[4] = min(a, b); v[5] = max(a, b); }
+  { const NdiKey a = v[0], b = v[2]; v[0] = min(a, b); v[2] = max(a, b); }
+  { const NdiKey a = v[1], b = v[3]; v[1] = min(a, b); v[3] = max(a, b); }
+  { const NdiKey a = v[4], b = v[6]; v[4] = min(a, b); v[6] = max(a, b); }
+  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
+  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
+  v[4] = max(v[0], v[4]);
+  v[5] = max(v[1], v[5]);
+  v[2] = min(v[2], v[6]);
+  v[4] = max(v[2], v[4]);
+  v[3] = min(v[3], v[5]);
+  v[3] = min(v[3], v[4]);
+}
+__device__ __forceinline__ void ndi_median_net9(NdiKey* v) {
+  { const NdiKey a = v[0], b = v[1]; v[0] = min(a, b); v[1] = max(a, b); }
+  { const NdiKey a = v[2], b = v[3]; v[2] = min(a, b); v[3] = max(a, b); }
+  { const NdiKey a = v[4], b = v[5]; v[4] = min(a, b); v[5] = max(a, b); }
+  { const NdiKey a = v[6], b = v[7]; v[6] = min(a, b); v[7] = max(a, b); }
+  { const NdiKey a = v[0], b = v[2]; v[0] = min(a, b); v[2] = max(a, b); }
+  { const NdiKey a = v[1], b = v[3]; v[1] = min(a, b); v[3] = max(a, b); }
+  { const NdiKey a = v[4], b = v[6]; v[4] = min(a, b); v[6] = max(a, b); }
+  { const NdiKey a = v[5], b = v[7]; v[5] = min(a, b); v[7] = max(a, b); }
+  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
+  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
+  { const NdiKey a = v[0], b = v[4]; v[0] = min(a, b); v[4] = max(a, b); }
+  { const NdiKey a = v[1], b = v[5]; v[1] = min(a, b); v[5] = max(a, b); }
+  { const NdiKey a = v[2], b = v[6]; v[2] = min(a, b); v[6] = max(a, b); }
+  v[3] = min(v[3], v[7]);
+  { const NdiKey a = v[2], b = v[4]; v[2] = min(a, b); v[4] = max(a, b); }
+  { const NdiKey a = v[3], b = v[5]; v[3] = min(a, b); v[5] = max(a, b); }
+  v[2] = max(v[1], v[2]);
+  { const NdiKey a = v[3], b = v[4]; v[3] = min(a, b); v[4] = max(a, b); }
+  v[5] = min(v[5], v[6]);
+  v[8] = max(v[0], v[8]);
+  v[4] = min(v[4], v[8]);
+  v[4] = max(v[2], v[4]);
+  v[3] = min(v[3], v[5]);
+  v[4] = max(v[3], v[4]);
+}
+__device__ __forceinline__ void ndi_median_net25(NdiKey* v) {
+  { const NdiKey a = v[0], b = v[1]; v[0] = min(a, b); v[1] = max(a, b); }
+  { const NdiKey a = v[2], b = v[3]; v[2] = min(a, b); v[3] = max(a, b); }
+  { const NdiKey a = v[4], b = v[5]; v[4] = min(a, b); v[5] = max(a, b); }
+  { const NdiKey a = v[6], b = v[7]; v[6] = min(a, b); v[7] = max(a, b); }
+  { const NdiKey a = v[8], b = v[9]; v[8] = min(a, b); v[9] = max(a, b); }
+  { const NdiKey a = v[10], b = v[11]; v[10] = min(a, b); v[11] = max(a, b); }
+  { const NdiKey a = v[12], b = v[13]; v[12] = min(a, b); v[13] = max(a, b); }
+  { const NdiKey a = v[14], b = v[15]; v[14] = min(a, b); v[15] = max(a, b); }
+  { const NdiKey a = v[16], b = v[17]; v[16] = min(a, b); v[17] = max(a, b); }
+  { const NdiKey a = v[18], b = v[19]; v[18] = min(a, b); v[19] = max(a, b); }
+  { const NdiKey a = v[20], b = v[21]; v[20] = min(a, b); v[21] = max(a, b); }
+  { const NdiKey a = v[22], b = v[23]; v[22] = min(a, b); v[23] = max(a, b); }
+  { const NdiKey a = v[0], b = v[2]; v[0] = min(a, b); v[2] = max(a, b); }
+  { const NdiKey a = v[1], b = v[3]; v[1] = min(a, b); v[3] = max(a, b); }
+  { const NdiKey a = v[4], b = v[6]; v[4] = min(a, b); v[6] = max(a, b); }
+  { const NdiKey a = v[5], b = v[7]; v[5] = min(a, b); v[7] = max(a, b); }
+  { const NdiKey a = v[8], b = v[10]; v[8] = min(a, b); v[10] = max(a, b); }
+  { const NdiKey a = v[9], b = v[11]; v[9] = min(a, b); v[11] = max(a, b); }
+  { const NdiKey a = v[12], b = v[14]; v[12] = min(a, b); v[14] = max(a, b); }
+  { const NdiKey a = v[13], b = v[15]; v[13] = min(a, b); v[15] = max(a, b); }
+  { const NdiKey a = v[16], b = v[18]; v[16] = min(a, b); v[18] = max(a, b); }
+  { const NdiKey a = v[17], b = v[19]; v[17] = min(a, b); v[19] = max(a, b); }
+  { const NdiKey a = v[20], b = v[22]; v[20] = min(a, b); v[22] = max(a, b); }
+  { const NdiKey a = v[21], b = v[23]; v[21] = min(a, b); v[23] = max(a, b); }
+  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
+  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
+  { const NdiKey a = v[9], b = v[10]; v[9] = min(a, b); v[10] = max(a, b); }
+  { const NdiKey a = v[13], b = v[14]; v[13] = min(a, b); v[14] = max(a, b); }
+  { const NdiKey a = v[17], b = v[18]; v[17] = min(a, b); v[18] = max(a, b); }
+  { const NdiKey a = v[21], b = v[22]; v[21] = min(a, b); v[22] = max(a, b); }
+  { const NdiKey a = v[0], b = v[4]; v[0] = min(a, b); v[4] = max(a, b); }
+  { const NdiKey a = v[1], b = v[5]; v[1] = min(a, b); v[5] = max(a, b); }
+  { const NdiKey a = v[2], b = v[6]; v[2] = min(a, b); v[6] = max(a, b); }
+  { const NdiKey a = v[3], b = v[7]; v[3] = min(a, b); v[7] = max(a, b); }
+  { const NdiKey a = v[8], b = v[12]; v[8] = min(a, b); v[12] = max(a, b); }
+  { const NdiKey a = v[9], b = v[13]; v[9] = min(a, b); v[13] = max(a, b); }
+  { const NdiKey a = v[10], b = v[14]; v[10] = min(a, b); v[14] = max(a, b); }
+  { const NdiKey a = v[11], b = v[15]; v[11] = min(a, b); v[15] = max(a, b); }
+  { const NdiKey a = v[16], b = v[20]; v[16] = min(a, b); v[20] = max(a, b); }
+  { const NdiKey a = v[17], b = v[21]; v[17] = min(a, b); v[21] = max(a, b); }
+  { const NdiKey a = v[18], b = v[22]; v[18] = min(a, b); v[22] = max(a, b); }
+  { const NdiKey a = v[19], b = v[23]; v[19] = min(a, b); v[23] = max(a, b); }
+  { const NdiKey a = v[2], b = v[4]; v[2] = min(a, b); v[4] = max(a, b); }
+  { const NdiKey a = v[3], b = v[5]; v[3] = min(a, b); v[5] = max(a, b); }
+  { const NdiKey a = v[10], b = v[12]; v[10] = min(a, b); v[12] = max(a, b); }
+  { const NdiKey a = v[11], b = v[13]; v[11] = min(a, b); v[13] = max(a, b); }
+  { const NdiKey a = v[18], b = v[20]; v[18] = min(a, b); v[20] = max(a, b); }
+  { const NdiKey a = v[19], b = v[21]; v[19] = min(a, b); v[21] = max(a, b); }
+  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
+  { const NdiKey a = v[3], b = v[4]; v[3] = min(a, b); v[4] = max(a, b); }
+  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
+  { const NdiKey a = v[9], b = v[10]; v[9] = min(a, b); v[10] = max(a, b); }
+  { const NdiKey a = v[11], b = v[12]; v[11] = min(a, b); v[12] = max(a, b); }
+  { const NdiKey a = v[13], b = v[14]; v[13] = min(a, b); v[14] = max(a, b); }
+  { const NdiKey a = v[17], b = v[18]; v[17] = min(a, b); v[18] = max(a, b); }
+  { const NdiKey a = v[19], b = v[20]; v[19] = min(a, b); v[20] = max(a, b); }
+  { const NdiKey a = v[21], b = v[22]; v[21] = min(a, b); v[22] = max(a, b); }
+  { const NdiKey a = v[0], b = v[8]; v[0] = min(a, b); v[8] = max(a, b); }
+  { const NdiKey a = v[1], b = v[9]; v[1] = min(a, b); v[9] = max(a, b); }
+  { const NdiKey a = v[2], b = v[10]; v[2] = min(a, b); v[10] = max(a, b); }
+  { const NdiKey a = v[3], b = v[11]; v[3] = min(a, b); v[11] = max(a, b); }
+  { const NdiKey a = v[4], b = v[12]; v[4] = min(a, b); v[12] = max(a, b); }
+  { const NdiKey a = v[5], b = v[13]; v[5] = min(a, b); v[13] = max(a, b); }
+  { const NdiKey a = v[6], b = v[14]; v[6] = min(a, b); v[14] = max(a, b); }
+  v[7] = min(v[7], v[15]);
+  { const NdiKey a = v[16], b = v[24]; v[16] = min(a, b); v[24] = max(a, b); }
+  { const NdiKey a = v[4], b = v[8]; v[4] = min(a, b); v[8] = max(a, b); }
+  { const NdiKey a = v[5], b = v[9]; v[5] = min(a, b); v[9] = max(a, b); }
+  { const NdiKey a = v[6], b = v[10]; v[6] = min(a, b); v[10] = max(a, b); }
+  { const NdiKey a = v[7], b = v[11]; v[7] = min(a, b); v[11] = max(a, b); }
+  { const NdiKey a = v[20], b = v[24]; v[20] = min(a, b); v[24] = max(a, b); }
+  { const NdiKey a = v[2], b = v[4]; v[2] = min(a, b); v[4] = max(a, b); }
+  { const NdiKey a = v[3], b = v[5]; v[3] = min(a, b); v[5] = max(a, b); }
+  { const NdiKey a = v[6], b = v[8]; v[6] = min(a, b); v[8] = max(a, b); }
+  { const NdiKey a = v[7], b = v[9]; v[7] = min(a, b); v[9] = max(a, b); }
+  { const NdiKey a = v[10], b = v[12]; v[10] = min(a, b); v[12] = max(a, b); }
+  { const NdiKey a = v[11], b = v[13]; v[11] = min(a, b); v[13] = max(a, b); }
+  { const NdiKey a = v[18], b = v[20]; v[18] = min(a, b); v[20] = max(a, b); }
+  { const NdiKey a = v[19], b = v[21]; v[19] = min(a, b); v[21] = max(a, b); }
+  { const NdiKey a = v[22], b = v[24]; v[22] = min(a, b); v[24] = max(a, b); }
+  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
+  { const NdiKey a = v[3], b = v[4]; v[3] = min(a, b); v[4] = max(a, b); }
+  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
+  { const NdiKey a = v[7], b = v[8]; v[7] = min(a, b); v[8] = max(a, b); }
+  { const NdiKey a = v[9], b = v[10]; v[9] = min(a, b); v[10] = max(a, b); }
+  { const NdiKey a = v[11], b = v[12]; v[11] = min(a, b); v[12] = max(a, b); }
+  v[13] = min(v[13], v[14]);
+  { const NdiKey a = v[17], b = v[18]; v[17] = min(a, b); v[18] = max(a, b); }
+  { const NdiKey a = v[19], b = v[20]; v[19] = min(a, b); v[20] = max(a, b); }
+  { const NdiKey a = v[21], b = v[22]; v[21] = min(a, b); v[22] = max(a, b); }
+  { const NdiKey a = v[23], b = v[24]; v[23] = min(a, b); v[24] = max(a, b); }
+  v[16] = max(v[0], v[16]);
+  v[17] = max(v[1], v[17]);
+  v[18] = max(v[2], v[18]);
+  v[19] = max(v[3], v[19]);
+  v[20] = max(v[4], v[20]);
+  v[21] = max(v[5], v[21]);
+  v[6] = min(v[6], v[22]);
+  v[7] = min(v[7], v[23]);
+  v[8] = min(v[8], v[24]);
+  v[16] = max(v[8], v[16]);
+  v[17] = max(v[9], v[17]);
+  v[10] = min(v[10], v[18]);
+  v[11] = min(v[11], v[19]);
+  v[12] = min(v[12], v[20]);
+  v[13] = min(v[13], v[21]);
+  v[10] = max(v[6], v[10]);
+  v[11] = max(v[7], v[11]);
+  v[12] = min(v[12], v[16]);
+  v[13] = min(v[13], v[17]);
+  v[12] = max(v[10], v[12]);
+  v[11] = min(v[11], v[13]);
+  v[12] = max(v[11], v[12]);
+}
+__device__ __forceinline__ void ndi_median_net27(NdiKey* v) {
+  { const NdiKey a = v[0], b = v[1]; v[0] = min(a, b); v[1] = max(a, b); }
+  { const NdiKey a = v[2], b = v[3]; v[2] = min(a, b); v[3] = max(a, b); }
+  { const NdiKey a = v[4], b = v[5]; v[4] = min(a, b); v[5] = max(a, b); }
+  { const NdiKey a = v[6], b = v[7]; v[6] = min(a, b); v[7] = max(a, b); }
+  { const NdiKey a = v[8], b = v[9]; v[8] = min(a, b); v[9] = max(a, b); }
+  { const NdiKey a = v[10], b = v[11]; v[10] = min(a, b); v[11] = max(a, b); }
+  { const NdiKey a = v[12], b = v[13]; v[12] = min(a, b); v[13] = max(a, b); }
+  { const NdiKey a = v[14], b = v[15]; v[14] = min(a, b); v[15] = max(a, b); }
+  { const NdiKey a = v[16], b = v[17]; v[16] = min(a, b); v[17] = max(a, b); }
+  { const NdiKey a = v[18], b = v[19]; v[18] = min(a, b); v[19] = max(a, b); }
+  { const NdiKey a = v[20], b = v[21]; v[20] = min(a, b); v[21] = max(a, b); }
+  { const NdiKey a = v[22], b = v[23]; v[22] = min(a, b); v[23] = max(a, b); }
+  { const NdiKey a = v[24], b = v[25]; v[24] = min(a, b); v[25] = max(a, b); }
+  { const NdiKey a = v[0], b = v[2]; v[0] = min(a, b); v[2] = max(a, b); }
+  { const NdiKey a = v[1], b = v[3]; v[1] = min(a, b); v[3] = max(a, b); }
+  { const NdiKey a = v[4], b = v[6]; v[4] = min(a, b); v[6] = max(a, b); }
+  { const NdiKey a = v[5], b = v[7]; v[5] = min(a, b); v[7] = max(a, b); }
+  { const NdiKey a = v[8], b = v[10]; v[8] = min(a, b); v[10] = max(a, b); }
+  { const NdiKey a = v[9], b = v[11]; v[9] = min(a, b); v[11] = max(a, b); }
+  { const NdiKey a = v[12], b = v[14]; v[12] = min(a, b); v[14] = max(a, b); }
+  { const NdiKey a = v[13], b = v[15]; v[13] = min(a, b); v[15] = max(a, b); }
+  { const NdiKey a = v[16], b = v[18]; v[16] = min(a, b); v[18] = max(a, b); }
+  { const NdiKey a = v[17], b = v[19]; v[17] = min(a, b); v[19] = max(a, b); }
+  { const NdiKey a = v[20], b = v[22]; v[20] = min(a, b); v[22] = max(a, b); }
+  { const NdiKey a = v[21], b = v[23]; v[21] = min(a, b); v[23] = max(a, b); }
+  { const NdiKey a = v[24], b = v[26]; v[24] = min(a, b); v[26] = max(a, b); }
+  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
+  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
+  { const NdiKey a = v[9], b = v[10]; v[9] = min(a, b); v[10] = max(a, b); }
+  { const NdiKey a = v[13], b = v[14]; v[13] = min(a, b); v[14] = max(a, b); }
+  { const NdiKey a = v[17], b = v[18]; v[17] = min(a, b); v[18] = max(a, b); }
+  { const NdiKey a = v[21], b = v[22]; v[21] = min(a, b); v[22] = max(a, b); }
+  { const NdiKey a = v[25], b = v[26]; v[25] = min(a, b); v[26] = max(a, b); }
+  { const NdiKey a = v[0], b = v[4]; v[0] = min(a, b); v[4] = max(a, b); }
+  { const NdiKey a = v[1], b = v[5]; v[1] = min(a, b); v[5] = max(a, b); }
+  { const NdiKey a = v[2], b = v[6]; v[2] = min(a, b); v[6] = max(a, b); }
+  { const NdiKey a = v[3], b = v[7]; v[3] = min(a, b); v[7] = max(a, b); }
+  { const NdiKey a = v[8], b = v[12]; v[8] = min(a, b); v[12] = max(a, b); }
+  { const NdiKey a = v[9], b = v[13]; v[9] = min(a, b); v[13] = max(a, b); }
+  { const NdiKey a = v[10], b = v[14]; v[10] = min(a, b); v[14] = max(a, b); }
+  { const NdiKey a = v[11], b = v[15]; v[11] = min(a, b); v[15] = max(a, b); }
+  { const NdiKey a = v[16], b = v[20]; v[16] = min(a, b); v[20] = max(a, b); }
+  { const NdiKey a = v[17], b = v[21]; v[17] = min(a, b); v[21] = max(a, b); }
+  { const NdiKey a = v[18], b = v[22]; v[18] = min(a, b); v[22] = max(a, b); }
+  { const NdiKey a = v[19], b = v[23]; v[19] = min(a, b); v[23] = max(a, b); }
+  { const NdiKey a = v[2], b = v[4]; v[2] = min(a, b); v[4] = max(a, b); }
+  { const NdiKey a = v[3], b = v[5]; v[3] = min(a, b); v[5] = max(a, b); }
+  { const NdiKey a = v[10], b = v[12]; v[10] = min(a, b); v[12] = max(a, b); }
+  { const NdiKey a = v[11], b = v[13]; v[11] = min(a, b); v[13] = max(a, b); }
+  { const NdiKey a = v[18], b = v[20]; v[18] = min(a, b); v[20] = max(a, b); }
+  { const NdiKey a = v[19], b = v[21]; v[19] = min(a, b); v[21] = max(a, b); }
+  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
+  { const NdiKey a = v[3], b = v[4]; v[3] = min(a, b); v[4] = max(a, b); }
+  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
+  { const NdiKey a = v[9], b = v[10]; v[9] = min(a, b); v[10] = max(a, b); }
+  { const NdiKey a = v[11], b = v[12]; v[11] = min(a, b); v[12] = max(a, b); }
+  { const NdiKey a = v[13], b = v[14]; v[13] = min(a, b); v[14] = max(a, b); }
+  { const NdiKey a = v[17], b = v[18]; v[17] = min(a, b); v[18] = max(a, b); }
+  { const NdiKey a = v[19], b = v[20]; v[19] = min(a, b); v[20] = max(a, b); }
+  { const NdiKey a = v[21], b = v[22]; v[21] = min(a, b); v[22] = max(a, b); }
+  { const NdiKey a = v[25], b = v[26]; v[25] = min(a, b); v[26] = max(a, b); }
+  { const NdiKey a = v[0], b = v[8]; v[0] = min(a, b); v[8] = max(a, b); }
+  { const NdiKey a = v[1], b = v[9]; v[1] = min(a, b); v[9] = max(a, b); }
+  { const NdiKey a = v[2], b = v[10]; v[2] = min(a, b); v[10] = max(a, b); }
+  { const NdiKey a = v[3], b = v[11]; v[3] = min(a, b); v[11] = max(a, b); }
+  { const NdiKey a = v[4], b = v[12]; v[4] = min(a, b); v[12] = max(a, b); }
+  { const NdiKey a = v[5], b = v[13]; v[5] = min(a, b); v[13] = max(a, b); }
+  { const NdiKey a = v[6], b = v[14]; v[6] = min(a, b); v[14] = max(a, b); }
+  v[7] = min(v[7], v[15]);
+  { const NdiKey a = v[16], b = v[24]; v[16] = min(a, b); v[24] = max(a, b); }
+  { const NdiKey a = v[17], b = v[25]; v[17] = min(a, b); v[25] = max(a, b); }
+  { const NdiKey a = v[18], b = v[26]; v[18] = min(a, b); v[26] = max(a, b); }
+  { const NdiKey a = v[4], b = v[8]; v[4] = min(a, b); v[8] = max(a, b); }
+  { const NdiKey a = v[5], b = v[9]; v[5] = min(a, b); v[9] = max(a, b); }
+  { const NdiKey a = v[6], b = v[10]; v[6] = min(a, b); v[10] = max(a, b); }
+  { const NdiKey a = v[7], b = v[11]; v[7] = min(a, b); v[11] = max(a, b); }
+  { const NdiKey a = v[20], b = v[24]; v[20] = min(a, b); v[24] = max(a, b); }
+  { const NdiKey a = v[21], b = v[25]; v[21] = min(a, b); v[25] = max(a, b); }
+  { const NdiKey a = v[22], b = v[26]; v[22] = min(a, b); v[26] = max(a, b); }
+  { const NdiKey a = v[2], b = v[4]; v[2] = min(a, b); v[4] = max(a, b); }
+  { const NdiKey a = v[3], b = v[5]; v[3] = min(a, b); v[5] = max(a, b); }
+  { const NdiKey a = v[6], b = v[8]; v[6] = min(a, b); v[8] = max(a, b); }
+  { const NdiKey a = v[7], b = v[9]; v[7] = min(a, b); v[9] = max(a, b); }
+  { const NdiKey a = v[10], b = v[12]; v[10] = min(a, b); v[12] = max(a, b); }
+  { const NdiKey a = v[11], b = v[13]; v[11] = min(a, b); v[13] = max(a, b); }
+  { const NdiKey a = v[18], b = v[20]; v[18] = min(a, b); v[20] = max(a, b); }
+  { const NdiKey a = v[19], b = v[21]; v[19] = min(a, b); v[21] = max(a, b); }
+  { const NdiKey a = v[22], b = v[24]; v[22] = min(a, b); v[24] = max(a, b); }
+  { const NdiKey a = v[23], b = v[25]; v[23] = min(a, b); v[25] = max(a, b); }
+  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
+  { const NdiKey a = v[3], b = v[4]; v[3] = min(a, b); v[4] = max(a, b); }
+  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
+  { const NdiKey a = v[7], b = v[8]; v[7] = min(a, b); v[8] = max(a, b); }
+  { const NdiKey a = v[9], b = v[10]; v[9] = min(a, b); v[10] = max(a, b); }
+  { const NdiKey a = v[11], b = v[12]; v[11] = min(a, b); v[12] = max(a, b); }
+  { const NdiKey a = v[13], b = v[14]; v[13] = min(a, b); v[14] = max(a, b); }
+  { const NdiKey a = v[17], b = v[18]; v[17] = min(a, b); v[18] = max(a, b); }
+  { const NdiKey a = v[19], b = v[20]; v[19] = min(a, b); v[20] = max(a, b); }
+  { const NdiKey a = v[21], b = v[22]; v[21] = min(a, b); v[22] = max(a, b); }
+  { const NdiKey a = v[23], b = v[24]; v[23] = min(a, b); v[24] = max(a, b); }
+  { const NdiKey a = v[25], b = v[26]; v[25] = min(a, b); v[26] = max(a, b); }
+  v[16] = max(v[0], v[16]);
+  v[17] = max(v[1], v[17]);
+  v[18] = max(v[2], v[18]);
+  v[19] = max(v[3], v[19]);
+  v[20] = max(v[4], v[20]);
+  v[21] = max(v[5], v[21]);
+  v[22] = max(v[6], v[22]);
+  v[7] = min(v[7], v[23]);
+  v[8] = min(v[8], v[24]);
+  v[9] = min(v[9], v[25]);
+  v[10] = min(v[10], v[26]);
+  v[16] = max(v[8], v[16]);
+  v[17] = max(v[9], v[17]);
+  v[18] = max(v[10], v[18]);
+  v[11] = min(v[11], v[19]);
+  v[12] = min(v[12], v[20]);
+  v[13] = min(v[13], v[21]);
+  v[14] = min(v[14], v[22]);
+  v[11] = max(v[7], v[11]);
+  v[16] = max(v[12], v[16]);
+  v[13] = min(v[13], v[17]);
+  v[14] = min(v[14], v[18]);
+  v[13] = max(v[11], v[13]);
+  v[14] = min(v[14], v[16]);
+  v[13] = min(v[13], v[14]);
+}
+
+// The points of a small footprint by value (kernel parameters: with the loops unrolled every
+// offset is a constant-bank operand, no table in global memory): lin[p] the linear offset of
+// point p, off[p * ndim + d] its offset along axis d.
+struct NdiSmallPts { i64 lin[27]; i64 off[27 * 8]; };
+
 // Rank filter for a footprint of exactly N points (N a compile-time constant): the values sit in
-// registers (every index below is a constant after unrolling: no local memory) and a selection
-// network moves the smallest remaining value to position a for a = 0 .. rank; v[rank] is the
-// result. Same value as ndi_rank (NaN sorts last).
+// registers (every index below is a constant after unrolling: no local memory). The median goes
+// through the pruned selection network on integer keys; other ranks through a selection network
+// that moves the smallest remaining value to position a for a = 0 .. rank; v[rank] is the result.
+// Same value as ndi_rank (NaN sorts last).
 template <int N>
 __device__ __forceinline__ void ndi_rank_small(const T* __restrict__ x, T* __restrict__ out, i64 n,
                                                int ndim, const NdiDims& dims,
-                                               const i64* __restrict__ off,
-                                               const i64* __restrict__ lin, const NdiDims& lo,
+                                               const NdiSmallPts& pts, const NdiDims& lo,
                                                const NdiDims& hi, int rank, int mode, W cval) {
+  constexpr int NP = N <= 4 ? 4 : (N <= 8 ? 8 : (N <= 16 ? 16 : 32));
   i64 c[8];
   for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) {
     ndi_unravel(i, ndim, dims, c);
     W v[N];
     if (ndi_interior(ndim, dims, c, lo, hi)) {
 #pragma unroll
-      for (int p = 0; p < N; ++p) v[p] = (W)x[i + lin[p]];
+      for (int p = 0; p < N; ++p) v[p] = (W)x[i + pts.lin[p]];
     } else {
 #pragma unroll
-      for (int p = 0; p < N; ++p) v[p] = ndi_fetch(x, ndim, dims, c, off + (i64)p * ndim, mode, cval);
-    }
-#pragma unroll
-    for (int a = 0; a < N; ++a) {
-      if (a > rank) break;
-#pragma unroll
-      for (int b = a + 1; b < N; ++b) {
-        const W p = v[a], q = v[b];
-        const bool sw = ndi_lt(q, p);
-        v[a] = sw ? q : p;
-        v[b] = sw ? p : q;
-      }
+      for (int p = 0; p < N; ++p) v[p] = ndi_fetch(x, ndim, dims, c, pts.off + p * ndim, mode, cval);
     }
     W res = v[0];
+    if (rank == (N - 1) / 2) {
+      NdiKey k[NP];
 #pragma unroll
-    for (int a = 1; a < N; ++a)
-      if (a == rank) res = v[a];
+      for (int p = 0; p < N; ++p) k[p] = ndi_key(v[p]);
+      if constexpr (N == 3) ndi_median_net3(k);
+      else if constexpr (N == 5) ndi_median_net5(k);
+      else if constexpr (N == 7) ndi_median_net7(k);
+      else if constexpr (N == 9) ndi_median_net9(k);
+      else if constexpr (N == 25) ndi_median_net25(k);
+      else ndi_median_net27(k);
+      res = ndi_unkey(k[(N - 1) / 2]);
+    } else {
+#pragma unroll
+      for (int a = 0; a < N; ++a) {
+        if (a > rank) break;
+#pragma unroll
+        for (int b = a + 1; b < N; ++b) {
+          const W p = v[a], q = v[b];
+          const bool sw = ndi_lt(q, p);
+          v[a] = sw ? q : p;
+          v[b] = sw ? p : q;
+        }
+      }
+#pragma unroll
+      for (int a = 1; a < N; ++a)
+        if (a == rank) res = v[a];
+    }
     out[i] = cusci_cast(T, res);
   }
 }
 
 #define NDI_RANK_SMALL(N)                                                                         \
   extern "C" __global__ void ndi_rank##N(const T* __restrict__ x, T* __restrict__ out, i64 n,     \
-                                         int ndim, NdiDims dims, const i64* __restrict__ off,     \
-                                         const i64* __restrict__ lin, NdiDims lo, NdiDims hi,     \
-                                         int rank, int mode, W cval) {                            \
-    ndi_rank_small<N>(x, out, n, ndim, dims, off, lin, lo, hi, rank, mode, cval);                 \
+                                         int ndim, NdiDims dims, NdiSmallPts pts, NdiDims lo,     \
+                                         NdiDims hi, int rank, int mode, W cval) {                \
+    ndi_rank_small<N>(x, out, n, ndim, dims, pts, lo, hi, rank, mode, cval);                      \
   }
 NDI_RANK_SMALL(3)
 NDI_RANK_SMALL(5)
