@@ -541,7 +541,7 @@ pub(crate) fn solvers_source(dtype: DType) -> Result<String> {
     Ok(format!("{}{}", module_source(dtype)?, SOLVERS))
 }
 
-fn launch_solver<T: Float>(d: &CudaDevice, name: &str, nb: u32, args: &mut Args) -> Result<()> {
+pub(crate) fn launch_solver<T: Float>(d: &CudaDevice, name: &str, nb: u32, args: &mut Args) -> Result<()> {
     let src = solvers_source(T::DTYPE)?;
     let key = format!("cusci_sparse_solvers_{}", T::DTYPE.tag());
     d.function(&key, move || src, &[], name)?.launch(

@@ -22,6 +22,7 @@
 
 mod construct;
 mod cpu;
+mod direct;
 mod dia;
 mod index;
 pub mod csgraph;

@@ -1,6 +1,7 @@
 //! `scipy.sparse.linalg`: the [`LinearOperator`] trait, the iterative solvers [`cg`],
 //! [`bicgstab`], [`cgs`], [`gmres`], [`minres`], and the least-squares solvers [`lsqr`] and
-//! [`lsmr`].
+//! [`lsmr`]; the direct solvers [`spsolve`], [`splu`], [`factorized`] and
+//! [`spsolve_triangular`].
 //!
 //! The solvers run on the device of their right-hand side: on a GPU every vector operation and
 //! every scalar of the iteration (dot products, step lengths, the convergence flag) stays on the
@@ -16,6 +17,7 @@ use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{Array, CudaDevice, Device, Float, RealFloat, Result};
 
+pub use crate::direct::{factorized, splu, spsolve, spsolve_triangular, SuperLu};
 pub use crate::lsq::{lsmr, lsqr, minres, LsmrResult, LsqOptions, LsqrResult};
 
 /// The NVRTC source of the solver kernels (minres, lsqr, lsmr) for `dtype`: for compile checks.

@@ -286,3 +286,74 @@ extern "C" __global__ void sl_lsmr_test(T* st, int* ist, int itn, int maxiter, d
   SP(LS_ISTOP, (double)istop);
   if (istop > 0) { ist[0] = 100 + istop; ist[1] = itn; }
 }
+
+// ---------------- sparse triangular solve (direct.rs) ----------------
+// A load that bypasses L1 (x[j] is written by another SM; a stale line must not be read).
+__device__ T sl_vload(const T* p) {
+  T v;
+  const volatile R* src = (const volatile R*)p;
+  R* dst = (R*)&v;
+  for (int c = 0; c < (int)(sizeof(T) / sizeof(R)); ++c) dst[c] = src[c];
+  return v;
+}
+
+// Sync-free CSR triangular solve, one warp per row: rows are handed out in solve order by an
+// atomic ticket, so a warp only waits for rows taken earlier by warps already running (no
+// deadlock whatever the grid); ready[i] publishes x[i] after a fence. Only the chosen triangle
+// and the diagonal are read. b and x are columns of stride ld. sing: the smallest row with a zero
+// diagonal, as its ticket (position in solve order; atomicMin), when not unit.
+extern "C" __global__ void sl_trsv(const int* indptr, const int* indices, const T* data, i64 n,
+                                   const T* b, T* x, i64 ld, int* ready, int* ticket, int lower,
+                                   int unit, int* sing) {
+  __shared__ T rs[NT];
+  __shared__ T rd[NT];
+  int lane = threadIdx.x & 31;
+  for (;;) {
+    int t = 0;
+    if (lane == 0) t = atomicAdd(ticket, 1);
+    t = __shfl_sync(0xffffffffu, t, 0);
+    if ((i64)t >= n) return;
+    i64 i = lower ? (i64)t : n - 1 - (i64)t;
+    T s = TZERO, d = TZERO;
+    for (int k = indptr[i] + lane; k < indptr[i + 1]; k += 32) {
+      i64 j = indices[k];
+      if (j == i) {
+        d = d + data[k];
+      } else if (lower ? j < i : j > i) {
+        while (((volatile int*)ready)[j] == 0) { }
+        __threadfence();
+        s = s + data[k] * sl_vload(x + j * ld);
+      }
+    }
+    rs[threadIdx.x] = s;
+    rd[threadIdx.x] = d;
+    __syncwarp();
+    for (int o = 16; o > 0; o >>= 1) {
+      if (lane < o) {
+        rs[threadIdx.x] = rs[threadIdx.x] + rs[threadIdx.x + o];
+        rd[threadIdx.x] = rd[threadIdx.x] + rd[threadIdx.x + o];
+      }
+      __syncwarp();
+    }
+    if (lane == 0) {
+      T r = b[i * ld] - rs[threadIdx.x];
+      if (!unit) {
+        T dd = rd[threadIdx.x];
+        if (dd == TZERO) atomicMin(sing, t);
+        r = r / dd;
+      }
+      x[i * ld] = r;
+      __threadfence();
+      atomicExch(&ready[i], 1);
+    }
+    __syncwarp();
+  }
+}
+
+// out[k, c] = b[p[k], c] for a row-major (n, ncol) b (a row permutation)
+extern "C" __global__ void sl_gather_rows(const T* b, const int* p, i64 n, i64 ncol, T* out) {
+  GRID_LOOP(e, n * ncol) {
+    i64 k = e / ncol, c = e - k * ncol;
+    out[e] = b[(i64)p[k] * ncol + c];
+  }
+}
