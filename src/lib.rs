@@ -6,6 +6,7 @@
 
 pub use cusci_core as core;
 pub use cusci_core::{c32, c64, Array, DType, Device, Error, Result};
+pub use cusci_dist as dist;
 pub use cusci_fft as fft;
 pub use cusci_linalg as linalg;
 pub use cusci_ndimage as ndimage;
