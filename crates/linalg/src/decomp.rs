@@ -7,7 +7,7 @@
 //! `V`). `svd` of a wide or square matrix takes `Aᵀ = U' S V'ᴴ` in the storage's own layout and
 //! reads `U = conj(V')` and `Vᴴ = U'ᵀ` from the outputs' storage without copies.
 
-use crate::cuda::{ptr, Bound};
+use crate::cuda::{kernels, ptr, Bound};
 use crate::solve::{ptr_i32, tri};
 use crate::util::{
     cat, cpu_array, cpu_map, mat_dims, prod, same_device, square_dims, transposed_copy, which,
@@ -66,7 +66,10 @@ impl<T: Scalar> Cholesky<T> {
     pub fn new(a: &Array<T>, lower: bool) -> Result<Cholesky<T>> {
         let op = "cholesky";
         let (batch, n) = square_dims(op, a)?;
-        crate::util::check_finite(op, a)?;
+        if let Device::Cpu = a.device() {
+            // on the GPU the check is fused into the copy that potrf overwrites
+            crate::util::check_finite(op, a)?;
+        }
         let count = prod(&batch);
         let batched = !batch.is_empty();
         if count == 0 || n == 0 {
@@ -96,29 +99,36 @@ impl<T: Scalar> Cholesky<T> {
                 cpu_array(r.concat(), a.shape())?
             }
             Device::Cuda(d) => {
-                let f = a.copy()?;
-                let dev = a.device().clone();
-                let info = Array::<i32>::zeros(&[count], &dev)?;
+                // status: [non-finite flag, potrf info per matrix], read back once at the end
+                let status = Array::<i32>::zeros(&[count + 1], a.device())?;
+                let f = kernels::checked_copy(a, &status)?;
                 {
                     let bound = Bound::get(d)?;
                     let h = bound.lock(d)?;
                     let es = std::mem::size_of::<T>() as u64;
+                    let info = kernels::addr(&status) + 4;
                     for i in 0..count {
-                        // row-major lower = column-major upper of the storage
+                        // row-major lower = column-major upper of the storage (no transpose)
                         h.potrf::<T>(
                             lower,
                             n,
                             ptr(&f) + (i * n * n) as u64 * es,
-                            ptr_i32(&info) + 4 * i as u64,
+                            info + 4 * i as u64,
                         )?;
                     }
                 }
-                for (i, &v) in info.to_vec()?.iter().enumerate() {
+                // the other triangle still holds a's: zeros written in place (no read)
+                kernels::tri_zero(&f, lower, 0)?;
+                let st = status.to_vec()?;
+                if st[0] != 0 {
+                    return Err(crate::util::nonfinite(op));
+                }
+                for (i, &v) in st[1..].iter().enumerate() {
                     if v > 0 {
                         return Err(not_pd(op, which(batched, i, v as usize)));
                     }
                 }
-                tri(&f, 0, lower)?
+                f
             }
         };
         Ok(Cholesky { l, lower })
@@ -544,8 +554,10 @@ pub fn svd<T: Scalar>(a: &Array<T>, opts: SvdOptions) -> Result<Svd<T>> {
             } else {
                 // A = U S Vᴴ in column-major: transpose both back to row-major
                 (
-                    uu.swapaxes(-1, -2)?.copy()?.reshape(&shp(&u_shape))?,
-                    vt.swapaxes(-1, -2)?.copy()?.reshape(&shp(&vh_shape))?,
+                    kernels::tile_copy(&uu.swapaxes(-1, -2)?, 0, 0, false)?
+                        .reshape(&shp(&u_shape))?,
+                    kernels::tile_copy(&vt.swapaxes(-1, -2)?, 0, 0, false)?
+                        .reshape(&shp(&vh_shape))?,
                 )
             };
             Ok(Svd {
@@ -670,11 +682,7 @@ fn eigh_impl<T: Scalar>(
                 return Ok((w, None));
             }
             // the storage read row-major is Vᴴ
-            let v = if T::DTYPE.is_complex() {
-                f.swapaxes(-1, -2)?.conj()?
-            } else {
-                f.swapaxes(-1, -2)?.copy()?
-            };
+            let v = kernels::tile_copy(&f.swapaxes(-1, -2)?, 0, 0, T::DTYPE.is_complex())?;
             Ok((w, Some(v)))
         }
     }
@@ -748,11 +756,14 @@ fn qr_gpu<T: Scalar>(
         }
     }
     check_infos(op, &info)?;
-    let q = f
-        .reshape(&shp(&cat(batch, &[cols, m])))?
-        .slice_axis(-2, Some(0), Some(qc as isize), 1)?
-        .swapaxes(-1, -2)?
-        .copy()?;
+    let q = kernels::tile_copy(
+        &f.reshape(&shp(&cat(batch, &[cols, m])))?
+            .slice_axis(-2, Some(0), Some(qc as isize), 1)?
+            .swapaxes(-1, -2)?,
+        0,
+        0,
+        false,
+    )?;
     Ok(Qr { q: Some(q), r })
 }
 
@@ -827,15 +838,19 @@ pub fn solve_triangular<T: Scalar>(
     } else {
         let ab = a.broadcast_to(&cat(&batch, &[n, n]))?;
         if !opts.unit_diagonal {
-            let eye = Array::<T>::eye(n, None, 0, a.device())?;
-            let diag = ab.mul(&eye)?.sum_axes(&[-1])?.abs()?.to_vec()?;
-            if let Some(z) = diag
-                .iter()
-                .position(|v| *v == <T::R as cusci_core::Element>::zero())
-            {
+            let zero = match a.device() {
+                Device::Cpu => {
+                    let av = ab.to_vec()?;
+                    (0..count * n)
+                        .find(|&z| av[(z / n) * n * n + (z % n) * (n + 1)] == T::zero())
+                        .map(|z| (z / n, z % n))
+                }
+                Device::Cuda(_) => kernels::diagonal(&ab, false, true)?.1,
+            };
+            if let Some((mat, z)) = zero {
                 return Err(Error::Singular {
                     op: op.into(),
-                    index: which(batched, z / n, z % n),
+                    index: which(batched, mat, z),
                 });
             }
         }
@@ -1022,7 +1037,7 @@ pub fn qr_raw<T: Scalar>(a: &Array<T>) -> Result<QrRaw<T>> {
                 }
             }
             check_infos(op, &info)?;
-            let h = f.swapaxes(-1, -2)?.copy()?;
+            let h = kernels::tile_copy(&f.swapaxes(-1, -2)?, 0, 0, false)?;
             finish(h, tau.reshape(&shp(&tau_shape))?)
         }
     }

@@ -46,3 +46,9 @@ pub use special::{
     fiedler_companion, hadamard, hankel, helmert, hilbert, leslie, toeplitz, ConvMode, DftScale,
 };
 pub use tensor::{einsum, tensorinv, tensorsolve};
+
+/// Every CUDA module source of this crate (name, source), for the compile checks of the tests.
+#[doc(hidden)]
+pub fn __kernel_sources() -> Vec<(String, String)> {
+    cuda::kernels::all_sources()
+}

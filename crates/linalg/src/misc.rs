@@ -399,7 +399,7 @@ pub fn khatri_rao<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
 pub fn matrix_power<T: Scalar>(a: &Array<T>, n: i64) -> Result<Array<T>> {
     let (_, m) = square_dims("matrix_power", a)?;
     if n == 0 {
-        return Array::<T>::eye(m, None, 0, a.device())?
+        return crate::util::eye::<T>(m, a.device())?
             .broadcast_to(a.shape())?
             .copy();
     }
@@ -467,7 +467,7 @@ pub fn expm<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
     };
     let sc = |x: &Array<T>, v: f64| x.mul_scalar(T::from_c64(cusci_core::c64::new(v, 0.0)));
     let a = sc(a, 0.5f64.powi(s))?;
-    let ident = Array::<T>::eye(n, None, 0, a.device())?
+    let ident = crate::util::eye::<T>(n, a.device())?
         .broadcast_to(a.shape())?
         .copy()?;
     let a2 = matmul(&a, &a)?;

@@ -7,7 +7,7 @@
 //! `trans = T` (no transposed copy of `A`). `info` is read back (this synchronises) and becomes
 //! `Error::Singular`.
 
-use crate::cuda::{ptr, Bound};
+use crate::cuda::{kernels, ptr, Bound};
 use crate::util::{
     broadcast_shapes, cat, cpu_array, cpu_map, mat_dims, prod, same_device, square_dims,
     transposed_copy, which,
@@ -193,24 +193,28 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
         ));
     }
     let batch = broadcast_shapes(op, &ba, &bb)?;
-    crate::util::check_finite(op, a)?;
-    crate::util::check_finite(op, b)?;
-    let x = solve_impl(op, a, &b2, &batch, n, k, 0)?;
+    if let Device::Cpu = a.device() {
+        crate::util::check_finite(op, a)?;
+        crate::util::check_finite(op, b)?;
+    }
+    // on the GPU the finiteness check is part of solve_impl's passes and status read
+    let x = solve_impl(op, a, Some(&b2), &batch, n, k)?;
     if vector {
         return x.index_axis(-1, 0);
     }
     Ok(x)
 }
 
-/// Shared by solve, inv and lu_solve-like uses: `trans` 0, 1 (Aᵀ) or 2 (Aᴴ).
+/// Shared by solve and inv: `a x = b` for `b` (`None`: the identity, `k = n`). On the GPU this
+/// also checks `a` and `b` for NaN and infinity (SciPy's `check_finite`), in the same passes, and
+/// reads every status back once, after all the work is queued.
 fn solve_impl<T: Scalar>(
     op: &str,
     a: &Array<T>,
-    b: &Array<T>,
+    b: Option<&Array<T>>,
     batch: &[usize],
     n: usize,
     k: usize,
-    trans: u8,
 ) -> Result<Array<T>> {
     let count = prod(batch);
     let out_shape = cat(batch, &[n, k]);
@@ -221,7 +225,12 @@ fn solve_impl<T: Scalar>(
     match a.device() {
         Device::Cpu => {
             let av = a.broadcast_to(&cat(batch, &[n, n]))?.to_vec()?;
-            let bv = b.broadcast_to(&out_shape)?.to_vec()?;
+            let bv = match b {
+                Some(b) => b.broadcast_to(&out_shape)?.to_vec()?,
+                None => crate::util::eye::<T>(n, a.device())?
+                    .broadcast_to(&out_shape)?
+                    .to_vec()?,
+            };
             let xs = cpu_map(&av, count, n * n, |i, m| {
                 let mut lu = m.to_vec();
                 let mut piv = vec![0; n];
@@ -229,29 +238,79 @@ fn solve_impl<T: Scalar>(
                     return Err(singular(op, which(batched, i, z)));
                 }
                 let mut x = bv[i * n * k..(i + 1) * n * k].to_vec();
-                cpu::lu_solve_inplace(&lu, &piv, n, &mut x, k, trans);
+                cpu::lu_solve_inplace(&lu, &piv, n, &mut x, k, 0);
                 Ok(x)
             })?;
             cpu_array(xs.concat(), &out_shape)
         }
         Device::Cuda(d) => {
-            // the storage of row-major A is column-major Aᵀ: factor it and solve with the
-            // transposed operation (trans 0 -> T, 1 -> N, 2 -> conj of N: handled by conj copies)
-            let f = a.broadcast_to(&cat(batch, &[n, n]))?.copy()?;
-            let bt = transposed_copy(&b.broadcast_to(&out_shape)?)?;
-            let (piv, infos) = gpu_getrf(d, &f, count, n, n)?;
-            first_singular(op, &infos, batched)?;
-            match trans {
-                0 => gpu_getrs(d, &f, &piv, count, n, &bt, k, true, false)?,
-                1 => gpu_getrs(d, &f, &piv, count, n, &bt, k, false, false)?,
-                _ => {
-                    // Aᴴ x = b  <=>  Aᵀ conj(x) = conj(b)
-                    let btc = bt.conj()?;
-                    gpu_getrs(d, &f, &piv, count, n, &btc, k, false, false)?;
-                    return btc.conj()?.swapaxes(-1, -2)?.contiguous();
+            if n <= kernels::SMALL_MAX_N {
+                // one kernel: LU in registers, substitutions, finiteness, singularity
+                let ac = a.broadcast_to(&cat(batch, &[n, n]))?.contiguous()?;
+                let bc = match b {
+                    Some(b) => Some(b.broadcast_to(&out_shape)?.contiguous()?),
+                    None => None,
+                };
+                let (x, st) = kernels::small_solve(&ac, bc.as_ref(), count, n, k)?;
+                if st.nonfinite {
+                    return Err(crate::util::nonfinite(op));
+                }
+                if let Some((s, z)) = st.singular {
+                    return Err(singular(op, which(batched, s, z)));
+                }
+                return x.reshape(&out_shape.iter().map(|&v| v as isize).collect::<Vec<_>>());
+            }
+            // status: [non-finite flag, getrf info per matrix, getrs info per matrix]
+            let status = Array::<i32>::zeros(&[1 + 2 * count], a.device())?;
+            let f = kernels::checked_copy(&a.broadcast_to(&cat(batch, &[n, n]))?, &status)?;
+            let info = kernels::addr(&status) + 4;
+            let info_s = info + 4 * count as u64;
+            let piv = Array::<i64>::empty(&[count, n], a.device())?;
+            // b: the column-major right-hand sides. For the identity (inv) no transposes at all:
+            // the storage of A is Aᵀ column-major, and solving Aᵀ Y = I (trans N) gives
+            // Y = A⁻ᵀ column-major, whose storage read row-major is A⁻¹.
+            let (bt, trans) = match b {
+                Some(b) => {
+                    let bt = transposed_copy(&b.broadcast_to(&out_shape)?)?;
+                    kernels::finite_copy(&bt, None, kernels::addr(&status))?;
+                    (bt, true)
+                }
+                None => (kernels::eye_batch::<T>(n, count, a.device())?, false),
+            };
+            {
+                let bound = Bound::get(d)?;
+                let h = bound.lock(d)?;
+                let es = std::mem::size_of::<T>() as u64;
+                for i in 0..count {
+                    let fi = ptr(&f) + (i * n * n) as u64 * es;
+                    let pi = ptr_i64(&piv) + (i * n * 8) as u64;
+                    h.getrf::<T>(n, n, fi, n, pi, info + 4 * i as u64)?;
+                    h.getrs::<T>(
+                        trans,
+                        false,
+                        n,
+                        k,
+                        fi,
+                        n,
+                        pi,
+                        ptr(&bt) + (i * n * k) as u64 * es,
+                        n,
+                        info_s + 4 * i as u64,
+                    )?;
                 }
             }
-            bt.swapaxes(-1, -2)?.contiguous()
+            // the one synchronisation: flag and infos together
+            let st = status.to_vec()?;
+            if st[0] != 0 {
+                return Err(crate::util::nonfinite(op));
+            }
+            first_singular(op, &st[1..1 + count], batched)?;
+            let shape: Vec<isize> = out_shape.iter().map(|&v| v as isize).collect();
+            if trans {
+                transposed_copy(&bt)?.reshape(&shape)
+            } else {
+                bt.reshape(&shape)
+            }
         }
     }
 }
@@ -272,9 +331,10 @@ fn solve_impl<T: Scalar>(
 pub fn inv<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
     let op = "inv";
     let (batch, n) = square_dims(op, a)?;
-    crate::util::check_finite(op, a)?;
-    let eye = Array::<T>::eye(n, None, 0, a.device())?;
-    solve_impl(op, a, &eye, &batch, n, n, 0)
+    if let Device::Cpu = a.device() {
+        crate::util::check_finite(op, a)?;
+    }
+    solve_impl(op, a, None, &batch, n, n)
 }
 
 /// Per-matrix LU diagonals and swap counts, the common part of `det` and `slogdet`.
@@ -307,8 +367,10 @@ fn lu_diagonals<T: Scalar>(
             // det(Aᵀ) = det(A): factor the storage as it is
             let f = a.copy()?;
             let (piv, _) = gpu_getrf(d, &f, count, n, n)?;
-            let eye = Array::<T>::eye(n, None, 0, a.device())?;
-            let diag = f.mul(&eye)?.sum_axes(&[-1])?.to_vec()?;
+            let diag = match kernels::diagonal(&f, true, false)?.0 {
+                Some(v) => v.to_vec()?,
+                None => Vec::new(),
+            };
             let pv: Vec<i64> = match &piv {
                 GpuPiv::X(p) => p.to_vec()?,
                 GpuPiv::Batched(p, _) => p.to_vec()?.into_iter().map(|v| v as i64).collect(),
@@ -485,7 +547,9 @@ pub fn lu_factor<T: Scalar>(a: &Array<T>, opts: LuFactorOptions) -> Result<Lu<T>
             // column-major A is the transposed copy's storage
             let f = transposed_copy(a)?;
             let (piv, _) = gpu_getrf_x(d, &f, count, m, n)?;
-            let lu = f.swapaxes(-1, -2)?.copy()?;
+            // SciPy's row-major factor is a view of the column-major one (as CuPy's F-ordered
+            // result): no copy
+            let lu = f.swapaxes(-1, -2)?;
             let piv0 = piv.sub_scalar(1)?;
             Ok(Lu {
                 lu,
@@ -510,8 +574,8 @@ fn gpu_getrf_x<T: Scalar>(
     let h = bound.lock(d)?;
     let es = std::mem::size_of::<T>() as u64;
     let k = m.min(n);
-    let piv = Array::<i64>::zeros(&[count, k], &dev)?;
-    let info = Array::<i32>::zeros(&[count], &dev)?;
+    let piv = Array::<i64>::empty(&[count, k], &dev)?;
+    let info = Array::<i32>::empty(&[count], &dev)?;
     for i in 0..count {
         h.getrf::<T>(
             m,
@@ -601,14 +665,9 @@ impl<T: Scalar> Lu<T> {
                             .copy()?,
                         )
                     };
-                    // U's diagonal: a zero is a singular factor
-                    let eye = Array::<T>::eye(n, None, 0, b.device())?;
-                    let diag = f.mul(&eye)?.sum_axes(&[-1])?.abs()?.to_vec()?;
-                    if let Some(z) = diag
-                        .iter()
-                        .position(|v| *v == <T::R as cusci_core::Element>::zero())
-                    {
-                        return Err(singular(op, which(batched, z / n, z % n)));
+                    // U's diagonal: a zero is a singular factor (one kernel, 8 bytes read)
+                    if let (_, Some((mat, z))) = kernels::diagonal(&f, false, true)? {
+                        return Err(singular(op, which(batched, mat, z)));
                     }
                     let bt = transposed_copy(&b2.broadcast_to(&out_shape)?)?;
                     let piv = GpuPiv::X(p1);
@@ -674,6 +733,10 @@ pub(crate) fn tri_mask(
 
 /// The lower (`lower`) or upper triangle of the last two axes, from diagonal `k`.
 pub(crate) fn tri<T: Scalar>(a: &Array<T>, k: isize, lower: bool) -> Result<Array<T>> {
+    if let Device::Cuda(_) = a.device() {
+        // one tiled kernel: reads the (possibly transposed) view, writes zeros outside
+        return kernels::tile_copy(a, if lower { 1 } else { 2 }, k, false);
+    }
     let nd = a.ndim();
     let (m, n) = (a.shape()[nd - 2], a.shape()[nd - 1]);
     let mask = tri_mask(m, n, k, lower, a.device())?.broadcast_to(a.shape())?;

@@ -45,7 +45,7 @@ impl<T: Scalar> Term<T> {
                 .collect();
             perm.push(i as isize);
             perm.push(j as isize);
-            let eye = Array::<T>::eye(ni, None, 0, self.a.device())?;
+            let eye = crate::util::eye::<T>(ni, self.a.device())?;
             let d = self.a.permute(&perm)?.mul(&eye)?.sum_axes(&[-1])?;
             let c = self.s[i];
             let mut s: Vec<char> = (0..nd)

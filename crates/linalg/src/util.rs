@@ -110,22 +110,55 @@ pub(crate) fn cpu_array<T: cusci_core::Element>(data: Vec<T>, shape: &[usize]) -
     Array::from_vec(data, shape, &Device::Cpu)
 }
 
-/// `InvalidArgument` unless every element is finite (SciPy's `check_finite`). One elementwise
-/// pass and one reduction: `sum(a * 0)` is 0 when every element is finite and NaN otherwise
-/// (`inf * 0` is NaN), so a single scalar is read back (which synchronises a GPU stream).
+/// `InvalidArgument` unless every element is finite (SciPy's `check_finite`). On the GPU one
+/// read-only kernel pass sets a device flag, and the flag (4 bytes) is read back (this
+/// synchronises); callers that read other results anyway fold the check into their own status
+/// read instead (`cuda::kernels::checked_copy`).
 pub(crate) fn check_finite<T: Scalar>(op: &str, a: &Array<T>) -> Result<()> {
-    use cusci_core::RealFloat;
     if a.is_empty() {
         return Ok(());
     }
-    let s = a.mul_scalar(T::zero())?.sum()?;
-    if !(s.re().to_f64().is_finite() && s.im().to_f64().is_finite()) {
-        return Err(make::arg(op, "array must not contain infs or NaNs"));
+    let ok = match a.device() {
+        Device::Cpu => {
+            use cusci_core::RealFloat;
+            a.to_vec()?
+                .iter()
+                .all(|s| s.re().to_f64().is_finite() && s.im().to_f64().is_finite())
+        }
+        Device::Cuda(_) => {
+            let flag = Array::<i32>::zeros(&[1], a.device())?;
+            let c = a.contiguous()?;
+            crate::cuda::kernels::finite_copy(&c, None, crate::cuda::kernels::addr(&flag))?;
+            flag.to_vec()?[0] == 0
+        }
+    };
+    if !ok {
+        return Err(nonfinite(op));
     }
     Ok(())
 }
 
+/// SciPy's `check_finite` error.
+pub(crate) fn nonfinite(op: &str) -> cusci_core::Error {
+    make::arg(op, "array must not contain infs or NaNs")
+}
+
 /// The transposed (last two axes) contiguous copy: the column-major storage of the matrices.
+/// GPU: one tiled kernel (coalesced reads and writes).
 pub(crate) fn transposed_copy<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
-    a.swapaxes(-1, -2)?.copy()
+    let t = a.swapaxes(-1, -2)?;
+    match a.device() {
+        Device::Cpu => t.copy(),
+        Device::Cuda(_) => crate::cuda::kernels::tile_copy(&t, 0, 0, false),
+    }
+}
+
+/// The `n x n` identity on `dev` (on the GPU written by a kernel, not uploaded).
+pub(crate) fn eye<T: Scalar>(n: usize, dev: &Device) -> Result<Array<T>> {
+    match dev {
+        Device::Cpu => Array::<T>::eye(n, None, 0, dev),
+        Device::Cuda(_) => {
+            crate::cuda::kernels::eye_batch::<T>(n, 1, dev)?.reshape(&[n as isize, n as isize])
+        }
+    }
 }

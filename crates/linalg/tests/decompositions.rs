@@ -745,3 +745,128 @@ fn gpu_matches_cpu() {
     assert_eq!(gg.4, c.4, "pivots gpu/cpu");
     close(&gg.5, &c.5, 1e-12, "singular values gpu/cpu");
 }
+
+/// Stacks of small systems (the GPU's one-kernel LU solve for `n <= 32`, every lane width) and
+/// the cuSOLVER path just above it: residuals, the GPU against the CPU, broadcast right-hand
+/// sides, and the typed errors (non-finite input, the first singular matrix or zero pivot).
+fn small_systems_body<T: Scalar>() {
+    let nan = T::from_c64(cusci_core::c64::new(f64::NAN, 0.0));
+    let inf = T::from_c64(cusci_core::c64::new(f64::INFINITY, 0.0));
+    let mut cpu_x: Vec<Vec<T>> = Vec::new();
+    for dev in devices() {
+        let mut case = 0;
+        for &n in &[1usize, 2, 5, 8, 17, 32, 33] {
+            for &count in &[1usize, 3] {
+                let a: Vec<T> = (0..count)
+                    .flat_map(|i| shifted::<T>(n, 300 + (n * 7 + i) as u64))
+                    .collect();
+                let b: Vec<T> = randn_vec(count * n * 2, 301 + n as u64);
+                let aa = Array::from_vec(a.clone(), &[count, n, n], &dev).unwrap();
+                let bb = Array::from_vec(b.clone(), &[count, n, 2], &dev).unwrap();
+                let x = solve(&aa, &bb).unwrap().to_vec().unwrap();
+                let ai = inv(&aa).unwrap().to_vec().unwrap();
+                for i in 0..count {
+                    let ab = &a[i * n * n..(i + 1) * n * n];
+                    close(
+                        &naive(ab, &x[i * n * 2..(i + 1) * n * 2], n, n, 2),
+                        &b[i * n * 2..(i + 1) * n * 2],
+                        tol::<T>(n),
+                        &format!("small solve n={n} count={count} on {dev}"),
+                    );
+                    close(
+                        &naive(ab, &ai[i * n * n..(i + 1) * n * n], n, n, n),
+                        &eye::<T>(n),
+                        tol::<T>(n),
+                        &format!("small inv n={n} count={count} on {dev}"),
+                    );
+                }
+                // one right-hand side broadcast over the stack
+                let b1 = Array::from_vec(b[..n].to_vec(), &[n, 1], &dev).unwrap();
+                let xb = solve(&aa, &b1).unwrap();
+                assert_eq!(xb.shape(), &[count, n, 1]);
+                let mut all = x.clone();
+                all.extend(ai);
+                all.extend(xb.to_vec().unwrap());
+                if let Device::Cpu = dev {
+                    cpu_x.push(all);
+                } else {
+                    close(
+                        &all,
+                        &cpu_x[case],
+                        tol::<T>(n),
+                        &format!("GPU against CPU n={n} count={count}"),
+                    );
+                }
+                case += 1;
+
+                // non-finite input: InvalidArgument, in a or in b
+                let mut an = a.clone();
+                an[(count - 1) * n * n + n * n / 2] = nan;
+                let an = Array::from_vec(an, &[count, n, n], &dev).unwrap();
+                assert!(
+                    matches!(solve(&an, &bb), Err(Error::InvalidArgument { .. })),
+                    "NaN in a, n={n} on {dev}"
+                );
+                assert!(matches!(inv(&an), Err(Error::InvalidArgument { .. })));
+                let mut bn = b.clone();
+                bn[count * n * 2 - 1] = inf;
+                let bn = Array::from_vec(bn, &[count, n, 2], &dev).unwrap();
+                assert!(
+                    matches!(solve(&aa, &bn), Err(Error::InvalidArgument { .. })),
+                    "inf in b, n={n} on {dev}"
+                );
+                // a zero column 0 (n = 1) or n / 2 in the last matrix: singular at that pivot
+                if n >= 1 {
+                    let z = n / 2;
+                    let mut s = a.clone();
+                    for r in 0..n {
+                        s[(count - 1) * n * n + r * n + z] = T::zero();
+                    }
+                    let sa = Array::from_vec(s, &[count, n, n], &dev).unwrap();
+                    // a 3-D array is a stack, even of one matrix: the matrix is reported
+                    let want = count - 1;
+                    for e in [solve(&sa, &bb).unwrap_err(), inv(&sa).unwrap_err()] {
+                        assert!(
+                            matches!(e, Error::Singular { index, .. } if index == want),
+                            "singular n={n} count={count} on {dev}: {e:?}"
+                        );
+                    }
+                    // a 2-D matrix is not a stack: the pivot even for the same matrix
+                    let s2 = sa.index_axis(0, count as isize - 1).unwrap();
+                    assert!(matches!(
+                        inv(&s2),
+                        Err(Error::Singular { index, .. }) if index == z
+                    ));
+                }
+            }
+        }
+        // Cholesky: non-finite input is InvalidArgument on every device
+        let mut h = hpd::<T>(5, 310);
+        h[7] = nan;
+        let ha = Array::from_vec(h, &[5, 5], &dev).unwrap();
+        assert!(matches!(cholesky(&ha), Err(Error::InvalidArgument { .. })));
+    }
+}
+all_types!(small_systems, small_systems_body);
+
+/// Every CUDA kernel of the crate compiles with NVRTC (sm_90), checked without a GPU.
+#[test]
+fn kernels_compile() {
+    use cusci_core::cuda::{kernel::check_compiles, libs};
+    if libs::probe("nvrtc").is_none() {
+        assert_ne!(
+            std::env::var("CUSCI_REQUIRE_GPU").as_deref(),
+            Ok("1"),
+            "CUSCI_REQUIRE_GPU=1 but NVRTC does not load"
+        );
+        eprintln!("note: NVRTC not found: kernel compile checks skipped");
+        return;
+    }
+    let mut failed = Vec::new();
+    for (name, src) in __kernel_sources() {
+        if let Err(e) = check_compiles(&name, &src, &[], "compute_90") {
+            failed.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
