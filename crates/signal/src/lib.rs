@@ -81,7 +81,7 @@ mod fftresample;
 pub use fftresample::{
     decimate, resample, DecimateFtype, DecimateOptions, ResampleOptions, ResampleScalar,
 };
-pub use czt::{czt, czt_points, Czt};
+pub use czt::{czt, czt_points, zoom_fft, Czt, ZoomFft, ZoomFftOptions};
 pub mod ltisys;
 #[doc(hidden)]
 pub use ltisys::lti_kernel_sources;
@@ -104,3 +104,7 @@ pub use splines::{
     cspline1d, cspline1d_eval, cspline2d, gauss_spline, qspline1d, qspline1d_eval, qspline2d,
     spline_filter, Spline2dOptions,
 };
+mod wavelets;
+#[doc(hidden)]
+pub use wavelets::wavelet_kernel_sources;
+pub use wavelets::{cwt, morlet, morlet2, ricker, CwtWavelet, MorletOptions};

@@ -431,3 +431,263 @@ fn spline_kernels_compile() {
             .unwrap_or_else(|e| panic!("{n}: {e}"));
     }
 }
+
+#[test]
+fn zoom_fft_golden() {
+    let g = G::load();
+    for_each_device(|dev| {
+        let z = g.c_on("zx", dev);
+        let d = ZoomFftOptions::default();
+        let cases: Vec<(&str, (f64, f64), ZoomFftOptions)> = vec![
+            ("zoom_a", (0.1, 0.6), ZoomFftOptions { m: Some(37), ..d }),
+            (
+                "zoom_b",
+                (-0.3, 0.9),
+                ZoomFftOptions {
+                    m: Some(64),
+                    fs: 3.0,
+                    endpoint: true,
+                },
+            ),
+            ("zoom_c", (0.0, 0.5), d),
+            ("zoom_d", (0.2, 1.9), ZoomFftOptions { m: Some(80), ..d }),
+        ];
+        for (k, band, o) in cases {
+            let y = zoom_fft(&z, band, &o, -1).unwrap();
+            close(&y, &g.c(k), 1e-10, 1e-11, &format!("{k} on {dev}"));
+            let t = ZoomFft::new(50, band, &o).unwrap();
+            close(
+                &t.apply(&z, 0).unwrap(),
+                &g.c(k),
+                1e-10,
+                1e-11,
+                &format!("ZoomFft {k} on {dev}"),
+            );
+        }
+        let z2 = g.c_on("zx2", dev);
+        let o = ZoomFftOptions { m: Some(11), ..d };
+        let y = zoom_fft(&z2, (0.0, 0.25), &o, 0).unwrap();
+        close(
+            &y,
+            &g.c("zoom_axis0"),
+            1e-10,
+            1e-11,
+            &format!("zoom_fft axis 0 on {dev}"),
+        );
+        // the full band is the DFT (czt's default points)
+        let full = zoom_fft(&z, (0.0, 2.0), &d, -1).unwrap();
+        let dft = czt(&z, None, None, c64::new(1.0, 0.0), -1).unwrap();
+        close(
+            &full,
+            &dft.to_device(&Device::cpu()).unwrap(),
+            1e-10,
+            1e-11,
+            "zoom_fft full band",
+        );
+        // errors
+        assert!(is_arg(zoom_fft(
+            &z,
+            (0.0, 1.0),
+            &ZoomFftOptions { m: Some(0), ..d },
+            -1
+        )));
+        assert!(is_arg(zoom_fft(
+            &z,
+            (0.0, 1.0),
+            &ZoomFftOptions { fs: 0.0, ..d },
+            -1
+        )));
+        assert!(is_arg(zoom_fft(
+            &z,
+            (0.0, 1.0),
+            &ZoomFftOptions {
+                m: Some(1),
+                endpoint: true,
+                ..d
+            },
+            -1
+        )));
+        assert!(is_arg(zoom_fft(&z, (0.0, 1.0), &d, 1)));
+        assert!(is_arg(
+            ZoomFft::new(40, (0.0, 1.0), &d).unwrap().apply(&z, -1)
+        ));
+        assert!(is_arg(ZoomFft::new(0, (0.0, 1.0), &d)));
+    });
+    let t = ZoomFft::new(10, (0.25, 0.75), &ZoomFftOptions::default()).unwrap();
+    let p = t.points();
+    assert_eq!(p.len(), 10);
+    assert!((p[0] - c64::from_polar(1.0, std::f64::consts::PI * 0.25)).norm() < 1e-14);
+}
+
+#[test]
+fn wavelets_golden() {
+    let g = G::load();
+    for_each_device(|dev| {
+        for (p, a) in [(1usize, "1.0"), (10, "4.0"), (33, "2.5")] {
+            let w = ricker::<f64>(p, a.parse().unwrap(), dev).unwrap();
+            close(
+                &w,
+                &g.f(&format!("ricker_{p}_{a}")),
+                1e-14,
+                1e-15,
+                &format!("ricker {p} {a}"),
+            );
+        }
+        let w32 = ricker::<f32>(33, 2.5, dev)
+            .unwrap()
+            .astype::<f64>()
+            .unwrap();
+        close(&w32, &g.f("ricker_33_2.5"), 1e-6, 1e-7, "ricker f32");
+        let d = MorletOptions::default();
+        close(
+            &morlet(16, &d, dev).unwrap(),
+            &g.c("morlet_16"),
+            1e-13,
+            1e-14,
+            "morlet 16",
+        );
+        let o = MorletOptions {
+            w: 3.0,
+            s: 0.5,
+            complete: false,
+        };
+        close(
+            &morlet(17, &o, dev).unwrap(),
+            &g.c("morlet_17_b"),
+            1e-13,
+            1e-14,
+            "morlet 17",
+        );
+        close(
+            &morlet(1, &d, dev).unwrap(),
+            &g.c("morlet_1"),
+            1e-13,
+            1e-14,
+            "morlet 1",
+        );
+        close(
+            &morlet2(20, 3.0, 5.0, dev).unwrap(),
+            &g.c("morlet2_20"),
+            1e-13,
+            1e-14,
+            "morlet2 20",
+        );
+        close(
+            &morlet2(7, 1.5, 6.0, dev).unwrap(),
+            &g.c("morlet2_7"),
+            1e-13,
+            1e-14,
+            "morlet2 7",
+        );
+
+        let x = g.f_on("cwt_x", dev);
+        let y = cwt(&x, &CwtWavelet::Ricker, &[1.0, 2.0, 3.0, 5.0, 8.0, 0.75]).unwrap();
+        close(
+            &y,
+            &g.f("cwt_ricker"),
+            1e-12,
+            1e-13,
+            &format!("cwt ricker on {dev}"),
+        );
+        let y32 = cwt(
+            &x.astype::<f32>().unwrap(),
+            &CwtWavelet::Ricker,
+            &[1.0, 2.0, 3.0, 5.0, 8.0, 0.75],
+        )
+        .unwrap();
+        close(
+            &y32.astype::<f64>().unwrap(),
+            &g.f("cwt_ricker"),
+            1e-5,
+            1e-5,
+            &format!("cwt ricker f32 on {dev}"),
+        );
+        let xc = x.astype::<c64>().unwrap();
+        let y = cwt(&xc, &CwtWavelet::Morlet2 { w: 6.0 }, &[1.0, 2.0, 4.0]).unwrap();
+        close(
+            &y,
+            &g.c("cwt_morlet2"),
+            1e-12,
+            1e-13,
+            &format!("cwt morlet2 on {dev}"),
+        );
+        let x7 = x.slice_axis(0, Some(0), Some(7), 1).unwrap();
+        let y = cwt(&x7, &CwtWavelet::Ricker, &[0.5, 1.0, 2.0]).unwrap();
+        close(
+            &y,
+            &g.f("cwt_short"),
+            1e-12,
+            1e-13,
+            &format!("cwt short on {dev}"),
+        );
+        // a custom wavelet equal to ricker gives the same rows
+        fn rk(p: usize, a: f64) -> Vec<c64> {
+            ricker::<f64>(p, a, &Device::cpu())
+                .unwrap()
+                .to_vec()
+                .unwrap()
+                .into_iter()
+                .map(|v| c64::new(v, 0.0))
+                .collect()
+        }
+        let y = cwt(&x, &CwtWavelet::Custom(rk), &[1.0, 2.0, 3.0, 5.0, 8.0]).unwrap();
+        let e = g
+            .f("cwt_ricker")
+            .slice_axis(0, Some(0), Some(5), 1)
+            .unwrap()
+            .contiguous()
+            .unwrap();
+        close(&y, &e, 1e-12, 1e-13, "cwt custom");
+        // errors
+        assert!(is_arg(cwt(&x, &CwtWavelet::Morlet2 { w: 5.0 }, &[1.0])));
+        assert!(is_arg(cwt(&x, &CwtWavelet::Ricker, &[])));
+        assert!(is_arg(cwt(&x, &CwtWavelet::Ricker, &[0.0])));
+        assert!(is_arg(cwt(&x, &CwtWavelet::Ricker, &[f64::NAN])));
+        let e0 = Array::<f64>::zeros(&[0], dev).unwrap();
+        assert!(is_arg(cwt(&e0, &CwtWavelet::Ricker, &[1.0])));
+        let m = Array::<f64>::zeros(&[2, 3], dev).unwrap();
+        assert!(matches!(
+            cwt(&m, &CwtWavelet::Ricker, &[1.0]),
+            Err(Error::ShapeMismatch { .. })
+        ));
+        assert!(is_arg(ricker::<f64>(4, 0.0, dev)));
+        assert!(is_arg(morlet2(4, -1.0, 5.0, dev)));
+    });
+}
+
+#[test]
+fn cwt_gpu_matches_cpu() {
+    let Some(gpu) = cusci_core::testing::gpu() else {
+        return;
+    };
+    let cpu = Device::cpu();
+    let widths: Vec<f64> = (1..=31).map(|w| w as f64).collect();
+    let x = randn::<f32>(&[20_000], 11, &cpu).unwrap();
+    let a = cwt(&x, &CwtWavelet::Ricker, &widths).unwrap();
+    let b = cwt(&x.to_device(&gpu).unwrap(), &CwtWavelet::Ricker, &widths).unwrap();
+    close(&b, &a, 1e-5, 1e-5, "cwt f32 20000x31");
+    let xc = randn::<c64>(&[5_000], 12, &cpu).unwrap();
+    let a = cwt(&xc, &CwtWavelet::Morlet2 { w: 5.0 }, &widths).unwrap();
+    let b = cwt(
+        &xc.to_device(&gpu).unwrap(),
+        &CwtWavelet::Morlet2 { w: 5.0 },
+        &widths,
+    )
+    .unwrap();
+    close(&b, &a, 1e-12, 1e-12, "cwt c64 5000x31");
+}
+
+#[test]
+fn wavelet_kernels_compile() {
+    if cusci_core::cuda::libs::probe("nvrtc").is_none() {
+        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
+            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
+        }
+        eprintln!("note: NVRTC not found: kernel compile checks skipped");
+        return;
+    }
+    for (n, s) in &cusci_signal::wavelet_kernel_sources() {
+        cusci_core::cuda::kernel::check_compiles(n, s, &[], "compute_90")
+            .unwrap_or_else(|e| panic!("{n}: {e}"));
+    }
+}
