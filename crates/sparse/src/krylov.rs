@@ -504,6 +504,40 @@ impl<T: Float> Engine<T> {
         Ok(())
     }
 
+    /// The scalar slots on the host (a read of the device on a GPU).
+    pub(crate) fn scalars_t(&self) -> Result<Vec<T>> {
+        match &self.store {
+            Store::Cpu { s, .. } => Ok(s.clone()),
+            Store::Cuda { st, .. } => st.to_vec(),
+        }
+    }
+
+    /// Vector `i` written as column `c` of the row-major (n, k) array `dst` (on its device).
+    pub(crate) fn put_col(&self, i: usize, dst: &mut Array<T>, c: usize) -> Result<()> {
+        let (n, k) = (dst.shape()[0], dst.shape()[1]);
+        match &self.store {
+            Store::Cpu { v, .. } => {
+                let mut d = dst.to_vec()?;
+                for r in 0..n {
+                    d[r * k + c] = v[i][r];
+                }
+                *dst = Array::from_vec(d, &[n, k], &Device::Cpu)?;
+            }
+            Store::Cuda { d, v, .. } => launch_solver::<T>(
+                d,
+                "sl_put_col",
+                blocks(d, n),
+                Args::new()
+                    .push(p(&v[i]))
+                    .push(p(dst))
+                    .push(n as i64)
+                    .push(k as i64)
+                    .push(c as i64),
+            )?,
+        }
+        Ok(())
+    }
+
     /// The real parts of the scalar slots, on the host (a read of the device on a GPU).
     pub(crate) fn scalars(&self) -> Result<Vec<f64>> {
         let s = match &self.store {
@@ -541,7 +575,12 @@ pub(crate) fn solvers_source(dtype: DType) -> Result<String> {
     Ok(format!("{}{}", module_source(dtype)?, SOLVERS))
 }
 
-pub(crate) fn launch_solver<T: Float>(d: &CudaDevice, name: &str, nb: u32, args: &mut Args) -> Result<()> {
+pub(crate) fn launch_solver<T: Float>(
+    d: &CudaDevice,
+    name: &str,
+    nb: u32,
+    args: &mut Args,
+) -> Result<()> {
     let src = solvers_source(T::DTYPE)?;
     let key = format!("cusci_sparse_solvers_{}", T::DTYPE.tag());
     d.function(&key, move || src, &[], name)?.launch(

@@ -23,6 +23,7 @@
 mod construct;
 mod cpu;
 mod direct;
+mod eigen;
 mod dia;
 mod index;
 pub mod csgraph;

@@ -18,6 +18,7 @@ use cusci_core::error::make;
 use cusci_core::{Array, CudaDevice, Device, Float, RealFloat, Result};
 
 pub use crate::direct::{factorized, splu, spsolve, spsolve_triangular, SuperLu};
+pub use crate::eigen::{eigsh, EigshOptions, EigshResult, Which};
 pub use crate::lsq::{lsmr, lsqr, minres, LsmrResult, LsqOptions, LsqrResult};
 
 /// The NVRTC source of the solver kernels (minres, lsqr, lsmr) for `dtype`: for compile checks.
@@ -41,6 +42,12 @@ pub trait LinearOperator<T: Float> {
     fn rmatvec(&self, x: &Array<T>) -> Result<Array<T>> {
         Err(make::not_implemented("LinearOperator.rmatvec", x.device()))
     }
+    /// The device the operator works on, when it has one (sparse matrices); solvers that make
+    /// their own start vectors (`eigsh`) put them there. The default says none (the CPU is used
+    /// unless a start vector is given).
+    fn device(&self) -> Option<Device> {
+        None
+    }
 }
 
 impl<T: Float> LinearOperator<T> for CsrMatrix<T> {
@@ -59,6 +66,9 @@ impl<T: Float> LinearOperator<T> for CsrMatrix<T> {
     fn rmatvec(&self, x: &Array<T>) -> Result<Array<T>> {
         self.conj()?.transpose().tocsr()?.matvec(x)
     }
+    fn device(&self) -> Option<Device> {
+        Some(CsrMatrix::device(self).clone())
+    }
 }
 
 impl<T: Float> LinearOperator<T> for CscMatrix<T> {
@@ -76,6 +86,9 @@ impl<T: Float> LinearOperator<T> for CscMatrix<T> {
     }
     fn rmatvec(&self, x: &Array<T>) -> Result<Array<T>> {
         self.transpose().conj()?.matvec(x)
+    }
+    fn device(&self) -> Option<Device> {
+        Some(CscMatrix::device(self).clone())
     }
 }
 

@@ -357,3 +357,8 @@ extern "C" __global__ void sl_gather_rows(const T* b, const int* p, i64 n, i64 n
     out[e] = b[(i64)p[k] * ncol + c];
   }
 }
+
+// dst[i, c] = src[i] for a row-major (n, k) dst (eigsh's eigenvector columns)
+extern "C" __global__ void sl_put_col(const T* src, T* dst, i64 n, i64 k, i64 c) {
+  GRID_LOOP(i, n) { dst[i * k + c] = src[i]; }
+}

@@ -1,0 +1,313 @@
+//! `eigsh`: a few eigenvalues of a Hermitian operator by thick-restart Lanczos (Krylov–Schur for
+//! Hermitian matrices) with full reorthogonalisation. The Krylov vectors, the products and every
+//! vector operation stay on the operator's device (the solver engine); the small projected
+//! matrix (ncv × ncv) is read to the host once per Lanczos step and diagonalised there with faer.
+
+use crate::krylov::{self, Engine};
+use crate::linalg::LinearOperator;
+use cusci_core::error::make;
+use cusci_core::{c64, Array, Device, Error, Float, Result};
+
+/// Which eigenvalues [`eigsh`] returns (SciPy's `which`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Which {
+    /// Largest magnitude (SciPy's default).
+    #[default]
+    LM,
+    /// Smallest magnitude.
+    SM,
+    /// Largest algebraic.
+    LA,
+    /// Smallest algebraic.
+    SA,
+}
+
+/// Options of [`eigsh`] (SciPy's keyword arguments).
+#[derive(Clone, Copy)]
+pub struct EigshOptions<'a, T: Float> {
+    /// Which eigenvalues (default [`Which::LM`]).
+    pub which: Which,
+    /// Krylov basis size (default `min(n, max(2k + 1, 20))`; must be in `k+1..=n`).
+    pub ncv: Option<usize>,
+    /// Restart limit (default `10 n`).
+    pub maxiter: Option<usize>,
+    /// Relative accuracy of the eigenvalues (default 0: machine precision).
+    pub tol: f64,
+    /// Starting vector (default a fixed pseudo-random vector).
+    pub v0: Option<&'a Array<T>>,
+    /// Compute the eigenvectors (default true).
+    pub return_eigenvectors: bool,
+}
+
+impl<T: Float> Default for EigshOptions<'_, T> {
+    fn default() -> Self {
+        EigshOptions {
+            which: Which::LM,
+            ncv: None,
+            maxiter: None,
+            tol: 0.0,
+            v0: None,
+            return_eigenvectors: true,
+        }
+    }
+}
+
+/// The result of [`eigsh`]: eigenvalues in ascending order (as SciPy) and, when asked, the
+/// eigenvectors as the columns of an (n, k) array on the operator's device.
+#[derive(Debug, Clone)]
+pub struct EigshResult<T: Float> {
+    /// The k eigenvalues, ascending.
+    pub w: Vec<f64>,
+    /// The eigenvectors (column `i` for `w[i]`), orthonormal.
+    pub v: Option<Array<T>>,
+}
+
+fn cx<T: Float>(v: T) -> c64 {
+    v.to_c64()
+}
+
+fn pseudo_random<T: Float>(n: usize, seed: u64, dev: &Device) -> Result<Array<T>> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let v: Vec<T> = (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            krylov::re::<T>((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5)
+        })
+        .collect();
+    Array::from_vec(v, &[n], dev)
+}
+
+/// `k` eigenvalues (and eigenvectors) of a Hermitian operator (SciPy's `eigsh` without
+/// shift-invert: `which` = LM, SM, LA or SA). Thick-restart Lanczos with full
+/// reorthogonalisation (two Gram–Schmidt passes against the whole basis, so no spurious copies of
+/// eigenvalues); the Ritz pairs are accepted when `β |s_m,i| ≤ tol · max(ε^(2/3), |θ_i|)` for
+/// every wanted pair (ARPACK's test). An invariant subspace (e.g. the identity matrix, where the
+/// Krylov space has dimension 1) is handled by continuing with a fresh random direction, so
+/// repeated eigenvalues come out with their multiplicity.
+///
+/// On a GPU the basis vectors, the operator products, the dot products and the updates stay on the
+/// device; the projected ncv × ncv matrix is read to the host once per Lanczos step and
+/// diagonalised there with faer (a small dense problem).
+///
+/// ```
+/// use cusci_sparse::{diags, Device, linalg::{eigsh, EigshOptions, Which}};
+/// let a = diags::<f64>(&[&[1.0, 2.0, 3.0, 4.0, 5.0]], &[0], None, &Device::Cpu)?;
+/// let r = eigsh(&a, 2, &EigshOptions { which: Which::LA, ..Default::default() })?;
+/// assert!((r.w[0] - 4.0).abs() < 1e-10 && (r.w[1] - 5.0).abs() < 1e-10);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// `ShapeMismatch` for a non-square operator or a `v0` of the wrong shape, `InvalidArgument` for
+/// `k = 0` or `k ≥ n` (SciPy's ARPACK limit), an `ncv` outside `k+1..=n`, a negative `tol` or a
+/// zero `v0`, `NoConvergence { iterations, residual }` when the wanted pairs have not converged
+/// after `maxiter` restarts, and the operator's errors.
+pub fn eigsh<T: Float>(
+    a: &dyn LinearOperator<T>,
+    k: usize,
+    opts: &EigshOptions<T>,
+) -> Result<EigshResult<T>> {
+    let op = "eigsh";
+    let (m0, n) = a.shape();
+    if m0 != n {
+        return Err(make::shape(
+            op,
+            format!("expected a square operator, got ({m0}, {n})"),
+        ));
+    }
+    if k == 0 || k >= n {
+        return Err(make::arg(
+            op,
+            format!("k = {k} must be in 1..{n} (n = {n})"),
+        ));
+    }
+    let m = opts.ncv.unwrap_or((2 * k + 1).max(20)).min(n);
+    if m <= k || m > n {
+        return Err(make::arg(
+            op,
+            format!("ncv = {m} must be in {}..={n}", k + 1),
+        ));
+    }
+    if opts.tol.is_nan() || opts.tol < 0.0 {
+        return Err(make::arg(op, "tol must be non-negative"));
+    }
+    let maxiter = opts.maxiter.unwrap_or(10 * n).max(1);
+    let eps = krylov::eps::<T>();
+    let tol = if opts.tol == 0.0 { eps } else { opts.tol };
+    // the device: v0's, else the operator's (CPU for operators that do not say)
+    let v0 = match opts.v0 {
+        Some(v0) => {
+            if v0.shape() != [n] {
+                return Err(make::shape(
+                    op,
+                    format!("v0 of shape {:?} for n = {n}", v0.shape()),
+                ));
+            }
+            v0.contiguous()?
+        }
+        None => pseudo_random::<T>(n, 1, &a.device().unwrap_or(Device::Cpu))?,
+    };
+    let dev = v0.device().clone();
+    // vectors: V_0..V_m, W, then Z_0..Z_{m-1} for the Ritz combinations
+    let w_ix = m + 1;
+    let z = |i: usize| m + 2 + i;
+    let mut e = Engine::<T>::new(&dev, n, 2 * m + 2, 2 * m + 4)?;
+    let inv_slot = 2 * m + 3;
+    let nn_slot = 2 * m + 2;
+    e.load(0, &v0)?;
+    e.dot(0, 0, nn_slot)?;
+    let n0 = e.scalars()?[nn_slot].sqrt();
+    if n0 == 0.0 || !n0.is_finite() {
+        return Err(make::arg(op, "v0 must be a non-zero finite vector"));
+    }
+    e.set_scalar(inv_slot, krylov::re(1.0 / n0))?;
+    e.scal(0, inv_slot)?;
+    let mone = krylov::re::<T>(-1.0);
+    let mut h = vec![vec![c64::new(0.0, 0.0); m]; m];
+    let mut kk = 0usize;
+    let mut beta = 0.0f64;
+    let mut seed = 2u64;
+    let mut worst = f64::INFINITY;
+    for iter in 0..maxiter {
+        for j in kk..m {
+            e.apply(a, j, w_ix)?;
+            let mut hc = vec![c64::new(0.0, 0.0); j + 1];
+            for pass in 0..2 {
+                let base = pass * (m + 1);
+                for i in 0..=j {
+                    e.dot(i, w_ix, base + i)?;
+                    e.axpy(w_ix, i, Some(base + i), mone)?;
+                }
+            }
+            e.dot(w_ix, w_ix, nn_slot)?;
+            let s = e.scalars_t()?;
+            for (i, hi) in hc.iter_mut().enumerate() {
+                *hi = cx(s[i]) + cx(s[m + 1 + i]);
+            }
+            for i in 0..j {
+                h[i][j] = hc[i];
+                h[j][i] = hc[i].conj();
+            }
+            h[j][j] = c64::new(hc[j].re, 0.0);
+            let col: f64 = hc.iter().map(|v| v.norm_sqr()).sum::<f64>().sqrt();
+            beta = cx(s[nn_slot]).re.max(0.0).sqrt();
+            if beta <= eps * col.max(f64::MIN_POSITIVE) * 10.0 || beta == 0.0 {
+                // an invariant subspace: continue with a fresh direction orthogonal to the basis
+                beta = 0.0;
+                {
+                    let r = pseudo_random::<T>(n, seed, &dev)?;
+                    seed += 1;
+                    e.load(w_ix, &r)?;
+                    for _ in 0..2 {
+                        for i in 0..=j {
+                            e.dot(i, w_ix, m + 1 + i)?;
+                            e.axpy(w_ix, i, Some(m + 1 + i), mone)?;
+                        }
+                    }
+                    e.dot(w_ix, w_ix, nn_slot)?;
+                    let nr = e.scalars()?[nn_slot].sqrt();
+                    e.set_scalar(inv_slot, krylov::re(1.0 / nr))?;
+                }
+            } else {
+                e.set_scalar(inv_slot, krylov::re(1.0 / beta))?;
+            }
+            e.copy(j + 1, w_ix)?;
+            e.scal(j + 1, inv_slot)?;
+        }
+        // Rayleigh–Ritz on the projected matrix
+        let hm = faer::Mat::<c64>::from_fn(m, m, |i, j| h[i][j]);
+        let ev = hm
+            .self_adjoint_eigen(faer::Side::Lower)
+            .map_err(|_| Error::NoConvergence {
+                op: op.into(),
+                iterations: iter,
+                residual: f64::NAN,
+            })?;
+        let theta: Vec<f64> = (0..m).map(|i| ev.S().column_vector()[i].re).collect();
+        let sv = ev.U();
+        let mut order: Vec<usize> = (0..m).collect();
+        let key = |i: &usize| -> f64 {
+            let t = theta[*i];
+            match opts.which {
+                Which::LM => -t.abs(),
+                Which::SM => t.abs(),
+                Which::LA => -t,
+                Which::SA => t,
+            }
+        };
+        order.sort_by(|x, y| key(x).total_cmp(&key(y)));
+        let eps23 = eps.powf(2.0 / 3.0);
+        worst = 0.0f64;
+        let mut ok = true;
+        for &i in &order[..k] {
+            let res = beta * sv[(m - 1, i)].norm();
+            worst = worst.max(res);
+            if res > tol * eps23.max(theta[i].abs()) {
+                ok = false;
+            }
+        }
+        let last = iter + 1 == maxiter;
+        if ok || last {
+            if !ok {
+                return Err(Error::NoConvergence {
+                    op: op.into(),
+                    iterations: maxiter,
+                    residual: worst,
+                });
+            }
+            let mut sel: Vec<usize> = order[..k].to_vec();
+            sel.sort_by(|x, y| theta[*x].total_cmp(&theta[*y]));
+            let w: Vec<f64> = sel.iter().map(|&i| theta[i]).collect();
+            let v = if opts.return_eigenvectors {
+                let mut out = Array::<T>::zeros(&[n, k], &dev)?;
+                for (c, &i) in sel.iter().enumerate() {
+                    ritz(&mut e, &sv, i, m, z(0))?;
+                    e.put_col(z(0), &mut out, c)?;
+                }
+                Some(out)
+            } else {
+                None
+            };
+            return Ok(EigshResult { w, v });
+        }
+        // thick restart: keep the best kk Ritz vectors, continue from V_m
+        kk = (k + (m - k) / 2).min(m - 1).max(k);
+        for (c, &i) in order[..kk].iter().enumerate() {
+            ritz(&mut e, &sv, i, m, z(c))?;
+        }
+        for c in 0..kk {
+            e.copy(c, z(c))?;
+        }
+        e.copy(kk, m)?;
+        for row in h.iter_mut() {
+            row.iter_mut().for_each(|v| *v = c64::new(0.0, 0.0));
+        }
+        for (c, &i) in order[..kk].iter().enumerate() {
+            h[c][c] = c64::new(theta[i], 0.0);
+        }
+    }
+    Err(Error::NoConvergence {
+        op: op.into(),
+        iterations: maxiter,
+        residual: worst,
+    })
+}
+
+/// Vector `dst` = `Σ_l S[l, i] V_l` (a Ritz vector).
+fn ritz<T: Float>(
+    e: &mut Engine<T>,
+    sv: &faer::MatRef<'_, c64>,
+    i: usize,
+    m: usize,
+    dst: usize,
+) -> Result<()> {
+    e.axpy(dst, dst, None, T::zero().sub(T::one()))?;
+    for l in 0..m {
+        let c = sv[(l, i)];
+        let t = T::from_c64(c);
+        e.axpy(dst, l, None, t)?;
+    }
+    Ok(())
+}
