@@ -3,113 +3,8 @@
 #define NT 256
 #define GRID_LOOP(i, n) for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < (n); i += (i64)gridDim.x * blockDim.x)
 
-// ---------------- structure checks ----------------
-// flags: 1 indptr not monotone or out of [0, nnz], 2 an index out of bounds, 4 indptr[0] != 0 or
-// indptr[m] != nnz, 8 not canonical (indices unsorted or repeated within a row)
-extern "C" __global__ void sp_csr_check(const int* indptr, const int* indices, i64 m, i64 n, i64 nnz, int* flags) {
-  GRID_LOOP(r, m) {
-    int s = indptr[r], e = indptr[r + 1];
-    if (r == 0 && s != 0) atomicOr(flags, 4);
-    if (r == m - 1 && (i64)e != nnz) atomicOr(flags, 4);
-    if (e < s || s < 0 || (i64)e > nnz) { atomicOr(flags, 1); continue; }
-    for (int j = s; j < e; ++j) {
-      int c = indices[j];
-      if (c < 0 || (i64)c >= n) atomicOr(flags, 2);
-      if (j > s && c <= indices[j - 1]) atomicOr(flags, 8);
-    }
-  }
-}
-
-extern "C" __global__ void sp_coo_check(const int* row, const int* col, i64 nnz, i64 m, i64 n, int* flags) {
-  GRID_LOOP(i, nnz) {
-    int r = row[i], c = col[i];
-    if (r < 0 || (i64)r >= m || c < 0 || (i64)c >= n) atomicOr(flags, 2);
-  }
-}
-
-// ---------------- COO -> CSR (duplicates summed, indices sorted) ----------------
-// counts has m + 1 zeroed entries; counts[r + 1] becomes the length of row r
-extern "C" __global__ void sp_coo_count(const int* row, i64 nnz, int* counts) {
-  GRID_LOOP(i, nnz) { atomicAdd(&counts[row[i] + 1], 1); }
-}
-
-// bucket entries by row: (column, original position, value); fill has m zeroed entries
-extern "C" __global__ void sp_coo_scatter(const int* row, const int* col, const T* val, i64 nnz,
-                                          const int* indptr, int* fill, int* bcol, int* bidx, T* bval) {
-  GRID_LOOP(i, nnz) {
-    int r = row[i];
-    int pos = indptr[r] + atomicAdd(&fill[r], 1);
-    bcol[pos] = col[i];
-    bidx[pos] = (int)i;
-    bval[pos] = val[i];
-  }
-}
-
-__device__ __forceinline__ bool key_less(int ca, int ia, int cb, int ib) {
-  return ca < cb || (ca == cb && ia < ib);
-}
-__device__ __forceinline__ void swap3(int* c, int* ix, T* v, int a, int b) {
-  int tc = c[a]; c[a] = c[b]; c[b] = tc;
-  int ti = ix[a]; ix[a] = ix[b]; ix[b] = ti;
-  T tv = v[a]; v[a] = v[b]; v[b] = tv;
-}
-__device__ void sift_down(int* c, int* ix, T* v, int root, int end) {
-  while (true) {
-    int child = 2 * root + 1;
-    if (child >= end) break;
-    if (child + 1 < end && key_less(c[child], ix[child], c[child + 1], ix[child + 1])) child++;
-    if (key_less(c[root], ix[root], c[child], ix[child])) { swap3(c, ix, v, root, child); root = child; }
-    else break;
-  }
-}
-// sorts a segment by (column, original position): insertion sort when short, heapsort otherwise
-__device__ void seg_sort(int* c, int* ix, T* v, int len) {
-  if (len <= 24) {
-    for (int i = 1; i < len; ++i) {
-      int kc = c[i], ki = ix[i]; T kv = v[i];
-      int j = i - 1;
-      while (j >= 0 && key_less(kc, ki, c[j], ix[j])) { c[j + 1] = c[j]; ix[j + 1] = ix[j]; v[j + 1] = v[j]; --j; }
-      c[j + 1] = kc; ix[j + 1] = ki; v[j + 1] = kv;
-    }
-    return;
-  }
-  for (int s = len / 2 - 1; s >= 0; --s) sift_down(c, ix, v, s, len);
-  for (int e = len - 1; e > 0; --e) { swap3(c, ix, v, 0, e); sift_down(c, ix, v, 0, e); }
-}
-
-// sorts every row's bucket and counts its distinct columns into ucount[r + 1] (ucount[0] = 0)
-extern "C" __global__ void sp_row_sort_count(const int* indptr, i64 m, int* bcol, int* bidx, T* bval, int* ucount) {
-  GRID_LOOP(r, m) {
-    int s = indptr[r], e = indptr[r + 1];
-    seg_sort(bcol + s, bidx + s, bval + s, e - s);
-    int u = 0;
-    for (int j = s; j < e; ++j) if (j == s || bcol[j] != bcol[j - 1]) u++;
-    ucount[r + 1] = u;
-  }
-}
-
-// writes each row's distinct columns with their values summed in original order
-extern "C" __global__ void sp_row_sum_write(const int* indptr, i64 m, const int* bcol, const T* bval,
-                                            const int* outptr, int* ocol, T* oval) {
-  GRID_LOOP(r, m) {
-    int s = indptr[r], e = indptr[r + 1];
-    int o = outptr[r] - 1;
-    for (int j = s; j < e; ++j) {
-      if (j == s || bcol[j] != bcol[j - 1]) { o++; ocol[o] = bcol[j]; oval[o] = bval[j]; }
-      else oval[o] = oval[o] + bval[j];
-    }
-  }
-}
-
-// ---------------- CSR -> dense (row-major m x n, zeroed) ----------------
-extern "C" __global__ void sp_csr_todense(const int* indptr, const int* indices, const T* data, i64 m, i64 n, T* out) {
-  GRID_LOOP(r, m) {
-    for (int j = indptr[r]; j < indptr[r + 1]; ++j) {
-      i64 k = r * n + indices[j];
-      out[k] = out[k] + data[j];
-    }
-  }
-}
+// the structure checks, COO -> CSR, CSR <-> dense and CSR -> COO kernels are in formats.cu
+// (generic in the index type)
 
 // ---------------- vectors ----------------
 // partials[block] = sum conj(x) * y over the block's grid-stride share (fixed order)
@@ -188,32 +83,6 @@ extern "C" __global__ void sp_cg_update_xr(T* x, T* r, const T* p, const T* q, i
   if (ist[0]) return;
   T a = st[2];
   GRID_LOOP(i, n) { x[i] = x[i] + a * p[i]; r[i] = r[i] - a * q[i]; }
-}
-
-// ---------------- dense <-> CSR, CSR -> COO rows ----------------
-// counts[r + 1] = nonzeros of row r of the row-major m x n matrix a
-extern "C" __global__ void sp_dense_count(const T* a, i64 m, i64 n, int* counts) {
-  GRID_LOOP(r, m) {
-    int c = 0;
-    for (i64 j = 0; j < n; ++j) if (a[r * n + j] != TZERO) c++;
-    counts[r + 1] = c;
-  }
-}
-
-extern "C" __global__ void sp_dense_write(const T* a, i64 m, i64 n, const int* indptr, int* ind, T* dat) {
-  GRID_LOOP(r, m) {
-    int o = indptr[r];
-    for (i64 j = 0; j < n; ++j) {
-      T v = a[r * n + j];
-      if (v != TZERO) { ind[o] = (int)j; dat[o] = v; o++; }
-    }
-  }
-}
-
-extern "C" __global__ void sp_csr_rows(const int* indptr, i64 m, int* rows) {
-  GRID_LOOP(r, m) {
-    for (int j = indptr[r]; j < indptr[r + 1]; ++j) rows[j] = (int)r;
-  }
 }
 
 // ---------------- structure-preserving operations ----------------
