@@ -97,10 +97,14 @@ fn check_1d<T: Element>(op: &str, a: &Array<T>, v: &Array<T>) -> Result<()> {
     Ok(())
 }
 
-/// Convolves two 1-D arrays, SciPy's `scipy.signal.convolve(in1, in2, mode, method)`.
+/// Convolves two arrays, SciPy's `scipy.signal.convolve(in1, in2, mode, method)`. 1-D inputs
+/// have both methods on both devices; N-D inputs (same number of dimensions) use the N-D FFT
+/// (see [`fftconvolve_axes`](crate::fftconvolve_axes)), or for 2-D and
+/// [`ConvMethod::Direct`] [`convolve2d`](crate::convolve2d)'s kernel.
 ///
 /// # Errors
-/// `ShapeMismatch` for inputs that are not 1-D; `InvalidArgument` for empty inputs;
+/// `ShapeMismatch` for inputs with different numbers of dimensions; `NotImplemented` for the
+/// direct method on inputs of 3 or more dimensions; `InvalidArgument` for empty inputs;
 /// `DeviceMismatch` when they are on different devices; the FFT's errors for
 /// [`ConvMethod::Fft`].
 ///
@@ -120,7 +124,8 @@ pub fn convolve<T: SignalScalar>(
     conv("convolve", a, v, opts, false)
 }
 
-/// Cross-correlates two 1-D arrays, SciPy's `scipy.signal.correlate(in1, in2, mode, method)`:
+/// Cross-correlates two arrays (N-D as [`convolve`]), SciPy's
+/// `scipy.signal.correlate(in1, in2, mode, method)`:
 /// `z[k] = sum_l a[l] conj(v[l - k + m - 1])` (the convolution of `a` with `conj(v[::-1])`).
 ///
 /// # Errors
@@ -142,7 +147,9 @@ pub fn correlate<T: SignalScalar>(
     conv("correlate", a, v, opts, true)
 }
 
-/// Convolves two 1-D arrays through FFTs, SciPy's `scipy.signal.fftconvolve(in1, in2, mode)`.
+/// Convolves two arrays through FFTs (N-D along every axis), SciPy's
+/// `scipy.signal.fftconvolve(in1, in2, mode)`; with `axes`, see
+/// [`fftconvolve_axes`](crate::fftconvolve_axes).
 ///
 /// Real inputs use real transforms of length `next_fast_len(n + m - 1)`; the GPU runs cuFFT
 /// through `cusci_fft` on the arrays' stream.
@@ -182,6 +189,9 @@ fn conv<T: SignalScalar>(
     opts: &ConvOptions,
     corr: bool,
 ) -> Result<Array<T>> {
+    if a.ndim() != 1 || v.ndim() != 1 {
+        return crate::convnd::nd_conv(op, a, v, opts.mode, None, corr, opts.method);
+    }
     check_1d(op, a, v)?;
     let (n, m) = (a.size(), v.size());
     let (start, len) = window(op, n, m, opts.mode)?;

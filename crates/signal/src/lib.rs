@@ -75,12 +75,18 @@ mod axisfir;
 pub use axisfir::{
     savgol_coeffs, savgol_filter, sepfir2d, SavgolCoeffsOptions, SavgolMode, SavgolOptions,
 };
+mod convnd;
+pub use convnd::{correlation_lags, deconvolve, fftconvolve_axes, oaconvolve};
 mod detrend;
 pub use detrend::{detrend, DetrendOptions, DetrendType};
 mod fftresample;
 pub use fftresample::{
     decimate, resample, DecimateFtype, DecimateOptions, ResampleOptions, ResampleScalar,
 };
+mod rankfilt;
+pub use rankfilt::{hilbert2, medfilt2d, order_filter, wiener};
+mod lomb;
+pub use lomb::{lombscargle, vectorstrength, LombNormalize, LombScargleOptions};
 pub use czt::{czt, czt_points, zoom_fft, Czt, ZoomFft, ZoomFftOptions};
 pub mod ltisys;
 #[doc(hidden)]

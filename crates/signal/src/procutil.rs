@@ -27,6 +27,15 @@ pub trait SignalScalar:
     /// transforms for real types), on their device.
     #[doc(hidden)]
     fn fft_convolve_full(a: &Array<Self>, b: &Array<Self>) -> Result<Array<Self>>;
+    /// The full linear convolution along `axes` (other axes broadcast) through N-D transforms
+    /// of lengths `fshape`, before cropping (the caller crops to the full size and the mode).
+    #[doc(hidden)]
+    fn fft_convolve_nd(
+        a: &Array<Self>,
+        b: &Array<Self>,
+        axes: &[usize],
+        fshape: &[usize],
+    ) -> Result<Array<Self>>;
     /// The value as a complex double.
     fn c(self) -> c64 {
         self.to_c64()
@@ -52,6 +61,21 @@ macro_rules! real_scalar {
                 y.slice_axis(0, Some(0), Some(full as isize), 1)?
                     .contiguous()
             }
+            fn fft_convolve_nd(
+                a: &Array<Self>,
+                b: &Array<Self>,
+                axes: &[usize],
+                fshape: &[usize],
+            ) -> Result<Array<Self>> {
+                let o = cusci_fft::FftnOptions {
+                    s: Some(fshape.to_vec()),
+                    axes: Some(axes.iter().map(|&v| v as isize).collect()),
+                    ..Default::default()
+                };
+                let fa = cusci_fft::rfftn(a, &o)?;
+                let fb = cusci_fft::rfftn(b, &o)?;
+                cusci_fft::irfftn(&fa.mul(&fb)?, &o)
+            }
         }
     };
 }
@@ -73,6 +97,21 @@ macro_rules! complex_scalar {
                 let y = cusci_fft::ifft(&fa.mul(&fb)?, &o)?;
                 y.slice_axis(0, Some(0), Some(full as isize), 1)?
                     .contiguous()
+            }
+            fn fft_convolve_nd(
+                a: &Array<Self>,
+                b: &Array<Self>,
+                axes: &[usize],
+                fshape: &[usize],
+            ) -> Result<Array<Self>> {
+                let o = cusci_fft::FftnOptions {
+                    s: Some(fshape.to_vec()),
+                    axes: Some(axes.iter().map(|&v| v as isize).collect()),
+                    ..Default::default()
+                };
+                let fa = cusci_fft::fftn(a, &o)?;
+                let fb = cusci_fft::fftn(b, &o)?;
+                cusci_fft::ifftn(&fa.mul(&fb)?, &o)
             }
         }
     };
@@ -152,7 +191,7 @@ pub(crate) fn same_dev(op: &str, a: &Device, b: &Device) -> Result<()> {
 pub fn processing_kernel_sources() -> Vec<(String, String)> {
     // one module per form and type; a second state count for f64 (the code paths are the same
     // for every count: NS only sizes the unrolled loops)
-    vec![
+    let mut v = vec![
         crate::filter::iir_source::<f32>(false, 8),
         crate::filter::iir_source::<f64>(false, 1),
         crate::filter::iir_source::<f64>(false, 8),
@@ -172,7 +211,9 @@ pub fn processing_kernel_sources() -> Vec<(String, String)> {
         crate::axisfir::axisfir_source::<f64>(),
         crate::axisfir::axisfir_source::<c32>(),
         crate::axisfir::axisfir_source::<c64>(),
-    ]
+    ];
+    v.extend(crate::rankfilt::rankfilt_sources());
+    v
 }
 
 /// `v` as an element of `T` (real part for complex types).

@@ -331,3 +331,376 @@ fn sepfir2d_golden() {
         is_arg(sepfir2d(&x, &h4, &hc), "even taps");
     }
 }
+
+#[test]
+fn nd_convolution_golden() {
+    let modes = [
+        ("full", ConvMode::Full),
+        ("same", ConvMode::Same),
+        ("valid", ConvMode::Valid),
+    ];
+    for dev in devices() {
+        let a = golden("nd_a").to_device(&dev).unwrap();
+        let b = golden("nd_b").to_device(&dev).unwrap();
+        let b1 = golden("nd_b1").to_device(&dev).unwrap();
+        for (name, mode) in modes {
+            let ctx = format!("{name} on {dev}");
+            let y = fftconvolve(&a, &b, mode).unwrap();
+            assert_allclose(
+                &y,
+                &golden(&format!("fftconvolve_nd_{name}")),
+                1e-11,
+                1e-12,
+                &ctx,
+            );
+            let y = fftconvolve_axes(&a, &b1, mode, Some(&[0, -1])).unwrap();
+            assert_allclose(
+                &y,
+                &golden(&format!("fftconvolve_ax_{name}")),
+                1e-11,
+                1e-12,
+                &ctx,
+            );
+            let o = ConvOptions {
+                mode,
+                ..Default::default()
+            };
+            let y = convolve(&a, &b, &o).unwrap();
+            assert_allclose(
+                &y,
+                &golden(&format!("convolve_nd_{name}")),
+                1e-11,
+                1e-12,
+                &ctx,
+            );
+            let y = correlate(&a, &b, &o).unwrap();
+            assert_allclose(
+                &y,
+                &golden(&format!("correlate_nd_{name}")),
+                1e-11,
+                1e-12,
+                &ctx,
+            );
+            // valid with the inputs swapped gives the same (convolution commutes)
+            if mode == ConvMode::Valid {
+                let y = fftconvolve(&b, &a, mode).unwrap();
+                assert_allclose(&y, &golden("fftconvolve_nd_valid"), 1e-11, 1e-12, &ctx);
+            }
+            let oa = golden("oa_a").to_device(&dev).unwrap();
+            let ob = golden("oa_b").to_device(&dev).unwrap();
+            let y = oaconvolve(&oa, &ob, mode, None).unwrap();
+            assert_allclose(
+                &y,
+                &golden(&format!("oaconvolve_{name}")),
+                1e-11,
+                1e-12,
+                &ctx,
+            );
+        }
+        // 2-D direct through convolve2d equals the FFT
+        let a2 = a.index_axis(0, 0).unwrap().contiguous().unwrap();
+        let b2 = b.index_axis(0, 1).unwrap().contiguous().unwrap();
+        let d = ConvOptions {
+            mode: ConvMode::Same,
+            method: ConvMethod::Direct,
+        };
+        let f = ConvOptions {
+            mode: ConvMode::Same,
+            method: ConvMethod::Fft,
+        };
+        let yd = correlate(&a2, &b2, &d).unwrap();
+        let yf = correlate(&a2, &b2, &f).unwrap();
+        assert_allclose(&yd, &yf, 1e-11, 1e-12, "2-D direct vs fft");
+        // complex N-D: f32 and c64 against the f64 golden
+        let ac = a.astype::<c64>().unwrap();
+        let bc = b.astype::<c64>().unwrap();
+        let y = fftconvolve(&ac, &bc, ConvMode::Same).unwrap();
+        let e = golden("fftconvolve_nd_same").astype::<c64>().unwrap();
+        assert_allclose(&y, &e, 1e-11, 1e-12, "complex");
+        let af = a.astype::<f32>().unwrap();
+        let bf = b.astype::<f32>().unwrap();
+        let y = fftconvolve(&af, &bf, ConvMode::Full).unwrap();
+        let e = golden("fftconvolve_nd_full").astype::<f32>().unwrap();
+        assert_allclose(&y, &e, 1e-4, 1e-4, "f32");
+        // bad input
+        let b3 = Array::<f64>::zeros(&[3, 2, 9], &dev).unwrap();
+        is_arg(fftconvolve(&a, &b3, ConvMode::Valid), "valid not nested");
+        let bb = Array::<f64>::zeros(&[2, 2, 4], &dev).unwrap();
+        assert!(matches!(
+            fftconvolve_axes(&a, &bb, ConvMode::Full, Some(&[2])),
+            Err(Error::ShapeMismatch { .. })
+        ));
+        let o = ConvOptions {
+            method: ConvMethod::Direct,
+            ..Default::default()
+        };
+        assert!(matches!(
+            convolve(&a, &b, &o),
+            Err(Error::NotImplemented { .. })
+        ));
+    }
+}
+
+#[test]
+fn lags_and_deconvolve() {
+    // correlation_lags: the full lags by definition; same/valid as SciPy 1.17 prints them
+    for (n1, n2) in [
+        (1usize, 1usize),
+        (5, 3),
+        (3, 5),
+        (8, 8),
+        (7, 2),
+        (2, 7),
+        (6, 3),
+    ] {
+        let full: Vec<i64> = (0..n1 + n2 - 1)
+            .map(|j| j as i64 - (n2 as i64 - 1))
+            .collect();
+        assert_eq!(correlation_lags(n1, n2, ConvMode::Full), full);
+        let v = correlation_lags(n1, n2, ConvMode::Valid);
+        assert_eq!(v.len(), n1.max(n2) - n1.min(n2) + 1);
+    }
+    let same: [(usize, usize, Vec<i64>); 7] = [
+        (1, 1, vec![0]),
+        (5, 3, vec![-1, 0, 1, 2, 3]),
+        (3, 5, vec![-2, -1, 0]),
+        (8, 8, vec![-4, -3, -2, -1, 0, 1, 2, 3]),
+        (7, 2, vec![0, 1, 2, 3, 4, 5, 6]),
+        (2, 7, vec![-3, -2]),
+        (6, 3, vec![-1, 0, 1, 2, 3, 4]),
+    ];
+    for (n1, n2, e) in same {
+        assert_eq!(correlation_lags(n1, n2, ConvMode::Same), e, "{n1} {n2}");
+    }
+    assert_eq!(correlation_lags(4, 2, ConvMode::Same), vec![-1, 0, 1, 2]);
+    assert_eq!(correlation_lags(2, 4, ConvMode::Valid), vec![-2, -1, 0]);
+    for dev in devices() {
+        let s = golden("dcv_sig").to_device(&dev).unwrap();
+        let d = golden("dcv_div").to_device(&dev).unwrap();
+        let (q, r) = deconvolve(&s, &d).unwrap();
+        assert_allclose(&q, &golden("deconvolve_q"), 1e-11, 1e-12, "quotient");
+        assert_allclose(&r, &golden("deconvolve_r"), 1e-11, 1e-12, "remainder");
+        let (q, r) = deconvolve(&d, &s).unwrap();
+        assert_eq!(q.shape(), &[0]);
+        assert_allclose(&r, &d, 0.0, 0.0, "long divisor");
+        let z = Array::from_vec(vec![0.0, 1.0], &[2], &dev).unwrap();
+        assert!(deconvolve(&s, &z).is_err());
+    }
+}
+
+/// Naive rank filter with zero padding (2-D, centred odd domain).
+fn naive_rank(
+    x: &[f64],
+    r: usize,
+    c: usize,
+    dom: &[bool],
+    dr: usize,
+    dc: usize,
+    rank: usize,
+) -> Vec<f64> {
+    let mut out = vec![0.0; r * c];
+    for i in 0..r {
+        for j in 0..c {
+            let mut w = Vec::new();
+            for a in 0..dr {
+                for b in 0..dc {
+                    if !dom[a * dc + b] {
+                        continue;
+                    }
+                    let (p, q) = (
+                        i as i64 + a as i64 - (dr / 2) as i64,
+                        j as i64 + b as i64 - (dc / 2) as i64,
+                    );
+                    let inside = p >= 0 && q >= 0 && (p as usize) < r && (q as usize) < c;
+                    w.push(if inside {
+                        x[p as usize * c + q as usize]
+                    } else {
+                        0.0
+                    });
+                }
+            }
+            w.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            out[i * c + j] = w[rank];
+        }
+    }
+    out
+}
+
+#[test]
+fn rank_filters_golden() {
+    for dev in devices() {
+        let x = golden("m2_x").to_device(&dev).unwrap();
+        let y = medfilt2d(&x, [3, 3]).unwrap();
+        assert_allclose(
+            &y,
+            &golden("medfilt2d_3x3"),
+            0.0,
+            0.0,
+            &format!("medfilt2d on {dev}"),
+        );
+        let y = medfilt2d(&x, [5, 3]).unwrap();
+        assert_allclose(&y, &golden("medfilt2d_5x3"), 0.0, 0.0, "medfilt2d 5x3");
+        let ones = Array::<f64>::ones(&[3, 3], &dev).unwrap();
+        for rk in [0usize, 4, 8] {
+            let y = order_filter(&x, &ones, rk).unwrap();
+            assert_allclose(
+                &y,
+                &golden(&format!("order_filter_{rk}")),
+                0.0,
+                0.0,
+                "order",
+            );
+        }
+        let cross = Array::from_vec(
+            vec![0.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0],
+            &[3, 3],
+            &dev,
+        )
+        .unwrap();
+        let y = order_filter(&x, &cross, 2).unwrap();
+        assert_allclose(&y, &golden("order_filter_cross"), 0.0, 0.0, "cross");
+        // f32, a large domain (quickselect, the 1024 bucket) against the naive sort
+        let (r, c) = (13usize, 17usize);
+        let xr = randn::<f64>(&[r, c], 7, &Device::cpu())
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let dom: Vec<bool> = (0..21 * 21).map(|i| i % 3 != 1).collect();
+        let cnt = dom.iter().filter(|&&v| v).count();
+        let rank = cnt / 3;
+        let e = naive_rank(&xr, r, c, &dom, 21, 21, rank);
+        let d = Array::from_vec(
+            dom.iter().map(|&v| v as i32 as f32).collect(),
+            &[21, 21],
+            &dev,
+        )
+        .unwrap();
+        let xf = Array::from_vec(xr.iter().map(|&v| v as f32).collect(), &[r, c], &dev).unwrap();
+        let y = order_filter(&xf, &d, rank).unwrap();
+        let ef = Array::from_vec(
+            e.iter().map(|&v| v as f32).collect(),
+            &[r, c],
+            &Device::cpu(),
+        )
+        .unwrap();
+        assert_allclose(&y, &ef, 0.0, 0.0, "large domain f32");
+        // 1-D and 3-D
+        let x1 = Array::from_vec(vec![3.0, -1.0, 2.0, 7.0, 0.5], &[5], &dev).unwrap();
+        let d1 = Array::from_vec(vec![1.0; 3], &[3], &dev).unwrap();
+        assert_eq!(
+            order_filter(&x1, &d1, 1).unwrap().to_vec().unwrap(),
+            vec![0.0, 2.0, 2.0, 2.0, 0.5]
+        );
+        let x3 = randn::<f64>(&[4, 5, 6], 3, &dev).unwrap();
+        let d3 = Array::<f64>::ones(&[1, 1, 3], &dev).unwrap();
+        let y3 = order_filter(&x3, &d3, 2).unwrap();
+        let x2 = x3.reshape(&[20isize, 6]).unwrap();
+        let y2 = order_filter(&x2, &Array::<f64>::ones(&[1, 3], &dev).unwrap(), 2).unwrap();
+        assert_allclose(&y3.reshape(&[20isize, 6]).unwrap(), &y2, 0.0, 0.0, "3-D");
+        // bad input
+        is_arg(medfilt2d(&x, [2, 3]), "even kernel");
+        is_arg(order_filter(&x, &ones, 9), "rank");
+        let even = Array::<f64>::ones(&[2, 3], &dev).unwrap();
+        is_arg(order_filter(&x, &even, 0), "even domain");
+    }
+}
+
+#[test]
+fn wiener_and_hilbert2_golden() {
+    for dev in devices() {
+        let x = golden("m2_x").to_device(&dev).unwrap();
+        let y = wiener(&x, None, None).unwrap();
+        assert_allclose(
+            &y,
+            &golden("wiener_3x3"),
+            1e-10,
+            1e-12,
+            &format!("wiener on {dev}"),
+        );
+        let y = wiener(&x, Some(&[5]), None).unwrap();
+        assert_allclose(&y, &golden("wiener_5x5"), 1e-10, 1e-12, "wiener 5");
+        let y = wiener(&x, Some(&[3, 5]), Some(0.5)).unwrap();
+        assert_allclose(&y, &golden("wiener_noise"), 1e-10, 1e-12, "wiener noise");
+        let x0 = x.index_axis(0, 0).unwrap().contiguous().unwrap();
+        let y = wiener(&x0, Some(&[5]), None).unwrap();
+        assert_allclose(&y, &golden("wiener_1d"), 1e-10, 1e-12, "wiener 1-D");
+        is_arg(wiener(&x, Some(&[3, 3, 3]), None), "mysize length");
+        let h = golden("h2_x").to_device(&dev).unwrap();
+        let z = hilbert2(&h, None, None).unwrap();
+        assert_allclose(&z, &golden_c("hilbert2"), 1e-12, 1e-13, "hilbert2");
+        let hf = h.astype::<f32>().unwrap();
+        let z = hilbert2(&hf, None, None).unwrap();
+        let e = golden_c("hilbert2").astype::<cusci_core::c32>().unwrap();
+        assert_allclose(&z, &e, 1e-5, 1e-5, "hilbert2 f32");
+        assert!(matches!(
+            hilbert2(&x0, None, None),
+            Err(Error::ShapeMismatch { .. })
+        ));
+        // axes (1, 0) on the transpose is the transpose; a batch axis in front
+        let ht = h.t().contiguous().unwrap();
+        let zt = hilbert2(&ht, None, Some([1, 0])).unwrap();
+        let e = golden_c("hilbert2").t().contiguous().unwrap();
+        assert_allclose(&zt, &e, 1e-12, 1e-13, "hilbert2 axes");
+        let hb = h.reshape(&[1isize, 6, 8]).unwrap();
+        let zb = hilbert2(&hb, None, None).unwrap();
+        let e = golden_c("hilbert2").reshape(&[1isize, 6, 8]).unwrap();
+        assert_allclose(&zb, &e, 1e-12, 1e-13, "hilbert2 batch");
+    }
+}
+
+#[test]
+fn lombscargle_and_vectorstrength_golden() {
+    for dev in devices() {
+        let t = golden("ls_t").to_device(&dev).unwrap();
+        let y = golden("ls_y").to_device(&dev).unwrap();
+        let f = golden("ls_f").to_device(&dev).unwrap();
+        let w = golden("ls_w").to_device(&dev).unwrap();
+        let p = lombscargle(&t, &y, &f, &LombScargleOptions::default()).unwrap();
+        assert_allclose(
+            &p,
+            &golden("lombscargle"),
+            1e-10,
+            1e-12,
+            &format!("ls on {dev}"),
+        );
+        let o = LombScargleOptions {
+            normalize: LombNormalize::Normalize,
+            ..Default::default()
+        };
+        let p = lombscargle(&t, &y, &f, &o).unwrap();
+        assert_allclose(&p, &golden("lombscargle_norm"), 1e-10, 1e-12, "normalize");
+        let o = LombScargleOptions {
+            precenter: true,
+            ..Default::default()
+        };
+        let p = lombscargle(&t, &y, &f, &o).unwrap();
+        assert_allclose(&p, &golden("lombscargle_pre"), 1e-10, 1e-12, "precenter");
+        let o = LombScargleOptions {
+            floating_mean: true,
+            ..Default::default()
+        };
+        let p = lombscargle(&t, &y, &f, &o).unwrap();
+        assert_allclose(&p, &golden("lombscargle_fm"), 1e-10, 1e-12, "floating mean");
+        let o = LombScargleOptions {
+            weights: Some(&w),
+            ..Default::default()
+        };
+        let p = lombscargle(&t, &y, &f, &o).unwrap();
+        assert_allclose(&p, &golden("lombscargle_w"), 1e-10, 1e-12, "weights");
+        let neg = w.mul_scalar(-1.0).unwrap();
+        let o = LombScargleOptions {
+            weights: Some(&neg),
+            ..Default::default()
+        };
+        is_arg(lombscargle(&t, &y, &f, &o), "negative weights");
+        let y5 = y.slice_axis(0, Some(0), Some(5), 1).unwrap();
+        assert!(lombscargle(&t, &y5, &f, &Default::default()).is_err());
+        let e = golden("vs_e").to_device(&dev).unwrap();
+        let per = golden("vs_p").to_device(&dev).unwrap();
+        let (s, ph) = vectorstrength(&e, &per).unwrap();
+        assert_allclose(&s, &golden("vs_strength"), 1e-12, 1e-13, "strength");
+        assert_allclose(&ph, &golden("vs_phase"), 1e-11, 1e-12, "phase");
+        let bad = Array::from_vec(vec![1.0, 0.0], &[2], &dev).unwrap();
+        is_arg(vectorstrength(&e, &bad), "period 0");
+    }
+}

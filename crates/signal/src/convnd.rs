@@ -1,0 +1,285 @@
+//! N-dimensional convolution and correlation ([`convolve`](crate::convolve),
+//! [`correlate`](crate::correlate), [`fftconvolve`](crate::fftconvolve) on N-D inputs,
+//! [`fftconvolve_axes`], [`oaconvolve`]), [`correlation_lags`] and [`deconvolve`]. The FFT
+//! method runs `cusci_fft`'s N-D transforms on the arrays' device (real transforms for real
+//! types); the 2-D direct method is [`convolve2d`](crate::convolve2d)'s kernel.
+
+use crate::procutil::{from_f64, same_dev, SignalScalar};
+use crate::{ConvMethod, ConvMode};
+use cusci_core::error::make;
+use cusci_core::{Array, Result};
+
+fn norm_axes(op: &str, axes: Option<&[isize]>, nd: usize) -> Result<Vec<usize>> {
+    let mut out: Vec<usize> = match axes {
+        None => (0..nd).collect(),
+        Some(ax) => ax
+            .iter()
+            .map(|&a| crate::procutil::norm_axis(op, a, nd))
+            .collect::<Result<_>>()?,
+    };
+    out.sort_unstable();
+    let before = out.len();
+    out.dedup();
+    if out.len() != before {
+        return Err(make::arg(op, "axes must be unique"));
+    }
+    Ok(out)
+}
+
+/// Reverses every axis and conjugates (`in2` of a correlation).
+fn reverse_conj<T: SignalScalar>(v: &Array<T>) -> Result<Array<T>> {
+    let mut r = v.clone();
+    for ax in 0..v.ndim() {
+        r = r.slice_axis(ax as isize, None, None, -1)?;
+    }
+    r.conj()?.contiguous()
+}
+
+/// The N-D engine: checks, the valid-mode swap, the method, the crop.
+pub(crate) fn nd_conv<T: SignalScalar>(
+    op: &str,
+    a: &Array<T>,
+    v: &Array<T>,
+    mode: ConvMode,
+    axes: Option<&[isize]>,
+    corr: bool,
+    method: ConvMethod,
+) -> Result<Array<T>> {
+    let nd = a.ndim();
+    if v.ndim() != nd || nd == 0 {
+        return Err(make::shape(
+            op,
+            format!(
+                "inputs must have the same number of dimensions, got {:?} and {:?}",
+                a.shape(),
+                v.shape()
+            ),
+        ));
+    }
+    same_dev(op, a.device(), v.device())?;
+    if a.is_empty() || v.is_empty() {
+        return Err(make::arg(op, "inputs must not be empty"));
+    }
+    let axes = norm_axes(op, axes, nd)?;
+    for d in 0..nd {
+        if !axes.contains(&d) {
+            let (x, y) = (a.shape()[d], v.shape()[d]);
+            if x != y && x != 1 && y != 1 {
+                return Err(make::shape(
+                    op,
+                    format!("incompatible shapes for in1 and in2 along axis {d}: {x} and {y}"),
+                ));
+            }
+        }
+    }
+    let w = if corr { reverse_conj(v)? } else { v.clone() };
+    let (mut p, mut q) = (a.clone(), w);
+    if mode == ConvMode::Valid {
+        let ge = axes.iter().all(|&d| p.shape()[d] >= q.shape()[d]);
+        let le = axes.iter().all(|&d| p.shape()[d] <= q.shape()[d]);
+        if !ge && !le {
+            return Err(make::arg(
+                op,
+                "for 'valid' mode, one input must be at least as large as the other in every dimension",
+            ));
+        }
+        if !ge {
+            std::mem::swap(&mut p, &mut q);
+        }
+    }
+    if axes.is_empty() {
+        return p.mul(&q);
+    }
+    let method = match method {
+        // the direct method exists for 1-D (nd == 1 never reaches here) and 2-D only
+        ConvMethod::Auto if nd > 2 || axes.len() != nd => ConvMethod::Fft,
+        ConvMethod::Auto => {
+            let n: usize = axes.iter().map(|&d| p.shape()[d]).product();
+            let m: usize = axes.iter().map(|&d| q.shape()[d]).product();
+            crate::choose_conv_method(n, m)
+        }
+        x => x,
+    };
+    if method == ConvMethod::Direct && nd == 2 && axes.len() == 2 {
+        // convolve2d's own valid-mode swap is the same as the one above
+        let o = crate::Conv2dOptions {
+            mode,
+            ..Default::default()
+        };
+        return crate::convolve2d(&p, &q, &o);
+    }
+    if method == ConvMethod::Direct && nd > 1 {
+        return Err(make::not_implemented(
+            op,
+            "the direct method is written for 1-D and 2-D inputs; use ConvMethod::Fft",
+        ));
+    }
+    let real = !T::DTYPE.is_complex();
+    let mut fshape = Vec::with_capacity(axes.len());
+    let mut full = Vec::with_capacity(axes.len());
+    for &d in &axes {
+        let s = p.shape()[d] + q.shape()[d] - 1;
+        full.push(s);
+        fshape.push(cusci_fft::next_fast_len(s, real)?);
+    }
+    let mut y = T::fft_convolve_nd(&p.contiguous()?, &q.contiguous()?, &axes, &fshape)?;
+    for (k, &d) in axes.iter().enumerate() {
+        let (n1, n2) = (p.shape()[d], q.shape()[d]);
+        let (start, len) = match mode {
+            ConvMode::Full => (0, full[k]),
+            ConvMode::Same => ((full[k] - a.shape()[d]) / 2, a.shape()[d]),
+            ConvMode::Valid => {
+                let len = n1 - n2 + 1;
+                ((full[k] - len) / 2, len)
+            }
+        };
+        y = y.slice_axis(
+            d as isize,
+            Some(start as isize),
+            Some((start + len) as isize),
+            1,
+        )?;
+    }
+    y.contiguous()
+}
+
+/// FFT convolution of N-D arrays along `axes`, SciPy's
+/// `scipy.signal.fftconvolve(in1, in2, mode, axes)`: the other axes broadcast (their lengths
+/// must be equal or 1). `axes = None` convolves along every axis (then it is
+/// [`fftconvolve`](crate::fftconvolve)). Transform lengths are `next_fast_len(n1 + n2 - 1)`.
+///
+/// # Errors
+/// `ShapeMismatch` for different numbers of dimensions or non-broadcastable other axes;
+/// `InvalidArgument` for empty inputs, bad or repeated axes, or `Valid` mode where neither input
+/// is at least as large as the other along every axis; `DeviceMismatch`.
+///
+/// ```
+/// use cusci_signal::{fftconvolve_axes, ConvMode, Array, Device};
+/// let d = Device::cpu();
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2], &d).unwrap();
+/// let k = Array::from_vec(vec![1.0f64, 1.0], &[1, 2], &d).unwrap();
+/// let y = fftconvolve_axes(&a, &k, ConvMode::Full, Some(&[1])).unwrap();
+/// assert_eq!(y.shape(), &[2, 3]);
+/// assert!((y.to_vec().unwrap()[4] - 7.0).abs() < 1e-12);
+/// ```
+pub fn fftconvolve_axes<T: SignalScalar>(
+    in1: &Array<T>,
+    in2: &Array<T>,
+    mode: ConvMode,
+    axes: Option<&[isize]>,
+) -> Result<Array<T>> {
+    nd_conv("fftconvolve", in1, in2, mode, axes, false, ConvMethod::Fft)
+}
+
+/// SciPy's `scipy.signal.oaconvolve(in1, in2, mode, axes)`: the same result as
+/// [`fftconvolve_axes`] (SciPy computes it by overlap-add blocks, which only changes rounding;
+/// here it is one FFT convolution of the full size, batched over the other axes on the device).
+///
+/// # Errors
+/// As [`fftconvolve_axes`].
+///
+/// ```
+/// use cusci_signal::{oaconvolve, ConvMode, Array, Device};
+/// let d = Device::cpu();
+/// let a = Array::from_vec(vec![1.0f64; 8], &[8], &d).unwrap();
+/// let k = Array::from_vec(vec![0.5f64, 0.5], &[2], &d).unwrap();
+/// let y = oaconvolve(&a, &k, ConvMode::Valid, None).unwrap();
+/// assert!(y.to_vec().unwrap().iter().all(|v| (v - 1.0).abs() < 1e-12));
+/// ```
+pub fn oaconvolve<T: SignalScalar>(
+    in1: &Array<T>,
+    in2: &Array<T>,
+    mode: ConvMode,
+    axes: Option<&[isize]>,
+) -> Result<Array<T>> {
+    nd_conv("oaconvolve", in1, in2, mode, axes, false, ConvMethod::Fft)
+}
+
+/// The lag indices of a 1-D cross-correlation of inputs of lengths `in1_len` and `in2_len`,
+/// SciPy's `scipy.signal.correlation_lags(in1_len, in2_len, mode)` (host values, one per
+/// output of [`correlate`](crate::correlate) in that mode).
+///
+/// ```
+/// use cusci_signal::{correlation_lags, ConvMode};
+/// assert_eq!(correlation_lags(3, 2, ConvMode::Full), vec![-1, 0, 1, 2]);
+/// assert_eq!(correlation_lags(3, 2, ConvMode::Valid), vec![0, 1]);
+/// ```
+pub fn correlation_lags(in1_len: usize, in2_len: usize, mode: ConvMode) -> Vec<i64> {
+    let (n1, n2) = (in1_len as i64, in2_len as i64);
+    let full: Vec<i64> = (-n2 + 1..n1).collect();
+    match mode {
+        ConvMode::Full => full,
+        ConvMode::Same => {
+            let mid = (full.len() / 2) as i64;
+            let lb = n1 / 2;
+            let lo = (mid - lb).max(0) as usize;
+            let hi = if n1 % 2 == 0 { mid + lb } else { mid + lb + 1 };
+            let hi = (hi.max(0) as usize).min(full.len());
+            full.get(lo..hi.max(lo))
+                .map(|s| s.to_vec())
+                .unwrap_or_default()
+        }
+        ConvMode::Valid => {
+            let lb = n1 - n2;
+            if lb >= 0 {
+                (0..=lb).collect()
+            } else {
+                (lb..1).collect()
+            }
+        }
+    }
+}
+
+/// Polynomial division of `signal` by `divisor` (deconvolution), SciPy's
+/// `scipy.signal.deconvolve(signal, divisor)`: `signal = convolve(divisor, quotient) +
+/// remainder`. The quotient is [`lfilter`](crate::lfilter)'s impulse response of
+/// `signal / divisor`, the remainder `signal - convolve(divisor, quotient)`, both on the inputs'
+/// device. A divisor longer than the signal gives an empty quotient and the signal as remainder.
+///
+/// # Errors
+/// `ShapeMismatch` for inputs that are not 1-D; `InvalidArgument` for empty inputs or a zero
+/// leading divisor coefficient (lfilter's); `DeviceMismatch`.
+///
+/// ```
+/// use cusci_signal::{deconvolve, Array, Device};
+/// let d = Device::cpu();
+/// let s = Array::from_vec(vec![1.0f64, 3.0, 2.0], &[3], &d).unwrap(); // (1 + x)(1 + 2x)
+/// let v = Array::from_vec(vec![1.0f64, 1.0], &[2], &d).unwrap();
+/// let (q, r) = deconvolve(&s, &v).unwrap();
+/// assert_eq!(q.to_vec().unwrap(), vec![1.0, 2.0]);
+/// assert!(r.to_vec().unwrap().iter().all(|v| v.abs() < 1e-12));
+/// ```
+pub fn deconvolve<T: SignalScalar>(
+    signal: &Array<T>,
+    divisor: &Array<T>,
+) -> Result<(Array<T>, Array<T>)> {
+    let op = "deconvolve";
+    if signal.ndim() != 1 || divisor.ndim() != 1 {
+        return Err(make::shape(
+            op,
+            format!(
+                "1-D signal and divisor expected, got {:?} and {:?}",
+                signal.shape(),
+                divisor.shape()
+            ),
+        ));
+    }
+    same_dev(op, signal.device(), divisor.device())?;
+    let (n, d) = (signal.size(), divisor.size());
+    if n == 0 || d == 0 {
+        return Err(make::arg(op, "signal and divisor must not be empty"));
+    }
+    if d > n {
+        return Ok((Array::zeros(&[0], signal.device())?, signal.copy()?));
+    }
+    let mut imp = vec![T::zero(); n - d + 1];
+    imp[0] = from_f64::<T>(1.0);
+    let imp = Array::from_vec(imp, &[n - d + 1], signal.device())?;
+    let quot = crate::lfilter(signal, divisor, &imp, &Default::default())?.y;
+    let o = crate::ConvOptions {
+        mode: ConvMode::Full,
+        method: ConvMethod::Direct,
+    };
+    let rem = signal.sub(&crate::convolve(divisor, &quot, &o)?)?;
+    Ok((quot, rem))
+}
