@@ -443,7 +443,14 @@ fn distance_keep(peaks: &Array<i64>, heights: &Array<f64>, distance: f64) -> Res
     vi(keep, peaks.device())
 }
 
-fn prominences_impl(x: &Array<f64>, peaks: &Array<i64>, wlen: i64) -> Result<Prominences> {
+/// `check`: read the kernel's invalid-peak flag back (a host synchronisation); find_peaks passes
+/// false, its peaks are valid by construction.
+fn prominences_impl(
+    x: &Array<f64>,
+    peaks: &Array<i64>,
+    wlen: i64,
+    check: bool,
+) -> Result<Prominences> {
     let op = "peak_prominences";
     let dev = x.device();
     let n = x.size() as i64;
@@ -510,7 +517,7 @@ fn prominences_impl(x: &Array<f64>, peaks: &Array<i64>, wlen: i64) -> Result<Pro
                 .push(dptr(&rb))
                 .push(dptr(&bad));
             launch::<f64>(d, "prominences", m, &mut a)?;
-            let b = bad.item()?;
+            let b = if check { bad.item()? } else { i64::MAX };
             if b != i64::MAX {
                 let k = b as usize;
                 let p = peaks.index_axis(0, k as isize)?.item()?;
@@ -525,7 +532,14 @@ fn prominences_impl(x: &Array<f64>, peaks: &Array<i64>, wlen: i64) -> Result<Pro
     }
 }
 
-fn widths_impl(x: &Array<f64>, peaks: &Array<i64>, rel: f64, pd: &Prominences) -> Result<Widths> {
+/// `check`: as in [`prominences_impl`] (find_peaks' prominence data is valid by construction).
+fn widths_impl(
+    x: &Array<f64>,
+    peaks: &Array<i64>,
+    rel: f64,
+    pd: &Prominences,
+    check: bool,
+) -> Result<Widths> {
     let op = "peak_widths";
     if rel < 0.0 {
         return Err(make::arg(
@@ -612,7 +626,7 @@ fn widths_impl(x: &Array<f64>, peaks: &Array<i64>, rel: f64, pd: &Prominences) -
             }
             a.push(dptr(&flag));
             launch::<f64>(d, "widths", m, &mut a)?;
-            let b = flag.item()?;
+            let b = if check { flag.item()? } else { i64::MAX };
             if b != i64::MAX {
                 return Err(bad(b as usize));
             }
@@ -652,7 +666,7 @@ pub fn peak_prominences<T: RealFloat>(
     let peaks = check_peaks(op, peaks)?;
     crate::procutil::same_dev(op, x.device(), peaks.device())?;
     let w = wlen_arg(op, wlen)?;
-    prominences_impl(&x, &peaks, w)
+    prominences_impl(&x, &peaks, w, true)
 }
 
 /// The width of each peak at `rel_height` of its prominence (SciPy's
@@ -692,11 +706,11 @@ pub fn peak_widths<T: RealFloat>(
     let pd = match prominence_data {
         Some(p) => p,
         None => {
-            owned = prominences_impl(&x, &peaks, wlen_arg(op, wlen)?)?;
+            owned = prominences_impl(&x, &peaks, wlen_arg(op, wlen)?, true)?;
             &owned
         }
     };
-    widths_impl(&x, &peaks, rel_height, pd)
+    widths_impl(&x, &peaks, rel_height, pd, true)
 }
 
 /// Keeps the entries of every present column whose flag is set.
@@ -794,31 +808,42 @@ pub fn find_peaks<T: RealFloat>(
         ],
     };
     let f = |st: &State, k: usize| st.cols_f[k].clone().expect("column present");
+    // plateau size, height and threshold are conditions on each peak alone: their flags are
+    // combined and the peaks compacted once (one host read of the count instead of three)
+    let and = |k: Option<Array<i64>>, m: Array<i64>| -> Result<Option<Array<i64>>> {
+        Ok(Some(match k {
+            None => m,
+            Some(k) => k.mul(&m)?,
+        }))
+    };
+    let mut keep = None;
     if let Some(b) = &opts.plateau_size {
-        let keep = bound_keep(&f(&st, F_PS), None, b)?;
-        st.select(&keep)?;
+        keep = and(keep, bound_keep(&f(&st, F_PS), None, b)?)?;
     }
     if let Some(b) = &opts.height {
-        let keep = bound_keep(&f(&st, F_H), None, b)?;
-        st.select(&keep)?;
+        keep = and(keep, bound_keep(&f(&st, F_H), None, b)?)?;
     }
     if let Some(b) = &opts.threshold {
-        let keep = bound_keep(&f(&st, F_LT), Some(&f(&st, F_RT)), b)?;
-        st.select(&keep)?;
+        keep = and(keep, bound_keep(&f(&st, F_LT), Some(&f(&st, F_RT)), b)?)?;
+    }
+    if let Some(k) = keep {
+        st.select(&k)?;
     }
     if let Some(dd) = opts.distance {
         let keep = distance_keep(&st.peaks, &f(&st, F_H), dd)?;
         st.select(&keep)?;
     }
     if need_prom {
-        let pr = prominences_impl(&x, &st.peaks, wlen)?;
+        let pr = prominences_impl(&x, &st.peaks, wlen, false)?;
         st.cols_f[F_PROM] = Some(pr.prominences);
         st.cols_i[I_LB] = Some(pr.left_bases);
         st.cols_i[I_RB] = Some(pr.right_bases);
     }
+    // prominence and width are per-peak conditions too (a peak's width depends only on its own
+    // prominence data): widths are computed for every remaining peak, then one compaction
+    let mut keep = None;
     if let Some(b) = &opts.prominence {
-        let keep = bound_keep(&f(&st, F_PROM), None, b)?;
-        st.select(&keep)?;
+        keep = and(keep, bound_keep(&f(&st, F_PROM), None, b)?)?;
     }
     if let Some(b) = &opts.width {
         let pd = Prominences {
@@ -826,13 +851,15 @@ pub fn find_peaks<T: RealFloat>(
             left_bases: st.cols_i[I_LB].clone().expect("bases"),
             right_bases: st.cols_i[I_RB].clone().expect("bases"),
         };
-        let w = widths_impl(&x, &st.peaks, opts.rel_height, &pd)?;
+        let w = widths_impl(&x, &st.peaks, opts.rel_height, &pd, false)?;
         st.cols_f[F_W] = Some(w.widths);
         st.cols_f[F_WH] = Some(w.width_heights);
         st.cols_f[F_LIP] = Some(w.left_ips);
         st.cols_f[F_RIP] = Some(w.right_ips);
-        let keep = bound_keep(&f(&st, F_W), None, b)?;
-        st.select(&keep)?;
+        keep = and(keep, bound_keep(&f(&st, F_W), None, b)?)?;
+    }
+    if let Some(k) = keep {
+        st.select(&k)?;
     }
     let ci = |k: usize, on: bool| if on { st.cols_i[k].clone() } else { None };
     let cf = |k: usize, on: bool| if on { st.cols_f[k].clone() } else { None };
