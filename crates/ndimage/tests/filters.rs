@@ -471,6 +471,16 @@ fn tiled_windows_and_small_rank_networks_match_the_cpu() {
                             "correlate",
                             correlate(x, &Array::ones(&[3, 4], &Device::Cpu).unwrap(), &o),
                         ));
+                        v.push(("median9", median_filter(x, &Footprint::Size(vec![3]), &o)));
+                    } else {
+                        // the tiled 3-D correlation: a 5x5x5 random kernel, an origin
+                        let k = randn::<f64>(&[5, 5, 5], 23, &Device::Cpu).unwrap();
+                        let oo = FilterOptions {
+                            origin: vec![1, 0, -1],
+                            ..o.clone()
+                        };
+                        v.push(("convolve3d", convolve(x, &k, &oo)));
+                        v.push(("median27", median_filter(x, &Footprint::Size(vec![3]), &o)));
                     }
                     v.into_iter()
                         .map(|(n, r)| (n, r.unwrap_or_else(|e| panic!("{n}: {e}"))))

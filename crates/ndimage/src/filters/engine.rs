@@ -416,6 +416,11 @@ pub(crate) fn filternd<T: Real>(
         }
         Device::Cuda(d) => {
             let dims = dims8("ndimage filter", &shape)?;
+            if op == Op::Sum {
+                if let Some(y) = corr_tiled(x, d, pts, mode, cval)? {
+                    return Ok(y);
+                }
+            }
             let (_xc, out, xp, op_) = gpu_io(x)?;
             let offs = Array::from_vec(pts.offs.clone(), &[pts.offs.len()], x.device())?;
             let (lin, lo, hi) = pts.linear(&shape);
@@ -439,6 +444,103 @@ pub(crate) fn filternd<T: Real>(
             Ok(out)
         }
     }
+}
+
+/// Points of the tiled correlation by value (`NdiTilePts` of filters.cu, W = f32 or f64).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct TilePts<W: Copy> {
+    so: [i32; TILE_PTS],
+    w: [W; TILE_PTS],
+}
+
+/// Most footprint points the tiled correlation takes (its points travel as kernel parameters).
+const TILE_PTS: usize = 256;
+
+/// The weighted sum of [`filternd`] on a 2-D or 3-D CUDA array through `ndi_corr_tiled2/3` (the
+/// input box of a tile in shared memory, the points by value); `None` where it does not apply
+/// (other ranks, more than 256 points, a bounding box too large for 48 KiB of shared memory).
+fn corr_tiled<T: Real>(
+    x: &Array<T>,
+    d: &CudaDevice,
+    pts: &Points,
+    mode: Mode,
+    cval: f64,
+) -> Result<Option<Array<T>>> {
+    let shape = x.shape().to_vec();
+    let nd = shape.len();
+    if !(nd == 2 || nd == 3) || pts.len() == 0 || pts.len() > TILE_PTS {
+        return Ok(None);
+    }
+    let (_, lo, hi) = pts.linear(&shape);
+    // as 3-D: (D0, D1, D2) with D0 = 1 for 2-D
+    let k = 3 - nd;
+    let mut dims = [1i64; 3];
+    let mut l3 = [0i64; 3];
+    let mut e3 = [0i64; 3];
+    for a in 0..nd {
+        dims[a + k] = shape[a] as i64;
+        l3[a + k] = lo[a];
+        e3[a + k] = hi[a] - lo[a];
+    }
+    if e3.iter().chain(l3.iter()).any(|v| v.abs() > 1 << 20) {
+        return Ok(None);
+    }
+    let tz = if nd == 3 { 4 } else { 1 };
+    let ws = if T::DTYPE == DType::F32 { 4 } else { 8 };
+    let (sz, sy, sx) = (tz + e3[0], 8 + e3[1], 32 + e3[2]);
+    let smem = (sz * sy * sx) as usize * ws;
+    if smem > 48 * 1024 {
+        return Ok(None);
+    }
+    let mut so = [0i32; TILE_PTS];
+    for p in 0..pts.len() {
+        let mut o = [0i64; 3];
+        for a in 0..nd {
+            o[a + k] = pts.offs[p * nd + a] - l3[a + k];
+        }
+        so[p] = ((o[0] * sy + o[1]) * sx + o[2]) as i32;
+    }
+    let mode = mode.for_filter();
+    let (_xc, out, xp, op_) = gpu_io(x)?;
+    let f = function(
+        d,
+        T::DTYPE,
+        if nd == 3 {
+            "ndi_corr_tiled3"
+        } else {
+            "ndi_corr_tiled2"
+        },
+    )?;
+    let mut a = Args::new();
+    a.push(xp).push(op_);
+    a.push(dims[0]).push(dims[1]).push(dims[2]);
+    for v in l3.iter().chain(e3.iter()) {
+        a.push(*v as i32);
+    }
+    if T::DTYPE == DType::F32 {
+        let mut w = [0f32; TILE_PTS];
+        for (t, v) in w.iter_mut().zip(&pts.w) {
+            *t = *v as f32;
+        }
+        a.push(TilePts { so, w });
+    } else {
+        let mut w = [0f64; TILE_PTS];
+        w[..pts.len()].copy_from_slice(&pts.w);
+        a.push(TilePts { so, w });
+    }
+    a.push(pts.len() as i32).push(mode.code());
+    push_w::<T>(&mut a, cval);
+    let tiles = (dims[2] as usize).div_ceil(32)
+        * (dims[1] as usize).div_ceil(8)
+        * (dims[0] as usize).div_ceil(tz as usize);
+    let cfg = LaunchConfig {
+        grid: (tiles.clamp(1, 1 << 20) as u32, 1, 1),
+        block: (32, 8, 1),
+        shared_mem_bytes: smem as u32,
+    };
+    f.launch(d, cfg, &mut a)?;
+    Ok(Some(out))
 }
 
 /// n-D rank selection: the `rank`-th smallest value over the points (NaN sorts last).

@@ -702,3 +702,73 @@ extern "C" __global__ void ndi_sep2d(const T* __restrict__ x, T* __restrict__ ou
     }
   }
 }
+
+// n-D correlation (op 0 of ndi_filternd) of a 2-D or 3-D C-contiguous array (D0, D1, D2; D0 = 1
+// for 2-D), tiled: a block of 32 x 8 threads loads TZ x 8 x 32 outputs' input box (the footprint's
+// bounding box lo .. lo + ext around them, boundary-mapped per axis as ndi_fetch maps) into shared
+// memory with coalesced loads, then each thread computes TZ outputs along axis 0, taking point p
+// at shared offset so[p] with weight w[p] (kernel parameters, read once per point for the TZ
+// outputs). The same sum in the same order as ndi_filternd. Dynamic shared memory:
+//   (TZ + ext0) * (8 + ext1) * (32 + ext2) * sizeof(W).
+struct NdiTilePts { int so[256]; W w[256]; };
+
+template <int TZ>
+__device__ __forceinline__ void ndi_corr_tiled(const T* __restrict__ x, T* __restrict__ out,
+                                               i64 D0, i64 D1, i64 D2, int lo0, int lo1, int lo2,
+                                               int ext0, int ext1, int ext2,
+                                               const NdiTilePts& pts, int npts, int mode,
+                                               W cval) {
+  extern __shared__ __align__(16) unsigned char ndi_smem3[];
+  W* s = (W*)ndi_smem3;
+  const int SX = 32 + ext2, SY = 8 + ext1, SZ = TZ + ext0;
+  const int lx = threadIdx.x, ly = threadIdx.y;
+  const i64 nbx = (D2 + 31) / 32, nby = (D1 + 7) / 8, nbz = (D0 + TZ - 1) / TZ;
+  const i64 ntiles = nbx * nby * nbz;
+  for (i64 t = blockIdx.x; t < ntiles; t += gridDim.x) {
+    const i64 bx = t % nbx, r = t / nbx;
+    const i64 by = r % nby, bz = r / nby;
+    const i64 x0 = bx * 32, y0 = by * 8, z0 = bz * TZ;
+    __syncthreads();
+    for (int zz = 0; zz < SZ; ++zz) {
+      const i64 gz = ndi_map_index(z0 + lo0 + zz, D0, mode);
+      for (int yy = ly; yy < SY; yy += 8) {
+        const i64 gy = ndi_map_index(y0 + lo1 + yy, D1, mode);
+        for (int xx = lx; xx < SX; xx += 32) {
+          const i64 gx = ndi_map_index(x0 + lo2 + xx, D2, mode);
+          s[(zz * SY + yy) * SX + xx] =
+              (gz < 0 || gy < 0 || gx < 0) ? cval : (W)x[(gz * D1 + gy) * D2 + gx];
+        }
+      }
+    }
+    __syncthreads();
+    const i64 gy = y0 + ly, gx = x0 + lx;
+    if (gy >= D1 || gx >= D2) continue;
+    W acc[TZ];
+#pragma unroll
+    for (int zi = 0; zi < TZ; ++zi) acc[zi] = (W)0;
+    const W* sb = s + ly * SX + lx;
+    for (int p = 0; p < npts; ++p) {
+      const W wp = pts.w[p];
+      const W* sp = sb + pts.so[p];
+#pragma unroll
+      for (int zi = 0; zi < TZ; ++zi) acc[zi] += wp * sp[zi * SY * SX];
+    }
+#pragma unroll
+    for (int zi = 0; zi < TZ; ++zi)
+      if (z0 + zi < D0) out[((z0 + zi) * D1 + gy) * D2 + gx] = cusci_cast(T, acc[zi]);
+  }
+}
+
+extern "C" __global__ void ndi_corr_tiled3(const T* __restrict__ x, T* __restrict__ out, i64 D0,
+                                           i64 D1, i64 D2, int lo0, int lo1, int lo2, int ext0,
+                                           int ext1, int ext2, NdiTilePts pts, int npts,
+                                           int mode, W cval) {
+  ndi_corr_tiled<4>(x, out, D0, D1, D2, lo0, lo1, lo2, ext0, ext1, ext2, pts, npts, mode, cval);
+}
+
+extern "C" __global__ void ndi_corr_tiled2(const T* __restrict__ x, T* __restrict__ out, i64 D0,
+                                           i64 D1, i64 D2, int lo0, int lo1, int lo2, int ext0,
+                                           int ext1, int ext2, NdiTilePts pts, int npts,
+                                           int mode, W cval) {
+  ndi_corr_tiled<1>(x, out, D0, D1, D2, lo0, lo1, lo2, ext0, ext1, ext2, pts, npts, mode, cval);
+}
