@@ -363,7 +363,9 @@ fn axis_layout(
         };
         return (key, vec![(0, 0)]);
     }
-    if outer <= inner {
+    // real transforms: cuFFT rejects (CUFFT_INVALID_VALUE) real or complex pointers that are not
+    // aligned to the complex element, so the per-inner-index offsets of the other layout are out
+    if outer <= inner || kind != Kind::C2c {
         // batch over the inner lanes, one call per outer index
         let key = PlanKey {
             ty,
@@ -496,7 +498,7 @@ fn post_inplace<E: Element>(x: &Array<E>, post: Post) -> Result<()> {
 /// The plan key of a 1-D transform of `kind` of `n` points along `axis` of a contiguous array
 /// of `shape` (input side), as the transforms below make it; `None` when there are no lanes.
 fn axis_key(kind: Kind, double: bool, shape: &[usize], axis: usize, n: usize) -> Option<PlanKey> {
-    let (outer, _, inner) = split(shape, axis);
+    let (mut outer, _, mut inner) = split(shape, axis);
     if outer * inner == 0 {
         return None;
     }
@@ -505,7 +507,18 @@ fn axis_key(kind: Kind, double: bool, shape: &[usize], axis: usize, n: usize) ->
         Kind::R2c => (n, n / 2 + 1),
         Kind::C2r => (n / 2 + 1, n),
     };
+    if kind != Kind::C2c && !real_offsets_aligned(outer, li, lo, inner) {
+        // the transform runs on a copy with the axis moved last (see `r2c_axis`)
+        (outer, inner) = (outer * inner, 1);
+    }
     Some(axis_layout(kind, double, n, outer, li, lo, inner).0)
+}
+
+/// True when every call of a real transform's layout (one per outer index, at offsets
+/// `o·len·inner`) starts at an even element offset on both sides, i.e. aligned to the complex
+/// element as cuFFT requires; otherwise the transform runs with the axis moved last.
+fn real_offsets_aligned(outer: usize, li: usize, lo: usize, inner: usize) -> bool {
+    inner == 1 || outer == 1 || ((li * inner) % 2 == 0 && (lo * inner) % 2 == 0)
 }
 
 /// Makes (and caches) every cuFFT plan the transform of `kind` over `plan` ((axis, length)
@@ -635,6 +648,12 @@ pub(crate) fn r2c_axis<T: FftReal>(
     }
     let (outer, _, inner) = split(xc.shape(), axis);
     let h = n / 2 + 1;
+    if !real_offsets_aligned(outer, n, h, inner) {
+        let last = xc.ndim() as isize - 1;
+        let moved = xc.swapaxes(axis as isize, last)?;
+        let y = r2c_axis(&moved, last as usize, n, pending)?;
+        return y.swapaxes(axis as isize, last)?.contiguous();
+    }
     let mut shape = xc.shape().to_vec();
     shape[axis] = h;
     let out = alloc_out::<T::Complex>(&shape, x.device())?;
@@ -672,6 +691,12 @@ pub(crate) fn c2r_axis<C: FftComplex>(
     let xc = x.contiguous()?;
     let (outer, m, inner) = split(xc.shape(), axis);
     let h = n / 2 + 1;
+    if !real_offsets_aligned(outer, h, n, inner) {
+        let last = xc.ndim() as isize - 1;
+        let moved = xc.swapaxes(axis as isize, last)?;
+        let y = c2r_axis(&moved, last as usize, n, post)?;
+        return y.swapaxes(axis as isize, last)?.contiguous();
+    }
     let mut hshape = xc.shape().to_vec();
     hshape[axis] = h;
     let tmp = alloc_out::<C>(&hshape, x.device())?;
