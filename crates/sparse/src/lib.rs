@@ -2,12 +2,15 @@
 //! (cuSPARSE's generic API and this crate's NVRTC kernels) and on the CPU (rayon loops).
 //!
 //! - Formats: [`CsrMatrix`], [`CscMatrix`], [`CooMatrix`] over core [`Array`]s (f32, f64, c32,
-//!   c64 values; 32-bit indices).
+//!   c64 values; `i32` indices by default, `i64` through the [`SpIndex`] parameter, e.g.
+//!   `CsrMatrix<f64, i64>`), and [`DiaMatrix`].
 //! - Construction: [`CooMatrix::new`] (triplets, duplicates summed by conversions),
 //!   [`CsrMatrix::new`] (checked arrays), [`CsrMatrix::from_dense`], [`eye`], [`identity`],
-//!   [`diags`], [`random`].
-//! - Conversions: `tocsr`, `tocsc`, `tocoo`, `toarray`, `transpose` (no copy), `conj`,
-//!   `sum_duplicates`, `eliminate_zeros`.
+//!   [`diags`] ([`diags_array`]), [`spdiags`], [`random`] ([`random_array`]), [`bmat`],
+//!   [`hstack`], [`vstack`], [`block_diag`], [`kron`], [`kronsum`], [`tril`], [`triu`],
+//!   [`find`].
+//! - Conversions: `tocsr`, `tocsc`, `tocoo`, `todia`, `toarray`, `transpose` (no copy), `conj`,
+//!   `sum_duplicates`, `eliminate_zeros`, `with_index` (index type).
 //! - Reductions and structure: `sum`, `sum_axis`, `mean`, `mean_axis`, `diagonal`.
 //! - Arithmetic: `mul_scalar`, `add`/`sub` between sparse matrices, element-wise `multiply`.
 //! - Products: [`CsrMatrix::dot`] (SpMV and SpMM through cuSPARSE), [`CsrMatrix::matmul`]
@@ -15,7 +18,7 @@
 //! - [`linalg`]: the [`linalg::LinearOperator`] trait and the iterative solvers [`linalg::cg`],
 //!   [`linalg::bicgstab`], [`linalg::cgs`], running entirely on the device (the convergence flag
 //!   is read every [`linalg::POLL`] iterations).
-//! - [`csgraph`]: [`csgraph::connected_components`] (weak connection).
+//! - [`csgraph`]: [`csgraph::connected_components`] (weak and strong connection).
 //!
 //! Every public function validates its arguments once, then runs the CPU reference or the CUDA
 //! implementation of the device holding its arrays.
