@@ -1647,6 +1647,33 @@ def gen_signal_lti(out: Path) -> None:
     for rt in ("min", "max", "avg"):
         u_, m_ = ss.unique_roots(urp, tol=1e-3, rtype=rt)
         A[f"ur_{rt}_u"], A[f"ur_{rt}_m"] = u_.astype(np.complex128), m_.astype(np.int64)
+    # ---- FIR design: firwin2, firls, minimum_phase
+    fw_cases = [
+        (31, [0.0, 0.3, 0.5, 1.0], [1.0, 1.0, 0.0, 0.0], dict()),
+        (30, [0.0, 0.4, 0.4, 1.0], [1.0, 1.0, 0.0, 0.0], dict(window="hann")),
+        (25, [0.0, 0.2, 0.6, 1.0], [0.0, 1.0, 1.0, 0.0], dict(antisymmetric=True, window=None)),
+        (24, [0.0, 0.5, 1.0], [0.0, 0.5, 1.0], dict(antisymmetric=True, nfreqs=129)),
+        (17, [0.0, 100.0, 150.0, 250.0], [1.0, 0.7, 0.2, 0.0], dict(fs=500.0, window="blackman")),
+        (9, [0.0, 0.5, 0.5, 1.0], [1.0, 1.0, 0.0, 0.0], dict(window=("kaiser", 4.0))),
+    ]
+    pack("firwin2", [ss.firwin2(n, f, g, **kw) for n, f, g, kw in fw_cases])
+    fl_cases = [
+        (11, [0.0, 0.3, 0.5, 1.0], [1.0, 1.0, 0.0, 0.0], None, None),
+        (31, [0.0, 0.2, 0.3, 0.6, 0.7, 1.0], [0.0, 0.0, 1.0, 1.0, 0.0, 0.0], [1.0, 2.0, 1.0], None),
+        (21, [0.0, 50.0, 100.0, 250.0], [1.0, 0.5, 0.2, 0.0], [3.0, 1.0], 500.0),
+        (1, [0.0, 1.0], [1.0, 1.0], None, None),
+    ]
+    pack("firls", [ss.firls(n, b, d, weight=w, fs=fs) for n, b, d, w, fs in fl_cases])
+    mp = []
+    h1 = ss.firwin(31, 0.3)
+    h2 = ss.firwin(24, [0.2, 0.5], pass_zero=False)
+    mp.append(ss.minimum_phase(h1))
+    mp.append(ss.minimum_phase(h1, n_fft=256, half=False))
+    mp.append(ss.minimum_phase(h2))
+    mp.append(ss.minimum_phase(h1, method="hilbert"))
+    mp.append(ss.minimum_phase(h2, method="hilbert", n_fft=512))
+    pack("minphase_h", [h1, h2])
+    pack("minphase", mp)
     savez_fixed(out / "lti.npz", compressed=True, **A)
 
 

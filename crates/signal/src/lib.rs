@@ -101,6 +101,7 @@ pub use design::{
     band_stop_obj, buttord, cheb1ord, cheb2ord, ellipord, iirdesign, DesignType, FilterOrder,
     IirDesignOptions, OrdKind, OrdOptions,
 };
+pub use design::{firls, firwin2, minimum_phase, Firwin2Options, MinPhaseMethod};
 pub mod partial;
 pub use partial::{invres, invresz, residue, residuez, unique_roots, Residues, RootType};
 mod splines;

@@ -923,28 +923,27 @@ pub fn dfreqresp(sys: &Lti, w: &WorN, whole: bool) -> Result<FreqResponse> {
         whole,
         ..Default::default()
     };
-    let sys = match sys {
-        Lti::Ss(_) => Lti::Tf(sys.to_tf()?),
-        s => s.clone(),
-    };
-    match &sys {
-        Lti::Tf(s) => {
-            // polynomials in z to polynomials in z^-1 (SciPy's _z_to_zinv)
-            let (mut num, mut den) = (s.num.clone(), s.den.clone());
-            if num.len() > den.len() {
-                let mut d = vec![0.0; num.len() - den.len()];
-                d.extend(den);
-                den = d;
-            } else if num.len() < den.len() {
-                let mut d = vec![0.0; den.len() - num.len()];
-                d.extend(num);
-                num = d;
-            }
-            freqz(&num, &den, &opts)
-        }
+    match sys {
+        Lti::Tf(s) => dfreq_tf(s, &opts),
         Lti::Zpk(s) => freqz_zpk(&s.zeros, &s.poles, s.gain, &opts),
-        Lti::Ss(_) => unreachable!("converted above"),
+        Lti::Ss(_) => dfreq_tf(&sys.to_tf()?, &opts),
     }
+}
+
+/// [`freqz`] of a transfer function in `z`, its polynomials first padded to polynomials in
+/// `z⁻¹` (SciPy's `_z_to_zinv`).
+fn dfreq_tf(s: &TransferFunction, opts: &FreqzOptions) -> Result<FreqResponse> {
+    let (mut num, mut den) = (s.num.clone(), s.den.clone());
+    if num.len() > den.len() {
+        let mut d = vec![0.0; num.len() - den.len()];
+        d.extend(den);
+        den = d;
+    } else if num.len() < den.len() {
+        let mut d = vec![0.0; den.len() - num.len()];
+        d.extend(num);
+        num = d;
+    }
+    freqz(&num, &den, opts)
 }
 
 /// `scipy.signal.dbode(system, w, n)`: magnitude (dB) and unwrapped phase (degrees) of
@@ -1043,8 +1042,8 @@ fn run_recurrence<T: RealFloat>(
                     .enumerate()
                     .for_each(|(bi, (xb, yb))| {
                         let ub = &ud[bi * nt * ni..(bi + 1) * nt * ni];
-                        for j in 0..ns {
-                            xb[j] = T::from_f64(r.x0[j]);
+                        for (xj, &v) in xb.iter_mut().zip(&r.x0) {
+                            *xj = T::from_f64(v);
                         }
                         for i in 1..nt {
                             for j in 0..ns {
@@ -1459,18 +1458,14 @@ fn d_response<T: RealFloat>(
     for i in 0..m {
         for (s, &tv) in tout.iter().enumerate() {
             // linear interpolation of the input column i (impulse: 1 at t_in[0] only)
-            let v = if is_step {
-                1.0
-            } else if n == 1 {
+            let v = if is_step || n == 1 {
                 1.0
             } else {
                 let pos = t_in.partition_point(|&x| x <= tv).clamp(1, n - 1);
                 let (t0, t1) = (t_in[pos - 1], t_in[pos]);
-                let (u0, u1) = (
-                    if pos - 1 == 0 { 1.0 } else { 0.0 },
-                    if pos == 0 { 1.0 } else { 0.0 },
-                );
-                u0 + (u1 - u0) * (tv - t0) / (t1 - t0)
+                // the impulse column is 1 at t_in[0] and 0 after: only the first interval ramps
+                let u0 = if pos == 1 { 1.0 } else { 0.0 };
+                u0 + (0.0 - u0) * (tv - t0) / (t1 - t0)
             };
             u[(i * samples + s) * m + i] = T::from_f64(v);
         }

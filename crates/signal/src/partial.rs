@@ -62,6 +62,7 @@ fn check_tol(op: &str, tol: f64) -> Result<()> {
 /// assert_eq!(m, vec![2, 1]);
 /// assert_eq!(u[0].re, 1.0);
 /// ```
+#[allow(clippy::needless_range_loop)]
 pub fn unique_roots(p: &[c64], tol: f64, rtype: RootType) -> Result<(Vec<c64>, Vec<usize>)> {
     check_tol("unique_roots", tol)?;
     let mut used = vec![false; p.len()];
@@ -115,6 +116,7 @@ fn polyval(p: &[c64], x: c64) -> c64 {
 
 /// `numpy.polydiv`: quotient and remainder; leading remainder terms within
 /// `allclose(·, 0)` (|r| ≤ 1e-8) are dropped while more than one remains.
+#[allow(clippy::needless_range_loop)]
 fn polydiv(u: &[c64], v: &[c64]) -> (Vec<c64>, Vec<c64>) {
     let m = u.len() as isize - 1;
     let n = v.len() as isize - 1;
@@ -137,6 +139,7 @@ fn polydiv(u: &[c64], v: &[c64]) -> (Vec<c64>, Vec<c64>) {
 
 /// SciPy's `_compute_factors`: for each pole (and power), the product of the other factors of the
 /// denominator; and the whole denominator.
+#[allow(clippy::needless_range_loop)]
 fn compute_factors(
     roots: &[c64],
     mult: &[usize],

@@ -2,6 +2,7 @@
 //! IIR design functions. All of it takes scalars and returns host data.
 
 pub mod fir;
+pub mod firdesign;
 pub mod iir;
 pub mod order;
 pub mod proto;
@@ -12,6 +13,7 @@ pub use fir::{
     firwin, gammatone, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, qmf,
     CombType, FirWindow, FirwinOptions, GammatoneType,
 };
+pub use firdesign::{firls, firwin2, minimum_phase, Firwin2Options, MinPhaseMethod};
 pub use iir::{
     bessel, butter, butter_zpk, cheby1, cheby2, ellip, iirfilter, iirfilter_zpk, BType, Filter,
     FilterType, IirOptions, Output,
