@@ -1,11 +1,13 @@
 //! LU-based functions: `solve`, `inv`, `det`, `slogdet`, `lu_factor`, `lu_solve`, `lu`, and the
 //! factor type [`Lu`].
 //!
-//! GPU: cuSOLVER's 64-bit `Xgetrf`/`Xgetrs` per matrix; stacks of small matrices (`n <= 32`, more
-//! than one matrix) use cuBLAS's `getrfBatched`/`getrsBatched` in one launch each. A row-major
-//! matrix's storage is the column-major transpose, so `solve` factors `Aᵀ` in place and solves with
-//! `trans = T` (no transposed copy of `A`). `info` is read back (this synchronises) and becomes
-//! `Error::Singular`.
+//! GPU: `solve`/`inv` of order `n <= 32` (one matrix or a stack) are one kernel
+//! (`cuda/small_solve.cu`: LU with partial pivoting in registers, checks included); larger ones
+//! cuSOLVER's 64-bit `Xgetrf`/`Xgetrs` per matrix. A row-major matrix's storage is the
+//! column-major transpose, so `solve` factors `Aᵀ` in place and solves with `trans = T`, and `inv`
+//! solves `Aᵀ Y = I` with `trans = N`, whose result's storage is `A⁻¹` row-major (no transposes).
+//! Finiteness flags and `info` are read back once, after all the work is queued (this
+//! synchronises) and become `InvalidArgument` / `Error::Singular`.
 
 use crate::cuda::{kernels, ptr, Bound};
 use crate::util::{
@@ -16,8 +18,9 @@ use crate::{cpu, Scalar};
 use cusci_core::error::make;
 use cusci_core::{Array, CudaDevice, Device, Error, Result};
 
-/// Below or at this order a stack of matrices goes through cuBLAS's batched LU (one launch for
-/// the stack); above it, one cuSOLVER `Xgetrf` per matrix.
+/// Up to this order `solve` and `inv` run on the GPU as one kernel for the whole stack (LU with
+/// partial pivoting in registers, a warp's lanes holding the rows) and `det`/`slogdet` of a stack
+/// use cuBLAS's batched LU; above it, one cuSOLVER `Xgetrf` per matrix.
 pub const BATCHED_LU_MAX_N: usize = 32;
 
 fn singular(op: &str, index: usize) -> Error {
@@ -219,6 +222,13 @@ fn solve_impl<T: Scalar>(
     let count = prod(batch);
     let out_shape = cat(batch, &[n, k]);
     if count == 0 || n == 0 || k == 0 {
+        if let Device::Cuda(_) = a.device() {
+            // the GPU's check is otherwise part of the work below: same errors as the CPU
+            crate::util::check_finite(op, a)?;
+            if let Some(b) = b {
+                crate::util::check_finite(op, b)?;
+            }
+        }
         return Array::zeros(&out_shape, a.device());
     }
     let batched = !batch.is_empty();
@@ -244,7 +254,7 @@ fn solve_impl<T: Scalar>(
             cpu_array(xs.concat(), &out_shape)
         }
         Device::Cuda(d) => {
-            if n <= kernels::SMALL_MAX_N {
+            if n <= BATCHED_LU_MAX_N {
                 // one kernel: LU in registers, substitutions, finiteness, singularity
                 let ac = a.broadcast_to(&cat(batch, &[n, n]))?.contiguous()?;
                 let bc = match b {

@@ -201,6 +201,28 @@ fn i32c(op: &str, v: usize) -> Result<i32> {
 }
 
 impl Locked<'_> {
+    /// One cuSOLVER 64-bit (X API) routine: `size` is its `bufferSize` call (device and host
+    /// workspace bytes), `call` the routine given the workspaces (device: from the stream-ordered
+    /// pool, dropped once queued; host: returned, for routines whose host part may outlive the
+    /// call). Every X wrapper below is these two calls with the routine's own arguments.
+    fn x_call(
+        &self,
+        o: &str,
+        size: impl FnOnce(&mut usize, &mut usize) -> sol::cusolverStatus_t,
+        call: impl FnOnce(*mut c_void, usize, *mut c_void, usize) -> sol::cusolverStatus_t,
+    ) -> Result<Vec<u8>> {
+        let (mut dw, mut hw) = (0usize, 0usize);
+        sol_check(o, size(&mut dw, &mut hw))?;
+        let work = scratch(&self.dev, dw)?;
+        let mut host = vec![0u8; hw.max(1)];
+        sol_check(
+            o,
+            call(vp(ptr(&work)), dw, host.as_mut_ptr() as *mut c_void, hw),
+        )?;
+        drop(work);
+        Ok(host)
+    }
+
     /// Column-major strided-batched GEMM: `C_i = op(A_i) op(B_i)` (C is `m x n`), element strides
     /// between matrices (0 broadcasts one matrix over the batch).
     #[allow(clippy::too_many_arguments)]
@@ -271,11 +293,10 @@ impl Locked<'_> {
         info: u64,
     ) -> Result<()> {
         let o = "getrf";
-        let (mut dw, mut hw) = (0usize, 0usize);
-        // SAFETY: valid handle and device pointers; out-pointers to locals.
-        unsafe {
-            sol_check(
-                o,
+        self.x_call(
+            o,
+            // SAFETY: valid handle and device pointers; out-pointers to locals.
+            |dw, hw| unsafe {
                 sol::cusolverDnXgetrf_bufferSize(
                     self.g.solver,
                     self.g.params,
@@ -285,17 +306,12 @@ impl Locked<'_> {
                     vp(a),
                     lda.max(1) as i64,
                     T::solver_type(),
-                    &mut dw,
-                    &mut hw,
-                ),
-            )?;
-        }
-        let work = scratch(&self.dev, dw)?;
-        let mut host = vec![0u8; hw.max(1)];
-        // SAFETY: as above; the workspaces have the sizes the library asked for.
-        unsafe {
-            sol_check(
-                o,
+                    dw,
+                    hw,
+                )
+            },
+            // SAFETY: as above; the workspaces have the sizes the library asked for.
+            |work, dw, host, hw| unsafe {
                 sol::cusolverDnXgetrf(
                     self.g.solver,
                     self.g.params,
@@ -306,15 +322,14 @@ impl Locked<'_> {
                     lda.max(1) as i64,
                     ipiv as *mut i64,
                     T::solver_type(),
-                    vp(ptr(&work)),
+                    work,
                     dw,
-                    host.as_mut_ptr() as *mut c_void,
+                    host,
                     hw,
                     info as *mut i32,
-                ),
-            )?;
-        }
-        drop(work);
+                )
+            },
+        )?;
         Ok(())
     }
 
@@ -359,11 +374,10 @@ impl Locked<'_> {
     /// `Xpotrf` of the column-major `n x n` Hermitian matrix at `a` (in place).
     pub(crate) fn potrf<T: Scalar>(&self, upper: bool, n: usize, a: u64, info: u64) -> Result<()> {
         let o = "potrf";
-        let (mut dw, mut hw) = (0usize, 0usize);
-        // SAFETY: as in getrf.
-        unsafe {
-            sol_check(
-                o,
+        self.x_call(
+            o,
+            // SAFETY: as in getrf.
+            |dw, hw| unsafe {
                 sol::cusolverDnXpotrf_bufferSize(
                     self.g.solver,
                     self.g.params,
@@ -373,17 +387,12 @@ impl Locked<'_> {
                     vp(a),
                     n.max(1) as i64,
                     T::solver_type(),
-                    &mut dw,
-                    &mut hw,
-                ),
-            )?;
-        }
-        let work = scratch(&self.dev, dw)?;
-        let mut host = vec![0u8; hw.max(1)];
-        // SAFETY: as in getrf.
-        unsafe {
-            sol_check(
-                o,
+                    dw,
+                    hw,
+                )
+            },
+            // SAFETY: as in getrf.
+            |work, dw, host, hw| unsafe {
                 sol::cusolverDnXpotrf(
                     self.g.solver,
                     self.g.params,
@@ -393,15 +402,14 @@ impl Locked<'_> {
                     vp(a),
                     n.max(1) as i64,
                     T::solver_type(),
-                    vp(ptr(&work)),
+                    work,
                     dw,
-                    host.as_mut_ptr() as *mut c_void,
+                    host,
                     hw,
                     info as *mut i32,
-                ),
-            )?;
-        }
-        drop(work);
+                )
+            },
+        )?;
         Ok(())
     }
 
@@ -455,11 +463,10 @@ impl Locked<'_> {
         } else {
             sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
         };
-        let (mut dw, mut hw) = (0usize, 0usize);
-        // SAFETY: as in getrf.
-        unsafe {
-            sol_check(
-                o,
+        self.x_call(
+            o,
+            // SAFETY: as in getrf.
+            |dw, hw| unsafe {
                 sol::cusolverDnXsyevd_bufferSize(
                     self.g.solver,
                     self.g.params,
@@ -472,17 +479,12 @@ impl Locked<'_> {
                     T::solver_real_type(),
                     vp(w),
                     T::solver_type(),
-                    &mut dw,
-                    &mut hw,
-                ),
-            )?;
-        }
-        let work = scratch(&self.dev, dw)?;
-        let mut host = vec![0u8; hw.max(1)];
-        // SAFETY: as in getrf.
-        unsafe {
-            sol_check(
-                o,
+                    dw,
+                    hw,
+                )
+            },
+            // SAFETY: as in getrf.
+            |work, dw, host, hw| unsafe {
                 sol::cusolverDnXsyevd(
                     self.g.solver,
                     self.g.params,
@@ -495,15 +497,14 @@ impl Locked<'_> {
                     T::solver_real_type(),
                     vp(w),
                     T::solver_type(),
-                    vp(ptr(&work)),
+                    work,
                     dw,
-                    host.as_mut_ptr() as *mut c_void,
+                    host,
                     hw,
                     info as *mut i32,
-                ),
-            )?;
-        }
-        drop(work);
+                )
+            },
+        )?;
         Ok(())
     }
 
@@ -524,12 +525,11 @@ impl Locked<'_> {
         info: u64,
     ) -> Result<()> {
         let o = "gesvd";
-        let (mut dw, mut hw) = (0usize, 0usize);
         let j = job as std::ffi::c_schar;
-        // SAFETY: as in getrf.
-        unsafe {
-            sol_check(
-                o,
+        self.x_call(
+            o,
+            // SAFETY: as in getrf.
+            |dw, hw| unsafe {
                 sol::cusolverDnXgesvd_bufferSize(
                     self.g.solver,
                     self.g.params,
@@ -549,17 +549,12 @@ impl Locked<'_> {
                     vp(vt),
                     ldvt.max(1) as i64,
                     T::solver_type(),
-                    &mut dw,
-                    &mut hw,
-                ),
-            )?;
-        }
-        let work = scratch(&self.dev, dw)?;
-        let mut host = vec![0u8; hw.max(1)];
-        // SAFETY: as in getrf.
-        unsafe {
-            sol_check(
-                o,
+                    dw,
+                    hw,
+                )
+            },
+            // SAFETY: as in getrf.
+            |work, dw, host, hw| unsafe {
                 sol::cusolverDnXgesvd(
                     self.g.solver,
                     self.g.params,
@@ -579,15 +574,14 @@ impl Locked<'_> {
                     vp(vt),
                     ldvt.max(1) as i64,
                     T::solver_type(),
-                    vp(ptr(&work)),
+                    work,
                     dw,
-                    host.as_mut_ptr() as *mut c_void,
+                    host,
                     hw,
                     info as *mut i32,
-                ),
-            )?;
-        }
-        drop(work);
+                )
+            },
+        )?;
         Ok(())
     }
 
@@ -616,11 +610,10 @@ impl Locked<'_> {
         let jobvl = sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR;
         let ld = n.max(1) as i64;
         let ldvr = if vectors { ld } else { 1 };
-        let (mut dw, mut hw) = (0usize, 0usize);
-        // SAFETY: as in getrf.
-        unsafe {
-            sol_check(
-                o,
+        let host = self.x_call(
+            o,
+            // SAFETY: as in getrf.
+            |dw, hw| unsafe {
                 sol::cusolverDnXgeev_bufferSize(
                     self.g.solver,
                     self.g.params,
@@ -639,17 +632,12 @@ impl Locked<'_> {
                     vp(vr),
                     ldvr,
                     T::solver_type(),
-                    &mut dw,
-                    &mut hw,
-                ),
-            )?;
-        }
-        let work = scratch(&self.dev, dw)?;
-        let mut host = vec![0u8; hw.max(1)];
-        // SAFETY: as in getrf.
-        unsafe {
-            sol_check(
-                o,
+                    dw,
+                    hw,
+                )
+            },
+            // SAFETY: as in getrf.
+            |work, dw, host, hw| unsafe {
                 sol::cusolverDnXgeev(
                     self.g.solver,
                     self.g.params,
@@ -668,15 +656,14 @@ impl Locked<'_> {
                     vp(vr),
                     ldvr,
                     T::solver_type(),
-                    vp(ptr(&work)),
+                    work,
                     dw,
-                    host.as_mut_ptr() as *mut c_void,
+                    host,
                     hw,
                     info as *mut i32,
-                ),
-            )?;
-        }
-        drop(work);
+                )
+            },
+        )?;
         Ok(host)
     }
 
@@ -690,11 +677,10 @@ impl Locked<'_> {
         info: u64,
     ) -> Result<()> {
         let o = "geqrf";
-        let (mut dw, mut hw) = (0usize, 0usize);
-        // SAFETY: as in getrf.
-        unsafe {
-            sol_check(
-                o,
+        self.x_call(
+            o,
+            // SAFETY: as in getrf.
+            |dw, hw| unsafe {
                 sol::cusolverDnXgeqrf_bufferSize(
                     self.g.solver,
                     self.g.params,
@@ -706,17 +692,12 @@ impl Locked<'_> {
                     T::solver_type(),
                     vp(tau),
                     T::solver_type(),
-                    &mut dw,
-                    &mut hw,
-                ),
-            )?;
-        }
-        let work = scratch(&self.dev, dw)?;
-        let mut host = vec![0u8; hw.max(1)];
-        // SAFETY: as in getrf.
-        unsafe {
-            sol_check(
-                o,
+                    dw,
+                    hw,
+                )
+            },
+            // SAFETY: as in getrf.
+            |work, dw, host, hw| unsafe {
                 sol::cusolverDnXgeqrf(
                     self.g.solver,
                     self.g.params,
@@ -728,15 +709,14 @@ impl Locked<'_> {
                     T::solver_type(),
                     vp(tau),
                     T::solver_type(),
-                    vp(ptr(&work)),
+                    work,
                     dw,
-                    host.as_mut_ptr() as *mut c_void,
+                    host,
                     hw,
                     info as *mut i32,
-                ),
-            )?;
-        }
-        drop(work);
+                )
+            },
+        )?;
         Ok(())
     }
 

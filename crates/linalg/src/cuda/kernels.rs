@@ -17,7 +17,7 @@ pub(crate) const SMALL_SOLVE_CU: &str = include_str!("small_solve.cu");
 const KEY: &str = "cusci-linalg/kernels";
 
 /// Largest order the small-system kernel handles (one warp holds a system).
-pub(crate) const SMALL_MAX_N: usize = 32;
+pub(crate) const SMALL_MAX_N: usize = crate::BATCHED_LU_MAX_N;
 
 /// The small-system solver's source for element type `t` and `w` lanes per system.
 pub(crate) fn small_solve_source(t: DType, w: usize) -> String {
