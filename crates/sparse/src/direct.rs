@@ -150,9 +150,7 @@ fn trsv_cuda<T: Float>(
     }
     let sing = Array::from_vec(vec![i32::MAX], &[1], &dev)?;
     // warps: 8 per block; enough blocks to fill the device, at most one warp per row
-    let blocks = (n.div_ceil(8))
-        .min(d.props().multiprocessors as usize * 8)
-        .max(1) as u32;
+    let blocks = (n.div_ceil(8)).min(d.props().multiprocessors * 8).max(1) as u32;
     let es = std::mem::size_of::<T>() as u64;
     for c in 0..ncol {
         let flags = Array::<i32>::zeros(&[n + 1], &dev)?;
