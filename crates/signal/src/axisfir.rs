@@ -249,30 +249,33 @@ fn lstsq_coeffs(m: usize, p: usize, deriv: usize, delta: f64, pos: f64) -> Vec<f
     let s = t.iter().fold(1.0f64, |a, v| a.max(v.abs()));
     // rows of the scaled Vandermonde matrix, orthonormalised (Q: r vectors of length m)
     let mut q: Vec<Vec<f64>> = Vec::with_capacity(r);
-    let mut rr = vec![vec![0.0; r]; r]; // rr[i][k]: coefficient of q_i in row k (upper)
+    // rt[k][i]: the coefficient of q_i in row k (R transposed, lower triangular)
+    let mut rt: Vec<Vec<f64>> = Vec::with_capacity(r);
     for k in 0..r {
         let mut v: Vec<f64> = t.iter().map(|tj| (tj / s).powi(k as i32)).collect();
+        let mut rk = vec![0.0; r];
         for _ in 0..2 {
             for (i, qi) in q.iter().enumerate() {
                 let d: f64 = qi.iter().zip(&v).map(|(a, b)| a * b).sum();
-                rr[i][k] += d;
+                rk[i] += d;
                 v.iter_mut().zip(qi).for_each(|(a, b)| *a -= d * b);
             }
         }
         let nrm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
-        rr[k][k] = nrm;
+        rk[k] = nrm;
         v.iter_mut().for_each(|a| *a /= nrm);
         q.push(v);
+        rt.push(rk);
     }
     // rhs: deriv! / delta^deriv at row `deriv`, scaled by 1 / s^deriv
     let mut y = vec![0.0; r];
     let fact: f64 = (1..=deriv).map(|v| v as f64).product();
     y[deriv] = fact / delta.powi(deriv as i32) / s.powi(deriv as i32);
     // R^T z = y (forward substitution), c = Q z
-    let mut z = vec![0.0; r];
-    for k in 0..r {
-        let acc: f64 = (0..k).map(|i| rr[i][k] * z[i]).sum();
-        z[k] = (y[k] - acc) / rr[k][k];
+    let mut z: Vec<f64> = Vec::with_capacity(r);
+    for (k, row) in rt.iter().enumerate() {
+        let acc: f64 = row[..k].iter().zip(&z).map(|(a, b)| a * b).sum();
+        z.push((y[k] - acc) / row[k]);
     }
     (0..m)
         .map(|j| (0..r).map(|k| q[k][j] * z[k]).sum())
