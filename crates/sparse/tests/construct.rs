@@ -318,9 +318,9 @@ fn dia_case<T: Float>() {
         let (ip, ind) = (c.indptr().to_vec().unwrap(), c.indices().to_vec().unwrap());
         let mut wmax = 0;
         for r in 0..m {
-            for j in ip[r] as usize..ip[r + 1] as usize {
-                ks.push(ind[j] as i64 - r as i64);
-                wmax = wmax.max(ind[j] as usize + 1);
+            for &c in &ind[ip[r] as usize..ip[r + 1] as usize] {
+                ks.push(c as i64 - r as i64);
+                wmax = wmax.max(c as usize + 1);
             }
         }
         ks.sort_unstable();
