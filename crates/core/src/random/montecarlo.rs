@@ -5,7 +5,8 @@
 //! `S_T = S0·exp((r − σ²/2)T + σ√T·z)` in f32 with the bit-identical elementary functions of
 //! [`philox`], so each path's payoff is the same bits on the CPU and the GPU; payoffs
 //! are summed in f64 (the devices differ only in the order of that sum: relative differences near
-//! 1e-15). On the GPU everything runs in one fused kernel (no normals are stored).
+//! 1e-15). On the GPU everything runs in one fused kernel (no normals are stored); draws that fail
+//! the ziggurat's first test are queued per warp and priced together (no divergent stalls).
 
 use super::philox;
 use crate::array::Array;
@@ -106,8 +107,9 @@ pub fn price_european_call(
                 &[],
                 "cusci_mc_european_call",
             )?;
-            // one wave of resident blocks (the kernel is bounded to 64 registers: 4 blocks per SM)
-            let blocks = f.occupancy(256, 0).unwrap_or(4) * d.props().multiprocessors.max(1) as u32;
+            // 8 blocks of 256 per SM (two waves at the kernel's ~58 registers): measured on an
+            // H200 0.34 ms for 2^26 paths against 0.36 ms for one resident wave
+            let blocks = 8 * d.props().multiprocessors.max(1) as u32;
             let part = Array::<f64>::alloc(op, &[blocks as usize, 2], dev)?;
             let ptr = part.cuda_view().map(|v| v.ptr).unwrap_or(0);
             let mut a = Args::new();

@@ -963,12 +963,15 @@ extern "C" __global__ void cusci_random_uniform_f64(double* out, unsigned long l
 }
 
 /* The normal kernels keep the ziggurat's first test (98.5% of draws) in the main loop, with the tables in
-   shared memory, and queue the rest per warp; the warp finishes its queue together once it holds more than
-   CUSCI_ZIG_WARP_FLUSH elements, and at the end. A rare rejection thus costs one sub-stream draw, not a stalled
-   warp, and there is no block-wide barrier. Every value depends only on (seed, stream, element), never on the
+   shared memory, and queue the rest per warp; the warp finishes its queue together once it holds at least
+   CUSCI_ZIG_WARP_FLUSH elements (one element per lane), and at the end. A rare rejection thus costs one
+   sub-stream draw, not a stalled warp, and there is no block-wide barrier. The threshold is small so that the
+   corrected elements land on lines the warp wrote a few iterations before, still in L2 (H200, randn f32 2^28:
+   0.74 ms flushing at 128 queued, 0.64 ms at 32; a separate correction pass was slower still: the scattered
+   writes then miss L2). Every value depends only on (seed, stream, element), never on the
    launch shape. Launched with 256 threads per block (8 warps). */
-#define CUSCI_ZIG_WARP_QUEUE 256u
-#define CUSCI_ZIG_WARP_FLUSH 128u
+#define CUSCI_ZIG_WARP_QUEUE 160u
+#define CUSCI_ZIG_WARP_FLUSH 32u
 
 /* Appends the elements e0 + c for the bits c of `rej` (rej != 0 in some lane) to the warp's queue. */
 __device__ __forceinline__ unsigned int cusci_zig_enqueue(cusci_u64* q, unsigned int qn, unsigned int rej,
@@ -1071,7 +1074,7 @@ extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float*
         }
         if (__any_sync(0xffffffffu, rej != 0u)) {
             qn = cusci_zig_enqueue(q, qn, rej, b << 2, lane);
-            if (qn > CUSCI_ZIG_WARP_QUEUE - 4u * 32u) {
+            if (qn >= CUSCI_ZIG_WARP_FLUSH) {
                 cusci_zig_flush_f32(out, start, mean, std, seed, stream, zkey, q, qn, lane);
                 qn = 0u;
             }
@@ -1132,7 +1135,7 @@ extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f64(double
         }
         if (__any_sync(0xffffffffu, rej != 0u)) {
             qn = cusci_zig_enqueue(q, qn, rej, b << 1, lane);
-            if (qn > CUSCI_ZIG_WARP_QUEUE - 2u * 32u) {
+            if (qn >= CUSCI_ZIG_WARP_FLUSH) {
                 cusci_zig_flush_f64(out, start, mean, std, seed, stream, zkey, q, qn, lane);
                 qn = 0u;
             }
