@@ -369,7 +369,7 @@ pub fn cspline1d<T: SignalScalar>(signal: &Array<T>, lamb: f64) -> Result<Array<
     let op = "cspline1d";
     check_1d(op, signal)?;
     if lamb != 0.0 {
-        if !(144.0 * lamb > 1.0) || !lamb.is_finite() {
+        if lamb.is_nan() || 144.0 * lamb <= 1.0 || !lamb.is_finite() {
             return Err(make::arg(
                 op,
                 format!("lamb must be 0 or above 1/144 (a smoothing spline), got {lamb}"),
@@ -505,7 +505,7 @@ fn cspline2d_prec<T: SignalScalar>(
         return sym_first_2d(op, x, cubic_z(), 6.0, prec);
     }
     let p = root_from_lambda(lamb);
-    if !(p.rho < 1.0) {
+    if p.rho.is_nan() || p.rho >= 1.0 {
         return Err(make::arg(
             op,
             format!("lamb {lamb} gives a pole radius {} (must be < 1)", p.rho),
