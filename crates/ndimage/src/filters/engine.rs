@@ -98,6 +98,39 @@ enum WTable {
     F32(Array<f32>),
     F64(Array<f64>),
 }
+
+/// Weights of a window as kernel arguments: a device table pointer (0 for none) followed by the
+/// by-value `NdiTaps` (up to 64 weights: then no table is uploaded, so the call does not
+/// synchronise with the host). The table, if any, must live until the launch is queued.
+fn push_taps<T: Real>(args: &mut Args, w: &[f64], dev: &Device) -> Result<Option<WTable>> {
+    if w.len() <= TAPS {
+        args.push(0u64);
+        if T::DTYPE == DType::F32 {
+            let mut t = [0f32; TAPS];
+            for (a, b) in t.iter_mut().zip(w) {
+                *a = *b as f32;
+            }
+            args.push(t);
+        } else {
+            let mut t = [0f64; TAPS];
+            t[..w.len()].copy_from_slice(w);
+            args.push(t);
+        }
+        Ok(None)
+    } else {
+        let wt = device_table::<T>(w, dev)?;
+        args.push(wt.ptr());
+        if T::DTYPE == DType::F32 {
+            args.push([0f32; TAPS]);
+        } else {
+            args.push([0f64; TAPS]);
+        }
+        Ok(Some(wt))
+    }
+}
+
+/// Weights `NdiTaps` holds by value.
+const TAPS: usize = 64;
 impl WTable {
     fn ptr(&self) -> u64 {
         match self {
@@ -197,7 +230,6 @@ pub(crate) fn filter1d<T: Real>(
         }
         Device::Cuda(d) => {
             let (_xc, out, xp, op_) = gpu_io(x)?;
-            let wt = device_table::<T>(w, x.device())?;
             let n = x.size();
             let wl = w.len();
             let outer = n / (len * inner);
@@ -211,10 +243,8 @@ pub(crate) fn filter1d<T: Real>(
                     .push(outer as i64)
                     .push(len as i64)
                     .push(inner as i64);
-                a.push(wt.ptr())
-                    .push(wl as i32)
-                    .push(shift as i32)
-                    .push(mode.code());
+                let _wt = push_taps::<T>(&mut a, w, x.device())?;
+                a.push(wl as i32).push(shift as i32).push(mode.code());
                 push_w::<T>(&mut a, cval);
                 push_w::<T>(&mut a, div);
                 a.push(op as i32).push(tl as i32).push(tis as i32);
@@ -230,10 +260,8 @@ pub(crate) fn filter1d<T: Real>(
                 .push(n as i64)
                 .push(len as i64)
                 .push(inner as i64);
-            a.push(wt.ptr())
-                .push(wl as i32)
-                .push(shift as i32)
-                .push(mode.code());
+            let _wt = push_taps::<T>(&mut a, w, x.device())?;
+            a.push(wl as i32).push(shift as i32).push(mode.code());
             push_w::<T>(&mut a, cval);
             push_w::<T>(&mut a, div);
             a.push(op as i32);
@@ -722,8 +750,6 @@ fn sep2d<T: Real>(
     let outer = x.size() / (hh * wd);
     let mode = mode.for_filter();
     let (_xc, out, xp, op_) = gpu_io(x)?;
-    let wvt = device_table::<T>(&v.w, x.device())?;
-    let wht = device_table::<T>(&h.w, x.device())?;
     let f = function(d, T::DTYPE, "ndi_sep2d")?;
     let ntiles = outer * hh.div_ceil(ty) * wd.div_ceil(tx);
     let mut a = Args::new();
@@ -732,9 +758,11 @@ fn sep2d<T: Real>(
         .push(outer as i64)
         .push(hh as i64)
         .push(wd as i64);
-    a.push(wvt.ptr()).push(nv as i32).push(v.shift as i32);
+    let _wvt = push_taps::<T>(&mut a, &v.w, x.device())?;
+    a.push(nv as i32).push(v.shift as i32);
     push_w::<T>(&mut a, v.div);
-    a.push(wht.ptr()).push(nh as i32).push(h.shift as i32);
+    let _wht = push_taps::<T>(&mut a, &h.w, x.device())?;
+    a.push(nh as i32).push(h.shift as i32);
     push_w::<T>(&mut a, h.div);
     a.push(vfirst as i32).push(mode.code());
     push_w::<T>(&mut a, cval);

@@ -4,6 +4,10 @@
 
 struct NdiDims { i64 d[8]; };
 
+// Up to 64 window weights by value (kernel parameters: no upload, no host synchronisation); a
+// kernel takes its weights from the table pointer when that is not null, else from here.
+struct NdiTaps { W w[64]; };
+
 // NaN sorts last, as np.sort.
 __device__ __forceinline__ bool ndi_lt(W a, W b) { return (a < b) || (b != b && a == a); }
 
@@ -12,7 +16,8 @@ __device__ __forceinline__ bool ndi_lt(W a, W b) { return (a < b) || (b != b && 
 //   out[i] = min / max over the window (op 1 / op 2; weights unused)
 // with positions outside the axis mapped by `mode` (cval for the constant modes).
 extern "C" __global__ void ndi_filter1d(const T* __restrict__ x, T* __restrict__ out, i64 n,
-                                        i64 len, i64 inner, const W* __restrict__ w, int wlen,
+                                        i64 len, i64 inner, const W* __restrict__ w,
+                                        NdiTaps taps, int wlen,
                                         int shift, int mode, W cval, W div, int op) {
   for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) {
     i64 pos = (i / inner) % len;
@@ -23,7 +28,7 @@ extern "C" __global__ void ndi_filter1d(const T* __restrict__ x, T* __restrict__
       i64 j = ndi_map_index(pos + k - shift, len, mode);
       W v = j < 0 ? cval : (W)x[base + j * inner];
       if (op == 0) {
-        acc += w[k] * v;
+        acc += (w != nullptr ? w[k] : taps.w[k]) * v;
       } else if (first) {
         acc = v;
         first = false;
@@ -48,13 +53,14 @@ extern "C" __global__ void ndi_filter1d(const T* __restrict__ x, T* __restrict__
 //   (wlen + (tl + wlen - 1) << tis) * sizeof(W) bytes.
 extern "C" __global__ void ndi_filter1d_tiled(const T* __restrict__ x, T* __restrict__ out,
                                               i64 outer, i64 len, i64 inner,
-                                              const W* __restrict__ w, int wlen, int shift,
+                                              const W* __restrict__ w, NdiTaps taps,
+                                              int wlen, int shift,
                                               int mode, W cval, W div, int op, int tl, int tis) {
   extern __shared__ __align__(16) unsigned char ndi_smem[];
   W* sw = (W*)ndi_smem;
   W* s = sw + wlen;
   const int ti = 1 << tis;
-  for (int k = threadIdx.x; k < wlen; k += blockDim.x) sw[k] = w[k];
+  for (int k = threadIdx.x; k < wlen; k += blockDim.x) sw[k] = w != nullptr ? w[k] : taps.w[k];
   const i64 nl = (len + tl - 1) / tl, ni = (inner + ti - 1) >> tis;
   const i64 ntiles = outer * nl * ni;
   const int rows = tl + wlen - 1;
@@ -622,8 +628,9 @@ extern "C" __global__ void ndi_rank(const T* __restrict__ x, T* __restrict__ out
 // threads handles ty x tx outputs; dynamic shared memory:
 //   (nv + nh + R * C + (vfirst ? ty * C : R * tx)) * sizeof(W),  R = ty + nv - 1, C = tx + nh - 1.
 extern "C" __global__ void ndi_sep2d(const T* __restrict__ x, T* __restrict__ out, i64 outer,
-                                     i64 H, i64 Wd, const W* __restrict__ wv, int nv, int sv,
-                                     W dv, const W* __restrict__ wh, int nh, int sh, W dh,
+                                     i64 H, i64 Wd, const W* __restrict__ wv, NdiTaps tv, int nv,
+                                     int sv, W dv, const W* __restrict__ wh, NdiTaps th, int nh,
+                                     int sh, W dh,
                                      int vfirst, int mode, W cval, int ty, int tx) {
   extern __shared__ __align__(16) unsigned char ndi_smem2[];
   W* swv = (W*)ndi_smem2;
@@ -634,8 +641,8 @@ extern "C" __global__ void ndi_sep2d(const T* __restrict__ x, T* __restrict__ ou
   const bool cmode = mode == NDI_CONSTANT || mode == NDI_GRID_CONSTANT;
   const int lx = threadIdx.x, ly = threadIdx.y;  // 32 x 8
   const int tid = ly * 32 + lx;
-  for (int k = tid; k < nv; k += 256) swv[k] = wv[k];
-  for (int k = tid; k < nh; k += 256) swh[k] = wh[k];
+  for (int k = tid; k < nv; k += 256) swv[k] = wv != nullptr ? wv[k] : tv.w[k];
+  for (int k = tid; k < nh; k += 256) swh[k] = wh != nullptr ? wh[k] : th.w[k];
   const i64 nty = (H + ty - 1) / ty, ntx = (Wd + tx - 1) / tx;
   const i64 ntiles = outer * nty * ntx;
   for (i64 t = blockIdx.x; t < ntiles; t += gridDim.x) {
