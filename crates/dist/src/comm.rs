@@ -41,7 +41,7 @@ impl RankComm for Solo {
     }
 }
 
-/// Ranks simulated by threads of one process: [`ThreadRanks::new`]`(n)` gives the `n` ranks'
+/// Ranks simulated by threads of one process: [`ThreadRanks::group`]`(n)` gives the `n` ranks'
 /// transports, to hand one to each thread (with [`Cluster::with_comm`](crate::Cluster::with_comm)).
 /// The same rounds as MPI, without MPI: what the tests use to check multi-rank behaviour (chunk
 /// assignment, error agreement, bit identity) on any machine.
@@ -65,7 +65,7 @@ struct RoundState {
 
 impl ThreadRanks {
     /// The transports of `n` simulated ranks (rank `i` at index `i`).
-    pub fn new(n: usize) -> Vec<std::sync::Arc<dyn RankComm>> {
+    pub fn group(n: usize) -> Vec<std::sync::Arc<dyn RankComm>> {
         let shared = std::sync::Arc::new(Shared {
             n,
             st: std::sync::Mutex::new(RoundState {

@@ -16,7 +16,7 @@ fn on_ranks<R: Send>(
     dev: &Device,
     f: impl Fn(&Cluster) -> Result<R> + Sync,
 ) -> Vec<Result<R>> {
-    let comms = ThreadRanks::new(ranks);
+    let comms = ThreadRanks::group(ranks);
     std::thread::scope(|s| {
         let hs: Vec<_> = comms
             .into_iter()
