@@ -122,15 +122,57 @@ pub(crate) fn ptr<T: Element>(a: &Array<T>) -> u64 {
     a.cuda_view().map(|v| v.ptr).unwrap_or(0)
 }
 
-/// A CSR matrix descriptor over arrays that outlive it.
-pub(crate) struct SpMat(sys::cusparseSpMatDescr_t);
-impl Drop for SpMat {
-    fn drop(&mut self) {
-        // SAFETY: created once by cusparseCreateCsr.
-        unsafe {
-            let _ = sys::cusparseDestroySpMat(self.0);
+/// An owned cuSPARSE descriptor (`$raw`), destroyed by `$destroy` when dropped.
+macro_rules! descriptor {
+    ($(#[$m:meta])* $name:ident, $raw:ty, $destroy:path) => {
+        $(#[$m])*
+        pub(crate) struct $name($raw);
+        impl Drop for $name {
+            fn drop(&mut self) {
+                // SAFETY: created once by the type's constructor and destroyed once, here.
+                unsafe {
+                    let _ = $destroy(self.0);
+                }
+            }
         }
-    }
+    };
+}
+
+descriptor!(
+    /// A CSR matrix descriptor over arrays that outlive it.
+    SpMat,
+    sys::cusparseSpMatDescr_t,
+    sys::cusparseDestroySpMat
+);
+descriptor!(
+    /// A dense vector descriptor.
+    DnVec,
+    sys::cusparseDnVecDescr_t,
+    sys::cusparseDestroyDnVec
+);
+descriptor!(
+    /// A dense row-major matrix descriptor.
+    DnMat,
+    sys::cusparseDnMatDescr_t,
+    sys::cusparseDestroyDnMat
+);
+
+/// Runs a two-phase cuSPARSE routine under the device's handle: `size` reports the bytes of
+/// work buffer it needs, `run` gets a buffer of at least that size (the handle's cached one, or
+/// a stream-ordered one freed after the call is queued; see [`Handle::workspace`]).
+fn buffered(
+    dev: &CudaDevice,
+    names: (&str, &str),
+    size: impl FnOnce(sys::cusparseHandle_t, &mut usize) -> sys::cusparseStatus_t,
+    run: impl FnOnce(sys::cusparseHandle_t, *mut c_void) -> sys::cusparseStatus_t,
+) -> Result<()> {
+    with_handle(dev, |h| {
+        let mut bytes = 0usize;
+        check(names.0, size(h.raw(), &mut bytes))?;
+        let mut keep = None;
+        let buf = h.workspace(dev, bytes, &mut keep)?;
+        check(names.1, run(h.raw(), buf as *mut c_void))
+    })
 }
 
 impl SpMat {
@@ -163,16 +205,6 @@ impl SpMat {
     }
 }
 
-/// A dense vector descriptor.
-pub(crate) struct DnVec(sys::cusparseDnVecDescr_t);
-impl Drop for DnVec {
-    fn drop(&mut self) {
-        // SAFETY: created once.
-        unsafe {
-            let _ = sys::cusparseDestroyDnVec(self.0);
-        }
-    }
-}
 impl DnVec {
     pub(crate) fn new<T: Float>(a: &Array<T>) -> Result<DnVec> {
         let mut d = std::ptr::null_mut();
@@ -189,16 +221,6 @@ impl DnVec {
     }
 }
 
-/// A dense row-major matrix descriptor.
-pub(crate) struct DnMat(sys::cusparseDnMatDescr_t);
-impl Drop for DnMat {
-    fn drop(&mut self) {
-        // SAFETY: created once.
-        unsafe {
-            let _ = sys::cusparseDestroyDnMat(self.0);
-        }
-    }
-}
 impl DnMat {
     pub(crate) fn row_major<T: Float>(a: &Array<T>) -> Result<DnMat> {
         let (r, c) = (a.shape()[0], a.shape()[1]);
@@ -233,42 +255,20 @@ pub(crate) fn spmv<T: Float>(
     let ty = data_type::<T>()?;
     let alg = sys::cusparseSpMVAlg_t::CUSPARSE_SPMV_ALG_DEFAULT;
     let op = sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
-    with_handle(dev, |h| {
-        let mut bytes = 0usize;
+    let (pone, pzero) = (
+        &one as *const T as *const c_void,
+        &zero as *const T as *const c_void,
+    );
+    buffered(
+        dev,
+        ("cusparseSpMV_bufferSize", "cusparseSpMV"),
         // SAFETY: descriptors are alive; scalars are host values of the compute type.
-        check("cusparseSpMV_bufferSize", unsafe {
-            sys::cusparseSpMV_bufferSize(
-                h.raw(),
-                op,
-                &one as *const T as *const c_void,
-                a.0,
-                vx.0,
-                &zero as *const T as *const c_void,
-                vy.0,
-                ty,
-                alg,
-                &mut bytes,
-            )
-        })?;
-        let mut keep = None;
-        let buf = h.workspace(dev, bytes, &mut keep)?;
-        // SAFETY: as above; the buffer holds `bytes` bytes and lives until after the call is queued
-        // (freed stream-ordered after it).
-        check("cusparseSpMV", unsafe {
-            sys::cusparseSpMV(
-                h.raw(),
-                op,
-                &one as *const T as *const c_void,
-                a.0,
-                vx.0,
-                &zero as *const T as *const c_void,
-                vy.0,
-                ty,
-                alg,
-                buf as *mut c_void,
-            )
-        })
-    })
+        |h, bytes| unsafe {
+            sys::cusparseSpMV_bufferSize(h, op, pone, a.0, vx.0, pzero, vy.0, ty, alg, bytes)
+        },
+        // SAFETY: as above; the buffer holds the bytes asked for and outlives the queued call.
+        |h, buf| unsafe { sys::cusparseSpMV(h, op, pone, a.0, vx.0, pzero, vy.0, ty, alg, buf) },
+    )
 }
 
 /// C = A B with B and C row-major (cusparseSpMM, the default algorithm).
@@ -285,43 +285,22 @@ pub(crate) fn spmm<T: Float>(
     let ty = data_type::<T>()?;
     let alg = sys::cusparseSpMMAlg_t::CUSPARSE_SPMM_ALG_DEFAULT;
     let op = sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
-    with_handle(dev, |h| {
-        let mut bytes = 0usize;
+    let (pone, pzero) = (
+        &one as *const T as *const c_void,
+        &zero as *const T as *const c_void,
+    );
+    buffered(
+        dev,
+        ("cusparseSpMM_bufferSize", "cusparseSpMM"),
         // SAFETY: descriptors are alive; scalars are host values of the compute type.
-        check("cusparseSpMM_bufferSize", unsafe {
-            sys::cusparseSpMM_bufferSize(
-                h.raw(),
-                op,
-                op,
-                &one as *const T as *const c_void,
-                a.0,
-                mb.0,
-                &zero as *const T as *const c_void,
-                mc.0,
-                ty,
-                alg,
-                &mut bytes,
-            )
-        })?;
-        let mut keep = None;
-        let buf = h.workspace(dev, bytes, &mut keep)?;
-        // SAFETY: as above.
-        check("cusparseSpMM", unsafe {
-            sys::cusparseSpMM(
-                h.raw(),
-                op,
-                op,
-                &one as *const T as *const c_void,
-                a.0,
-                mb.0,
-                &zero as *const T as *const c_void,
-                mc.0,
-                ty,
-                alg,
-                buf as *mut c_void,
-            )
-        })
-    })
+        |h, bytes| unsafe {
+            sys::cusparseSpMM_bufferSize(h, op, op, pone, a.0, mb.0, pzero, mc.0, ty, alg, bytes)
+        },
+        // SAFETY: as above; the buffer holds the bytes asked for and outlives the queued call.
+        |h, buf| unsafe {
+            sys::cusparseSpMM(h, op, op, pone, a.0, mb.0, pzero, mc.0, ty, alg, buf)
+        },
+    )
 }
 
 /// CSR (m x n) to CSC, i.e. the CSR of the transpose (cusparseCsr2cscEx2, values copied).
@@ -349,49 +328,31 @@ pub(crate) fn csr2csc<T: Float, I: Element>(
     let action = sys::cusparseAction_t::CUSPARSE_ACTION_NUMERIC;
     let base = sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO;
     let alg = sys::cusparseCsr2CscAlg_t::CUSPARSE_CSR2CSC_ALG_DEFAULT;
-    with_handle(dev, |h| {
-        let mut bytes = 0usize;
+    let (pd, pp, pi) = (
+        ptr(data) as *const c_void,
+        ptr(indptr) as *const i32,
+        ptr(indices) as *const i32,
+    );
+    let (od, op_, oi) = (
+        ptr(out_data) as *mut c_void,
+        ptr(out_ptr) as *mut i32,
+        ptr(out_ind) as *mut i32,
+    );
+    let (m, n) = (m as i32, n as i32);
+    buffered(
+        dev,
+        ("cusparseCsr2cscEx2_bufferSize", "cusparseCsr2cscEx2"),
         // SAFETY: the arrays are live device arrays of the CSR/CSC lengths.
-        check("cusparseCsr2cscEx2_bufferSize", unsafe {
+        |h, bytes| unsafe {
             sys::cusparseCsr2cscEx2_bufferSize(
-                h.raw(),
-                m as i32,
-                n as i32,
-                nnz,
-                ptr(data) as *const c_void,
-                ptr(indptr) as *const i32,
-                ptr(indices) as *const i32,
-                ptr(out_data) as *mut c_void,
-                ptr(out_ptr) as *mut i32,
-                ptr(out_ind) as *mut i32,
-                ty,
-                action,
-                base,
-                alg,
-                &mut bytes,
+                h, m, n, nnz, pd, pp, pi, od, op_, oi, ty, action, base, alg, bytes,
             )
-        })?;
-        let mut keep = None;
-        let buf = h.workspace(dev, bytes, &mut keep)?;
-        // SAFETY: as above.
-        check("cusparseCsr2cscEx2", unsafe {
+        },
+        // SAFETY: as above; the buffer holds the bytes asked for and outlives the queued call.
+        |h, buf| unsafe {
             sys::cusparseCsr2cscEx2(
-                h.raw(),
-                m as i32,
-                n as i32,
-                nnz,
-                ptr(data) as *const c_void,
-                ptr(indptr) as *const i32,
-                ptr(indices) as *const i32,
-                ptr(out_data) as *mut c_void,
-                ptr(out_ptr) as *mut i32,
-                ptr(out_ind) as *mut i32,
-                ty,
-                action,
-                base,
-                alg,
-                buf as *mut c_void,
+                h, m, n, nnz, pd, pp, pi, od, op_, oi, ty, action, base, alg, buf,
             )
-        })
-    })
+        },
+    )
 }
