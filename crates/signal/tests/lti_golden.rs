@@ -807,6 +807,9 @@ fn lti_kernels_compile() {
     }
 }
 
+/// numtaps, bands, desired, weight, fs.
+type FirlsCase = (usize, Vec<f64>, Vec<f64>, Option<Vec<f64>>, Option<f64>);
+
 #[test]
 fn fir_designs_match_scipy() {
     let g = Golden::load();
@@ -868,7 +871,7 @@ fn fir_designs_match_scipy() {
         let h = firwin2(*n, f, gain, o).unwrap();
         close(&h, &g.rag("firwin2", i), 1e-12, &format!("firwin2 {i}"));
     }
-    let fl: Vec<(usize, Vec<f64>, Vec<f64>, Option<Vec<f64>>, Option<f64>)> = vec![
+    let fl: Vec<FirlsCase> = vec![
         (
             11,
             vec![0.0, 0.3, 0.5, 1.0],

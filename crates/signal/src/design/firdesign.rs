@@ -177,7 +177,7 @@ pub fn firwin2(
         None => 1 + (1usize << ((numtaps as f64).ln() / 2f64.ln()).ceil() as u32),
     };
     let mut freq = freq.to_vec();
-    if d.iter().any(|&v| v == 0.0) {
+    if d.contains(&0.0) {
         let eps = f64::EPSILON * nyq;
         for k in 0..nf_len - 1 {
             if freq[k] == freq[k + 1] {
