@@ -91,11 +91,13 @@ impl<T: Scalar> Term<T> {
     }
 }
 
-/// Einstein summation over one or two operands (NumPy's `einsum` without `...`, `optimize` or
-/// `out`): `"ij,jk->ik"` (matrix product), `"bij,bjk->bik"` (batched), `"ii->"`/`"ii"` (trace),
+/// Einstein summation over one or two operands (NumPy's `einsum` without `optimize` or `out`):
+/// `"ij,jk->ik"` (matrix product), `"bij,bjk->bik"` (batched), `"ii->"`/`"ii"` (trace),
 /// `"ii->i"` (diagonal), `"i,j->ij"` (outer), `"ij->ji"` (transpose), `"ij->"`/`"ij->j"` (sums),
 /// `"i,i->"` (inner), `"ij,j->i"`, and any other pattern of those kinds. Without `->` the output
-/// has the letters that appear once, in alphabetical order (NumPy's implicit mode).
+/// has the letters that appear once, in alphabetical order (NumPy's implicit mode). `...` stands
+/// for the axes no letter names (`"...ij,...jk->...ik"`), broadcast between the operands as
+/// NumPy does; without `->` they lead the output, and an explicit output must then name them.
 ///
 /// Two operands are contracted with one batched matrix product (letters shared by both operands
 /// and the output are batch axes, letters shared by both but not in the output are summed), so the
@@ -103,7 +105,8 @@ impl<T: Scalar> Term<T> {
 /// summed first, a repeated letter in one operand takes the diagonal.
 ///
 /// # Errors
-/// `InvalidArgument` for a malformed subscript string, `...`, more than two operands, a letter
+/// `InvalidArgument` for a malformed subscript string (two `...` in one term, `...` axes that an
+/// explicit output drops), more than two operands, a letter
 /// count that differs from an operand's dimensions, or an output letter that no input has;
 /// `ShapeMismatch` when one letter has different sizes.
 ///
@@ -118,10 +121,9 @@ pub fn einsum<T: Scalar>(subscripts: &str, operands: &[&Array<T>]) -> Result<Arr
     let op = "einsum";
     let spec: String = subscripts.chars().filter(|c| !c.is_whitespace()).collect();
     if spec.contains("...") {
-        return Err(make::arg(
-            op,
-            "ellipsis ('...') subscripts are not supported",
-        ));
+        let (spec, arrays) = expand_ellipsis(op, &spec, operands)?;
+        let refs: Vec<&Array<T>> = arrays.iter().collect();
+        return einsum(&spec, &refs);
     }
     let (lhs, out) = match spec.split_once("->") {
         Some((l, r)) => (l.to_string(), Some(r.to_string())),
@@ -357,4 +359,127 @@ pub fn tensorinv<T: Scalar>(a: &Array<T>, ind: usize) -> Result<Array<T>> {
     let inv_shape = [tail, head].concat();
     let m = a.contiguous()?.reshape(&[p as isize, q as isize])?;
     inv(&m)?.reshape(&shp(&inv_shape))
+}
+
+/// Rewrites NumPy's `...` into letters the subscripts do not use (the same letters for the
+/// right-aligned ellipsis axes of every operand) and broadcasts the operands' ellipsis axes
+/// against each other (size-1 axes become stride-0 views).
+fn expand_ellipsis<T: Scalar>(
+    op: &str,
+    spec: &str,
+    operands: &[&Array<T>],
+) -> Result<(String, Vec<Array<T>>)> {
+    let (lhs, out) = match spec.split_once("->") {
+        Some((l, r)) => (l, Some(r)),
+        None => (spec, None),
+    };
+    let terms: Vec<&str> = lhs.split(',').collect();
+    if terms.len() != operands.len() {
+        return Err(make::arg(
+            op,
+            format!(
+                "{} operands for {} subscript terms",
+                operands.len(),
+                terms.len()
+            ),
+        ));
+    }
+    let used: Vec<char> = spec.chars().filter(|c| c.is_ascii_alphabetic()).collect();
+    let free: Vec<char> = ('A'..='Z')
+        .chain('a'..='z')
+        .filter(|c| !used.contains(c))
+        .collect();
+    // (letters before the ellipsis, ellipsis axes) per operand
+    let mut ell: Vec<Option<(usize, usize)>> = Vec::new();
+    for (t, a) in terms.iter().zip(operands) {
+        match t.matches("...").count() {
+            0 => ell.push(None),
+            1 => {
+                let pos = t.find("...").unwrap_or(0);
+                let before = t[..pos].chars().count();
+                let named = t.chars().filter(|&c| c != '.').count();
+                if named > a.ndim() || t.chars().filter(|&c| c == '.').count() != 3 {
+                    return Err(make::arg(
+                        op,
+                        format!("subscripts '{t}' for an operand of {} dimensions", a.ndim()),
+                    ));
+                }
+                ell.push(Some((before, a.ndim() - named)));
+            }
+            _ => return Err(make::arg(op, format!("more than one '...' in '{t}'"))),
+        }
+    }
+    let kmax = ell.iter().flatten().map(|e| e.1).max().unwrap_or(0);
+    if kmax > free.len() {
+        return Err(make::arg(op, "too many axes under '...'"));
+    }
+    let letters = &free[..kmax];
+    // the broadcast shape of the ellipsis axes (right-aligned)
+    let mut bshape = vec![1usize; kmax];
+    for (e, a) in ell.iter().zip(operands) {
+        if let Some((before, k)) = *e {
+            for (j, &d) in a.shape()[before..before + k].iter().enumerate() {
+                let slot = &mut bshape[kmax - k + j];
+                if *slot == 1 {
+                    *slot = d;
+                } else if d != 1 && d != *slot {
+                    return Err(make::shape(
+                        op,
+                        format!("'...' axes of sizes {d} and {} do not broadcast", *slot),
+                    ));
+                }
+            }
+        }
+    }
+    let mut arrays = Vec::new();
+    let mut new_terms = Vec::new();
+    for ((t, e), a) in terms.iter().zip(&ell).zip(operands) {
+        match *e {
+            None => {
+                arrays.push((*a).clone());
+                new_terms.push(t.to_string());
+            }
+            Some((before, k)) => {
+                let mut target = a.shape()[..before].to_vec();
+                target.extend_from_slice(&bshape[kmax - k..]);
+                target.extend_from_slice(&a.shape()[before + k..]);
+                arrays.push(if target == a.shape() {
+                    (*a).clone()
+                } else {
+                    a.broadcast_to(&target)?
+                });
+                let mine: String = letters[kmax - k..].iter().collect();
+                new_terms.push(t.replace("...", &mine));
+            }
+        }
+    }
+    let all: String = letters.iter().collect();
+    let out = match out {
+        Some(o) if o.contains("...") => o.replacen("...", &all, 1),
+        Some(o) => {
+            if kmax > 0 {
+                return Err(make::arg(
+                    op,
+                    "the output drops the '...' axes (name them with '...' in the output)",
+                ));
+            }
+            o.to_string()
+        }
+        None => {
+            // NumPy's implicit output: the ellipsis axes, then the letters used once, sorted
+            let named: Vec<char> = terms
+                .iter()
+                .flat_map(|t| t.chars())
+                .filter(|c| c.is_ascii_alphabetic())
+                .collect();
+            let mut once: Vec<char> = named
+                .iter()
+                .copied()
+                .filter(|c| named.iter().filter(|x| *x == c).count() == 1)
+                .collect();
+            once.sort_unstable();
+            format!("{all}{}", once.iter().collect::<String>())
+        }
+    };
+    Ok((format!("{}->{out}", new_terms.join(",")), arrays))
 }

@@ -229,7 +229,58 @@ fn einsum_body<T: Scalar>() {
         let bad = |r: Result<Array<T>>| matches!(r, Err(Error::InvalidArgument { .. }));
         assert!(bad(einsum("ij->k", &[&a])));
         assert!(bad(einsum("ijk->", &[&a])));
-        assert!(bad(einsum("...ij->ij", &[&a])));
+        let a3 = Array::from_vec(randn_vec::<T>(12, 4), &[2, 2, 3], &dev).unwrap();
+        assert!(bad(einsum("...ij->ij", &[&a3])));
+        assert!(bad(einsum("...i...->i", &[&a3])));
+        // `...`: the same results as the letters it stands for, broadcast as NumPy does
+        let b3 = Array::from_vec(randn_vec::<T>(24, 5), &[2, 3, 4], &dev).unwrap();
+        let same = |x: Array<T>, y: Array<T>, what: &str| {
+            assert_eq!(x.shape(), y.shape(), "{what} shape on {dev}");
+            close(
+                &c(&x.to_vec().unwrap()),
+                &c(&y.to_vec().unwrap()),
+                50.0 * T::eps() * 8.0,
+                what,
+            );
+        };
+        same(
+            einsum("...ij,...jk->...ik", &[&a3, &b3]).unwrap(),
+            einsum("bij,bjk->bik", &[&a3, &b3]).unwrap(),
+            "...ij,...jk->...ik",
+        );
+        same(
+            einsum("...ij,...jk", &[&a3, &b3]).unwrap(),
+            einsum("bij,bjk->bik", &[&a3, &b3]).unwrap(),
+            "...ij,...jk (implicit)",
+        );
+        let sq = Array::from_vec(randn_vec::<T>(18, 6), &[2, 3, 3], &dev).unwrap();
+        same(
+            einsum("...ii->...i", &[&sq]).unwrap(),
+            einsum("bii->bi", &[&sq]).unwrap(),
+            "...ii->...i",
+        );
+        // broadcast ellipsis axes: (5, 1) against (4,)
+        let p = Array::from_vec(randn_vec::<T>(30, 7), &[5, 1, 2, 3], &dev).unwrap();
+        let q = Array::from_vec(randn_vec::<T>(24, 8), &[4, 3, 2], &dev).unwrap();
+        let pb = p.broadcast_to(&[5, 4, 2, 3]).unwrap().copy().unwrap();
+        let qb = q.broadcast_to(&[5, 4, 3, 2]).unwrap().copy().unwrap();
+        same(
+            einsum("...ij,...jk", &[&p, &q]).unwrap(),
+            einsum("abij,abjk->abik", &[&pb, &qb]).unwrap(),
+            "broadcast ...ij,...jk",
+        );
+        let v = Array::from_vec(randn_vec::<T>(6, 9), &[3, 2], &dev).unwrap();
+        let w = Array::from_vec(randn_vec::<T>(3, 10), &[3, 1], &dev).unwrap();
+        let wb = w.broadcast_to(&[3, 2]).unwrap().copy().unwrap();
+        same(
+            einsum("i...,i...->...", &[&v, &w]).unwrap(),
+            einsum("ij,ij->j", &[&v, &wb]).unwrap(),
+            "i...,i...->...",
+        );
+        assert!(matches!(
+            einsum("...ij,...jk", &[&a3, &q]),
+            Err(Error::ShapeMismatch { .. })
+        ));
         assert!(bad(einsum("ij,jk->ik", &[&a])));
         assert!(bad(einsum("i1->i", &[&a])));
         assert!(matches!(
