@@ -522,12 +522,12 @@ fn corr_tiled<T: Real>(
         return Ok(None);
     }
     let mut so = [0i32; TILE_PTS];
-    for p in 0..pts.len() {
+    for (s, off) in so.iter_mut().zip(pts.offs.chunks_exact(nd)) {
         let mut o = [0i64; 3];
-        for a in 0..nd {
-            o[a + k] = pts.offs[p * nd + a] - l3[a + k];
+        for (a, &v) in off.iter().enumerate() {
+            o[a + k] = v - l3[a + k];
         }
-        so[p] = ((o[0] * sy + o[1]) * sx + o[2]) as i32;
+        *s = ((o[0] * sy + o[1]) * sx + o[2]) as i32;
     }
     let mode = mode.for_filter();
     let (_xc, out, xp, op_) = gpu_io(x)?;
