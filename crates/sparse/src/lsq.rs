@@ -901,8 +901,8 @@ fn as_i32(v: usize) -> i32 {
 /// let a = CsrMatrix::from_dense(&Array::from_vec(vec![1.0, 0.0, 1.0, 1.0, 1.0, 2.0], &[3, 2], &dev)?)?;
 /// let b = Array::from_vec(vec![1.0, 2.0, 2.0], &[3], &dev)?;
 /// let r = lsqr(&a, &b, &LsqOptions { atol: 1e-12, btol: 1e-12, ..Default::default() })?;
-/// let x = r.x.to_vec()?; // the normal equations' solution (2/3, 1/2)
-/// assert!((x[0] - 2.0 / 3.0).abs() < 1e-9 && (x[1] - 0.5).abs() < 1e-9);
+/// let x: Vec<f64> = r.x.to_vec()?; // the normal equations' solution (7/6, 1/2)
+/// assert!((x[0] - 7.0 / 6.0).abs() < 1e-9 && (x[1] - 0.5).abs() < 1e-9);
 /// # Ok::<(), cusci_sparse::Error>(())
 /// ```
 ///
@@ -988,8 +988,8 @@ pub fn lsqr<T: Float>(
 /// let a = CsrMatrix::from_dense(&Array::from_vec(vec![1.0, 0.0, 1.0, 1.0, 1.0, 2.0], &[3, 2], &dev)?)?;
 /// let b = Array::from_vec(vec![1.0, 2.0, 2.0], &[3], &dev)?;
 /// let r = lsmr(&a, &b, &LsqOptions { atol: 1e-12, btol: 1e-12, ..Default::default() })?;
-/// let x = r.x.to_vec()?;
-/// assert!((x[0] - 2.0 / 3.0).abs() < 1e-9 && (x[1] - 0.5).abs() < 1e-9);
+/// let x: Vec<f64> = r.x.to_vec()?;
+/// assert!((x[0] - 7.0 / 6.0).abs() < 1e-9 && (x[1] - 0.5).abs() < 1e-9);
 /// # Ok::<(), cusci_sparse::Error>(())
 /// ```
 ///
