@@ -225,7 +225,7 @@ pub enum CwtWavelet {
 ///
 /// ```
 /// use cusci_signal::{cwt, CwtWavelet, Array, Device};
-/// let x = Array::from_vec(vec![0.0, 0.0, 1.0, 0.0, 0.0], &[5], &Device::cpu()).unwrap();
+/// let x = Array::from_vec(vec![0.0f64, 0.0, 1.0, 0.0, 0.0], &[5], &Device::cpu()).unwrap();
 /// let y = cwt(&x, &CwtWavelet::Ricker, &[1.0]).unwrap();
 /// assert_eq!(y.shape(), &[1, 5]);
 /// ```
