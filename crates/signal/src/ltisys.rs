@@ -173,8 +173,9 @@ fn poly_mat(m: &Mat) -> Result<Vec<f64>> {
 /// use cusci_signal::ltisys::{abcd_normalize, Mat};
 /// let a = Mat::from_rows(&[&[1.0, 2.0], &[3.0, 4.0]]).unwrap();
 /// let b = Mat::from_rows(&[&[1.0], &[0.0]]).unwrap();
-/// let ss = abcd_normalize(Some(&a), Some(&b), None, None).unwrap();
-/// assert_eq!((ss.c.rows, ss.c.cols, ss.d.rows, ss.d.cols), (0, 2, 0, 1));
+/// let c = Mat::from_rows(&[&[0.0, 1.0]]).unwrap();
+/// let ss = abcd_normalize(Some(&a), Some(&b), Some(&c), None).unwrap();
+/// assert_eq!((ss.d.rows, ss.d.cols), (1, 1)); // D filled with zeros
 /// ```
 pub fn abcd_normalize(
     a: Option<&Mat>,
