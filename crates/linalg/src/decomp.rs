@@ -3,8 +3,8 @@
 //! GPU: cuSOLVER's 64-bit `Xpotrf`/`Xpotrs`, `Xsyevd`, `Xgesvd`. The storage of a row-major
 //! matrix is its column-major transpose; for a Hermitian matrix that is its conjugate, so
 //! `cholesky` factors the storage as it is (upper in column-major = lower in row-major: the result
-//! storage *is* `L`), and `eigh` reads the eigenvectors back as `Vᴴ` (one transpose to return
-//! `V`). `svd` of a wide or square matrix takes `Aᵀ = U' S V'ᴴ` in the storage's own layout and
+//! storage *is* `L`), and `eigh`'s eigenvector storage read row-major is `Vᴴ` (real: `V` is
+//! returned as its transposed view; complex: one tiled conjugating pass). `svd` of a wide or square matrix takes `Aᵀ = U' S V'ᴴ` in the storage's own layout and
 //! reads `U = conj(V')` and `Vᴴ = U'ᵀ` from the outputs' storage without copies.
 
 use crate::cuda::{kernels, ptr, Bound};
@@ -682,7 +682,13 @@ fn eigh_impl<T: Scalar>(
                 return Ok((w, None));
             }
             // the storage read row-major is Vᴴ
-            let v = kernels::tile_copy(&f.swapaxes(-1, -2)?, 0, 0, T::DTYPE.is_complex())?;
+            // real: V is a view of the column-major result (as CuPy's F-ordered one), no copy;
+            // complex: V = conj of the storage read row-major, one tiled pass
+            let v = if T::DTYPE.is_complex() {
+                kernels::tile_copy(&f.swapaxes(-1, -2)?, 0, 0, true)?
+            } else {
+                f.swapaxes(-1, -2)?
+            };
             Ok((w, Some(v)))
         }
     }
