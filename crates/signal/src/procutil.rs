@@ -213,6 +213,10 @@ pub fn processing_kernel_sources() -> Vec<(String, String)> {
         crate::axisfir::axisfir_source::<c64>(),
     ];
     v.extend(crate::rankfilt::rankfilt_sources());
+    for double in [false, true] {
+        let key = if double { "signal_hilbert_f64" } else { "signal_hilbert_f32" };
+        v.push((key.to_string(), crate::hilbert::hilbert_kernel_source(double)));
+    }
     v
 }
 
