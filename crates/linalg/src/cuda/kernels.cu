@@ -26,17 +26,19 @@ __device__ void la_finite_copy(const T* __restrict__ in, T* __restrict__ out, i6
 }
 
 // Zeroes, in place, the part of each row-major rows x cols matrix (count of them, back to back)
-// outside the triangle: keep_lower keeps j - i <= k, else j - i >= k. Only zeros are written.
+// outside the triangle: keep_lower keeps j - i <= k, else j - i >= k. Only zeros are written; one
+// block per row at a time (no per-element division), its threads along the row's zero range.
 template <class T>
 __device__ void la_tri_zero(T* a, i64 rows, i64 cols, i64 count, int keep_lower, i64 k) {
-  i64 total = rows * cols * count;
-  i64 stride = (i64)gridDim.x * blockDim.x;
-  for (i64 idx = (i64)blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += stride) {
-    i64 j = idx % cols;
-    i64 i = (idx / cols) % rows;
-    i64 d = j - i;
-    bool keep = keep_lower ? (d <= k) : (d >= k);
-    if (!keep) a[idx] = la_zero<T>();
+  for (i64 row = blockIdx.x; row < rows * count; row += gridDim.x) {
+    const i64 i = row % rows;
+    // zero range [lo, hi) of this row
+    i64 lo = keep_lower ? i + k + 1 : 0;
+    i64 hi = keep_lower ? cols : i + k;
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > cols ? cols : hi;
+    T* r = a + row * cols;
+    for (i64 j = lo + threadIdx.x; j < hi; j += blockDim.x) r[j] = la_zero<T>();
   }
 }
 
@@ -75,13 +77,13 @@ __device__ void la_tile_copy(const T* __restrict__ in, T* __restrict__ out, i64 
   }
 }
 
-// count identity matrices n x n, back to back.
+// count identity matrices n x n, back to back: one block per row at a time (no per-element
+// division), coalesced writes along the row.
 template <class T> __device__ void la_eye(T* out, i64 n, i64 count) {
-  i64 total = n * n * count;
-  i64 stride = (i64)gridDim.x * blockDim.x;
-  for (i64 idx = (i64)blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += stride) {
-    i64 j = idx % n, i = (idx / n) % n;
-    out[idx] = i == j ? la_one<T>() : la_zero<T>();
+  for (i64 row = blockIdx.x; row < n * count; row += gridDim.x) {
+    const i64 i = row % n;
+    T* r = out + row * n;
+    for (i64 j = threadIdx.x; j < n; j += blockDim.x) r[j] = i == j ? la_one<T>() : la_zero<T>();
   }
 }
 

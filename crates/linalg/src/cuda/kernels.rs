@@ -67,6 +67,12 @@ fn grid(d: &CudaDevice, total: usize) -> LaunchConfig {
     LaunchConfig::linear(total.div_ceil(256).clamp(1, cap) as u32, 256)
 }
 
+/// One block of 256 threads per matrix row at a time (row-wise kernels), at most 16 per SM.
+fn row_grid(d: &CudaDevice, rows: usize) -> LaunchConfig {
+    let cap = (d.props().multiprocessors * 16).max(1);
+    LaunchConfig::linear(rows.clamp(1, cap) as u32, 256)
+}
+
 fn cuda<T: Element>(a: &Array<T>) -> &CudaDevice {
     a.device()
         .as_cuda()
@@ -128,13 +134,14 @@ pub(crate) fn tri_zero<T: Scalar>(a: &Array<T>, keep_lower: bool, k: isize) -> R
     let d = cuda(a);
     let f = func::<T>(d, "la_tri_zero")?;
     let mut args = Args::new();
+    let nrows = total / cols;
     args.push(addr(a))
         .push(rows as i64)
         .push(cols as i64)
         .push((total / (rows * cols)) as i64)
         .push(keep_lower as i32)
         .push(k as i64);
-    f.launch(d, grid(d, total), &mut args)
+    f.launch(d, row_grid(d, nrows), &mut args)
 }
 
 /// `(count, stride)` when the batch axes of a view are one arithmetic progression of matrices.
@@ -224,7 +231,7 @@ pub(crate) fn eye_batch<T: Scalar>(n: usize, count: usize, dev: &Device) -> Resu
     let f = func::<T>(d, "la_eye")?;
     let mut args = Args::new();
     args.push(addr(&out)).push(n as i64).push(count as i64);
-    f.launch(d, grid(d, total), &mut args)?;
+    f.launch(d, row_grid(d, n * count), &mut args)?;
     Ok(out)
 }
 
