@@ -70,8 +70,8 @@ pub use waveforms::{
     chirp, gausspulse, gausspulse_cutoff, max_len_seq, sawtooth, square, sweep_poly, unit_impulse,
     ChirpMethod, ChirpOptions, GaussPulse, GaussPulseOptions, ImpulseIndex,
 };
-mod czt;
 mod axisfir;
+mod czt;
 pub use axisfir::{
     savgol_coeffs, savgol_filter, sepfir2d, SavgolCoeffsOptions, SavgolMode, SavgolOptions,
 };
@@ -86,22 +86,21 @@ pub use fftresample::{
 mod rankfilt;
 pub use rankfilt::{hilbert2, medfilt2d, order_filter, wiener};
 mod lomb;
-pub use lomb::{lombscargle, vectorstrength, LombNormalize, LombScargleOptions};
 pub use czt::{czt, czt_points, zoom_fft, Czt, ZoomFft, ZoomFftOptions};
+pub use lomb::{lombscargle, vectorstrength, LombNormalize, LombScargleOptions};
 pub mod ltisys;
-#[doc(hidden)]
-pub use ltisys::lti_kernel_sources;
-pub use ltisys::{
-    abcd_normalize, bode, cont2discrete, dbode, dfreqresp, dimpulse, dlsim, dstep, freqresp,
-    impulse, lsim, ss2tf, ss2zpk, step, tf2ss, zpk2ss, Bode, DResponseOptions, Discretization,
-    LsimOptions, Lti, Mat, Response, ResponseOptions, StateSpace, TransferFunction,
-    ZerosPolesGain,
-};
 pub use design::{
     band_stop_obj, buttord, cheb1ord, cheb2ord, ellipord, iirdesign, DesignType, FilterOrder,
     IirDesignOptions, OrdKind, OrdOptions,
 };
 pub use design::{firls, firwin2, minimum_phase, Firwin2Options, MinPhaseMethod};
+#[doc(hidden)]
+pub use ltisys::lti_kernel_sources;
+pub use ltisys::{
+    abcd_normalize, bode, cont2discrete, dbode, dfreqresp, dimpulse, dlsim, dstep, freqresp,
+    impulse, lsim, ss2tf, ss2zpk, step, tf2ss, zpk2ss, Bode, DResponseOptions, Discretization,
+    LsimOptions, Lti, Mat, Response, ResponseOptions, StateSpace, TransferFunction, ZerosPolesGain,
+};
 pub mod partial;
 pub use partial::{invres, invresz, residue, residuez, unique_roots, Residues, RootType};
 mod splines;

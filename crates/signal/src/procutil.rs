@@ -214,8 +214,15 @@ pub fn processing_kernel_sources() -> Vec<(String, String)> {
     ];
     v.extend(crate::rankfilt::rankfilt_sources());
     for double in [false, true] {
-        let key = if double { "signal_hilbert_f64" } else { "signal_hilbert_f32" };
-        v.push((key.to_string(), crate::hilbert::hilbert_kernel_source(double)));
+        let key = if double {
+            "signal_hilbert_f64"
+        } else {
+            "signal_hilbert_f32"
+        };
+        v.push((
+            key.to_string(),
+            crate::hilbert::hilbert_kernel_source(double),
+        ));
     }
     v
 }

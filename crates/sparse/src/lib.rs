@@ -25,12 +25,12 @@
 
 mod construct;
 mod cpu;
-mod direct;
-mod eigen;
-mod dia;
-mod index;
 pub mod csgraph;
 pub mod cuda;
+mod dia;
+mod direct;
+mod eigen;
+mod index;
 mod krylov;
 pub mod linalg;
 mod lsq;
