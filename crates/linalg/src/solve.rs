@@ -30,6 +30,16 @@ fn singular(op: &str, index: usize) -> Error {
     }
 }
 
+/// The first zero pivot of a single singular matrix as the CPU's LU (of A, partial pivoting)
+/// finds it: the GPU reports it too, on its error path only (the GPU factors the transposed
+/// storage, or the rows in another order, whose first zero pivot can be another one), so that
+/// the error is the same on both devices.
+fn cpu_pivot<T: Scalar>(a: &Array<T>, n: usize) -> Result<usize> {
+    let mut lu = a.to_vec()?;
+    let mut piv = vec![0; n];
+    Ok(cpu::lu_inplace(&mut lu, n, n, &mut piv).unwrap_or(0))
+}
+
 /// Pivots of a GPU LU of a stack: `Xgetrf`'s (i64, 1-based) or `getrfBatched`'s (i32, 1-based).
 enum GpuPiv {
     X(Array<i64>),
@@ -266,6 +276,7 @@ fn solve_impl<T: Scalar>(
                     return Err(crate::util::nonfinite(op));
                 }
                 if let Some((s, z)) = st.singular {
+                    let z = if batched { z } else { cpu_pivot(a, n)? };
                     return Err(singular(op, which(batched, s, z)));
                 }
                 return x.reshape(&out_shape.iter().map(|&v| v as isize).collect::<Vec<_>>());
@@ -314,7 +325,12 @@ fn solve_impl<T: Scalar>(
             if st[0] != 0 {
                 return Err(crate::util::nonfinite(op));
             }
-            first_singular(op, &st[1..1 + count], batched)?;
+            match first_singular(op, &st[1..1 + count], batched) {
+                Err(Error::Singular { .. }) if !batched => {
+                    return Err(singular(op, cpu_pivot(a, n)?));
+                }
+                r => r?,
+            }
             let shape: Vec<isize> = out_shape.iter().map(|&v| v as isize).collect();
             if trans {
                 transposed_copy(&bt)?.reshape(&shape)
