@@ -179,54 +179,10 @@ fn write_png(path: &std::path::Path, a: &[f32], b: &[f32], n: usize) -> std::io:
     };
     let (a, b) = (norm(a), norm(b));
     let w = 2 * n;
-    let mut raw = Vec::with_capacity((w + 1) * n);
+    let mut raw = Vec::with_capacity(w * n);
     for r in 0..n {
-        raw.push(0u8);
         raw.extend_from_slice(&a[r * n..(r + 1) * n]);
         raw.extend_from_slice(&b[r * n..(r + 1) * n]);
     }
-    // zlib stream with stored blocks
-    let mut z = vec![0x78, 0x01];
-    for (i, chunk) in raw.chunks(65535).enumerate() {
-        let last = (i + 1) * 65535 >= raw.len();
-        z.push(last as u8);
-        let l = chunk.len() as u16;
-        z.extend_from_slice(&l.to_le_bytes());
-        z.extend_from_slice(&(!l).to_le_bytes());
-        z.extend_from_slice(chunk);
-    }
-    let (mut s1, mut s2) = (1u32, 0u32);
-    for &x in &raw {
-        s1 = (s1 + x as u32) % 65521;
-        s2 = (s2 + s1) % 65521;
-    }
-    z.extend_from_slice(&((s2 << 16) | s1).to_be_bytes());
-    let mut png = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
-    let mut ihdr = Vec::new();
-    ihdr.extend_from_slice(&(w as u32).to_be_bytes());
-    ihdr.extend_from_slice(&(n as u32).to_be_bytes());
-    ihdr.extend_from_slice(&[8, 0, 0, 0, 0]);
-    for (kind, data) in [(b"IHDR", ihdr), (b"IDAT", z), (b"IEND", Vec::new())] {
-        png.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let mut c = kind.to_vec();
-        c.extend_from_slice(&data);
-        png.extend_from_slice(&c);
-        png.extend_from_slice(&crc32(&c).to_be_bytes());
-    }
-    std::fs::write(path, png)
-}
-
-fn crc32(d: &[u8]) -> u32 {
-    let mut c = 0xffff_ffffu32;
-    for &b in d {
-        c ^= b as u32;
-        for _ in 0..8 {
-            c = if c & 1 != 0 {
-                0xedb8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-        }
-    }
-    !c
+    super::write_grey_png(path, &raw, w, n)
 }
