@@ -122,27 +122,7 @@ pub fn connected_components<T: Float>(
                     break;
                 }
             }
-            let roots = Array::<i32>::zeros(&[n + 1], dev)?;
-            launch::<T>(
-                d,
-                "cc_roots",
-                nb,
-                Args::new().push(p(&label)).push(n as i64).push(p(&roots)),
-            )?;
-            let rank = roots.cumsum(0)?;
-            let k = rank.index_axis(0, -1)?.item()? as usize;
-            let out = Array::<i32>::empty(&[n], dev)?;
-            launch::<T>(
-                d,
-                "cc_relabel",
-                nb,
-                Args::new()
-                    .push(p(&label))
-                    .push(p(&rank))
-                    .push(n as i64)
-                    .push(p(&out)),
-            )?;
-            Ok((k, out))
+            relabel_by_roots::<T>(d, nb, &label, n)
         }
     }
 }
@@ -358,27 +338,40 @@ fn strong<T: Float>(graph: &CsrMatrix<T>) -> Result<(usize, Array<i32>)> {
                     .push(n as i64)
                     .push(p(&label)),
             )?;
-            let roots = Array::<i32>::zeros(&[n + 1], dev)?;
-            launch::<T>(
-                d,
-                "cc_roots",
-                nb,
-                Args::new().push(p(&label)).push(n as i64).push(p(&roots)),
-            )?;
-            let rank = roots.cumsum(0)?;
-            let k = rank.index_axis(0, -1)?.item()? as usize;
-            let out = Array::<i32>::empty(&[n], dev)?;
-            launch::<T>(
-                d,
-                "cc_relabel",
-                nb,
-                Args::new()
-                    .push(p(&label))
-                    .push(p(&rank))
-                    .push(n as i64)
-                    .push(p(&out)),
-            )?;
-            Ok((k, out))
+            relabel_by_roots::<T>(d, nb, &label, n)
         }
     }
+}
+
+/// Component numbers 0..k from root labels (each node labelled by its component's root, the
+/// smallest node): roots flagged, their ranks by a prefix sum, every node relabelled by its
+/// root's rank. Returns k (one scalar read) and the labels.
+fn relabel_by_roots<T: Float>(
+    d: &cusci_core::CudaDevice,
+    nb: u32,
+    label: &Array<i32>,
+    n: usize,
+) -> Result<(usize, Array<i32>)> {
+    let dev = label.device();
+    let roots = Array::<i32>::zeros(&[n + 1], dev)?;
+    launch::<T>(
+        d,
+        "cc_roots",
+        nb,
+        Args::new().push(p(label)).push(n as i64).push(p(&roots)),
+    )?;
+    let rank = roots.cumsum(0)?;
+    let k = rank.index_axis(0, -1)?.item()? as usize;
+    let out = Array::<i32>::empty(&[n], dev)?;
+    launch::<T>(
+        d,
+        "cc_relabel",
+        nb,
+        Args::new()
+            .push(p(label))
+            .push(p(&rank))
+            .push(n as i64)
+            .push(p(&out)),
+    )?;
+    Ok((k, out))
 }
