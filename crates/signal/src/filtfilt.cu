@@ -25,3 +25,25 @@ extern "C" __global__ void NAME(pad_ext)(const T* __restrict__ x, T* __restrict_
     e[idx] = v;
   }
 }
+
+// The small per-signal dense products of Gustafsson's filtfilt: for signal s (rows of in_len /
+// out_len contiguous samples) and j < J,
+//   out[s, opos(j)] (+)= sum_k A[j*K + k] * in[s, ipos(k)],   pos(k) = k < split ? k : k + shift
+// (the first m and the last m samples of a signal when the impulse response is truncated).
+// acc: 0 store, 1 add to what is there. One thread per (s, j).
+extern "C" __global__ void NAME(gust_matvec)(const T* __restrict__ in, i64 in_len,
+                                             const T* __restrict__ A, T* __restrict__ out,
+                                             i64 out_len, i64 nsig, i64 J, i64 K, i64 isplit,
+                                             i64 ishift, i64 osplit, i64 oshift, int acc) {
+  const i64 total = nsig * J;
+  for (i64 idx = blockIdx.x * (i64)blockDim.x + threadIdx.x; idx < total;
+       idx += (i64)gridDim.x * blockDim.x) {
+    const i64 s = idx / J, j = idx % J;
+    const T* row = in + s * in_len;
+    const T* a = A + j * K;
+    T sum = TZERO;
+    for (i64 k = 0; k < K; ++k) sum = sum + a[k] * row[k < isplit ? k : k + ishift];
+    T* o = out + s * out_len + (j < osplit ? j : j + oshift);
+    *o = acc ? *o + sum : sum;
+  }
+}

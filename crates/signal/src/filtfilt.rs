@@ -9,7 +9,8 @@ use crate::procutil::{blocks_for, cpu_contig, cuda_type, dptr, host, norm_axis, 
 use crate::{lfilter, sosfilt, FilterOptions};
 use cusci_core::cuda::kernel::{Args, LaunchConfig};
 use cusci_core::error::make;
-use cusci_core::{Array, Device, Element, Result};
+use cusci_core::{Array, Device, Element, RealFloat, Result};
+use rayon::prelude::*;
 
 const SRC: &str = include_str!("filtfilt.cu");
 
@@ -25,12 +26,26 @@ pub enum FiltPad {
     Constant,
 }
 
+/// How [`filtfilt`] treats the signal's ends (SciPy's `method=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FiltMethod {
+    /// Extend the signal (`padtype`, `padlen`) and start both passes from steady states
+    /// (SciPy's default `'pad'`).
+    #[default]
+    Pad,
+    /// Gustafsson's method (`'gust'`): the initial states of the forward and the backward pass
+    /// are chosen (least squares) so that forward-backward and backward-forward filtering agree;
+    /// `irlen` truncates the impulse response used for them. `padtype`/`padlen` are ignored.
+    Gust,
+}
+
 /// The optional arguments of [`filtfilt`] and [`sosfiltfilt`].
 ///
 /// ```
-/// use cusci_signal::{FiltfiltOptions, FiltPad};
+/// use cusci_signal::{FiltfiltOptions, FiltMethod, FiltPad};
 /// let o = FiltfiltOptions::default();
 /// assert_eq!((o.axis, o.padtype, o.padlen), (-1, Some(FiltPad::Odd), None));
+/// assert_eq!((o.method, o.irlen), (FiltMethod::Pad, None));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FiltfiltOptions {
@@ -40,6 +55,13 @@ pub struct FiltfiltOptions {
     pub padtype: Option<FiltPad>,
     /// Samples of extension at each end; `None` for SciPy's default `3 * ntaps`.
     pub padlen: Option<usize>,
+    /// [`filtfilt`]'s method. Default [`FiltMethod::Pad`]; [`sosfiltfilt`] has only `Pad` (as
+    /// SciPy's, which takes no `method`).
+    pub method: FiltMethod,
+    /// With [`FiltMethod::Gust`]: the length of the impulse response considered for the
+    /// initial states (SciPy's `irlen`); `None` (or a signal of at most `2 * irlen` samples)
+    /// uses the whole signal. Default `None`.
+    pub irlen: Option<usize>,
 }
 
 impl Default for FiltfiltOptions {
@@ -48,6 +70,8 @@ impl Default for FiltfiltOptions {
             axis: -1,
             padtype: Some(FiltPad::Odd),
             padlen: None,
+            method: FiltMethod::Pad,
+            irlen: None,
         }
     }
 }
@@ -189,15 +213,30 @@ fn zi_shape(ndim: usize, ax: usize, k: usize, lead: Option<usize>) -> Vec<usize>
 }
 
 /// Applies a digital filter forward and backward (zero phase, squared magnitude response),
-/// SciPy's `scipy.signal.filtfilt(b, a, x, axis, padtype, padlen)` with `method='pad'`.
+/// SciPy's `scipy.signal.filtfilt(b, a, x, axis, padtype, padlen, method, irlen)`.
 ///
-/// The signal is extended by `padlen` samples at each end (default `3 * max(len(a), len(b))`),
-/// filtered forward from the steady state `lfilter_zi * x[0]`, backward from
-/// `lfilter_zi * y[-1]`, and the extension removed. Same shape and device as `x`.
+/// `method='pad'` ([`FiltMethod::Pad`], the default): the signal is extended by `padlen`
+/// samples at each end (default `3 * max(len(a), len(b))`), filtered forward from the steady
+/// state `lfilter_zi * x[0]`, backward from `lfilter_zi * y[-1]`, and the extension removed.
+///
+/// `method='gust'` ([`FiltMethod::Gust`]): Gustafsson's method, as SciPy's `_filtfilt_gust`.
+/// Forward-backward and backward-forward passes from rest give `y_fb` and `y_bf`; the initial
+/// states `[x0; xN]` that make both agree solve the least-squares problem `M [x0; xN] = y_bf -
+/// y_fb` (`M` built from the filter's zero-input responses over `m = irlen` samples at each end,
+/// or over the whole signal), and `y = y_fb + W [x0; xN]`. `M`, `W` and `M`'s pseudo-inverse
+/// (an SVD, singular values below `eps * s_max` dropped, as `scipy.linalg.lstsq`) are built on
+/// the host in f64 once per call: they depend on the filter and the lengths only. The
+/// per-signal products (`2 * order` values from the delta, corrections back into `y_fb`) are one
+/// small kernel launch each; the four passes are [`lfilter`]s on the device. The filter's
+/// coefficients must be real (SciPy's real `Obs` matrix drops imaginary parts); the signal may be
+/// complex.
+///
+/// Same shape and device as `x`.
 ///
 /// # Errors
-/// As [`lfilter`] for `b` and `a` (plus `Singular` from [`crate::lfilter_zi`] for a pole at 1);
-/// `InvalidArgument` when the signal is not longer than `padlen`, or a bad axis.
+/// As [`lfilter`] for `b` and `a` (plus `Singular` from [`crate::lfilter_zi`] for a pole at 1,
+/// with `Pad`); `InvalidArgument` when the signal is not longer than `padlen` (`Pad`), for
+/// complex coefficients with `Gust`, or a bad axis.
 ///
 /// ```
 /// use cusci_signal::{filtfilt, FiltfiltOptions, Array, Device};
@@ -235,6 +274,9 @@ pub fn filtfilt<T: SignalScalar>(
             "the leading denominator coefficient a[0] is 0",
         ));
     }
+    if opts.method == FiltMethod::Gust {
+        return filtfilt_gust(op, &bv, &av, x, ax, opts.irlen);
+    }
     let (edge, ext) = pad(op, x, ax, opts, ntaps)?;
     let zi = crate::filter::lfilter_zi_host(op, &bv, &av)?;
     let zarr = if zi.is_empty() {
@@ -259,6 +301,249 @@ pub fn filtfilt<T: SignalScalar>(
         Ok(lfilter(&bd, &ad, v, &o)?.y)
     };
     forward_backward(&ext, ax, edge, zarr.as_ref(), &run)
+}
+
+/// The host matrices of Gustafsson's method for a filter of `order >= 1` states, `n` samples
+/// and `m` (`m == n`, or `2 m < n`) samples of impulse response: `(P, W, rows)` with `P` the
+/// pseudo-inverse of `M` (`2 order x rows`, row-major) and `W` (`rows x 2 order`), `rows = m`
+/// when `m == n`, else `2 m` (the first and the last `m` samples).
+fn gust_matrices(
+    op: &str,
+    bf: &[f64],
+    af: &[f64],
+    n: usize,
+    m: usize,
+) -> Result<(Vec<f64>, Vec<f64>, usize)> {
+    let (iir, _) = crate::filter::ba_filter(op, bf, af)?;
+    let order = iir.states();
+    let c = 2 * order;
+    // Obs[:, 0]: the zero-input response from the unit state e_0; Obs[k:, k] = Obs[:-k, 0]
+    let mut z = vec![0.0; order];
+    z[0] = 1.0;
+    let h: Vec<f64> = (0..m).map(|_| iir.step(&mut z, 0.0)).collect();
+    let obs = |i: usize, k: usize| if i >= k { h[i - k] } else { 0.0 };
+    // S = lfilter(b, a, Obs[::-1], axis=0)
+    let mut s = vec![0.0; m * order];
+    for k in 0..order {
+        let mut z = vec![0.0; order];
+        for i in 0..m {
+            s[i * order + k] = iir.step(&mut z, obs(m - 1 - i, k));
+        }
+    }
+    let rows = if m == n { m } else { 2 * m };
+    let mut mm = vec![0.0; rows * c];
+    let mut ww = vec![0.0; rows * c];
+    let off = if m == n { 0 } else { m };
+    for i in 0..m {
+        for k in 0..order {
+            let sr = s[(m - 1 - i) * order + k];
+            let obr = obs(m - 1 - i, k);
+            mm[i * c + k] = sr - obs(i, k);
+            ww[i * c + k] = sr;
+            mm[(off + i) * c + order + k] = obr - s[i * order + k];
+            ww[(off + i) * c + order + k] = obr;
+        }
+    }
+    let mut p = vec![0.0; c * rows];
+    if rows > 0 {
+        let mat = faer::Mat::<f64>::from_fn(rows, c, |i, j| mm[i * c + j]);
+        let svd = mat
+            .thin_svd()
+            .map_err(|_| cusci_core::Error::NoConvergence {
+                op: op.into(),
+                iterations: 0,
+                residual: f64::NAN,
+            })?;
+        let sv = svd.S().column_vector();
+        let (u, v) = (svd.U(), svd.V());
+        let kk = rows.min(c);
+        let smax = (0..kk).map(|i| sv[i]).fold(0.0f64, f64::max);
+        let cut = f64::EPSILON * smax;
+        for t in 0..kk {
+            if !(sv[t] > cut) {
+                continue;
+            }
+            let inv = 1.0 / sv[t];
+            for i in 0..c {
+                let vi = v[(i, t)] * inv;
+                for r in 0..rows {
+                    p[i * rows + r] += vi * u[(r, t)];
+                }
+            }
+        }
+    }
+    Ok((p, ww, rows))
+}
+
+/// `out[s, opos(j)] (+)= Σ_k A[j, k] in[s, ipos(k)]` for contiguous rows (see `gust_matvec` in
+/// `filtfilt.cu`); `maps` = (isplit, ishift, osplit, oshift).
+#[allow(clippy::too_many_arguments)]
+fn gust_matvec<T: SignalScalar>(
+    inp: &Array<T>,
+    in_len: usize,
+    a: &[T],
+    out: &Array<T>,
+    out_len: usize,
+    nsig: usize,
+    (j, k): (usize, usize),
+    maps: (usize, usize, usize, usize),
+    acc: bool,
+) -> Result<Option<Vec<T>>> {
+    let (isplit, ishift, osplit, oshift) = maps;
+    let pos = |v: usize, split: usize, shift: usize| if v < split { v } else { v + shift };
+    match out.device() {
+        Device::Cpu => {
+            let xi = cpu_contig(inp)?;
+            let mut o = cpu_contig(out)?.into_owned();
+            o.par_chunks_mut(out_len.max(1))
+                .zip(xi.par_chunks(in_len.max(1)))
+                .take(nsig)
+                .for_each(|(orow, irow)| {
+                    for jj in 0..j {
+                        let mut sum = T::zero();
+                        for kk in 0..k {
+                            sum = sum + a[jj * k + kk] * irow[pos(kk, isplit, ishift)];
+                        }
+                        let d = &mut orow[pos(jj, osplit, oshift)];
+                        *d = if acc { *d + sum } else { sum };
+                    }
+                });
+            Ok(Some(o))
+        }
+        Device::Cuda(d) => {
+            let total = nsig * j;
+            if total > 0 {
+                let am = Array::from_vec(a.to_vec(), &[a.len().max(1)], out.device())?;
+                let (key, src) = filtfilt_source::<T>();
+                let f = d.function(&key, || src, &[], &format!("{key}_gust_matvec"))?;
+                let mut args = Args::new();
+                args.push(dptr(inp))
+                    .push(in_len as i64)
+                    .push(dptr(&am))
+                    .push(dptr(out))
+                    .push(out_len as i64)
+                    .push(nsig as i64)
+                    .push(j as i64)
+                    .push(k as i64)
+                    .push(isplit as i64)
+                    .push(ishift as i64)
+                    .push(osplit as i64)
+                    .push(oshift as i64)
+                    .push(acc as i32);
+                f.launch(
+                    d,
+                    LaunchConfig::linear(blocks_for(total, 128), 128),
+                    &mut args,
+                )?;
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// SciPy's `_filtfilt_gust` (see [`filtfilt`]).
+fn filtfilt_gust<T: SignalScalar>(
+    op: &str,
+    bv: &[T],
+    av: &[T],
+    x: &Array<T>,
+    ax: usize,
+    irlen: Option<usize>,
+) -> Result<Array<T>> {
+    let order = bv.len().max(av.len()) - 1;
+    if order == 0 {
+        // the filter is a gain
+        let g = bv[0] / av[0];
+        return x.mul_scalar(g * g);
+    }
+    if bv
+        .iter()
+        .chain(av)
+        .any(|v| v.im() != <T::Real as Element>::zero())
+    {
+        return Err(make::arg(
+            op,
+            "method='gust' needs real filter coefficients (SciPy's real Obs matrix drops the \
+             imaginary parts)",
+        ));
+    }
+    let re = |v: &T| RealFloat::to_f64(v.re());
+    let (bf, af): (Vec<f64>, Vec<f64>) = (bv.iter().map(re).collect(), av.iter().map(re).collect());
+    let last = x.ndim() - 1;
+    let xt = if ax == last {
+        x.contiguous()?
+    } else {
+        x.swapaxes(ax as isize, last as isize)?.contiguous()?
+    };
+    let n = xt.shape()[last];
+    if xt.size() == 0 {
+        return x.contiguous();
+    }
+    let nsig = xt.size() / n;
+    let m = match irlen {
+        Some(l) if n > 2 * l => l,
+        _ => n,
+    };
+    let (p, w, rows) = gust_matrices(op, &bf, &af, n, m)?;
+    let c = 2 * order;
+    let (bd, ad) = (
+        Array::from_vec(bv.to_vec(), &[bv.len()], &Device::cpu())?,
+        Array::from_vec(av.to_vec(), &[av.len()], &Device::cpu())?,
+    );
+    let run = |v: &Array<T>| -> Result<Array<T>> {
+        Ok(lfilter(&bd, &ad, v, &FilterOptions { axis: -1, zi: None })?.y)
+    };
+    let rev = |v: &Array<T>| v.slice_axis(-1, None, None, -1);
+    let y_f = run(&xt)?;
+    let y_fb = rev(&run(&rev(&y_f)?)?)?.contiguous()?;
+    let y_b = rev(&run(&rev(&xt)?)?)?;
+    let y_bf = run(&y_b)?;
+    let delta = y_bf.sub(&y_fb)?.contiguous()?;
+    // the first m and the last m samples when the impulse response is truncated
+    let (split, shift) = if m == n { (n, 0) } else { (m, n - 2 * m) };
+    let pt: Vec<T> = p
+        .iter()
+        .map(|&v| T::from_real(<T::Real as RealFloat>::from_f64(v)))
+        .collect();
+    let wt: Vec<T> = w
+        .iter()
+        .map(|&v| T::from_real(<T::Real as RealFloat>::from_f64(v)))
+        .collect();
+    let dev = x.device();
+    let ic = Array::<T>::zeros(&[nsig, c], dev)?;
+    let ic = match gust_matvec(
+        &delta,
+        n,
+        &pt,
+        &ic,
+        c,
+        nsig,
+        (c, rows),
+        (split, shift, c, 0),
+        false,
+    )? {
+        Some(v) => Array::from_vec(v, &[nsig, c], dev)?,
+        None => ic,
+    };
+    let y = match gust_matvec(
+        &ic,
+        c,
+        &wt,
+        &y_fb,
+        n,
+        nsig,
+        (rows, c),
+        (c, 0, split, shift),
+        true,
+    )? {
+        Some(v) => Array::from_vec(v, xt.shape(), dev)?,
+        None => y_fb,
+    };
+    if ax == last {
+        Ok(y)
+    } else {
+        y.swapaxes(ax as isize, last as isize)?.contiguous()
+    }
 }
 
 /// A forward-backward filter with second-order sections, SciPy's
@@ -293,6 +578,12 @@ pub fn sosfiltfilt<T: SignalScalar>(
     }
     crate::procutil::same_dev(op, sos.device(), x.device())?;
     let ax = norm_axis(op, opts.axis, x.ndim())?;
+    if opts.method != FiltMethod::Pad {
+        return Err(make::arg(
+            op,
+            "sosfiltfilt has only the pad method (SciPy's sosfiltfilt takes no method)",
+        ));
+    }
     let sv = host(sos)?;
     let nsec = sos.shape()[0];
     let z2 = (0..nsec).filter(|&s| sv[6 * s + 2] == T::zero()).count();

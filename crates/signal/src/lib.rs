@@ -20,7 +20,7 @@ pub use windows::{get_window, Window};
 mod convolve2d;
 pub use convolve2d::{convolve2d, correlate2d, Conv2dOptions, ConvBoundary};
 mod filtfilt;
-pub use filtfilt::{filtfilt, lfiltic, sosfiltfilt, FiltPad, FiltfiltOptions};
+pub use filtfilt::{filtfilt, lfiltic, sosfiltfilt, FiltMethod, FiltPad, FiltfiltOptions};
 mod resample;
 pub use convolve::{
     choose_conv_method, convolve, correlate, fftconvolve, ConvMethod, ConvMode, ConvOptions,
@@ -79,6 +79,8 @@ mod convnd;
 pub use convnd::{correlation_lags, deconvolve, fftconvolve_axes, oaconvolve};
 mod detrend;
 pub use detrend::{detrend, DetrendOptions, DetrendType};
+mod symiir;
+pub use symiir::{symiirorder1, symiirorder2};
 mod fftresample;
 pub use fftresample::{
     decimate, resample, DecimateFtype, DecimateOptions, ResampleOptions, ResampleScalar,

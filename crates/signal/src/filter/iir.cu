@@ -135,3 +135,113 @@ extern "C" __global__ void NAME(zi_gather)(const T* __restrict__ zi, T* __restri
     for (int k = 0; k < NS; ++k) out[sig * NS + k] = zi[zaddr(k, o, i, outer, inner)];
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Block-tiled scan for contiguous signals (inner == 1, the filtered axis is the last): one block
+// of TB threads filters one signal, tile by tile of TB*TL samples, and carries the state from
+// tile to tile. Per tile: (1) the tile is read coalesced into shared memory (chunk j of TL
+// samples at j*(TL+1): the odd stride keeps the per-thread walks free of bank conflicts);
+// (2) thread j filters its chunk from a zero state (thread 0 from the carried state), giving
+// f_j; (3) an inclusive Hillis-Steele scan F_j = f_j + M^(d*TL) F_(j-d), d = 1, 2, 4, ... (the
+// zero-input maps mats[lv] = M^(TL*2^lv), NS x NS row-major) turns them into the true final state
+// of every chunk; (4) thread j refilters its chunk from F_(j-1) in place; (5) the tile is
+// written back coalesced. x is read once and y written once.
+#ifndef TB
+#define TB 128
+#endif
+#ifndef TL
+#define TL 32
+#endif
+
+extern "C" __global__ void __launch_bounds__(TB)
+    NAME(tiles)(const T* __restrict__ x, T* __restrict__ y, const T* __restrict__ coef,
+                const T* __restrict__ zin, int zin_mode, T* __restrict__ zout, int zout_mode,
+                i64 nsig, i64 n, const T* __restrict__ mats, int nmats) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* buf = reinterpret_cast<T*>(smem_raw);  // TB * (TL + 1) samples
+  T* st = buf + TB * (TL + 1);               // NS * TB states, st[k * TB + j]
+  T* mm = st + NS * TB;                      // nmats * NS * NS
+  T c[NCOEF];
+#pragma unroll
+  for (int k = 0; k < NCOEF; ++k) c[k] = coef[k];
+  const int j = threadIdx.x;
+  for (int q = j; q < nmats * NS * NS; q += TB) mm[q] = mats[q];
+  for (i64 sig = blockIdx.x; sig < nsig; sig += gridDim.x) {
+    const T* xs = x + sig * n;
+    T* ys = y + sig * n;
+    T carry[NS];
+#pragma unroll
+    for (int k = 0; k < NS; ++k) carry[k] = zin_mode == 1 ? zin[zaddr(k, sig, 0, nsig, 1)] : TZERO;
+    const i64 tile = (i64)TB * TL;
+    for (i64 t0 = 0; t0 < n; t0 += tile) {
+      const int len = (int)((n - t0) < tile ? (n - t0) : tile);
+      __syncthreads();
+      if (len == TB * TL) {
+#pragma unroll 4
+        for (int q = j; q < TB * TL; q += TB) buf[q + q / TL] = xs[t0 + q];
+      } else {
+        for (int q = j; q < TB * TL; q += TB) buf[q + q / TL] = q < len ? xs[t0 + q] : TZERO;
+      }
+      __syncthreads();
+      int cl = len - j * TL;
+      cl = cl < 0 ? 0 : (cl > TL ? TL : cl);
+      T* my = buf + j * (TL + 1);
+      T z[NS];
+#pragma unroll
+      for (int k = 0; k < NS; ++k) z[k] = j == 0 ? carry[k] : TZERO;
+      if (cl == TL) {
+#pragma unroll 8
+        for (int t = 0; t < TL; ++t) (void)iir_step(c, z, my[t]);
+      } else {
+        for (int t = 0; t < cl; ++t) (void)iir_step(c, z, my[t]);
+      }
+      int lv = 0;
+      for (int d = 1; d < TB; d <<= 1, ++lv) {
+#pragma unroll
+        for (int k = 0; k < NS; ++k) st[k * TB + j] = z[k];
+        __syncthreads();
+        if (j >= d) {
+          T p[NS];
+#pragma unroll
+          for (int k = 0; k < NS; ++k) p[k] = st[k * TB + j - d];
+          const T* P = mm + lv * NS * NS;
+#pragma unroll
+          for (int r = 0; r < NS; ++r) {
+            T acc = z[r];
+#pragma unroll
+            for (int k = 0; k < NS; ++k) acc = acc + P[r * NS + k] * p[k];
+            z[r] = acc;
+          }
+        }
+        __syncthreads();
+      }
+#pragma unroll
+      for (int k = 0; k < NS; ++k) st[k * TB + j] = z[k];
+      __syncthreads();
+      T s[NS];
+#pragma unroll
+      for (int k = 0; k < NS; ++k) s[k] = j == 0 ? carry[k] : st[k * TB + j - 1];
+      if (j == 0) {
+#pragma unroll
+        for (int k = 0; k < NS; ++k) carry[k] = st[k * TB + TB - 1];
+      }
+      if (cl == TL) {
+#pragma unroll 8
+        for (int t = 0; t < TL; ++t) my[t] = iir_step(c, s, my[t]);
+      } else {
+        for (int t = 0; t < cl; ++t) my[t] = iir_step(c, s, my[t]);
+      }
+      if (zout_mode == 1 && t0 + tile >= n && cl > 0 && j == (len - 1) / TL) {
+#pragma unroll
+        for (int k = 0; k < NS; ++k) zout[zaddr(k, sig, 0, nsig, 1)] = s[k];
+      }
+      __syncthreads();
+      if (len == TB * TL) {
+#pragma unroll 4
+        for (int q = j; q < TB * TL; q += TB) ys[t0 + q] = buf[q + q / TL];
+      } else {
+        for (int q = j; q < len; q += TB) ys[t0 + q] = buf[q + q / TL];
+      }
+    }
+  }
+}

@@ -135,7 +135,7 @@ fn matmul<T: SignalScalar>(a: &[T], b: &[T], n: usize) -> Vec<T> {
 }
 
 /// Builds the lfilter form from host coefficients (validated).
-fn ba_filter<T: SignalScalar>(op: &str, b: &[T], a: &[T]) -> Result<(Iir<T>, usize)> {
+pub(crate) fn ba_filter<T: SignalScalar>(op: &str, b: &[T], a: &[T]) -> Result<(Iir<T>, usize)> {
     if b.is_empty() || a.is_empty() {
         return Err(make::arg(op, "b and a must have at least one coefficient"));
     }
@@ -531,6 +531,100 @@ fn launch_scan(
     f.launch(d, LaunchConfig::linear(blocks_for(total, 128), 128), &mut a)
 }
 
+/// The block size and chunk length `(TB, TL)` of the block-tiled kernel (`tiles` in `iir.cu`),
+/// or `None` when the chunked scan of [`gpu_chunking`] serves better: contiguous signals
+/// (`inner == 1`), enough of them to give every multiprocessor a block or two, long enough to
+/// fill tiles. The chunk length is the shortest of 32, 64, 128, 256 over which the filter's
+/// zero-input state map has decayed (every entry of `M^TL` at most 1 in magnitude): the scan
+/// combines chunk states through powers of that map, and a map that still amplifies (the
+/// transient growth of high-order filters in ba form, e.g. butter(8, 0.1): entries up to 1.5e4
+/// over 32 samples) amplifies the rounding of the carried states with it. Filters whose map has
+/// not decayed after 256 samples take 256 (the accuracy of the chunked scan's 128-256-sample
+/// chunks).
+pub(crate) fn tile_plan<T: SignalScalar>(
+    iir: &Iir<T>,
+    nsig: usize,
+    n: usize,
+    inner: usize,
+) -> Option<(usize, usize)> {
+    let ns = iir.states();
+    if inner != 1 || !(128..1 << 16).contains(&nsig) || n < 4096 || ns > 32 {
+        return None;
+    }
+    let mut tl = 256;
+    for cand in [32usize, 64, 128, 256] {
+        let m = iir.zero_input_map(cand);
+        if m.iter().all(|v| v.abs().to_f64_lossy() <= 1.0) {
+            tl = cand;
+            break;
+        }
+    }
+    let tb = (TILE / tl).clamp(32, 256);
+    if tile_smem::<T>(ns, tb, tl) > 160 * 1024 {
+        return None;
+    }
+    Some((tb, tl))
+}
+
+/// Samples per tile of the block-tiled kernel.
+const TILE: usize = 8192;
+
+/// Dynamic shared memory of the block-tiled kernel: the tile (with one pad sample per chunk),
+/// the chunk states, the zero-input maps.
+fn tile_smem<T: Element>(ns: usize, tb: usize, tl: usize) -> usize {
+    (tb * (tl + 1) + ns * tb + tb.trailing_zeros() as usize * ns * ns) * std::mem::size_of::<T>()
+}
+
+/// The block-tiled kernel: one block per signal (see `tiles` in `iir.cu`).
+#[allow(clippy::too_many_arguments)]
+fn cuda_tiles<T: SignalScalar>(
+    d: &CudaDevice,
+    iir: &Iir<T>,
+    x: &Array<T>,
+    y: &Array<T>,
+    nsig: usize,
+    n: usize,
+    zi: Option<&Array<T>>,
+    zf: Option<&Array<T>>,
+    (tb, tl): (usize, usize),
+) -> Result<()> {
+    let dev = x.device();
+    let ns = iir.states();
+    let (prefix, src) = iir_source::<T>(matches!(iir, Iir::Sos { .. }), ns);
+    let key = format!("{prefix}_tb{tb}_tl{tl}");
+    let src = format!("#define TB {tb}\n#define TL {tl}\n{src}");
+    let f = d.function(&key, || src, &[], &format!("{prefix}_tiles"))?;
+    let coefs = match iir {
+        Iir::Ba { c, .. } | Iir::Sos { c, .. } => c.clone(),
+    };
+    let ncoef = coefs.len();
+    let coef = Array::from_vec(coefs, &[ncoef], dev)?;
+    // the zero-input maps over TL * 2^lv samples, lv = 0 .. log2(TB)
+    let nmats = tb.trailing_zeros() as usize;
+    let mut m = iir.zero_input_map(tl);
+    let mut mats = Vec::with_capacity(nmats * ns * ns);
+    for _ in 0..nmats {
+        mats.extend_from_slice(&m);
+        m = matmul(&m, &m, ns);
+    }
+    let mdev = Array::from_vec(mats, &[nmats * ns * ns], dev)?;
+    let mut a = Args::new();
+    a.push(dptr(x))
+        .push(dptr(y))
+        .push(dptr(&coef))
+        .push(zi.map(dptr).unwrap_or(0))
+        .push(if zi.is_some() { 1i32 } else { 0 })
+        .push(zf.map(dptr).unwrap_or(0))
+        .push(if zf.is_some() { 1i32 } else { 0 })
+        .push(nsig as i64)
+        .push(n as i64)
+        .push(dptr(&mdev))
+        .push(nmats as i32);
+    let mut cfg = LaunchConfig::linear(nsig as u32, tb as u32);
+    cfg.shared_mem_bytes = tile_smem::<T>(ns, tb, tl) as u32;
+    f.launch(d, cfg, &mut a)
+}
+
 /// The number of chunks per signal of the GPU scan (1: one thread per signal).
 pub(crate) fn gpu_chunking(ns: usize, nsig: usize, n: usize) -> (usize, usize) {
     if ns > 32 || n < 512 || nsig >= 1 << 16 {
@@ -553,6 +647,9 @@ fn cuda_apply<T: SignalScalar>(
     zi: Option<&Array<T>>,
     zf: Option<&Array<T>>,
 ) -> Result<()> {
+    if let Some(plan) = tile_plan(iir, outer * inner, n, inner) {
+        return cuda_tiles(d, iir, x, y, outer * inner, n, zi, zf, plan);
+    }
     let dev = x.device();
     let ns = iir.states();
     let (prefix, src) = iir_source::<T>(matches!(iir, Iir::Sos { .. }), ns);
