@@ -66,7 +66,7 @@ fn cx<T: Float>(v: T) -> c64 {
     v.to_c64()
 }
 
-fn pseudo_random<T: Float>(n: usize, seed: u64, dev: &Device) -> Result<Array<T>> {
+pub(crate) fn pseudo_random<T: Float>(n: usize, seed: u64, dev: &Device) -> Result<Array<T>> {
     let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let v: Vec<T> = (0..n)
         .map(|_| {

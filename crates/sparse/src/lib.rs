@@ -30,13 +30,16 @@ pub mod cuda;
 mod dia;
 mod direct;
 mod eigen;
+mod ilu;
 mod index;
 mod krylov;
 pub mod linalg;
+mod lobpcg;
 mod lsq;
 mod matrix;
 mod ops;
 mod stack;
+mod svds;
 
 pub use construct::{diags, diags_array, eye, identity, random, random_array};
 pub use cusci_core::{Array, Device, Error, Result};

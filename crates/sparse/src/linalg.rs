@@ -19,7 +19,10 @@ use cusci_core::{Array, CudaDevice, Device, Float, RealFloat, Result};
 
 pub use crate::direct::{factorized, splu, spsolve, spsolve_triangular, SuperLu};
 pub use crate::eigen::{eigsh, EigshOptions, EigshResult, Which};
+pub use crate::ilu::{spilu, IluOptions, SuperLuIlu};
+pub use crate::lobpcg::{lobpcg, LobpcgOptions, LobpcgResult};
 pub use crate::lsq::{lsmr, lsqr, minres, LsmrResult, LsqOptions, LsqrResult};
+pub use crate::svds::{svds, SingularVectors, SvdsOptions, SvdsResult};
 
 /// The NVRTC source of the solver kernels (minres, lsqr, lsmr) for `dtype`: for compile checks.
 #[doc(hidden)]

@@ -362,3 +362,50 @@ extern "C" __global__ void sl_gather_rows(const T* b, const int* p, i64 n, i64 n
 extern "C" __global__ void sl_put_col(const T* src, T* dst, i64 n, i64 k, i64 c) {
   GRID_LOOP(i, n) { dst[i * k + c] = src[i]; }
 }
+
+// ---------------- blocks of vectors (lobpcg.rs, svds.rs) ----------------
+// A block is a row-major (p, n) array: row i is vector i (contiguous). Host code owns the small
+// p x q coefficient matrices; these kernels do the O(n) work.
+
+// parts[pair * G + g] = sum over rows r of chunk g of conj(A[i, r]) * B[j, r], pair = i * q + j;
+// block b handles pair b / G and chunk b % G (the grid has p * q * G blocks; fixed order)
+extern "C" __global__ void lo_gram_part(const T* A, int p, const T* B, int q, i64 n, T* parts, int G) {
+  __shared__ T sh[NT];
+  int pair = blockIdx.x / G, g = blockIdx.x - pair * G;
+  int i = pair / q, j = pair - i * q;
+  const T* a = A + (i64)i * n;
+  const T* b = B + (i64)j * n;
+  T acc = TZERO;
+  for (i64 r = (i64)g * NT + threadIdx.x; r < n; r += (i64)G * NT) acc = acc + cusci_conj(a[r]) * b[r];
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (int s = NT / 2; s > 0; s >>= 1) {
+    if ((int)threadIdx.x < s) sh[threadIdx.x] = sh[threadIdx.x] + sh[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) parts[blockIdx.x] = sh[0];
+}
+
+// out[e] = sum of the G parts of pair e, in order
+extern "C" __global__ void lo_gram_sum(const T* parts, int G, int pq, T* out) {
+  GRID_LOOP(e, pq) {
+    T s = TZERO;
+    for (int g = 0; g < G; g++) s = s + parts[e * G + g];
+    out[e] = s;
+  }
+}
+
+// out[j, r] = base[j, r] (when base != 0) + sum_i A[i, r] * C[i, j]; A (p, n), C (p, q), out (q, n)
+extern "C" __global__ void lo_combine(const T* A, int p, const T* C, int q, i64 n, const T* base, T* out) {
+  GRID_LOOP(e, (i64)q * n) {
+    i64 j = e / n, r = e - j * n;
+    T s = base ? base[e] : TZERO;
+    for (int i = 0; i < p; i++) s = s + A[(i64)i * n + r] * C[(i64)i * q + j];
+    out[e] = s;
+  }
+}
+
+// dst[i] = src[i]
+extern "C" __global__ void lo_copy(const T* src, T* dst, i64 n) {
+  GRID_LOOP(i, n) { dst[i] = src[i]; }
+}
