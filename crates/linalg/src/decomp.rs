@@ -8,7 +8,7 @@
 //! reads `U = conj(V')` and `Vᴴ = U'ᵀ` from the outputs' storage without copies.
 
 use crate::cuda::{kernels, ptr, Bound};
-use crate::solve::{ptr_i32, tri};
+use crate::solve::{ptr_i32, ptr_i64, tri};
 use crate::util::{
     cat, cpu_array, cpu_map, mat_dims, prod, same_device, square_dims, transposed_copy, which,
 };
@@ -29,6 +29,65 @@ fn no_conv(op: &str, info: i32) -> Error {
         iterations: 0,
         residual: info as f64,
     }
+}
+
+/// Which GPU route a stack of `count` small matrices takes: one batched cuSOLVER call for the
+/// whole stack, or one call per matrix. The batched routines (`potrfBatched`, `syevjBatched`,
+/// `gesvdjBatched`) run the stack in one launch sequence; the per-matrix routines (`Xpotrf`,
+/// `Xsyevd`, `Xgesvd`) cost a fixed launch and host overhead per matrix, which a batch of many
+/// small matrices multiplies.
+///
+/// PROVISIONAL (not yet measured): every stack of at least [`BATCHED_MIN_COUNT`] matrices
+/// within the routine's size limit goes batched. The crossovers are to be set from the H200
+/// measurements of `notes/gpu/requests/linalg-1.sh` (per-call loop cost against the batched
+/// call for n in {2, 4, 8, 16, 24, 32} and counts {16, 256, 4096, 65536}).
+pub(crate) mod route {
+    /// The smallest stack that goes to a batched routine.
+    pub(crate) const BATCHED_MIN_COUNT: usize = 2;
+    /// `potrfBatched` up to this order (the routine itself has no limit; above it the
+    /// per-matrix blocked `Xpotrf` is expected to win).
+    pub(crate) const POTRF_BATCHED_MAX_N: usize = 64;
+    /// `syevjBatched` and `gesvdjBatched` accept orders (rows and columns) up to 32 only.
+    pub(crate) const JACOBI_BATCHED_MAX_N: usize = 32;
+
+    /// `potrfBatched` for `count` matrices of order `n`.
+    pub(crate) fn potrf_batched(n: usize, count: usize) -> bool {
+        count >= BATCHED_MIN_COUNT && n <= POTRF_BATCHED_MAX_N
+    }
+
+    /// `syevjBatched` for `count` Hermitian matrices of order `n`.
+    pub(crate) fn syevj_batched(n: usize, count: usize) -> bool {
+        count >= BATCHED_MIN_COUNT && n <= JACOBI_BATCHED_MAX_N
+    }
+
+    /// `gesvdjBatched` for `count` matrices `m x n`.
+    pub(crate) fn gesvdj_batched(m: usize, n: usize, count: usize) -> bool {
+        count >= BATCHED_MIN_COUNT && m <= JACOBI_BATCHED_MAX_N && n <= JACOBI_BATCHED_MAX_N
+    }
+}
+
+/// A device array of the `count` pointers `base + i * stride` bytes (the pointer arrays of the
+/// batched routines). The upload is queued on the array's stream; dropping the array after the
+/// call is queued is safe (the pool frees in stream order).
+fn pointer_array(dev: &Device, base: u64, stride: u64, count: usize) -> Result<Array<i64>> {
+    let v: Vec<i64> = (0..count as u64)
+        .map(|i| (base + i * stride) as i64)
+        .collect();
+    Array::from_vec(v, &[count], dev)
+}
+
+/// `info` of a Jacobi or per-matrix eigen/SVD routine: positive is `NoConvergence`, negative an
+/// argument cuSOLVER rejected.
+fn check_conv_infos(op: &str, infos: &[i32]) -> Result<()> {
+    for &v in infos {
+        if v > 0 {
+            return Err(no_conv(op, v));
+        }
+        if v < 0 {
+            return Err(make::arg(op, format!("cuSOLVER rejected argument {}", -v)));
+        }
+    }
+    Ok(())
 }
 
 /// Lower Cholesky factor `L` of a Hermitian positive-definite matrix, `a = L Lᴴ` (NumPy's
@@ -107,14 +166,20 @@ impl<T: Scalar> Cholesky<T> {
                     let h = bound.lock(d)?;
                     let es = std::mem::size_of::<T>() as u64;
                     let info = kernels::addr(&status) + 4;
-                    for i in 0..count {
-                        // row-major lower = column-major upper of the storage (no transpose)
-                        h.potrf::<T>(
-                            lower,
-                            n,
-                            ptr(&f) + (i * n * n) as u64 * es,
-                            info + 4 * i as u64,
-                        )?;
+                    // row-major lower = column-major upper of the storage (no transpose)
+                    if route::potrf_batched(n, count) {
+                        let ptrs = pointer_array(a.device(), ptr(&f), (n * n) as u64 * es, count)?;
+                        h.potrf_batched::<T>(lower, n, ptr_i64(&ptrs), info, count)?;
+                        drop(ptrs);
+                    } else {
+                        for i in 0..count {
+                            h.potrf::<T>(
+                                lower,
+                                n,
+                                ptr(&f) + (i * n * n) as u64 * es,
+                                info + 4 * i as u64,
+                            )?;
+                        }
                     }
                 }
                 // the other triangle still holds a's: zeros written in place (no read)
@@ -494,6 +559,9 @@ pub fn svd<T: Scalar>(a: &Array<T>, opts: SvdOptions) -> Result<Svd<T>> {
             })
         }
         Device::Cuda(d) => {
+            if route::gesvdj_batched(m, n, count) {
+                return svd_gesvdj_batched(d, a, opts, &batch, m, n);
+            }
             let dev = a.device().clone();
             let es = std::mem::size_of::<T>() as u64;
             let rs = std::mem::size_of::<T::R>() as u64;
@@ -567,6 +635,82 @@ pub fn svd<T: Scalar>(a: &Array<T>, opts: SvdOptions) -> Result<Svd<T>> {
             })
         }
     }
+}
+
+/// [`svd`] of a stack of small matrices (`m, n <= 32`, see [`route`]) by one `gesvdjBatched`
+/// call. The storage of the row-major `A` is the column-major `X = Aᵀ` (`n x m`); with
+/// `X = U' Σ V'ᴴ` (the routine returns `V'`, not `V'ᴴ`, and always the full square factors),
+/// `A = conj(V') Σ U'ᵀ`: `vh = U'ᵀ` is `U'`'s storage read row-major (no copy for full
+/// matrices; the first `K` rows otherwise) and `u = conj(V')` one tiled conjugating transpose of
+/// `V'`'s storage (its first `K` columns for reduced matrices).
+fn svd_gesvdj_batched<T: Scalar>(
+    d: &cusci_core::CudaDevice,
+    a: &Array<T>,
+    opts: SvdOptions,
+    batch: &[usize],
+    m: usize,
+    n: usize,
+) -> Result<Svd<T>> {
+    let op = "svd";
+    let dev = a.device().clone();
+    let k = m.min(n);
+    let count = prod(batch);
+    let shp = |v: &[usize]| v.iter().map(|&x| x as isize).collect::<Vec<_>>();
+    // the routine destroys its input: a contiguous copy (= column-major Aᵀ)
+    let f = a.copy()?;
+    let s = Array::<T::R>::zeros(&[count, k], &dev)?;
+    // U' (n x n) and V' (m x m) per matrix, column-major; allocated without vectors too
+    let up = Array::<T>::empty(&[count, n, n], &dev)?;
+    let vp = Array::<T>::empty(&[count, m, m], &dev)?;
+    let info = Array::<i32>::zeros(&[count], &dev)?;
+    {
+        let bound = Bound::get(d)?;
+        let h = bound.lock(d)?;
+        h.gesvdj_batched::<T>(
+            opts.compute_uv,
+            n,
+            m,
+            ptr(&f),
+            s.cuda_view().map(|v| v.ptr).unwrap_or(0),
+            ptr(&up),
+            ptr(&vp),
+            ptr_i32(&info),
+            count,
+        )?;
+    }
+    check_conv_infos(op, &info.to_vec()?)?;
+    let s = s.reshape(&shp(&cat(batch, &[k])))?;
+    if !opts.compute_uv {
+        return Ok(Svd {
+            u: None,
+            s,
+            vh: None,
+        });
+    }
+    let (uc, vr) = if opts.full_matrices { (m, n) } else { (k, k) };
+    let vh = up.reshape(&shp(&cat(batch, &[n, n])))?;
+    let vh = if vr == n {
+        vh
+    } else {
+        kernels::tile_copy(
+            &vh.slice_axis(-2, Some(0), Some(vr as isize), 1)?,
+            0,
+            0,
+            false,
+        )?
+    };
+    let vt = vp.reshape(&shp(&cat(batch, &[m, m])))?.swapaxes(-1, -2)?;
+    let vt = if uc == m {
+        vt
+    } else {
+        vt.slice_axis(-1, Some(0), Some(uc as isize), 1)?
+    };
+    let u = kernels::tile_copy(&vt, 0, 0, T::DTYPE.is_complex())?;
+    Ok(Svd {
+        u: Some(u),
+        s,
+        vh: Some(vh),
+    })
 }
 
 /// Eigenvalues (ascending) and eigenvectors (columns) of Hermitian matrices (NumPy's
@@ -660,23 +804,25 @@ fn eigh_impl<T: Scalar>(
                 let h = bound.lock(d)?;
                 let es = std::mem::size_of::<T>() as u64;
                 let rs = std::mem::size_of::<T::R>() as u64;
-                for i in 0..count {
-                    // storage = conj(A) column-major; row-major lower = column-major upper
-                    h.syevd::<T>(
-                        vectors,
-                        lower,
-                        n,
-                        ptr(&f) + (i * n * n) as u64 * es,
-                        w.cuda_view().map(|v| v.ptr).unwrap_or(0) + (i * n) as u64 * rs,
-                        ptr_i32(&info) + 4 * i as u64,
-                    )?;
+                let wp = w.cuda_view().map(|v| v.ptr).unwrap_or(0);
+                // storage = conj(A) column-major; row-major lower = column-major upper; both
+                // routes write ascending eigenvalues and the eigenvectors over the storage
+                if route::syevj_batched(n, count) {
+                    h.syevj_batched::<T>(vectors, lower, n, ptr(&f), wp, ptr_i32(&info), count)?;
+                } else {
+                    for i in 0..count {
+                        h.syevd::<T>(
+                            vectors,
+                            lower,
+                            n,
+                            ptr(&f) + (i * n * n) as u64 * es,
+                            wp + (i * n) as u64 * rs,
+                            ptr_i32(&info) + 4 * i as u64,
+                        )?;
+                    }
                 }
             }
-            for &v in &info.to_vec()? {
-                if v > 0 {
-                    return Err(no_conv(op, v));
-                }
-            }
+            check_conv_infos(op, &info.to_vec()?)?;
             let w = w.reshape(&w_shape.iter().map(|&v| v as isize).collect::<Vec<_>>())?;
             if !vectors {
                 return Ok((w, None));

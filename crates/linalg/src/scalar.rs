@@ -104,6 +104,89 @@ pub trait Scalar:
         lwork: i32,
         info: *mut i32,
     ) -> sol::cusolverStatus_t;
+    /// cuSOLVER `<t>potrfBatched`.
+    #[doc(hidden)]
+    unsafe fn potrf_batched(
+        h: sol::cusolverDnHandle_t,
+        uplo: sol::cublasFillMode_t,
+        n: i32,
+        a: *mut *mut Self,
+        lda: i32,
+        info: *mut i32,
+        batch: i32,
+    ) -> sol::cusolverStatus_t;
+    /// cuSOLVER `<t>syevjBatched_bufferSize` / `<t>heevjBatched_bufferSize`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn syevj_batched_buffer(
+        h: sol::cusolverDnHandle_t,
+        jobz: sol::cusolverEigMode_t,
+        uplo: sol::cublasFillMode_t,
+        n: i32,
+        a: *const Self,
+        lda: i32,
+        w: *const Self::R,
+        lwork: *mut i32,
+        params: sol::syevjInfo_t,
+        batch: i32,
+    ) -> sol::cusolverStatus_t;
+    /// cuSOLVER `<t>syevjBatched` / `<t>heevjBatched`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn syevj_batched(
+        h: sol::cusolverDnHandle_t,
+        jobz: sol::cusolverEigMode_t,
+        uplo: sol::cublasFillMode_t,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        w: *mut Self::R,
+        work: *mut Self,
+        lwork: i32,
+        info: *mut i32,
+        params: sol::syevjInfo_t,
+        batch: i32,
+    ) -> sol::cusolverStatus_t;
+    /// cuSOLVER `<t>gesvdjBatched_bufferSize`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gesvdj_batched_buffer(
+        h: sol::cusolverDnHandle_t,
+        jobz: sol::cusolverEigMode_t,
+        m: i32,
+        n: i32,
+        a: *const Self,
+        lda: i32,
+        s: *const Self::R,
+        u: *const Self,
+        ldu: i32,
+        v: *const Self,
+        ldv: i32,
+        lwork: *mut i32,
+        params: sol::gesvdjInfo_t,
+        batch: i32,
+    ) -> sol::cusolverStatus_t;
+    /// cuSOLVER `<t>gesvdjBatched`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gesvdj_batched(
+        h: sol::cusolverDnHandle_t,
+        jobz: sol::cusolverEigMode_t,
+        m: i32,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        s: *mut Self::R,
+        u: *mut Self,
+        ldu: i32,
+        v: *mut Self,
+        ldv: i32,
+        work: *mut Self,
+        lwork: i32,
+        info: *mut i32,
+        params: sol::gesvdjInfo_t,
+        batch: i32,
+    ) -> sol::cusolverStatus_t;
     /// cuBLAS `<t>trsm_v2`.
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
@@ -124,7 +207,7 @@ pub trait Scalar:
 }
 
 macro_rules! scalar {
-    ($t:ty, $r:ty, $eps:expr, $bt:ident, $bc:ident, $st:ident, $sr:ident, $rf:ident, $rs:ident, $ct:ty, $ob:ident, $og:ident, $tr:ident, $sct:ty, $c:ty) => {
+    ($t:ty, $r:ty, $eps:expr, $bt:ident, $bc:ident, $st:ident, $sr:ident, $rf:ident, $rs:ident, $ct:ty, $ob:ident, $og:ident, $tr:ident, $sct:ty, $c:ty, $pb:ident, $eb:ident, $ebs:ident, $gb:ident, $gbs:ident) => {
         impl Scalar for $t {
             type R = $r;
             type C = $c;
@@ -201,6 +284,154 @@ macro_rules! scalar {
                         work as *mut $sct,
                         lwork,
                         info,
+                    )
+                }
+            }
+            unsafe fn potrf_batched(
+                h: sol::cusolverDnHandle_t,
+                uplo: sol::cublasFillMode_t,
+                n: i32,
+                a: *mut *mut Self,
+                lda: i32,
+                info: *mut i32,
+                batch: i32,
+            ) -> sol::cusolverStatus_t {
+                // SAFETY: the caller passes valid device pointers; the element layouts agree.
+                unsafe { sol::$pb(h, uplo, n, a as *mut *mut $sct, lda, info, batch) }
+            }
+            unsafe fn syevj_batched_buffer(
+                h: sol::cusolverDnHandle_t,
+                jobz: sol::cusolverEigMode_t,
+                uplo: sol::cublasFillMode_t,
+                n: i32,
+                a: *const Self,
+                lda: i32,
+                w: *const $r,
+                lwork: *mut i32,
+                params: sol::syevjInfo_t,
+                batch: i32,
+            ) -> sol::cusolverStatus_t {
+                // SAFETY: as above.
+                unsafe {
+                    sol::$ebs(
+                        h,
+                        jobz,
+                        uplo,
+                        n,
+                        a as *const $sct,
+                        lda,
+                        w,
+                        lwork,
+                        params,
+                        batch,
+                    )
+                }
+            }
+            unsafe fn syevj_batched(
+                h: sol::cusolverDnHandle_t,
+                jobz: sol::cusolverEigMode_t,
+                uplo: sol::cublasFillMode_t,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                w: *mut $r,
+                work: *mut Self,
+                lwork: i32,
+                info: *mut i32,
+                params: sol::syevjInfo_t,
+                batch: i32,
+            ) -> sol::cusolverStatus_t {
+                // SAFETY: as above.
+                unsafe {
+                    sol::$eb(
+                        h,
+                        jobz,
+                        uplo,
+                        n,
+                        a as *mut $sct,
+                        lda,
+                        w,
+                        work as *mut $sct,
+                        lwork,
+                        info,
+                        params,
+                        batch,
+                    )
+                }
+            }
+            unsafe fn gesvdj_batched_buffer(
+                h: sol::cusolverDnHandle_t,
+                jobz: sol::cusolverEigMode_t,
+                m: i32,
+                n: i32,
+                a: *const Self,
+                lda: i32,
+                s: *const $r,
+                u: *const Self,
+                ldu: i32,
+                v: *const Self,
+                ldv: i32,
+                lwork: *mut i32,
+                params: sol::gesvdjInfo_t,
+                batch: i32,
+            ) -> sol::cusolverStatus_t {
+                // SAFETY: as above.
+                unsafe {
+                    sol::$gbs(
+                        h,
+                        jobz,
+                        m,
+                        n,
+                        a as *const $sct,
+                        lda,
+                        s,
+                        u as *const $sct,
+                        ldu,
+                        v as *const $sct,
+                        ldv,
+                        lwork,
+                        params,
+                        batch,
+                    )
+                }
+            }
+            unsafe fn gesvdj_batched(
+                h: sol::cusolverDnHandle_t,
+                jobz: sol::cusolverEigMode_t,
+                m: i32,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                s: *mut $r,
+                u: *mut Self,
+                ldu: i32,
+                v: *mut Self,
+                ldv: i32,
+                work: *mut Self,
+                lwork: i32,
+                info: *mut i32,
+                params: sol::gesvdjInfo_t,
+                batch: i32,
+            ) -> sol::cusolverStatus_t {
+                // SAFETY: as above.
+                unsafe {
+                    sol::$gb(
+                        h,
+                        jobz,
+                        m,
+                        n,
+                        a as *mut $sct,
+                        lda,
+                        s,
+                        u as *mut $sct,
+                        ldu,
+                        v as *mut $sct,
+                        ldv,
+                        work as *mut $sct,
+                        lwork,
+                        info,
+                        params,
+                        batch,
                     )
                 }
             }
@@ -285,7 +516,12 @@ scalar!(
     cusolverDnSorgqr,
     cublasStrsm_v2,
     f32,
-    c32
+    c32,
+    cusolverDnSpotrfBatched,
+    cusolverDnSsyevjBatched,
+    cusolverDnSsyevjBatched_bufferSize,
+    cusolverDnSgesvdjBatched,
+    cusolverDnSgesvdjBatched_bufferSize
 );
 scalar!(
     f64,
@@ -302,7 +538,12 @@ scalar!(
     cusolverDnDorgqr,
     cublasDtrsm_v2,
     f64,
-    c64
+    c64,
+    cusolverDnDpotrfBatched,
+    cusolverDnDsyevjBatched,
+    cusolverDnDsyevjBatched_bufferSize,
+    cusolverDnDgesvdjBatched,
+    cusolverDnDgesvdjBatched_bufferSize
 );
 scalar!(
     c32,
@@ -319,7 +560,12 @@ scalar!(
     cusolverDnCungqr,
     cublasCtrsm_v2,
     sol::cuComplex,
-    c32
+    c32,
+    cusolverDnCpotrfBatched,
+    cusolverDnCheevjBatched,
+    cusolverDnCheevjBatched_bufferSize,
+    cusolverDnCgesvdjBatched,
+    cusolverDnCgesvdjBatched_bufferSize
 );
 scalar!(
     c64,
@@ -336,5 +582,10 @@ scalar!(
     cusolverDnZungqr,
     cublasZtrsm_v2,
     sol::cuDoubleComplex,
-    c64
+    c64,
+    cusolverDnZpotrfBatched,
+    cusolverDnZheevjBatched,
+    cusolverDnZheevjBatched_bufferSize,
+    cusolverDnZgesvdjBatched,
+    cusolverDnZgesvdjBatched_bufferSize
 );
