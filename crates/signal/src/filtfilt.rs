@@ -360,7 +360,8 @@ fn gust_matrices(
         let smax = (0..kk).map(|i| sv[i]).fold(0.0f64, f64::max);
         let cut = f64::EPSILON * smax;
         for t in 0..kk {
-            if !(sv[t] > cut) {
+            // keep s > eps * s_max (NaN dropped)
+            if sv[t].partial_cmp(&cut) != Some(std::cmp::Ordering::Greater) {
                 continue;
             }
             let inv = 1.0 / sv[t];
@@ -402,7 +403,7 @@ fn gust_matvec<T: SignalScalar>(
                     for jj in 0..j {
                         let mut sum = T::zero();
                         for kk in 0..k {
-                            sum = sum + a[jj * k + kk] * irow[pos(kk, isplit, ishift)];
+                            sum += a[jj * k + kk] * irow[pos(kk, isplit, ishift)];
                         }
                         let d = &mut orow[pos(jj, osplit, oshift)];
                         *d = if acc { *d + sum } else { sum };
