@@ -4,6 +4,7 @@
 
 use crate::cuda::{blocks, launch, p};
 use crate::matrix::{CooMatrix, CsrMatrix};
+use crate::SpIndex;
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{c64, Array, CudaDevice, Device, Float, Result};
@@ -219,54 +220,6 @@ impl<T: Float> CsrMatrix<T> {
         }
     }
 
-    /// The sum of all entries (`A.sum()`), returned to the host.
-    ///
-    /// # Errors
-    /// Device errors only.
-    pub fn sum(&self) -> Result<T> {
-        self.data.sum()
-    }
-
-    /// Sums along `axis` (0: over rows, one value per column; 1: over columns, one per row), as a
-    /// 1-D array (SciPy returns a 1 x n or m x 1 matrix). Computed as products with a vector of
-    /// ones.
-    ///
-    /// # Errors
-    /// `InvalidArgument` for an axis other than 0, 1, −1, −2.
-    pub fn sum_axis(&self, axis: isize) -> Result<Array<T>> {
-        let (m, n) = self.shape;
-        match axis {
-            1 | -1 => self.dot(&Array::ones(&[n], self.device())?),
-            0 | -2 => self
-                .transpose()
-                .tocsr()?
-                .dot(&Array::ones(&[m], self.device())?),
-            _ => Err(make::arg(
-                "sum",
-                format!("axis {axis} out of range for 2-D"),
-            )),
-        }
-    }
-
-    /// The mean of all m·n entries, zeros included (`A.mean()`); NaN for an empty matrix.
-    ///
-    /// # Errors
-    /// Device errors only.
-    pub fn mean(&self) -> Result<T> {
-        let c = (self.shape.0 * self.shape.1) as f64;
-        Ok(self.sum()?.div(scalar(c)))
-    }
-
-    /// Means along `axis` (see [`sum_axis`](Self::sum_axis)).
-    ///
-    /// # Errors
-    /// As [`sum_axis`](Self::sum_axis).
-    pub fn mean_axis(&self, axis: isize) -> Result<Array<T>> {
-        let (m, n) = self.shape;
-        let c = if matches!(axis, 1 | -1) { n } else { m } as f64;
-        self.sum_axis(axis)?.div_scalar(scalar(c))
-    }
-
     fn plus(&self, other: &Self, sign: f64, op: &str) -> Result<Self> {
         check_same_shape(op, self.shape, other.shape)?;
         cusci_core::array::check_same_device(op, self.device(), other.device())?;
@@ -477,5 +430,57 @@ impl<T: Float> CsrMatrix<T> {
             }
         };
         coo.tocsr()?.eliminate_zeros()
+    }
+}
+
+/// Sums and means: generic in the index type (they only use the values, SpMV and the
+/// transpose, which take 64-bit indices too).
+impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
+    /// The sum of all entries (`A.sum()`), returned to the host.
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn sum(&self) -> Result<T> {
+        self.data.sum()
+    }
+
+    /// Sums along `axis` (0: over rows, one value per column; 1: over columns, one per row), as a
+    /// 1-D array (SciPy returns a 1 x n or m x 1 matrix). Computed as products with a vector of
+    /// ones.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for an axis other than 0, 1, −1, −2.
+    pub fn sum_axis(&self, axis: isize) -> Result<Array<T>> {
+        let (m, n) = self.shape;
+        match axis {
+            1 | -1 => self.dot(&Array::ones(&[n], self.device())?),
+            0 | -2 => self
+                .transpose()
+                .tocsr()?
+                .dot(&Array::ones(&[m], self.device())?),
+            _ => Err(make::arg(
+                "sum",
+                format!("axis {axis} out of range for 2-D"),
+            )),
+        }
+    }
+
+    /// The mean of all m·n entries, zeros included (`A.mean()`); NaN for an empty matrix.
+    ///
+    /// # Errors
+    /// Device errors only.
+    pub fn mean(&self) -> Result<T> {
+        let c = (self.shape.0 * self.shape.1) as f64;
+        Ok(self.sum()?.div(scalar(c)))
+    }
+
+    /// Means along `axis` (see [`sum_axis`](Self::sum_axis)).
+    ///
+    /// # Errors
+    /// As [`sum_axis`](Self::sum_axis).
+    pub fn mean_axis(&self, axis: isize) -> Result<Array<T>> {
+        let (m, n) = self.shape;
+        let c = if matches!(axis, 1 | -1) { n } else { m } as f64;
+        self.sum_axis(axis)?.div_scalar(scalar(c))
     }
 }

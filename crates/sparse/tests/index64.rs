@@ -239,3 +239,85 @@ fn i64_bad_input_same_errors_everywhere() {
     );
     assert!(matches!(e, Err(Error::InvalidArgument { .. })), "{e:?}");
 }
+
+fn sums_case<T: Float>() {
+    for (m, n, nnz) in SIZES {
+        let (r, c) = triplets(m, n, nnz, m as u64 + 17);
+        let v = randn_vec::<T>(nnz, 21);
+        let dense = dense_of(m, n, &r, &c, &v);
+        let row_sums: Vec<T> = (0..m)
+            .map(|i| (0..n).fold(T::zero(), |acc, j| acc.add(dense[i * n + j])))
+            .collect();
+        let col_sums: Vec<T> = (0..n)
+            .map(|j| (0..m).fold(T::zero(), |acc, i| acc.add(dense[i * n + j])))
+            .collect();
+        let total = v.iter().fold(T::zero(), |acc, &x| acc.add(x));
+        let tol = rtol_for::<T>(nnz.max(2)) * 10.0;
+        for dev in devices() {
+            let a: CsrMatrix<T, i64> = CooMatrix::new(
+                arr(v.clone(), &dev),
+                arr(r.clone(), &dev),
+                arr(c.clone(), &dev),
+                (m, n),
+            )
+            .unwrap()
+            .tocsr()
+            .unwrap();
+            let host = |x: Array<T>| x.to_device(&Device::Cpu).unwrap();
+            for (axis, want) in [
+                (1isize, &row_sums),
+                (-1, &row_sums),
+                (0, &col_sums),
+                (-2, &col_sums),
+            ] {
+                assert_allclose(
+                    &host(a.sum_axis(axis).unwrap()),
+                    &arr(want.clone(), &Device::Cpu),
+                    tol,
+                    tol,
+                    &format!("sum axis {axis} {m}x{n} {dev}"),
+                );
+            }
+            let len = if m == 0 { 0 } else { n };
+            let mean1: Vec<T> = row_sums
+                .iter()
+                .map(|&s| s.div(T::from_c64(c64::new(n as f64, 0.0))))
+                .collect();
+            if len > 0 {
+                assert_allclose(
+                    &host(a.mean_axis(1).unwrap()),
+                    &arr(mean1, &Device::Cpu),
+                    tol,
+                    tol,
+                    &format!("mean axis 1 {m}x{n} {dev}"),
+                );
+            }
+            assert!(matches!(a.sum_axis(2), Err(Error::InvalidArgument { .. })));
+            let s = a.sum().unwrap();
+            assert_allclose(
+                &arr(vec![s], &Device::Cpu),
+                &arr(vec![total], &Device::Cpu),
+                tol,
+                tol,
+                &format!("sum {m}x{n} {dev}"),
+            );
+            if m * n > 0 {
+                let want = total.div(T::from_c64(c64::new((m * n) as f64, 0.0)));
+                assert_allclose(
+                    &arr(vec![a.mean().unwrap()], &Device::Cpu),
+                    &arr(vec![want], &Device::Cpu),
+                    tol,
+                    tol,
+                    &format!("mean {m}x{n} {dev}"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn i64_sums_and_means() {
+    sums_case::<f64>();
+    sums_case::<f32>();
+    sums_case::<c64>();
+}

@@ -1,9 +1,10 @@
 //! eliminate_zeros, diagonal, sums and means, +/−, multiply and SpGEMM against dense oracles on
-//! every device; SpGEMM bit for bit across devices.
+//! every device; SpGEMM bit for bit across devices; SpMV of every element and index type
+//! against a stored-order oracle (and the CPU's bits for real short rows on the GPU).
 
 use cusci_core::testing::{assert_allclose, devices, randn_vec, rtol_for};
-use cusci_core::{c64, Array, Device, Error, Float};
-use cusci_sparse::{random, CooMatrix, CsrMatrix};
+use cusci_core::{c32, c64, Array, DType, Device, Error, Float};
+use cusci_sparse::{random, CooMatrix, CsrMatrix, SpIndex};
 
 fn host<T: Float>(a: &Array<T>) -> Array<T> {
     a.to_device(&Device::Cpu).unwrap()
@@ -233,4 +234,222 @@ fn coo_duplicates_then_products() {
         assert_eq!(dense(&a.matmul(&a).unwrap()), vec![9.0, 0.0, 0.0, 9.0]);
         assert_eq!(dense(&a.multiply(&a).unwrap()), vec![0.0, 9.0, 9.0, 0.0]);
     }
+}
+
+// ------------------------------------------------------------------------------------ SpMV
+
+/// A small deterministic generator for the SpMV structures.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, k: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % k.max(1)
+    }
+}
+
+/// CSR arrays with the given row lengths (capped at n), sorted distinct columns per row.
+fn structure(lens: &[usize], n: usize, seed: u64) -> (Vec<usize>, Vec<usize>) {
+    let mut g = Lcg(seed);
+    let mut indptr = vec![0usize];
+    let mut cols = Vec::new();
+    for &l in lens {
+        let l = l.min(n);
+        // l distinct random columns, sorted
+        let mut row: Vec<usize> = if l == n {
+            (0..n).collect()
+        } else {
+            let mut seen = std::collections::BTreeSet::new();
+            while seen.len() < l {
+                seen.insert(g.next(n));
+            }
+            seen.into_iter().collect()
+        };
+        row.sort_unstable();
+        cols.extend(row);
+        indptr.push(cols.len());
+    }
+    (indptr, cols)
+}
+
+/// (label, m, n, row lengths): empty rows, a long row among short ones (longer than a GPU
+/// warp's chunk), n x 1, 1 x n, 0 x 0, average lengths on both sides of the short-row cutoff.
+fn spmv_structures() -> Vec<(&'static str, usize, usize, Vec<usize>)> {
+    let mut g = Lcg(11);
+    let mut v = vec![
+        ("0x0", 0, 0, vec![]),
+        ("3x0", 3, 0, vec![0, 0, 0]),
+        ("all rows empty", 40, 9, vec![0; 40]),
+        (
+            "n x 1",
+            200,
+            1,
+            (0..200).map(|i| (i % 3 != 0) as usize).collect(),
+        ),
+        ("1 x n", 1, 700, vec![700]),
+    ];
+    let mut lens: Vec<usize> = (0..300).map(|_| g.next(9)).collect();
+    for i in (0..300).step_by(7) {
+        lens[i] = 0;
+    }
+    lens[130] = 1800;
+    v.push(("one long row", 300, 2000, lens));
+    v.push((
+        "random short",
+        1500,
+        900,
+        (0..1500).map(|_| g.next(9)).collect(),
+    ));
+    v.push((
+        "five per row",
+        2000,
+        2000,
+        (0..2000).map(|i| 3 + (i % 3)).collect(),
+    ));
+    v.push((
+        "medium rows",
+        60,
+        300,
+        (0..60).map(|_| 30 + g.next(30)).collect(),
+    ));
+    v
+}
+
+/// y = A x in stored order, the oracle (the CPU side's summation order).
+fn spmv_oracle<T: Float>(indptr: &[usize], cols: &[usize], v: &[T], x: &[T]) -> Vec<T> {
+    (0..indptr.len() - 1)
+        .map(|r| {
+            let mut acc = T::zero();
+            for k in indptr[r]..indptr[r + 1] {
+                acc = acc.add(v[k].mul(x[cols[k]]));
+            }
+            acc
+        })
+        .collect()
+}
+
+fn spmv_case<T: Float, I: SpIndex>() {
+    for (label, m, n, lens) in spmv_structures() {
+        let (indptr, cols) = structure(&lens, n, 3 + m as u64);
+        let nnz = cols.len();
+        let vals = randn_vec::<T>(nnz, 40 + m as u64);
+        let xs = randn_vec::<T>(n, 50 + n as u64);
+        let want = spmv_oracle(&indptr, &cols, &vals, &xs);
+        let maxlen = lens.iter().copied().max().unwrap_or(0).min(n);
+        let tol = rtol_for::<T>(maxlen.max(2)) * 10.0;
+        let cpu_y: Vec<T>;
+        {
+            let dev = Device::Cpu;
+            let a = CsrMatrix::<T, I>::new(
+                Array::from_vec(vals.clone(), &[nnz], &dev).unwrap(),
+                Array::from_vec(cols.iter().map(|&c| I::of(c)).collect(), &[nnz], &dev).unwrap(),
+                Array::from_vec(indptr.iter().map(|&c| I::of(c)).collect(), &[m + 1], &dev)
+                    .unwrap(),
+                (m, n),
+            )
+            .unwrap();
+            let y = a
+                .dot(&Array::from_vec(xs.clone(), &[n], &dev).unwrap())
+                .unwrap();
+            assert_eq!(y.shape(), &[m]);
+            cpu_y = y.to_vec().unwrap();
+            // the CPU sums each row in stored order: exactly the oracle
+            assert_eq!(cpu_y, want, "{label}: cpu");
+        }
+        for dev in devices().into_iter().skip(1) {
+            // aligned arrays (16-byte loads on the GPU) and arrays that start one element into
+            // their storage (scalar loads)
+            for shift in [0usize, 1] {
+                let pad = |v: Vec<T>| {
+                    let mut w = vec![T::zero(); shift];
+                    w.extend(v);
+                    let len = w.len();
+                    Array::from_vec(w, &[len], &dev)
+                        .unwrap()
+                        .slice_axis(0, Some(shift as isize), None, 1)
+                        .unwrap()
+                };
+                let mut ci: Vec<I> = vec![I::of(0); shift];
+                ci.extend(cols.iter().map(|&c| I::of(c)));
+                let ci = Array::from_vec(ci, &[nnz + shift], &dev)
+                    .unwrap()
+                    .slice_axis(0, Some(shift as isize), None, 1)
+                    .unwrap();
+                let a = CsrMatrix::<T, I>::new(
+                    pad(vals.clone()),
+                    ci,
+                    Array::from_vec(indptr.iter().map(|&c| I::of(c)).collect(), &[m + 1], &dev)
+                        .unwrap(),
+                    (m, n),
+                )
+                .unwrap();
+                let y = a.dot(&pad(xs.clone())).unwrap();
+                assert_eq!(y.shape(), &[m]);
+                let gy = y.to_vec().unwrap();
+                let avg = nnz as f64 / m.max(1) as f64;
+                let real = matches!(T::DTYPE, DType::F32 | DType::F64);
+                if real && avg <= 32.0 && maxlen < 256 {
+                    // the short-row kernel sums each row in stored order: the CPU's bits
+                    assert_eq!(gy, cpu_y, "{label}: {dev} shift {shift}");
+                } else {
+                    assert_allclose(
+                        &Array::from_vec(gy, &[m], &Device::Cpu).unwrap(),
+                        &Array::from_vec(cpu_y.clone(), &[m], &Device::Cpu).unwrap(),
+                        tol,
+                        tol,
+                        &format!("{label}: {dev} shift {shift}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn spmv_every_type_and_index_width_against_stored_order_oracle() {
+    spmv_case::<f64, i32>();
+    spmv_case::<f32, i32>();
+    spmv_case::<c32, i32>();
+    spmv_case::<c64, i32>();
+    spmv_case::<f64, i64>();
+    spmv_case::<f32, i64>();
+    spmv_case::<c32, i64>();
+    spmv_case::<c64, i64>();
+}
+
+#[test]
+fn spmv_shape_errors() {
+    for dev in devices() {
+        let a = mat::<f64>(4, 3, 0.5, 9, &dev);
+        let bad = Array::from_vec(vec![1.0f64; 4], &[4], &dev).unwrap();
+        assert!(matches!(a.dot(&bad), Err(Error::ShapeMismatch { .. })));
+        let z = Array::from_vec(vec![1.0f64], &[], &dev).unwrap();
+        assert!(matches!(a.dot(&z), Err(Error::ShapeMismatch { .. })));
+    }
+}
+
+#[test]
+fn spmv_kernels_compile_for_every_type_and_index_width() {
+    if cusci_core::cuda::libs::probe("nvrtc").is_none() {
+        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
+            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
+        }
+        eprintln!("note: NVRTC not found: kernel compile checks skipped");
+        return;
+    }
+    for dt in [DType::F32, DType::F64, DType::C32, DType::C64] {
+        for it in [DType::I32, DType::I64] {
+            let src = cusci_sparse::cuda::spmv_source(dt, it).unwrap();
+            cusci_core::cuda::kernel::check_compiles(
+                &format!("cusci_sparse_spmv_{}_{}", dt.tag(), it.tag()),
+                &src,
+                &[],
+                "compute_90",
+            )
+            .unwrap_or_else(|e| panic!("{dt}/{it}: {e}"));
+        }
+    }
+    assert!(cusci_sparse::cuda::spmv_source(DType::F64, DType::F32).is_err());
 }

@@ -102,3 +102,91 @@ pub(crate) fn launch_fm<T: Element, I: crate::SpIndex>(
         args,
     )
 }
+
+/// The short-row SpMV kernels' source (`spmv.cu`), generic in the index type `I`.
+pub const SPMV_SOURCE: &str = include_str!("spmv.cu");
+
+/// Bytes of one warp's product buffer in `spmv.cu` for elements of up to 8 bytes (`SPMV_CHB`).
+const SPMV_CHUNK_BYTES: usize = 4096;
+/// Warps per block of the SpMV kernels (`SPMV_WARPS`).
+const SPMV_WARPS: usize = 8;
+/// The rows-per-lane values `spmv.cu` instantiates (`SPMV_KERNELS(R)`).
+const SPMV_RPTS: [usize; 6] = [1, 2, 3, 4, 6, 8];
+/// The largest average row length (nnz / rows) for which [`spmv_short_rows`] is used; longer
+/// rows go to cuSPARSE's SpMV.
+pub(crate) const SPMV_SHORT_ROW_MAX: f64 = 32.0;
+
+/// The full source of the SpMV module for element type `dtype` and index type `index`
+/// (`I32` or `I64`).
+pub fn spmv_source(dtype: DType, index: DType) -> Result<String> {
+    let i = match index {
+        DType::I32 => "int",
+        DType::I64 => "long long",
+        d => {
+            return Err(Error::UnsupportedDType {
+                op: "cusci-sparse index".into(),
+                dtype: d,
+            })
+        }
+    };
+    Ok(format!(
+        "{}typedef {i} I;\n{}",
+        prelude(dtype)?,
+        SPMV_SOURCE
+    ))
+}
+
+/// Entries of one warp's chunk in `spmv.cu` for an element of `size` bytes (`SPMV_CH`).
+pub(crate) fn spmv_chunk(size: usize) -> usize {
+    SPMV_CHUNK_BYTES / size.max(8)
+}
+
+/// Rows per lane for an average row length `avg`: as many as fill one warp's chunk, at least
+/// one, rounded down to an instantiated value.
+pub(crate) fn spmv_rows_per_lane(avg: f64, size: usize) -> usize {
+    let want = (spmv_chunk(size) as f64 / (32.0 * avg.max(1e-9))).floor();
+    SPMV_RPTS
+        .iter()
+        .copied()
+        .filter(|&r| r as f64 <= want)
+        .max()
+        .unwrap_or(1)
+}
+
+/// `y = A x` with the short-row kernels of `spmv.cu` for an m-row CSR matrix with at least one
+/// stored entry; every element of `y` (length m) is written. 16-byte loads when `data` and
+/// `indices` start on 16-byte boundaries, scalar coalesced loads otherwise.
+pub(crate) fn spmv_short_rows<T: Element, I: crate::SpIndex>(
+    dev: &CudaDevice,
+    indptr: &Array<I>,
+    indices: &Array<I>,
+    data: &Array<T>,
+    x: &Array<T>,
+    y: &Array<T>,
+) -> Result<()> {
+    let m = indptr.len().saturating_sub(1);
+    if m == 0 {
+        return Ok(());
+    }
+    let rpt = spmv_rows_per_lane(data.len() as f64 / m as f64, T::DTYPE.size());
+    let vec = p(data) % 16 == 0 && p(indices) % 16 == 0;
+    let name = format!("sp_spmv_r{rpt}{}", if vec { "_v" } else { "" });
+    let ntiles = m.div_ceil(32 * rpt);
+    // one tile per warp (the hardware balances the blocks); the loop inside covers any excess
+    let blocks = ntiles.div_ceil(SPMV_WARPS).min(1 << 30) as u32;
+    let src = spmv_source(T::DTYPE, I::DTYPE)?;
+    let key = format!("cusci_sparse_spmv_{}_{}", T::DTYPE.tag(), I::DTYPE.tag());
+    let mut args = Args::new();
+    args.push(p(indptr))
+        .push(p(indices))
+        .push(p(data))
+        .push(p(x))
+        .push(p(y))
+        .push(m as i64)
+        .push(ntiles as i64);
+    dev.function(&key, move || src, &[], &name)?.launch(
+        dev,
+        cusci_core::LaunchConfig::linear(blocks, (SPMV_WARPS * 32) as u32),
+        &mut args,
+    )
+}
