@@ -47,15 +47,17 @@ pub fn kernel_source(dtype: DType) -> String {
     } else {
         "double"
     };
-    let wf32 = if dtype == DType::F32 {
-        "#define NDI_WF32\n"
-    } else {
-        ""
+    let wf32 = match dtype {
+        DType::F32 => "#define NDI_WF32\n#define NDI_FLOAT_T\n",
+        // the fused separable kernels (sep2d.cu) serve f32 and f64 only
+        DType::F64 => "#define NDI_FLOAT_T\n",
+        _ => "",
     };
     format!(
-        "#define T {}\n#define W {w}\n{wf32}{MODES_CUH}\n{}",
+        "#define T {}\n#define W {w}\n{wf32}{MODES_CUH}\n{}\n{}",
         dtype.cuda_name(),
-        include_str!("filters.cu")
+        include_str!("filters.cu"),
+        include_str!("sep2d.cu")
     )
 }
 
@@ -679,7 +681,11 @@ pub(crate) fn sum_passes<T: Real>(
             let (p, q) = (&passes[k], &passes[k + 1]);
             let last2 = |a: usize| a + 2 >= nd;
             if last2(p.axis) && last2(q.axis) && p.axis != q.axis {
-                if let Some(y) = sep2d(src, p, q, mode, cval)? {
+                let fused = match sep2(src, p, q, mode, cval)? {
+                    Some(y) => Some(y),
+                    None => sep2d(src, p, q, mode, cval)?,
+                };
+                if let Some(y) = fused {
                     cur = Some(y);
                     k += 2;
                     continue;
@@ -703,6 +709,107 @@ pub(crate) fn sum_passes<T: Real>(
         Some(c) => Ok(c),
         None => x.copy(),
     }
+}
+
+/// Tap-count buckets of the register-blocked fused kernel `ndi_sep2f{NB}` (taps unrolled up to
+/// NB; windows of up to 33 taps, gaussian radius 16).
+const SEP2_BUCKETS: [usize; 5] = [3, 5, 9, 17, 33];
+/// Output tile of `ndi_sep2f*`: `SEP2_TX` columns (a multiple of 32) by up to `SEP2_TY` rows (a
+/// multiple of 8), 256 threads.
+const SEP2_TX: usize = 64;
+const SEP2_TY: usize = 32;
+const SEP2_THREADS: u32 = 256;
+
+/// Dynamic shared memory of `ndi_sep2f*` (elements of the working type) for a `ty` x `tx` tile:
+/// the input box with an odd row pitch and the intermediate (see `sep2d.cu`).
+fn sep2_smem(ty: usize, tx: usize, nv: usize, nh: usize, vfirst: bool) -> usize {
+    let (r, c) = (ty + nv - 1, tx + nh - 1);
+    let pi = c | 1;
+    r * pi + if vfirst { ty * pi } else { r * (tx | 1) }
+}
+
+/// Weights as the `NdiTaps` kernel argument (by value) in the working type of `T`.
+fn push_taps_value<T: Real>(args: &mut Args, w: &[f64]) {
+    if T::DTYPE == DType::F32 {
+        let mut t = [0f32; TAPS];
+        for (a, b) in t.iter_mut().zip(w) {
+            *a = *b as f32;
+        }
+        args.push(t);
+    } else {
+        let mut t = [0f64; TAPS];
+        t[..w.len()].copy_from_slice(w);
+        args.push(t);
+    }
+}
+
+/// The register-blocked fused kernel (`ndi_sep2f{NB}`, `sep2d.cu`) for passes `p` then `q`
+/// over the last two axes of an f32/f64 array: one block per output tile, the input box loaded
+/// once into shared memory (boundary modes mapped there), both passes from shared memory, the
+/// tile written once. `None` where it does not apply (integer types, windows over 33 taps).
+fn sep2<T: Real>(
+    x: &Array<T>,
+    p: &Pass,
+    q: &Pass,
+    mode: Mode,
+    cval: f64,
+) -> Result<Option<Array<T>>> {
+    if T::DTYPE != DType::F32 && T::DTYPE != DType::F64 {
+        return Ok(None);
+    }
+    let Device::Cuda(d) = x.device() else {
+        return Ok(None);
+    };
+    let nd = x.ndim();
+    let vfirst = p.axis == nd - 2;
+    let (v, h) = if vfirst { (p, q) } else { (q, p) };
+    let (nv, nh) = (v.w.len(), h.w.len());
+    let Some(&nb) = SEP2_BUCKETS.iter().find(|&&b| b >= nv.max(nh)) else {
+        return Ok(None);
+    };
+    let (Ok(sv), Ok(shh)) = (i32::try_from(v.shift), i32::try_from(h.shift)) else {
+        return Ok(None);
+    };
+    let ws = if T::DTYPE == DType::F32 { 4 } else { 8 };
+    let shape = x.shape();
+    let (hh, wd) = (shape[nd - 2], shape[nd - 1]);
+    // narrow or short planes (batched n-D) get tiles no larger than they need
+    let tx = if wd <= 32 { 32 } else { SEP2_TX };
+    let mut ty = SEP2_TY.min(hh.next_multiple_of(8));
+    while ty > 8 && sep2_smem(ty, tx, nv, nh, vfirst) * ws > 48 * 1024 {
+        ty /= 2;
+    }
+    let smem = sep2_smem(ty, tx, nv, nh, vfirst) * ws;
+    if smem > SEP2D_SMEM {
+        return Ok(None);
+    }
+    let outer = x.size() / (hh * wd);
+    let mode = mode.for_filter();
+    let (_xc, out, xp, op_) = gpu_io(x)?;
+    let f = function(d, T::DTYPE, &format!("ndi_sep2f{nb}"))?;
+    let ntiles = outer * hh.div_ceil(ty) * wd.div_ceil(tx);
+    let mut a = Args::new();
+    a.push(xp)
+        .push(op_)
+        .push(outer as i64)
+        .push(hh as i64)
+        .push(wd as i64);
+    push_taps_value::<T>(&mut a, &v.w);
+    a.push(nv as i32).push(sv);
+    push_w::<T>(&mut a, v.div);
+    push_taps_value::<T>(&mut a, &h.w);
+    a.push(nh as i32).push(shh);
+    push_w::<T>(&mut a, h.div);
+    a.push(vfirst as i32).push(mode.code());
+    push_w::<T>(&mut a, cval);
+    a.push(ty as i32).push(tx as i32);
+    let cfg = LaunchConfig {
+        grid: (ntiles.clamp(1, 1 << 30) as u32, 1, 1),
+        block: (SEP2_THREADS, 1, 1),
+        shared_mem_bytes: smem as u32,
+    };
+    f.launch(d, cfg, &mut a)?;
+    Ok(Some(out))
 }
 
 /// Shared memory the fused two-pass kernel may use per block (opt-in above 48 KiB; every GPU
