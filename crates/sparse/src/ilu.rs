@@ -342,7 +342,10 @@ pub fn spilu<T: Float>(a: &CsrMatrix<T>, opts: &IluOptions) -> Result<SuperLuIlu
         pinv[best] = j;
         let mut lcol = Vec::new();
         for &i in &pat {
-            if pinv[i] == NONE && x[i] != T::zero() && !(x[i].abs().to_f64() < drop) {
+            if pinv[i] == NONE && x[i] != T::zero() && {
+                let v = x[i].abs().to_f64();
+                v >= drop || v.is_nan()
+            } {
                 lcol.push((i, x[i].div(piv)));
             }
         }

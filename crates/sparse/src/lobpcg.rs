@@ -213,7 +213,7 @@ fn gram_cuda<T: Float>(d: &CudaDevice, x: &Block<T>, y: &Block<T>) -> Result<Vec
     let (p, q, n) = (x.p, y.p, x.n);
     let dev = x.dev();
     // chunks per pair: enough blocks in all to fill the device, at most 64 per pair
-    let want = (d.props().multiprocessors * 8).max(1) as usize;
+    let want = (d.props().multiprocessors * 8).max(1);
     let g = want
         .div_ceil(p * q)
         .min(n.div_ceil(crate::cuda::NT as usize))
@@ -257,7 +257,7 @@ pub(crate) fn chol_upper(g: &[c64], k: usize, floor: f64) -> Option<Vec<c64>> {
         for i in 0..j {
             s -= u[i * k + j].norm_sqr();
         }
-        if !(s > floor * g[j * k + j].re.abs()) || !s.is_finite() {
+        if !s.is_finite() || s <= floor * g[j * k + j].re.abs() {
             return None;
         }
         let d = s.sqrt();
@@ -361,7 +361,7 @@ pub(crate) fn orthonormalizer(g: &[c64], k: usize, floor: f64) -> Option<Vec<c64
     let mut dsc = vec![0.0f64; k];
     for i in 0..k {
         let gi = g[i * k + i].re;
-        if !(gi > 0.0) || !gi.is_finite() {
+        if !gi.is_finite() || gi <= 0.0 {
             return None;
         }
         dsc[i] = 1.0 / gi.sqrt();
@@ -659,7 +659,7 @@ pub fn lobpcg<T: Float>(
     loop {
         let (r, rn) = residuals(&ax, &bx, &lam)?;
         for (f, &v) in active.iter_mut().zip(&rn) {
-            *f = *f && !(v <= tol);
+            *f = *f && (v > tol || v.is_nan());
         }
         let idx: Vec<usize> = (0..k).filter(|&i| active[i]).collect();
         let worst = rn.iter().cloned().fold(0.0f64, f64::max);
@@ -718,7 +718,7 @@ pub fn lobpcg<T: Float>(
                 pdirs = Some((pa2, apa.combine(&t, na, None)?, bpa2));
             }
         }
-        explicit = !(worst > myeps && !explicit);
+        explicit = explicit || worst <= myeps;
         // the Rayleigh–Ritz step on S = [X, R, P]
         let (s, as_, bs) = match &pdirs {
             Some((p, ap, bp)) => (

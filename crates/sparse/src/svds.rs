@@ -287,7 +287,7 @@ fn mgs_qr<T: Float>(x: &Block<T>, eps: f64) -> Result<(Block<T>, Vec<c64>)> {
                 }
             }
             let nrm = w.gram(&w)?[0].re.max(0.0).sqrt();
-            if !fresh && !(nrm > 10.0 * eps * scale * (k as f64)) {
+            if !fresh && (nrm.is_nan() || nrm <= 10.0 * eps * scale * (k as f64)) {
                 // a zero column: R_jj = 0, continue the basis with a new direction
                 let z = pseudo_random::<T>(len, seed, &dev)?;
                 seed += 1;
