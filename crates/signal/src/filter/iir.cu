@@ -177,7 +177,7 @@ extern "C" __global__ void __launch_bounds__(TB)
       const int len = (int)((n - t0) < tile ? (n - t0) : tile);
       __syncthreads();
       if (len == TB * TL) {
-#pragma unroll 4
+#pragma unroll 16
         for (int q = j; q < TB * TL; q += TB) buf[q + q / TL] = xs[t0 + q];
       } else {
         for (int q = j; q < TB * TL; q += TB) buf[q + q / TL] = q < len ? xs[t0 + q] : TZERO;
@@ -237,7 +237,7 @@ extern "C" __global__ void __launch_bounds__(TB)
       }
       __syncthreads();
       if (len == TB * TL) {
-#pragma unroll 4
+#pragma unroll 16
         for (int q = j; q < TB * TL; q += TB) ys[t0 + q] = buf[q + q / TL];
       } else {
         for (int q = j; q < len; q += TB) ys[t0 + q] = buf[q + q / TL];
