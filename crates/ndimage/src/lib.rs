@@ -22,6 +22,8 @@ pub mod distance;
 pub mod label;
 pub mod measurements;
 pub mod morphology;
+#[doc(hidden)]
+pub mod sort;
 pub mod structure;
 
 pub use distance::{

@@ -174,7 +174,7 @@ extern "C" __global__ void ndi_meas_com(const NDI_T* __restrict__ x, const i64* 
 
 // histogram: bins equal bins over [lo, hi] (the last one closed), per slot
 extern "C" __global__ void ndi_meas_hist(const NDI_T* __restrict__ x, const i64* __restrict__ slot, i64 n,
-                                         double lo, double hi, int bins, unsigned long long* h) {
+                                         double lo, double hi, i64 bins, unsigned long long* h) {
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x) {
     i64 s = slot[i];
     if (s < 0) continue;
@@ -204,4 +204,210 @@ extern "C" __global__ void ndi_meas_bbox(const NDI_T* __restrict__ lab, CusciSha
       atomicMax(&bb[s * 2 * nd + nd + d], c + 1);
     }
   }
+}
+
+// ---- Grouping by sorting (median, value_indices, labeled_comprehension) ----
+// The elements are grouped on the device by the stable radix sort of sort.cu: order-preserving
+// unsigned keys of the values (NdiOk), slot keys (unsigned int: slot, or k for an element that
+// is not measured, so those sort after every region), then segments of equal slots.
+
+// Order-preserving keys: unsigned order of key(v) = the values' order, every NaN last (np.sort's
+// order, whatever its sign bit; -0.0 just before +0.0). K: 32 bits for types of 4 bytes or less,
+// 64 for 8-byte types. f64(k): the value back as a double (NaN for a NaN key).
+template <class T> struct NdiOk;
+template <> struct NdiOk<float> {
+  typedef unsigned int K;
+  static __device__ __forceinline__ K key(float v) {
+    if (v != v) return 0xffffffffu;
+    const unsigned int b = __float_as_uint(v);
+    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+  }
+  static __device__ __forceinline__ float val(K k) {
+    return __uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
+  }
+  static __device__ __forceinline__ double f64(K k) { return (double)val(k); }
+};
+template <> struct NdiOk<double> {
+  typedef unsigned long long K;
+  static __device__ __forceinline__ K key(double v) {
+    if (v != v) return 0xffffffffffffffffull;
+    const unsigned long long b = (unsigned long long)__double_as_longlong(v);
+    return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
+  }
+  static __device__ __forceinline__ double f64(K k) {
+    return __longlong_as_double(
+        (long long)((k & 0x8000000000000000ull) ? (k & 0x7fffffffffffffffull) : ~k));
+  }
+};
+template <> struct NdiOk<int> {
+  typedef unsigned int K;
+  static __device__ __forceinline__ K key(int v) { return (unsigned int)v ^ 0x80000000u; }
+  static __device__ __forceinline__ double f64(K k) { return (double)(int)(k ^ 0x80000000u); }
+};
+template <> struct NdiOk<long long> {
+  typedef unsigned long long K;
+  static __device__ __forceinline__ K key(long long v) {
+    return (unsigned long long)v ^ 0x8000000000000000ull;
+  }
+  static __device__ __forceinline__ double f64(K k) {
+    return (double)(long long)(k ^ 0x8000000000000000ull);
+  }
+};
+template <> struct NdiOk<unsigned char> {
+  typedef unsigned int K;
+  static __device__ __forceinline__ K key(unsigned char v) { return (unsigned int)v; }
+  static __device__ __forceinline__ double f64(K k) { return (double)k; }
+};
+template <> struct NdiOk<bool> {
+  typedef unsigned int K;
+  static __device__ __forceinline__ K key(bool v) { return v ? 1u : 0u; }
+  static __device__ __forceinline__ double f64(K k) { return (double)k; }
+};
+typedef NdiOk<NDI_T>::K ndi_ok_t;
+
+// (a + b) / 2 as SciPy's median computes it: in float for float input, else in double
+template <class T> struct NdiMid {
+  static __device__ __forceinline__ double mid(ndi_ok_t a, ndi_ok_t b) {
+    return __ddiv_rn(__dadd_rn(NdiOk<T>::f64(a), NdiOk<T>::f64(b)), 2.0);
+  }
+};
+template <> struct NdiMid<float> {
+  static __device__ __forceinline__ double mid(ndi_ok_t a, ndi_ok_t b) {
+    return (double)__fdiv_rn(__fadd_rn(NdiOk<float>::val(a), NdiOk<float>::val(b)), 2.0f);
+  }
+};
+
+// median: value keys and slot keys of every element
+extern "C" __global__ void ndi_meas_med_keys(const NDI_T* __restrict__ x, const i64* __restrict__ slot,
+                                             i64 n, i64 k, ndi_ok_t* __restrict__ vkey,
+                                             unsigned int* __restrict__ skey) {
+  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x) {
+    const i64 s = slot[i];
+    vkey[i] = NdiOk<NDI_T>::key(x[i]);
+    skey[i] = (unsigned int)(s < 0 ? k : s);
+  }
+}
+
+// labeled_comprehension: slot keys and the values as f64 bits
+extern "C" __global__ void ndi_meas_lc_keys(const NDI_T* __restrict__ x, const i64* __restrict__ slot,
+                                            i64 n, i64 k, unsigned int* __restrict__ skey,
+                                            long long* __restrict__ val) {
+  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x) {
+    const i64 s = slot[i];
+    skey[i] = (unsigned int)(s < 0 ? k : s);
+    val[i] = __double_as_longlong(cusci_cast(double, x[i]));
+  }
+}
+
+// [start[s], end[s]) = the elements of slot s < k in slot-sorted keys (both zero-initialised, so
+// an empty slot is [0, 0))
+extern "C" __global__ void ndi_meas_segments(const unsigned int* __restrict__ skey, i64 n, i64 k,
+                                             i64* __restrict__ start, i64* __restrict__ end) {
+  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x) {
+    const unsigned int s = skey[i];
+    if ((i64)s >= k) continue;
+    if (i == 0 || skey[i - 1] != s) start[s] = i;
+    if (i == n - 1 || skey[i + 1] != s) end[s] = i + 1;
+  }
+}
+
+// per slot, from its value keys in increasing order: SciPy's median. np_median (labels or index
+// None: np.median): NaN when the region holds a NaN, the middle value for an odd count. Else (an
+// index list: SciPy sorts and picks) (lo + hi) / 2 of the middle pair, lo = hi for an odd count.
+// Empty regions give NaN.
+extern "C" __global__ void ndi_meas_median(const ndi_ok_t* __restrict__ vkey, const i64* __restrict__ start,
+                                           const i64* __restrict__ end, i64 k, int np_median,
+                                           double* __restrict__ out) {
+  for (i64 j = blockIdx.x * (i64)blockDim.x + threadIdx.x; j < k; j += (i64)blockDim.x * gridDim.x) {
+    const i64 a = start[j];
+    const i64 c = end[j] - a;
+    const double NaN = __longlong_as_double(0x7ff8000000000000ll);
+    if (c <= 0) {
+      out[j] = NaN;
+      continue;
+    }
+    const double last = NdiOk<NDI_T>::f64(vkey[a + c - 1]);
+    if (np_median && last != last) {
+      out[j] = NaN;
+      continue;
+    }
+    const i64 lo = a + (c - 1) / 2, hi = a + c / 2;
+    if (np_median && lo == hi) out[j] = NdiOk<NDI_T>::f64(vkey[lo]);
+    else out[j] = NdiMid<NDI_T>::mid(vkey[lo], vkey[hi]);
+  }
+}
+
+// value_indices: mm[0] = min, mm[1] = max of the labels (mm starts at LLONG_MAX, LLONG_MIN)
+extern "C" __global__ void ndi_vi_minmax(const NDI_T* __restrict__ lab, i64 n, long long* mm) {
+  long long lo = 0x7fffffffffffffffll, hi = -0x7fffffffffffffffll - 1;
+  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x) {
+    const long long v = cusci_cast(i64, lab[i]);
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const long long l2 = __shfl_down_sync(0xffffffffu, lo, o);
+    const long long h2 = __shfl_down_sync(0xffffffffu, hi, o);
+    lo = l2 < lo ? l2 : lo;
+    hi = h2 > hi ? h2 : hi;
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicMin(&mm[0], lo);
+    atomicMax(&mm[1], hi);
+  }
+}
+
+// value_indices: key = label − min (as unsigned, < 2^32 for 32-bit keys)
+template <class K>
+__device__ __forceinline__ void ndi_vi_keys(const NDI_T* __restrict__ lab, i64 n, long long mn,
+                                            K* __restrict__ key) {
+  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x)
+    key[i] = (K)((unsigned long long)cusci_cast(i64, lab[i]) - (unsigned long long)mn);
+}
+extern "C" __global__ void ndi_vi_keys32(const NDI_T* __restrict__ lab, i64 n, long long mn,
+                                         unsigned int* __restrict__ key) {
+  ndi_vi_keys(lab, n, mn, key);
+}
+extern "C" __global__ void ndi_vi_keys64(const NDI_T* __restrict__ lab, i64 n, long long mn,
+                                         unsigned long long* __restrict__ key) {
+  ndi_vi_keys(lab, n, mn, key);
+}
+
+// value_indices: out[j] = the value of sorted element j (min + key), out[(d + 1)·n + j] = its
+// coordinate along axis d (idx: its flat index)
+template <class K, class I>
+__device__ __forceinline__ void ndi_vi_unravel(const K* __restrict__ key, const I* __restrict__ idx,
+                                               long long mn, CusciShape shape,
+                                               long long* __restrict__ out) {
+  const i64 n = shape.n;
+  for (i64 j = blockIdx.x * (i64)blockDim.x + threadIdx.x; j < n; j += (i64)blockDim.x * gridDim.x) {
+    out[j] = (long long)((unsigned long long)mn + (unsigned long long)key[j]);
+    i64 r = (i64)idx[j];
+    for (int d = shape.ndim - 1; d >= 0; --d) {
+      out[(d + 1) * n + j] = r % shape.dims[d];
+      r /= shape.dims[d];
+    }
+  }
+}
+extern "C" __global__ void ndi_vi_unravel_k32_i32(const unsigned int* __restrict__ key,
+                                                  const unsigned int* __restrict__ idx, long long mn,
+                                                  CusciShape shape, long long* __restrict__ out) {
+  ndi_vi_unravel(key, idx, mn, shape, out);
+}
+extern "C" __global__ void ndi_vi_unravel_k32_i64(const unsigned int* __restrict__ key,
+                                                  const unsigned long long* __restrict__ idx,
+                                                  long long mn, CusciShape shape,
+                                                  long long* __restrict__ out) {
+  ndi_vi_unravel(key, idx, mn, shape, out);
+}
+extern "C" __global__ void ndi_vi_unravel_k64_i32(const unsigned long long* __restrict__ key,
+                                                  const unsigned int* __restrict__ idx, long long mn,
+                                                  CusciShape shape, long long* __restrict__ out) {
+  ndi_vi_unravel(key, idx, mn, shape, out);
+}
+extern "C" __global__ void ndi_vi_unravel_k64_i64(const unsigned long long* __restrict__ key,
+                                                  const unsigned long long* __restrict__ idx,
+                                                  long long mn, CusciShape shape,
+                                                  long long* __restrict__ out) {
+  ndi_vi_unravel(key, idx, mn, shape, out);
 }

@@ -20,6 +20,7 @@
 //! result per entry of `index`. Labels must have an integer (or bool) element type; `index`
 //! values must be non-negative.
 
+use crate::sort::{bits_for, sort_pairs, RadixWord};
 use crate::structure::{c_strides_u, contig, dptr, kernel, launch, real_only, CusciShape};
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
@@ -36,6 +37,8 @@ struct Seg<T: Element> {
     /// CUDA: the same on the device.
     gpu_slots: Option<Array<i64>>,
     nslots: usize,
+    /// 1: no labels (one region); 2: labels > 0 (one region); 0: one slot per `index` entry.
+    mode: i32,
     /// CUDA: per slot, the bits of the largest finite |value| and the flags of the non-finite
     /// values (the scale of the fixed-point sums), computed once.
     scale: std::cell::OnceCell<(Array<i64>, Array<i32>)>,
@@ -127,6 +130,7 @@ fn seg<T: Element, L: Element>(
                 cpu_slots: Some(slots),
                 gpu_slots: None,
                 nslots,
+                mode,
                 scale: std::cell::OnceCell::new(),
             })
         }
@@ -157,6 +161,7 @@ fn seg<T: Element, L: Element>(
                 cpu_slots: None,
                 gpu_slots: Some(slots),
                 nslots,
+                mode,
                 scale: std::cell::OnceCell::new(),
             })
         }
@@ -377,22 +382,138 @@ impl<T: Element> Seg<T> {
         Ok(pos.to_vec()?.into_iter().map(|p| p as u64).collect())
     }
 
-    /// The values of every slot on the host, each in raster order (median, comprehension).
-    fn groups(&self) -> Result<Vec<Vec<f64>>> {
+    /// CPU: the values of every slot, each in raster order (median, comprehension).
+    fn cpu_groups(&self) -> Result<Vec<Vec<f64>>> {
+        let (x, sl) = self
+            .cpu()
+            .ok_or_else(|| make::arg("measurements", "internal: no host slots"))?;
         let mut g = vec![Vec::new(); self.nslots];
-        let (xv, sv) = match self.cpu() {
-            Some((x, s)) => (x.iter().map(|&v| f64v(v)).collect::<Vec<_>>(), s.to_vec()),
-            None => (
-                self.x.to_vec()?.into_iter().map(f64v).collect(),
-                self.gpu()?.1.to_vec()?,
-            ),
-        };
-        for (v, s) in xv.into_iter().zip(sv) {
+        for (&v, &s) in x.iter().zip(sl) {
             if s >= 0 {
-                g[s as usize].push(v);
+                g[s as usize].push(f64v(v));
             }
         }
         Ok(g)
+    }
+
+    /// CUDA: the slot keys' width: slots `0..=nslots` (`nslots`: not measured) as u32.
+    fn slot_bits(&self) -> Result<u32> {
+        if self.nslots >= u32::MAX as usize {
+            return Err(make::arg(
+                "measurements",
+                format!("{} index entries are more than 2^32 - 1", self.nslots),
+            ));
+        }
+        Ok(bits_for(self.nslots as u64))
+    }
+
+    /// CUDA: per slot `s < nslots`, `[start, end)` of its elements in slot-sorted keys `sk`, as
+    /// one array `[start…, end…]` (an empty slot: `[0, 0)`).
+    fn segments(&self, cd: &cusci_core::CudaDevice, sk: &Array<i32>) -> Result<Array<i64>> {
+        let k = self.nslots;
+        let se = Array::<i64>::zeros(&[2 * k], self.x.device())?;
+        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_segments")?;
+        let n = sk.size();
+        launch(
+            &f,
+            cd,
+            n,
+            Args::new()
+                .push(dptr(sk))
+                .push(n as i64)
+                .push(k as i64)
+                .push(dptr(&se))
+                .push(dptr(&se) + (8 * k) as u64),
+        )?;
+        Ok(se)
+    }
+
+    /// CUDA median: the elements sorted by value (order-preserving keys of width `W`), then
+    /// stably by slot; the middle pair of each slot's segment is picked on the device and only
+    /// the `nslots` results come back.
+    fn gpu_median<W: RadixWord>(&self, np_median: bool) -> Result<Vec<f64>> {
+        let (cd, sl) = self.gpu()?;
+        let dev = self.x.device();
+        let (n, k) = (self.x.size(), self.nslots);
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        let sbits = self.slot_bits()?;
+        let vkey = Array::<W>::empty(&[n], dev)?;
+        let skey = Array::<i32>::empty(&[n], dev)?;
+        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_med_keys")?;
+        launch(
+            &f,
+            cd,
+            n,
+            Args::new()
+                .push(dptr(&self.x))
+                .push(dptr(sl))
+                .push(n as i64)
+                .push(k as i64)
+                .push(dptr(&vkey))
+                .push(dptr(&skey)),
+        )?;
+        let (vk, sk) = sort_pairs(&vkey, Some(&skey), W::BITS)?;
+        let (sk, vk) = sort_pairs(&sk, Some(&vk), sbits)?;
+        let se = self.segments(cd, &sk)?;
+        let out = Array::<f64>::empty(&[k], dev)?;
+        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_median")?;
+        launch(
+            &f,
+            cd,
+            k,
+            Args::new()
+                .push(dptr(&vk))
+                .push(dptr(&se))
+                .push(dptr(&se) + (8 * k) as u64)
+                .push(k as i64)
+                .push(np_median as i32)
+                .push(dptr(&out)),
+        )?;
+        out.to_vec()
+    }
+
+    /// CUDA: the values (as f64) grouped by slot, each slot in raster order (a stable sort by
+    /// slot), with every slot's `[start, end)`; two copies come back: the bounds and the grouped
+    /// values of the measured elements.
+    fn gpu_groups(&self) -> Result<(Vec<f64>, Vec<i64>)> {
+        let (cd, sl) = self.gpu()?;
+        let dev = self.x.device();
+        let (n, k) = (self.x.size(), self.nslots);
+        if k == 0 {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        let sbits = self.slot_bits()?;
+        let skey = Array::<i32>::empty(&[n], dev)?;
+        let vals = Array::<i64>::empty(&[n], dev)?;
+        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_lc_keys")?;
+        launch(
+            &f,
+            cd,
+            n,
+            Args::new()
+                .push(dptr(&self.x))
+                .push(dptr(sl))
+                .push(n as i64)
+                .push(k as i64)
+                .push(dptr(&skey))
+                .push(dptr(&vals)),
+        )?;
+        let (sk, sv) = sort_pairs(&skey, Some(&vals), sbits)?;
+        let bounds = self.segments(cd, &sk)?.to_vec()?;
+        // the measured elements (slots < k) come first
+        let m = bounds[k..].iter().copied().max().unwrap_or(0).max(0) as usize;
+        let v = if m == 0 {
+            Vec::new()
+        } else {
+            sv.slice_axis(0, Some(0), Some(m as isize), 1)?
+                .to_vec()?
+                .into_iter()
+                .map(|b| f64::from_bits(b as u64))
+                .collect()
+        };
+        Ok((v, bounds))
     }
 }
 
@@ -551,35 +672,80 @@ pub fn maximum<T: Element, L: Element>(
         .collect())
 }
 
-fn median_of(v: &mut [f64]) -> f64 {
+/// The order of the medians' sort (the GPU's order-preserving keys): every NaN last, else
+/// `total_cmp` (−0.0 before +0.0).
+fn median_order(a: &f64, b: &f64) -> std::cmp::Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (false, false) => a.total_cmp(b),
+        (x, y) => x.cmp(&y),
+    }
+}
+
+/// SciPy's median of one region's values (see [`median`]); `f32avg`: the middle pair averaged
+/// in f32 (f32 input, as NumPy does).
+fn median_of(v: &mut [f64], np_median: bool, f32avg: bool) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
     let n = v.len();
-    v.sort_by(|a, b| a.total_cmp(b));
-    if n % 2 == 1 {
-        v[n / 2]
+    v.sort_by(median_order);
+    if np_median && v[n - 1].is_nan() {
+        return f64::NAN;
+    }
+    let (lo, hi) = ((n - 1) / 2, n / 2);
+    if np_median && lo == hi {
+        v[lo]
+    } else if f32avg {
+        ((v[lo] as f32 + v[hi] as f32) / 2.0) as f64
     } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
+        (v[lo] + v[hi]) / 2.0
     }
 }
 
-/// `scipy.ndimage.median`: the median of each region (the mean of the two middle values for an
-/// even count; NaN for an empty region). The slots are found on the input's device; the values
-/// are grouped and selected on the host. Errors as [`sum_labels`].
+/// `scipy.ndimage.median`: the median of each region; NaN for an empty region.
+///
+/// SciPy computes it two ways, and so does this function, bit for bit:
+/// - without `labels` or without `index` (NumPy's `np.median` of the region): NaN when the
+///   region holds a NaN, else the middle value (odd count) or the mean of the two middle values;
+/// - with an `index` list (SciPy sorts each region and picks): values sorted with NaN last, then
+///   `(lo + hi) / 2` of the middle pair (`lo = hi` for an odd count, so a value above half the
+///   type's largest gives inf, as in SciPy).
+///
+/// The mean of the pair is taken in f32 for f32 input (as NumPy), in f64 otherwise (integers
+/// converted first). A one-element `index` behaves as a list (SciPy's scalar `index` takes the
+/// first route). Among equal values −0.0 sorts before +0.0 (SciPy keeps their input order).
+///
+/// GPU: the elements are sorted on the device (a stable radix sort by value, then by region),
+/// the middle pair of each region is picked by a kernel, and only the results come back.
+/// Errors as [`sum_labels`].
 ///
 /// ```
 /// use cusci_ndimage::{median, Array, Device};
 /// let x = Array::from_vec(vec![5.0f64, 1.0, 3.0, 4.0], &[4], &Device::Cpu).unwrap();
 /// assert_eq!(median::<f64, i32>(&x, None, None).unwrap(), vec![3.5]);
+/// let l = Array::from_vec(vec![1i32, 1, 1, 2], &[4], &Device::Cpu).unwrap();
+/// assert_eq!(median(&x, Some(&l), Some(&[1, 2, 3])).unwrap()[..2], [3.0, 4.0]);
 /// ```
 pub fn median<T: Element, L: Element>(
     input: &Array<T>,
     labels: Option<&Array<L>>,
     index: Option<&[i64]>,
 ) -> Result<Vec<f64>> {
-    let g = seg("median", input, labels, index)?.groups()?;
-    Ok(g.into_iter().map(|mut v| median_of(&mut v)).collect())
+    let s = seg("median", input, labels, index)?;
+    let np_median = s.mode != 0;
+    if s.cpu().is_some() {
+        let f32avg = T::DTYPE == DType::F32;
+        return Ok(s
+            .cpu_groups()?
+            .into_iter()
+            .map(|mut v| median_of(&mut v, np_median, f32avg))
+            .collect());
+    }
+    if T::DTYPE.size() == 8 {
+        s.gpu_median::<i64>(np_median)
+    } else {
+        s.gpu_median::<i32>(np_median)
+    }
 }
 
 fn positions<T: Element, L: Element>(
@@ -800,7 +966,7 @@ pub fn histogram<T: Element, L: Element>(
                 .push(n as i64)
                 .push(min)
                 .push(max)
-                .push(bins as i32)
+                .push(bins as i64)
                 .push(dptr(&h)),
         )?;
         h.to_vec()?.into_iter().map(|c| c as u64).collect()
@@ -809,9 +975,12 @@ pub fn histogram<T: Element, L: Element>(
 }
 
 /// `scipy.ndimage.labeled_comprehension(input, labels, index, func, out_dtype, default)`: `func`
-/// applied to the values of each region (in raster order); `default` for an empty region.
-/// `func` runs on the host (it is a Rust closure); the grouping is one pass over the image.
-/// Errors as [`sum_labels`].
+/// applied to the values of each region (in raster order, as f64); `default` for an empty region.
+///
+/// `func` is a Rust closure and runs on the host, once per region, on a slice of the region's
+/// values. On a GPU the grouping runs on the device (a stable radix sort of the elements by
+/// region) and the grouped values come back in one copy (with the regions' bounds). Errors as
+/// [`sum_labels`].
 ///
 /// ```
 /// use cusci_ndimage::{labeled_comprehension, Array, Device};
@@ -827,9 +996,25 @@ pub fn labeled_comprehension<T: Element, L: Element>(
     func: impl Fn(&[f64]) -> f64,
     default: f64,
 ) -> Result<Vec<f64>> {
-    let g = seg("labeled_comprehension", input, labels, Some(index))?.groups()?;
-    Ok(g.iter()
-        .map(|v| if v.is_empty() { default } else { func(v) })
+    let s = seg("labeled_comprehension", input, labels, Some(index))?;
+    if s.cpu().is_some() {
+        return Ok(s
+            .cpu_groups()?
+            .iter()
+            .map(|v| if v.is_empty() { default } else { func(v) })
+            .collect());
+    }
+    let (v, b) = s.gpu_groups()?;
+    let k = s.nslots;
+    Ok((0..k)
+        .map(|j| {
+            let (a, e) = (b[j] as usize, b[k + j] as usize);
+            if e > a {
+                func(&v[a..e])
+            } else {
+                default
+            }
+        })
         .collect())
 }
 
@@ -938,7 +1123,12 @@ pub fn find_objects<L: Element>(
 
 /// `scipy.ndimage.value_indices(arr, ignore_value)`: for every distinct value of an integer
 /// array, the coordinates of its elements (one `Vec` per axis, raster order), in increasing
-/// order of value. Read on the host in one pass.
+/// order of value.
+///
+/// GPU: the flat indices are sorted by value on the device (a stable radix sort over the span
+/// `max − min` of the values, so the indices of each value stay in raster order) and unravelled
+/// into coordinates there; one copy (values and coordinates) comes back and is split into the
+/// map on the host. CPU: one pass on the host.
 ///
 /// # Errors
 /// `UnsupportedDType` for non-integer arrays.
@@ -957,6 +1147,9 @@ pub fn value_indices<L: Element>(
     check_labels::<L>(OP)?;
     let shape = arr.shape().to_vec();
     let nd = shape.len();
+    if let Device::Cuda(cd) = arr.device() {
+        return value_indices_cuda(cd, arr, ignore_value);
+    }
     let st = c_strides_u(&shape);
     let mut m: BTreeMap<i64, Vec<Vec<usize>>> = BTreeMap::new();
     for (i, v) in arr.to_vec()?.into_iter().enumerate() {
@@ -970,6 +1163,117 @@ pub fn value_indices<L: Element>(
         }
     }
     Ok(m)
+}
+
+fn value_indices_cuda<L: Element>(
+    cd: &cusci_core::CudaDevice,
+    arr: &Array<L>,
+    ignore_value: Option<i64>,
+) -> Result<BTreeMap<i64, Vec<Vec<usize>>>> {
+    let x = contig(arr)?;
+    let n = x.size();
+    let mut m: BTreeMap<i64, Vec<Vec<usize>>> = BTreeMap::new();
+    if n == 0 {
+        return Ok(m);
+    }
+    let dev = x.device();
+    let mm = Array::from_vec(vec![i64::MAX, i64::MIN], &[2], dev)?;
+    let f = kernel(cd, "meas", MEAS_CU, L::DTYPE, "ndi_vi_minmax")?;
+    launch(
+        &f,
+        cd,
+        n,
+        Args::new().push(dptr(&x)).push(n as i64).push(dptr(&mm)),
+    )?;
+    let mm = mm.to_vec()?;
+    let span = (mm[1] as i128 - mm[0] as i128) as u64;
+    let out = if span <= u32::MAX as u64 {
+        vi_sorted::<L, i32>(cd, &x, mm[0], bits_for(span))?
+    } else {
+        vi_sorted::<L, i64>(cd, &x, mm[0], bits_for(span))?
+    };
+    let nd = x.ndim();
+    let mut a = 0usize;
+    while a < n {
+        let v = out[a];
+        let mut b = a + 1;
+        while b < n && out[b] == v {
+            b += 1;
+        }
+        if Some(v) != ignore_value {
+            let coords = (0..nd)
+                .map(|d| {
+                    out[(d + 1) * n + a..(d + 1) * n + b]
+                        .iter()
+                        .map(|&c| c as usize)
+                        .collect()
+                })
+                .collect();
+            m.insert(v, coords);
+        }
+        a = b;
+    }
+    Ok(m)
+}
+
+/// CUDA value_indices: keys `label − mn` (`W` words, `kbits` bits), their stable argsort, and the
+/// values and coordinates `[(ndim + 1) · n]` back in one copy.
+fn vi_sorted<L: Element, W: RadixWord>(
+    cd: &cusci_core::CudaDevice,
+    x: &Array<L>,
+    mn: i64,
+    kbits: u32,
+) -> Result<Vec<i64>> {
+    let n = x.size();
+    let dev = x.device();
+    let key = Array::<W>::empty(&[n], dev)?;
+    let f = kernel(
+        cd,
+        "meas",
+        MEAS_CU,
+        L::DTYPE,
+        &format!("ndi_vi_keys{}", W::BITS),
+    )?;
+    launch(
+        &f,
+        cd,
+        n,
+        Args::new()
+            .push(dptr(x))
+            .push(n as i64)
+            .push(mn)
+            .push(dptr(&key)),
+    )?;
+    let sh = CusciShape::new("value_indices", x.shape())?;
+    let out = Array::<i64>::empty(&[(x.ndim() + 1) * n], dev)?;
+    let unravel = |sk: &Array<W>, ip: u64, ibits: u32| -> Result<()> {
+        let f = kernel(
+            cd,
+            "meas",
+            MEAS_CU,
+            L::DTYPE,
+            &format!("ndi_vi_unravel_k{}_i{}", W::BITS, ibits),
+        )?;
+        launch(
+            &f,
+            cd,
+            n,
+            Args::new()
+                .push(dptr(sk))
+                .push(ip)
+                .push(mn)
+                .push(sh)
+                .push(dptr(&out)),
+        )
+    };
+    if n as u64 <= u32::MAX as u64 + 1 {
+        let (sk, idx) = sort_pairs::<W, i32>(&key, None, kbits)?;
+        unravel(&sk, dptr(&idx), 32)?;
+    } else {
+        let (sk, idx) = sort_pairs::<W, i64>(&key, None, kbits)?;
+        unravel(&sk, dptr(&idx), 64)?;
+    }
+    out.to_vec()
 }
 
 #[doc(hidden)]

@@ -260,6 +260,7 @@ fn kernels_compile() {
     srcs.extend(cusci_ndimage::morphology::grey::kernel_sources());
     srcs.extend(cusci_ndimage::distance::kernel_sources());
     srcs.extend(cusci_ndimage::measurements::kernel_sources());
+    srcs.extend(cusci_ndimage::sort::kernel_sources());
     assert!(srcs.len() >= 25);
     let failed: Vec<String> = srcs
         .iter()
