@@ -103,6 +103,8 @@ pub use ltisys::{
     impulse, lsim, ss2tf, ss2zpk, step, tf2ss, zpk2ss, Bode, DResponseOptions, Discretization,
     LsimOptions, Lti, Mat, Response, ResponseOptions, StateSpace, TransferFunction, ZerosPolesGain,
 };
+pub mod placepoles;
+pub use placepoles::{place_poles, FullStateFeedback, PlacePolesMethod, PlacePolesOptions};
 pub mod partial;
 pub use partial::{invres, invresz, residue, residuez, unique_roots, Residues, RootType};
 mod splines;

@@ -46,3 +46,22 @@ extern "C" __global__ void NAME(lsim)(const double* __restrict__ ad, const doubl
     }
   }
 }
+
+// dlsim's input resampling: out[b, s, k] = u[b, idx[s], k] h[2s] + u[b, idx[s]+1, k] h[2s+1]
+// (the second index clamped to the last sample), in double as the CPU; one thread per output.
+extern "C" __global__ void NAME(interp)(const T* __restrict__ u, const i64* __restrict__ idx,
+                                        const double* __restrict__ h, T* __restrict__ out,
+                                        i64 batch, i64 nt, i64 ns, int ni) {
+  const i64 total = batch * ns * ni;
+  for (i64 e = blockIdx.x * (i64)blockDim.x + threadIdx.x; e < total;
+       e += (i64)gridDim.x * blockDim.x) {
+    const int k = (int)(e % ni);
+    const i64 s = (e / ni) % ns;
+    const i64 b = e / (ni * ns);
+    const i64 i0 = idx[s];
+    const i64 i1 = i0 + 1 < nt ? i0 + 1 : nt - 1;
+    const double v = __dadd_rn(__dmul_rn((double)u[(b * nt + i0) * ni + k], h[2 * s]),
+                               __dmul_rn((double)u[(b * nt + i1) * ni + k], h[2 * s + 1]));
+    out[e] = (T)v;
+  }
+}

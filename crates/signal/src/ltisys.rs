@@ -260,23 +260,92 @@ pub fn abcd_normalize(
 /// assert_eq!(ss.d.data, vec![1.0]);
 /// ```
 pub fn tf2ss(num: &[f64], den: &[f64]) -> Result<StateSpace> {
-    let ba = normalize(num, den)?;
-    let (num, den) = (ba.b, ba.a);
-    let (m, k) = (num.len(), den.len());
+    tf2ss_simo(&[num.to_vec()], den)
+}
+
+/// `scipy.signal.normalize` of a 2-D numerator (one row per output, all of one length): strips
+/// the denominator's leading zeros, divides by its first coefficient and strips the leading
+/// columns of the numerator whose every entry is `≤ 1e-14` in magnitude (one column at least
+/// remains). One row is [`normalize`].
+///
+/// Errors: those of [`normalize`]; `ShapeMismatch` for no rows or rows of different lengths.
+///
+/// ```
+/// let (num, den) = cusci_signal::ltisys::normalize_simo(
+///     &[vec![0.0, 2.0, 4.0], vec![0.0, 0.0, 2.0]], &[2.0, 1.0]).unwrap();
+/// assert_eq!(num, vec![vec![1.0, 2.0], vec![0.0, 1.0]]);
+/// assert_eq!(den, vec![1.0, 0.5]);
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn normalize_simo(num: &[Vec<f64>], den: &[f64]) -> Result<(Vec<Vec<f64>>, Vec<f64>)> {
+    let op = "normalize";
+    let len = num.first().map(|r| r.len()).unwrap_or(0);
+    if num.is_empty() || num.iter().any(|r| r.len() != len) {
+        return Err(make::shape(
+            op,
+            "the numerator must have at least one row, all of one length",
+        ));
+    }
+    if num.len() == 1 {
+        let ba = normalize(&num[0], den)?;
+        return Ok((vec![ba.b], ba.a));
+    }
+    // the denominator (and its errors) as for one row; then every row scaled alike
+    let ba = normalize(&num[0], den)?;
+    let first = den.iter().position(|&v| v != 0.0).unwrap_or(0);
+    let a0 = den[first];
+    let mut rows: Vec<Vec<f64>> = num
+        .iter()
+        .map(|r| r.iter().map(|v| v / a0).collect())
+        .collect();
+    let mut lead = (0..len)
+        .take_while(|&j| rows.iter().all(|r| r[j].abs() <= 1e-14))
+        .count();
+    if lead == len {
+        lead -= 1;
+    }
+    for r in rows.iter_mut() {
+        r.drain(..lead);
+    }
+    Ok((rows, ba.a))
+}
+
+/// `scipy.signal.tf2ss(num, den)` of a single-input, multiple-output transfer function: `num`
+/// holds one numerator row per output over the common `den` (SciPy's 2-D `num`). The
+/// controller canonical form: `A`, `B` as for one output, one row of `C` and `D` per output.
+///
+/// Errors: those of [`normalize_simo`]; `InvalidArgument` when `num` is longer than `den`.
+///
+/// ```
+/// let ss = cusci_signal::ltisys::tf2ss_simo(&[vec![1.0, 2.0], vec![3.0, 4.0]], &[1.0, 1.0]).unwrap();
+/// assert_eq!(ss.c.data, vec![1.0, 1.0]);
+/// assert_eq!(ss.d.data, vec![1.0, 3.0]);
+/// ```
+pub fn tf2ss_simo(num: &[Vec<f64>], den: &[f64]) -> Result<StateSpace> {
+    let (num, den) = normalize_simo(num, den)?;
+    let q = num.len();
+    let (m, k) = (num[0].len(), den.len());
     if m > k {
         return Err(make::arg(
             "tf2ss",
             "Improper transfer function. `num` is longer than `den`.",
         ));
     }
-    let mut padded = vec![0.0; k - m];
-    padded.extend(&num);
+    let padded: Vec<Vec<f64>> = num
+        .iter()
+        .map(|r| {
+            let mut p = vec![0.0; k - m];
+            p.extend(r);
+            p
+        })
+        .collect();
+    let d = Mat::new(q, 1, padded.iter().map(|p| p[0]).collect())?;
     if k == 1 {
         return Ok(StateSpace {
             a: Mat::zeros(1, 1),
             b: Mat::zeros(1, 1),
-            c: Mat::zeros(1, 1),
-            d: Mat::new(1, 1, vec![padded[0]])?,
+            c: Mat::zeros(q, 1),
+            d,
             dt: None,
         });
     }
@@ -291,17 +360,18 @@ pub fn tf2ss(num: &[f64], den: &[f64]) -> Result<StateSpace> {
     let mut b = Mat::zeros(n, 1);
     b.set(0, 0, 1.0);
     let c = Mat::new(
-        1,
+        q,
         n,
-        (0..n)
-            .map(|j| padded[j + 1] - padded[0] * den[j + 1])
+        padded
+            .iter()
+            .flat_map(|p| (0..n).map(|j| p[j + 1] - p[0] * den[j + 1]))
             .collect(),
     )?;
     Ok(StateSpace {
         a,
         b,
         c,
-        d: Mat::new(1, 1, vec![padded[0]])?,
+        d,
         dt: None,
     })
 }
@@ -383,11 +453,13 @@ pub fn ss2zpk(ss: &StateSpace, input: usize) -> Result<crate::represent::Zpk> {
 }
 
 /// A transfer function `num(s)/den(s)` (or of `z` for a discrete system), SciPy's
-/// `TransferFunction`, SISO, normalised (monic denominator).
+/// `TransferFunction`, normalised (monic denominator): single input, one or several outputs
+/// (SciPy's 2-D `num`: one numerator row per output over a common denominator).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TransferFunction {
-    /// Numerator coefficients, highest power first.
-    pub num: Vec<f64>,
+    /// Numerator coefficients, highest power first: one row per output (one row for a SISO
+    /// system), all rows of one length.
+    pub num: Vec<Vec<f64>>,
     /// Denominator coefficients, highest power first (`den[0] = 1`).
     pub den: Vec<f64>,
     /// Sampling time of a discrete system; `None` for a continuous one.
@@ -471,12 +543,23 @@ impl Lti {
     /// assert_eq!(sys.poles().unwrap()[0].re, -2.0);
     /// ```
     pub fn tf(num: &[f64], den: &[f64]) -> Result<Lti> {
-        let ba = normalize(num, den)?;
-        Ok(Lti::Tf(TransferFunction {
-            num: ba.b,
-            den: ba.a,
-            dt: None,
-        }))
+        Lti::tf_simo(&[num.to_vec()], den)
+    }
+    /// `lti(num, den)` with a 2-D `num`: a continuous single-input, multiple-output transfer
+    /// function, one numerator row per output (normalised by [`normalize_simo`]).
+    ///
+    /// Errors: those of [`normalize_simo`].
+    ///
+    /// ```
+    /// use cusci_signal::ltisys::Lti;
+    /// let sys = Lti::tf_simo(&[vec![1.0], vec![1.0, 0.0]], &[1.0, 2.0]);
+    /// assert!(sys.is_err()); // rows of different lengths
+    /// let sys = Lti::tf_simo(&[vec![0.0, 1.0], vec![1.0, 0.0]], &[1.0, 2.0]).unwrap();
+    /// assert_eq!(sys.to_ss().unwrap().outputs(), 2);
+    /// ```
+    pub fn tf_simo(num: &[Vec<f64>], den: &[f64]) -> Result<Lti> {
+        let (num, den) = normalize_simo(num, den)?;
+        Ok(Lti::Tf(TransferFunction { num, den, dt: None }))
     }
     /// `lti(z, p, k)`: continuous zeros, poles and gain.
     ///
@@ -507,6 +590,12 @@ impl Lti {
     /// Errors: those of [`Lti::tf`]; `InvalidArgument` for `dt ≤ 0`.
     pub fn dtf(num: &[f64], den: &[f64], dt: f64) -> Result<Lti> {
         Lti::tf(num, den)?.with_dt(dt)
+    }
+    /// `dlti(num, den, dt=dt)` with a 2-D `num` (see [`Lti::tf_simo`]).
+    ///
+    /// Errors: those of [`Lti::tf_simo`]; `InvalidArgument` for `dt ≤ 0`.
+    pub fn dtf_simo(num: &[Vec<f64>], den: &[f64], dt: f64) -> Result<Lti> {
+        Lti::tf_simo(num, den)?.with_dt(dt)
     }
     /// `dlti(z, p, k, dt=dt)`: discrete zeros, poles and gain.
     ///
@@ -540,30 +629,32 @@ impl Lti {
             Lti::Ss(s) => s.dt,
         }
     }
-    /// The system as a transfer function (SISO systems; SciPy's `to_tf()`).
+    /// The system as a transfer function (SciPy's `to_tf()`): a state-space system must have
+    /// one input; it may have several outputs (one numerator row each, [`ss2tf`]).
     ///
-    /// Errors: `InvalidArgument` for a state-space system with other than one input and output;
-    /// those of the conversions.
+    /// Errors: `InvalidArgument` for a state-space system with other than one input; those of
+    /// the conversions.
     pub fn to_tf(&self) -> Result<TransferFunction> {
         match self {
             Lti::Tf(s) => Ok(s.clone()),
             Lti::Zpk(s) => {
                 let ba = zpk2tf(&s.zeros, &s.poles, s.gain)?;
                 Ok(TransferFunction {
-                    num: ba.b,
+                    num: vec![ba.b],
                     den: ba.a,
                     dt: s.dt,
                 })
             }
             Lti::Ss(s) => {
-                siso("to_tf", s)?;
+                if s.inputs() != 1 {
+                    return Err(make::arg(
+                        "to_tf",
+                        format!("needs a single-input system, got {} inputs", s.inputs()),
+                    ));
+                }
                 let (num, den) = ss2tf(s, 0)?;
-                let ba = normalize(&num[0], &den)?;
-                Ok(TransferFunction {
-                    num: ba.b,
-                    den: ba.a,
-                    dt: s.dt,
-                })
+                let (num, den) = normalize_simo(&num, &den)?;
+                Ok(TransferFunction { num, den, dt: s.dt })
             }
         }
     }
@@ -574,7 +665,7 @@ impl Lti {
         match self {
             Lti::Zpk(s) => Ok(s.clone()),
             Lti::Tf(s) => {
-                let z = tf2zpk(&s.num, &s.den)?;
+                let z = tf2zpk(siso_num("to_zpk", s)?, &s.den)?;
                 Ok(ZerosPolesGain {
                     zeros: z.z,
                     poles: z.p,
@@ -600,7 +691,7 @@ impl Lti {
     pub fn to_ss(&self) -> Result<StateSpace> {
         let mut ss = match self {
             Lti::Ss(s) => return Ok(s.clone()),
-            Lti::Tf(s) => tf2ss(&s.num, &s.den)?,
+            Lti::Tf(s) => tf2ss_simo(&s.num, &s.den)?,
             Lti::Zpk(s) => zpk2ss(&s.zeros, &s.poles, s.gain)?,
         };
         ss.dt = self.dt();
@@ -612,7 +703,7 @@ impl Lti {
     pub fn poles(&self) -> Result<Vec<c64>> {
         match self {
             Lti::Zpk(s) => Ok(s.poles.clone()),
-            Lti::Tf(s) => Ok(tf2zpk(&s.num, &s.den)?.p),
+            Lti::Tf(s) => Ok(tf2zpk(&[1.0], &s.den)?.p),
             Lti::Ss(s) => eigvals(&s.a),
         }
     }
@@ -628,6 +719,20 @@ impl Lti {
     pub fn to_discrete(&self, dt: f64, method: Discretization) -> Result<Lti> {
         cont2discrete(self, dt, method)
     }
+}
+
+/// The numerator of a single-output transfer function.
+fn siso_num<'a>(op: &str, s: &'a TransferFunction) -> Result<&'a [f64]> {
+    if s.num.len() != 1 {
+        return Err(make::arg(
+            op,
+            format!(
+                "needs a single-output transfer function, got {} outputs",
+                s.num.len()
+            ),
+        ));
+    }
+    Ok(&s.num[0])
 }
 
 fn siso(op: &str, s: &StateSpace) -> Result<()> {
@@ -790,13 +895,12 @@ pub fn cont2discrete(sys: &Lti, dt: f64, method: Discretization) -> Result<Lti> 
     match sys {
         Lti::Ss(s) => Ok(Lti::Ss(c2d_ss(s, dt, method)?)),
         Lti::Tf(s) => {
-            let d = c2d_ss(&tf2ss(&s.num, &s.den)?, dt, method)?;
+            let d = c2d_ss(&tf2ss_simo(&s.num, &s.den)?, dt, method)?;
             let (num, den) = ss2tf(&d, 0)?;
-            let num = num.into_iter().next().unwrap_or_else(|| vec![0.0]);
-            let ba = normalize(&num, &den)?;
+            let (num, den) = normalize_simo(&num, &den)?;
             Ok(Lti::Tf(TransferFunction {
-                num: ba.b,
-                den: ba.a,
+                num,
+                den,
                 dt: Some(dt),
             }))
         }
@@ -849,7 +953,7 @@ fn discrete(op: &str, sys: &Lti) -> Result<f64> {
 pub fn freqresp(sys: &Lti, w: &WorN) -> Result<FreqResponse> {
     continuous("freqresp", sys)?;
     match sys {
-        Lti::Tf(s) => freqs(&s.num, &s.den, w),
+        Lti::Tf(s) => freqs(siso_num("freqresp", s)?, &s.den, w),
         Lti::Zpk(s) => freqs_zpk(&s.zeros, &s.poles, s.gain, w),
         Lti::Ss(_) => {
             let z = sys.to_zpk()?;
@@ -934,7 +1038,7 @@ pub fn dfreqresp(sys: &Lti, w: &WorN, whole: bool) -> Result<FreqResponse> {
 /// [`freqz`] of a transfer function in `z`, its polynomials first padded to polynomials in
 /// `z⁻¹` (SciPy's `_z_to_zinv`).
 fn dfreq_tf(s: &TransferFunction, opts: &FreqzOptions) -> Result<FreqResponse> {
-    let (mut num, mut den) = (s.num.clone(), s.den.clone());
+    let (mut num, mut den) = (siso_num("dfreqresp", s)?.to_vec(), s.den.clone());
     if num.len() > den.len() {
         let mut d = vec![0.0; num.len() - den.len()];
         d.extend(den);
@@ -1139,31 +1243,49 @@ fn x0_of(op: &str, x0: Option<&[f64]>, n: usize) -> Result<Vec<f64>> {
     }
 }
 
-/// `scipy.signal.dlsim(system, u, x0=x0)`: the response of a discrete system to the input `u`
-/// (one sample per `dt`): `x[k+1] = A x[k] + B u[k]`, `y[k] = C x[k] + D u[k]`, `t = k·dt`.
+/// `scipy.signal.dlsim(system, u, t, x0)`: the response of a discrete system to the input `u`:
+/// `x[k+1] = A x[k] + B u[k]`, `y[k] = C x[k] + D u[k]`.
 ///
 /// `u` is `(n_steps,)` for a single-input system, or `(..., n_steps, n_inputs)`: leading axes
 /// are a batch of independent input signals, simulated in parallel (one GPU thread each). The
-/// outputs are `y` `(..., n_steps, n_outputs)` and `x` `(..., n_steps, n_states)` (not
-/// squeezed). SciPy's `t` argument (interpolating `u` onto the sample times) is not supported:
-/// `u` is sampled at `dt`. Runs on `u`'s device.
+/// outputs are `y` `(..., n_out, n_outputs)` and `x` `(..., n_out, n_states)` (not squeezed).
 ///
-/// Errors: `InvalidArgument` for a continuous system, non-finite `u` (CPU) or `x0`;
-/// `ShapeMismatch` when `u`'s last axis is not the number of inputs or `x0` is not one value per
-/// state.
+/// Without `t`, `u` holds one sample per `dt` and `t = k·dt`. With `t` (the times of `u`'s
+/// samples: strictly increasing, not necessarily evenly spaced) SciPy's rule is followed: the
+/// simulation has `n_out = floor(t[-1]/dt) + 1` steps at the times `linspace(0, t[-1], n_out)`
+/// (returned as `t`; spaced `t[-1]/(n_out - 1)`, which is `dt` only when `t[-1]` is a multiple of
+/// it), and the input is linearly interpolated onto them from `(t, u)` (SciPy's
+/// `make_interp_spline(t, u, k=1)`, extrapolating linearly before `t[0]`).
+/// The interpolation runs on `u`'s device (one thread per output value, in `f64`), then the
+/// recurrence. Runs on `u`'s device.
+///
+/// Errors: `InvalidArgument` for a continuous system, non-finite `u` (CPU), `t` or `x0`, times
+/// that are not strictly increasing, `t[-1] < 0` (no sample), a `t` of one time (SciPy returns
+/// NaN there); `ShapeMismatch` when `u`'s last
+/// axis is not the number of inputs, `t` does not hold one time per step of `u`, or `x0` is not
+/// one value per state.
 ///
 /// ```
 /// use cusci_signal::{ltisys::{dlsim, Lti}, Array, Device};
 /// let sys = Lti::dtf(&[1.0], &[1.0, -0.5], 1.0).unwrap();
 /// let u = Array::from_vec(vec![1.0, 0.0, 0.0], &[3], &Device::Cpu).unwrap();
-/// let r = dlsim(&sys, &u, None).unwrap();
+/// let r = dlsim(&sys, &u, None, None).unwrap();
 /// assert_eq!(r.y.to_vec().unwrap(), vec![0.0, 1.0, 0.5]);
+/// // the same input given at t = 0, 2, 4: interpolated onto 0, 1, 2, 3, 4
+/// let r = dlsim(&sys, &u, Some(&[0.0, 2.0, 4.0]), None).unwrap();
+/// assert_eq!(r.t, vec![0.0, 1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(r.y.to_vec().unwrap(), vec![0.0, 1.0, 1.0, 0.5, 0.25]);
 /// ```
-pub fn dlsim<T: RealFloat>(sys: &Lti, u: &Array<T>, x0: Option<&[f64]>) -> Result<Response<T>> {
+pub fn dlsim<T: RealFloat>(
+    sys: &Lti,
+    u: &Array<T>,
+    t: Option<&[f64]>,
+    x0: Option<&[f64]>,
+) -> Result<Response<T>> {
     let op = "dlsim";
     let dt = discrete(op, sys)?;
     let ss = sys.to_ss()?;
-    let (batch, nt, _) = u_dims(op, u.shape(), ss.inputs())?;
+    let (batch, nt, ni) = u_dims(op, u.shape(), ss.inputs())?;
     let r = Recurrence {
         x0: x0_of(op, x0, ss.states())?,
         ad: ss.a,
@@ -1172,9 +1294,120 @@ pub fn dlsim<T: RealFloat>(sys: &Lti, u: &Array<T>, x0: Option<&[f64]>) -> Resul
         c: ss.c,
         d: ss.d,
     };
-    let (y, x) = run_recurrence(op, &r, u, &batch, nt)?;
-    let t = linspace(0.0, (nt as f64 - 1.0) * dt, nt);
-    Ok(Response { t, y, x })
+    let Some(t) = t else {
+        let (y, x) = run_recurrence(op, &r, u, &batch, nt)?;
+        let t = linspace(0.0, (nt as f64 - 1.0) * dt, nt);
+        return Ok(Response { t, y, x });
+    };
+    if t.len() != nt {
+        return Err(make::shape(
+            op,
+            format!(
+                "Shapes of t ({}) and u ({nt} steps) are incompatible",
+                t.len()
+            ),
+        ));
+    }
+    if t.iter().any(|v| !v.is_finite()) {
+        return Err(make::arg(op, "t must be finite"));
+    }
+    if t.windows(2).any(|w| w[1] <= w[0]) {
+        return Err(make::arg(
+            op,
+            "Expect t to be a 1D strictly increasing sequence.",
+        ));
+    }
+    if nt < 2 {
+        // SciPy's make_interp_spline(k=1) of one point is NaN at t[0] and 0 elsewhere
+        return Err(make::arg(
+            op,
+            "t needs at least two times to interpolate u (SciPy's result is NaN for one)",
+        ));
+    }
+    let stop = t[nt - 1];
+    let samples = (stop / dt).floor() + 1.0;
+    if samples < 1.0 {
+        return Err(make::arg(
+            op,
+            format!("t[-1] = {stop} < 0: no output sample"),
+        ));
+    }
+    let samples = samples as usize;
+    let tout = linspace(0.0, stop, samples);
+    // interpolation table: for each output time the left sample and the two weights
+    let mut idx = Vec::with_capacity(samples);
+    let mut h = Vec::with_capacity(2 * samples);
+    for &x in &tout {
+        let l = t.partition_point(|&v| v <= x).clamp(1, nt - 1) - 1;
+        let w = 1.0 / (t[l + 1] - t[l]);
+        idx.push(l as i64);
+        h.extend([w * (t[l + 1] - x), w * (x - t[l])]);
+    }
+    let ui = interp_input(op, u, &batch, nt, ni, &idx, &h)?;
+    let (y, x) = run_recurrence(op, &r, &ui, &batch, samples)?;
+    Ok(Response { t: tout, y, x })
+}
+
+/// `out[b, s, k] = u[b, idx[s], k]·h[2s] + u[b, idx[s] + 1, k]·h[2s + 1]` (the second sample
+/// clamped to the last), in `f64`, on `u`'s device: `(batch..., idx.len(), ni)`.
+fn interp_input<T: RealFloat>(
+    op: &str,
+    u: &Array<T>,
+    batch_shape: &[usize],
+    nt: usize,
+    ni: usize,
+    idx: &[i64],
+    h: &[f64],
+) -> Result<Array<T>> {
+    let batch: usize = batch_shape.iter().product();
+    let ns = idx.len();
+    let mut shape = batch_shape.to_vec();
+    shape.extend([ns, ni]);
+    let dev = u.device();
+    match dev {
+        Device::Cpu => {
+            let ud = cpu_contig(u)?;
+            if ud.iter().any(|v| !RealFloat::to_f64(*v).is_finite()) {
+                return Err(make::arg(op, "u must be finite"));
+            }
+            let mut out = vec![<T as Element>::zero(); batch * ns * ni];
+            for b in 0..batch {
+                for s in 0..ns {
+                    let i0 = idx[s] as usize;
+                    let i1 = (i0 + 1).min(nt - 1);
+                    for k in 0..ni {
+                        let u0 = ud[(b * nt + i0) * ni + k].to_f64();
+                        let u1 = ud[(b * nt + i1) * ni + k].to_f64();
+                        out[(b * ns + s) * ni + k] = T::from_f64(u0 * h[2 * s] + u1 * h[2 * s + 1]);
+                    }
+                }
+            }
+            Array::from_vec(out, &shape, dev)
+        }
+        Device::Cuda(d) => {
+            let uc = u.contiguous()?;
+            let out = Array::<T>::empty(&shape, dev)?;
+            let total = batch * ns * ni;
+            if total == 0 {
+                return Ok(out);
+            }
+            let idx_d = Array::from_vec(idx.to_vec(), &[ns], dev)?;
+            let h_d = Array::from_vec(h.to_vec(), &[2 * ns], dev)?;
+            let (key, src) = lti_source::<T>();
+            let f = d.function(&key, || src, &[], &format!("{key}_interp"))?;
+            let mut a = Args::new();
+            a.push(dptr(&uc))
+                .push(dptr(&idx_d))
+                .push(dptr(&h_d))
+                .push(dptr(&out))
+                .push(batch as i64)
+                .push(nt as i64)
+                .push(ns as i64)
+                .push(ni as i32);
+            f.launch(d, LaunchConfig::linear(blocks_for(total, 256), 256), &mut a)?;
+            Ok(out)
+        }
+    }
 }
 
 /// `numpy.linspace(start, stop, n)` (endpoint included).

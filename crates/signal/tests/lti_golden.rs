@@ -327,7 +327,7 @@ fn state_space_conversions_match_scipy() {
     let mut want_num = g.f("c2d_tf_num");
     let lead = want_num.iter().take_while(|v| v.abs() <= 1e-14).count();
     want_num.drain(..lead);
-    close(&tfd.num, &want_num, 1e-10, "c2d tf num");
+    close(&tfd.num[0], &want_num, 1e-10, "c2d tf num");
     close(&tfd.den, &g.f("c2d_tf_den"), 1e-10, "c2d tf den");
 }
 
@@ -360,7 +360,7 @@ fn representation_round_trips() {
     let sys = Lti::zpk(&z, &p, 3.0).unwrap();
     let tf = sys.to_tf().unwrap();
     let ba = zpk2tf(&z, &p, 3.0).unwrap();
-    close(&tf.num, &ba.b, 1e-14, "to_tf num");
+    close(&tf.num[0], &ba.b, 1e-14, "to_tf num");
     let mut poles = Lti::Ss(sys.to_ss().unwrap()).poles().unwrap();
     poles.sort_by(|a, b| a.re.total_cmp(&b.re).then(a.im.total_cmp(&b.im)));
     let mut want = p.to_vec();
@@ -501,7 +501,7 @@ fn discrete_responses_match_scipy_on_every_device() {
     let nt = ud.len() / 2;
     for_each_device(|dev| {
         let u = Array::from_vec(ud.clone(), &[nt, 2], dev).unwrap();
-        let r = dlsim(&sys, &u, Some(&[1.0, 0.0, -1.0])).unwrap();
+        let r = dlsim(&sys, &u, None, Some(&[1.0, 0.0, -1.0])).unwrap();
         close(&r.t, &g.f("dlsim_t"), 1e-13, "dlsim t");
         close(&r.y.to_vec().unwrap(), &g.f("dlsim_y"), 1e-11, "dlsim y");
         close(&r.x.to_vec().unwrap(), &g.f("dlsim_x"), 1e-11, "dlsim x");
@@ -530,7 +530,7 @@ fn dlsim_batches_edges_and_errors_agree_across_devices() {
             .map(|i| ((i * 37 % 101) as f64 - 50.0) / 25.0)
             .collect();
         let cpu = Array::from_vec(data.clone(), &[3, nt, 2], &Device::Cpu).unwrap();
-        let want = dlsim(&sys, &cpu, None).unwrap();
+        let want = dlsim(&sys, &cpu, None, None).unwrap();
         // batch = the signals one at a time
         for b in 0..3 {
             let one = Array::from_vec(
@@ -539,7 +539,7 @@ fn dlsim_batches_edges_and_errors_agree_across_devices() {
                 &Device::Cpu,
             )
             .unwrap();
-            let r = dlsim(&sys, &one, None).unwrap();
+            let r = dlsim(&sys, &one, None, None).unwrap();
             let all = want.y.to_vec().unwrap();
             assert_eq!(
                 r.y.to_vec().unwrap(),
@@ -548,7 +548,7 @@ fn dlsim_batches_edges_and_errors_agree_across_devices() {
         }
         for_each_device(|dev| {
             let u = Array::from_vec(data.clone(), &[3, nt, 2], dev).unwrap();
-            let r = dlsim(&sys, &u, None).unwrap();
+            let r = dlsim(&sys, &u, None, None).unwrap();
             assert_eq!(r.y.shape(), &[3, nt, 2]);
             assert_eq!(r.x.shape(), &[3, nt, 3]);
             let ctx = format!("dlsim nt={nt} on {dev:?}");
@@ -577,18 +577,18 @@ fn dlsim_batches_edges_and_errors_agree_across_devices() {
         let is_arg = |e: Error| matches!(e, Error::InvalidArgument { .. });
         let is_shape = |e: Error| matches!(e, Error::ShapeMismatch { .. });
         assert!(
-            is_arg(dlsim(&cont, &u1, None).unwrap_err()),
+            is_arg(dlsim(&cont, &u1, None, None).unwrap_err()),
             "continuous system in dlsim"
         );
         assert!(is_arg(
             lsim(&sys, &u, &[0.0; 10], &Default::default()).unwrap_err()
         ));
         assert!(
-            is_shape(dlsim(&sys, &u1, None).unwrap_err()),
+            is_shape(dlsim(&sys, &u1, None, None).unwrap_err()),
             "1 input column for 2 inputs"
         );
         assert!(
-            is_shape(dlsim(&sys, &u, Some(&[1.0, 2.0])).unwrap_err()),
+            is_shape(dlsim(&sys, &u, None, Some(&[1.0, 2.0])).unwrap_err()),
             "x0 length"
         );
         let t: Vec<f64> = (0..10).map(|i| i as f64 * 0.1).collect();
