@@ -451,5 +451,17 @@ fn spmv_kernels_compile_for_every_type_and_index_width() {
             .unwrap_or_else(|e| panic!("{dt}/{it}: {e}"));
         }
     }
+    // the per-launch modules (one rows-per-lane value each)
+    for rpt in cusci_sparse::cuda::SPMV_RPTS {
+        let src = cusci_sparse::cuda::spmv_module_source(DType::F64, DType::I32, rpt).unwrap();
+        cusci_core::cuda::kernel::check_compiles(
+            &format!("cusci_sparse_spmv_f64_i32_r{rpt}"),
+            &src,
+            &[],
+            "compute_90",
+        )
+        .unwrap_or_else(|e| panic!("rpt {rpt}: {e}"));
+    }
     assert!(cusci_sparse::cuda::spmv_source(DType::F64, DType::F32).is_err());
+    assert!(cusci_sparse::cuda::spmv_module_source(DType::F64, DType::I32, 5).is_err());
 }

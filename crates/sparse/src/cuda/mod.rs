@@ -111,7 +111,7 @@ const SPMV_CHUNK_BYTES: usize = 4096;
 /// Warps per block of the SpMV kernels (`SPMV_WARPS`).
 const SPMV_WARPS: usize = 8;
 /// The rows-per-lane values `spmv.cu` instantiates (`SPMV_KERNELS(R)`).
-const SPMV_RPTS: [usize; 6] = [1, 2, 3, 4, 6, 8];
+pub const SPMV_RPTS: [usize; 6] = [1, 2, 3, 4, 6, 8];
 /// The largest average row length (nnz / rows) for which [`spmv_short_rows`] is used; longer
 /// rows go to cuSPARSE's SpMV.
 pub(crate) const SPMV_SHORT_ROW_MAX: f64 = 32.0;
@@ -133,6 +133,23 @@ pub fn spmv_source(dtype: DType, index: DType) -> Result<String> {
         "{}typedef {i} I;\n{}",
         prelude(dtype)?,
         SPMV_SOURCE
+    ))
+}
+
+/// The source of the module launched for `rpt` rows per lane: [`spmv_source`] with only the
+/// two kernels of that value (`sp_spmv_r<rpt>`, `sp_spmv_r<rpt>_v`), so that a first call
+/// compiles two kernels, not all of them. `InvalidArgument` for a value `spmv.cu` does not
+/// instantiate.
+pub fn spmv_module_source(dtype: DType, index: DType, rpt: usize) -> Result<String> {
+    if !SPMV_RPTS.contains(&rpt) {
+        return Err(cusci_core::error::make::arg(
+            "cusci-sparse spmv",
+            format!("rows per lane {rpt} is not one of {SPMV_RPTS:?}"),
+        ));
+    }
+    Ok(format!(
+        "#define SPMV_CUSTOM_INSTANCES\n{}SPMV_KERNELS({rpt})\n",
+        spmv_source(dtype, index)?
     ))
 }
 
@@ -174,8 +191,12 @@ pub(crate) fn spmv_short_rows<T: Element, I: crate::SpIndex>(
     let ntiles = m.div_ceil(32 * rpt);
     // one tile per warp (the hardware balances the blocks); the loop inside covers any excess
     let blocks = ntiles.div_ceil(SPMV_WARPS).min(1 << 30) as u32;
-    let src = spmv_source(T::DTYPE, I::DTYPE)?;
-    let key = format!("cusci_sparse_spmv_{}_{}", T::DTYPE.tag(), I::DTYPE.tag());
+    let src = spmv_module_source(T::DTYPE, I::DTYPE, rpt)?;
+    let key = format!(
+        "cusci_sparse_spmv_{}_{}_r{rpt}",
+        T::DTYPE.tag(),
+        I::DTYPE.tag()
+    );
     let mut args = Args::new();
     args.push(p(indptr))
         .push(p(indices))

@@ -197,9 +197,12 @@ __device__ __forceinline__ void spmv_tiles(const I* __restrict__ indptr, const I
                    i64 ntiles) {                                                              \
     spmv_tiles<R, true>(indptr, indices, data, x, y, m, ntiles);                              \
   }
+// every instance, unless the including side instantiates only the one it launches
+#ifndef SPMV_CUSTOM_INSTANCES
 SPMV_KERNELS(1)
 SPMV_KERNELS(2)
 SPMV_KERNELS(3)
 SPMV_KERNELS(4)
 SPMV_KERNELS(6)
 SPMV_KERNELS(8)
+#endif
