@@ -5,7 +5,7 @@
 
 use crate::procutil::same_dev;
 use cusci_core::error::make;
-use cusci_core::{Array, Result};
+use cusci_core::{c64, Array, Result};
 
 /// The output scaling of [`lombscargle`] (`normalize=`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -15,6 +15,10 @@ pub enum LombNormalize {
     Power,
     /// `True` / `'normalize'`: the power relative to the signal's (weighted) power, in `[0, 1]`.
     Normalize,
+    /// `'amplitude'`: the complex amplitude `(a + i b) e^{i tau}` of the fitted sinusoid (its
+    /// modulus is the amplitude, its angle the phase). Complex: computed by
+    /// [`lombscargle_amplitude`]; [`lombscargle`] refuses it.
+    Amplitude,
 }
 
 /// The optional arguments of [`lombscargle`].
@@ -54,14 +58,15 @@ fn col(a: &Array<f64>) -> Result<Array<f64>> {
 
 /// The Lomb-Scargle periodogram of unevenly sampled data, SciPy's
 /// `scipy.signal.lombscargle(x, y, freqs, precenter, normalize, weights=, floating_mean=)`
-/// (`normalize='amplitude'` is not offered): the same equations (weighted sums of
+/// (`normalize='amplitude'`, complex, is [`lombscargle_amplitude`]): the same equations (weighted sums of
 /// `cos`/`sin(freqs x)` over `(n, nf)` broadcast arrays, the phase offset `tau`, the
 /// `epsneg` floor of `CC`/`SS`). `freqs` are angular frequencies. Memory: a few `n × nf` arrays.
 ///
 /// # Errors
 /// `ShapeMismatch` for inputs that are not non-empty 1-D arrays or `x`, `y`, `weights` of
 /// different lengths; `InvalidArgument` for negative weights or weights that do not sum to a
-/// positive value; `DeviceMismatch`.
+/// positive value, and for [`LombNormalize::Amplitude`] (a complex result: call
+/// [`lombscargle_amplitude`]); `DeviceMismatch`.
 ///
 /// ```
 /// use cusci_signal::{lombscargle, LombScargleOptions, Array, Device};
@@ -78,7 +83,86 @@ pub fn lombscargle(
     freqs: &Array<f64>,
     opts: &LombScargleOptions,
 ) -> Result<Array<f64>> {
-    let op = "lombscargle";
+    if opts.normalize == LombNormalize::Amplitude {
+        return Err(make::arg(
+            "lombscargle",
+            "normalize='amplitude' gives a complex result: use lombscargle_amplitude",
+        ));
+    }
+    let f = fit("lombscargle", x, y, freqs, opts)?;
+    let n = x.size();
+    let p = f.a.mul(&f.yc)?.add(&f.b.mul(&f.ys)?)?.mul_scalar(2.0)?;
+    match opts.normalize {
+        LombNormalize::Normalize => {
+            let mut yy = f.wy.mul(&f.ycol)?.sum()?;
+            if opts.floating_mean {
+                yy -= f.ysum * f.ysum;
+            }
+            p.mul_scalar(0.5 / yy)
+        }
+        _ => p.mul_scalar(n as f64 / 4.0),
+    }
+}
+
+/// SciPy's `lombscargle(x, y, freqs, normalize='amplitude', weights=, floating_mean=)`: the
+/// complex amplitude `(a + i b) · exp(i tau)` of the least-squares sinusoid
+/// `a cos(w (x - tau)) + b sin(w (x - tau))` at each angular frequency `w` (so `|A|` is its
+/// amplitude and `angle(A)` its phase). The sums run on the device as [`lombscargle`]; the
+/// `nf` complex values are formed on the host (where `tau` already is) and returned on the
+/// inputs' device. `opts.normalize` is ignored.
+///
+/// # Errors
+/// As [`lombscargle`] (but for the amplitude mode).
+///
+/// ```
+/// use cusci_signal::{lombscargle_amplitude, LombScargleOptions, Array, Device};
+/// let d = Device::cpu();
+/// let x = Array::from_vec((0..64).map(|i| i as f64 * 0.37).collect(), &[64], &d).unwrap();
+/// // 1.5 cos(2 x - 0.4): amplitude 1.5, phase -0.4 at w = 2
+/// let y = x.mul_scalar(2.0).unwrap().sub_scalar(0.4).unwrap().cos().unwrap()
+///     .mul_scalar(1.5).unwrap();
+/// let f = Array::from_vec(vec![2.0], &[1], &d).unwrap();
+/// let a = lombscargle_amplitude(&x, &y, &f, &LombScargleOptions::default()).unwrap()
+///     .to_vec().unwrap();
+/// assert!((a[0].norm() - 1.5).abs() < 1e-9 && (a[0].arg() + 0.4).abs() < 1e-9);
+/// ```
+pub fn lombscargle_amplitude(
+    x: &Array<f64>,
+    y: &Array<f64>,
+    freqs: &Array<f64>,
+    opts: &LombScargleOptions,
+) -> Result<Array<c64>> {
+    let f = fit("lombscargle", x, y, freqs, opts)?;
+    let (av, bv) = (f.a.to_vec()?, f.b.to_vec()?);
+    let v: Vec<c64> = av
+        .iter()
+        .zip(&bv)
+        .zip(&f.tau)
+        .map(|((a, b), t)| c64::new(*a, *b) * c64::new(0.0, *t).exp())
+        .collect();
+    let nf = v.len();
+    Array::from_vec(v, &[nf], x.device())
+}
+
+/// The fitted quantities shared by the normalisations.
+struct Fit {
+    a: Array<f64>,
+    b: Array<f64>,
+    yc: Array<f64>,
+    ys: Array<f64>,
+    wy: Array<f64>,
+    ycol: Array<f64>,
+    ysum: f64,
+    tau: Vec<f64>,
+}
+
+fn fit(
+    op: &str,
+    x: &Array<f64>,
+    y: &Array<f64>,
+    freqs: &Array<f64>,
+    opts: &LombScargleOptions,
+) -> Result<Fit> {
     check_1d(op, "x", x)?;
     check_1d(op, "y", y)?;
     check_1d(op, "freqs", freqs)?;
@@ -131,10 +215,10 @@ pub fn lombscargle(
         cs = cs.sub(&c.mul(&s)?)?;
     }
     let (ccv, ssv, csv) = (cc.to_vec()?, ss.to_vec()?, cs.to_vec()?);
-    let tau: Vec<f64> = (0..nf)
+    let tauv: Vec<f64> = (0..nf)
         .map(|k| 0.5 * (2.0 * csv[k]).atan2(ccv[k] - ssv[k]))
         .collect();
-    let tau = Array::from_vec(tau, &[1, nf], dev)?;
+    let tau = Array::from_vec(tauv.clone(), &[1, nf], dev)?;
     let ftt = ft.sub(&tau)?;
     let (ct, st) = (ftt.cos()?, ftt.sin()?);
     let mut yc_ = sum0(&wy.mul(&ct)?)?;
@@ -154,17 +238,16 @@ pub fn lombscargle(
     let ss = ss.maximum_scalar(epsneg)?;
     let a = yc_.div(&cc)?;
     let b = ys_.div(&ss)?;
-    let p = a.mul(&yc_)?.add(&b.mul(&ys_)?)?.mul_scalar(2.0)?;
-    match opts.normalize {
-        LombNormalize::Power => p.mul_scalar(n as f64 / 4.0),
-        LombNormalize::Normalize => {
-            let mut yy = wy.mul(&yc)?.sum()?;
-            if opts.floating_mean {
-                yy -= ysum * ysum;
-            }
-            p.mul_scalar(0.5 / yy)
-        }
-    }
+    Ok(Fit {
+        a,
+        b,
+        yc: yc_,
+        ys: ys_,
+        wy,
+        ycol: yc,
+        ysum,
+        tau: tauv,
+    })
 }
 
 /// The vector strength of `events` at each of `period`, SciPy's
