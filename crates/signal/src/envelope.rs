@@ -314,7 +314,7 @@ fn last_to<E: Element>(a: Array<E>, ax: usize) -> Result<Array<E>> {
 /// }).collect();
 /// let z = Array::from_vec(x, &[n], &Device::Cpu).unwrap();
 /// let e = envelope(&z, &EnvelopeOptions::default()).unwrap().envelope.to_vec().unwrap();
-/// assert!((e[0] - 1.5).abs() < 1e-9 && (e[32] - 1.0).abs() < 1e-9);
+/// assert!((e[0] - 1.5).abs() < 1e-9 && (e[16] - 1.0).abs() < 1e-9 && (e[32] - 0.5).abs() < 1e-9);
 /// ```
 pub fn envelope<X>(z: &Array<X>, opts: &EnvelopeOptions) -> Result<Envelope<X>>
 where

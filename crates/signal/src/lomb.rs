@@ -118,13 +118,13 @@ pub fn lombscargle(
 /// use cusci_signal::{lombscargle_amplitude, LombScargleOptions, Array, Device};
 /// let d = Device::cpu();
 /// let x = Array::from_vec((0..64).map(|i| i as f64 * 0.37).collect(), &[64], &d).unwrap();
-/// // 1.5 cos(2 x - 0.4): amplitude 1.5, phase -0.4 at w = 2
+/// // 1.5 cos(2 x - 0.4): |A| = 1.5 and angle(A) = 0.4 at w = 2 (SciPy's sign convention)
 /// let y = x.mul_scalar(2.0).unwrap().sub_scalar(0.4).unwrap().cos().unwrap()
 ///     .mul_scalar(1.5).unwrap();
 /// let f = Array::from_vec(vec![2.0], &[1], &d).unwrap();
 /// let a = lombscargle_amplitude(&x, &y, &f, &LombScargleOptions::default()).unwrap()
 ///     .to_vec().unwrap();
-/// assert!((a[0].norm() - 1.5).abs() < 1e-9 && (a[0].arg() + 0.4).abs() < 1e-9);
+/// assert!((a[0].norm() - 1.5).abs() < 1e-9 && (a[0].arg() - 0.4).abs() < 1e-9);
 /// ```
 pub fn lombscargle_amplitude(
     x: &Array<f64>,
