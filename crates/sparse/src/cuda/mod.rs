@@ -191,7 +191,10 @@ pub(crate) fn spmv_short_rows<T: Element, I: crate::SpIndex>(
     let ntiles = m.div_ceil(32 * rpt);
     // one tile per warp (the hardware balances the blocks); the loop inside covers any excess
     let blocks = ntiles.div_ceil(SPMV_WARPS).min(1 << 30) as u32;
-    let src = spmv_module_source(T::DTYPE, I::DTYPE, rpt)?;
+    // the source is built only when the module is not loaded yet; the element type is checked
+    // here (SpIndex is i32 or i64 and rpt one of SPMV_RPTS), so the closure cannot fail
+    prelude(T::DTYPE)?;
+    let src = move || spmv_module_source(T::DTYPE, I::DTYPE, rpt).unwrap_or_default();
     let key = format!(
         "cusci_sparse_spmv_{}_{}_r{rpt}",
         T::DTYPE.tag(),
@@ -205,7 +208,7 @@ pub(crate) fn spmv_short_rows<T: Element, I: crate::SpIndex>(
         .push(p(y))
         .push(m as i64)
         .push(ntiles as i64);
-    dev.function(&key, move || src, &[], &name)?.launch(
+    dev.function(&key, src, &[], &name)?.launch(
         dev,
         cusci_core::LaunchConfig::linear(blocks, (SPMV_WARPS * 32) as u32),
         &mut args,
