@@ -593,6 +593,69 @@ def gen_ndimage_morphology(out: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# cusci-ndimage measurements grouped by sorting: median (both of SciPy's routes: np.median
+# without labels/index, sort-and-pick with an index list; NaN, f32 averaging, integers),
+# labeled_comprehension, value_indices. Written to crates/ndimage/tests/data/
+# ndimage_measurements.npz, read by crates/ndimage/tests/measurements_sorted.rs.
+# --------------------------------------------------------------------------------------------
+
+
+@section("ndimage_measurements", folder="ndimage")
+def gen_ndimage_measurements(out: Path) -> None:
+    import scipy.ndimage as ndi
+
+    A: dict[str, np.ndarray] = {}
+    r = lambda name: rng("ndimage_measurements", name)
+    lab = r("labels").integers(0, 7, size=(9, 11)).astype(np.int32)
+    lab[0, :3] = 8  # label 8: three elements
+    idx = np.array([0, 1, 2, 3, 4, 5, 6, 8, 9], dtype=np.int64)  # 9 does not occur
+    A["med_labels"], A["med_index"] = lab, idx
+    v = r("values").standard_normal((9, 11))
+    v[lab == 3] = np.round(v[lab == 3])  # ties
+    v[2, 4] = np.nan
+    lab[2, 4] = 5  # region 5 holds a NaN (after the others' values)
+    v[7, 1] = -np.nan
+    lab[7, 1] = 6  # region 6: a NaN with the sign bit
+    A["med_labels"] = lab
+    A["med_f64"] = v
+    present = [i for i in idx if (lab == i).any()]
+    A["med_f64_index"] = np.array(ndi.median(v, lab, present), dtype=np.float64)
+    A["med_present"] = np.array(present, dtype=np.int64)
+    A["med_f64_nolabels"] = np.array([ndi.median(v)], dtype=np.float64)
+    A["med_f64_noindex"] = np.array([ndi.median(v, lab)], dtype=np.float64)
+    vf = np.where(np.isnan(v), 0.0, v).astype(np.float32) * np.float32(1.0000001)
+    A["med_f32"] = vf
+    A["med_f32_index"] = np.array(ndi.median(vf, lab, present), dtype=np.float64)
+    A["med_f32_noindex"] = np.array([ndi.median(vf, lab)], dtype=np.float64)
+    A["med_f32_nolabels"] = np.array([ndi.median(vf)], dtype=np.float64)
+    A["med_f32_big"] = np.array([3e38, 2e38, 3.1e38], dtype=np.float32)  # (v + v) / 2 overflows
+    A["med_f32_big_index"] = np.array(ndi.median(A["med_f32_big"], np.array([1, 2, 2]), [1, 2]), dtype=np.float64)
+    vi = (r("ints").integers(-(2**40), 2**40, size=(9, 11))).astype(np.int64)
+    A["med_i64"] = vi
+    A["med_i64_index"] = np.array(ndi.median(vi, lab, present), dtype=np.float64)
+    A["med_i64_noindex"] = np.array([ndi.median(vi, lab)], dtype=np.float64)
+    vu = r("u8").integers(0, 256, size=(9, 11)).astype(np.uint8)
+    A["med_u8"] = vu
+    A["med_u8_index"] = np.array(ndi.median(vu, lab, present), dtype=np.float64)
+    # labeled_comprehension with an order-independent function (SciPy's order within a region is
+    # an unstable argsort's)
+    f = lambda a: float(a.max() - a.min() + a.size)
+    w = np.where(np.isnan(v), 0.5, v)
+    A["lc_f64"] = w
+    A["lc_out"] = np.array(ndi.labeled_comprehension(w, lab, idx, f, np.float64, -1.5), dtype=np.float64)
+    # value_indices of a 3-D int array (with and without ignore_value)
+    a3 = r("vi").integers(-3, 4, size=(4, 5, 6)).astype(np.int32)
+    A["vi_in"] = a3
+    for name, ign in (("all", None), ("ign", 0)):
+        d = ndi.value_indices(a3, ignore_value=ign)
+        keys = sorted(d)
+        A[f"vi_{name}_values"] = np.array(keys, dtype=np.int64)
+        A[f"vi_{name}_counts"] = np.array([len(d[k][0]) for k in keys], dtype=np.int64)
+        A[f"vi_{name}_coords"] = np.concatenate([np.stack(d[k]) for k in keys], axis=1).astype(np.int64)
+    savez_fixed(out / "ndimage_measurements.npz", compressed=True, **A)
+
+
+# --------------------------------------------------------------------------------------------
 # cusci-signal (issue 7): filter design, representations, frequency responses
 # --------------------------------------------------------------------------------------------
 
@@ -1349,6 +1412,143 @@ def gen_signal_spectral(out: Path) -> None:
     savez_fixed(out / "spectral.npz", compressed=True, **a)
 
 
+@section("signal_shortfft", folder="signal")
+def gen_signal_shortfft(out: Path) -> None:
+    """`shortfft.npz` and `envelope.npz` in crates/signal/tests/data/, read by
+    crates/signal/tests/{shortfft,envelope}.rs.
+
+    shortfft.npz: per case `<c>`: `<c>_win` (real) or `<c>_win_{re,im}`, `<c>_x` or `<c>_x_{re,im}`,
+    `<c>_S_{re,im}` (stft / stft_detrend with the options written in shortfft.rs),
+    `<c>_props` (int64: p_min, p_max(n), k_min, k_max(n), lower_border_end (2),
+    upper_border_begin(n) (2), p_num(n), f_pts), `<c>_f`, `<c>_t`, `<c>_dual[_{re,im}]`,
+    `<c>_istft[_{re,im}]` (istft of the golden S with k1=n), `<c>_spec` (spectrogram);
+    `cd_<i>_{win,des,dual,alpha}`: closest_STFT_dual_window cases.
+    envelope.npz: `env_x` (2, 64) normal, `env_xc` (2, 50) complex; `env_<case>_{env,res}`
+    (complex residuals as `_res_{re,im}`); `ls_amp_{re,im}` lombscargle(normalize='amplitude') on
+    `ls_t`, `ls_y`, `ls_f`; `ls_amp_fm_*` (floating_mean), `ls_amp_w_*` (weights `ls_w`).
+    """
+    import scipy.signal as ss
+    from scipy.signal import ShortTimeFFT, closest_STFT_dual_window
+    from scipy.signal import windows as sw
+
+    a: dict[str, np.ndarray] = {}
+    r = lambda name: rng("signal_shortfft", name)
+
+    def put_c(key, v):
+        v = np.asarray(v)
+        a[key + "_re"] = np.ascontiguousarray(v.real)
+        a[key + "_im"] = np.ascontiguousarray(v.imag)
+
+    # (case, window, hop, fs, kwargs of the class, x, stft kwargs, detr)
+    g15 = sw.gaussian(15, std=3.0, sym=True)
+    cw = sw.hann(10, sym=False) * np.exp(0.3j * np.arange(10))
+    cases = [
+        ("a", sw.hann(16, sym=False), 4, 10.0, {}, r("a").standard_normal((2, 100)), {}, None),
+        ("b", g15, 5, 2.0, dict(mfft=32, fft_mode="centered", scale_to="magnitude", phase_shift=3),
+         r("b1").standard_normal((3, 60)) + 1j * r("b2").standard_normal((3, 60)),
+         dict(padding="even"), None),
+        ("c", sw.hamming(20, sym=False), 7, 1.0, dict(fft_mode="onesided2X", scale_to="psd"),
+         r("c").standard_normal((50, 2)), dict(padding="odd", axis=0), "linear"),
+        ("d", sw.kaiser(12, 8.0, sym=False), 3, 4.0, dict(mfft=24, fft_mode="twosided", phase_shift=None),
+         r("d").standard_normal(40), dict(padding="edge", k_offset=5), "constant"),
+        ("e", cw, 2, 1.0, dict(fft_mode="twosided"),
+         r("e1").standard_normal(30) + 1j * r("e2").standard_normal(30), {}, None),
+        ("f", sw.hann(16, sym=False), 4, 1.0, dict(fft_mode="onesided2X", scale_to="magnitude", phase_shift=-5),
+         r("f").standard_normal(8), dict(padding="odd"), None),
+        ("g", sw.hann(16, sym=False), 4, 1.0, dict(mfft=20),
+         r("g").standard_normal((2, 9)), dict(padding="even", p0=-1, p1=4), "linear"),
+    ]
+    for c, win, hop, fs, kw, x, skw, detr in cases:
+        sft = ShortTimeFFT(win, hop, fs, **kw)
+        if np.iscomplexobj(win):
+            put_c(f"{c}_win", win)
+        else:
+            a[f"{c}_win"] = win
+        if np.iscomplexobj(x):
+            put_c(f"{c}_x", x)
+        else:
+            a[f"{c}_x"] = x
+        axis = skw.get("axis", -1)
+        n = x.shape[axis]
+        S = sft.stft_detrend(x, detr, **skw)
+        put_c(f"{c}_S", S)
+        lbe = sft.lower_border_end
+        ubb = sft.upper_border_begin(n)
+        a[f"{c}_props"] = np.array([sft.p_min, sft.p_max(n), sft.k_min, sft.k_max(n), lbe[0], lbe[1],
+                                     ubb[0], ubb[1], sft.p_num(n), sft.f_pts], dtype=np.int64)
+        a[f"{c}_f"] = sft.f
+        a[f"{c}_t"] = sft.t(n, skw.get("p0"), skw.get("p1"), skw.get("k_offset", 0))
+        if np.iscomplexobj(sft.dual_win):
+            put_c(f"{c}_dual", sft.dual_win)
+        else:
+            a[f"{c}_dual"] = sft.dual_win
+        a[f"{c}_spec"] = sft.spectrogram(x, detr=detr, **skw)
+        if "p0" not in skw and detr is None:
+            xi = sft.istft(S, k1=n, f_axis=axis if axis >= 0 else -2, t_axis=-1)
+            if np.iscomplexobj(xi):
+                put_c(f"{c}_istft", xi)
+            else:
+                a[f"{c}_istft"] = xi
+    # closest_STFT_dual_window
+    cdc = [
+        (sw.bartlett(24, sym=False), 6, None, True),
+        (sw.hann(16, sym=False), 3, sw.gaussian(16, 4.0), False),
+        (sw.hann(16, sym=False), 3, sw.gaussian(16, 4.0), True),
+        (np.ones(12), 5, sw.hamming(12), True),
+    ]
+    for i, (win, hop, des, scaled) in enumerate(cdc):
+        d, al = closest_STFT_dual_window(win, hop, des, scaled=scaled)
+        a[f"cd_{i}_win"] = win
+        a[f"cd_{i}_des"] = np.ones_like(win) if des is None else des
+        a[f"cd_{i}_dual"] = d
+        a[f"cd_{i}_alpha"] = np.array([float(np.real(al))])
+    savez_fixed(out / "shortfft.npz", compressed=True, **a)
+
+    e: dict[str, np.ndarray] = {}
+    ex = r("env_x").standard_normal((2, 64))
+    exc = r("env_xr").standard_normal((2, 50)) + 1j * r("env_xi").standard_normal((2, 50))
+    e["env_x"] = ex
+    e["env_xc_re"], e["env_xc_im"] = exc.real.copy(), exc.imag.copy()
+    # (case, complex?, bp_in, n_out, squared, residual)
+    ecases = [
+        ("def", False, (1, None), None, False, "lowpass"),
+        ("band", False, (3, 12), None, False, "lowpass"),
+        ("up", False, (2, 20), 100, True, "all"),
+        ("down", False, (1, 20), 40, False, "lowpass"),
+        ("odd", False, (1, None), 33, False, "all"),
+        ("none", False, (0, 10), None, False, None),
+        ("neg", False, (-5, 7), 50, False, "lowpass"),
+        ("c_def", True, (1, None), None, False, "lowpass"),
+        ("c_neg", True, (-10, 4), 64, True, "all"),
+        ("c_negonly", True, (-12, -2), 30, False, "lowpass"),
+        ("c_down", True, (-8, 8), 36, False, "all"),
+    ]
+    for c, cplx, bp, n_out, sq, res in ecases:
+        z = exc if cplx else ex
+        o = ss.envelope(z, bp, n_out=n_out, squared=sq, residual=res)
+        if res is None:
+            e[f"env_{c}_env"] = o
+        else:
+            e[f"env_{c}_env"] = np.real(o[0]).copy()
+            if cplx:
+                e[f"env_{c}_res_re"], e[f"env_{c}_res_im"] = o[1].real.copy(), o[1].imag.copy()
+            else:
+                e[f"env_{c}_res"] = np.real(o[1]).copy()
+    # axis=0 on the transposed real signal
+    e["env_ax0_env"] = ss.envelope(ex.T, (2, 25), n_out=70, residual="lowpass", axis=0)[0]
+    e["env_ax0_res"] = ss.envelope(ex.T, (2, 25), n_out=70, residual="lowpass", axis=0)[1]
+    lr = rng("signal_processing2", "ls")
+    lt = np.sort(lr.uniform(0, 10, 60))
+    ly = np.sin(2.1 * lt) + 0.5 * np.cos(3.3 * lt) + 0.1 * lr.standard_normal(60) + 0.7
+    lf = np.linspace(0.5, 5.0, 30)
+    lw = lr.uniform(0.5, 2.0, 60)
+    e["ls_t"], e["ls_y"], e["ls_f"], e["ls_w"] = lt, ly, lf, lw
+    for key, kw in [("ls_amp", {}), ("ls_amp_fm", dict(floating_mean=True)), ("ls_amp_w", dict(weights=lw))]:
+        v = ss.lombscargle(lt, ly, lf, normalize="amplitude", **kw)
+        e[key + "_re"], e[key + "_im"] = v.real.copy(), v.imag.copy()
+    savez_fixed(out / "envelope.npz", compressed=True, **e)
+
+
 # --------------------------------------------------------------------------------------------
 # cusci-sparse: constructions, conversions, products and cg on SciPy
 # --------------------------------------------------------------------------------------------
@@ -1448,6 +1648,43 @@ def gen_sparse_solvers(out: Path) -> None:
         l_b=bl,
         lsqr_x=r1[0], lsqr_out=f(r1), lsmr_x=r2[0], lsmr_out=f(r2),
         lsqr_damp_x=r3[0], lsqr_damp_out=f(r3), lsmr_damp_x=r4[0], lsmr_damp_out=f(r4),
+    )
+
+
+@section("sparse_eigen", folder="sparse")
+def gen_sparse_eigen(out: Path) -> None:
+    """scipy_sparse_eigen.npz, read by crates/sparse/tests/eigen.rs: svds (LM and SM, singular
+    values only) of a random sparse 40 x 25 matrix and of its transpose; lobpcg on a generalized
+    problem (a 12 x 12 grid Laplacian A, a positive diagonal B), largest and smallest, with the
+    dense eigh values as the reference SciPy's lobpcg must also reach."""
+    import scipy.linalg as sla
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spl
+
+    g = rng("sparse_eigen", "svds")
+    S = sp.random(40, 25, density=0.2, random_state=np.random.RandomState(11), format="csr")
+    S.data = g.standard_normal(S.nnz)
+    S.sort_indices()
+    s_lm = spl.svds(S, k=4, which="LM", return_singular_vectors=False, random_state=1)
+    s_sm = spl.svds(S, k=3, which="SM", return_singular_vectors=False, random_state=1)
+    s_lm_t = spl.svds(S.T.tocsr(), k=4, which="LM", return_singular_vectors=False, random_state=1)
+    k = 12
+    N = k * k
+    side = np.where((np.arange(N - 1) + 1) % k == 0, 0.0, -1.0)
+    A = sp.diags([4.0 * np.ones(N), side, side, -np.ones(N - k), -np.ones(N - k)],
+                 [0, -1, 1, -k, k], format="csr")
+    bd = 1.0 + rng("sparse_eigen", "b").random(N)
+    B = sp.diags([bd], [0], format="csr")
+    X = rng("sparse_eigen", "x").standard_normal((N, 3))
+    wl, _ = spl.lobpcg(A, X, B=B, tol=1e-9, maxiter=500, largest=True)
+    ws, _ = spl.lobpcg(A, X, B=B, tol=1e-9, maxiter=500, largest=False)
+    wd = sla.eigh(A.toarray(), B.toarray(), eigvals_only=True)
+    savez_fixed(
+        out / "scipy_sparse_eigen.npz",
+        s_indptr=S.indptr.astype(np.int32), s_indices=S.indices.astype(np.int32), s_data=S.data,
+        svds_lm=s_lm, svds_sm=s_sm, svds_lm_t=s_lm_t,
+        gen_bdiag=bd, lobpcg_x=X, lobpcg_largest=wl, lobpcg_smallest=ws,
+        eigh_largest=wd[::-1][:3].copy(), eigh_smallest=wd[:3].copy(),
     )
 
 
@@ -1675,6 +1912,176 @@ def gen_signal_lti(out: Path) -> None:
     pack("minphase_h", [h1, h2])
     pack("minphase", mp)
     savez_fixed(out / "lti.npz", compressed=True, **A)
+
+
+@section("signal_iir", folder="signal")
+def gen_signal_iir(out: Path) -> None:
+    """`iir.npz` in crates/signal/tests/data/, read by crates/signal/tests/{symiir,filtfilt}.rs.
+
+    - `s1_x` (3, 80): `sym1` (c0 0.7, z1 0.4, batched rows), `sym1_neg` (c0 1.3, z1 -0.6),
+      `sym1_prec` (precision 1e-3), `sym1_f32` (s1_x as f32), `s1_c` (40,) complex: `sym1_c`
+      (c0 0.5+0.1j, z1 0.3+0.2j);
+    - `s2_x` (2, 60): `sym2` (r 0.5, omega 0.6), `sym2_om0` (omega 0), `sym2_pi` (omega pi),
+      `sym2_prec` (r 0.7, omega 1.1, precision 1e-4), `sym2_negr` (r -0.4, omega 0.9), `sym2_f32`;
+    - `g_b`, `g_a` = butter(4, 0.2); `g_x` (3, 200): `gust` (filtfilt method gust), `gust_ir`
+      (irlen 30), `gust_ax0` (g_x.T, axis 0), `gust_short` (g_x[:, :7]); `g_c` (150,) complex:
+      `gust_c`; `g_b3`, `g_a3` = cheby1(3, 1, 0.3): `gust_cheb` on g_x, irlen 40.
+    """
+    import scipy.signal as ss
+
+    r = rng("signal", "iir")
+    a = {}
+    x1 = r.standard_normal((3, 80))
+    a["s1_x"] = x1
+    a["sym1"] = ss.symiirorder1(x1, 0.7, 0.4)
+    a["sym1_neg"] = ss.symiirorder1(x1, 1.3, -0.6)
+    a["sym1_prec"] = ss.symiirorder1(x1, 0.7, 0.4, precision=1e-3)
+    a["sym1_f32"] = ss.symiirorder1(x1.astype(np.float32), 0.7, 0.4)
+    xc = r.standard_normal(40) + 1j * r.standard_normal(40)
+    a["s1_c"] = xc
+    a["sym1_c"] = ss.symiirorder1(xc, 0.5 + 0.1j, 0.3 + 0.2j)
+    x2 = r.standard_normal((2, 60))
+    a["s2_x"] = x2
+    a["sym2"] = ss.symiirorder2(x2, 0.5, 0.6)
+    a["sym2_om0"] = ss.symiirorder2(x2, 0.5, 0.0)
+    a["sym2_pi"] = ss.symiirorder2(x2, 0.5, np.pi)
+    a["sym2_prec"] = ss.symiirorder2(x2, 0.7, 1.1, precision=1e-4)
+    a["sym2_negr"] = ss.symiirorder2(x2, -0.4, 0.9)
+    a["sym2_f32"] = ss.symiirorder2(x2.astype(np.float32), 0.5, 0.6)
+    b, aa = ss.butter(4, 0.2)
+    a["g_b"], a["g_a"] = b, aa
+    gx = r.standard_normal((3, 200))
+    a["g_x"] = gx
+    a["gust"] = ss.filtfilt(b, aa, gx, method="gust")
+    a["gust_ir"] = ss.filtfilt(b, aa, gx, method="gust", irlen=30)
+    a["gust_ax0"] = ss.filtfilt(b, aa, gx.T, axis=0, method="gust")
+    a["gust_short"] = ss.filtfilt(b, aa, gx[:, :7], method="gust")
+    gc = r.standard_normal(150) + 1j * r.standard_normal(150)
+    a["g_c"] = gc
+    a["gust_c"] = ss.filtfilt(b, aa, gc, method="gust")
+    b3, a3 = ss.cheby1(3, 1, 0.3)
+    a["g_b3"], a["g_a3"] = b3, a3
+    a["gust_cheb"] = ss.filtfilt(b3, a3, gx, method="gust", irlen=40)
+    savez_fixed(out / "iir.npz", compressed=True, **a)
+
+
+@section("signal_lti2", folder="signal")
+def gen_signal_lti2(out: Path) -> None:
+    """`lti2.npz` in crates/signal/tests/data/, read by crates/signal/tests/placepoles.rs and
+    crates/signal/tests/lti_golden.rs (issue 7: place_poles, dlsim's `t`, SIMO transfer functions).
+    Ragged values are packed as in `signal_lti` (`<name>` and `<name>_off`).
+
+    - `pp_dims` (cases x 4): n, m, method (0 YT, 1 KNV0), deterministic (1: rank(B) = n or one
+      input, the gain is unique); `pp_a`, `pp_b`, `pp_poles` (complex) ragged inputs;
+      `pp_gain`, `pp_computed` (complex), `pp_requested` (complex) ragged outputs; `pp_absdet`:
+      SciPy's |det X| (columns of unit norm), `pp_nb_iter` (-1 for NaN).
+    - `dlsimt_*`: dlsim of one 2-input, 2-output, 3-state system (dt 0.1) with `t` given:
+      case k has `dlsimt_t{k}`, `dlsimt_u{k}` in, `dlsimt_tout{k}`, `dlsimt_y{k}`, `dlsimt_x{k}` out.
+    - `simo_*`: tf2ss of a 2-D numerator (`simo_num` (2 x 4), `simo_den`) -> `simo_{a,b,c,d}`;
+      ss2tf of that system back (`simo_ss2tf_num`, `simo_ss2tf_den`); lsim of the SIMO lti
+      (`simo_lsim_t`, `simo_lsim_u`, `simo_lsim_y`)."""
+    import warnings
+
+    import scipy.signal as ss
+
+    A: dict[str, np.ndarray] = {}
+
+    def pack(name, values, dtype=np.float64):
+        vals = [np.asarray(v, dtype=dtype).ravel() for v in values]
+        A[name] = np.concatenate(vals) if vals else np.zeros(0, dtype)
+        A[name + "_off"] = np.concatenate([[0], np.cumsum([len(v) for v in vals])]).astype(np.int64)
+
+    # ---- place_poles
+    r = rng("signal_lti2", "place_poles")
+    doc_a = np.array([[1.380, -0.2077, 6.715, -5.676],
+                      [-0.5814, -4.290, 0, 0.6750],
+                      [1.067, 4.273, -6.654, 5.893],
+                      [0.0480, 4.273, 1.343, -2.104]])
+    doc_b = np.array([[0, 5.679], [1.136, 1.136], [0, 0], [-3.146, 0]])
+    cases = [
+        (doc_a, doc_b, [-0.2, -0.5, -5.0566, -8.6659], "YT"),
+        (doc_a, doc_b, [-0.2, -0.5, -5.0566, -8.6659], "KNV0"),
+        (doc_a, doc_b, [-0.5 + 1j, -0.5 - 1j, -5.0566, -8.6659], "YT"),
+        (doc_a, doc_b[:, :1], [-0.5 + 1j, -0.5 - 1j, -5.0566, -8.6659], "YT"),
+        (doc_a, doc_b[:, 1:], [-1.0, -2.0, -3.0, -4.0], "KNV0"),
+    ]
+    a5, b5 = r.standard_normal((5, 5)), r.standard_normal((5, 2))
+    cases += [
+        (a5, b5, [-1.0, -2.0, -3.0, -4.0, -5.0], "YT"),
+        (a5, b5, [-1.0, -2.0, -3.0, -4.0, -5.0], "KNV0"),
+        (a5, b5, [-2.0, -1 - 1j, -1 + 1j, -3 + 2j, -3 - 2j], "YT"),
+        (a5, b5, [-1.0, -1.0, -3.0, -4 + 0.5j, -4 - 0.5j], "YT"),
+        (a5, b5[:, :1], [-2.0, -1 - 1j, -1 + 1j, -3 + 2j, -3 - 2j], "YT"),
+    ]
+    a6, b6 = r.standard_normal((6, 6)), r.standard_normal((6, 3))
+    cases += [
+        (a6, b6, [-1.0, -2.0, -2.0, -3.0, -5.0, -6.0], "YT"),
+        (a6, b6, [-1.0, -2.0, -2.0, -3.0, -5.0, -6.0], "KNV0"),
+        (a6, b6, [-1 + 2j, -1 - 2j, -2 + 1j, -2 - 1j, -3 + 0.5j, -3 - 0.5j], "YT"),
+        (a6, b6, [-1.5, -1 + 2j, -1 - 2j, -2.5, -0.5, -4.0], "YT"),
+    ]
+    a3, b3 = r.standard_normal((3, 3)), r.standard_normal((3, 3))
+    cases += [
+        (a3, b3, [-1.0, -2 + 1j, -2 - 1j], "YT"),
+        (a3, np.c_[b3, r.standard_normal((3, 1))], [-1.0, -2.0, -3.0], "YT"),
+        (a3, b3[:, :1], [-1.0, -2.0, -3.0], "YT"),
+    ]
+    dims, pa, pb, pp, gains, comps, reqs, dets, iters = [], [], [], [], [], [], [], [], []
+    for a, b, p, meth in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = ss.place_poles(a, b, np.array(p), method=meth)
+        rank = np.linalg.matrix_rank(b)
+        det = int(rank == a.shape[0] or b.shape[1] == 1)
+        dims.append([a.shape[0], b.shape[1], int(meth == "KNV0"), det])
+        pa.append(a); pb.append(b); pp.append(np.array(p, dtype=complex))
+        gains.append(res.gain_matrix)
+        comps.append(res.computed_poles); reqs.append(res.requested_poles)
+        x = np.asarray(res.X)
+        dets.append(abs(np.linalg.det(x / np.linalg.norm(x, axis=0))))
+        iters.append(-1 if np.isnan(res.nb_iter) else int(res.nb_iter))
+    A["pp_dims"] = np.array(dims, dtype=np.int64)
+    pack("pp_a", pa); pack("pp_b", pb); pack("pp_poles", pp, np.complex128)
+    pack("pp_gain", gains)
+    pack("pp_computed", comps, np.complex128); pack("pp_requested", reqs, np.complex128)
+    A["pp_absdet"] = np.array(dets)
+    A["pp_nb_iter"] = np.array(iters, dtype=np.int64)
+
+    # ---- dlsim with t
+    r = rng("signal_lti2", "dlsim_t")
+    sa = r.standard_normal((3, 3)) * 0.3
+    sb, sc, sd = r.standard_normal((3, 2)), r.standard_normal((2, 3)), r.standard_normal((2, 2))
+    A["dlsimt_a"], A["dlsimt_b"], A["dlsimt_c"], A["dlsimt_d"] = sa, sb, sc, sd
+    ts = [
+        np.arange(12) * 0.1,                  # the system's own grid
+        np.linspace(0.0, 1.65, 12),           # a coarser grid, stop not a multiple of dt
+        np.linspace(0.25, 1.3, 8),            # starts late: extrapolated to 0
+        np.sort(r.uniform(0.0, 1.0, 9)),      # uneven times
+    ]
+    # (one sample, t = [t0]: SciPy's make_interp_spline(k=1) of one point gives NaN at t0 and 0
+    # elsewhere, so dlsim's output is meaningless; cusci refuses a single time)
+    for k, t in enumerate(ts):
+        u = r.standard_normal((len(t), 2))
+        tout, y, x = ss.dlsim((sa, sb, sc, sd, 0.1), u, t=t, x0=[0.3, -0.2, 0.5])
+        A[f"dlsimt_t{k}"], A[f"dlsimt_u{k}"] = t, u
+        A[f"dlsimt_tout{k}"], A[f"dlsimt_y{k}"], A[f"dlsimt_x{k}"] = tout, y, x
+
+    # ---- SIMO transfer functions
+    num = np.array([[0.0, 1.0, 2.0, 3.0], [1.0, -1.0, 0.5, 2.0]])
+    den = np.array([2.0, 3.0, 1.0, 0.5])
+    A["simo_num"], A["simo_den"] = num, den
+    sa, sb, sc, sd = ss.tf2ss(num, den)
+    A["simo_a"], A["simo_b"], A["simo_c"], A["simo_d"] = sa, sb, sc, sd
+    n2, d2 = ss.ss2tf(sa, sb, sc, sd)
+    A["simo_ss2tf_num"], A["simo_ss2tf_den"] = n2, d2
+    num0 = np.array([[0.0, 0.0, 1.0, 2.0], [0.0, 0.0, 3.0, -1.0]])
+    a0, b0, c0, d0 = ss.tf2ss(num0, den)
+    A["simo0_num"], A["simo0_c"], A["simo0_d"] = num0, c0, d0
+    t = np.linspace(0.0, 4.0, 30)
+    u = r.standard_normal(30)
+    _, y, _ = ss.lsim(ss.lti(num, den), u, t)
+    A["simo_lsim_t"], A["simo_lsim_u"], A["simo_lsim_y"] = t, u, y
+    savez_fixed(out / "lti2.npz", compressed=True, **A)
 
 
 def main(argv: list[str]) -> int:
