@@ -87,21 +87,21 @@ pub use fftresample::{
 };
 mod rankfilt;
 pub use rankfilt::{hilbert2, medfilt2d, order_filter, wiener};
-mod lomb;
 mod envelope;
+mod lomb;
 #[doc(hidden)]
 pub use envelope::envelope_kernel_sources;
 pub use envelope::{envelope, Envelope, EnvelopeOptions, EnvelopeResidual};
 mod shortfft;
+pub use czt::{czt, czt_points, zoom_fft, Czt, ZoomFft, ZoomFftOptions};
+pub use lomb::{
+    lombscargle, lombscargle_amplitude, vectorstrength, LombNormalize, LombScargleOptions,
+};
 #[doc(hidden)]
 pub use shortfft::shortfft_kernel_sources;
 pub use shortfft::{
     closest_stft_dual_window, closest_stft_dual_window_complex, FftMode, IstftArgs, ShortTimeFft,
     ShortTimeFftOptions, StftArgs, StftPadding, StftScaling, StftSignal,
-};
-pub use czt::{czt, czt_points, zoom_fft, Czt, ZoomFft, ZoomFftOptions};
-pub use lomb::{
-    lombscargle, lombscargle_amplitude, vectorstrength, LombNormalize, LombScargleOptions,
 };
 pub mod ltisys;
 pub use design::{
