@@ -255,7 +255,7 @@ impl<T: Float> DiaMatrix<T> {
     }
 }
 
-impl<T: Float> CsrMatrix<T> {
+impl<T: Float, I: crate::SpIndex> CsrMatrix<T, I> {
     /// The DIA form (`todia()`): duplicates summed first; one row of `data` per diagonal holding
     /// a stored entry, offsets increasing, `data` of width `max column + 1` (SciPy's layout);
     /// an empty matrix gives 0 x 0 data.
@@ -284,9 +284,9 @@ impl<T: Float> CsrMatrix<T> {
                 let mut present = vec![false; m + n - 1];
                 let mut w = 0usize;
                 for r in 0..m {
-                    for j in ip[r] as usize..ip[r + 1] as usize {
-                        present[ind[j] as usize + m - 1 - r] = true;
-                        w = w.max(ind[j] as usize + 1);
+                    for j in ip[r].ix()..ip[r + 1].ix() {
+                        present[ind[j].ix() + m - 1 - r] = true;
+                        w = w.max(ind[j].ix() + 1);
                     }
                 }
                 let mut slot = vec![0usize; m + n - 1];
@@ -299,8 +299,8 @@ impl<T: Float> CsrMatrix<T> {
                 }
                 let mut data = vec![T::zero(); offs.len() * w];
                 for r in 0..m {
-                    for j in ip[r] as usize..ip[r + 1] as usize {
-                        let c = ind[j] as usize;
+                    for j in ip[r].ix()..ip[r + 1].ix() {
+                        let c = ind[j].ix();
                         data[slot[c + m - 1 - r] * w + c] = dat[j];
                     }
                 }
@@ -310,7 +310,7 @@ impl<T: Float> CsrMatrix<T> {
             Device::Cuda(d) => {
                 let len = m + n - 1;
                 let flags = Array::<i32>::zeros(&[len], &dev)?;
-                launch_fm::<T, i32>(
+                launch_fm::<T, I>(
                     d,
                     "fm_dia_mark",
                     blocks(d, m),
@@ -322,9 +322,9 @@ impl<T: Float> CsrMatrix<T> {
                 )?;
                 let rank = flags.cumsum(0)?;
                 let nd = crate::matrix::last(&rank)?;
-                let w = a.indices.max()? as usize + 1;
+                let w = a.indices.max()?.ix() + 1;
                 let doffs = Array::<i64>::empty(&[nd], &dev)?;
-                launch_fm::<T, i32>(
+                launch_fm::<T, I>(
                     d,
                     "fm_dia_offsets",
                     blocks(d, len),
@@ -336,7 +336,7 @@ impl<T: Float> CsrMatrix<T> {
                         .push(p(&doffs)),
                 )?;
                 let data = Array::<T>::zeros(&[nd, w], &dev)?;
-                launch_fm::<T, i32>(
+                launch_fm::<T, I>(
                     d,
                     "fm_dia_fill",
                     blocks(d, m),

@@ -4,9 +4,11 @@
 //! Indices are 32-bit (`i32`) by default, as SciPy's; every format takes a second type parameter
 //! `I: SpIndex` (`i32` or `i64`) for 64-bit indices, which SciPy switches to when the dimensions or
 //! the number of stored entries pass `i32::MAX`. Construction, validation, conversions between the
-//! formats and index types, `toarray` and the products `dot` (SpMV/SpMM, cuSPARSE with
-//! `CUSPARSE_INDEX_64I`) work for both; the other methods are on the `i32` types. A matrix too
-//! large for its index type is refused with `InvalidArgument`.
+//! formats and index types, `toarray`, the products `dot` (SpMV/SpMM, cuSPARSE with
+//! `CUSPARSE_INDEX_64I`), the arithmetic (`add`, `sub`, `multiply`, `matmul`, `eliminate_zeros`,
+//! `diagonal`, sums), `todia` and the [`LinearOperator`](crate::linalg::LinearOperator) of the
+//! iterative solvers work for both; the direct solvers, `spilu` and `csgraph` take `i32`
+//! matrices. A matrix too large for its index type is refused with `InvalidArgument`.
 
 use crate::cpu;
 use crate::cuda::{self, blocks, launch_fm, p};

@@ -1,9 +1,11 @@
 //! Methods beyond the formats: `eliminate_zeros`, `diagonal`, `sum`/`mean` (all and per axis),
 //! `+`/`−` between sparse matrices, the element-wise `multiply`, and the sparse product
-//! [`CsrMatrix::matmul`] (SpGEMM). Every one runs on the device holding the matrices.
+//! [`CsrMatrix::matmul`] (SpGEMM). Every one runs on the device holding the matrices, for
+//! both index types (`i32` and `i64`: on the GPU the kernels of `sparse.cu` compiled for the
+//! matrix's index type).
 
-use crate::cuda::{blocks, launch, p};
-use crate::matrix::{CooMatrix, CsrMatrix};
+use crate::cuda::{blocks, launch, launch_ix, p};
+use crate::matrix::{last, CooMatrix, CsrMatrix};
 use crate::SpIndex;
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
@@ -46,7 +48,8 @@ fn concat<T: Float>(parts: &[(&Array<T>, T)], dev: &Device) -> Result<Array<T>> 
     }
 }
 
-fn concat_i32<T: Float>(parts: &[&Array<i32>], dev: &Device) -> Result<Array<i32>> {
+/// Concatenates 1-D index arrays on one device.
+fn concat_idx<T: Float, I: SpIndex>(parts: &[&Array<I>], dev: &Device) -> Result<Array<I>> {
     let total: usize = parts.iter().map(|a| a.len()).sum();
     match dev {
         Device::Cpu => {
@@ -57,17 +60,17 @@ fn concat_i32<T: Float>(parts: &[&Array<i32>], dev: &Device) -> Result<Array<i32
             Array::from_vec(v, &[total], dev)
         }
         Device::Cuda(d) => {
-            let out = Array::<i32>::empty(&[total], dev)?;
+            let out = Array::<I>::empty(&[total], dev)?;
             let mut off = 0usize;
             for a in parts {
                 let a = a.contiguous()?;
-                launch::<T>(
+                launch_ix::<T, I>(
                     d,
-                    "sp_copy_int",
+                    "sp_copy_idx",
                     blocks(d, a.len()),
                     Args::new()
                         .push(p(&a))
-                        .push(p(&out) + (off * 4) as u64)
+                        .push(p(&out) + (off * std::mem::size_of::<I>()) as u64)
                         .push(a.len() as i64),
                 )?;
                 off += a.len();
@@ -78,23 +81,23 @@ fn concat_i32<T: Float>(parts: &[&Array<i32>], dev: &Device) -> Result<Array<i32
 }
 
 /// Runs a (count per row, scan, write per row) pair of kernels and returns the new CSR arrays.
-fn count_scan_write<T: Float>(
+fn count_scan_write<T: Float, I: SpIndex>(
     d: &CudaDevice,
     m: usize,
     count: &str,
     write: &str,
     count_args: impl Fn(&mut Args),
     write_args: impl Fn(&mut Args),
-) -> Result<(Array<i32>, Array<i32>, Array<T>)> {
+) -> Result<(Array<I>, Array<I>, Array<T>)> {
     let dev = Device::Cuda(d.clone());
-    let counts = Array::<i32>::zeros(&[m + 1], &dev)?;
+    let counts = Array::<I>::zeros(&[m + 1], &dev)?;
     let mut a = Args::new();
     count_args(&mut a);
     a.push(m as i64).push(p(&counts));
-    launch::<T>(d, count, blocks(d, m), &mut a)?;
+    launch_ix::<T, I>(d, count, blocks(d, m), &mut a)?;
     let outptr = counts.cumsum(0)?;
-    let total = outptr.index_axis(0, -1)?.item()? as usize;
-    let oind = Array::<i32>::empty(&[total], &dev)?;
+    let total = last(&outptr)?;
+    let oind = Array::<I>::empty(&[total], &dev)?;
     let odat = Array::<T>::empty(&[total], &dev)?;
     let mut a = Args::new();
     write_args(&mut a);
@@ -102,7 +105,7 @@ fn count_scan_write<T: Float>(
         .push(p(&outptr))
         .push(p(&oind))
         .push(p(&odat));
-    launch::<T>(d, write, blocks(d, m), &mut a)?;
+    launch_ix::<T, I>(d, write, blocks(d, m), &mut a)?;
     Ok((outptr, oind, odat))
 }
 
@@ -113,7 +116,8 @@ fn check_same_shape(op: &str, a: (usize, usize), b: (usize, usize)) -> Result<()
     Ok(())
 }
 
-impl<T: Float> CsrMatrix<T> {
+/// The structure-changing methods, generic in the index type.
+impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// A copy without the stored zeros (SciPy's `eliminate_zeros`, which works in place).
     ///
     /// ```
@@ -131,24 +135,24 @@ impl<T: Float> CsrMatrix<T> {
         let m = self.shape.0;
         match self.device() {
             Device::Cpu => {
-                let ip = self.indptr.cpu_data().unwrap_or(&[0]);
+                let ip = crate::matrix::hv(&self.indptr);
                 let ind = self.indices.cpu_data().unwrap_or(&[]);
                 let dat = self.data.cpu_data().unwrap_or(&[]);
-                let mut np = vec![0i32; m + 1];
+                let mut np = vec![I::of(0); m + 1];
                 let (mut ni, mut nd) = (Vec::new(), Vec::new());
                 for r in 0..m {
-                    for j in ip[r] as usize..ip[r + 1] as usize {
+                    for j in ip[r].ix()..ip[r + 1].ix() {
                         if dat[j] != T::zero() {
                             ni.push(ind[j]);
                             nd.push(dat[j]);
                         }
                     }
-                    np[r + 1] = ni.len() as i32;
+                    np[r + 1] = I::of(ni.len());
                 }
                 CsrMatrix::from_host(np, ni, nd, self.shape, self.canonical, &Device::Cpu)
             }
             Device::Cuda(d) => {
-                let (ip, ind, dat) = count_scan_write::<T>(
+                let (ip, ind, dat) = count_scan_write::<T, I>(
                     d,
                     m,
                     "sp_nz_count",
@@ -183,16 +187,16 @@ impl<T: Float> CsrMatrix<T> {
         let len = if k >= 0 { m.min(n - k) } else { (m + k).min(n) }.max(0) as usize;
         match self.device() {
             Device::Cpu => {
-                let ip = self.indptr.cpu_data().unwrap_or(&[0]);
+                let ip = crate::matrix::hv(&self.indptr);
                 let ind = self.indices.cpu_data().unwrap_or(&[]);
                 let dat = self.data.cpu_data().unwrap_or(&[]);
                 let out: Vec<T> = (0..len as isize)
                     .map(|i| {
                         let r = if k >= 0 { i } else { i - k };
-                        let c = (r + k) as i32;
+                        let c = (r + k) as usize;
                         let mut s = T::zero();
-                        for j in ip[r as usize] as usize..ip[r as usize + 1] as usize {
-                            if ind[j] == c {
+                        for j in ip[r as usize].ix()..ip[r as usize + 1].ix() {
+                            if ind[j].ix() == c {
                                 s = s.add(dat[j]);
                             }
                         }
@@ -203,7 +207,7 @@ impl<T: Float> CsrMatrix<T> {
             }
             Device::Cuda(d) => {
                 let out = Array::<T>::empty(&[len], self.device())?;
-                launch::<T>(
+                launch_ix::<T, I>(
                     d,
                     "sp_diagonal",
                     blocks(d, len),
@@ -227,8 +231,8 @@ impl<T: Float> CsrMatrix<T> {
         let a = self.tocoo()?;
         let b = other.tocoo()?;
         let data = concat(&[(&a.data, T::one()), (&b.data, scalar(sign))], &dev)?;
-        let row = concat_i32::<T>(&[&a.row, &b.row], &dev)?;
-        let col = concat_i32::<T>(&[&a.col, &b.col], &dev)?;
+        let row = concat_idx::<T, I>(&[&a.row, &b.row], &dev)?;
+        let col = concat_idx::<T, I>(&[&a.col, &b.col], &dev)?;
         let c = CooMatrix {
             data,
             row,
@@ -278,20 +282,20 @@ impl<T: Float> CsrMatrix<T> {
             Device::Cpu => {
                 let (ap, ai, ad) = (a.indptr.to_vec()?, a.indices.to_vec()?, a.data.to_vec()?);
                 let (bp, bi, bd) = (b.indptr.to_vec()?, b.indices.to_vec()?, b.data.to_vec()?);
-                let mut np = vec![0i32; m + 1];
+                let mut np = vec![I::of(0); m + 1];
                 let (mut ni, mut nd) = (Vec::new(), Vec::new());
                 for r in 0..m {
-                    let brow = &bi[bp[r] as usize..bp[r + 1] as usize];
-                    for j in ap[r] as usize..ap[r + 1] as usize {
+                    let brow = &bi[bp[r].ix()..bp[r + 1].ix()];
+                    for j in ap[r].ix()..ap[r + 1].ix() {
                         if let Ok(t) = brow.binary_search(&ai[j]) {
-                            let v = ad[j].mul(bd[bp[r] as usize + t]);
+                            let v = ad[j].mul(bd[bp[r].ix() + t]);
                             if v != T::zero() {
                                 ni.push(ai[j]);
                                 nd.push(v);
                             }
                         }
                     }
-                    np[r + 1] = ni.len() as i32;
+                    np[r + 1] = I::of(ni.len());
                 }
                 CsrMatrix::from_host(np, ni, nd, self.shape, true, &Device::Cpu)
             }
@@ -305,7 +309,7 @@ impl<T: Float> CsrMatrix<T> {
                             .push(p(&b.indices))
                             .push(p(&b.data));
                     };
-                    count_scan_write::<T>(d, m, "sp_mul_count", "sp_mul_write", args, args)?
+                    count_scan_write::<T, I>(d, m, "sp_mul_count", "sp_mul_write", args, args)?
                 };
                 Ok(CsrMatrix::from_parts(dat, ind, ip, self.shape, true))
             }
@@ -326,7 +330,8 @@ impl<T: Float> CsrMatrix<T> {
     ///
     /// # Errors
     /// `ShapeMismatch` when the inner dimensions differ, `DeviceMismatch`, `InvalidArgument`
-    /// when the expanded products pass 32-bit indices.
+    /// when the expanded products pass the index type (`i32::MAX` products for `i32`
+    /// indices: convert with `with_index::<i64>()`).
     pub fn matmul(&self, other: &Self) -> Result<Self> {
         let op = "csr_matrix.__matmul__";
         cusci_core::array::check_same_device(op, self.device(), other.device())?;
@@ -351,9 +356,9 @@ impl<T: Float> CsrMatrix<T> {
                 );
                 let total: u64 = ai
                     .iter()
-                    .map(|&c| (bp[c as usize + 1] - bp[c as usize]) as u64)
+                    .map(|&c| (bp[c.ix() + 1].ix() - bp[c.ix()].ix()) as u64)
                     .sum();
-                if total > i32::MAX as u64 {
+                if total > I::MAX as u64 {
                     return Err(make::arg(
                         op,
                         format!("{total} products need 64-bit indices"),
@@ -365,8 +370,8 @@ impl<T: Float> CsrMatrix<T> {
                     Vec::with_capacity(total as usize),
                 );
                 for j in 0..nnz_a {
-                    let kk = ai[j] as usize;
-                    for t in bp[kk] as usize..bp[kk + 1] as usize {
+                    let kk = ai[j].ix();
+                    for t in bp[kk].ix()..bp[kk + 1].ix() {
                         r.push(ar[j]);
                         c.push(bi[t]);
                         v.push(ad[j].mul(bd[t]));
@@ -382,7 +387,7 @@ impl<T: Float> CsrMatrix<T> {
             }
             Device::Cuda(d) => {
                 let counts = Array::<i64>::zeros(&[nnz_a + 1], &dev)?;
-                launch::<T>(
+                launch_ix::<T, I>(
                     d,
                     "sp_gemm_count",
                     blocks(d, nnz_a),
@@ -394,17 +399,17 @@ impl<T: Float> CsrMatrix<T> {
                 )?;
                 let off = counts.cumsum(0)?;
                 let total = off.index_axis(0, -1)?.item()?;
-                if total > i32::MAX as i64 {
+                if total as u64 > I::MAX as u64 {
                     return Err(make::arg(
                         op,
                         format!("{total} products need 64-bit indices"),
                     ));
                 }
                 let total = total as usize;
-                let row = Array::<i32>::empty(&[total], &dev)?;
-                let col = Array::<i32>::empty(&[total], &dev)?;
+                let row = Array::<I>::empty(&[total], &dev)?;
+                let col = Array::<I>::empty(&[total], &dev)?;
                 let data = Array::<T>::empty(&[total], &dev)?;
-                launch::<T>(
+                launch_ix::<T, I>(
                     d,
                     "sp_gemm_expand",
                     blocks(d, nnz_a),

@@ -359,7 +359,10 @@ pub fn kron<T: Float, I: SpIndex>(
 ///
 /// # Errors
 /// `ShapeMismatch` when A or B is not square, `DeviceMismatch`.
-pub fn kronsum<T: Float>(a: &CsrMatrix<T>, b: &CsrMatrix<T>) -> Result<CsrMatrix<T>> {
+pub fn kronsum<T: Float, I: SpIndex>(
+    a: &CsrMatrix<T, I>,
+    b: &CsrMatrix<T, I>,
+) -> Result<CsrMatrix<T, I>> {
     let op = "kronsum";
     let ((m, m2), (n, n2)) = (a.shape(), b.shape());
     if m != m2 {
@@ -370,8 +373,8 @@ pub fn kronsum<T: Float>(a: &CsrMatrix<T>, b: &CsrMatrix<T>) -> Result<CsrMatrix
     }
     cusci_core::array::check_same_device(op, a.device(), b.device())?;
     let dev = a.device();
-    let left = kron(&crate::identity::<T>(n, dev)?, a)?;
-    let right = kron(b, &crate::identity::<T>(m, dev)?)?;
+    let left = kron(&crate::identity::<T>(n, dev)?.with_index::<I>()?, a)?;
+    let right = kron(b, &crate::identity::<T>(m, dev)?.with_index::<I>()?)?;
     left.add(&right)
 }
 
@@ -487,7 +490,7 @@ pub fn triu<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>, k: isize) -> Result<CsrMa
 ///
 /// # Errors
 /// Device errors only.
-pub fn find<T: Float>(a: &CsrMatrix<T>) -> Result<(Array<i32>, Array<i32>, Array<T>)> {
+pub fn find<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<(Array<I>, Array<I>, Array<T>)> {
     let c = a.sum_duplicates()?.eliminate_zeros()?.tocoo()?;
     Ok((c.row, c.col, c.data))
 }

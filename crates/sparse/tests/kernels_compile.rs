@@ -27,6 +27,33 @@ fn sparse_kernels_compile() {
 }
 
 #[test]
+fn sparse_kernels_compile_for_64_bit_indices() {
+    if libs::probe("nvrtc").is_none() {
+        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
+            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
+        }
+        eprintln!("note: NVRTC not found: kernel compile checks skipped");
+        return;
+    }
+    for dt in [DType::F32, DType::F64, DType::C32, DType::C64] {
+        let src = cusci_sparse::cuda::module_index_source(dt, DType::I64).unwrap();
+        check_compiles(
+            &format!("cusci_sparse_{}_i64", dt.tag()),
+            &src,
+            &[],
+            "compute_90",
+        )
+        .unwrap_or_else(|e| panic!("{dt}/i64: {e}"));
+    }
+    // the i32 module is the default one
+    assert_eq!(
+        cusci_sparse::cuda::module_index_source(DType::F64, DType::I32).unwrap(),
+        cusci_sparse::cuda::module_source(DType::F64).unwrap()
+    );
+    assert!(cusci_sparse::cuda::module_index_source(DType::F64, DType::F32).is_err());
+}
+
+#[test]
 fn format_kernels_compile_for_both_index_types() {
     if libs::probe("nvrtc").is_none() {
         if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {

@@ -30,16 +30,48 @@ pub fn prelude(dtype: DType) -> Result<String> {
     ))
 }
 
-/// The full source of the module for `dtype`.
-pub fn module_source(dtype: DType) -> Result<String> {
-    Ok(format!("{}{}", prelude(dtype)?, SOURCE))
+/// The C name of index type `index` (`I32`: `int`, `I64`: `long long`).
+fn index_name(index: DType) -> Result<&'static str> {
+    match index {
+        DType::I32 => Ok("int"),
+        DType::I64 => Ok("long long"),
+        d => Err(Error::UnsupportedDType {
+            op: "cusci-sparse index".into(),
+            dtype: d,
+        }),
+    }
 }
 
-/// The kernel `name` of the module for `T`.
-pub(crate) fn kernel<T: Element>(dev: &CudaDevice, name: &str) -> Result<Function> {
-    let src = module_source(T::DTYPE)?;
-    let key = format!("cusci_sparse_{}", T::DTYPE.tag());
+/// The full source of the module (`sparse.cu`) for element type `dtype` and index type
+/// `index` (`I32` or `I64`).
+pub fn module_index_source(dtype: DType, index: DType) -> Result<String> {
+    Ok(format!(
+        "{}typedef {} I;\n{}",
+        prelude(dtype)?,
+        index_name(index)?,
+        SOURCE
+    ))
+}
+
+/// The full source of the module for `dtype` with `i32` indices (the module of the vector and
+/// solver kernels, which do not use the index type).
+pub fn module_source(dtype: DType) -> Result<String> {
+    module_index_source(dtype, DType::I32)
+}
+
+/// The kernel `name` of the module for element type `T` and index type `I`.
+pub(crate) fn kernel_ix<T: Element, I: crate::SpIndex>(
+    dev: &CudaDevice,
+    name: &str,
+) -> Result<Function> {
+    let src = module_index_source(T::DTYPE, I::DTYPE)?;
+    let key = format!("cusci_sparse_{}_{}", T::DTYPE.tag(), I::DTYPE.tag());
     dev.function(&key, move || src, &[], name)
+}
+
+/// The kernel `name` of the module for `T` (`i32` indices).
+pub(crate) fn kernel<T: Element>(dev: &CudaDevice, name: &str) -> Result<Function> {
+    kernel_ix::<T, i32>(dev, name)
 }
 
 /// Blocks for a grid-stride loop over `n` items: enough to fill the device, at most 8 per SM.
@@ -61,6 +93,17 @@ pub(crate) fn launch<T: Element>(
     args: &mut Args,
 ) -> Result<()> {
     kernel::<T>(dev, name)?.launch(dev, cusci_core::LaunchConfig::linear(blocks, NT), args)
+}
+
+/// Launches `name` of the module for element type `T` and index type `I` on `blocks` blocks of
+/// [`NT`] threads.
+pub(crate) fn launch_ix<T: Element, I: crate::SpIndex>(
+    dev: &CudaDevice,
+    name: &str,
+    blocks: u32,
+    args: &mut Args,
+) -> Result<()> {
+    kernel_ix::<T, I>(dev, name)?.launch(dev, cusci_core::LaunchConfig::linear(blocks, NT), args)
 }
 
 /// The format kernels' source (`formats.cu`), generic in the index type `I`.

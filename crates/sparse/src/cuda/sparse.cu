@@ -1,5 +1,7 @@
-// cusci-sparse kernels. The Rust side prepends `typedef <type> T; typedef <real> R;` and the
-// macros TZERO (T zero) and ISCPLX; one module per element type. Grid-stride loops, 64-bit counts.
+// cusci-sparse kernels. The Rust side prepends `typedef <type> T; typedef <real> R;`, the
+// macros TZERO (T zero) and TRE (a real as T) and `typedef <int or long long> I;` (the index
+// type of the matrices); one module per (element type, index type). Grid-stride loops, 64-bit
+// counts. The vector and solver kernels do not use I.
 #define NT 256
 #define GRID_LOOP(i, n) for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < (n); i += (i64)gridDim.x * blockDim.x)
 
@@ -87,31 +89,31 @@ extern "C" __global__ void sp_cg_update_xr(T* x, T* r, const T* p, const T* q, i
 
 // ---------------- structure-preserving operations ----------------
 // counts[r + 1] = stored entries of row r that are not zero
-extern "C" __global__ void sp_nz_count(const int* indptr, const T* data, i64 m, int* counts) {
+extern "C" __global__ void sp_nz_count(const I* indptr, const T* data, i64 m, I* counts) {
   GRID_LOOP(r, m) {
-    int c = 0;
-    for (int j = indptr[r]; j < indptr[r + 1]; ++j) if (data[j] != TZERO) c++;
+    I c = 0;
+    for (I j = indptr[r]; j < indptr[r + 1]; ++j) if (data[j] != TZERO) c++;
     counts[r + 1] = c;
   }
 }
 
-extern "C" __global__ void sp_nz_write(const int* indptr, const int* indices, const T* data, i64 m,
-                                       const int* outptr, int* oind, T* odat) {
+extern "C" __global__ void sp_nz_write(const I* indptr, const I* indices, const T* data, i64 m,
+                                       const I* outptr, I* oind, T* odat) {
   GRID_LOOP(r, m) {
-    int o = outptr[r];
-    for (int j = indptr[r]; j < indptr[r + 1]; ++j) {
+    I o = outptr[r];
+    for (I j = indptr[r]; j < indptr[r + 1]; ++j) {
       if (data[j] != TZERO) { oind[o] = indices[j]; odat[o] = data[j]; o++; }
     }
   }
 }
 
 // out[i] = A[r, r + k] for the i-th element of diagonal k (duplicates summed)
-extern "C" __global__ void sp_diagonal(const int* indptr, const int* indices, const T* data, i64 len, i64 k, T* out) {
+extern "C" __global__ void sp_diagonal(const I* indptr, const I* indices, const T* data, i64 len, i64 k, T* out) {
   GRID_LOOP(i, len) {
     i64 r = k >= 0 ? i : i - k;
     i64 c = r + k;
     T s = TZERO;
-    for (int j = indptr[r]; j < indptr[r + 1]; ++j) if ((i64)indices[j] == c) s = s + data[j];
+    for (I j = indptr[r]; j < indptr[r + 1]; ++j) if ((i64)indices[j] == c) s = s + data[j];
     out[i] = s;
   }
 }
@@ -121,53 +123,54 @@ extern "C" __global__ void sp_copy_scaled(const T* src, T* dst, i64 n, T scale) 
   GRID_LOOP(i, n) { dst[i] = scale * src[i]; }
 }
 
-extern "C" __global__ void sp_copy_int(const int* src, int* dst, i64 n) {
+// dst[i] = src[i] for index arrays
+extern "C" __global__ void sp_copy_idx(const I* src, I* dst, i64 n) {
   GRID_LOOP(i, n) { dst[i] = src[i]; }
 }
 
 // ---------------- SpGEMM by expansion (products), then COO -> CSR sums them ----------------
 // counts[j + 1] = length of row indices[j] of B, for every stored entry j of A (64-bit counts)
-extern "C" __global__ void sp_gemm_count(const int* a_ind, i64 nnz_a, const int* b_ptr, i64* counts) {
-  GRID_LOOP(j, nnz_a) { int k = a_ind[j]; counts[j + 1] = (i64)(b_ptr[k + 1] - b_ptr[k]); }
+extern "C" __global__ void sp_gemm_count(const I* a_ind, i64 nnz_a, const I* b_ptr, i64* counts) {
+  GRID_LOOP(j, nnz_a) { I k = a_ind[j]; counts[j + 1] = (i64)(b_ptr[k + 1] - b_ptr[k]); }
 }
 
-extern "C" __global__ void sp_gemm_expand(const int* a_rows, const int* a_ind, const T* a_dat, i64 nnz_a,
-                                          const int* b_ptr, const int* b_ind, const T* b_dat,
-                                          const i64* off, int* orow, int* ocol, T* oval) {
+extern "C" __global__ void sp_gemm_expand(const I* a_rows, const I* a_ind, const T* a_dat, i64 nnz_a,
+                                          const I* b_ptr, const I* b_ind, const T* b_dat,
+                                          const i64* off, I* orow, I* ocol, T* oval) {
   GRID_LOOP(j, nnz_a) {
-    int k = a_ind[j];
+    I k = a_ind[j];
     i64 o = off[j];
-    int r = a_rows[j];
+    I r = a_rows[j];
     T av = a_dat[j];
-    for (int t = b_ptr[k]; t < b_ptr[k + 1]; ++t) { orow[o] = r; ocol[o] = b_ind[t]; oval[o] = av * b_dat[t]; o++; }
+    for (I t = b_ptr[k]; t < b_ptr[k + 1]; ++t) { orow[o] = r; ocol[o] = b_ind[t]; oval[o] = av * b_dat[t]; o++; }
   }
 }
 
 // ---------------- element-wise product of two canonical CSR matrices ----------------
-__device__ __forceinline__ int find_col(const int* ind, int s, int e, int c) {
-  while (s < e) { int h = s + (e - s) / 2; if (ind[h] < c) s = h + 1; else e = h; }
+__device__ __forceinline__ I find_col(const I* ind, I s, I e, I c) {
+  while (s < e) { I h = s + (e - s) / 2; if (ind[h] < c) s = h + 1; else e = h; }
   return s;
 }
 
-extern "C" __global__ void sp_mul_count(const int* a_ptr, const int* a_ind, const T* a_dat,
-                                        const int* b_ptr, const int* b_ind, const T* b_dat, i64 m, int* counts) {
+extern "C" __global__ void sp_mul_count(const I* a_ptr, const I* a_ind, const T* a_dat,
+                                        const I* b_ptr, const I* b_ind, const T* b_dat, i64 m, I* counts) {
   GRID_LOOP(r, m) {
-    int c = 0, be = b_ptr[r + 1];
-    for (int j = a_ptr[r]; j < a_ptr[r + 1]; ++j) {
-      int t = find_col(b_ind, b_ptr[r], be, a_ind[j]);
+    I c = 0, be = b_ptr[r + 1];
+    for (I j = a_ptr[r]; j < a_ptr[r + 1]; ++j) {
+      I t = find_col(b_ind, b_ptr[r], be, a_ind[j]);
       if (t < be && b_ind[t] == a_ind[j] && a_dat[j] * b_dat[t] != TZERO) c++;
     }
     counts[r + 1] = c;
   }
 }
 
-extern "C" __global__ void sp_mul_write(const int* a_ptr, const int* a_ind, const T* a_dat,
-                                        const int* b_ptr, const int* b_ind, const T* b_dat, i64 m,
-                                        const int* outptr, int* oind, T* odat) {
+extern "C" __global__ void sp_mul_write(const I* a_ptr, const I* a_ind, const T* a_dat,
+                                        const I* b_ptr, const I* b_ind, const T* b_dat, i64 m,
+                                        const I* outptr, I* oind, T* odat) {
   GRID_LOOP(r, m) {
-    int o = outptr[r], be = b_ptr[r + 1];
-    for (int j = a_ptr[r]; j < a_ptr[r + 1]; ++j) {
-      int t = find_col(b_ind, b_ptr[r], be, a_ind[j]);
+    I o = outptr[r], be = b_ptr[r + 1];
+    for (I j = a_ptr[r]; j < a_ptr[r + 1]; ++j) {
+      I t = find_col(b_ind, b_ptr[r], be, a_ind[j]);
       if (t < be && b_ind[t] == a_ind[j]) {
         T v = a_dat[j] * b_dat[t];
         if (v != TZERO) { oind[o] = a_ind[j]; odat[o] = v; o++; }
@@ -177,38 +180,39 @@ extern "C" __global__ void sp_mul_write(const int* a_ptr, const int* a_ind, cons
 }
 
 // ---------------- csgraph: weakly connected components by min-label propagation ----------------
-extern "C" __global__ void cc_init(int* label, i64 n) {
-  GRID_LOOP(i, n) { label[i] = (int)i; }
+// node labels are of the index type (atomicMin on int and long long)
+extern "C" __global__ void cc_init(I* label, i64 n) {
+  GRID_LOOP(i, n) { label[i] = (I)i; }
 }
 
 // for every edge (r, c): both ends take the smaller label; changed is set when one moved
-extern "C" __global__ void cc_hook(const int* indptr, const int* indices, i64 m, int* label, int* changed) {
+extern "C" __global__ void cc_hook(const I* indptr, const I* indices, i64 m, I* label, int* changed) {
   GRID_LOOP(r, m) {
-    for (int j = indptr[r]; j < indptr[r + 1]; ++j) {
-      int c = indices[j];
-      int lr = label[r], lc = label[c];
+    for (I j = indptr[r]; j < indptr[r + 1]; ++j) {
+      I c = indices[j];
+      I lr = label[r], lc = label[c];
       if (lr < lc) { atomicMin(&label[c], lr); atomicMin(&label[lc], lr); *changed = 1; }
-      else if (lc < lr) { atomicMin(&label[(int)r], lc); atomicMin(&label[lr], lc); *changed = 1; }
+      else if (lc < lr) { atomicMin(&label[r], lc); atomicMin(&label[lr], lc); *changed = 1; }
     }
   }
 }
 
 // pointer jumping to the root (label[x] <= x always, so chains end)
-extern "C" __global__ void cc_jump(int* label, i64 n) {
+extern "C" __global__ void cc_jump(I* label, i64 n) {
   GRID_LOOP(i, n) {
-    int l = label[i];
+    I l = label[i];
     while (label[l] != l) l = label[l];
     label[i] = l;
   }
 }
 
 // roots[i + 1] = 1 when i is its component's root
-extern "C" __global__ void cc_roots(const int* label, i64 n, int* roots) {
-  GRID_LOOP(i, n) { roots[i + 1] = label[i] == (int)i ? 1 : 0; }
+extern "C" __global__ void cc_roots(const I* label, i64 n, I* roots) {
+  GRID_LOOP(i, n) { roots[i + 1] = label[i] == (I)i ? 1 : 0; }
 }
 
 // out[i] = the number of roots before label[i] (components numbered by their smallest node)
-extern "C" __global__ void cc_relabel(const int* label, const int* rank, i64 n, int* out) {
+extern "C" __global__ void cc_relabel(const I* label, const I* rank, i64 n, I* out) {
   GRID_LOOP(i, n) { out[i] = rank[label[i]]; }
 }
 
