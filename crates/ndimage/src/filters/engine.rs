@@ -54,8 +54,9 @@ pub fn kernel_source(dtype: DType) -> String {
         _ => "",
     };
     format!(
-        "#define T {}\n#define W {w}\n{wf32}{MODES_CUH}\n{}\n{}",
+        "#define T {}\n#define W {w}\n{wf32}#define NDI_SEP2_PIPE {}\n{MODES_CUH}\n{}\n{}",
         dtype.cuda_name(),
+        SEP2_PIPE as i32,
         include_str!("filters.cu"),
         include_str!("sep2d.cu")
     )
@@ -714,18 +715,30 @@ pub(crate) fn sum_passes<T: Real>(
 /// Tap-count buckets of the register-blocked fused kernel `ndi_sep2f{NB}` (taps unrolled up to
 /// NB; windows of up to 33 taps, gaussian radius 16).
 const SEP2_BUCKETS: [usize; 5] = [3, 5, 9, 17, 33];
-/// Output tile of `ndi_sep2f*`: `SEP2_TX` columns (a multiple of 32) by up to `SEP2_TY` rows (a
-/// multiple of 8), 256 threads.
-const SEP2_TX: usize = 64;
-const SEP2_TY: usize = 32;
+/// `NDI_SEP2_PIPE` of `sep2d.cu` as compiled here: with it, two input boxes per block (the next
+/// tile's cp.async copies in flight while the block computes one) and a persistent grid.
+const SEP2_PIPE: bool = false;
+/// Threads per block of `ndi_sep2f*`.
 const SEP2_THREADS: u32 = 256;
 
+/// Output tile (rows, columns) of `ndi_sep2f*` for `nb` unrolled taps on a `hh` x `wd` plane:
+/// columns a multiple of 32, rows a multiple of 8. The H200 check of 2026-12-02 (f32 4096^2):
+/// 32 x 128 fastest for 3 to 9 taps (sobel 0.065 ms against 0.082 for 32 x 64), 64 x 64 for the
+/// 33-tap gaussian; narrow or short planes (batched n-D) get tiles no larger than they need.
+fn sep2_tile(nb: usize, hh: usize, wd: usize) -> (usize, usize) {
+    let (ty, tx) = if nb <= 9 { (32, 128) } else { (64, 64) };
+    let tx = tx.min(wd.next_multiple_of(32));
+    let ty = ty.min(hh.next_multiple_of(8));
+    (ty, tx)
+}
+
 /// Dynamic shared memory of `ndi_sep2f*` (elements of the working type) for a `ty` x `tx` tile:
-/// the input box with an odd row pitch and the intermediate (see `sep2d.cu`).
+/// the input box (two with `SEP2_PIPE`) with an odd row pitch and the intermediate (see
+/// `sep2d.cu`).
 fn sep2_smem(ty: usize, tx: usize, nv: usize, nh: usize, vfirst: bool) -> usize {
     let (r, c) = (ty + nv - 1, tx + nh - 1);
     let pi = c | 1;
-    r * pi + if vfirst { ty * pi } else { r * (tx | 1) }
+    (1 + SEP2_PIPE as usize) * r * pi + if vfirst { ty * pi } else { r * (tx | 1) }
 }
 
 /// Weights as the `NdiTaps` kernel argument (by value) in the working type of `T`.
@@ -773,17 +786,14 @@ fn sep2<T: Real>(
     let ws = if T::DTYPE == DType::F32 { 4 } else { 8 };
     let shape = x.shape();
     let (hh, wd) = (shape[nd - 2], shape[nd - 1]);
-    // Only where the H200 check against cupyx passed (2026-12-02: reflect on 4096^2 planes, exact
-    // for sobel/uniform/gaussian): the same check found a wrong sobel axis 1 in constant mode on a
-    // 1x37 plane, so the other modes and small planes keep the older kernels until it is fixed.
-    if mode.for_filter() != Mode::Reflect.for_filter() || hh < 64 || wd < 64 {
-        return Ok(None);
-    }
-    // narrow or short planes (batched n-D) get tiles no larger than they need
-    let tx = if wd <= 32 { 32 } else { SEP2_TX };
-    let mut ty = SEP2_TY.min(hh.next_multiple_of(8));
-    while ty > 8 && sep2_smem(ty, tx, nv, nh, vfirst) * ws > 48 * 1024 {
-        ty /= 2;
+    // Every mode and plane size: the kernel maps the halo per element (any offset, planes of
+    // one row or column included) and keeps SciPy's pass order, whose constant-mode intermediate
+    // is cval outside the plane. (The 2026-12-02 H200 "mismatch", sobel axis 1 in constant mode
+    // on 1 x 37, was cupyx.scipy.ndimage.sobel itself: it runs the passes in axis order 0, 1, not
+    // SciPy's derivative-axis-first order, which differs when cval != 0.)
+    let (mut ty, tx) = sep2_tile(nb, hh, wd);
+    while ty > 8 && sep2_smem(ty, tx, nv, nh, vfirst) * ws > SEP2D_SMEM {
+        ty = (ty / 2).next_multiple_of(8);
     }
     let smem = sep2_smem(ty, tx, nv, nh, vfirst) * ws;
     if smem > SEP2D_SMEM {
@@ -794,6 +804,13 @@ fn sep2<T: Real>(
     let (_xc, out, xp, op_) = gpu_io(x)?;
     let f = function(d, T::DTYPE, &format!("ndi_sep2f{nb}"))?;
     let ntiles = outer * hh.div_ceil(ty) * wd.div_ceil(tx);
+    // the pipelined kernel loops over tiles: as many blocks as can be resident at once
+    let grid = if SEP2_PIPE {
+        let per_sm = f.occupancy(SEP2_THREADS, smem).unwrap_or(1).max(1) as usize;
+        ntiles.min(per_sm * d.props().multiprocessors.max(1))
+    } else {
+        ntiles
+    };
     let mut a = Args::new();
     a.push(xp)
         .push(op_)
@@ -810,7 +827,7 @@ fn sep2<T: Real>(
     push_w::<T>(&mut a, cval);
     a.push(ty as i32).push(tx as i32);
     let cfg = LaunchConfig {
-        grid: (ntiles.clamp(1, 1 << 30) as u32, 1, 1),
+        grid: (grid.clamp(1, 1 << 30) as u32, 1, 1),
         block: (SEP2_THREADS, 1, 1),
         shared_mem_bytes: smem as u32,
     };

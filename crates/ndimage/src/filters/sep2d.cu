@@ -97,6 +97,48 @@ __device__ __forceinline__ void ndi_sep_dot8(const W* s, int step, const NdiTaps
 #endif
 }
 
+// The input box of the tile whose top-left output is (r0, c0) of plane `base` into sin: cp.async
+// copies (not waited for here) where the box lies inside the plane, boundary modes mapped per
+// element (cval stored directly for the constant modes) where it does not. The mapping handles
+// planes narrower than the halo (any offset is folded by ndi_map_index).
+__device__ __forceinline__ void ndi_sep_box(const T* __restrict__ x, W* sin, i64 base, i64 gr0,
+                                            i64 gc0, i64 H, i64 Wd, int R, int C, int PI,
+                                            int mode, W cval, int lane, int warp, int nw) {
+  if (gr0 >= 0 && gr0 + R <= H && gc0 >= 0 && gc0 + C <= Wd) {
+    const T* p = x + base + gr0 * Wd + gc0;
+    for (int rr = warp; rr < R; rr += nw) {
+      const T* pr = p + rr * Wd;
+      W* sr = sin + rr * PI;
+      for (int cc = lane; cc < C; cc += 32) ndi_sep_ld(sr + cc, pr + cc);
+    }
+  } else {
+    for (int rr = warp; rr < R; rr += nw) {
+      const i64 i = ndi_map_index(gr0 + rr, H, mode);
+      W* sr = sin + rr * PI;
+      for (int cc = lane; cc < C; cc += 32) {
+        const i64 j = ndi_map_index(gc0 + cc, Wd, mode);
+        if (i < 0 || j < 0)
+          sr[cc] = cval;
+        else
+          ndi_sep_ld(sr + cc, x + base + i * Wd + j);
+      }
+    }
+  }
+}
+
+// NDI_SEP2_PIPE (default 0): two input boxes in shared memory; while a block computes a tile, the
+// cp.async copies of its next tile's box are in flight (the host launches a persistent grid, a
+// few blocks per SM, each looping over tiles). 0: one box, one tile at a time (any grid).
+#ifndef NDI_SEP2_PIPE
+#define NDI_SEP2_PIPE 0
+#endif
+
+// NDI_SEP2_FLAT (default 0): the vertical-first pass's (8-row segment, column) items spread over
+// all threads of the block instead of a warp per segment and a lane per column.
+#ifndef NDI_SEP2_FLAT
+#define NDI_SEP2_FLAT 0
+#endif
+
 template <int NB>
 __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __restrict__ out,
                                               i64 outer, i64 H, i64 Wd, const NdiTaps& tv,
@@ -107,47 +149,65 @@ __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __rest
   const int R = TY + nv - 1, C = TX + nh - 1;
   const int PI = C | 1;
   const int PM = vfirst ? (C | 1) : (TX | 1);
-  W* sin = (W*)ndi_smem4;
-  W* smid = sin + R * PI;
+  W* sbox0 = (W*)ndi_smem4;
+#if NDI_SEP2_PIPE
+  W* sbox1 = sbox0 + R * PI;
+  W* smid = sbox1 + R * PI;
+#else
+  W* smid = sbox0 + R * PI;
+#endif
   const bool cmode = mode == NDI_CONSTANT || mode == NDI_GRID_CONSTANT;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
   const int ry = lane >> 2, cx = (lane & 3) * 8;  // horizontal-pass lane layout
   const i64 nty = (H + TY - 1) / TY, ntx = (Wd + TX - 1) / TX;
   const i64 ntiles = outer * nty * ntx;
+  // tile t -> plane offset, first output row and column (names prefixed by P)
+#define NDI_SEP_TILE(t, P)                                   \
+  const i64 P##tile = (t), P##q = P##tile / ntx;             \
+  const i64 P##r0 = (P##q % nty) * TY, P##c0 = (P##tile % ntx) * TX; \
+  const i64 P##base = (P##q / nty) * H * Wd;
+#if NDI_SEP2_PIPE
+  if ((i64)blockIdx.x < ntiles) {
+    NDI_SEP_TILE((i64)blockIdx.x, n_)
+    ndi_sep_box(x, sbox0, n_base, n_r0 - sv, n_c0 - sh, H, Wd, R, C, PI, mode, cval, lane, warp, nw);
+  }
+  int cur = 0;
+#endif
   for (i64 t = blockIdx.x; t < ntiles; t += gridDim.x) {
-    const i64 bx = t % ntx, q = t / ntx;
-    const i64 by = q % nty, o = q / nty;
-    const i64 r0 = by * TY, c0 = bx * TX, base = o * H * Wd;
+    NDI_SEP_TILE(t, )
     const i64 gr0 = r0 - sv, gc0 = c0 - sh;
-    __syncthreads();  // the previous tile's reads are done
-    if (gr0 >= 0 && gr0 + R <= H && gc0 >= 0 && gc0 + C <= Wd) {
-      const T* p = x + base + gr0 * Wd + gc0;
-      for (int rr = warp; rr < R; rr += nw) {
-        const T* pr = p + rr * Wd;
-        W* sr = sin + rr * PI;
-        for (int cc = lane; cc < C; cc += 32) ndi_sep_ld(sr + cc, pr + cc);
-      }
-    } else {
-      for (int rr = warp; rr < R; rr += nw) {
-        const i64 i = ndi_map_index(gr0 + rr, H, mode);
-        W* sr = sin + rr * PI;
-        for (int cc = lane; cc < C; cc += 32) {
-          const i64 j = ndi_map_index(gc0 + cc, Wd, mode);
-          if (i < 0 || j < 0)
-            sr[cc] = cval;
-          else
-            ndi_sep_ld(sr + cc, x + base + i * Wd + j);
-        }
-      }
+#if NDI_SEP2_PIPE
+    ndi_sep_wait();
+    // the box of t is in place; every thread is done with the previous tile (its box and smid)
+    __syncthreads();
+    W* sin = cur ? sbox1 : sbox0;
+    if (t + gridDim.x < ntiles) {
+      NDI_SEP_TILE(t + gridDim.x, n_)
+      ndi_sep_box(x, cur ? sbox0 : sbox1, n_base, n_r0 - sv, n_c0 - sh, H, Wd, R, C, PI, mode, cval, lane,
+                  warp, nw);
     }
+    cur ^= 1;
+#else
+    W* sin = sbox0;
+    __syncthreads();  // the previous tile's reads are done
+    ndi_sep_box(x, sin, base, gr0, gc0, H, Wd, R, C, PI, mode, cval, lane, warp, nw);
     ndi_sep_wait();
     __syncthreads();
+#endif
     W acc[8];
     if (vfirst) {
       // vertical: TY x C intermediate, a lane per column, 8 rows per warp item
       const int nseg = TY >> 3;
+#if NDI_SEP2_FLAT
+      // items (segment, column) flattened over the block's threads: no lane idles on the C % 32
+      // halo columns of a segment
+      for (int it = threadIdx.x; it < nseg * C; it += blockDim.x) {
+        const int seg = it / C, cc = it - seg * C;
+        {
+#else
       for (int seg = warp; seg < nseg; seg += nw)
         for (int cc = lane; cc < C; cc += 32) {
+#endif
           const i64 gc = gc0 + cc;
           if (cmode && (gc < 0 || gc >= Wd)) {
 #pragma unroll
@@ -158,6 +218,9 @@ __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __rest
 #pragma unroll
           for (int k = 0; k < 8; ++k) smid[(seg * 8 + k) * PM + cc] = acc[k];
         }
+#if NDI_SEP2_FLAT
+      }
+#endif
       __syncthreads();
       // horizontal: TY x TX outputs, lanes 8 rows x 4 groups of 8 columns
       const int ncb = TX >> 5, nitems = nseg * ncb;
@@ -203,6 +266,7 @@ __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __rest
     }
   }
 }
+#undef NDI_SEP_TILE
 
 #define NDI_SEP2(NB)                                                                              \
   extern "C" __global__ void ndi_sep2f##NB(const T* __restrict__ x, T* __restrict__ out,         \
