@@ -3,8 +3,10 @@
 //
 // A C-contiguous array viewed as (outer, H, Wd) gets two weighted-sum passes, one along axis -2
 // ("vertical": nv taps tv, shift sv, divisor dv) and one along axis -1 ("horizontal": nh taps th,
-// shift sh, divisor dh), the vertical one first when vfirst (SciPy runs the passes in axis
-// order, and in the constant modes the order matters). One block per TY x TX output tile:
+// shift sh, divisor dh), the vertical one first when vfirst (the caller passes SciPy's order:
+// axis order, but sobel/prewitt take the derivative axis first; in the constant modes with
+// cval != 0 the order matters, and cupyx's sobel/prewitt, which always run axis 0 first, differ
+// there from SciPy). One block per TY x TX output tile (grid-stride over the tiles):
 //   1. the input box (TY + nv - 1) x (TX + nh - 1) is copied once into shared memory (cp.async on
 //      sm_80+: every load of the block in flight at once; boundary modes mapped per element only
 //      in tiles whose box leaves the array, cval stored directly for the constant modes);
@@ -18,7 +20,10 @@
 // in tap order as the sequential 1-D passes do; f32 divides by multiplying with 1 / d.
 // Shared-memory rows have an odd pitch, so the horizontal pass (lanes = 8 rows x 4 groups of 8
 // columns) is free of bank conflicts. Dynamic shared memory, in W:
-//   R * (C | 1) + (vfirst ? TY * (C | 1) : R * (TX | 1)),   R = TY + nv - 1, C = TX + nh - 1.
+//   (1 + NDI_SEP2_PIPE) * R * (C | 1) + (vfirst ? TY * (C | 1) : R * (TX | 1)),
+//   R = TY + nv - 1, C = TX + nh - 1.
+// Planes of any size: the halo of a plane narrower than the window (1 x N, N x 1, 1 x 1) is
+// mapped per element, every out-of-plane offset folded by the mode.
 // TY is a multiple of 8, TX a multiple of 32, blockDim.x a multiple of 32.
 // Compiled for the floating types only (NDI_FLOAT_T): integer filters round each pass.
 #ifdef NDI_FLOAT_T
@@ -97,6 +102,13 @@ __device__ __forceinline__ void ndi_sep_dot8(const W* s, int step, const NdiTaps
 #endif
 }
 
+// NDI_SEP2_FLAT (default 0): the interior box copy and the vertical passes' (8-row segment,
+// column) items spread over all threads of the block instead of a warp per row or segment and a
+// lane per column (with TY = 32 and 8 warps, half the warps would idle in a vertical pass).
+#ifndef NDI_SEP2_FLAT
+#define NDI_SEP2_FLAT 0
+#endif
+
 // The input box of the tile whose top-left output is (r0, c0) of plane `base` into sin: cp.async
 // copies (not waited for here) where the box lies inside the plane, boundary modes mapped per
 // element (cval stored directly for the constant modes) where it does not. The mapping handles
@@ -106,11 +118,25 @@ __device__ __forceinline__ void ndi_sep_box(const T* __restrict__ x, W* sin, i64
                                             int mode, W cval, int lane, int warp, int nw) {
   if (gr0 >= 0 && gr0 + R <= H && gc0 >= 0 && gc0 + C <= Wd) {
     const T* p = x + base + gr0 * Wd + gc0;
+#if NDI_SEP2_FLAT
+    // the R x C box flattened over the block's threads (no lane idles on a row's C % 32 tail)
+    const int bd = nw * 32;
+    int rr = (warp * 32 + lane) / C, cc = (warp * 32 + lane) % C;
+    while (rr < R) {
+      ndi_sep_ld(sin + rr * PI + cc, p + rr * Wd + cc);
+      cc += bd;
+      while (cc >= C) {
+        cc -= C;
+        ++rr;
+      }
+    }
+#else
     for (int rr = warp; rr < R; rr += nw) {
       const T* pr = p + rr * Wd;
       W* sr = sin + rr * PI;
       for (int cc = lane; cc < C; cc += 32) ndi_sep_ld(sr + cc, pr + cc);
     }
+#endif
   } else {
     for (int rr = warp; rr < R; rr += nw) {
       const i64 i = ndi_map_index(gr0 + rr, H, mode);
@@ -131,12 +157,6 @@ __device__ __forceinline__ void ndi_sep_box(const T* __restrict__ x, W* sin, i64
 // few blocks per SM, each looping over tiles). 0: one box, one tile at a time (any grid).
 #ifndef NDI_SEP2_PIPE
 #define NDI_SEP2_PIPE 0
-#endif
-
-// NDI_SEP2_FLAT (default 0): the vertical-first pass's (8-row segment, column) items spread over
-// all threads of the block instead of a warp per segment and a lane per column.
-#ifndef NDI_SEP2_FLAT
-#define NDI_SEP2_FLAT 0
 #endif
 
 template <int NB>
@@ -252,8 +272,14 @@ __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __rest
       __syncthreads();
       // vertical: TY x TX outputs, a lane per column
       const int nseg = TY >> 3;
+#if NDI_SEP2_FLAT
+      for (int it = threadIdx.x; it < nseg * TX; it += blockDim.x) {
+        const int seg = it / TX, cc = it - seg * TX;
+        {
+#else
       for (int seg = warp; seg < nseg; seg += nw)
         for (int cc = lane; cc < TX; cc += 32) {
+#endif
           ndi_sep_dot8<NB>(smid + (seg * 8) * PM + cc, PM, tv, nv, dv, acc);
           const i64 gc = c0 + cc;
           if (gc >= Wd) continue;
@@ -263,6 +289,9 @@ __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __rest
             if (gr < H) out[base + gr * Wd + gc] = cusci_cast(T, acc[k]);
           }
         }
+#if NDI_SEP2_FLAT
+      }
+#endif
     }
   }
 }
