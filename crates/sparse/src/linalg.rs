@@ -13,6 +13,7 @@ use crate::cpu;
 use crate::cuda::{blocks, launch, p};
 use crate::krylov::{self, Engine, Sc};
 use crate::matrix::{CscMatrix, CsrMatrix};
+use crate::SpIndex;
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{Array, CudaDevice, Device, Float, RealFloat, Result};
@@ -53,7 +54,8 @@ pub trait LinearOperator<T: Float> {
     }
 }
 
-impl<T: Float> LinearOperator<T> for CsrMatrix<T> {
+/// Any index type: `i32` and `i64` matrices are operators of the solvers alike.
+impl<T: Float, I: SpIndex> LinearOperator<T> for CsrMatrix<T, I> {
     fn shape(&self) -> (usize, usize) {
         CsrMatrix::shape(self)
     }
@@ -74,7 +76,8 @@ impl<T: Float> LinearOperator<T> for CsrMatrix<T> {
     }
 }
 
-impl<T: Float> LinearOperator<T> for CscMatrix<T> {
+/// Any index type, as for [`CsrMatrix`].
+impl<T: Float, I: SpIndex> LinearOperator<T> for CscMatrix<T, I> {
     fn shape(&self) -> (usize, usize) {
         CscMatrix::shape(self)
     }

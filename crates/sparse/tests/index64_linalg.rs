@@ -1,0 +1,355 @@
+//! 64-bit index matrices as operators of `scipy.sparse.linalg`: `matvec`/`rmatvec` of CSR and CSC
+//! against dense products (and exactly the `i32` matrix's on the same device), the Krylov
+//! solvers (cg, bicgstab, cgs, gmres, minres) like the `i32` matrix and to their tolerance,
+//! lsqr/lsmr and svds against SciPy's results (the golden files of the `i32` tests), eigsh and
+//! lobpcg against the Laplacian's exact spectrum; on every device.
+
+use cusci_core::npy::load_npz_array;
+use cusci_core::testing::{assert_allclose, devices, randn_vec};
+use cusci_core::{c64, Array, Device, Element, Float};
+use cusci_sparse::linalg::{
+    bicgstab, cg, cgs, eigsh, gmres, lobpcg, lsmr, lsqr, minres, svds, EigshOptions,
+    LinearOperator, LobpcgOptions, LsqOptions, Solution, SolverOptions, SvdsOptions, Which,
+};
+use cusci_sparse::{diags, random, CscMatrix, CsrMatrix, Result};
+
+fn load<T: Element>(file: &str, name: &str, dev: &Device) -> Array<T> {
+    let path = format!("{}/tests/data/{file}.npz", env!("CARGO_MANIFEST_DIR"));
+    load_npz_array::<T>(&path, name, dev).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn f<T: Float>(v: f64) -> T {
+    T::from_c64(c64::new(v, 0.0))
+}
+
+/// The k x k grid Laplacian (5 points) plus `c` times an upwind convection term (non-symmetric
+/// for c ≠ 0), `i32` indices.
+fn grid<T: Float>(k: usize, c: f64, dev: &Device) -> CsrMatrix<T> {
+    let n = k * k;
+    let main = vec![f::<T>(4.0 + c); n];
+    let side = |v: f64| -> Vec<T> {
+        (0..n - 1)
+            .map(|i| if (i + 1) % k == 0 { f(0.0) } else { f(v) })
+            .collect()
+    };
+    let vert = vec![f::<T>(-1.0); n - k];
+    diags(
+        &[&main, &side(-1.0 - c), &side(-1.0), &vert, &vert],
+        &[0, -1, 1, -(k as isize), k as isize],
+        None,
+        dev,
+    )
+    .unwrap()
+}
+
+/// The exact spectrum of the k x k grid Laplacian, ascending.
+fn spectrum(k: usize) -> Vec<f64> {
+    let h = std::f64::consts::PI / (k + 1) as f64;
+    let mut w: Vec<f64> = (1..=k)
+        .flat_map(|i| {
+            (1..=k).map(move |j| 4.0 - 2.0 * (i as f64 * h).cos() - 2.0 * (j as f64 * h).cos())
+        })
+        .collect();
+    w.sort_by(f64::total_cmp);
+    w
+}
+
+fn host<T: Float>(a: &Array<T>) -> Vec<T> {
+    a.to_vec().unwrap()
+}
+
+/// y = op(A) x for a dense row-major m x n `a` (op: none, or the conjugate transpose).
+fn dense_mv<T: Float>(a: &[T], m: usize, n: usize, x: &[T], adjoint: bool) -> Vec<T> {
+    if adjoint {
+        (0..n)
+            .map(|c| (0..m).fold(T::zero(), |s, r| s.add(a[r * n + c].conj().mul(x[r]))))
+            .collect()
+    } else {
+        (0..m)
+            .map(|r| (0..n).fold(T::zero(), |s, c| s.add(a[r * n + c].mul(x[c]))))
+            .collect()
+    }
+}
+
+fn operator_case<T: Float>() {
+    for (m, n) in [(1, 1), (7, 5), (33, 40), (64, 9)] {
+        let r = random::<T>(m, n, 0.3, 11 + m as u64, &Device::Cpu).unwrap();
+        let v = randn_vec::<T>(r.nnz(), 12);
+        let cpu32 = CsrMatrix::new(
+            Array::from_vec(v, &[r.nnz()], &Device::Cpu).unwrap(),
+            r.indices().clone(),
+            r.indptr().clone(),
+            (m, n),
+        )
+        .unwrap();
+        let dense = host(&cpu32.toarray().unwrap());
+        let xs = randn_vec::<T>(n, 13);
+        let ys = randn_vec::<T>(m, 14);
+        let tol = cusci_core::testing::rtol_for::<T>(m.max(n)) * 10.0;
+        let want_mv = Array::from_vec(dense_mv(&dense, m, n, &xs, false), &[m], &Device::Cpu);
+        let want_rmv = Array::from_vec(dense_mv(&dense, m, n, &ys, true), &[n], &Device::Cpu);
+        let (want_mv, want_rmv) = (want_mv.unwrap(), want_rmv.unwrap());
+        for dev in devices() {
+            let a32 = cpu32.to_device(&dev).unwrap();
+            let a64 = a32.with_index::<i64>().unwrap();
+            // the CSC form of the same matrix, both index types
+            let c32: CscMatrix<T> = a32.tocsc().unwrap();
+            let c64m: CscMatrix<T, i64> = a64.tocsc().unwrap();
+            let x = Array::from_vec(xs.clone(), &[n], &dev).unwrap();
+            let y = Array::from_vec(ys.clone(), &[m], &dev).unwrap();
+            let ops: [(&str, &dyn LinearOperator<T>, &dyn LinearOperator<T>); 2] =
+                [("csr", &a64, &a32), ("csc", &c64m, &c32)];
+            for (what, op64, op32) in ops {
+                assert_eq!(op64.shape(), (m, n));
+                assert_eq!(op64.device(), Some(dev.clone()));
+                // twice: a second call (cached structures) gives the same bits
+                for round in 0..2 {
+                    let ctx = format!("{what} {m}x{n} {dev} round {round}");
+                    let mv = op64.matvec(&x).unwrap();
+                    assert_eq!(mv.device(), &dev);
+                    assert_eq!(host(&mv), host(&op32.matvec(&x).unwrap()), "matvec {ctx}");
+                    assert_allclose(
+                        &mv.to_device(&Device::Cpu).unwrap(),
+                        &want_mv,
+                        tol,
+                        tol,
+                        &format!("matvec {ctx}"),
+                    );
+                    let rmv = op64.rmatvec(&y).unwrap();
+                    assert_eq!(
+                        host(&rmv),
+                        host(&op32.rmatvec(&y).unwrap()),
+                        "rmatvec {ctx}"
+                    );
+                    assert_allclose(
+                        &rmv.to_device(&Device::Cpu).unwrap(),
+                        &want_rmv,
+                        tol,
+                        tol,
+                        &format!("rmatvec {ctx}"),
+                    );
+                }
+                // shape errors as for i32
+                assert!(op64.matvec(&y).is_err() || m == n);
+                let x2 = Array::from_vec(xs.clone(), &[n, 1], &dev).unwrap();
+                assert!(op64.matvec(&x2).is_err());
+            }
+        }
+    }
+}
+
+#[test]
+fn i64_matvec_rmatvec_csr_csc_like_dense_and_i32() {
+    operator_case::<f64>();
+    operator_case::<f32>();
+    operator_case::<c64>();
+}
+
+type Solver<T> = fn(&dyn LinearOperator<T>, &Array<T>, &SolverOptions<T>) -> Result<Solution<T>>;
+
+/// ‖A x − b‖ / ‖b‖ on the host (f64 accumulation).
+fn rel_residual<T: Float>(a: &CsrMatrix<T>, x: &Array<T>, b: &[T]) -> f64 {
+    let ax = host(&a.dot(x).unwrap());
+    let num: f64 = ax
+        .iter()
+        .zip(b)
+        .map(|(p, q)| (p.to_c64() - q.to_c64()).norm_sqr())
+        .sum();
+    let den: f64 = b.iter().map(|q| q.to_c64().norm_sqr()).sum();
+    (num / den).sqrt()
+}
+
+fn krylov_case<T: Float>(rtol: f64) {
+    let k = 8;
+    let n = k * k;
+    let bs = randn_vec::<T>(n, 21);
+    let cases: [(&str, Solver<T>, f64); 5] = [
+        ("cg", cg::<T>, 0.0),
+        ("minres", minres::<T>, 0.0),
+        ("bicgstab", bicgstab::<T>, 0.5),
+        ("cgs", cgs::<T>, 0.5),
+        ("gmres", gmres::<T>, 0.5),
+    ];
+    for dev in devices() {
+        let b = Array::from_vec(bs.clone(), &[n], &dev).unwrap();
+        for (name, solve, conv) in cases {
+            let a32 = grid::<T>(k, conv, &dev);
+            let a64 = a32.with_index::<i64>().unwrap();
+            let o = SolverOptions {
+                rtol,
+                ..Default::default()
+            };
+            let ctx = format!("{name} {} {dev}", T::DTYPE);
+            let s64 = solve(&a64, &b, &o).unwrap();
+            let s32 = solve(&a32, &b, &o).unwrap();
+            assert_eq!(s64.info, 0, "{ctx} converges");
+            assert_eq!(s64.info, s32.info, "{ctx} info");
+            assert_eq!(s64.iterations, s32.iterations, "{ctx} iterations");
+            assert_eq!(s64.x.device(), &dev);
+            assert_eq!(host(&s64.x), host(&s32.x), "{ctx} same bits as i32");
+            // minres stops on SciPy's ‖r‖ / (‖A‖ ‖x‖ + ‖b‖), the others on ‖r‖ / ‖b‖
+            let bound = if name == "minres" { 100.0 } else { 1.5 } * rtol;
+            let res = rel_residual(&a32, &s64.x, &bs);
+            assert!(res <= bound, "{ctx}: residual {res} > {bound}");
+            // a preconditioner given as an i64 matrix (the inverse diagonal)
+            let dinv = diags::<T>(&[&vec![f::<T>(1.0 / (4.0 + conv)); n]], &[0], None, &dev)
+                .unwrap()
+                .with_index::<i64>()
+                .unwrap();
+            let o = SolverOptions {
+                rtol,
+                m: Some(&dinv),
+                ..Default::default()
+            };
+            let sp = solve(&a64, &b, &o).unwrap();
+            assert_eq!(sp.info, 0, "{ctx} preconditioned");
+            let res = rel_residual(&a32, &sp.x, &bs);
+            assert!(res <= bound, "{ctx} preconditioned: residual {res}");
+        }
+    }
+}
+
+#[test]
+fn i64_krylov_solvers_like_i32() {
+    krylov_case::<f64>(1e-10);
+    krylov_case::<c64>(1e-10);
+    krylov_case::<f32>(1e-4);
+}
+
+#[test]
+fn i64_lsqr_lsmr_like_scipy() {
+    let file = "scipy_sparse_solvers";
+    for dev in devices() {
+        let l = CsrMatrix::new(
+            load::<f64>(file, "l_data", &dev),
+            load::<i32>(file, "l_indices", &dev),
+            load::<i32>(file, "l_indptr", &dev),
+            (40, 15),
+        )
+        .unwrap()
+        .with_index::<i64>()
+        .unwrap();
+        let b = load::<f64>(file, "l_b", &dev);
+        for damp in [0.0, 0.7] {
+            let o = LsqOptions {
+                damp,
+                atol: 1e-10,
+                btol: 1e-10,
+                ..Default::default()
+            };
+            let sfx = if damp > 0.0 { "_damp" } else { "" };
+            let ctx = format!("{dev} damp {damp}");
+            let r = lsqr(&l, &b, &o).unwrap();
+            let want = host(&load::<f64>(file, &format!("lsqr{sfx}_out"), &Device::Cpu));
+            assert_eq!(r.istop as f64, want[0], "lsqr istop {ctx}");
+            assert!((r.itn as f64 - want[1]).abs() <= 1.0, "lsqr itn {ctx}");
+            assert_allclose(
+                &r.x,
+                &load::<f64>(file, &format!("lsqr{sfx}_x"), &dev),
+                1e-7,
+                1e-9,
+                &format!("lsqr x {ctx}"),
+            );
+            let r = lsmr(&l, &b, &o).unwrap();
+            let want = host(&load::<f64>(file, &format!("lsmr{sfx}_out"), &Device::Cpu));
+            assert_eq!(r.istop as f64, want[0], "lsmr istop {ctx}");
+            assert!((r.itn as f64 - want[1]).abs() <= 1.0, "lsmr itn {ctx}");
+            assert_allclose(
+                &r.x,
+                &load::<f64>(file, &format!("lsmr{sfx}_x"), &dev),
+                1e-7,
+                1e-9,
+                &format!("lsmr x {ctx}"),
+            );
+        }
+        // the CSC form (the transpose's arrays) gives the same solution
+        let r = lsqr(&l.tocsc().unwrap(), &b, &LsqOptions::default()).unwrap();
+        let r2 = lsqr(&l, &b, &LsqOptions::default()).unwrap();
+        assert_allclose(&r.x, &r2.x, 1e-10, 1e-12, &format!("lsqr csc vs csr {dev}"));
+    }
+}
+
+#[test]
+fn i64_svds_like_scipy() {
+    let file = "scipy_sparse_eigen";
+    for dev in devices() {
+        let a = CsrMatrix::new(
+            load::<f64>(file, "s_data", &dev),
+            load::<i32>(file, "s_indices", &dev),
+            load::<i32>(file, "s_indptr", &dev),
+            (40, 25),
+        )
+        .unwrap()
+        .with_index::<i64>()
+        .unwrap();
+        let at = a.transpose().tocsr().unwrap();
+        for (mat, k, which, key) in [
+            (&a, 4, Which::LM, "svds_lm"),
+            (&a, 3, Which::SM, "svds_sm"),
+            (&at, 4, Which::LM, "svds_lm_t"),
+        ] {
+            let want = host(&load::<f64>(file, key, &Device::Cpu));
+            let r = svds(
+                mat,
+                k,
+                &SvdsOptions {
+                    which,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            for (g, w) in r.s.iter().zip(&want) {
+                assert!((g - w).abs() < 1e-10, "{dev} {key}: {:?} vs {want:?}", r.s);
+            }
+            assert_eq!(r.u.as_ref().unwrap().device(), &dev);
+        }
+    }
+}
+
+#[test]
+fn i64_eigsh_and_lobpcg_laplacian_spectrum() {
+    let k = 9;
+    let ex = spectrum(k);
+    let n = k * k;
+    for dev in devices() {
+        let a = grid::<f64>(k, 0.0, &dev).with_index::<i64>().unwrap();
+        for (which, want) in [
+            (Which::LA, ex[n - 4..].to_vec()),
+            (Which::SA, ex[..4].to_vec()),
+        ] {
+            let r = eigsh(
+                &a,
+                want.len(),
+                &EigshOptions {
+                    which,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            for (g, w) in r.w.iter().zip(&want) {
+                assert!((g - w).abs() < 1e-9, "{dev} {which:?}: {:?}", r.w);
+            }
+            assert_eq!(r.v.as_ref().unwrap().device(), &dev);
+        }
+        // the CSC form is the same operator (symmetric matrix)
+        let r = eigsh(&a.tocsc().unwrap(), 2, &EigshOptions::default()).unwrap();
+        for (g, w) in r.w.iter().zip(&ex[n - 2..]) {
+            assert!((g - w).abs() < 1e-9, "{dev} csc: {:?}", r.w);
+        }
+        let x = cusci_core::testing::randn::<f64>(&[n, 3], 5, &dev).unwrap();
+        let r = lobpcg(
+            &a,
+            &x,
+            &LobpcgOptions {
+                tol: Some(1e-9),
+                maxiter: 400,
+                largest: false,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        for (g, w) in r.w.iter().zip(&ex[..3]) {
+            assert!((g - w).abs() < 1e-9, "{dev} lobpcg: {:?}", r.w);
+        }
+    }
+}
