@@ -1,0 +1,387 @@
+//! The filters with SciPy's `output=` dtype (`*_as::<I, O>`, src/filters/output.rs):
+//! every input type × every output type against SciPy (tests/golden/gen.py, section
+//! ndimage_output) on each device, the GPU against the CPU on larger inputs, and the store rules
+//! and errors on the CPU.
+
+use cusci_core::dtype::{c64, DType, Element};
+use cusci_core::npy::{load_npz, DynArray};
+use cusci_core::testing::{devices, gpu, randn};
+use cusci_ndimage::*;
+use std::collections::HashMap;
+
+fn data() -> HashMap<String, DynArray> {
+    let p = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ndimage_output.npz");
+    load_npz(p, &Device::Cpu).unwrap().into_iter().collect()
+}
+
+fn opts(mode: &str, cval: f64) -> FilterOptions {
+    FilterOptions {
+        mode: mode.parse().unwrap(),
+        cval,
+        ..Default::default()
+    }
+}
+
+/// The calls of gen.py's `cases`, with the same arguments.
+fn run<I: Element, O: Element>(
+    case: &str,
+    x: &Array<I>,
+    w: &Array<f64>,
+    fp: &Array<bool>,
+) -> Result<Array<O>> {
+    let w = w.to_device(x.device())?;
+    let mask = Footprint::Mask(fp.clone());
+    let size = |s: &[usize]| Footprint::Size(s.to_vec());
+    match case {
+        "correlate1d" => correlate1d_as(x, &[0.3, -1.2, 2.5], 0, &opts("reflect", 0.0)),
+        "correlate" => correlate_as(x, &w, &opts("nearest", 0.0)),
+        "convolve" => convolve_as(x, &w, &opts("constant", 1.5)),
+        "gaussian" => gaussian_filter_as(x, &[1.0, 1.5], &GaussianOptions::default()),
+        "uniform" => uniform_filter_as(x, &[3, 4], &opts("mirror", 0.0)),
+        "sobel" => sobel_as(x, 0, &opts("reflect", 0.0)),
+        "prewitt" => prewitt_as(x, 1, &opts("nearest", 0.0)),
+        "laplace" => laplace_as(x, &opts("reflect", 0.0)),
+        "minimum" => minimum_filter_as(x, &size(&[3, 2]), &opts("reflect", 0.0)),
+        "maximum" => maximum_filter_as(x, &size(&[2, 3]), &opts("wrap", 0.0)),
+        "maximum_fp" => maximum_filter_as(x, &mask, &opts("reflect", 0.0)),
+        "median" => median_filter_as(x, &size(&[3, 3]), &opts("reflect", 0.0)),
+        "rank_fp" => rank_filter_as(x, -2, &mask, &opts("mirror", 0.0)),
+        "percentile" => percentile_filter_as(x, 30.0, &size(&[2, 3]), &opts("reflect", 0.0)),
+        c => panic!("unknown case {c}"),
+    }
+}
+
+/// Linear cases whose weights are not binary fractions: their f64 sums may differ from SciPy's
+/// (and the GPU's from the CPU's) in the last bit, which can move a truncation at an integer.
+fn inexact(case: &str) -> bool {
+    matches!(case, "correlate1d" | "gaussian")
+}
+
+/// `got` against `exp`: floats within a few ulps of the output type, integers and bool exactly,
+/// except (when `near` is given) where the f64 result `near[i]` lies within 1e-9 of an integer.
+/// Returns a description of the failures, if any.
+fn check<O: Element>(got: &Array<O>, exp: &Array<O>, near: Option<&[f64]>) -> Option<String> {
+    assert_eq!(got.shape(), exp.shape());
+    let g = got.astype::<f64>().unwrap().to_vec().unwrap();
+    let e = exp.astype::<f64>().unwrap().to_vec().unwrap();
+    let (gi, ei) = (got.to_vec().unwrap(), exp.to_vec().unwrap());
+    let scale = e
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    let mut bad = Vec::new();
+    for i in 0..g.len() {
+        let ok = match O::DTYPE {
+            DType::F64 => g[i] == e[i] || (g[i] - e[i]).abs() <= 1e-13 * scale,
+            DType::F32 => {
+                g[i] == e[i] || (g[i] - e[i]).abs() <= 3e-7 * e[i].abs() + 1e-6 * scale * 1e-6
+            }
+            _ => gi[i] == ei[i],
+        };
+        let excused = near.is_some_and(|n| {
+            let v = n[i];
+            (v - v.round()).abs() <= 1e-9 * (1.0 + v.abs())
+        });
+        if !ok && !excused {
+            bad.push(format!("[{i}] got {} expected {}", g[i], e[i]));
+        }
+    }
+    if bad.is_empty() {
+        None
+    } else {
+        Some(format!(
+            "{} of {} differ: {}",
+            bad.len(),
+            g.len(),
+            bad.into_iter().take(6).collect::<Vec<_>>().join(", ")
+        ))
+    }
+}
+
+fn golden_out<I: Element, O: Element>(
+    d: &HashMap<String, DynArray>,
+    case: &str,
+    tin: &str,
+    tout: &str,
+    dev: &Device,
+) -> Option<String> {
+    let x = d[&format!("x_{tin}")]
+        .as_array::<I>()
+        .unwrap()
+        .to_device(dev)
+        .unwrap();
+    let w = d["W"].as_array::<f64>().unwrap();
+    let fp = d["FP"].as_array::<bool>().unwrap();
+    let key = format!("{case}__{tin}__{tout}");
+    let exp = d[&key].as_array::<O>().unwrap();
+    let got = match run::<I, O>(case, &x, w, fp) {
+        Ok(g) => g.to_device(&Device::Cpu).unwrap(),
+        Err(e) => return Some(format!("{key} on {dev}: error {e}")),
+    };
+    // on the CPU every store must match SciPy; the GPU's FMA sums may move a truncation
+    let near = if matches!(dev, Device::Cpu) || !inexact(case) {
+        None
+    } else {
+        d.get(&format!("{case}__{tin}__f64"))
+            .map(|a| a.as_array::<f64>().unwrap().to_vec().unwrap())
+    };
+    check(&got, exp, near.as_deref()).map(|m| format!("{key} on {dev}: {m}"))
+}
+
+macro_rules! by_out {
+    ($i:ty, $d:expr, $case:expr, $tin:expr, $tout:expr, $dev:expr) => {
+        match $tout {
+            "f64" => golden_out::<$i, f64>($d, $case, $tin, $tout, $dev),
+            "f32" => golden_out::<$i, f32>($d, $case, $tin, $tout, $dev),
+            "i32" => golden_out::<$i, i32>($d, $case, $tin, $tout, $dev),
+            "i64" => golden_out::<$i, i64>($d, $case, $tin, $tout, $dev),
+            "u8" => golden_out::<$i, u8>($d, $case, $tin, $tout, $dev),
+            "bool" => golden_out::<$i, bool>($d, $case, $tin, $tout, $dev),
+            t => panic!("unknown output type {t}"),
+        }
+    };
+}
+
+/// Every (filter, input type, output type) SciPy computed, on each device.
+#[test]
+fn golden_every_input_and_output_type() {
+    let d = data();
+    let mut keys: Vec<&String> = d.keys().filter(|k| k.contains("__")).collect();
+    keys.sort();
+    assert_eq!(keys.len(), 14 * 6 * 6, "cases in the data");
+    for dev in devices() {
+        let mut fails = Vec::new();
+        for k in &keys {
+            let p: Vec<&str> = k.split("__").collect();
+            let (case, tin, tout) = (p[0], p[1], p[2]);
+            let r = match tin {
+                "f64" => by_out!(f64, &d, case, tin, tout, &dev),
+                "f32" => by_out!(f32, &d, case, tin, tout, &dev),
+                "i32" => by_out!(i32, &d, case, tin, tout, &dev),
+                "i64" => by_out!(i64, &d, case, tin, tout, &dev),
+                "u8" => by_out!(u8, &d, case, tin, tout, &dev),
+                "bool" => by_out!(bool, &d, case, tin, tout, &dev),
+                t => panic!("unknown input type {t}"),
+            };
+            fails.extend(r);
+        }
+        assert!(
+            fails.is_empty(),
+            "{} of {} cases fail:\n{}",
+            fails.len(),
+            keys.len(),
+            fails.join("\n")
+        );
+    }
+}
+
+const CASES: [&str; 14] = [
+    "correlate1d",
+    "correlate",
+    "convolve",
+    "gaussian",
+    "uniform",
+    "sobel",
+    "prewitt",
+    "laplace",
+    "minimum",
+    "maximum",
+    "maximum_fp",
+    "median",
+    "rank_fp",
+    "percentile",
+];
+
+fn gpu_vs_cpu<I: Element, O: Element>(x: &Array<I>, g: &Device) -> Vec<String> {
+    let w = Array::from_vec(
+        vec![0.25, -1.5, 0.0, 2.0, 0.75, -0.5, 0.0, 1.25, -2.0],
+        &[3, 3],
+        &Device::Cpu,
+    )
+    .unwrap();
+    let fp = Array::from_vec(
+        vec![true, false, true, false, true, true],
+        &[2, 3],
+        &Device::Cpu,
+    )
+    .unwrap();
+    let xg = x.to_device(g).unwrap();
+    let mut fails = Vec::new();
+    for case in CASES {
+        let cpu: Array<O> = run(case, x, &w, &fp).unwrap();
+        let near = if inexact(case) {
+            Some(run::<I, f64>(case, x, &w, &fp).unwrap().to_vec().unwrap())
+        } else {
+            None
+        };
+        match run::<I, O>(case, &xg, &w, &fp) {
+            Ok(r) => {
+                let r = r.to_device(&Device::Cpu).unwrap();
+                if let Some(m) = check(&r, &cpu, near.as_deref()) {
+                    fails.push(format!("{case} {:?} -> {:?}: {m}", I::DTYPE, O::DTYPE));
+                }
+            }
+            Err(e) => fails.push(format!(
+                "{case} {:?} -> {:?}: error {e}",
+                I::DTYPE,
+                O::DTYPE
+            )),
+        }
+    }
+    fails
+}
+
+/// The GPU against the CPU on a 70×90 image (the fused 2-D f64 kernels take planes of 64×64 and
+/// more): u8, i32 and f32 inputs into u8, i32, f32 and bool outputs.
+#[test]
+fn gpu_matches_cpu_on_larger_images() {
+    let Some(g) = gpu() else { return };
+    let shape = [70, 90];
+    let f = randn::<f64>(&shape, 11, &Device::Cpu).unwrap();
+    let u8s = f
+        .to_vec()
+        .unwrap()
+        .iter()
+        .map(|v| (v * 60.0 + 128.0).clamp(0.0, 255.0) as u8)
+        .collect();
+    let xu = Array::from_vec(u8s, &shape, &Device::Cpu).unwrap();
+    let xi = f.mul_scalar(1e4).unwrap().astype::<i32>().unwrap();
+    let xf = f.mul_scalar(300.0).unwrap().astype::<f32>().unwrap();
+    let mut fails = Vec::new();
+    fails.extend(gpu_vs_cpu::<u8, u8>(&xu, &g));
+    fails.extend(gpu_vs_cpu::<u8, f32>(&xu, &g));
+    fails.extend(gpu_vs_cpu::<u8, bool>(&xu, &g));
+    fails.extend(gpu_vs_cpu::<i32, i32>(&xi, &g));
+    fails.extend(gpu_vs_cpu::<i32, u8>(&xi, &g));
+    fails.extend(gpu_vs_cpu::<f32, u8>(&xf, &g));
+    fails.extend(gpu_vs_cpu::<f32, i32>(&xf, &g));
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}
+
+/// SciPy's stores of doubles (values printed by SciPy 1.17 on x86-64), on each device, through
+/// the identity correlation.
+#[test]
+fn stores_of_doubles_match_scipy() {
+    let v = vec![
+        -3.7,
+        300.2,
+        1000.5,
+        -1000.0,
+        2.5,
+        f64::NAN,
+        f64::INFINITY,
+        -1e12,
+        5e9 + 7.0,
+        0.3,
+        -2.0,
+    ];
+    let n = v.len();
+    let one = FilterOptions::default();
+    for dev in devices() {
+        let x = Array::from_vec(v.clone(), &[n], &dev).unwrap();
+        let u: Array<u8> = correlate1d_as(&x, &[1.0], 0, &one).unwrap();
+        assert_eq!(
+            u.to_vec().unwrap(),
+            vec![253, 44, 232, 24, 2, 0, 0, 0, 0, 0, 254],
+            "u8 on {dev}"
+        );
+        let b: Array<bool> = correlate1d_as(&x, &[1.0], 0, &one).unwrap();
+        let bv = b.to_vec().unwrap();
+        assert_eq!(
+            bv,
+            vec![true, true, true, true, true, false, false, false, false, false, true],
+            "bool on {dev}"
+        );
+        let i: Array<i32> = correlate1d_as(&x, &[1.0], 0, &one).unwrap();
+        let m = i32::MIN;
+        assert_eq!(
+            i.to_vec().unwrap(),
+            vec![-3, 300, 1000, -1000, 2, m, m, m, m, 0, -2],
+            "i32 on {dev}"
+        );
+        let l: Array<i64> = correlate1d_as(&x, &[1.0], 0, &one).unwrap();
+        let m = i64::MIN;
+        assert_eq!(
+            l.to_vec().unwrap(),
+            vec![
+                -3,
+                300,
+                1000,
+                -1000,
+                2,
+                m,
+                m,
+                -1_000_000_000_000,
+                5_000_000_007,
+                0,
+                -2
+            ],
+            "i64 on {dev}"
+        );
+        let big = Array::from_vec(vec![1e300, -1e300, 1.5], &[3], &dev).unwrap();
+        let s: Array<f32> = correlate1d_as(&big, &[1.0], 0, &one).unwrap();
+        assert_eq!(
+            s.to_vec().unwrap(),
+            vec![f32::INFINITY, f32::NEG_INFINITY, 1.5],
+            "f32 on {dev}"
+        );
+    }
+}
+
+/// NumPy's integer `+=` of laplace: i32 sums wrap modulo 2^32 (SciPy:
+/// `laplace(np.array([[2**31-1, 0], [0, 0]], np.int32))` is `[[2, 2147483647], [2147483647, 0]]`).
+#[test]
+fn laplace_sums_wrap_in_the_output_type() {
+    for dev in devices() {
+        let x = Array::from_vec(vec![i32::MAX, 0, 0, 0], &[2, 2], &dev).unwrap();
+        let y: Array<i32> = laplace_as(&x, &FilterOptions::default()).unwrap();
+        assert_eq!(
+            y.to_vec().unwrap(),
+            vec![2, i32::MAX, i32::MAX, 0],
+            "on {dev}"
+        );
+        let z: Array<i64> = laplace_as(&x, &FilterOptions::default()).unwrap();
+        let m = i32::MAX as i64;
+        assert_eq!(z.to_vec().unwrap(), vec![-2 * m, m, m, 0], "on {dev}");
+    }
+}
+
+#[test]
+fn complex_types_and_bad_arguments_are_errors() {
+    let x = Array::from_vec(vec![c64::new(1.0, 0.0); 4], &[4], &Device::Cpu).unwrap();
+    let r: Result<Array<f64>> = gaussian_filter_as(&x, &[1.0], &GaussianOptions::default());
+    assert!(matches!(r, Err(Error::UnsupportedDType { .. })), "{r:?}");
+    let y = Array::from_vec(vec![1u8, 2, 3, 4], &[4], &Device::Cpu).unwrap();
+    let r: Result<Array<c64>> = sobel_as(&y, 0, &FilterOptions::default());
+    assert!(matches!(r, Err(Error::UnsupportedDType { .. })), "{r:?}");
+    let fo = FilterOptions::default();
+    let r: Result<Array<u8>> = median_filter_as(&y, &Footprint::Size(vec![]), &fo);
+    assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
+    let r: Result<Array<u8>> = rank_filter_as(&y, 3, &Footprint::Size(vec![3]), &fo);
+    assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
+    let r: Result<Array<u8>> = uniform_filter_as(&y, &[0], &fo);
+    assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
+    let r: Result<Array<u8>> = sobel_as(&y, 1, &fo);
+    assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
+    let r: Result<Array<u8>> = percentile_filter_as(&y, 101.0, &Footprint::Size(vec![3]), &fo);
+    assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
+}
+
+/// `*_as::<f64, f64>` is the plain f64 filter, and with no axis to filter the input is stored.
+#[test]
+fn f64_output_is_the_plain_filter_and_empty_passes_store_the_input() {
+    let x = randn::<f64>(&[6, 5], 3, &Device::Cpu)
+        .unwrap()
+        .mul_scalar(100.0)
+        .unwrap();
+    let g = GaussianOptions::default();
+    let a: Array<f64> = gaussian_filter_as(&x, &[1.0, 0.7], &g).unwrap();
+    let b = gaussian_filter(&x, &[1.0, 0.7], &g).unwrap();
+    assert_eq!(a.to_vec().unwrap(), b.to_vec().unwrap());
+    let c: Array<u8> = uniform_filter_as(&x, &[1], &FilterOptions::default()).unwrap();
+    let d: Array<u8> = correlate1d_as(&x, &[1.0], 0, &FilterOptions::default()).unwrap();
+    assert_eq!(c.to_vec().unwrap(), d.to_vec().unwrap());
+    let e: Array<i32> = gaussian_filter_as(&x, &[0.0], &g).unwrap();
+    let f: Array<i32> = correlate1d_as(&x, &[1.0], 0, &FilterOptions::default()).unwrap();
+    assert_eq!(e.to_vec().unwrap(), f.to_vec().unwrap());
+}
