@@ -40,7 +40,14 @@ __device__ __forceinline__ void ndi_sep_ld(double* d, const double* s) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(a), "l"(s));
 }
 __device__ __forceinline__ void ndi_sep_wait() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+__device__ __forceinline__ void ndi_sep_ld16(W* d, const T* s) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(d);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(a), "l"(s));
+}
 #else
+__device__ __forceinline__ void ndi_sep_ld16(W* d, const T* s) {
+  *reinterpret_cast<float4*>(d) = *reinterpret_cast<const float4*>(s);
+}
 __device__ __forceinline__ void ndi_sep_wait() {}
 #endif
 
@@ -115,9 +122,24 @@ __device__ __forceinline__ void ndi_sep_dot8(const W* s, int step, const NdiTaps
 // planes narrower than the halo (any offset is folded by ndi_map_index).
 __device__ __forceinline__ void ndi_sep_box(const T* __restrict__ x, W* sin, i64 base, i64 gr0,
                                             i64 gc0, i64 H, i64 Wd, int R, int C, int PI,
-                                            int mode, W cval, int lane, int warp, int nw) {
+                                            int mode, W cval, int lane, int warp, int nw,
+                                            bool v4) {
   if (gr0 >= 0 && gr0 + R <= H && gc0 >= 0 && gc0 + C <= Wd) {
     const T* p = x + base + gr0 * Wd + gc0;
+    if (v4 && (Wd & 3) == 0 && ((unsigned long long)p & 15) == 0) {
+      // C and PI are multiples of 4: 16-byte chunks, flattened over the block's threads
+      const int C4 = C >> 2, bd = nw * 32;
+      int rr = (warp * 32 + lane) / C4, c4 = (warp * 32 + lane) % C4;
+      while (rr < R) {
+        ndi_sep_ld16(sin + rr * PI + 4 * c4, p + rr * Wd + 4 * c4);
+        c4 += bd;
+        while (c4 >= C4) {
+          c4 -= C4;
+          ++rr;
+        }
+      }
+      return;
+    }
 #if NDI_SEP2_FLAT
     // the R x C box flattened over the block's threads (no lane idles on a row's C % 32 tail)
     const int bd = nw * 32;
@@ -159,6 +181,60 @@ __device__ __forceinline__ void ndi_sep_box(const T* __restrict__ x, W* sin, i64
 #define NDI_SEP2_PIPE 0
 #endif
 
+// NDI_SEP2_V4 (default 0), f32 with the vertical pass first: the box starts at a 16-byte aligned
+// column (c0 - A, A = sh rounded up to 4) and is copied with 16-byte cp.async where the plane
+// allows (Wd % 4 == 0, aligned pointer); box and intermediate pitches are = 4 (mod 8), so the
+// horizontal pass reads its 8 + n - 1 values as float4 (lanes 8 rows x 4 groups: each quarter-warp
+// covers all 32 banks once) instead of one scalar load each.
+#ifndef NDI_SEP2_V4
+#define NDI_SEP2_V4 0
+#endif
+// The smallest pitch >= n that is = 4 (mod 8).
+__device__ __forceinline__ int ndi_sep_pitch4(int n) {
+  const int p = (n + 3) & ~3;
+  return (p & 7) ? p : p + 4;
+}
+
+// As ndi_sep_dot8 along a row (step 1) of 16-byte aligned f32 values.
+template <int NB>
+__device__ __forceinline__ void ndi_sep_dot8_v4(const W* s, const NdiTaps& tw, int n, W d,
+                                                W* acc) {
+  constexpr int NQ = (8 + NB - 1 + 3) / 4;
+  W v[4 * NQ];
+#pragma unroll
+  for (int q = 0; q < NQ; ++q) {
+    if (4 * q < 8 + n - 1) {
+      const float4 f = reinterpret_cast<const float4*>(s)[q];
+      v[4 * q] = f.x;
+      v[4 * q + 1] = f.y;
+      v[4 * q + 2] = f.z;
+      v[4 * q + 3] = f.w;
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < 8; ++o) acc[o] = (W)0;
+#pragma unroll
+  for (int k = 0; k < 8 + NB - 1; ++k) {
+    if (k < 8 + n - 1) {
+#pragma unroll
+      for (int o = 0; o < 8; ++o) {
+        const int j = k - o;
+        if (j >= 0 && j < NB && j < n) acc[o] += tw.w[j] * v[k];
+      }
+    }
+  }
+#ifdef NDI_WF32
+  const W rd = (W)1 / d;
+#pragma unroll
+  for (int o = 0; o < 8; ++o) acc[o] = acc[o] * rd;
+#else
+  if (d != (W)1) {
+#pragma unroll
+    for (int o = 0; o < 8; ++o) acc[o] = acc[o] / d;
+  }
+#endif
+}
+
 template <int NB>
 __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __restrict__ out,
                                               i64 outer, i64 H, i64 Wd, const NdiTaps& tv,
@@ -167,8 +243,13 @@ __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __rest
                                               int TX) {
   extern __shared__ __align__(16) unsigned char ndi_smem4[];
   const int R = TY + nv - 1, C = TX + nh - 1;
-  const int PI = C | 1;
-  const int PM = vfirst ? (C | 1) : (TX | 1);
+  // box: columns c0 - A .. c0 - A + CB of the plane, pitch PI; the first pass reads it from column
+  // OFF (= A - sh) on; intermediate pitch PM
+  const bool v4 = NDI_SEP2_V4 && vfirst && sizeof(W) == 4;
+  const int A = v4 ? ((sh + 3) & ~3) : sh, OFF = A - sh;
+  const int CB = v4 ? A + TX + ((nh - 1 - sh + 3) & ~3) : C;
+  const int PI = v4 ? ndi_sep_pitch4(CB) : (C | 1);
+  const int PM = vfirst ? (v4 ? ndi_sep_pitch4(C + 4) : (C | 1)) : (TX | 1);
   W* sbox0 = (W*)ndi_smem4;
 #if NDI_SEP2_PIPE
   W* sbox1 = sbox0 + R * PI;
@@ -189,7 +270,8 @@ __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __rest
 #if NDI_SEP2_PIPE
   if ((i64)blockIdx.x < ntiles) {
     NDI_SEP_TILE((i64)blockIdx.x, n_)
-    ndi_sep_box(x, sbox0, n_base, n_r0 - sv, n_c0 - sh, H, Wd, R, C, PI, mode, cval, lane, warp, nw);
+    ndi_sep_box(x, sbox0, n_base, n_r0 - sv, n_c0 - A, H, Wd, R, CB, PI, mode, cval, lane, warp, nw,
+                v4);
   }
   int cur = 0;
 #endif
@@ -203,14 +285,14 @@ __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __rest
     W* sin = cur ? sbox1 : sbox0;
     if (t + gridDim.x < ntiles) {
       NDI_SEP_TILE(t + gridDim.x, n_)
-      ndi_sep_box(x, cur ? sbox0 : sbox1, n_base, n_r0 - sv, n_c0 - sh, H, Wd, R, C, PI, mode, cval, lane,
-                  warp, nw);
+      ndi_sep_box(x, cur ? sbox0 : sbox1, n_base, n_r0 - sv, n_c0 - A, H, Wd, R, CB, PI, mode, cval,
+                  lane, warp, nw, v4);
     }
     cur ^= 1;
 #else
     W* sin = sbox0;
     __syncthreads();  // the previous tile's reads are done
-    ndi_sep_box(x, sin, base, gr0, gc0, H, Wd, R, C, PI, mode, cval, lane, warp, nw);
+    ndi_sep_box(x, sin, base, gr0, c0 - A, H, Wd, R, CB, PI, mode, cval, lane, warp, nw, v4);
     ndi_sep_wait();
     __syncthreads();
 #endif
@@ -233,7 +315,7 @@ __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __rest
 #pragma unroll
             for (int k = 0; k < 8; ++k) acc[k] = cval;
           } else {
-            ndi_sep_dot8<NB>(sin + (seg * 8) * PI + cc, PI, tv, nv, dv, acc);
+            ndi_sep_dot8<NB>(sin + (seg * 8) * PI + cc + OFF, PI, tv, nv, dv, acc);
           }
 #pragma unroll
           for (int k = 0; k < 8; ++k) smid[(seg * 8 + k) * PM + cc] = acc[k];
@@ -246,7 +328,10 @@ __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __rest
       const int ncb = TX >> 5, nitems = nseg * ncb;
       for (int it = warp; it < nitems; it += nw) {
         const int rr = (it / ncb) * 8 + ry, cc = (it % ncb) * 32 + cx;
-        ndi_sep_dot8<NB>(smid + rr * PM + cc, 1, th, nh, dh, acc);
+        if (v4)
+          ndi_sep_dot8_v4<NB>(smid + rr * PM + cc, th, nh, dh, acc);
+        else
+          ndi_sep_dot8<NB>(smid + rr * PM + cc, 1, th, nh, dh, acc);
         const i64 gr = r0 + rr, gc = c0 + cc;
         if (gr < H && gc < Wd) {
           const i64 left = Wd - gc;
