@@ -41,6 +41,13 @@ fn run<I: Element, O: Element>(
         "sobel" => sobel_as(x, 0, &opts("reflect", 0.0)),
         "prewitt" => prewitt_as(x, 1, &opts("nearest", 0.0)),
         "laplace" => laplace_as(x, &opts("reflect", 0.0)),
+        "gaussian_laplace" => {
+            let g = GaussianOptions {
+                mode: "nearest".parse().unwrap(),
+                ..Default::default()
+            };
+            gaussian_laplace_as(x, &[1.0, 0.8], &g)
+        }
         "minimum" => minimum_filter_as(x, &size(&[3, 2]), &opts("reflect", 0.0)),
         "maximum" => maximum_filter_as(x, &size(&[2, 3]), &opts("wrap", 0.0)),
         "maximum_fp" => maximum_filter_as(x, &mask, &opts("reflect", 0.0)),
@@ -54,7 +61,7 @@ fn run<I: Element, O: Element>(
 /// Linear cases whose weights are not binary fractions: their f64 sums may differ from SciPy's
 /// (and the GPU's from the CPU's) in the last bit, which can move a truncation at an integer.
 fn inexact(case: &str) -> bool {
-    matches!(case, "correlate1d" | "gaussian")
+    matches!(case, "correlate1d" | "gaussian" | "gaussian_laplace")
 }
 
 /// `got` against `exp`: floats within a few ulps of the output type, integers and bool exactly,
@@ -148,7 +155,7 @@ fn golden_every_input_and_output_type() {
     let d = data();
     let mut keys: Vec<&String> = d.keys().filter(|k| k.contains("__")).collect();
     keys.sort();
-    assert_eq!(keys.len(), 14 * 6 * 6, "cases in the data");
+    assert_eq!(keys.len(), CASES.len() * 6 * 6, "cases in the data");
     for dev in devices() {
         let mut fails = Vec::new();
         for k in &keys {
@@ -175,7 +182,7 @@ fn golden_every_input_and_output_type() {
     }
 }
 
-const CASES: [&str; 14] = [
+const CASES: [&str; 15] = [
     "correlate1d",
     "correlate",
     "convolve",
@@ -184,6 +191,7 @@ const CASES: [&str; 14] = [
     "sobel",
     "prewitt",
     "laplace",
+    "gaussian_laplace",
     "minimum",
     "maximum",
     "maximum_fp",

@@ -205,22 +205,26 @@ fn single<I: Element, O: Element>(
     finish(store(f(&x)?, s)?)
 }
 
-/// Passes in sequence, each stored before the next reads it (SciPy's separable filters writing
-/// into `output`); with no pass, the input stored into the output type (SciPy's copy).
+/// Passes in sequence over `cur`, each stored before the next reads it (SciPy's separable
+/// filters writing into `output`); with no pass, `cur` stored (SciPy's copy into the output).
+fn stored_passes(mut cur: Array<f64>, passes: Vec<PassFn<'_>>, s: Store) -> Result<Array<f64>> {
+    if passes.is_empty() {
+        return store(cur, s);
+    }
+    for p in passes {
+        cur = store(p(&cur)?, s)?;
+    }
+    Ok(cur)
+}
+
+/// [`stored_passes`] over the loaded input, converted to the output type.
 fn chain<I: Element, O: Element>(
     op: &str,
     input: &Array<I>,
     passes: Vec<PassFn<'_>>,
 ) -> Result<Array<O>> {
     let s = Store::of::<O>(op)?;
-    let mut cur = load(op, input)?;
-    if passes.is_empty() {
-        return finish(store(cur, s)?);
-    }
-    for p in passes {
-        cur = store(p(&cur)?, s)?;
-    }
-    finish(cur)
+    finish(stored_passes(load(op, input)?, passes, s)?)
 }
 
 // ---------------------------------------------------------------- correlation, convolution
@@ -338,6 +342,45 @@ pub fn gaussian_filter1d_as<I: Element, O: Element>(
     })
 }
 
+/// The 1-D passes of `scipy.ndimage.gaussian_filter` over `axes` (sigma and order per axis or
+/// one for all; `opts.radius` likewise): axes whose sigma is at most 1e-15 are skipped.
+fn gaussian_passes<'a>(
+    op: &str,
+    axes: &[usize],
+    sigma: &[f64],
+    order: &[usize],
+    opts: &GaussianOptions,
+) -> Result<Vec<PassFn<'a>>> {
+    let n = axes.len();
+    if sigma.is_empty() {
+        return Err(make::arg(op, "no sigma given"));
+    }
+    let sig = per_axis(op, "sigma", sigma, n, 0.0)?;
+    let ord = per_axis(op, "order", order, n, 0)?;
+    let rad: Vec<Option<usize>> = match &opts.radius {
+        None => vec![None; n],
+        Some(r) => per_axis(op, "radius", r, n, 0)?
+            .into_iter()
+            .map(Some)
+            .collect(),
+    };
+    let mut passes: Vec<PassFn> = Vec::new();
+    for k in 0..n {
+        gaussian_weights(op, sig[k], ord[k], opts.truncate, rad[k])?;
+        if sig[k] > 1e-15 {
+            let o = GaussianOptions {
+                order: vec![ord[k]],
+                radius: rad[k].map(|r| vec![r]),
+                axes: None,
+                ..opts.clone()
+            };
+            let (s, a) = (sig[k], axes[k] as isize);
+            passes.push(Box::new(move |x| gaussian_filter1d(x, s, a, &o)));
+        }
+    }
+    Ok(passes)
+}
+
 /// [`gaussian_filter`] with SciPy's `output` dtype: one 1-D pass per axis whose sigma exceeds
 /// 1e-15, each stored into the output type before the next (so integer outputs are truncated
 /// after every axis, as in SciPy).
@@ -364,33 +407,7 @@ pub fn gaussian_filter_as<I: Element, O: Element>(
         return single(op, input, |x| gaussian_filter(x, sigma, opts));
     }
     let axes = norm_axes(op, &opts.axes, input.ndim())?;
-    let n = axes.len();
-    if sigma.is_empty() {
-        return Err(make::arg(op, "no sigma given"));
-    }
-    let sig = per_axis(op, "sigma", sigma, n, 0.0)?;
-    let ord = per_axis(op, "order", &opts.order, n, 0)?;
-    let rad: Vec<Option<usize>> = match &opts.radius {
-        None => vec![None; n],
-        Some(r) => per_axis(op, "radius", r, n, 0)?
-            .into_iter()
-            .map(Some)
-            .collect(),
-    };
-    let mut passes: Vec<PassFn> = Vec::new();
-    for k in 0..n {
-        gaussian_weights(op, sig[k], ord[k], opts.truncate, rad[k])?;
-        if sig[k] > 1e-15 {
-            let o = GaussianOptions {
-                order: vec![ord[k]],
-                radius: rad[k].map(|r| vec![r]),
-                axes: None,
-                ..opts.clone()
-            };
-            let (s, a) = (sig[k], axes[k] as isize);
-            passes.push(Box::new(move |x| gaussian_filter1d(x, s, a, &o)));
-        }
-    }
+    let passes = gaussian_passes(op, &axes, sigma, &opts.order, opts)?;
     chain(op, input, passes)
 }
 
@@ -854,6 +871,17 @@ pub fn laplace_as<I: Element, O: Element>(
     let d2 = |a: usize| -> Result<Array<f64>> {
         store(correlate1d(&x, &[1.0, -2.0, 1.0], a as isize, &o)?, s)
     };
+    laplace_sum(s, &axes, d2)
+}
+
+/// SciPy's `generic_laplace`: `output = d2(axes[0])`, then `output += d2(axis)` for the others,
+/// in the output type (NumPy's `+=`: integers wrap, bool is logical or, f32 rounds each sum).
+/// `d2` returns stored values; `axes` is not empty.
+fn laplace_sum<O: Element>(
+    s: Store,
+    axes: &[usize],
+    d2: impl Fn(usize) -> Result<Array<f64>>,
+) -> Result<Array<O>> {
     if s == Store::I64 {
         // i64 sums may not be exact in f64: add as i64 (wrapping, as NumPy)
         let mut acc = d2(axes[0])?.astype::<i64>()?;
@@ -874,4 +902,51 @@ pub fn laplace_as<I: Element, O: Element>(
         };
     }
     finish(acc)
+}
+
+/// [`gaussian_laplace`](super::gaussian_laplace) with SciPy's `output` dtype: for each axis of
+/// `opts.axes` (all by default), the Gaussian filter over every axis with a second derivative
+/// along that one (its passes stored into `O`), added as [`laplace_as`] does. `sigma`: one value
+/// or one per filtered axis (the other axes are not smoothed); `opts.order` is ignored.
+///
+/// # Errors
+/// As [`gaussian_filter`]; `UnsupportedDType` for complex `I` or `O`.
+///
+/// ```
+/// use cusci_ndimage::{gaussian_laplace_as, GaussianOptions, Array, Device};
+/// let x = Array::from_vec(vec![0u8, 0, 0, 0, 200, 0, 0, 0, 0], &[3, 3], &Device::Cpu).unwrap();
+/// let y = gaussian_laplace_as::<u8, i32>(&x, &[1.0], &GaussianOptions::default()).unwrap();
+/// let z = gaussian_laplace_as::<u8, f64>(&x, &[1.0], &GaussianOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap()[4], -52); // SciPy's value (each pass truncated)
+/// assert!((z.to_vec().unwrap()[4] + 53.5098).abs() < 1e-4);
+/// ```
+pub fn gaussian_laplace_as<I: Element, O: Element>(
+    input: &Array<I>,
+    sigma: &[f64],
+    opts: &GaussianOptions,
+) -> Result<Array<O>> {
+    let op = "gaussian_laplace";
+    let s = Store::of::<O>(op)?;
+    let nd = input.ndim();
+    let axes = norm_axes(op, &opts.axes, nd)?;
+    if sigma.is_empty() {
+        return Err(make::arg(op, "no sigma given"));
+    }
+    let sig = per_axis(op, "sigma", sigma, axes.len(), 0.0)?;
+    let mut full = vec![0.0; nd];
+    for (k, &a) in axes.iter().enumerate() {
+        full[a] = sig[k];
+    }
+    let x = load(op, input)?;
+    if axes.is_empty() {
+        return finish(store(x, s)?);
+    }
+    let all: Vec<usize> = (0..nd).collect();
+    let d2 = |a: usize| -> Result<Array<f64>> {
+        let mut order = vec![0usize; nd];
+        order[a] = 2;
+        let passes = gaussian_passes(op, &all, &full, &order, opts)?;
+        stored_passes(x.clone(), passes, s)
+    };
+    laplace_sum(s, &axes, d2)
 }
