@@ -172,6 +172,9 @@ fn seq_pass(x: &[f64], sh: [usize; 2], axis: usize, w: &[f64], shift: i64, mode:
     out
 }
 
+/// One sequential pass: (axis, weights, shift).
+type SeqPass = (usize, Vec<f64>, i64);
+
 /// SciPy's normalised Gaussian of `sigma`, radius `trunc(4 sigma + 0.5)`.
 fn gauss(sigma: f64) -> Vec<f64> {
     let r = (4.0 * sigma + 0.5) as i64;
@@ -196,7 +199,7 @@ fn every_device_runs_scipys_sequential_passes_on_small_planes() {
             let u3 = vec![1.0 / 3.0; 3];
             let u4 = vec![0.25; 4];
             let g = gauss(1.5);
-            let cases: Vec<(&str, Vec<(usize, Vec<f64>, i64)>)> = vec![
+            let cases: Vec<(&str, Vec<SeqPass>)> = vec![
                 (
                     "sobel 0",
                     vec![(0, vec![-1.0, 0.0, 1.0], 1), (1, vec![1.0, 2.0, 1.0], 1)],
