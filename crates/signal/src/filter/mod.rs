@@ -7,9 +7,12 @@
 //! as an affine map of the filter state: every chunk is filtered from a zero state (its final
 //! state `f_c`), the true initial states follow from the carry `s_{c+1} = M s_c + f_c` (`M` the
 //! zero-input state map over one chunk, a two-level scan for long signals), and every chunk is
-//! filtered again from its true initial state. The arithmetic of each output sample is the same
-//! recurrence as on the CPU; only the carried states differ by rounding (relative 1e-15 in f64
-//! for stable filters).
+//! filtered again from its true initial state. Many long contiguous signals take a block-tiled
+//! form of the same scan (one block per signal, `tiles` in `iir.cu`, shape chosen by
+//! [`tile_plan`]), initial and final states included. The arithmetic of each output sample is the
+//! same recurrence as on the CPU; only the carried states differ by rounding (relative 1e-15 in
+//! f64 for well-damped filters, up to ~1e-9 of the output's scale for order-8 ba forms, see
+//! [`tile_plan`]).
 
 use crate::procutil::{
     blocks_for, cpu_contig, cuda_type, dptr, host, norm_axis, split_axis, SignalScalar,
@@ -534,13 +537,24 @@ fn launch_scan(
 /// The block size and chunk length `(TB, TL)` of the block-tiled kernel (`tiles` in `iir.cu`),
 /// or `None` when the chunked scan of [`gpu_chunking`] serves better: contiguous signals
 /// (`inner == 1`), enough of them to give every multiprocessor a block or two, long enough to
-/// fill tiles. The chunk length is the shortest of 32, 64, 128, 256 over which the filter's
-/// zero-input state map has decayed (every entry of `M^TL` at most 1 in magnitude): the scan
-/// combines chunk states through powers of that map, and a map that still amplifies (the
-/// transient growth of high-order filters in ba form, e.g. butter(8, 0.1): entries up to 1.5e4
-/// over 32 samples) amplifies the rounding of the carried states with it. Filters whose map has
-/// not decayed after 256 samples take 256 (the accuracy of the chunked scan's 128-256-sample
-/// chunks).
+/// fill tiles.
+///
+/// The chunk length is the shortest of 32, 64, 128, 256 whose carry stays accurate. The scan
+/// combines chunk states as `F_j = f_j + P F_(j-d)` through the zero-input maps
+/// `P = M^(TL 2^lv)`, lv < log2(TB); each product rounds with an error of about
+/// `eps * sum_k |P_rk| |F_k|` in state r, which the refiltering then carries into the output as
+/// the serial recurrence carries its own rounding. Relative to the size `sigma_r` of the state
+/// itself (the largest magnitude it reaches in the impulse response) that is `eps * G` with
+/// `G = max_lv max_r sum_k |P_rk| sigma_k / sigma_r` ([`carry_growth`]). A short chunk leaves
+/// the maps undecayed (butter(8, 0.1) in ba form: `G` = 4.6e4, 5.7e3, 57, 0.05 for TL = 32,
+/// 64, 128, 256), and the output error grows like `G^2`: measured against SciPy on an H200 and a
+/// CPU emulation of the kernel, 8e-4, 3e-6, 7e-10 and 6e-11 relative to the output's scale
+/// (the serial recurrence itself: 1e-11; CuPy's lfilter: 3.5e-7). `G <= 64` keeps f64 within
+/// about 1e-9 of the serial result for the worst filters; sections scale their states well
+/// (butter(8, 0.1) as sos: `G` = 2.4 at TL = 32, error 5e-15). Filters with `G > 64` at every
+/// chunk length take the chunked scan. The block size is the fastest measured for the chunk
+/// length (H200, 256 x 65536 f64: TL 32 -> 256 threads, 64 and 128 -> 128, 256 -> 32), halved
+/// while the shared memory exceeds 160 KiB.
 pub(crate) fn tile_plan<T: SignalScalar>(
     iir: &Iir<T>,
     nsig: usize,
@@ -551,23 +565,90 @@ pub(crate) fn tile_plan<T: SignalScalar>(
     if inner != 1 || !(128..1 << 16).contains(&nsig) || n < 4096 || ns > 32 {
         return None;
     }
-    let mut tl = 256;
-    for cand in [32usize, 64, 128, 256] {
-        let m = iir.zero_input_map(cand);
-        if m.iter().all(|v| v.abs().to_f64_lossy() <= 1.0) {
-            tl = cand;
-            break;
+    let sigma = state_scales(iir);
+    for tl in [32usize, 64, 128, 256] {
+        let mut tb = match tl {
+            32 => 256,
+            64 | 128 => 128,
+            _ => 32,
+        };
+        while tile_smem::<T>(ns, tb, tl) > 160 * 1024 && tb > 32 {
+            tb /= 2;
+        }
+        if tile_smem::<T>(ns, tb, tl) > 160 * 1024 {
+            return None;
+        }
+        if carry_growth(&tile_maps(iir, tb, tl), ns, &sigma) <= MAX_CARRY_GROWTH {
+            return Some((tb, tl));
         }
     }
-    let tb = (TILE / tl).clamp(32, 256);
-    if tile_smem::<T>(ns, tb, tl) > 160 * 1024 {
-        return None;
-    }
-    Some((tb, tl))
+    None
 }
 
-/// Samples per tile of the block-tiled kernel.
-const TILE: usize = 8192;
+/// The largest carry growth `G` of [`tile_plan`] that the tiled scan accepts.
+const MAX_CARRY_GROWTH: f64 = 64.0;
+
+/// The magnitude of `v` in f64.
+fn mag<T: Element>(v: T) -> f64 {
+    let c = v.to_c64();
+    c.re.hypot(c.im)
+}
+
+/// The size of every state: the largest magnitude it reaches in the impulse response (4096
+/// samples), floored at 1e-6 of the largest (a state the input barely reaches is treated as
+/// small, which can only make [`carry_growth`] larger).
+fn state_scales<T: SignalScalar>(iir: &Iir<T>) -> Vec<f64> {
+    let ns = iir.states();
+    let mut z = vec![T::zero(); ns];
+    let mut s = vec![0.0f64; ns];
+    for t in 0..4096 {
+        iir.step(&mut z, if t == 0 { T::one() } else { T::zero() });
+        for (sk, zk) in s.iter_mut().zip(&z) {
+            *sk = sk.max(mag(*zk));
+        }
+    }
+    let top = s.iter().fold(0.0f64, |m, &v| m.max(v));
+    let floor = if top > 0.0 && top.is_finite() {
+        top * 1e-6
+    } else {
+        1.0
+    };
+    s.iter().map(|&v| v.max(floor)).collect()
+}
+
+/// `max_lv max_r sum_k |P_rk| sigma_k / sigma_r` over the maps `P` of [`tile_maps`] (infinite
+/// when an entry is not finite).
+fn carry_growth<T: Element>(maps: &[T], ns: usize, sigma: &[f64]) -> f64 {
+    let mut g = 0.0f64;
+    for p in maps.chunks(ns * ns) {
+        for r in 0..ns {
+            let mut acc = 0.0;
+            for k in 0..ns {
+                acc += mag(p[r * ns + k]) * sigma[k];
+            }
+            let v = acc / sigma[r];
+            if !v.is_finite() {
+                return f64::INFINITY;
+            }
+            g = g.max(v);
+        }
+    }
+    g
+}
+
+/// The zero-input maps of the tiled scan, `M^(TL 2^lv)` for lv = 0 .. log2(TB), each `ns x ns`
+/// row-major, concatenated (`T`'s arithmetic, as the kernel reads them).
+fn tile_maps<T: SignalScalar>(iir: &Iir<T>, tb: usize, tl: usize) -> Vec<T> {
+    let ns = iir.states();
+    let nmats = tb.trailing_zeros() as usize;
+    let mut m = iir.zero_input_map(tl);
+    let mut mats = Vec::with_capacity(nmats * ns * ns);
+    for _ in 0..nmats {
+        mats.extend_from_slice(&m);
+        m = matmul(&m, &m, ns);
+    }
+    mats
+}
 
 /// Dynamic shared memory of the block-tiled kernel: the tile (with one pad sample per chunk),
 /// the chunk states, the zero-input maps.
@@ -601,12 +682,7 @@ fn cuda_tiles<T: SignalScalar>(
     let coef = Array::from_vec(coefs, &[ncoef], dev)?;
     // the zero-input maps over TL * 2^lv samples, lv = 0 .. log2(TB)
     let nmats = tb.trailing_zeros() as usize;
-    let mut m = iir.zero_input_map(tl);
-    let mut mats = Vec::with_capacity(nmats * ns * ns);
-    for _ in 0..nmats {
-        mats.extend_from_slice(&m);
-        m = matmul(&m, &m, ns);
-    }
+    let mats = tile_maps(iir, tb, tl);
     let mdev = Array::from_vec(mats, &[nmats * ns * ns], dev)?;
     let mut a = Args::new();
     a.push(dptr(x))
@@ -647,13 +723,8 @@ fn cuda_apply<T: SignalScalar>(
     zi: Option<&Array<T>>,
     zf: Option<&Array<T>>,
 ) -> Result<()> {
-    // The tiled kernel's outputs matched SciPy on the H200 (2026-12-02, with and without zi) but
-    // the same check read back final states that did not match (zf); until that is settled, calls
-    // that ask for zf keep the chunked scan below.
-    if zf.is_none() {
-        if let Some(plan) = tile_plan(iir, outer * inner, n, inner) {
-            return cuda_tiles(d, iir, x, y, outer * inner, n, zi, zf, plan);
-        }
+    if let Some(plan) = tile_plan(iir, outer * inner, n, inner) {
+        return cuda_tiles(d, iir, x, y, outer * inner, n, zi, zf, plan);
     }
     let dev = x.device();
     let ns = iir.states();
@@ -955,4 +1026,121 @@ pub fn sosfilt_zi<T: SignalScalar>(sos: &Array<T>) -> Result<Array<T>> {
         scale = scale * (bs / as_);
     }
     Array::from_vec(out, &[nsec, 2], sos.device())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{butter, IirOptions, Output};
+    use cusci_core::{c64, Device};
+
+    fn ba(order: usize, wn: f64) -> Iir<f64> {
+        let f = butter(order, &[wn], &IirOptions::default())
+            .unwrap()
+            .into_ba()
+            .unwrap();
+        ba_filter("test", &f.b, &f.a).unwrap().0
+    }
+
+    fn sos(order: usize, wn: f64) -> Iir<f64> {
+        let opts = IirOptions {
+            output: Output::Sos,
+            ..Default::default()
+        };
+        let s = butter(order, &[wn], &opts).unwrap().into_sos().unwrap();
+        let flat: Vec<f64> = s.iter().flatten().copied().collect();
+        let a = Array::from_vec(flat, &[s.len(), 6], &Device::cpu()).unwrap();
+        sos_filter("test", &a).unwrap()
+    }
+
+    /// The carry growth against a direct evaluation: the ba form's zero-input map is the
+    /// companion-like matrix `A` (column 0: -a[1..], superdiagonal 1), its powers by repeated
+    /// multiplication, the state scales from the impulse response.
+    #[test]
+    fn carry_growth_matches_direct_evaluation() {
+        let f = ba(8, 0.1);
+        let Iir::Ba { c, ns } = &f else {
+            unreachable!()
+        };
+        let ns = *ns;
+        let mut a = vec![0.0; ns * ns];
+        for r in 0..ns {
+            a[r * ns] = -c[ns + 2 + r];
+            if r + 1 < ns {
+                a[r * ns + r + 1] = 1.0;
+            }
+        }
+        let sigma = state_scales(&f);
+        for (tl, lo, hi) in [
+            (32, 2e4, 1e5),
+            (64, 2e3, 2e4),
+            (128, 20.0, 64.0),
+            (256, 0.0, 1.0),
+        ] {
+            let tb = 8;
+            let got = carry_growth(&tile_maps(&f, tb, tl), ns, &sigma);
+            // M^(tl 2^lv) by tl 2^lv multiplications with A
+            let mut p = vec![0.0; ns * ns];
+            (0..ns).for_each(|i| p[i * ns + i] = 1.0);
+            let mut want = 0.0f64;
+            for step in 1..=tl * tb / 2 {
+                let mut q = vec![0.0; ns * ns];
+                for i in 0..ns {
+                    for k in 0..ns {
+                        for j in 0..ns {
+                            q[i * ns + j] += a[i * ns + k] * p[k * ns + j];
+                        }
+                    }
+                }
+                p = q;
+                if step % tl == 0 && (step / tl).is_power_of_two() {
+                    for r in 0..ns {
+                        let s: f64 = (0..ns).map(|k| p[r * ns + k].abs() * sigma[k]).sum();
+                        want = want.max(s / sigma[r]);
+                    }
+                }
+            }
+            assert!(
+                (got - want).abs() <= 1e-6 * want.max(1e-300) + 1e-12,
+                "TL {tl}: {got} vs {want}"
+            );
+            assert!(got >= lo && got <= hi, "TL {tl}: growth {got}");
+        }
+    }
+
+    /// The plans of the measured cases (H200, 256 x 65536 f64): the ba form of butter(8, 0.1)
+    /// needs 128-sample chunks, its sections 32; well-damped filters take 32; complex128 halves
+    /// the block for shared memory; filters that never decay enough, strided signals, too few
+    /// or too short signals take the chunked scan.
+    #[test]
+    fn tile_plans() {
+        assert_eq!(tile_plan(&ba(8, 0.1), 256, 65536, 1), Some((128, 128)));
+        assert_eq!(tile_plan(&sos(8, 0.1), 256, 65536, 1), Some((256, 32)));
+        assert_eq!(tile_plan(&ba(4, 0.15), 128, 4096, 1), Some((256, 32)));
+        assert_eq!(tile_plan(&ba(6, 0.1), 128, 4096, 1), Some((128, 64)));
+        assert_eq!(tile_plan(&sos(6, 0.1), 128, 4096, 1), Some((256, 32)));
+        // ba butter(8, 0.02): the rounded polynomial's map grows (1e9 over 128 samples)
+        assert_eq!(tile_plan(&ba(8, 0.02), 256, 65536, 1), None);
+        assert_eq!(tile_plan(&ba(8, 0.1), 256, 65536, 3), None);
+        assert_eq!(tile_plan(&ba(8, 0.1), 127, 65536, 1), None);
+        assert_eq!(tile_plan(&ba(8, 0.1), 256, 4095, 1), None);
+        // complex128: 128 x 129 samples of 16 bytes exceed 160 KiB; 64 threads fit
+        let Iir::Ba { c, ns } = ba(8, 0.1) else {
+            unreachable!()
+        };
+        let cc = Iir::Ba {
+            c: c.iter().map(|&v| c64::new(v, 0.0)).collect(),
+            ns,
+        };
+        assert_eq!(tile_plan(&cc, 256, 65536, 1), Some((64, 128)));
+        // and 256 x 33 samples of 16 bytes too: the sections' 32-sample chunks take 128 threads
+        let Iir::Sos { c, nsec } = sos(8, 0.1) else {
+            unreachable!()
+        };
+        let cs = Iir::Sos {
+            c: c.iter().map(|&v| c64::new(v, 0.0)).collect(),
+            nsec,
+        };
+        assert_eq!(tile_plan(&cs, 256, 65536, 1), Some((128, 32)));
+    }
 }
