@@ -37,6 +37,32 @@ fn run<I: Element, O: Element>(
         "correlate" => correlate_as(x, &w, &opts("nearest", 0.0)),
         "convolve" => convolve_as(x, &w, &opts("constant", 1.5)),
         "gaussian" => gaussian_filter_as(x, &[1.0, 1.5], &GaussianOptions::default()),
+        "gaussian_order" => {
+            let g = GaussianOptions {
+                order: vec![0, 1],
+                truncate: 3.0,
+                mode: "mirror".parse().unwrap(),
+                ..Default::default()
+            };
+            gaussian_filter_as(x, &[1.2, 0.9], &g)
+        }
+        "gaussian1d" => {
+            let g = GaussianOptions {
+                order: vec![1],
+                ..Default::default()
+            };
+            gaussian_filter1d_as(x, 1.3, 0, &g)
+        }
+        "convolve1d" => convolve1d_as(x, &[0.5, -2.0, 1.25, 0.75], 1, &opts("wrap", 0.0)),
+        "uniform1d" => {
+            let o = FilterOptions {
+                origin: vec![1],
+                ..opts("reflect", 0.0)
+            };
+            uniform_filter1d_as(x, 4, 1, &o)
+        }
+        "minimum1d" => minimum_filter1d_as(x, 3, 0, &opts("constant", 1.5)),
+        "maximum1d" => maximum_filter1d_as(x, 4, 1, &opts("nearest", 0.0)),
         "uniform" => uniform_filter_as(x, &[3, 4], &opts("mirror", 0.0)),
         "sobel" => sobel_as(x, 0, &opts("reflect", 0.0)),
         "prewitt" => prewitt_as(x, 1, &opts("nearest", 0.0)),
@@ -61,7 +87,10 @@ fn run<I: Element, O: Element>(
 /// Linear cases whose weights are not binary fractions: their f64 sums may differ from SciPy's
 /// (and the GPU's from the CPU's) in the last bit, which can move a truncation at an integer.
 fn inexact(case: &str) -> bool {
-    matches!(case, "correlate1d" | "gaussian" | "gaussian_laplace")
+    matches!(
+        case,
+        "correlate1d" | "gaussian" | "gaussian_laplace" | "gaussian_order" | "gaussian1d"
+    )
 }
 
 /// `got` against `exp`: floats within a few ulps of the output type, integers and bool exactly,
@@ -182,11 +211,17 @@ fn golden_every_input_and_output_type() {
     }
 }
 
-const CASES: [&str; 15] = [
+const CASES: [&str; 21] = [
     "correlate1d",
     "correlate",
     "convolve",
     "gaussian",
+    "gaussian_order",
+    "gaussian1d",
+    "convolve1d",
+    "uniform1d",
+    "minimum1d",
+    "maximum1d",
     "uniform",
     "sobel",
     "prewitt",
