@@ -1,7 +1,7 @@
 //! N-dimensional convolution and correlation ([`convolve`](crate::convolve),
 //! [`correlate`](crate::correlate), [`fftconvolve`](crate::fftconvolve) on N-D inputs,
-//! [`fftconvolve_axes`], [`oaconvolve`]), [`correlation_lags`] and [`deconvolve`]. The FFT
-//! method runs `cusci_fft`'s N-D transforms on the arrays' device (real transforms for real
+//! [`fftconvolve_axes`]), [`correlation_lags`] and [`deconvolve`]
+//! ([`oaconvolve`](crate::oaconvolve) is in `oaconv.rs`). The FFT method runs `cusci_fft`'s N-D transforms on the arrays' device (real transforms for real
 //! types); the 2-D direct method is [`convolve2d`](crate::convolve2d)'s kernel.
 
 use crate::procutil::{from_f64, same_dev, SignalScalar};
@@ -93,11 +93,14 @@ pub(crate) fn nd_conv<T: SignalScalar>(
     let method = match method {
         // the direct method exists for 1-D (nd == 1 never reaches here) and 2-D only
         ConvMethod::Auto if nd > 2 || axes.len() != nd => ConvMethod::Fft,
-        ConvMethod::Auto => {
-            let n: usize = axes.iter().map(|&d| p.shape()[d]).product();
-            let m: usize = axes.iter().map(|&d| q.shape()[d]).product();
-            crate::choose_conv_method(n, m)
-        }
+        ConvMethod::Auto => crate::choose_conv_method_shapes(
+            p.shape(),
+            q.shape(),
+            mode,
+            T::DTYPE.is_complex(),
+            matches!(T::DTYPE, cusci_core::DType::F32 | cusci_core::DType::C32),
+            p.device().is_cuda(),
+        ),
         x => x,
     };
     if method == ConvMethod::Direct && nd == 2 && axes.len() == 2 {
@@ -169,30 +172,6 @@ pub fn fftconvolve_axes<T: SignalScalar>(
     axes: Option<&[isize]>,
 ) -> Result<Array<T>> {
     nd_conv("fftconvolve", in1, in2, mode, axes, false, ConvMethod::Fft)
-}
-
-/// SciPy's `scipy.signal.oaconvolve(in1, in2, mode, axes)`: the same result as
-/// [`fftconvolve_axes`] (SciPy computes it by overlap-add blocks, which only changes rounding;
-/// here it is one FFT convolution of the full size, batched over the other axes on the device).
-///
-/// # Errors
-/// As [`fftconvolve_axes`].
-///
-/// ```
-/// use cusci_signal::{oaconvolve, ConvMode, Array, Device};
-/// let d = Device::cpu();
-/// let a = Array::from_vec(vec![1.0f64; 8], &[8], &d).unwrap();
-/// let k = Array::from_vec(vec![0.5f64, 0.5], &[2], &d).unwrap();
-/// let y = oaconvolve(&a, &k, ConvMode::Valid, None).unwrap();
-/// assert!(y.to_vec().unwrap().iter().all(|v| (v - 1.0).abs() < 1e-12));
-/// ```
-pub fn oaconvolve<T: SignalScalar>(
-    in1: &Array<T>,
-    in2: &Array<T>,
-    mode: ConvMode,
-    axes: Option<&[isize]>,
-) -> Result<Array<T>> {
-    nd_conv("oaconvolve", in1, in2, mode, axes, false, ConvMethod::Fft)
 }
 
 /// The lag indices of a 1-D cross-correlation of inputs of lengths `in1_len` and `in2_len`,

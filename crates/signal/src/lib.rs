@@ -23,7 +23,8 @@ mod filtfilt;
 pub use filtfilt::{filtfilt, lfiltic, sosfiltfilt, FiltMethod, FiltPad, FiltfiltOptions};
 mod resample;
 pub use convolve::{
-    choose_conv_method, convolve, correlate, fftconvolve, ConvMethod, ConvMode, ConvOptions,
+    choose_conv_method, choose_conv_method_shapes, convolve, correlate, fftconvolve, ConvMethod,
+    ConvMode, ConvOptions,
 };
 pub use filter::{lfilter, lfilter_zi, sosfilt, sosfilt_zi, FilterOptions, Filtered};
 pub use hilbert::{hilbert, HilbertOptions};
@@ -76,7 +77,9 @@ pub use axisfir::{
     savgol_coeffs, savgol_filter, sepfir2d, SavgolCoeffsOptions, SavgolMode, SavgolOptions,
 };
 mod convnd;
-pub use convnd::{correlation_lags, deconvolve, fftconvolve_axes, oaconvolve};
+pub use convnd::{correlation_lags, deconvolve, fftconvolve_axes};
+mod oaconv;
+pub use oaconv::{oaconvolve, oaconvolve_kernel_sources};
 mod detrend;
 pub use detrend::{detrend, DetrendOptions, DetrendType};
 mod symiir;

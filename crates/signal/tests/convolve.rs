@@ -181,5 +181,9 @@ fn bad_input_same_typed_errors() {
             Err(Error::InvalidArgument { .. })
         ));
     }
-    assert_eq!(choose_conv_method(10, 10), ConvMethod::Direct);
+    let t = Array::<f64>::zeros(&[10], &Device::Cpu).unwrap();
+    assert_eq!(
+        choose_conv_method(&t, &t, ConvMode::Full).unwrap(),
+        ConvMethod::Direct
+    );
 }
