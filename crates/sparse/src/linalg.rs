@@ -60,19 +60,36 @@ impl<T: Float, I: SpIndex> LinearOperator<T> for CsrMatrix<T, I> {
         CsrMatrix::shape(self)
     }
     fn matvec(&self, x: &Array<T>) -> Result<Array<T>> {
-        if x.ndim() != 1 {
-            return Err(make::shape(
-                "matvec",
-                format!("x must be 1-D, got {:?}", x.shape()),
-            ));
-        }
+        check_vector(x)?;
         self.dot(x)
     }
+    /// `Aᴴ x` as `conj(Aᵀ conj(x))` with the transpose built on the first call and kept with
+    /// the matrix ([`CsrMatrix::transpose`]'s CSR form); real types skip the conjugations.
     fn rmatvec(&self, x: &Array<T>) -> Result<Array<T>> {
-        self.conj()?.transpose().tocsr()?.matvec(x)
+        check_vector(x)?;
+        adjoint_product(&self.transposed()?, x)
     }
     fn device(&self) -> Option<Device> {
         Some(CsrMatrix::device(self).clone())
+    }
+}
+
+fn check_vector<T: Float>(x: &Array<T>) -> Result<()> {
+    if x.ndim() != 1 {
+        return Err(make::shape(
+            "matvec",
+            format!("x must be 1-D, got {:?}", x.shape()),
+        ));
+    }
+    Ok(())
+}
+
+/// `conj(t x̄)`: `Bᴴ x` for the matrix B whose transpose is `t` (no conjugation for real types).
+fn adjoint_product<T: Float, I: SpIndex>(t: &CsrMatrix<T, I>, x: &Array<T>) -> Result<Array<T>> {
+    if T::DTYPE.is_complex() {
+        t.dot(&x.conj()?)?.conj()
+    } else {
+        t.dot(x)
     }
 }
 
@@ -81,17 +98,16 @@ impl<T: Float, I: SpIndex> LinearOperator<T> for CscMatrix<T, I> {
     fn shape(&self) -> (usize, usize) {
         CscMatrix::shape(self)
     }
+    /// `A x` through the CSR form, built on the first call and kept with the matrix.
     fn matvec(&self, x: &Array<T>) -> Result<Array<T>> {
-        if x.ndim() != 1 {
-            return Err(make::shape(
-                "matvec",
-                format!("x must be 1-D, got {:?}", x.shape()),
-            ));
-        }
+        check_vector(x)?;
         self.dot(x)
     }
+    /// `Aᴴ x` as `conj(Aᵀ conj(x))` on the stored arrays (those of `Aᵀ` in CSR): no copy of
+    /// the matrix; real types skip the conjugations.
     fn rmatvec(&self, x: &Array<T>) -> Result<Array<T>> {
-        self.transpose().conj()?.matvec(x)
+        check_vector(x)?;
+        adjoint_product(&self.transpose(), x)
     }
     fn device(&self) -> Option<Device> {
         Some(CscMatrix::device(self).clone())

@@ -16,6 +16,7 @@ use crate::SpIndex;
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{Array, CudaDevice, Device, Float, Result};
+use std::sync::{Arc, OnceLock};
 
 pub(crate) fn check_index_range<I: SpIndex>(
     op: &str,
@@ -104,7 +105,13 @@ pub struct CsrMatrix<T: Float, I: SpIndex = i32> {
     pub(crate) indptr: Array<I>,
     pub(crate) shape: (usize, usize),
     pub(crate) canonical: bool,
+    /// The transpose (n x m CSR), built by [`transposed`](Self::transposed) on first use and
+    /// shared by the clones of this matrix (the arrays are copy-on-write, so it cannot go stale).
+    pub(crate) tcache: TransposeCache<T, I>,
 }
+
+/// The lazily built transpose of a [`CsrMatrix`].
+pub(crate) type TransposeCache<T, I> = Arc<OnceLock<CsrMatrix<T, I>>>;
 
 impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// `csr_matrix((data, indices, indptr), shape=shape)`: checks the structure fully (SciPy's
@@ -188,6 +195,7 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
             indptr,
             shape,
             canonical: flags & 8 == 0,
+            tcache: TransposeCache::default(),
         })
     }
 
@@ -205,6 +213,7 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
             indptr,
             shape,
             canonical,
+            tcache: TransposeCache::default(),
         }
     }
 
@@ -516,6 +525,18 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         }
     }
 
+    /// The transpose as a CSR matrix of shape (n, m), built on the first call (as
+    /// `transpose_copy`) and kept with this matrix: later calls, and calls on its clones, cost
+    /// nothing. For the repeated products of the solvers (`rmatvec` of CSR, `matvec` of CSC); the
+    /// kept copy holds as much memory as the matrix until the matrix is dropped.
+    pub(crate) fn transposed(&self) -> Result<CsrMatrix<T, I>> {
+        if let Some(t) = self.tcache.get() {
+            return Ok(t.clone());
+        }
+        let t = self.transpose_copy()?;
+        Ok(self.tcache.get_or_init(|| t).clone())
+    }
+
     /// `A.T`: the transpose, a CSC matrix sharing this matrix's arrays (no copy, as SciPy).
     pub fn transpose(&self) -> CscMatrix<T, I> {
         CscMatrix { t: self.clone() }
@@ -765,12 +786,14 @@ impl<T: Float, I: SpIndex> CscMatrix<T, I> {
     pub fn tocoo(&self) -> Result<CooMatrix<T, I>> {
         Ok(self.t.tocoo()?.transpose())
     }
-    /// `A @ x` (through the CSR form).
+    /// `A @ x` through the CSR form, which is built on the first call and kept with the matrix
+    /// (and its clones), so repeated products cost one transposing copy in all; that copy holds
+    /// as much memory as the matrix until the matrix is dropped.
     ///
     /// # Errors
     /// As [`CsrMatrix::dot`].
     pub fn dot(&self, x: &Array<T>) -> Result<Array<T>> {
-        self.tocsr()?.dot(x)
+        self.t.transposed()?.dot(x)
     }
 }
 
@@ -1052,13 +1075,13 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     pub fn with_index<J: SpIndex>(&self) -> Result<CsrMatrix<T, J>> {
         let op = "csr_matrix.with_index";
         check_index_range::<J>(op, self.shape.0, self.shape.1, self.nnz())?;
-        Ok(CsrMatrix {
-            data: self.data.clone(),
-            indices: self.indices.astype()?,
-            indptr: self.indptr.astype()?,
-            shape: self.shape,
-            canonical: self.canonical,
-        })
+        Ok(CsrMatrix::from_parts(
+            self.data.clone(),
+            self.indices.astype()?,
+            self.indptr.astype()?,
+            self.shape,
+            self.canonical,
+        ))
     }
 }
 

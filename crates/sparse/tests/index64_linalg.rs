@@ -353,3 +353,103 @@ fn i64_eigsh_and_lobpcg_laplacian_spectrum() {
         }
     }
 }
+
+/// The transpose kept by `rmatvec` (CSR) and `matvec`/`dot` (CSC) belongs to one matrix:
+/// matrices derived from it (scaled, conjugated, moved, converted) get their own, clones share
+/// it, and every product matches the dense oracle.
+#[test]
+fn kept_transposes_follow_their_matrix() {
+    let (m, n) = (9, 6);
+    let r = random::<c64>(m, n, 0.5, 31, &Device::Cpu).unwrap();
+    let v = randn_vec::<c64>(r.nnz(), 32);
+    let cpu = CsrMatrix::new(
+        Array::from_vec(v, &[r.nnz()], &Device::Cpu).unwrap(),
+        r.indices().clone(),
+        r.indptr().clone(),
+        (m, n),
+    )
+    .unwrap();
+    let dense = host(&cpu.toarray().unwrap());
+    let ys = randn_vec::<c64>(m, 33);
+    let xs = randn_vec::<c64>(n, 34);
+    let cx = |v: Vec<c64>, len: usize| Array::from_vec(v, &[len], &Device::Cpu).unwrap();
+    for dev in devices() {
+        let a = cpu.to_device(&dev).unwrap();
+        let y = Array::from_vec(ys.clone(), &[m], &dev).unwrap();
+        let x = Array::from_vec(xs.clone(), &[n], &dev).unwrap();
+        let check = |got: Array<c64>, want: Vec<c64>, what: &str| {
+            let len = want.len();
+            assert_allclose(
+                &got.to_device(&Device::Cpu).unwrap(),
+                &cx(want, len),
+                1e-13,
+                1e-13,
+                &format!("{what} on {dev}"),
+            );
+        };
+        check(
+            a.rmatvec(&y).unwrap(),
+            dense_mv(&dense, m, n, &ys, true),
+            "A^H y",
+        );
+        // a clone shares the kept transpose and gives the same bits
+        let b = a.clone();
+        assert_eq!(host(&b.rmatvec(&y).unwrap()), host(&a.rmatvec(&y).unwrap()));
+        // derived matrices: 2A, conj(A), A with i64 indices, A on the CPU
+        let two = a.mul_scalar(c64::new(2.0, 0.0)).unwrap();
+        let d2: Vec<c64> = dense.iter().map(|v| v * 2.0).collect();
+        check(
+            two.rmatvec(&y).unwrap(),
+            dense_mv(&d2, m, n, &ys, true),
+            "(2A)^H y",
+        );
+        let cj = a.conj().unwrap();
+        let dc: Vec<c64> = dense.iter().map(|v| v.conj()).collect();
+        check(
+            cj.rmatvec(&y).unwrap(),
+            dense_mv(&dc, m, n, &ys, true),
+            "conj(A)^H y",
+        );
+        check(
+            a.with_index::<i64>().unwrap().rmatvec(&y).unwrap(),
+            dense_mv(&dense, m, n, &ys, true),
+            "A64^H y",
+        );
+        // the CSC form: dot (SpMV and SpMM) twice, then the adjoint
+        let c = a.tocsc().unwrap();
+        for _ in 0..2 {
+            check(
+                c.dot(&x).unwrap(),
+                dense_mv(&dense, m, n, &xs, false),
+                "csc A x",
+            );
+        }
+        let xm = Array::from_vec(xs.clone(), &[n, 1], &dev).unwrap();
+        check(
+            c.dot(&xm).unwrap().reshape(&[m as isize]).unwrap(),
+            dense_mv(&dense, m, n, &xs, false),
+            "csc A X",
+        );
+        check(
+            c.rmatvec(&y).unwrap(),
+            dense_mv(&dense, m, n, &ys, true),
+            "csc A^H y",
+        );
+        // the transpose of A (a CSC view of A's arrays) as an operator: Aᵀ y = conj(conj(A)ᴴ y)
+        let at = a.transpose();
+        check(
+            at.matvec(&y).unwrap(),
+            dense_mv(&dc, m, n, &ys, true),
+            "A^T y",
+        );
+        // wrong lengths and ranks: typed errors
+        assert!(matches!(
+            a.rmatvec(&x),
+            Err(cusci_core::Error::ShapeMismatch { .. })
+        ));
+        assert!(matches!(
+            c.rmatvec(&xm),
+            Err(cusci_core::Error::ShapeMismatch { .. })
+        ));
+    }
+}
