@@ -4,6 +4,8 @@
 //! Separable filters run as one 1-D pass per axis; footprint filters as one n-D pass. Every
 //! function accepts f32, f64, i32, i64 and u8 arrays ([`Real`]) of any layout on any device, and
 //! returns an array of the input's type (SciPy's default `output`), on the input's device.
+//! For SciPy's `output=` dtype, every non-complex input type and SciPy's exact integer results
+//! (wrapping stores), see [`output`] (`correlate_as::<I, O>`, `gaussian_filter_as`, ...).
 
 mod engine;
 mod generic;
