@@ -54,9 +54,12 @@ pub fn kernel_source(dtype: DType) -> String {
         _ => "",
     };
     format!(
-        "#define T {}\n#define W {w}\n{wf32}#define NDI_SEP2_PIPE {}\n{MODES_CUH}\n{}\n{}",
+        "#define T {}\n#define W {w}\n{wf32}#define NDI_SEP2_PIPE {}\n#define NDI_SEP2_FLAT {}\n\
+         #define NDI_SEP2_V4 {}\n{MODES_CUH}\n{}\n{}",
         dtype.cuda_name(),
         SEP2_PIPE as i32,
+        SEP2_FLAT as i32,
+        SEP2_V4 as i32,
         include_str!("filters.cu"),
         include_str!("sep2d.cu")
     )
@@ -718,6 +721,11 @@ const SEP2_BUCKETS: [usize; 5] = [3, 5, 9, 17, 33];
 /// `NDI_SEP2_PIPE` of `sep2d.cu` as compiled here: with it, two input boxes per block (the next
 /// tile's cp.async copies in flight while the block computes one) and a persistent grid.
 const SEP2_PIPE: bool = false;
+/// `NDI_SEP2_FLAT` of `sep2d.cu`: the box copy and the vertical passes spread over all threads.
+const SEP2_FLAT: bool = false;
+/// `NDI_SEP2_V4` of `sep2d.cu`: for f32 with the vertical pass first, a 16-byte aligned box
+/// (16-byte copies) and float4 reads in the horizontal pass; its own pitches (`sep2_smem`).
+const SEP2_V4: bool = false;
 /// Threads per block of `ndi_sep2f*`.
 const SEP2_THREADS: u32 = 256;
 
@@ -733,12 +741,35 @@ fn sep2_tile(nb: usize, hh: usize, wd: usize) -> (usize, usize) {
 }
 
 /// Dynamic shared memory of `ndi_sep2f*` (elements of the working type) for a `ty` x `tx` tile:
-/// the input box (two with `SEP2_PIPE`) with an odd row pitch and the intermediate (see
-/// `sep2d.cu`).
-fn sep2_smem(ty: usize, tx: usize, nv: usize, nh: usize, vfirst: bool) -> usize {
+/// the input box (two with `SEP2_PIPE`) and the intermediate, with the row pitches of `sep2d.cu`
+/// (odd; with `SEP2_V4` for f32 vertical-first, = 4 mod 8 and the box 16-byte aligned).
+/// `sh` is the horizontal pass's shift (`0..nh`).
+fn sep2_smem(
+    ty: usize,
+    tx: usize,
+    nv: usize,
+    nh: usize,
+    sh: usize,
+    vfirst: bool,
+    f32: bool,
+) -> usize {
     let (r, c) = (ty + nv - 1, tx + nh - 1);
+    let boxes = 1 + SEP2_PIPE as usize;
+    if SEP2_V4 && vfirst && f32 {
+        let pitch4 = |n: usize| {
+            let p = n.next_multiple_of(4);
+            if p % 8 == 0 {
+                p + 4
+            } else {
+                p
+            }
+        };
+        let a = sh.next_multiple_of(4);
+        let cb = a + tx + (nh - 1 - sh).next_multiple_of(4);
+        return boxes * r * pitch4(cb) + ty * pitch4(c + 4);
+    }
     let pi = c | 1;
-    (1 + SEP2_PIPE as usize) * r * pi + if vfirst { ty * pi } else { r * (tx | 1) }
+    boxes * r * pi + if vfirst { ty * pi } else { r * (tx | 1) }
 }
 
 /// Weights as the `NdiTaps` kernel argument (by value) in the working type of `T`.
@@ -791,11 +822,17 @@ fn sep2<T: Real>(
     // is cval outside the plane. (The 2026-12-02 H200 "mismatch", sobel axis 1 in constant mode
     // on 1 x 37, was cupyx.scipy.ndimage.sobel itself: it runs the passes in axis order 0, 1, not
     // SciPy's derivative-axis-first order, which differs when cval != 0.)
+    // shifts inside the windows (SciPy's origins always are; the V4 layout relies on it)
+    if !(0..nv as i32).contains(&sv) || !(0..nh as i32).contains(&shh) {
+        return Ok(None);
+    }
+    let f32 = T::DTYPE == DType::F32;
+    let shu = shh as usize;
     let (mut ty, tx) = sep2_tile(nb, hh, wd);
-    while ty > 8 && sep2_smem(ty, tx, nv, nh, vfirst) * ws > SEP2D_SMEM {
+    while ty > 8 && sep2_smem(ty, tx, nv, nh, shu, vfirst, f32) * ws > SEP2D_SMEM {
         ty = (ty / 2).next_multiple_of(8);
     }
-    let smem = sep2_smem(ty, tx, nv, nh, vfirst) * ws;
+    let smem = sep2_smem(ty, tx, nv, nh, shu, vfirst, f32) * ws;
     if smem > SEP2D_SMEM {
         return Ok(None);
     }
