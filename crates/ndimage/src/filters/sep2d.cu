@@ -235,6 +235,52 @@ __device__ __forceinline__ void ndi_sep_dot8_v4(const W* s, const NdiTaps& tw, i
 #endif
 }
 
+// NDI_SEP2_H4 (default 0; acts with NDI_SEP2_V4): the horizontal second pass computes 4 outputs
+// per thread with consecutive lanes along a row (float4 reads, one float4 store per lane).
+#ifndef NDI_SEP2_H4
+#define NDI_SEP2_H4 0
+#endif
+
+// 4 outputs of a row of 16-byte aligned f32 values (as ndi_sep_dot8_v4).
+template <int NB>
+__device__ __forceinline__ void ndi_sep_dot4_v4(const W* s, const NdiTaps& tw, int n, W d,
+                                                W* acc) {
+  constexpr int NQ = (4 + NB - 1 + 3) / 4;
+  W v[4 * NQ];
+#pragma unroll
+  for (int q = 0; q < NQ; ++q) {
+    if (4 * q < 4 + n - 1) {
+      const float4 f = reinterpret_cast<const float4*>(s)[q];
+      v[4 * q] = f.x;
+      v[4 * q + 1] = f.y;
+      v[4 * q + 2] = f.z;
+      v[4 * q + 3] = f.w;
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < 4; ++o) acc[o] = (W)0;
+#pragma unroll
+  for (int k = 0; k < 4 + NB - 1; ++k) {
+    if (k < 4 + n - 1) {
+#pragma unroll
+      for (int o = 0; o < 4; ++o) {
+        const int j = k - o;
+        if (j >= 0 && j < NB && j < n) acc[o] += tw.w[j] * v[k];
+      }
+    }
+  }
+#ifdef NDI_WF32
+  const W rd = (W)1 / d;
+#pragma unroll
+  for (int o = 0; o < 4; ++o) acc[o] = acc[o] * rd;
+#else
+  if (d != (W)1) {
+#pragma unroll
+    for (int o = 0; o < 4; ++o) acc[o] = acc[o] / d;
+  }
+#endif
+}
+
 template <int NB>
 __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __restrict__ out,
                                               i64 outer, i64 H, i64 Wd, const NdiTaps& tv,
@@ -324,6 +370,30 @@ __device__ __forceinline__ void ndi_sep2_body(const T* __restrict__ x, T* __rest
       }
 #endif
       __syncthreads();
+#if NDI_SEP2_H4
+      if (v4) {
+        // horizontal: TY x TX outputs, 4 consecutive per thread, a warp along a row: float4
+        // shared reads of consecutive lanes (conflict-free), one coalesced 16-byte store each
+        const int n4 = TX >> 2;
+        for (int it = threadIdx.x; it < TY * n4; it += blockDim.x) {
+          const int rr = it / n4, cc = (it - rr * n4) * 4;
+          W a4[4];
+          ndi_sep_dot4_v4<NB>(smid + rr * PM + cc, th, nh, dh, a4);
+          const i64 gr = r0 + rr, gc = c0 + cc;
+          if (gr < H && gc < Wd) {
+            T* p = out + base + gr * Wd + gc;
+            if (gc + 4 <= Wd && ((unsigned long long)p & 15) == 0) {
+              *reinterpret_cast<float4*>(p) = make_float4(a4[0], a4[1], a4[2], a4[3]);
+            } else {
+#pragma unroll
+              for (int o = 0; o < 4; ++o)
+                if (gc + o < Wd) p[o] = cusci_cast(T, a4[o]);
+            }
+          }
+        }
+        continue;
+      }
+#endif
       // horizontal: TY x TX outputs, lanes 8 rows x 4 groups of 8 columns
       const int ncb = TX >> 5, nitems = nseg * ncb;
       for (int it = warp; it < nitems; it += nw) {
