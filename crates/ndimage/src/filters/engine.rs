@@ -55,11 +55,12 @@ pub fn kernel_source(dtype: DType) -> String {
     };
     format!(
         "#define T {}\n#define W {w}\n{wf32}#define NDI_SEP2_PIPE {}\n#define NDI_SEP2_FLAT {}\n\
-         #define NDI_SEP2_V4 {}\n{MODES_CUH}\n{}\n{}",
+         #define NDI_SEP2_V4 {}\n#define NDI_SEP2_H4 {}\n{MODES_CUH}\n{}\n{}",
         dtype.cuda_name(),
         SEP2_PIPE as i32,
         SEP2_FLAT as i32,
         SEP2_V4 as i32,
+        SEP2_H4 as i32,
         include_str!("filters.cu"),
         include_str!("sep2d.cu")
     )
@@ -726,6 +727,9 @@ const SEP2_FLAT: bool = false;
 /// `NDI_SEP2_V4` of `sep2d.cu`: for f32 with the vertical pass first, a 16-byte aligned box
 /// (16-byte copies) and float4 reads in the horizontal pass; its own pitches (`sep2_smem`).
 const SEP2_V4: bool = false;
+/// `NDI_SEP2_H4` of `sep2d.cu` (with `SEP2_V4`): the horizontal second pass 4 outputs per lane
+/// along a row, float4 stores.
+const SEP2_H4: bool = false;
 /// Threads per block of `ndi_sep2f*`.
 const SEP2_THREADS: u32 = 256;
 
