@@ -16,7 +16,7 @@ pub use spectral::{
     Boundary, Detrend, IstftOptions, Scaling, SpectrogramMode, SpectrogramOptions, StftOptions,
     Sxx, WelchOptions, WindowSpec,
 };
-pub use windows::{get_window, Window};
+pub use windows::{dpss, get_window, Dpss, DpssNorm, DpssOptions, Window};
 mod convolve2d;
 pub use convolve2d::{convolve2d, correlate2d, Conv2dOptions, ConvBoundary};
 mod filtfilt;

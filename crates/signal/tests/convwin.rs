@@ -297,3 +297,164 @@ fn oaconvolve_kernels_compile() {
         check_compiles(name, src, &[], "compute_90").unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
+
+/// (golden case, M, NW, Kmax, sym, norm) as gen.py's `gen_signal_convwin`.
+#[allow(clippy::type_complexity)]
+const DPSS_CASES: [(&str, usize, f64, Option<usize>, bool, Option<DpssNorm>); 12] = [
+    ("m64_nw3", 64, 3.0, None, true, None),
+    ("m64_nw3_k5", 64, 3.0, Some(5), true, None),
+    ("m65_nw2p5_k4_per", 65, 2.5, Some(4), false, None),
+    (
+        "m31_nw3_k3_approx",
+        31,
+        3.0,
+        Some(3),
+        true,
+        Some(DpssNorm::Approximate),
+    ),
+    (
+        "m32_nw3_k3_approx",
+        32,
+        3.0,
+        Some(3),
+        true,
+        Some(DpssNorm::Approximate),
+    ),
+    (
+        "m32_nw3_k3_sub",
+        32,
+        3.0,
+        Some(3),
+        true,
+        Some(DpssNorm::Subsample),
+    ),
+    (
+        "m33_nw3_k3_sub_per",
+        33,
+        3.0,
+        Some(3),
+        false,
+        Some(DpssNorm::Subsample),
+    ),
+    ("m40_nw1_k2_l2", 40, 1.0, Some(2), true, Some(DpssNorm::L2)),
+    ("m128_nw4_k7", 128, 4.0, Some(7), true, None),
+    ("m512_nw2_k3_per", 512, 2.0, Some(3), false, None),
+    ("m1_nw3_k1", 1, 3.0, Some(1), true, None),
+    ("m5_nw2_k5", 5, 2.0, Some(5), true, None),
+];
+
+#[test]
+fn dpss_matches_scipy_on_every_device() {
+    for (case, m, nw, kmax, sym, norm) in DPSS_CASES {
+        let want = golden_f64(&format!("dpss_{case}"));
+        let want_r = golden_f64(&format!("dpss_{case}_ratios")).to_vec().unwrap();
+        for d in devices() {
+            let o = DpssOptions {
+                kmax,
+                sym,
+                norm,
+                return_ratios: true,
+            };
+            let r = dpss::<f64>(m, nw, &o, &d).unwrap_or_else(|e| panic!("{case}: {e}"));
+            assert_eq!(r.windows.device(), &d);
+            assert_eq!(r.windows.shape(), want.shape(), "{case}");
+            let tag = format!("dpss {case} on {d}");
+            let w = want.to_vec().unwrap();
+            assert_slices_close(
+                &r.windows.to_vec().unwrap(),
+                &w,
+                want.shape(),
+                1e-9,
+                1e-10,
+                &tag,
+            );
+            let got_r = r.ratios.unwrap();
+            assert_slices_close(&got_r, &want_r, &[want_r.len()], 1e-9, 1e-10, &tag);
+            // without ratios: the same windows; f32 windows are the f64 ones rounded
+            let o2 = DpssOptions {
+                return_ratios: false,
+                ..o
+            };
+            let r32 = dpss::<f32>(m, nw, &o2, &d).unwrap();
+            assert!(r32.ratios.is_none());
+            let v32: Vec<f64> = r32
+                .windows
+                .to_vec()
+                .unwrap()
+                .iter()
+                .map(|&x| x as f64)
+                .collect();
+            assert_slices_close(&v32, &w, want.shape(), 1e-6, 1e-7, &tag);
+        }
+    }
+}
+
+#[test]
+fn dpss_properties_and_errors() {
+    let d = Device::Cpu;
+    // orthonormal windows (L2 norm) whose ratios fall with the order
+    let o = DpssOptions {
+        kmax: Some(6),
+        return_ratios: true,
+        ..Default::default()
+    };
+    let r = dpss::<f64>(200, 4.0, &o, &d).unwrap();
+    let w = r.windows.to_vec().unwrap();
+    for i in 0..6 {
+        for j in 0..6 {
+            let dot: f64 = (0..200).map(|n| w[i * 200 + n] * w[j * 200 + n]).sum();
+            let want = if i == j { 1.0 } else { 0.0 };
+            assert!((dot - want).abs() < 1e-10, "({i}, {j}): {dot}");
+        }
+    }
+    let ratios = r.ratios.unwrap();
+    assert!(ratios.windows(2).all(|p| p[0] > p[1]) && ratios[0] < 1.0 && ratios[0] > 0.999);
+    // M = 0 and 1: ones; errors as SciPy
+    let z = dpss::<f64>(0, 1.0, &DpssOptions::default(), &d).unwrap();
+    assert_eq!(z.windows.shape(), &[0]);
+    let bad = |m: usize, nw: f64, kmax: Option<usize>| {
+        let o = DpssOptions {
+            kmax,
+            ..Default::default()
+        };
+        matches!(
+            dpss::<f64>(m, nw, &o, &d),
+            Err(Error::InvalidArgument { .. })
+        )
+    };
+    assert!(bad(16, 2.0, Some(0)));
+    assert!(bad(16, 2.0, Some(17)));
+    assert!(bad(16, 8.0, None));
+    assert!(bad(16, 0.0, None));
+    assert!(bad(16, f64::NAN, None));
+    assert!(!bad(16, 2.0, Some(16)));
+}
+
+/// A long window set (M = 4096, 12 windows) against SciPy: every 97th point and the ratios.
+#[test]
+fn dpss_long_matches_scipy() {
+    let want = golden_f64("dpss_big_cols97");
+    let want_r = golden_f64("dpss_big_ratios").to_vec().unwrap();
+    let o = DpssOptions {
+        kmax: Some(12),
+        return_ratios: true,
+        ..Default::default()
+    };
+    let r = dpss::<f64>(4096, 6.0, &o, &Device::Cpu).unwrap();
+    let w = r.windows.to_vec().unwrap();
+    let cols = want.shape()[1];
+    let got: Vec<f64> = (0..12)
+        .flat_map(|k| (0..cols).map(move |c| (k, c)))
+        .map(|(k, c)| w[k * 4096 + c * 97])
+        .collect();
+    assert_slices_close(
+        &got,
+        &want.to_vec().unwrap(),
+        want.shape(),
+        1e-8,
+        1e-10,
+        "big",
+    );
+    let rr = r.ratios.unwrap();
+    assert_slices_close(&rr, &want_r, &[12], 1e-10, 1e-12, "big ratios");
+}
