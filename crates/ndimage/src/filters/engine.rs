@@ -845,10 +845,14 @@ fn sep2<T: Real>(
     let (_xc, out, xp, op_) = gpu_io(x)?;
     let f = function(d, T::DTYPE, &format!("ndi_sep2f{nb}"))?;
     let ntiles = outer * hh.div_ceil(ty) * wd.div_ceil(tx);
-    // the pipelined kernel loops over tiles: as many blocks as can be resident at once
+    // the pipelined kernel loops over tiles: as many blocks as can be resident at once (threads
+    // and shared memory per SM: the opt-in block limit plus the 1 KiB the driver reserves per
+    // block; the occupancy query would need the >48 KiB attribute set before the first launch)
     let grid = if SEP2_PIPE {
-        let per_sm = f.occupancy(SEP2_THREADS, smem).unwrap_or(1).max(1) as usize;
-        ntiles.min(per_sm * d.props().multiprocessors.max(1))
+        let props = d.props();
+        let by_smem = (props.max_shared_per_block_optin + 1024) / (smem + 1024);
+        let per_sm = by_smem.clamp(1, 2048 / SEP2_THREADS as usize);
+        ntiles.min(per_sm * props.multiprocessors.max(1))
     } else {
         ntiles
     };
