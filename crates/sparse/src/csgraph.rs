@@ -1,7 +1,8 @@
 //! `scipy.sparse.csgraph`: [`connected_components`] (weak and strong connection).
 
-use crate::cuda::{blocks, launch, launch_fm, p};
+use crate::cuda::{blocks, launch_fm, launch_ix, p};
 use crate::matrix::CsrMatrix;
+use crate::SpIndex;
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{Array, Device, Float, Result};
@@ -45,10 +46,13 @@ pub enum Connection {
 /// # Ok::<(), cusci_sparse::Error>(())
 /// ```
 ///
+/// Graphs with `i64` indices are taken too (the labels are `i32`, as SciPy's).
+///
 /// # Errors
-/// `ShapeMismatch` for a non-square graph.
-pub fn connected_components<T: Float>(
-    graph: &CsrMatrix<T>,
+/// `ShapeMismatch` for a non-square graph; `InvalidArgument` for more than `i32::MAX` nodes
+/// (the labels are `i32`).
+pub fn connected_components<T: Float, I: SpIndex>(
+    graph: &CsrMatrix<T, I>,
     directed: bool,
     connection: Connection,
 ) -> Result<(usize, Array<i32>)> {
@@ -60,13 +64,19 @@ pub fn connected_components<T: Float>(
             format!("the graph must be square, got ({m}, {n})"),
         ));
     }
+    if n > i32::MAX as usize {
+        return Err(make::arg(
+            op,
+            format!("{n} nodes do not fit the int32 labels"),
+        ));
+    }
     if directed && connection == Connection::Strong {
         return strong(graph);
     }
     match graph.device() {
         Device::Cpu => {
-            let ip = graph.indptr.cpu_data().unwrap_or(&[0]);
-            let ind = graph.indices.cpu_data().unwrap_or(&[]);
+            let ip = crate::matrix::hv(&graph.indptr);
+            let ind = crate::matrix::hv(&graph.indices);
             let mut parent: Vec<usize> = (0..n).collect();
             fn find(p: &mut [usize], mut x: usize) -> usize {
                 while p[x] != x {
@@ -76,8 +86,8 @@ pub fn connected_components<T: Float>(
                 x
             }
             for r in 0..n {
-                for &c in &ind[ip[r] as usize..ip[r + 1] as usize] {
-                    let (a, b) = (find(&mut parent, r), find(&mut parent, c as usize));
+                for &c in &ind[ip[r].ix()..ip[r + 1].ix()] {
+                    let (a, b) = (find(&mut parent, r), find(&mut parent, c.ix()));
                     // the smaller index is the root: roots are the components' smallest nodes
                     if a < b {
                         parent[b] = a;
@@ -101,12 +111,13 @@ pub fn connected_components<T: Float>(
         }
         Device::Cuda(d) => {
             let dev = graph.device();
-            let label = Array::<i32>::empty(&[n], dev)?;
+            // node labels of the index type (the kernels of the graph's module)
+            let label = Array::<I>::empty(&[n], dev)?;
             let nb = blocks(d, n);
-            launch::<T>(d, "cc_init", nb, Args::new().push(p(&label)).push(n as i64))?;
+            launch_ix::<T, I>(d, "cc_init", nb, Args::new().push(p(&label)).push(n as i64))?;
             loop {
                 let flag = Array::<i32>::zeros(&[1], dev)?;
-                launch::<T>(
+                launch_ix::<T, I>(
                     d,
                     "cc_hook",
                     nb,
@@ -117,12 +128,12 @@ pub fn connected_components<T: Float>(
                         .push(p(&label))
                         .push(p(&flag)),
                 )?;
-                launch::<T>(d, "cc_jump", nb, Args::new().push(p(&label)).push(n as i64))?;
+                launch_ix::<T, I>(d, "cc_jump", nb, Args::new().push(p(&label)).push(n as i64))?;
                 if flag.item()? == 0 {
                     break;
                 }
             }
-            relabel_by_roots::<T>(d, nb, &label, n)
+            relabel_by_roots::<T, I>(d, nb, &label, n)
         }
     }
 }
@@ -152,7 +163,7 @@ fn number_by_smallest(rep: &[usize]) -> (usize, Vec<i32>) {
 }
 
 /// Tarjan's strongly connected components, iterative: the representative of every node.
-fn tarjan(ip: &[i32], ind: &[i32]) -> Vec<usize> {
+fn tarjan<I: SpIndex>(ip: &[I], ind: &[I]) -> Vec<usize> {
     let n = ip.len() - 1;
     const NONE: usize = usize::MAX;
     let mut index = vec![NONE; n];
@@ -167,15 +178,15 @@ fn tarjan(ip: &[i32], ind: &[i32]) -> Vec<usize> {
         if index[s] != NONE {
             continue;
         }
-        calls.push((s, ip[s] as usize));
+        calls.push((s, ip[s].ix()));
         index[s] = next;
         low[s] = next;
         next += 1;
         stack.push(s);
         on[s] = true;
         while let Some(&mut (v, ref mut e)) = calls.last_mut() {
-            if *e < ip[v + 1] as usize {
-                let w = ind[*e] as usize;
+            if *e < ip[v + 1].ix() {
+                let w = ind[*e].ix();
                 *e += 1;
                 if index[w] == NONE {
                     index[w] = next;
@@ -183,7 +194,7 @@ fn tarjan(ip: &[i32], ind: &[i32]) -> Vec<usize> {
                     next += 1;
                     stack.push(w);
                     on[w] = true;
-                    calls.push((w, ip[w] as usize));
+                    calls.push((w, ip[w].ix()));
                 } else if on[w] {
                     low[v] = low[v].min(index[w]);
                 }
@@ -210,13 +221,13 @@ fn tarjan(ip: &[i32], ind: &[i32]) -> Vec<usize> {
 /// Sweeps of the GPU's strong-component loops queued between two reads of their flag.
 const BATCH: usize = 8;
 
-fn strong<T: Float>(graph: &CsrMatrix<T>) -> Result<(usize, Array<i32>)> {
+fn strong<T: Float, I: SpIndex>(graph: &CsrMatrix<T, I>) -> Result<(usize, Array<i32>)> {
     let n = graph.shape().0;
     let dev = graph.device();
     match dev {
         Device::Cpu => {
-            let ip = graph.indptr.cpu_data().unwrap_or(&[0]);
-            let ind = graph.indices.cpu_data().unwrap_or(&[]);
+            let ip = crate::matrix::hv(&graph.indptr);
+            let ind = crate::matrix::hv(&graph.indices);
             let (k, labels) = number_by_smallest(&tarjan(ip, ind));
             Ok((k, Array::from_vec(labels, &[n], dev)?))
         }
@@ -242,7 +253,7 @@ fn strong<T: Float>(graph: &CsrMatrix<T>) -> Result<(usize, Array<i32>)> {
                             a.push(p(*x));
                         }
                         a.push(p(&flag));
-                        launch_fm::<T, i32>(d, name, nb, &mut a)?;
+                        launch_fm::<T, I>(d, name, nb, &mut a)?;
                     }
                     if flag.item()? == 0 {
                         return Ok(());
@@ -254,13 +265,13 @@ fn strong<T: Float>(graph: &CsrMatrix<T>) -> Result<(usize, Array<i32>)> {
                 loop {
                     let flag = Array::<i32>::zeros(&[1], dev)?;
                     for _ in 0..BATCH {
-                        launch_fm::<T, i32>(
+                        launch_fm::<T, I>(
                             d,
                             "scc_clear",
                             nb,
                             Args::new().push(p(&deg)).push(n as i64),
                         )?;
-                        launch_fm::<T, i32>(
+                        launch_fm::<T, I>(
                             d,
                             "scc_deg",
                             nb,
@@ -271,7 +282,7 @@ fn strong<T: Float>(graph: &CsrMatrix<T>) -> Result<(usize, Array<i32>)> {
                                 .push(p(&scc))
                                 .push(p(&deg)),
                         )?;
-                        launch_fm::<T, i32>(
+                        launch_fm::<T, I>(
                             d,
                             "scc_trim",
                             nb,
@@ -286,14 +297,14 @@ fn strong<T: Float>(graph: &CsrMatrix<T>) -> Result<(usize, Array<i32>)> {
                         break;
                     }
                 }
-                launch_fm::<T, i32>(
+                launch_fm::<T, I>(
                     d,
                     "scc_init",
                     nb,
                     Args::new().push(p(&color)).push(p(&scc)).push(n as i64),
                 )?;
                 sweeps("scc_fwd", &[&color])?;
-                launch_fm::<T, i32>(
+                launch_fm::<T, I>(
                     d,
                     "scc_root",
                     nb,
@@ -305,7 +316,7 @@ fn strong<T: Float>(graph: &CsrMatrix<T>) -> Result<(usize, Array<i32>)> {
                 )?;
                 sweeps("scc_bwd", &[&color, &mark])?;
                 let left = Array::<i32>::zeros(&[1], dev)?;
-                launch_fm::<T, i32>(
+                launch_fm::<T, I>(
                     d,
                     "scc_assign",
                     nb,
@@ -321,14 +332,14 @@ fn strong<T: Float>(graph: &CsrMatrix<T>) -> Result<(usize, Array<i32>)> {
                 }
             }
             let minid = Array::<i32>::full(&[n], n as i32, dev)?;
-            launch_fm::<T, i32>(
+            launch_fm::<T, I>(
                 d,
                 "scc_min",
                 nb,
                 Args::new().push(p(&scc)).push(n as i64).push(p(&minid)),
             )?;
             let label = Array::<i32>::empty(&[n], dev)?;
-            launch_fm::<T, i32>(
+            launch_fm::<T, I>(
                 d,
                 "scc_label",
                 nb,
@@ -338,7 +349,7 @@ fn strong<T: Float>(graph: &CsrMatrix<T>) -> Result<(usize, Array<i32>)> {
                     .push(n as i64)
                     .push(p(&label)),
             )?;
-            relabel_by_roots::<T>(d, nb, &label, n)
+            relabel_by_roots::<T, i32>(d, nb, &label, n)
         }
     }
 }
@@ -346,24 +357,24 @@ fn strong<T: Float>(graph: &CsrMatrix<T>) -> Result<(usize, Array<i32>)> {
 /// Component numbers 0..k from root labels (each node labelled by its component's root, the
 /// smallest node): roots flagged, their ranks by a prefix sum, every node relabelled by its
 /// root's rank. Returns k (one scalar read) and the labels.
-fn relabel_by_roots<T: Float>(
+fn relabel_by_roots<T: Float, L: SpIndex>(
     d: &cusci_core::CudaDevice,
     nb: u32,
-    label: &Array<i32>,
+    label: &Array<L>,
     n: usize,
 ) -> Result<(usize, Array<i32>)> {
     let dev = label.device();
-    let roots = Array::<i32>::zeros(&[n + 1], dev)?;
-    launch::<T>(
+    let roots = Array::<L>::zeros(&[n + 1], dev)?;
+    launch_ix::<T, L>(
         d,
         "cc_roots",
         nb,
         Args::new().push(p(label)).push(n as i64).push(p(&roots)),
     )?;
     let rank = roots.cumsum(0)?;
-    let k = rank.index_axis(0, -1)?.item()? as usize;
+    let k = crate::matrix::last(&rank)?;
     let out = Array::<i32>::empty(&[n], dev)?;
-    launch::<T>(
+    launch_ix::<T, L>(
         d,
         "cc_relabel",
         nb,

@@ -6,9 +6,10 @@
 //! the number of stored entries pass `i32::MAX`. Construction, validation, conversions between the
 //! formats and index types, `toarray`, the products `dot` (SpMV/SpMM, cuSPARSE with
 //! `CUSPARSE_INDEX_64I`), the arithmetic (`add`, `sub`, `multiply`, `matmul`, `eliminate_zeros`,
-//! `diagonal`, sums), `todia` and the [`LinearOperator`](crate::linalg::LinearOperator) of the
-//! iterative solvers work for both; the direct solvers, `spilu` and `csgraph` take `i32`
-//! matrices. A matrix too large for its index type is refused with `InvalidArgument`.
+//! `diagonal`, sums), `todia`, `csgraph` and the
+//! [`LinearOperator`](crate::linalg::LinearOperator) of the iterative solvers work for both; the
+//! direct solvers and `spilu` take `i32` matrices. A matrix too large for its index type is
+//! refused with `InvalidArgument`.
 
 use crate::cpu;
 use crate::cuda::{self, blocks, launch_fm, p};

@@ -4,7 +4,7 @@
 //! both index types (`i32` and `i64`: on the GPU the kernels of `sparse.cu` compiled for the
 //! matrix's index type).
 
-use crate::cuda::{blocks, launch, launch_ix, p};
+use crate::cuda::{blocks, launch_ix, p};
 use crate::matrix::{last, CooMatrix, CsrMatrix};
 use crate::SpIndex;
 use cusci_core::cuda::kernel::Args;
@@ -15,8 +15,9 @@ fn scalar<T: Float>(v: f64) -> T {
     T::from_c64(c64::new(v, 0.0))
 }
 
-/// Concatenates 1-D arrays on one device (a copy kernel per part; `scale` multiplies values).
-fn concat<T: Float>(parts: &[(&Array<T>, T)], dev: &Device) -> Result<Array<T>> {
+/// Concatenates 1-D arrays on one device (a copy kernel per part; `scale` multiplies values),
+/// with the module of index type `I` (the one the caller's other kernels use).
+fn concat<T: Float, I: SpIndex>(parts: &[(&Array<T>, T)], dev: &Device) -> Result<Array<T>> {
     let total: usize = parts.iter().map(|(a, _)| a.len()).sum();
     match dev {
         Device::Cpu => {
@@ -31,7 +32,7 @@ fn concat<T: Float>(parts: &[(&Array<T>, T)], dev: &Device) -> Result<Array<T>> 
             let mut off = 0usize;
             for (a, s) in parts {
                 let a = a.contiguous()?;
-                launch::<T>(
+                launch_ix::<T, I>(
                     d,
                     "sp_copy_scaled",
                     blocks(d, a.len()),
@@ -230,7 +231,7 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         let dev = self.device().clone();
         let a = self.tocoo()?;
         let b = other.tocoo()?;
-        let data = concat(&[(&a.data, T::one()), (&b.data, scalar(sign))], &dev)?;
+        let data = concat::<T, I>(&[(&a.data, T::one()), (&b.data, scalar(sign))], &dev)?;
         let row = concat_idx::<T, I>(&[&a.row, &b.row], &dev)?;
         let col = concat_idx::<T, I>(&[&a.col, &b.col], &dev)?;
         let c = CooMatrix {

@@ -254,3 +254,45 @@ fn i64_non_canonical_input() {
         );
     }
 }
+
+/// `connected_components` of i64 graphs: the same count and labels as the i32 graph, weak
+/// and strong, on every device (the i32 tests check against BFS and reachability oracles).
+#[test]
+fn i64_connected_components_like_i32() {
+    use cusci_sparse::csgraph::{connected_components, Connection};
+    for (n, density) in [
+        (0usize, 0.0),
+        (1, 1.0),
+        (12, 0.08),
+        (70, 0.02),
+        (150, 0.012),
+    ] {
+        let g = mat::<f64>(n, n, density, 40 + n as u64, &Device::Cpu);
+        for (directed, conn) in [
+            (false, Connection::Weak),
+            (true, Connection::Weak),
+            (true, Connection::Strong),
+        ] {
+            let (k_cpu, l_cpu) = connected_components(&g, directed, conn).unwrap();
+            for dev in devices() {
+                let g32 = g.to_device(&dev).unwrap();
+                let g64 = g32.with_index::<i64>().unwrap();
+                let (k, l) = connected_components(&g64, directed, conn).unwrap();
+                let (k32, l32) = connected_components(&g32, directed, conn).unwrap();
+                let ctx = format!("n {n} {conn:?} directed {directed} on {dev}");
+                assert_eq!(k, k32, "{ctx}");
+                assert_eq!(k, k_cpu, "{ctx}");
+                assert_eq!(host(&l), host(&l32), "{ctx}");
+                assert_eq!(host(&l), host(&l_cpu), "{ctx}");
+            }
+        }
+    }
+    // a non-square graph: the same error as for i32
+    let g = mat::<f64>(3, 4, 0.5, 1, &Device::Cpu)
+        .with_index::<i64>()
+        .unwrap();
+    assert!(matches!(
+        connected_components(&g, true, Connection::Weak),
+        Err(Error::ShapeMismatch { .. })
+    ));
+}

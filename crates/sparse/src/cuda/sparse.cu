@@ -211,9 +211,10 @@ extern "C" __global__ void cc_roots(const I* label, i64 n, I* roots) {
   GRID_LOOP(i, n) { roots[i + 1] = label[i] == (I)i ? 1 : 0; }
 }
 
-// out[i] = the number of roots before label[i] (components numbered by their smallest node)
-extern "C" __global__ void cc_relabel(const I* label, const I* rank, i64 n, I* out) {
-  GRID_LOOP(i, n) { out[i] = rank[label[i]]; }
+// out[i] = the number of roots before label[i] (components numbered by their smallest node);
+// int32 labels, as SciPy's (the caller checks n fits)
+extern "C" __global__ void cc_relabel(const I* label, const I* rank, i64 n, int* out) {
+  GRID_LOOP(i, n) { out[i] = (int)rank[label[i]]; }
 }
 
 // ---------------- the generic solver engine (krylov.rs): scalars st[], flag ist[0] ----------------
