@@ -74,6 +74,9 @@ fn run<I: Element, O: Element>(
             };
             gaussian_laplace_as(x, &[1.0, 0.8], &g)
         }
+        "gradient_magnitude" => {
+            gaussian_gradient_magnitude_as(x, &[0.9, 1.1], &GaussianOptions::default())
+        }
         "minimum" => minimum_filter_as(x, &size(&[3, 2]), &opts("reflect", 0.0)),
         "maximum" => maximum_filter_as(x, &size(&[2, 3]), &opts("wrap", 0.0)),
         "maximum_fp" => maximum_filter_as(x, &mask, &opts("reflect", 0.0)),
@@ -89,7 +92,12 @@ fn run<I: Element, O: Element>(
 fn inexact(case: &str) -> bool {
     matches!(
         case,
-        "correlate1d" | "gaussian" | "gaussian_laplace" | "gaussian_order" | "gaussian1d"
+        "correlate1d"
+            | "gaussian"
+            | "gaussian_laplace"
+            | "gaussian_order"
+            | "gaussian1d"
+            | "gradient_magnitude"
     )
 }
 
@@ -211,7 +219,7 @@ fn golden_every_input_and_output_type() {
     }
 }
 
-const CASES: [&str; 21] = [
+const CASES: [&str; 22] = [
     "correlate1d",
     "correlate",
     "convolve",
@@ -227,6 +235,7 @@ const CASES: [&str; 21] = [
     "prewitt",
     "laplace",
     "gaussian_laplace",
+    "gradient_magnitude",
     "minimum",
     "maximum",
     "maximum_fp",

@@ -17,9 +17,10 @@ pub use generic::{
 };
 pub use output::{
     convolve1d_as, convolve_as, correlate1d_as, correlate_as, gaussian_filter1d_as,
-    gaussian_filter_as, gaussian_laplace_as, laplace_as, maximum_filter1d_as, maximum_filter_as,
-    median_filter_as, minimum_filter1d_as, minimum_filter_as, percentile_filter_as, prewitt_as,
-    rank_filter_as, sobel_as, uniform_filter1d_as, uniform_filter_as,
+    gaussian_filter_as, gaussian_gradient_magnitude_as, gaussian_laplace_as, laplace_as,
+    maximum_filter1d_as, maximum_filter_as, median_filter_as, minimum_filter1d_as,
+    minimum_filter_as, percentile_filter_as, prewitt_as, rank_filter_as, sobel_as,
+    uniform_filter1d_as, uniform_filter_as,
 };
 
 use crate::modes::Mode;

@@ -39,7 +39,7 @@ use super::{
     norm_axes, norm_axis, per_axis, rank_filter, uniform_filter, uniform_filter1d, FilterOptions,
     Footprint, GaussianOptions,
 };
-use cusci_core::dtype::{DType, Element};
+use cusci_core::dtype::{DType, Element, Numeric};
 use cusci_core::elementwise::{Arg, Scalar};
 use cusci_core::error::make;
 use cusci_core::{Array, Device, ElementwiseKernel, Result};
@@ -949,4 +949,89 @@ pub fn gaussian_laplace_as<I: Element, O: Element>(
         stored_passes(x.clone(), passes, s)
     };
     laplace_sum(s, &axes, d2)
+}
+
+/// NumPy's `np.multiply(q, q, q)` and `output += q` over the stored derivatives, in `T`
+/// (integers wrap; f32 rounds each step).
+fn sum_of_squares<T: Numeric>(qs: &[Array<f64>]) -> Result<Array<T>> {
+    let mut acc: Option<Array<T>> = None;
+    for q in qs {
+        let q = q.astype::<T>()?;
+        let sq = q.mul(&q)?;
+        acc = Some(match acc {
+            None => sq,
+            Some(a) => a.add(&sq)?,
+        });
+    }
+    acc.ok_or_else(|| make::arg("gradient_magnitude", "no axis"))
+}
+
+/// [`gaussian_gradient_magnitude`](super::gaussian_gradient_magnitude) with SciPy's `output`
+/// dtype: for each axis of `opts.axes` (all by default) the Gaussian filter over every axis
+/// (`sigma`: one value or one per axis of the input) with a first derivative along that one,
+/// stored into `O`; then SciPy's `generic_gradient_magnitude` in the output type: each squared
+/// and added in place (integers wrap modulo 2^bits, bool is and/or, f32 rounds each step), and
+/// `np.sqrt(output, output, casting='unsafe')` (integers: the square root of the value as a
+/// float, truncated; a negative wrapped sum gives NaN, stored as the type's minimum for i32/i64,
+/// 0 for u8). With no axis, the input stored into `O`; `opts.order` is ignored.
+///
+/// # Errors
+/// As [`gaussian_filter`]; `UnsupportedDType` for complex `I` or `O`.
+///
+/// ```
+/// use cusci_ndimage::{gaussian_gradient_magnitude_as, GaussianOptions, Array, Device};
+/// let x = Array::from_vec(vec![0u8, 0, 0, 0, 200, 0, 0, 0, 0], &[3, 3], &Device::Cpu).unwrap();
+/// let g = GaussianOptions::default();
+/// let y = gaussian_gradient_magnitude_as::<u8, u8>(&x, &[1.0], &g).unwrap();
+/// let z = gaussian_gradient_magnitude_as::<u8, f64>(&x, &[1.0], &g).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![9, 10, 9, 10, 0, 10, 8, 14, 8]); // SciPy's (wrapped) values
+/// assert!((z.to_vec().unwrap()[1] - 10.9720).abs() < 1e-4);
+/// ```
+pub fn gaussian_gradient_magnitude_as<I: Element, O: Element>(
+    input: &Array<I>,
+    sigma: &[f64],
+    opts: &GaussianOptions,
+) -> Result<Array<O>> {
+    let op = "gaussian_gradient_magnitude";
+    let s = Store::of::<O>(op)?;
+    let nd = input.ndim();
+    let axes = norm_axes(op, &opts.axes, nd)?;
+    if sigma.is_empty() {
+        return Err(make::arg(op, "no sigma given"));
+    }
+    let sig = per_axis(op, "sigma", sigma, nd, 0.0)?;
+    let x = load(op, input)?;
+    if axes.is_empty() {
+        return finish(store(x, s)?);
+    }
+    let all: Vec<usize> = (0..nd).collect();
+    let mut qs = Vec::with_capacity(axes.len());
+    for &a in &axes {
+        let mut order = vec![0usize; nd];
+        order[a] = 1;
+        let passes = gaussian_passes(op, &all, &sig, &order, opts)?;
+        qs.push(stored_passes(x.clone(), passes, s)?);
+    }
+    match s {
+        Store::F64 => finish(sum_of_squares::<f64>(&qs)?.sqrt()?),
+        Store::F32 => sum_of_squares::<f32>(&qs)?.sqrt()?.astype::<O>(),
+        Store::I32 => int_sqrt(sum_of_squares::<i32>(&qs)?, s),
+        Store::I64 => int_sqrt(sum_of_squares::<i64>(&qs)?, s),
+        Store::U8 => int_sqrt(sum_of_squares::<u8>(&qs)?, s),
+        Store::Bool => {
+            // and/or of the stored bytes: nonzero where any derivative is (all bytes are >= 0)
+            let mut acc = qs[0].clone();
+            for q in &qs[1..] {
+                acc = acc.add(q)?;
+            }
+            finish(acc)
+        }
+    }
+}
+
+/// NumPy's square root of an integer array written back into it (`casting='unsafe'`): the
+/// value as f64 (u8's float16 loop gives the same truncated roots below 256), its square root
+/// (NaN when negative), stored as the output type.
+fn int_sqrt<T: Numeric, O: Element>(a: Array<T>, s: Store) -> Result<Array<O>> {
+    finish(store(a.astype::<f64>()?.sqrt()?, s)?)
 }
