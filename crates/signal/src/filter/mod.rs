@@ -124,17 +124,84 @@ impl<T: SignalScalar> Iir<T> {
     }
 }
 
-fn matmul<T: SignalScalar>(a: &[T], b: &[T], n: usize) -> Vec<T> {
-    let mut c = vec![T::zero(); n * n];
-    for i in 0..n {
-        for k in 0..n {
-            let aik = a[i * n + k];
-            for j in 0..n {
-                c[i * n + j] += aik * b[k * n + j];
-            }
+/// A double-double number `hi + lo` (about 106 significant bits).
+#[derive(Clone, Copy, Debug)]
+struct Dd {
+    hi: f64,
+    lo: f64,
+}
+
+impl Dd {
+    fn new(v: f64) -> Dd {
+        Dd { hi: v, lo: 0.0 }
+    }
+    fn renorm(s: f64, e: f64) -> Dd {
+        let hi = s + e;
+        Dd {
+            hi,
+            lo: e - (hi - s),
         }
     }
-    c
+    fn add(self, o: Dd) -> Dd {
+        // two-sum of the high parts, then the low parts
+        let s = self.hi + o.hi;
+        let bb = s - self.hi;
+        let e = (self.hi - (s - bb)) + (o.hi - bb);
+        Dd::renorm(s, e + self.lo + o.lo)
+    }
+    fn mul(self, o: Dd) -> Dd {
+        // two-product through the fused multiply-add
+        let p = self.hi * o.hi;
+        let e = self.hi.mul_add(o.hi, -p);
+        Dd::renorm(p, e + self.hi * o.lo + self.lo * o.hi)
+    }
+    fn neg(self) -> Dd {
+        Dd {
+            hi: -self.hi,
+            lo: -self.lo,
+        }
+    }
+}
+
+/// The powers `m^(2^lv)`, lv = 0 .. levels (`n x n` row-major, concatenated), by repeated
+/// squaring in double-double arithmetic, each rounded to `T` once. The maps of the scans grow
+/// before they decay (the ba form of butter(8, 0.1): entries up to 4e4), so squaring rounded
+/// powers cancels: `M^256 = (M^128)^2` with entries of 50 summing to 0.02 loses ~eps * 50^2 to
+/// rounding per entry, more than the tiled scan's own rounding (in the kernel's check, 6e-10
+/// of the output's scale against 1e-10 with these powers).
+fn accurate_powers<T: Element>(m: &[T], n: usize, levels: usize) -> Vec<T> {
+    let complex = m.iter().any(|v| v.to_c64().im != 0.0);
+    let mut re: Vec<Dd> = m.iter().map(|v| Dd::new(v.to_c64().re)).collect();
+    let mut im: Vec<Dd> = m.iter().map(|v| Dd::new(v.to_c64().im)).collect();
+    let mut out = Vec::with_capacity(levels * n * n);
+    for lv in 0..levels {
+        out.extend(
+            re.iter()
+                .zip(&im)
+                .map(|(r, i)| T::from_c64(cusci_core::c64::new(r.hi + r.lo, i.hi + i.lo))),
+        );
+        if lv + 1 == levels {
+            break;
+        }
+        let zero = Dd::new(0.0);
+        let (mut r2, mut i2) = (vec![zero; n * n], vec![zero; n * n]);
+        for i in 0..n {
+            for k in 0..n {
+                let (ar, ai) = (re[i * n + k], im[i * n + k]);
+                for j in 0..n {
+                    let (br, bi) = (re[k * n + j], im[k * n + j]);
+                    r2[i * n + j] = r2[i * n + j].add(ar.mul(br));
+                    if complex {
+                        r2[i * n + j] = r2[i * n + j].add(ai.mul(bi).neg());
+                        i2[i * n + j] = i2[i * n + j].add(ar.mul(bi)).add(ai.mul(br));
+                    }
+                }
+            }
+        }
+        re = r2;
+        im = i2;
+    }
+    out
 }
 
 /// Builds the lfilter form from host coefficients (validated).
@@ -547,14 +614,15 @@ fn launch_scan(
 /// itself (the largest magnitude it reaches in the impulse response) that is `eps * G` with
 /// `G = max_lv max_r sum_k |P_rk| sigma_k / sigma_r` ([`carry_growth`]). A short chunk leaves
 /// the maps undecayed (butter(8, 0.1) in ba form: `G` = 4.6e4, 5.7e3, 57, 0.05 for TL = 32,
-/// 64, 128, 256), and the output error grows like `G^2`: measured against SciPy on an H200 and a
-/// CPU emulation of the kernel, 8e-4, 3e-6, 7e-10 and 6e-11 relative to the output's scale
-/// (the serial recurrence itself: 1e-11; CuPy's lfilter: 3.5e-7). `G <= 64` keeps f64 within
-/// about 1e-9 of the serial result for the worst filters; sections scale their states well
-/// (butter(8, 0.1) as sos: `G` = 2.4 at TL = 32, error 5e-15). Filters with `G > 64` at every
-/// chunk length take the chunked scan. The block size is the fastest measured for the chunk
-/// length (H200, 256 x 65536 f64: TL 32 -> 256 threads, 64 and 128 -> 128, 256 -> 32), halved
-/// while the shared memory exceeds 160 KiB.
+/// 64, 128, 256) and the output error grows with `G`: 1.7e-7, 2.2e-8, 1.1e-10, 7e-11 of the
+/// output's scale against SciPy in a CPU emulation of the kernel (the serial recurrence itself:
+/// 1e-11; CuPy's lfilter: 3.5e-7). The maps' powers are squared in double-double
+/// ([`accurate_powers`]): squared in f64 they cancel, and the same kernel measured 8e-4, 3e-6,
+/// 6e-10, 7e-11 on an H200. `G <= 64` keeps f64 within a few 1e-10 of the serial result;
+/// sections scale their states well (butter(8, 0.1) as sos: `G` = 2.4 at TL = 32, error
+/// 5e-15). Filters with `G > 64` at every chunk length take the chunked scan. The block size
+/// is the fastest measured for the chunk length (H200, 256 x 65536 f64: TL 32 -> 256 threads,
+/// 64 and 128 -> 128, 256 -> 32), halved while the shared memory exceeds 160 KiB.
 pub(crate) fn tile_plan<T: SignalScalar>(
     iir: &Iir<T>,
     nsig: usize,
@@ -637,17 +705,11 @@ fn carry_growth<T: Element>(maps: &[T], ns: usize, sigma: &[f64]) -> f64 {
 }
 
 /// The zero-input maps of the tiled scan, `M^(TL 2^lv)` for lv = 0 .. log2(TB), each `ns x ns`
-/// row-major, concatenated (`T`'s arithmetic, as the kernel reads them).
+/// row-major, concatenated: `M^TL` by stepping the recurrence in `T`, its powers by
+/// [`accurate_powers`].
 fn tile_maps<T: SignalScalar>(iir: &Iir<T>, tb: usize, tl: usize) -> Vec<T> {
     let ns = iir.states();
-    let nmats = tb.trailing_zeros() as usize;
-    let mut m = iir.zero_input_map(tl);
-    let mut mats = Vec::with_capacity(nmats * ns * ns);
-    for _ in 0..nmats {
-        mats.extend_from_slice(&m);
-        m = matmul(&m, &m, ns);
-    }
-    mats
+    accurate_powers(&iir.zero_input_map(tl), ns, tb.trailing_zeros() as usize)
 }
 
 /// Dynamic shared memory of the block-tiled kernel: the tile (with one pad sample per chunk),
@@ -802,10 +864,8 @@ fn cuda_apply<T: SignalScalar>(
         )?;
     } else {
         let ngroups = nchunks.div_ceil(GROUP);
-        let mut mg = m;
-        for _ in 0..GROUP.trailing_zeros() {
-            mg = matmul(&mg, &mg, ns);
-        }
+        let lv = GROUP.trailing_zeros() as usize;
+        let mg = accurate_powers(&m, ns, lv + 1).split_off(lv * ns * ns);
         let mgdev = Array::from_vec(mg, &[ns * ns], dev)?;
         let gf = Array::<T>::empty(&[ngroups * nsig * ns], dev)?;
         let gs = Array::<T>::empty(&[ngroups * nsig * ns], dev)?;
@@ -1106,6 +1166,93 @@ mod tests {
             );
             assert!(got >= lo && got <= hi, "TL {tl}: growth {got}");
         }
+    }
+
+    /// The double-double powers against exact integer arithmetic: the Fibonacci matrix (real)
+    /// and [[1+i, 1], [1, 0]] (complex), up to entries of 2^60 (beyond f64's 53 bits, so the
+    /// results are the correctly rounded exact ones); and powers of a map that cancels.
+    #[test]
+    fn accurate_powers_are_exact_where_exact_is_known() {
+        let p = accurate_powers(&[1.0f64, 1.0, 1.0, 0.0], 2, 7);
+        let (mut a, mut b, mut c) = (1i128, 1i128, 0i128); // [[a, b], [b, c]]
+        for lv in 0..7 {
+            assert_eq!(
+                &p[4 * lv..4 * lv + 4],
+                &[a as f64, b as f64, b as f64, c as f64]
+            );
+            (a, b, c) = (a * a + b * b, a * b + b * c, b * b + c * c);
+        }
+        type G = (i128, i128);
+        let mul = |x: G, y: G| (x.0 * y.0 - x.1 * y.1, x.0 * y.1 + x.1 * y.0);
+        let add = |x: G, y: G| (x.0 + y.0, x.1 + y.1);
+        let m = [
+            c64::new(1.0, 1.0),
+            c64::new(1.0, 0.0),
+            c64::new(1.0, 0.0),
+            c64::new(0.0, 0.0),
+        ];
+        let p = accurate_powers(&m, 2, 6);
+        let mut e: [G; 4] = [(1, 1), (1, 0), (1, 0), (0, 0)];
+        for lv in 0..6 {
+            for (got, want) in p[4 * lv..4 * lv + 4].iter().zip(&e) {
+                assert_eq!(
+                    (got.re, got.im),
+                    (want.0 as f64, want.1 as f64),
+                    "level {lv}"
+                );
+            }
+            let mut n: [G; 4] = [(0, 0); 4];
+            for i in 0..2 {
+                for j in 0..2 {
+                    n[2 * i + j] = add(mul(e[2 * i], e[j]), mul(e[2 * i + 1], e[2 + j]));
+                }
+            }
+            e = n;
+        }
+        // butter(8, 0.1) in ba form, M^64 and its powers up to M^512: the double-double
+        // squarings against repeated double-double multiplication by M^64 (another order, the
+        // same exact powers), and f64 squarings, which lose to cancellation
+        let f = ba(8, 0.1);
+        let base = f.zero_input_map(64);
+        let dd = accurate_powers(&base, 8, 4);
+        let bd: Vec<Dd> = base.iter().map(|&v| Dd::new(v)).collect();
+        let mut pw = bd.clone();
+        let mut sq = base.clone();
+        let (mut worst_dd, mut worst_sq) = (0.0f64, 0.0f64);
+        for k in 1..=8usize {
+            if k.is_power_of_two() {
+                let lv = k.trailing_zeros() as usize;
+                for (q, r) in pw.iter().enumerate() {
+                    let want = r.hi + r.lo;
+                    let tol = want.abs() * 4.5e-16 + 1e-300;
+                    assert!(
+                        (dd[64 * lv + q] - want).abs() <= tol,
+                        "level {lv} entry {q}"
+                    );
+                    worst_dd = worst_dd.max((dd[64 * lv + q] - want).abs());
+                    worst_sq = worst_sq.max((sq[q] - want).abs());
+                }
+                let mut s2 = vec![0.0f64; 64];
+                for i in 0..8 {
+                    for m in 0..8 {
+                        for j in 0..8 {
+                            s2[i * 8 + j] += sq[i * 8 + m] * sq[m * 8 + j];
+                        }
+                    }
+                }
+                sq = s2;
+            }
+            let mut nx = vec![Dd::new(0.0); 64];
+            for i in 0..8 {
+                for m in 0..8 {
+                    for j in 0..8 {
+                        nx[i * 8 + j] = nx[i * 8 + j].add(pw[i * 8 + m].mul(bd[m * 8 + j]));
+                    }
+                }
+            }
+            pw = nx;
+        }
+        assert!(worst_sq > 1e3 * worst_dd, "{worst_sq} vs {worst_dd}");
     }
 
     /// The plans of the measured cases (H200, 256 x 65536 f64): the ba form of butter(8, 0.1)
