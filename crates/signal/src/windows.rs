@@ -831,7 +831,7 @@ impl TriLu {
                 dd[i + 1] = t - f * dd[i + 1];
                 if i + 2 < n {
                     du2[i] = du[i + 1];
-                    du[i + 1] = -f * du[i + 1];
+                    du[i + 1] *= -f;
                 }
                 swap[i] = true;
             }
