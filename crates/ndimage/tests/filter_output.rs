@@ -117,9 +117,7 @@ fn check<O: Element>(got: &Array<O>, exp: &Array<O>, near: Option<&[f64]>) -> Op
     for i in 0..g.len() {
         let ok = match O::DTYPE {
             DType::F64 => g[i] == e[i] || (g[i] - e[i]).abs() <= 1e-13 * scale,
-            DType::F32 => {
-                g[i] == e[i] || (g[i] - e[i]).abs() <= 3e-7 * e[i].abs() + 1e-6 * scale * 1e-6
-            }
+            DType::F32 => g[i] == e[i] || (g[i] - e[i]).abs() <= 3e-7 * e[i].abs() + 1e-12 * scale,
             _ => gi[i] == ei[i],
         };
         let excused = near.is_some_and(|n| {
