@@ -18,15 +18,17 @@
 //! Separable filters (Gaussian, uniform, Sobel, Prewitt, and minimum/maximum with a box or an
 //! all-true footprint) store between passes, so e.g. `gaussian_filter_as::<u8, u8>` truncates
 //! after each axis as SciPy does. [`laplace_as`] adds its per-axis second derivatives in the
-//! output type (NumPy's `+=`: integers wrap, bool is logical or, f32 rounds each sum).
+//! output type (NumPy's `+=`: integers wrap, bool is logical or, f32 rounds each sum);
+//! [`gaussian_laplace_as`] likewise, and [`gaussian_gradient_magnitude_as`] squares, adds and
+//! takes the root in the output type as SciPy's `generic_gradient_magnitude` does.
 //! Rank filters whose rank is the first or last of the footprint run as the minimum or maximum
 //! filter (SciPy's route, separable for a box), others as one n-D selection.
 //!
 //! Differences from SciPy: (1) for a 1-D input, SciPy 1.17's rank and median filter with an output
 //! type other than the input's return the output buffer reinterpreted (its fast 1-D path writes
 //! the input's type into it); here they return the values stored as above, as SciPy does for every
-//! other input. (2) An integer input is read as f64 (as SciPy), so i64 values beyond 2^53 are
-//! rounded. (3) The f32 and f64 sums may differ from SciPy's in the last bit (summation order;
+//! other input. (2) An integer input is read as f64, as SciPy's n-D filters do, so i64 values
+//! beyond 2^53 are rounded (SciPy's 1-D rank path keeps same-type i64 exact). (3) The f32 and f64 sums may differ from SciPy's in the last bit (summation order;
 //! FMA on the GPU); a result within that of an integer can then truncate to the neighbouring
 //! integer. u16, i16, u32, u64 and i8 have no [`Array`] element type yet.
 //!
