@@ -88,7 +88,7 @@ pub(crate) fn nd_conv<T: SignalScalar>(
         }
     }
     if axes.is_empty() {
-        return p.mul(&q);
+        return same_other_axes(p.mul(&q)?, a.shape(), mode, &axes)?.contiguous();
     }
     let method = match method {
         // the direct method exists for 1-D (nd == 1 never reaches here) and 2-D only
@@ -143,7 +143,33 @@ pub(crate) fn nd_conv<T: SignalScalar>(
             1,
         )?;
     }
-    y.contiguous()
+    same_other_axes(y, a.shape(), mode, &axes)?.contiguous()
+}
+
+/// SciPy's `same` mode crops every axis to `in1`'s length (`_centered(ret, s1)`), the
+/// broadcast axes outside `axes` too (where `in1` has length 1 and `in2` more).
+fn same_other_axes<T: SignalScalar>(
+    y: Array<T>,
+    s1: &[usize],
+    mode: ConvMode,
+    axes: &[usize],
+) -> Result<Array<T>> {
+    let mut y = y;
+    if mode == ConvMode::Same {
+        for (d, &want) in s1.iter().enumerate() {
+            let cur = y.shape()[d];
+            if !axes.contains(&d) && cur != want {
+                let start = (cur - want) / 2;
+                y = y.slice_axis(
+                    d as isize,
+                    Some(start as isize),
+                    Some((start + want) as isize),
+                    1,
+                )?;
+            }
+        }
+    }
+    Ok(y)
 }
 
 /// FFT convolution of N-D arrays along `axes`, SciPy's

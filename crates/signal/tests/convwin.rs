@@ -458,3 +458,22 @@ fn dpss_long_matches_scipy() {
     let rr = r.ratios.unwrap();
     assert_slices_close(&rr, &want_r, &[12], 1e-10, 1e-12, "big ratios");
 }
+
+/// `same` mode crops a broadcast axis outside `axes` to in1's length, as SciPy's `_centered`
+/// (fftconvolve(a (1, 5), b (3, 4), 'same', axes=[1]) is (1, 5): the middle row of b).
+#[test]
+fn same_mode_crops_broadcast_axes() {
+    for d in devices() {
+        let a = Array::from_vec((0..5).map(|v| v as f64).collect(), &[1, 5], &d).unwrap();
+        let b = Array::from_vec((0..12).map(|v| v as f64).collect(), &[3, 4], &d).unwrap();
+        let want = [4.0, 13.0, 28.0, 50.0, 52.0];
+        let y = fftconvolve_axes(&a, &b, ConvMode::Same, Some(&[1])).unwrap();
+        assert_eq!(y.shape(), &[1, 5]);
+        assert_slices_close(&y.to_vec().unwrap(), &want, &[1, 5], 1e-12, 1e-12, "fft");
+        let y = oaconvolve(&a, &b, ConvMode::Same, Some(&[1])).unwrap();
+        assert_eq!(y.shape(), &[1, 5]);
+        assert_slices_close(&y.to_vec().unwrap(), &want, &[1, 5], 1e-12, 1e-12, "oa");
+        let y = fftconvolve_axes(&a, &b, ConvMode::Full, Some(&[1])).unwrap();
+        assert_eq!(y.shape(), &[3, 8]);
+    }
+}
