@@ -139,6 +139,20 @@ __device__ __forceinline__ double ndi_scast(double v, int m) {
 }
 "#;
 
+/// The CUDA source of the store of SciPy's casts the `*_as` filters run on the GPU (the device
+/// function `ndi_scast(v, code)` of an element-wise kernel), with a one-line kernel around it, for
+/// compile checks.
+///
+/// ```
+/// assert!(cusci_ndimage::filters::output::store_kernel_source().contains("ndi_scast"));
+/// ```
+pub fn store_kernel_source() -> String {
+    format!(
+        "{SCAST_CUDA}\nextern \"C\" __global__ void ndi_scast_check(const double* x, double* y, \
+         int m) {{ y[threadIdx.x] = ndi_scast(x[threadIdx.x], m); }}\n"
+    )
+}
+
 fn scast_kernel() -> Result<&'static ElementwiseKernel> {
     static K: OnceLock<ElementwiseKernel> = OnceLock::new();
     if let Some(k) = K.get() {
