@@ -11,7 +11,8 @@
 //! [`SuperLu::solve`] runs (row permutation and both triangular solves as kernels).
 
 use crate::krylov::launch_solver;
-use crate::matrix::CsrMatrix;
+use crate::matrix::{as_i32, CsrMatrix};
+use crate::SpIndex;
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{Array, CudaDevice, Device, Error, Float, RealFloat, Result};
@@ -34,8 +35,7 @@ fn rhs_shape<T: Float>(op: &str, n: usize, b: &Array<T>) -> Result<usize> {
     }
 }
 
-fn square<T: Float>(op: &str, a: &CsrMatrix<T>) -> Result<usize> {
-    let (m, n) = a.shape();
+fn square(op: &str, (m, n): (usize, usize)) -> Result<usize> {
     if m != n {
         return Err(make::shape(
             op,
@@ -74,15 +74,20 @@ fn singular(op: &str, index: usize) -> Error {
 /// # Errors
 /// `ShapeMismatch` for a non-square `A` or a `b` whose first dimension is not n,
 /// `DeviceMismatch`, `Singular { index }` for a zero (or missing) diagonal entry (the first one
-/// in solve order, on both devices).
-pub fn spsolve_triangular<T: Float>(
-    a: &CsrMatrix<T>,
+/// in solve order, on both devices); `InvalidArgument` for an `i64` matrix whose shape or
+/// number of entries does not fit `i32` (the solve uses 32-bit indices; an `i64` matrix that
+/// fits is converted).
+pub fn spsolve_triangular<T: Float, I: SpIndex>(
+    a: &CsrMatrix<T, I>,
     b: &Array<T>,
     lower: bool,
     unit_diagonal: bool,
 ) -> Result<Array<T>> {
     let op = "spsolve_triangular";
-    let n = square(op, a)?;
+    square(op, a.shape())?;
+    let a = as_i32(op, a)?;
+    let a = &*a;
+    let n = square(op, a.shape())?;
     cusci_core::array::check_same_device(op, a.device(), b.device())?;
     rhs_shape(op, n, b)?;
     let b = b.contiguous()?;
@@ -286,10 +291,15 @@ impl<T: Float> SuperLu<T> {
 ///
 /// # Errors
 /// `ShapeMismatch` for a non-square matrix, `Singular { index }` when column `index` has no
-/// non-zero pivot left (SciPy's "Factor is exactly singular").
-pub fn splu<T: Float>(a: &CsrMatrix<T>) -> Result<SuperLu<T>> {
+/// non-zero pivot left (SciPy's "Factor is exactly singular"); `InvalidArgument` for an `i64`
+/// matrix whose shape or number of entries does not fit `i32` (the factors use 32-bit indices;
+/// SciPy's SuperLU downcasts likewise and raises "indices too large").
+pub fn splu<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
     let op = "splu";
-    let n = square(op, a)?;
+    square(op, a.shape())?;
+    let a = as_i32(op, a)?;
+    let a = &*a;
+    let n = square(op, a.shape())?;
     let ip = a.indptr().to_vec()?;
     let ix = a.indices().to_vec()?;
     let dv = a.data().to_vec()?;
@@ -439,8 +449,8 @@ fn csr_from_triplets<T: Float>(
 /// # Errors
 /// As [`splu`] and [`SuperLu::solve`]: a singular matrix gives `Singular` (SciPy warns and
 /// returns NaN).
-pub fn spsolve<T: Float>(a: &CsrMatrix<T>, b: &Array<T>) -> Result<Array<T>> {
-    let n = square("spsolve", a)?;
+pub fn spsolve<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>, b: &Array<T>) -> Result<Array<T>> {
+    let n = square("spsolve", a.shape())?;
     cusci_core::array::check_same_device("spsolve", a.device(), b.device())?;
     rhs_shape("spsolve", n, b)?;
     splu(a)?.solve(b)
@@ -460,7 +470,9 @@ pub fn spsolve<T: Float>(a: &CsrMatrix<T>, b: &Array<T>) -> Result<Array<T>> {
 ///
 /// # Errors
 /// As [`splu`]; the returned function as [`SuperLu::solve`].
-pub fn factorized<T: Float>(a: &CsrMatrix<T>) -> Result<impl Fn(&Array<T>) -> Result<Array<T>>> {
+pub fn factorized<T: Float, I: SpIndex>(
+    a: &CsrMatrix<T, I>,
+) -> Result<impl Fn(&Array<T>) -> Result<Array<T>>> {
     let lu = splu(a)?;
     Ok(move |b: &Array<T>| lu.solve(b))
 }

@@ -9,7 +9,8 @@
 use crate::direct::spsolve_triangular;
 use crate::krylov::launch_solver;
 use crate::linalg::LinearOperator;
-use crate::matrix::CsrMatrix;
+use crate::matrix::{as_i32, CsrMatrix};
+use crate::SpIndex;
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{Array, Device, Float, RealFloat, Result};
@@ -201,8 +202,12 @@ fn keep_largest<T: Float>(v: &mut Vec<(usize, T)>, keep: usize) {
 /// # Errors
 /// `ShapeMismatch` for a non-square matrix; `InvalidArgument` for a negative or NaN `drop_tol`,
 /// a `fill_factor` below 1, a `diag_pivot_thresh` outside `[0, 1]`, an unknown `permc_spec` or
-/// drop rule; `NotImplemented` for the secondary drop rules.
-pub fn spilu<T: Float>(a: &CsrMatrix<T>, opts: &IluOptions) -> Result<SuperLuIlu<T>> {
+/// drop rule; `NotImplemented` for the secondary drop rules; `InvalidArgument` for an `i64`
+/// matrix whose shape or number of entries does not fit `i32` (as [`splu`](crate::linalg::splu)).
+pub fn spilu<T: Float, I: SpIndex>(
+    a: &CsrMatrix<T, I>,
+    opts: &IluOptions,
+) -> Result<SuperLuIlu<T>> {
     let op = "spilu";
     let (m0, n) = a.shape();
     if m0 != n {
@@ -211,6 +216,8 @@ pub fn spilu<T: Float>(a: &CsrMatrix<T>, opts: &IluOptions) -> Result<SuperLuIlu
             format!("expected a square matrix, got ({m0}, {n})"),
         ));
     }
+    let a = as_i32(op, a)?;
+    let a = &*a;
     let tau = opts.drop_tol.unwrap_or(1e-4);
     if tau.is_nan() || tau < 0.0 {
         return Err(make::arg(op, "drop_tol must be non-negative"));

@@ -37,6 +37,21 @@ pub(crate) fn check_index_range<I: SpIndex>(
     Ok(())
 }
 
+/// The matrix with `i32` indices, for the routines whose kernels or factorisations use 32-bit
+/// indices (SciPy's SuperLU downcasts the indices to `int32` likewise): borrowed when it has them
+/// already, converted otherwise. `InvalidArgument` (named `op`) when the shape or the number of
+/// stored entries does not fit `i32`.
+pub(crate) fn as_i32<'a, T: Float, I: SpIndex>(
+    op: &str,
+    a: &'a CsrMatrix<T, I>,
+) -> Result<std::borrow::Cow<'a, CsrMatrix<T>>> {
+    if let Some(m) = (a as &dyn std::any::Any).downcast_ref::<CsrMatrix<T>>() {
+        return Ok(std::borrow::Cow::Borrowed(m));
+    }
+    check_index_range::<i32>(op, a.shape.0, a.shape.1, a.nnz())?;
+    Ok(std::borrow::Cow::Owned(a.with_index::<i32>()?))
+}
+
 /// The host data of a CPU array (contiguous by construction).
 pub(crate) fn hv<U: cusci_core::Element>(a: &Array<U>) -> &[U] {
     a.cpu_data().unwrap_or(&[])

@@ -453,3 +453,70 @@ fn kept_transposes_follow_their_matrix() {
         ));
     }
 }
+
+/// The direct solvers take i64 matrices (converted to the 32-bit indices of their kernels and
+/// factors, as SciPy's SuperLU downcasts): the same results as the i32 matrix, small residuals.
+#[test]
+fn i64_direct_solvers_like_i32() {
+    use cusci_sparse::linalg::{factorized, spilu, splu, spsolve, spsolve_triangular, IluOptions};
+    use cusci_sparse::tril;
+    let k = 6;
+    let n = k * k;
+    let bs = randn_vec::<f64>(n, 51);
+    for dev in devices() {
+        let a32 = grid::<f64>(k, 0.5, &dev);
+        let a64 = a32.with_index::<i64>().unwrap();
+        let b = Array::from_vec(bs.clone(), &[n], &dev).unwrap();
+        let x = spsolve(&a64, &b).unwrap();
+        assert_eq!(x.device(), &dev);
+        assert_eq!(host(&x), host(&spsolve(&a32, &b).unwrap()), "spsolve {dev}");
+        let res = rel_residual(&a32, &x, &bs);
+        assert!(res < 1e-13, "spsolve {dev}: {res}");
+        let lu = splu(&a64).unwrap();
+        assert_eq!(host(&lu.solve(&b).unwrap()), host(&x), "splu {dev}");
+        let solve = factorized(&a64).unwrap();
+        assert_eq!(host(&solve(&b).unwrap()), host(&x), "factorized {dev}");
+        // lower triangle: forward substitution against the i32 matrix and the residual
+        let l64 = tril(&a64, 0).unwrap();
+        let l32 = tril(&a32, 0).unwrap();
+        let y = spsolve_triangular(&l64, &b, true, false).unwrap();
+        assert_eq!(
+            host(&y),
+            host(&spsolve_triangular(&l32, &b, true, false).unwrap()),
+            "spsolve_triangular {dev}"
+        );
+        let res = rel_residual(&l32, &y, &bs);
+        assert!(res < 1e-13, "spsolve_triangular {dev}: {res}");
+        // ILU as a preconditioner of gmres with the i64 matrix
+        let ilu = spilu(&a64, &IluOptions::default()).unwrap();
+        let ilu32 = spilu(&a32, &IluOptions::default()).unwrap();
+        assert_eq!(
+            host(&ilu.solve(&b).unwrap()),
+            host(&ilu32.solve(&b).unwrap()),
+            "spilu {dev}"
+        );
+        let s = gmres(
+            &a64,
+            &b,
+            &SolverOptions {
+                rtol: 1e-10,
+                m: Some(&ilu),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(s.info, 0);
+        assert!(rel_residual(&a32, &s.x, &bs) < 2e-10, "gmres + spilu {dev}");
+        // a non-square i64 matrix: the same error as for i32
+        let r = a64.transpose().tocsr().unwrap();
+        let rect = cusci_sparse::hstack(&[&r, &r]).unwrap();
+        assert!(matches!(
+            spsolve(&rect, &b),
+            Err(cusci_core::Error::ShapeMismatch { .. })
+        ));
+        assert!(matches!(
+            splu(&rect),
+            Err(cusci_core::Error::ShapeMismatch { .. })
+        ));
+    }
+}
