@@ -282,7 +282,7 @@ fn gpu_vs_cpu<I: Element, O: Element>(x: &Array<I>, g: &Device) -> Vec<String> {
 }
 
 /// The GPU against the CPU on a 70×90 image (the fused 2-D f64 kernels take planes of 64×64 and
-/// more): u8, i32 and f32 inputs into u8, i32, f32 and bool outputs.
+/// more): u8, i32 and f32 inputs into u8, i32, i64, f32, f64 and bool outputs.
 #[test]
 fn gpu_matches_cpu_on_larger_images() {
     let Some(g) = gpu() else { return };
@@ -300,6 +300,8 @@ fn gpu_matches_cpu_on_larger_images() {
     let mut fails = Vec::new();
     fails.extend(gpu_vs_cpu::<u8, u8>(&xu, &g));
     fails.extend(gpu_vs_cpu::<u8, f32>(&xu, &g));
+    fails.extend(gpu_vs_cpu::<u8, f64>(&xu, &g));
+    fails.extend(gpu_vs_cpu::<i32, i64>(&xi, &g));
     fails.extend(gpu_vs_cpu::<u8, bool>(&xu, &g));
     fails.extend(gpu_vs_cpu::<i32, i32>(&xi, &g));
     fails.extend(gpu_vs_cpu::<i32, u8>(&xi, &g));
