@@ -3,7 +3,8 @@
 //!
 //! - Formats: [`CsrMatrix`], [`CscMatrix`], [`CooMatrix`] over core [`Array`]s (f32, f64, c32,
 //!   c64 values; `i32` indices by default, `i64` through the [`SpIndex`] parameter, e.g.
-//!   `CsrMatrix<f64, i64>`), and [`DiaMatrix`].
+//!   `CsrMatrix<f64, i64>`; the methods, the arithmetic, `csgraph` and the solvers take both,
+//!   the GPU kernels are compiled for the matrix's index type), and [`DiaMatrix`].
 //! - Construction: [`CooMatrix::new`] (triplets, duplicates summed by conversions),
 //!   [`CsrMatrix::new`] (checked arrays), [`CsrMatrix::from_dense`], [`eye`], [`identity`],
 //!   [`diags`] ([`diags_array`]), [`spdiags`], [`random`] ([`random_array`]), [`bmat`],
