@@ -7,7 +7,8 @@ use cusci_core::error::make;
 use cusci_core::{Array, Device, RealFloat, Result};
 use std::f64::consts::PI;
 
-/// A window and its parameters: every window of `scipy.signal.windows` except `dpss`.
+/// A window and its parameters: every window of `scipy.signal.windows` (`dpss` as its first
+/// sequence, as SciPy's `get_window(('dpss', NW), M)`; all of them: [`dpss`]).
 ///
 /// The names and parameters are SciPy's; [`Window::from_name`] parses the string form of
 /// parameter-free windows (as `get_window("hann", n)`).
@@ -79,6 +80,9 @@ pub enum Window {
     Triang,
     /// Tapered cosine with taper fraction `alpha` (0: boxcar, 1: Hann).
     Tukey(f64),
+    /// The first discrete prolate spheroidal sequence with time-halfbandwidth `NW` (SciPy's
+    /// `('dpss', NW)`: [`dpss`] with one window and the `'approximate'` normalisation).
+    Dpss(f64),
 }
 
 impl Window {
@@ -189,6 +193,13 @@ impl Window {
             Window::Taylor { nbar: 0, .. } => {
                 return Err(make::arg(op, "taylor: nbar must be positive"));
             }
+            Window::Dpss(nw) => {
+                let o = DpssOptions {
+                    sym,
+                    ..Default::default()
+                };
+                return dpss::<f64>(m, *nw, &o, &Device::Cpu)?.windows.to_vec();
+            }
             _ => {}
         }
         if m <= 1 {
@@ -276,7 +287,7 @@ impl Window {
                     })
                     .collect()
             }
-            Window::KaiserBesselDerived(_) => unreachable!("handled in values"),
+            Window::KaiserBesselDerived(_) | Window::Dpss(_) => unreachable!("handled in values"),
             Window::Lanczos => {
                 // sinc(2 k / (m - 1) - 1) for the right half, mirrored
                 let right = |start: f64| -> Vec<f64> {

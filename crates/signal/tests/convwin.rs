@@ -477,3 +477,25 @@ fn same_mode_crops_broadcast_axes() {
         assert_eq!(y.shape(), &[3, 8]);
     }
 }
+
+/// get_window(('dpss', 3), n, fftbins) of SciPy: `Window::Dpss(3.0)`.
+#[test]
+fn get_window_dpss_matches_scipy() {
+    for n in [1usize, 8, 33] {
+        for (fftbins, tag) in [(true, "per"), (false, "sym")] {
+            let want = golden_f64(&format!("win_dpss3_{n}_{tag}"))
+                .to_vec()
+                .unwrap();
+            for d in devices() {
+                let w = get_window::<f64>(&Window::Dpss(3.0), n, fftbins, &d).unwrap();
+                assert_eq!(w.device(), &d);
+                let ctx = format!("dpss3 {n} {tag} on {d}");
+                assert_slices_close(&w.to_vec().unwrap(), &want, &[n], 1e-10, 1e-11, &ctx);
+            }
+        }
+    }
+    assert!(matches!(
+        get_window::<f64>(&Window::Dpss(5.0), 8, true, &Device::Cpu),
+        Err(Error::InvalidArgument { .. })
+    ));
+}
