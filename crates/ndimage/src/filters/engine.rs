@@ -668,9 +668,11 @@ pub(crate) struct Pass {
 }
 
 /// Weighted-sum passes applied in order (a copy of `x` for none). On a CUDA device, for f32 and
-/// f64, two consecutive passes over the last two axes run as one fused kernel (`ndi_sep2d`: the
-/// intermediate stays in shared memory; the same arithmetic, so the same result); the others run
-/// as [`filter1d`] passes.
+/// f64, two consecutive passes over the last two axes run as one fused kernel (`ndi_sep2f{NB}`
+/// of `sep2d.cu` for windows of up to 33 taps, else `ndi_sep2d`: the intermediate stays in
+/// shared memory, cval outside the plane in the constant modes as the second sequential pass
+/// reads it; the same arithmetic in the given order, so the same result, every mode and plane
+/// size); the others run as [`filter1d`] passes.
 pub(crate) fn sum_passes<T: Real>(
     x: &Array<T>,
     passes: &[Pass],
