@@ -37,32 +37,36 @@ fn no_conv(op: &str, info: i32) -> Error {
 /// `Xsyevd`, `Xgesvd`) cost a fixed launch and host overhead per matrix, which a batch of many
 /// small matrices multiplies.
 ///
-/// PROVISIONAL (not yet measured): every stack of at least [`BATCHED_MIN_COUNT`] matrices
-/// within the routine's size limit goes batched. The crossovers are to be set from the H200
-/// measurements of `notes/gpu/requests/linalg-1.sh` (per-call loop cost against the batched
-/// call for n in {2, 4, 8, 16, 24, 32} and counts {16, 256, 4096, 65536}).
+/// Measured on the H200 (`benches/results/2026-12-02e-kernel-checks/linalg-1.txt`, cuSOLVER
+/// 12.0.4): the batched call beat the per-matrix loop at every measured point (n 2..=32 for the
+/// Jacobi routines and 2..=256 for potrf; counts 16 to 65536), by 1.6x (complex eigh n = 8,
+/// 16 matrices) up to thousands of times. A single per-matrix call costs 17-19 us for potrf and
+/// 35-240 us for syevd/gesvd, while one batched call of 16 costs 16-85 us, so the crossover
+/// is at a count of about 4 for potrf and 2 for the Jacobi routines.
 pub(crate) mod route {
-    /// The smallest stack that goes to a batched routine.
-    pub(crate) const BATCHED_MIN_COUNT: usize = 2;
-    /// `potrfBatched` up to this order (the routine itself has no limit; above it the
-    /// per-matrix blocked `Xpotrf` is expected to win).
-    pub(crate) const POTRF_BATCHED_MAX_N: usize = 64;
+    /// The smallest stack that goes to `syevjBatched` or `gesvdjBatched`.
+    pub(crate) const JACOBI_BATCHED_MIN_COUNT: usize = 2;
+    /// The smallest stack that goes to `potrfBatched` (one `Xpotrf` is only ~17 us).
+    pub(crate) const POTRF_BATCHED_MIN_COUNT: usize = 4;
+    /// `potrfBatched` up to this order: the largest measured, still 5.5x the loop for 16
+    /// matrices and 64x for 4096.
+    pub(crate) const POTRF_BATCHED_MAX_N: usize = 256;
     /// `syevjBatched` and `gesvdjBatched` accept orders (rows and columns) up to 32 only.
     pub(crate) const JACOBI_BATCHED_MAX_N: usize = 32;
 
     /// `potrfBatched` for `count` matrices of order `n`.
     pub(crate) fn potrf_batched(n: usize, count: usize) -> bool {
-        count >= BATCHED_MIN_COUNT && n <= POTRF_BATCHED_MAX_N
+        count >= POTRF_BATCHED_MIN_COUNT && n <= POTRF_BATCHED_MAX_N
     }
 
     /// `syevjBatched` for `count` Hermitian matrices of order `n`.
     pub(crate) fn syevj_batched(n: usize, count: usize) -> bool {
-        count >= BATCHED_MIN_COUNT && n <= JACOBI_BATCHED_MAX_N
+        count >= JACOBI_BATCHED_MIN_COUNT && n <= JACOBI_BATCHED_MAX_N
     }
 
     /// `gesvdjBatched` for `count` matrices `m x n`.
     pub(crate) fn gesvdj_batched(m: usize, n: usize, count: usize) -> bool {
-        count >= BATCHED_MIN_COUNT && m <= JACOBI_BATCHED_MAX_N && n <= JACOBI_BATCHED_MAX_N
+        count >= JACOBI_BATCHED_MIN_COUNT && m <= JACOBI_BATCHED_MAX_N && n <= JACOBI_BATCHED_MAX_N
     }
 }
 

@@ -98,7 +98,8 @@ fn herm_stack<T: Scalar>(n: usize, count: usize, seed: u64) -> Vec<T> {
 }
 
 /// The (order, count) pairs: every order at counts 1 and 3, two small orders also in a stack of
-/// a few hundred and the largest batched order in a stack of 40 (the CPU reference is slow in
+/// a few hundred and the largest Jacobi order in a stack of 40, and an order above 64 in a stack of 6 (potrf
+/// goes batched from 4 matrices up to order 256) (the CPU reference is slow in
 /// debug builds: the large stacks stay few).
 fn cases() -> Vec<(usize, usize)> {
     let mut v = Vec::new();
@@ -106,7 +107,7 @@ fn cases() -> Vec<(usize, usize)> {
         v.push((n, 1));
         v.push((n, 3));
     }
-    v.extend([(2, 300), (8, 300), (32, 40)]);
+    v.extend([(2, 300), (8, 300), (32, 40), (70, 6)]);
     v
 }
 
@@ -191,6 +192,7 @@ fn cholesky_errors_body<T: Scalar>() {
             (2, 2, 0),
             (33, 3, 1),
             (70, 2, 1),
+            (70, 5, 4),
         ] {
             let mut a = hpd_stack::<T>(n, count, 2000 + n as u64);
             // a negative pivot at order 3 (or 2 for n = 2) of matrix `bad`

@@ -359,8 +359,8 @@ fn spmv_case<T: Float, I: SpIndex>() {
             assert_eq!(cpu_y, want, "{label}: cpu");
         }
         for dev in devices().into_iter().skip(1) {
-            // aligned arrays (16-byte loads on the GPU) and arrays that start one element into
-            // their storage (scalar loads)
+            // arrays that start on 16-byte boundaries and arrays that start one element into
+            // their storage
             for shift in [0usize, 1] {
                 let pad = |v: Vec<T>| {
                     let mut w = vec![T::zero(); shift];

@@ -149,8 +149,8 @@ pub(crate) fn launch_fm<T: Element, I: crate::SpIndex>(
 /// The short-row SpMV kernels' source (`spmv.cu`), generic in the index type `I`.
 pub const SPMV_SOURCE: &str = include_str!("spmv.cu");
 
-/// Bytes of one warp's product buffer in `spmv.cu` for elements of up to 8 bytes (`SPMV_CHB`).
-const SPMV_CHUNK_BYTES: usize = 4096;
+/// Resident blocks per SM asked of the compiler (`SPMV_MINB`); the grid is this many per SM.
+const SPMV_MIN_BLOCKS_PER_SM: usize = 4;
 /// Warps per block of the SpMV kernels (`SPMV_WARPS`).
 const SPMV_WARPS: usize = 8;
 /// The rows-per-lane values `spmv.cu` instantiates (`SPMV_KERNELS(R)`).
@@ -180,8 +180,8 @@ pub fn spmv_source(dtype: DType, index: DType) -> Result<String> {
 }
 
 /// The source of the module launched for `rpt` rows per lane: [`spmv_source`] with only the
-/// two kernels of that value (`sp_spmv_r<rpt>`, `sp_spmv_r<rpt>_v`), so that a first call
-/// compiles two kernels, not all of them. `InvalidArgument` for a value `spmv.cu` does not
+/// kernel of that value (`sp_spmv_r<rpt>`), so that a first call compiles one kernel, not all
+/// of them. `InvalidArgument` for a value `spmv.cu` does not
 /// instantiate.
 pub fn spmv_module_source(dtype: DType, index: DType, rpt: usize) -> Result<String> {
     if !SPMV_RPTS.contains(&rpt) {
@@ -196,26 +196,17 @@ pub fn spmv_module_source(dtype: DType, index: DType, rpt: usize) -> Result<Stri
     ))
 }
 
-/// Entries of one warp's chunk in `spmv.cu` for an element of `size` bytes (`SPMV_CH`).
-pub(crate) fn spmv_chunk(size: usize) -> usize {
-    SPMV_CHUNK_BYTES / size.max(8)
-}
-
-/// Rows per lane for an average row length `avg`: as many as fill one warp's chunk, at least
-/// one, rounded down to an instantiated value.
-pub(crate) fn spmv_rows_per_lane(avg: f64, size: usize) -> usize {
-    let want = (spmv_chunk(size) as f64 / (32.0 * avg.max(1e-9))).floor();
-    SPMV_RPTS
-        .iter()
-        .copied()
-        .filter(|&r| r as f64 <= want)
-        .max()
-        .unwrap_or(1)
+/// Rows per lane for an average row length `avg`: `16 / avg` rounded, within 1..=3. Measured on
+/// the H200 (2 KiB chunk, persistent grid; `benches/results/2026-12-03-spmv/spmv-2.txt`):
+/// Poisson 4096² (5 per row) ran fastest with 3 rows per lane, f64 0.372 ms (87.8 % of the
+/// copy roof, 1.53x cuSPARSE) and f32 0.257 ms (1.60x), against 0.390 and 0.318 ms with 2;
+/// random columns with 8 per row: 2 and 1 within 3 %; 16 and 32 per row: 1 best.
+pub(crate) fn spmv_rows_per_lane(avg: f64) -> usize {
+    (16.0 / avg.max(1e-9)).round().clamp(1.0, 3.0) as usize
 }
 
 /// `y = A x` with the short-row kernels of `spmv.cu` for an m-row CSR matrix with at least one
-/// stored entry; every element of `y` (length m) is written. 16-byte loads when `data` and
-/// `indices` start on 16-byte boundaries, scalar coalesced loads otherwise.
+/// stored entry; every element of `y` (length m) is written. Any alignment of the arrays.
 pub(crate) fn spmv_short_rows<T: Element, I: crate::SpIndex>(
     dev: &CudaDevice,
     indptr: &Array<I>,
@@ -228,12 +219,13 @@ pub(crate) fn spmv_short_rows<T: Element, I: crate::SpIndex>(
     if m == 0 {
         return Ok(());
     }
-    let rpt = spmv_rows_per_lane(data.len() as f64 / m as f64, T::DTYPE.size());
-    let vec = p(data) % 16 == 0 && p(indices) % 16 == 0;
-    let name = format!("sp_spmv_r{rpt}{}", if vec { "_v" } else { "" });
+    let rpt = spmv_rows_per_lane(data.len() as f64 / m as f64);
+    let name = format!("sp_spmv_r{rpt}");
     let ntiles = m.div_ceil(32 * rpt);
-    // one tile per warp (the hardware balances the blocks); the loop inside covers any excess
-    let blocks = ntiles.div_ceil(SPMV_WARPS).min(1 << 30) as u32;
+    // a persistent grid: as many blocks as are resident at once (SPMV_MINB per SM), each warp
+    // looping over tiles; on the H200 528 blocks ran 6 % faster than one tile per warp
+    let resident = SPMV_MIN_BLOCKS_PER_SM * dev.props().multiprocessors.max(1);
+    let blocks = ntiles.div_ceil(SPMV_WARPS).min(resident) as u32;
     // the source is built only when the module is not loaded yet; the element type is checked
     // here (SpIndex is i32 or i64 and rpt one of SPMV_RPTS), so the closure cannot fail
     prelude(T::DTYPE)?;

@@ -4,7 +4,7 @@
 //
 // Each warp takes tiles of 32 * RPT consecutive rows (lane l owns rows r0 + l + 32 j, j < RPT).
 // It reads the tile's nonzeros [indptr[r0], indptr[r1]) in chunks of SPMV_CH entries with
-// coalesced streaming loads (128-bit in the `_v` kernels: G consecutive entries per lane),
+// coalesced streaming loads,
 // multiplies each by the gathered x (read-only cache) into a per-warp shared buffer, then every
 // lane sums its rows' products in stored order: the CPU's order, so real results are bitwise
 // the CPU's. A chunk that lies inside one row (a long row) is summed by the whole warp instead
@@ -17,11 +17,11 @@
 // bytes of one warp's product buffer for 8-byte elements (the entries per chunk are the same
 // for f32; half as many for 16-byte elements)
 #ifndef SPMV_CHB
-#define SPMV_CHB 4096
+#define SPMV_CHB 2048
 #endif
 // minimum resident blocks per SM asked of the register allocator
 #ifndef SPMV_MINB
-#define SPMV_MINB 2
+#define SPMV_MINB 4
 #endif
 #ifndef SPMV_LD
 #define SPMV_LD(p) __ldcs(p)
@@ -35,9 +35,6 @@
 #define SPMV_FULL 0xffffffffu
 
 constexpr int SPMV_CH = SPMV_CHB / (sizeof(T) > 8 ? (int)sizeof(T) : 8);
-// entries per lane in a vector step: 16 bytes of the smaller of T and I
-constexpr int SPMV_G = 16 / (sizeof(I) < sizeof(T) ? (int)sizeof(I) : (int)sizeof(T));
-static_assert(SPMV_CH % (32 * SPMV_G) == 0, "chunk must be a whole number of vector steps");
 
 // streaming loads of the matrix arrays
 __device__ __forceinline__ float spmv_ld(const float* p) { return SPMV_LD(p); }
@@ -73,19 +70,7 @@ __device__ __forceinline__ cplx32 spmv_shx(cplx32 v, int m) {
 __device__ __forceinline__ cplx64 spmv_shx(cplx64 v, int m) {
   return mk(__shfl_xor_sync(SPMV_FULL, v.re, m), __shfl_xor_sync(SPMV_FULL, v.im, m)); }
 
-// SPMV_G consecutive entries from a 16-byte aligned address, as 16-byte streaming loads
-template <class E>
-__device__ __forceinline__ void spmv_ldvec(const E* p, E (&o)[SPMV_G]) {
-  constexpr int U = SPMV_G * (int)sizeof(E) / 16;
-  static_assert(U * 16 == SPMV_G * (int)sizeof(E), "whole 16-byte units");
-  uint4 u[U];
-#pragma unroll
-  for (int i = 0; i < U; ++i) u[i] = SPMV_LD(reinterpret_cast<const uint4*>(p) + i);
-#pragma unroll
-  for (int i = 0; i < SPMV_G; ++i) o[i] = reinterpret_cast<const E*>(u)[i];
-}
-
-template <int RPT, bool VEC>
+template <int RPT>
 __device__ __forceinline__ void spmv_tiles(const I* __restrict__ indptr, const I* __restrict__ indices,
                                            const T* __restrict__ data, const T* __restrict__ x,
                                            T* __restrict__ y, i64 m, i64 ntiles) {
@@ -112,33 +97,9 @@ __device__ __forceinline__ void spmv_tiles(const I* __restrict__ indptr, const I
       hi[j] = lane < 31 ? nx : first_next;
     }
     const i64 s = __shfl_sync(SPMV_FULL, lo[0], 0);
-    for (i64 cs = VEC ? (s & ~(i64)(SPMV_G - 1)) : s; cs < e; cs += SPMV_CH) {
+    for (i64 cs = s; cs < e; cs += SPMV_CH) {
       const i64 ce = cs + SPMV_CH;
-      if (VEC) {
-        constexpr int STEPS = SPMV_CH / (32 * SPMV_G);
-        I c[STEPS][SPMV_G];
-        T v[STEPS][SPMV_G];
-#pragma unroll
-        for (int q = 0; q < STEPS; ++q) {
-          const i64 k = cs + SPMV_G * (lane + 32 * q);
-          if (k + SPMV_G <= e) {
-            spmv_ldvec(indices + k, c[q]);
-            spmv_ldvec(data + k, v[q]);
-          } else {
-#pragma unroll
-            for (int i = 0; i < SPMV_G; ++i) {
-              const bool in = k + i < e;
-              c[q][i] = in ? spmv_ld(indices + k + i) : (I)0;
-              v[q][i] = in ? spmv_ld(data + k + i) : TZERO;
-            }
-          }
-        }
-#pragma unroll
-        for (int q = 0; q < STEPS; ++q)
-#pragma unroll
-          for (int i = 0; i < SPMV_G; ++i)
-            b[SPMV_G * (lane + 32 * q) + i] = v[q][i] * spmv_ldx(x + c[q][i]);
-      } else {
+      {
         constexpr int STEPS = SPMV_CH / 32;
         I c[STEPS];
         T v[STEPS];
@@ -184,18 +145,14 @@ __device__ __forceinline__ void spmv_tiles(const I* __restrict__ indptr, const I
   }
 }
 
-// sp_spmv_r<RPT> (scalar coalesced loads, any alignment) and sp_spmv_r<RPT>_v (16-byte loads;
-// data and indices must be 16-byte aligned). Block: SPMV_WARPS * 32 threads; any grid.
+// sp_spmv_r<RPT>: scalar coalesced loads, any alignment. Block: SPMV_WARPS * 32 threads; any
+// grid. (16-byte vector loads were measured on the H200 and were not faster: Poisson 4096² f64
+// 0.438 ms against 0.372 ms scalar; f32 and random matrices within 2 %.)
 #define SPMV_KERNELS(R)                                                                       \
   extern "C" __global__ void __launch_bounds__(SPMV_WARPS * 32, SPMV_MINB)                    \
   sp_spmv_r##R(const I* indptr, const I* indices, const T* data, const T* x, T* y, i64 m,     \
                i64 ntiles) {                                                                  \
-    spmv_tiles<R, false>(indptr, indices, data, x, y, m, ntiles);                             \
-  }                                                                                           \
-  extern "C" __global__ void __launch_bounds__(SPMV_WARPS * 32, SPMV_MINB)                    \
-  sp_spmv_r##R##_v(const I* indptr, const I* indices, const T* data, const T* x, T* y, i64 m, \
-                   i64 ntiles) {                                                              \
-    spmv_tiles<R, true>(indptr, indices, data, x, y, m, ntiles);                              \
+    spmv_tiles<R>(indptr, indices, data, x, y, m, ntiles);                                    \
   }
 // every instance, unless the including side instantiates only the one it launches
 #ifndef SPMV_CUSTOM_INSTANCES
