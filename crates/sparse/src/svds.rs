@@ -30,7 +30,9 @@ pub struct SvdsOptions<'a, T: Float> {
     /// `d = min(A.shape)`).
     pub ncv: Option<usize>,
     /// Relative accuracy of the singular values (default 0: machine precision); the inner
-    /// [`eigsh`] runs with `tol²`, as SciPy.
+    /// [`eigsh`] runs with `tol²`, as SciPy, but never below the working precision's ε (SciPy
+    /// passes `tol²` as it is: in f32, `tol = 1e-5` asks Ritz estimates of 1e-10, which on the
+    /// GPU stagnate near 1e-8 and never converge).
     pub tol: f64,
     /// [`Which::LM`] (largest, default) or [`Which::SM`] (smallest).
     pub which: Which,
@@ -177,7 +179,11 @@ pub fn svds<T: Float>(
             which: opts.which,
             ncv: opts.ncv,
             maxiter: opts.maxiter,
-            tol: opts.tol * opts.tol,
+            tol: if opts.tol == 0.0 {
+                0.0
+            } else {
+                (opts.tol * opts.tol).max(krylov::eps::<T>())
+            },
             v0: opts.v0,
             return_eigenvectors: true,
         },
