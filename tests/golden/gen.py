@@ -2084,6 +2084,164 @@ def gen_signal_lti2(out: Path) -> None:
     savez_fixed(out / "lti2.npz", compressed=True, **A)
 
 
+# --------------------------------------------------------------------------------------------
+# cusci-ndimage filters with SciPy's `output=` dtype (crates/ndimage/src/filters/output.rs):
+# every input type x every output type for the filters below, on 5x7 inputs. Written to
+# crates/ndimage/tests/data/ndimage_output.npz, read by crates/ndimage/tests/filter_output.rs.
+# Members: `x_<in>` inputs, `W` weights, `FP` footprint, `<case>__<in>__<out>` SciPy's results
+# (absent where SciPy refuses the combination). The cases' arguments are repeated in the test.
+# --------------------------------------------------------------------------------------------
+
+
+@section("ndimage_output", folder="ndimage")
+def gen_ndimage_output(out: Path) -> None:
+    import scipy.ndimage as ndi
+
+    r = lambda name: rng("ndimage_output", name)
+    shape = (5, 7)
+    X = {
+        "u8": r("u8").integers(0, 256, size=shape).astype(np.uint8),
+        "i32": r("i32").integers(-3000, 3000, size=shape).astype(np.int32),
+        "i64": r("i64").integers(-(10**6), 10**6, size=shape).astype(np.int64),
+        "f32": (r("f32").standard_normal(shape) * 200).astype(np.float32),
+        "f64": r("f64").standard_normal(shape) * 300,
+        "bool": r("bool").random(shape) < 0.5,
+    }
+    X["i32"][1, 2], X["i32"][3, 5] = 2_000_000_000, -2_100_000_000  # overflow of the stores
+    X["i64"][2, 3] = 2**40
+    X["f64"][0, 0], X["f64"][4, 6] = 1e12, -7e9  # beyond i32 and u8 stores
+    W = np.array([[0.25, -1.5, 0.0], [2.0, 0.75, -0.5], [0.0, 1.25, -2.0]])
+    FP = np.array([[1, 0, 1], [0, 1, 1]], dtype=bool)
+    outs = {"f64": np.float64, "f32": np.float32, "i32": np.int32, "i64": np.int64,
+            "u8": np.uint8, "bool": np.bool_}
+    cases = {
+        "correlate1d": lambda x, o: ndi.correlate1d(x, [0.3, -1.2, 2.5], 0, output=o),
+        "correlate": lambda x, o: ndi.correlate(x, W, output=o, mode="nearest"),
+        "convolve": lambda x, o: ndi.convolve(x, W, output=o, mode="constant", cval=1.5),
+        "gaussian": lambda x, o: ndi.gaussian_filter(x, [1.0, 1.5], output=o),
+        "gaussian_order": lambda x, o: ndi.gaussian_filter(
+            x, [1.2, 0.9], order=[0, 1], output=o, truncate=3.0, mode="mirror"),
+        "gaussian1d": lambda x, o: ndi.gaussian_filter1d(x, 1.3, 0, order=1, output=o),
+        "convolve1d": lambda x, o: ndi.convolve1d(
+            x, [0.5, -2.0, 1.25, 0.75], 1, output=o, mode="wrap"),
+        "uniform1d": lambda x, o: ndi.uniform_filter1d(x, 4, 1, output=o, origin=1),
+        "minimum1d": lambda x, o: ndi.minimum_filter1d(
+            x, 3, 0, output=o, mode="constant", cval=1.5),
+        "maximum1d": lambda x, o: ndi.maximum_filter1d(x, 4, 1, output=o, mode="nearest"),
+        "uniform": lambda x, o: ndi.uniform_filter(x, [3, 4], output=o, mode="mirror"),
+        "sobel": lambda x, o: ndi.sobel(x, 0, output=o),
+        "prewitt": lambda x, o: ndi.prewitt(x, 1, output=o, mode="nearest"),
+        "laplace": lambda x, o: ndi.laplace(x, output=o),
+        "gaussian_laplace": lambda x, o: ndi.gaussian_laplace(x, [1.0, 0.8], output=o, mode="nearest"),
+        "gradient_magnitude": lambda x, o: ndi.gaussian_gradient_magnitude(x, [0.9, 1.1], output=o),
+        "minimum": lambda x, o: ndi.minimum_filter(x, size=[3, 2], output=o),
+        "maximum": lambda x, o: ndi.maximum_filter(x, size=[2, 3], output=o, mode="wrap"),
+        "maximum_fp": lambda x, o: ndi.maximum_filter(x, footprint=FP, output=o),
+        "median": lambda x, o: ndi.median_filter(x, size=[3, 3], output=o),
+        "rank_fp": lambda x, o: ndi.rank_filter(x, -2, footprint=FP, output=o, mode="mirror"),
+        "percentile": lambda x, o: ndi.percentile_filter(x, 30, size=[2, 3], output=o),
+    }
+    A: dict[str, np.ndarray] = {"W": W, "FP": FP}
+    import warnings
+
+    for k, x in X.items():
+        A[f"x_{k}"] = x
+        for c, f in cases.items():
+            for ok, ot in outs.items():
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        A[f"{c}__{k}__{ok}"] = f(x, ot)
+                except (RuntimeError, TypeError, ValueError):
+                    pass
+    savez_fixed(out / "ndimage_output.npz", compressed=True, **A)
+
+
+@section("signal_convwin", folder="signal")
+def gen_signal_convwin(out: Path) -> None:
+    """choose_conv_method (SciPy's CPU rule), overlap-add oaconvolve and dpss: `convwin.npz`.
+
+    `ccm` rows (n1, n2, mode 0 full / 1 same / 2 valid, 1 if 'fft') for 1-D shapes, `ccm2` rows
+    (a0, a1, b0, b1, mode, fft) for 2-D; `oa_<case>_a`/`_b` inputs and `oa_<case>_<mode>`
+    results (f64; `_re`/`_im` for the complex case); `dpss_<case>` windows and
+    `dpss_<case>_ratios`.
+    """
+    import scipy.signal as ss
+    from scipy.signal.windows import dpss
+
+    a = {}
+    modes = ["full", "same", "valid"]
+    rows = []
+    for n1 in [5, 10, 100, 1000, 3000, 10000, 100000]:
+        for n2 in [3, 8, 30, 300, 1000, 3000, 30000]:
+            for mi, mode in enumerate(modes):
+                x, h = np.zeros(n1), np.zeros(n2)
+                rows.append([n1, n2, mi, ss.choose_conv_method(x, h, mode=mode) == "fft"])
+    a["ccm"] = np.array(rows, dtype=np.int64)
+    rows = []
+    for s1 in [(8, 8), (64, 64), (256, 300), (1000, 1000)]:
+        for s2 in [(3, 3), (5, 9), (31, 31), (100, 80)]:
+            for mi, mode in enumerate(modes):
+                x, h = np.zeros(s1), np.zeros(s2)
+                rows.append([*s1, *s2, mi, ss.choose_conv_method(x, h, mode=mode) == "fft"])
+    a["ccm2"] = np.array(rows, dtype=np.int64)
+
+    def sec_rng(name):
+        return rng("signal_convwin", name)
+
+    cases = {
+        "long": ((1000,), (37,), None),
+        "swap": ((37,), (1000,), None),
+        "fallback": ((50,), (30,), None),
+        "f2d": ((60, 80), (7, 9), None),
+        "bcast": ((3, 200, 2), (1, 25, 2), [1]),
+        "axes02": ((30, 2, 48), (6, 2, 5), [0, 2]),
+        "mixed": ((200, 9), (10, 40), None),
+    }
+    for name, (sa, sb, axes) in cases.items():
+        x = sec_rng(name + "_a").standard_normal(sa)
+        h = sec_rng(name + "_b").standard_normal(sb)
+        a[f"oa_{name}_a"], a[f"oa_{name}_b"] = x, h
+        for mode in modes:
+            try:
+                a[f"oa_{name}_{mode}"] = ss.oaconvolve(x, h, mode=mode, axes=axes)
+            except ValueError:
+                pass
+    xc = sec_rng("cplx_a").standard_normal((500, 2)) @ np.array([1, 1j])
+    hc = sec_rng("cplx_b").standard_normal((20, 2)) @ np.array([1, 1j])
+    a["oa_cplx_a_re"], a["oa_cplx_a_im"] = xc.real.copy(), xc.imag.copy()
+    a["oa_cplx_b_re"], a["oa_cplx_b_im"] = hc.real.copy(), hc.imag.copy()
+    for mode in modes:
+        y = ss.oaconvolve(xc, hc, mode=mode)
+        a[f"oa_cplx_{mode}_re"], a[f"oa_cplx_{mode}_im"] = y.real.copy(), y.imag.copy()
+
+    dcases = {
+        "m64_nw3": (64, 3, None, True, None),
+        "m64_nw3_k5": (64, 3, 5, True, None),
+        "m65_nw2p5_k4_per": (65, 2.5, 4, False, None),
+        "m31_nw3_k3_approx": (31, 3, 3, True, "approximate"),
+        "m32_nw3_k3_approx": (32, 3, 3, True, "approximate"),
+        "m32_nw3_k3_sub": (32, 3, 3, True, "subsample"),
+        "m33_nw3_k3_sub_per": (33, 3, 3, False, "subsample"),
+        "m40_nw1_k2_l2": (40, 1.0, 2, True, 2),
+        "m128_nw4_k7": (128, 4, 7, True, None),
+        "m512_nw2_k3_per": (512, 2, 3, False, None),
+        "m1_nw3_k1": (1, 3, 1, True, None),
+        "m5_nw2_k5": (5, 2, 5, True, None),
+    }
+    for name, (m, nw, k, sym, norm) in dcases.items():
+        w, r = dpss(m, nw, Kmax=k, sym=sym, norm=norm, return_ratios=True)
+        a[f"dpss_{name}"] = np.asarray(w, dtype=np.float64)
+        a[f"dpss_{name}_ratios"] = np.atleast_1d(np.asarray(r, dtype=np.float64))
+    # a long one: every 97th point of 12 windows, and the ratios
+    w, r = dpss(4096, 6, Kmax=12, return_ratios=True)
+    a["dpss_big_cols97"], a["dpss_big_ratios"] = w[:, ::97].copy(), r
+    for n in [1, 8, 33]:
+        a[f"win_dpss3_{n}_per"] = ss.get_window(("dpss", 3), n)
+        a[f"win_dpss3_{n}_sym"] = ss.get_window(("dpss", 3), n, fftbins=False)
+    savez_fixed(out / "convwin.npz", compressed=True, **a)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sections", nargs="*", help="sections to generate (default: all)")
