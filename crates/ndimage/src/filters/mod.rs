@@ -121,6 +121,10 @@ pub fn correlate1d<T: Real>(
     axis: isize,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE.is_integer() {
+        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
+        return output::correlate1d_as::<T, T>(input, weights, axis, opts);
+    }
     let op = "correlate1d";
     let ax = norm_axis(op, axis, input.ndim())?;
     if weights.is_empty() {
@@ -158,6 +162,10 @@ pub fn convolve1d<T: Real>(
     axis: isize,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE.is_integer() {
+        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
+        return output::convolve1d_as::<T, T>(input, weights, axis, opts);
+    }
     let w: Vec<f64> = weights.iter().rev().copied().collect();
     let mut o = -opts.origin.first().copied().unwrap_or(0);
     if w.len() % 2 == 0 {
@@ -246,6 +254,10 @@ pub fn correlate<T: Real>(
     weights: &Array<f64>,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE.is_integer() {
+        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
+        return output::correlate_as::<T, T>(input, weights, opts);
+    }
     let op = "correlate";
     let axes = norm_axes(op, &opts.axes, input.ndim())?;
     let wv = weights.to_vec()?;
@@ -278,6 +290,10 @@ pub fn convolve<T: Real>(
     weights: &Array<f64>,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE.is_integer() {
+        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
+        return output::convolve_as::<T, T>(input, weights, opts);
+    }
     let op = "convolve";
     let axes = norm_axes(op, &opts.axes, input.ndim())?;
     let fshape = weights.shape().to_vec();
@@ -425,6 +441,10 @@ pub fn gaussian_filter1d<T: Real>(
     axis: isize,
     opts: &GaussianOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE.is_integer() {
+        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
+        return output::gaussian_filter1d_as::<T, T>(input, sigma, axis, opts);
+    }
     let op = "gaussian_filter1d";
     let ax = norm_axis(op, axis, input.ndim())?;
     let order = opts.order.first().copied().unwrap_or(0);
@@ -452,6 +472,10 @@ pub fn gaussian_filter<T: Real>(
     sigma: &[f64],
     opts: &GaussianOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE.is_integer() {
+        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
+        return output::gaussian_filter_as::<T, T>(input, sigma, opts);
+    }
     let op = "gaussian_filter";
     let axes = norm_axes(op, &opts.axes, input.ndim())?;
     let n = axes.len();
@@ -532,6 +556,10 @@ pub fn uniform_filter1d<T: Real>(
     axis: isize,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE.is_integer() {
+        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
+        return output::uniform_filter1d_as::<T, T>(input, size, axis, opts);
+    }
     let op = "uniform_filter1d";
     let ax = norm_axis(op, axis, input.ndim())?;
     window1d(
@@ -666,6 +694,10 @@ pub fn uniform_filter<T: Real>(
     size: &[usize],
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE.is_integer() {
+        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
+        return output::uniform_filter_as::<T, T>(input, size, opts);
+    }
     separable("uniform_filter", input, size, opts, Op::Sum)
 }
 
@@ -915,6 +947,10 @@ fn edge<T: Real>(
 /// assert_eq!(y[5], 8.0);
 /// ```
 pub fn sobel<T: Real>(input: &Array<T>, axis: isize, opts: &FilterOptions) -> Result<Array<T>> {
+    if T::DTYPE.is_integer() {
+        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
+        return output::sobel_as::<T, T>(input, axis, opts);
+    }
     edge("sobel", input, axis, &[1.0, 2.0, 1.0], opts)
 }
 
@@ -931,6 +967,10 @@ pub fn sobel<T: Real>(input: &Array<T>, axis: isize, opts: &FilterOptions) -> Re
 /// assert_eq!(y[5], 6.0);
 /// ```
 pub fn prewitt<T: Real>(input: &Array<T>, axis: isize, opts: &FilterOptions) -> Result<Array<T>> {
+    if T::DTYPE.is_integer() {
+        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
+        return output::prewitt_as::<T, T>(input, axis, opts);
+    }
     edge("prewitt", input, axis, &[1.0, 1.0, 1.0], opts)
 }
 
@@ -975,6 +1015,10 @@ pub fn laplace<T: Real + cusci_core::dtype::Numeric>(
     input: &Array<T>,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE.is_integer() {
+        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
+        return output::laplace_as::<T, T>(input, opts);
+    }
     generic_laplace(input, |a, ax| {
         filter1d(
             a,
@@ -1007,6 +1051,10 @@ pub fn gaussian_laplace<T: Real + cusci_core::dtype::Numeric>(
     sigma: &[f64],
     opts: &GaussianOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE.is_integer() {
+        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
+        return output::gaussian_laplace_as::<T, T>(input, sigma, opts);
+    }
     let nd = input.ndim();
     let sig = per_axis("gaussian_laplace", "sigma", sigma, nd, 0.0)?;
     generic_laplace(input, |a, ax| {
