@@ -503,12 +503,24 @@ fn integer_filters_wrap_like_scipy() {
     let o = FilterOptions::default();
     for dev in devices() {
         let a = Array::from_vec(vec![0u8, 0, 200, 0], &[1, 4], &dev).unwrap();
-        assert_eq!(sobel(&a, 1, &o).unwrap().to_vec().unwrap(), [0, 32, 0, 224], "{dev}");
-        assert_eq!(laplace(&a, &o).unwrap().to_vec().unwrap(), [0, 200, 112, 200], "{dev}");
+        assert_eq!(
+            sobel(&a, 1, &o).unwrap().to_vec().unwrap(),
+            [0, 32, 0, 224],
+            "{dev}"
+        );
+        assert_eq!(
+            laplace(&a, &o).unwrap().to_vec().unwrap(),
+            [0, 200, 112, 200],
+            "{dev}"
+        );
         let b = Array::from_vec(vec![250u8, 251, 255, 3], &[1, 4], &dev).unwrap();
         let u = uniform_filter(&b, &[3], &o).unwrap();
         assert_eq!(u.to_vec().unwrap(), [250, 252, 169, 87], "{dev}");
         let c = Array::from_vec(vec![0i32, 0, 200, 0], &[1, 4], &dev).unwrap();
-        assert_eq!(sobel(&c, 1, &o).unwrap().to_vec().unwrap(), [0, 800, 0, -800], "{dev}");
+        assert_eq!(
+            sobel(&c, 1, &o).unwrap().to_vec().unwrap(),
+            [0, 800, 0, -800],
+            "{dev}"
+        );
     }
 }
