@@ -226,6 +226,18 @@ fn tiled_scan_states_types_and_layouts() {
     let z32 = randn::<f32>(&[3, 128, 2], 62, &cpu).unwrap();
     let sos32 = sos.astype::<f32>().unwrap();
     let e32 = sosfilt(&sos32, &x32, &with_zi(-1, &z32)).unwrap();
+    // f32 rounding is relative to the largest values a row has carried, not to each element:
+    // the random initial states drive later sections (DC gains in the hundreds) to values of
+    // about 2e3 that decay, and the rounding of those transients (a few eps of that scale, by
+    // any order of summation: a chunked f32 scan and the sequential one both differ from the
+    // f64 result by ~4e-7 of it in a NumPy emulation) stays in the small values that follow
+    let scale32 = e32
+        .y
+        .to_vec()
+        .unwrap()
+        .iter()
+        .fold(0f32, |m, v| m.max(v.abs())) as f64;
+    let atol32 = 32.0 * f32::EPSILON as f64 * scale32;
     // Complex64 ba form with zi
     let xc = randn::<c64>(&[128, 4097], 63, &cpu).unwrap();
     let zc = randn::<c64>(&[128, 4], 64, &cpu).unwrap();
@@ -246,12 +258,12 @@ fn tiled_scan_states_types_and_layouts() {
         let (x3d, z3d, xmd, zmd) = (to(&x3), to(&z3), to(&xm), to(&zm));
         let r = sosfilt(&sos32, &x32d, &with_zi(-1, &z32d)).unwrap();
         let ctx = format!("f32 sos on {dev}");
-        assert_allclose(&r.y, &e32.y, 1e-4, 1e-5, &ctx);
+        assert_allclose(&r.y, &e32.y, 1e-4, atol32, &ctx);
         assert_allclose(
             r.zf.as_ref().unwrap(),
             e32.zf.as_ref().unwrap(),
             1e-4,
-            1e-5,
+            atol32,
             &ctx,
         );
         let r = lfilter(&bc, &ac, &xcd, &with_zi(-1, &zcd)).unwrap();
