@@ -39,6 +39,7 @@ mod lobpcg;
 mod lsq;
 mod matrix;
 mod ops;
+mod reduce;
 mod stack;
 mod svds;
 

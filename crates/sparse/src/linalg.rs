@@ -23,6 +23,7 @@ pub use crate::eigen::{eigsh, EigshOptions, EigshResult, Which};
 pub use crate::ilu::{spilu, IluOptions, SuperLuIlu};
 pub use crate::lobpcg::{lobpcg, LobpcgOptions, LobpcgResult};
 pub use crate::lsq::{lsmr, lsqr, minres, LsmrResult, LsqOptions, LsqrResult};
+pub use crate::reduce::{matrix_power, norm, norm_axis, NormOrd};
 pub use crate::svds::{svds, SingularVectors, SvdsOptions, SvdsResult};
 
 /// The NVRTC source of the solver kernels (minres, lsqr, lsmr) for `dtype`: for compile checks.

@@ -388,3 +388,34 @@ extern "C" __global__ void sp_gmres_outer(T* st, int* ist, int RS, int it, doubl
   M[GM_PMF] = TRE(pmf);
   M[GM_PTOL] = TRE(presid * fmin(pmf, atol / rn));
 }
+
+// Per-row maximum (want_max != 0) or minimum of the real values v of a CSR matrix without
+// repeated columns in a row (canonical), the implicit zeros included when a row stores fewer
+// than ncols entries (SciPy's max/min along an axis); any NaN in the row gives NaN (NumPy's
+// maximum/minimum); a row without entries gives 0.
+extern "C" __global__ void sp_row_minmax(const I* __restrict__ indptr, const R* __restrict__ v, i64 m,
+                                         i64 ncols, int want_max, R* __restrict__ out) {
+  GRID_LOOP(r, m) {
+    const i64 a = (i64)indptr[r], b = (i64)indptr[r + 1];
+    R acc = (R)0;
+    bool any = false, nan = false;
+    R nanv = (R)0;
+    for (i64 j = a; j < b; ++j) {
+      const R x = v[j];
+      if (x != x) {
+        nan = true;
+        nanv = x;
+      } else if (!any) {
+        acc = x;
+        any = true;
+      } else {
+        acc = want_max ? (x > acc ? x : acc) : (x < acc ? x : acc);
+      }
+    }
+    if (b - a < ncols) {
+      if (!any) acc = (R)0;
+      else acc = want_max ? (acc > (R)0 ? acc : (R)0) : (acc < (R)0 ? acc : (R)0);
+    }
+    out[r] = nan ? nanv : acc;
+  }
+}
