@@ -178,6 +178,108 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         }
     }
 
+    /// The matrix with diagonal `k` set from `values` (SciPy's `setdiag(values, k)`, which works
+    /// in place): the first `min(len(values), len(diagonal k))` elements of the diagonal take
+    /// the values (stored even when 0, as SciPy), the rest of the matrix is unchanged.
+    /// The result is canonical (duplicates elsewhere are summed).
+    ///
+    /// ```
+    /// use cusci_sparse::{CsrMatrix, Array, Device};
+    /// let dev = Device::Cpu;
+    /// let a = CsrMatrix::from_dense(&Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2], &dev)?)?;
+    /// let b = a.setdiag(&Array::from_vec(vec![9.0], &[1], &dev)?, 0)?;
+    /// assert_eq!(b.toarray()?.to_vec()?, vec![9.0, 2.0, 3.0, 4.0]);
+    /// let c = a.setdiag(&Array::from_vec(vec![7.0, 8.0], &[2], &dev)?, -1)?;
+    /// assert_eq!(c.toarray()?.to_vec()?, vec![1.0, 2.0, 7.0, 4.0]);
+    /// # Ok::<(), cusci_sparse::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` when diagonal `k` lies outside the matrix (SciPy: "k exceeds array
+    /// dimensions"); `ShapeMismatch` for `values` that are not 1-D; `DeviceMismatch`.
+    pub fn setdiag(&self, values: &Array<T>, k: isize) -> Result<Self> {
+        let op = "setdiag";
+        let (m, n) = (self.shape.0 as isize, self.shape.1 as isize);
+        if (k >= 0 && k >= n) || (k < 0 && -k >= m) {
+            return Err(make::arg(
+                op,
+                format!("k = {k} exceeds the dimensions ({m}, {n})"),
+            ));
+        }
+        if values.ndim() != 1 {
+            return Err(make::shape(
+                op,
+                format!("values must be 1-D, got shape {:?}", values.shape()),
+            ));
+        }
+        cusci_core::array::check_same_device(op, self.device(), values.device())?;
+        let diag_len = if k >= 0 { m.min(n - k) } else { (m + k).min(n) } as usize;
+        let len = diag_len.min(values.len());
+        let dev = self.device().clone();
+        // the matrix without the entries that the values replace
+        let mr = self.shape.0;
+        let kept = match &dev {
+            Device::Cpu => {
+                let ip = crate::matrix::hv(&self.indptr);
+                let ind = self.indices.cpu_data().unwrap_or(&[]);
+                let dat = self.data.cpu_data().unwrap_or(&[]);
+                let mut np = vec![I::of(0); mr + 1];
+                let (mut ni, mut nd) = (Vec::new(), Vec::new());
+                for r in 0..mr {
+                    for j in ip[r].ix()..ip[r + 1].ix() {
+                        let c = ind[j].ix() as isize;
+                        let at = if k >= 0 { r as isize } else { c };
+                        if c - r as isize != k || at >= len as isize {
+                            ni.push(ind[j]);
+                            nd.push(dat[j]);
+                        }
+                    }
+                    np[r + 1] = I::of(ni.len());
+                }
+                CsrMatrix::from_host(np, ni, nd, self.shape, false, &Device::Cpu)?
+            }
+            Device::Cuda(d) => {
+                let (ip, ind, dat) = count_scan_write::<T, I>(
+                    d,
+                    mr,
+                    "sp_offdiag_count",
+                    "sp_offdiag_write",
+                    |a| {
+                        a.push(p(&self.indptr))
+                            .push(p(&self.indices))
+                            .push(k as i64)
+                            .push(len as i64);
+                    },
+                    |a| {
+                        a.push(p(&self.indptr))
+                            .push(p(&self.indices))
+                            .push(p(&self.data))
+                            .push(k as i64)
+                            .push(len as i64);
+                    },
+                )?;
+                CsrMatrix::from_parts(dat, ind, ip, self.shape, false)
+            }
+        };
+        // the diagonal's entries, appended and merged by the COO -> CSR conversion
+        let (r0, c0) = if k >= 0 { (0, k) } else { (-k, 0) };
+        let rows: Vec<I> = (0..len).map(|i| I::of((r0 as usize) + i)).collect();
+        let cols: Vec<I> = (0..len).map(|i| I::of((c0 as usize) + i)).collect();
+        let rows = Array::from_vec(rows, &[len], &dev)?;
+        let cols = Array::from_vec(cols, &[len], &dev)?;
+        let vals = values
+            .slice_axis(0, Some(0), Some(len as isize), 1)?
+            .contiguous()?;
+        let b = kept.tocoo()?;
+        let c = CooMatrix {
+            data: concat::<T, I>(&[(&b.data, T::one()), (&vals, T::one())], &dev)?,
+            row: concat_idx::<T, I>(&[&b.row, &rows], &dev)?,
+            col: concat_idx::<T, I>(&[&b.col, &cols], &dev)?,
+            shape: self.shape,
+        };
+        c.tocsr()
+    }
+
     /// Diagonal `k` (SciPy's `diagonal(k)`; k > 0 above the main one), duplicates summed; empty
     /// when `k` lies outside the matrix.
     ///

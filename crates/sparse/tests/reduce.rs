@@ -1,4 +1,4 @@
-//! max/min (whole and per axis), power, astype, sort_indices, linalg::norm / norm_axis and
+//! max/min (whole and per axis), power, astype, sort_indices, setdiag, linalg::norm / norm_axis and
 //! matrix_power against dense oracles computed here, on every device: matrices with empty rows,
 //! full rows, duplicate entries (non-canonical CSR), NaN, negative values; bad input.
 
@@ -397,5 +397,56 @@ fn matrix_power_against_dense_products() {
             dense(&matrix_power(&a64, 3).unwrap().with_index::<i32>().unwrap()),
             dense(&matrix_power(&a, 3).unwrap())
         );
+    }
+}
+
+#[test]
+fn setdiag_against_dense() {
+    for (m, n) in [(1usize, 1usize), (7, 5), (5, 9), (33, 31)] {
+        for dev in devices() {
+            let a = mat::<f64>(m, n, 31 + n as u64, &dev);
+            let d = dense(&a);
+            let ks: Vec<isize> = vec![0, 1, -1, n as isize - 4, 1 - m as isize, n as isize - 1];
+            for k in ks
+                .into_iter()
+                .filter(|&k| k > -(m as isize) && k < n as isize)
+            {
+                let diag = if k >= 0 {
+                    m.min(n - k as usize)
+                } else {
+                    (m - (-k) as usize).min(n)
+                };
+                for nv in [1usize, diag.saturating_sub(1).max(1), diag + 2] {
+                    let mut vals = randn_vec::<f64>(nv, 40 + k.unsigned_abs() as u64);
+                    vals[0] = 0.0;
+                    if nv > 2 {
+                        vals[2] = f64::NAN;
+                    }
+                    let v = Array::from_vec(vals.clone(), &[nv], &dev).unwrap();
+                    let got = dense(&a.setdiag(&v, k).unwrap());
+                    let mut want = d.clone();
+                    for (i, &x) in vals.iter().enumerate().take(diag) {
+                        let r = if k >= 0 { i } else { i + (-k) as usize };
+                        want[r * n + (r as isize + k) as usize] = x;
+                    }
+                    let ctx = format!("({m}, {n}) k {k} {nv} values on {dev}");
+                    same(&got, &want, 0.0, &ctx);
+                }
+            }
+            let v = Array::from_vec(vec![1.0], &[1], &dev).unwrap();
+            assert!(matches!(
+                a.setdiag(&v, n as isize),
+                Err(Error::InvalidArgument { .. })
+            ));
+            assert!(matches!(
+                a.setdiag(&v, -(m as isize)),
+                Err(Error::InvalidArgument { .. })
+            ));
+            let v2 = Array::from_vec(vec![1.0, 2.0], &[1, 2], &dev).unwrap();
+            assert!(matches!(
+                a.setdiag(&v2, 0),
+                Err(Error::ShapeMismatch { .. })
+            ));
+        }
     }
 }

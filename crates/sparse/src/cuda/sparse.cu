@@ -419,3 +419,29 @@ extern "C" __global__ void sp_row_minmax(const I* __restrict__ indptr, const R* 
     out[r] = nan ? nanv : acc;
   }
 }
+
+// setdiag: the stored entries that stay are all but those on diagonal k whose index along the
+// diagonal (the row for k >= 0, the column for k < 0) is below len (the values set)
+__device__ __forceinline__ bool sp_diag_stays(i64 r, i64 c, i64 k, i64 len) {
+  return c - r != k || (k >= 0 ? r : c) >= len;
+}
+
+extern "C" __global__ void sp_offdiag_count(const I* indptr, const I* indices, i64 k, i64 len, i64 m,
+                                            I* counts) {
+  GRID_LOOP(r, m) {
+    I c = 0;
+    for (I j = indptr[r]; j < indptr[r + 1]; ++j)
+      if (sp_diag_stays(r, (i64)indices[j], k, len)) c++;
+    counts[r + 1] = c;
+  }
+}
+
+extern "C" __global__ void sp_offdiag_write(const I* indptr, const I* indices, const T* data, i64 k,
+                                            i64 len, i64 m, const I* outptr, I* oind, T* odat) {
+  GRID_LOOP(r, m) {
+    I o = outptr[r];
+    for (I j = indptr[r]; j < indptr[r + 1]; ++j) {
+      if (sp_diag_stays(r, (i64)indices[j], k, len)) { oind[o] = indices[j]; odat[o] = data[j]; o++; }
+    }
+  }
+}
