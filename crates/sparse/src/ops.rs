@@ -110,6 +110,31 @@ fn count_scan_write<T: Float, I: SpIndex>(
     Ok((outptr, oind, odat))
 }
 
+/// The stored entries `(row, column, value)` of a CPU matrix for which `keep` holds, in stored
+/// order (the CPU side of eliminate_zeros and setdiag).
+fn cpu_keep<T: Float, I: SpIndex>(
+    a: &CsrMatrix<T, I>,
+    canonical: bool,
+    keep: impl Fn(usize, usize, T) -> bool,
+) -> Result<CsrMatrix<T, I>> {
+    let m = a.shape.0;
+    let ip = crate::matrix::hv(&a.indptr);
+    let ind = a.indices.cpu_data().unwrap_or(&[]);
+    let dat = a.data.cpu_data().unwrap_or(&[]);
+    let mut np = vec![I::of(0); m + 1];
+    let (mut ni, mut nd) = (Vec::new(), Vec::new());
+    for r in 0..m {
+        for j in ip[r].ix()..ip[r + 1].ix() {
+            if keep(r, ind[j].ix(), dat[j]) {
+                ni.push(ind[j]);
+                nd.push(dat[j]);
+            }
+        }
+        np[r + 1] = I::of(ni.len());
+    }
+    CsrMatrix::from_host(np, ni, nd, a.shape, canonical, &Device::Cpu)
+}
+
 fn check_same_shape(op: &str, a: (usize, usize), b: (usize, usize)) -> Result<()> {
     if a != b {
         return Err(make::shape(op, format!("shapes {a:?} and {b:?} differ")));
@@ -135,23 +160,7 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     pub fn eliminate_zeros(&self) -> Result<Self> {
         let m = self.shape.0;
         match self.device() {
-            Device::Cpu => {
-                let ip = crate::matrix::hv(&self.indptr);
-                let ind = self.indices.cpu_data().unwrap_or(&[]);
-                let dat = self.data.cpu_data().unwrap_or(&[]);
-                let mut np = vec![I::of(0); m + 1];
-                let (mut ni, mut nd) = (Vec::new(), Vec::new());
-                for r in 0..m {
-                    for j in ip[r].ix()..ip[r + 1].ix() {
-                        if dat[j] != T::zero() {
-                            ni.push(ind[j]);
-                            nd.push(dat[j]);
-                        }
-                    }
-                    np[r + 1] = I::of(ni.len());
-                }
-                CsrMatrix::from_host(np, ni, nd, self.shape, self.canonical, &Device::Cpu)
-            }
+            Device::Cpu => cpu_keep(self, self.canonical, |_, _, v| v != T::zero()),
             Device::Cuda(d) => {
                 let (ip, ind, dat) = count_scan_write::<T, I>(
                     d,
@@ -217,31 +226,15 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         let len = diag_len.min(values.len());
         let dev = self.device().clone();
         // the matrix without the entries that the values replace
-        let mr = self.shape.0;
         let kept = match &dev {
-            Device::Cpu => {
-                let ip = crate::matrix::hv(&self.indptr);
-                let ind = self.indices.cpu_data().unwrap_or(&[]);
-                let dat = self.data.cpu_data().unwrap_or(&[]);
-                let mut np = vec![I::of(0); mr + 1];
-                let (mut ni, mut nd) = (Vec::new(), Vec::new());
-                for r in 0..mr {
-                    for j in ip[r].ix()..ip[r + 1].ix() {
-                        let c = ind[j].ix() as isize;
-                        let at = if k >= 0 { r as isize } else { c };
-                        if c - r as isize != k || at >= len as isize {
-                            ni.push(ind[j]);
-                            nd.push(dat[j]);
-                        }
-                    }
-                    np[r + 1] = I::of(ni.len());
-                }
-                CsrMatrix::from_host(np, ni, nd, self.shape, false, &Device::Cpu)?
-            }
+            Device::Cpu => cpu_keep(self, false, |r, c, _| {
+                let (r, c) = (r as isize, c as isize);
+                c - r != k || (if k >= 0 { r } else { c }) >= len as isize
+            })?,
             Device::Cuda(d) => {
                 let (ip, ind, dat) = count_scan_write::<T, I>(
                     d,
-                    mr,
+                    self.shape.0,
                     "sp_offdiag_count",
                     "sp_offdiag_write",
                     |a| {
