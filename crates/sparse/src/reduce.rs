@@ -77,14 +77,13 @@ fn with_data<T: Float, U: Float, I: SpIndex>(
     a: &CsrMatrix<T, I>,
     data: Array<U>,
 ) -> CsrMatrix<U, I> {
-    CsrMatrix {
+    CsrMatrix::from_parts(
         data,
-        indices: a.indices.clone(),
-        indptr: a.indptr.clone(),
-        shape: a.shape,
-        canonical: a.canonical,
-        tcache: Default::default(),
-    }
+        a.indices.clone(),
+        a.indptr.clone(),
+        a.shape,
+        a.canonical,
+    )
 }
 
 /// Per-row (`axis` 1 / −1) or per-column (`axis` 0 / −2) maxima or minima of `f(data)` of

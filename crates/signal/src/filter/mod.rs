@@ -603,7 +603,8 @@ fn launch_scan(
     f.launch(d, LaunchConfig::linear(blocks_for(total, 128), 128), &mut a)
 }
 
-/// The block size and chunk length `(TB, TL)` of the block-tiled kernel (`tiles` in `iir.cu`),
+/// The block size, chunk length and zero-input maps `(TB, TL, maps)` of the block-tiled kernel
+/// (`tiles` in `iir.cu`, the maps of [`tile_maps`]),
 /// or `None` when the chunked scan of [`gpu_chunking`] serves better: contiguous signals
 /// (`inner == 1`), enough of them to give every multiprocessor a block or two, long enough to
 /// fill tiles.
@@ -630,12 +631,12 @@ pub(crate) fn tile_plan<T: SignalScalar>(
     nsig: usize,
     n: usize,
     inner: usize,
-) -> Option<(usize, usize)> {
+) -> Option<(usize, usize, Vec<T>)> {
     let ns = iir.states();
     if inner != 1 || !(128..1 << 16).contains(&nsig) || n < 4096 || ns > 32 {
         return None;
     }
-    carry_plan(iir).map(|(tb, tl, _)| (tb, tl))
+    carry_plan(iir)
 }
 
 /// A filter as a cache key: the element type, the form and the coefficients' bits.
@@ -797,7 +798,7 @@ fn cuda_tiles<T: SignalScalar>(
     n: usize,
     zi: Option<&Array<T>>,
     zf: Option<&Array<T>>,
-    (tb, tl): (usize, usize),
+    (tb, tl, mats): (usize, usize, Vec<T>),
 ) -> Result<()> {
     let dev = x.device();
     let ns = iir.states();
@@ -812,10 +813,6 @@ fn cuda_tiles<T: SignalScalar>(
     let coef = Array::from_vec(coefs, &[ncoef], dev)?;
     // the zero-input maps over TL * 2^lv samples, lv = 0 .. log2(TB)
     let nmats = tb.trailing_zeros() as usize;
-    let mats = match carry_plan(iir) {
-        Some((ptb, ptl, m)) if (ptb, ptl) == (tb, tl) => m,
-        _ => tile_maps(iir, tb, tl),
-    };
     let mdev = Array::from_vec(mats, &[nmats * ns * ns], dev)?;
     let mut a = Args::new();
     a.push(dptr(x))
@@ -1338,16 +1335,24 @@ mod tests {
     /// or too short signals take the chunked scan.
     #[test]
     fn tile_plans() {
-        assert_eq!(tile_plan(&ba(8, 0.1), 256, 65536, 1), Some((128, 128)));
-        assert_eq!(tile_plan(&sos(8, 0.1), 256, 65536, 1), Some((256, 32)));
-        assert_eq!(tile_plan(&ba(4, 0.15), 128, 4096, 1), Some((256, 32)));
-        assert_eq!(tile_plan(&ba(6, 0.1), 128, 4096, 1), Some((128, 64)));
-        assert_eq!(tile_plan(&sos(6, 0.1), 128, 4096, 1), Some((256, 32)));
+        fn plan_of<T: SignalScalar>(
+            f: &Iir<T>,
+            nsig: usize,
+            n: usize,
+            inner: usize,
+        ) -> Option<(usize, usize)> {
+            tile_plan(f, nsig, n, inner).map(|(tb, tl, _)| (tb, tl))
+        }
+        assert_eq!(plan_of(&ba(8, 0.1), 256, 65536, 1), Some((128, 128)));
+        assert_eq!(plan_of(&sos(8, 0.1), 256, 65536, 1), Some((256, 32)));
+        assert_eq!(plan_of(&ba(4, 0.15), 128, 4096, 1), Some((256, 32)));
+        assert_eq!(plan_of(&ba(6, 0.1), 128, 4096, 1), Some((128, 64)));
+        assert_eq!(plan_of(&sos(6, 0.1), 128, 4096, 1), Some((256, 32)));
         // ba butter(8, 0.02): the rounded polynomial's map grows (1e9 over 128 samples)
-        assert_eq!(tile_plan(&ba(8, 0.02), 256, 65536, 1), None);
-        assert_eq!(tile_plan(&ba(8, 0.1), 256, 65536, 3), None);
-        assert_eq!(tile_plan(&ba(8, 0.1), 127, 65536, 1), None);
-        assert_eq!(tile_plan(&ba(8, 0.1), 256, 4095, 1), None);
+        assert_eq!(plan_of(&ba(8, 0.02), 256, 65536, 1), None);
+        assert_eq!(plan_of(&ba(8, 0.1), 256, 65536, 3), None);
+        assert_eq!(plan_of(&ba(8, 0.1), 127, 65536, 1), None);
+        assert_eq!(plan_of(&ba(8, 0.1), 256, 4095, 1), None);
         // complex128: 128 x 129 samples of 16 bytes exceed 160 KiB; 64 threads fit
         let Iir::Ba { c, ns } = ba(8, 0.1) else {
             unreachable!()
@@ -1356,7 +1361,7 @@ mod tests {
             c: c.iter().map(|&v| c64::new(v, 0.0)).collect(),
             ns,
         };
-        assert_eq!(tile_plan(&cc, 256, 65536, 1), Some((64, 128)));
+        assert_eq!(plan_of(&cc, 256, 65536, 1), Some((64, 128)));
         // and 256 x 33 samples of 16 bytes too: the sections' 32-sample chunks take 128 threads
         let Iir::Sos { c, nsec } = sos(8, 0.1) else {
             unreachable!()
@@ -1365,6 +1370,6 @@ mod tests {
             c: c.iter().map(|&v| c64::new(v, 0.0)).collect(),
             nsec,
         };
-        assert_eq!(tile_plan(&cs, 256, 65536, 1), Some((128, 32)));
+        assert_eq!(plan_of(&cs, 256, 65536, 1), Some((128, 32)));
     }
 }
