@@ -524,3 +524,93 @@ fn integer_filters_wrap_like_scipy() {
         );
     }
 }
+
+/// Rank filters of box footprints over more than 64 points (the radix-selection kernel on a
+/// GPU) and of a 69-point disk (the generic kernel) against the CPU, bit for bit: 1-D to 3-D,
+/// every mode, origins, ranks 0 / median / last / a percentile, ties and NaN, f32 and f64.
+#[test]
+fn large_box_rank_filters_match_the_cpu() {
+    let disk: Vec<bool> = (0..81)
+        .map(|k| {
+            let (r, c) = (k / 9 - 4, k % 9 - 4);
+            r * r + c * c <= 20
+        })
+        .collect();
+    let disk = Array::from_vec(disk, &[9, 9], &Device::Cpu).unwrap();
+    assert!(disk.to_vec().unwrap().iter().filter(|&&b| b).count() > 64);
+    for dev in devices() {
+        for shape in [&[300usize][..], &[37, 45], &[2, 30, 41]] {
+            let nd = shape.len();
+            // ties (values rounded to halves) and a NaN
+            let mut v: Vec<f64> = randn::<f64>(shape, 71, &Device::Cpu)
+                .unwrap()
+                .to_vec()
+                .unwrap()
+                .iter()
+                .map(|x| (x * 2.0).round() / 2.0)
+                .collect();
+            v[7] = f64::NAN;
+            let xc = Array::from_vec(v, shape, &Device::Cpu).unwrap();
+            let last2 = if nd == 1 { vec![-1] } else { vec![-2, -1] };
+            let mut cases: Vec<(&str, Footprint, Vec<isize>, Vec<isize>)> = vec![(
+                "size 65 along the last axis",
+                Footprint::Size(vec![65]),
+                vec![-1],
+                vec![3],
+            )];
+            if nd >= 2 {
+                cases.push(("9x9", Footprint::Size(vec![9]), last2.clone(), vec![0, 0]));
+                cases.push((
+                    "11x7",
+                    Footprint::Size(vec![11, 7]),
+                    last2.clone(),
+                    vec![-2, 3],
+                ));
+                cases.push((
+                    "disk",
+                    Footprint::Mask(disk.clone()),
+                    last2.clone(),
+                    vec![1, 0],
+                ));
+            }
+            for (name, fp, axes, origin) in cases {
+                for mode in [
+                    Mode::Reflect,
+                    Mode::Constant,
+                    Mode::Nearest,
+                    Mode::Mirror,
+                    Mode::Wrap,
+                    Mode::GridConstant,
+                    Mode::GridMirror,
+                    Mode::GridWrap,
+                ] {
+                    let o = FilterOptions {
+                        mode,
+                        cval: 0.25,
+                        axes: Some(axes.clone()),
+                        origin: origin.clone(),
+                    };
+                    let run = |x: &Array<f64>| -> Vec<Array<f64>> {
+                        vec![
+                            median_filter(x, &fp, &o).unwrap(),
+                            rank_filter(x, 0, &fp, &o).unwrap(),
+                            rank_filter(x, -1, &fp, &o).unwrap(),
+                            percentile_filter(x, 30.0, &fp, &o).unwrap(),
+                        ]
+                    };
+                    let want = run(&xc);
+                    let got = run(&xc.to_device(&dev).unwrap());
+                    let ctx = format!("{name} {mode} {shape:?} on {dev}");
+                    for (g, w) in got.iter().zip(&want) {
+                        assert_allclose(&g.to_device(&Device::Cpu).unwrap(), w, 0.0, 0.0, &ctx);
+                    }
+                    // f32: the same values (halves are exact)
+                    let x32 = xc.astype::<f32>().unwrap();
+                    let w32 = median_filter(&x32, &fp, &o).unwrap();
+                    let g32 = median_filter(&x32.to_device(&dev).unwrap(), &fp, &o).unwrap();
+                    assert_allclose(&g32.to_device(&Device::Cpu).unwrap(), &w32, 0.0, 0.0, &ctx);
+                }
+            }
+        }
+    }
+}

@@ -619,6 +619,11 @@ pub(crate) fn ranknd<T: Real>(
             from_f64(out, &shape)
         }
         Device::Cuda(d) => {
+            if pts.len() > RANK_LOCAL {
+                if let Some(y) = rank_radix(x, d, pts, rank, mode, cval)? {
+                    return Ok(y);
+                }
+            }
             let dims = dims8("ndimage rank filter", &shape)?;
             let (_xc, out, xp, op_) = gpu_io(x)?;
             let n = x.size();
@@ -657,6 +662,77 @@ pub(crate) fn ranknd<T: Real>(
             Ok(out)
         }
     }
+}
+
+/// Footprints of more points than this leave the generic kernel's register selection
+/// (`NDI_RANK_LOCAL` of filters.cu) for [`rank_radix`] where they are boxes.
+const RANK_LOCAL: usize = 64;
+
+/// Most shared memory [`rank_radix`]'s tile may take (an opt-in above 48 KiB on the H200).
+const RANK_RADIX_SMEM: usize = 160 * 1024;
+
+/// The rank filter of a full box footprint over the last two axes (or the last, for 1-D
+/// input) by radix selection (`ndi_rank_radix2`): 8 * sizeof(key) counting passes over the
+/// window in shared memory instead of the generic kernel's quadratic selection. `None` where the
+/// footprint is not such a box (a point off the last two axes, or holes) or its tile would
+/// exceed [`RANK_RADIX_SMEM`].
+fn rank_radix<T: Real>(
+    x: &Array<T>,
+    d: &CudaDevice,
+    pts: &Points,
+    rank: usize,
+    mode: Mode,
+    cval: f64,
+) -> Result<Option<Array<T>>> {
+    let shape = x.shape();
+    let nd = shape.len();
+    let (mut lo, mut hi) = ([i64::MAX; 2], [i64::MIN; 2]);
+    for p in pts.offs.chunks(nd) {
+        if p[..nd.saturating_sub(2)].iter().any(|&o| o != 0) {
+            return Ok(None);
+        }
+        // (row, column) offsets: the row is 0 for 1-D input
+        let rc = [if nd >= 2 { p[nd - 2] } else { 0 }, p[nd - 1]];
+        for a in 0..2 {
+            lo[a] = lo[a].min(rc[a]);
+            hi[a] = hi[a].max(rc[a]);
+        }
+    }
+    let (sh, sw) = ((hi[0] - lo[0] + 1) as usize, (hi[1] - lo[1] + 1) as usize);
+    if sh * sw != pts.len() {
+        return Ok(None);
+    }
+    let (tx, ty) = (32usize, 8usize);
+    let key = if T::DTYPE == DType::F32 { 4 } else { 8 };
+    let smem = (ty + sh - 1) * (tx + sw - 1) * key;
+    if smem > RANK_RADIX_SMEM {
+        return Ok(None);
+    }
+    let wd = shape[nd - 1];
+    let h = if nd >= 2 { shape[nd - 2] } else { 1 };
+    let planes = x.size() / (h * wd);
+    let (_xc, out, xp, op_) = gpu_io(x)?;
+    let tiles = planes * h.div_ceil(ty) * wd.div_ceil(tx);
+    let mut a = Args::new();
+    a.push(xp)
+        .push(op_)
+        .push(planes as i64)
+        .push(h as i64)
+        .push(wd as i64)
+        .push(sh as i32)
+        .push(sw as i32)
+        .push(lo[0])
+        .push(lo[1])
+        .push(rank as i32)
+        .push(mode.code());
+    push_w::<T>(&mut a, cval);
+    let cfg = LaunchConfig {
+        grid: (tiles.clamp(1, 1 << 20) as u32, 1, 1),
+        block: (tx as u32, ty as u32, 1),
+        shared_mem_bytes: smem as u32,
+    };
+    function(d, T::DTYPE, "ndi_rank_radix2")?.launch(d, cfg, &mut a)?;
+    Ok(Some(out))
 }
 
 /// One weighted-sum pass of a separable filter: `filter1d(x, axis, w, shift, .., div, Sum)`.

@@ -619,6 +619,64 @@ extern "C" __global__ void ndi_rank(const T* __restrict__ x, T* __restrict__ out
   }
 }
 
+// Rank filter over a full box footprint of the last two axes (sh x sw points, the top-left one
+// at offset (oh, ow) from the output) of an array viewed as (planes, H, Wd), for footprints too
+// large for the selection networks (cupy#6453: CuPy's 51 x 51 median is slower than a CPU).
+// Radix selection on the order-preserving keys of ndi_key: a block of NDI_RR_TX x NDI_RR_TY
+// threads owns as many outputs of one plane; their input box (boundary modes mapped per
+// element, cval in the constant modes) is loaded into shared memory once; each thread then fixes
+// the key of its rank bit by bit from the top, counting per bit the keys of its window that
+// match the bits fixed so far (8 * sizeof(key) passes over sh * sw shared keys, bank-conflict
+// free: a warp reads 32 consecutive keys): no sort and no per-thread storage. The result is
+// the key order's rank-th key, as the selection kernels' (NaN last). Dynamic shared memory:
+// (NDI_RR_TY + sh - 1) * (NDI_RR_TX + sw - 1) keys.
+#define NDI_RR_TX 32
+#define NDI_RR_TY 8
+extern "C" __global__ void __launch_bounds__(NDI_RR_TX * NDI_RR_TY)
+    ndi_rank_radix2(const T* __restrict__ x, T* __restrict__ out, i64 planes, i64 H, i64 Wd,
+                    int sh, int sw, i64 oh, i64 ow, int rank, int mode, W cval) {
+  extern __shared__ __align__(16) unsigned char ndi_rr_smem[];
+  NdiKey* tile = reinterpret_cast<NdiKey*>(ndi_rr_smem);
+  const int BW = NDI_RR_TX + sw - 1, BH = NDI_RR_TY + sh - 1;
+  const i64 tx = (Wd + NDI_RR_TX - 1) / NDI_RR_TX, ty = (H + NDI_RR_TY - 1) / NDI_RR_TY;
+  const i64 ntiles = planes * tx * ty;
+  const int t = threadIdx.y * NDI_RR_TX + threadIdx.x;
+  const NdiKey ck = ndi_key(cval);
+  for (i64 b = blockIdx.x; b < ntiles; b += gridDim.x) {
+    const i64 pl = b / (tx * ty), rem = b - pl * (tx * ty);
+    const i64 r0 = (rem / tx) * NDI_RR_TY, c0 = (rem % tx) * NDI_RR_TX;
+    const T* xp = x + pl * H * Wd;
+    __syncthreads();
+    for (int q = t; q < BH * BW; q += NDI_RR_TX * NDI_RR_TY) {
+      const int br = q / BW, bc = q - br * BW;
+      const i64 ir = ndi_map_index(r0 + oh + br, H, mode);
+      const i64 ic = ndi_map_index(c0 + ow + bc, Wd, mode);
+      tile[q] = (ir < 0 || ic < 0) ? ck : ndi_key((W)xp[ir * Wd + ic]);
+    }
+    __syncthreads();
+    const i64 orow = r0 + threadIdx.y, ocol = c0 + threadIdx.x;
+    if (orow < H && ocol < Wd) {
+      const NdiKey* base = tile + threadIdx.y * BW + threadIdx.x;
+      NdiKey prefix = 0, mask = 0;
+      int k = rank;
+      for (int bit = (int)(8 * sizeof(NdiKey)) - 1; bit >= 0; --bit) {
+        const NdiKey bb = ((NdiKey)1) << bit, m = mask | bb;
+        int c = 0;
+        for (int i = 0; i < sh; ++i) {
+          const NdiKey* row = base + i * BW;
+          for (int j = 0; j < sw; ++j) c += ((row[j] ^ prefix) & m) == 0;
+        }
+        if (k >= c) {
+          k -= c;
+          prefix |= bb;
+        }
+        mask = m;
+      }
+      out[pl * H * Wd + orow * Wd + ocol] = cusci_cast(T, ndi_unkey(prefix));
+    }
+  }
+}
+
 // Two weighted-sum passes fused, over the last two axes of a C-contiguous array viewed as
 // (outer, H, Wd): a pass along axis -2 ("vertical": nv taps wv, shift sv, divisor dv) and one
 // along axis -1 (nh taps wh, shift sh, divisor dh), the vertical one first when vfirst. Same
