@@ -787,7 +787,8 @@ fn fills_with_offsets_match_elementwise() {
 /// `philox.cuh` draw the same bits. A change here means the CPU stream
 /// changed and `philox.cuh` must change identically. (The normal and
 /// lognormal hashes changed on 2026-12-02 with the move from Box–Muller to
-/// the ziggurat.)
+/// the ziggurat, and the `f32` ones on 2026-12-03 with its move from 256 to
+/// 2048 layers.)
 #[test]
 fn golden_stream_hashes() {
     let (seed, stream, st, n) = (
@@ -813,9 +814,9 @@ fn golden_stream_hashes() {
     fill_uniform_f64(seed, stream, st, &mut d);
     assert_eq!(f64h(&d), 0x5c8bd5dd57328395, "uniform f64");
     fill_normal_f32(seed, stream, st, &mut f);
-    assert_eq!(f32h(&f), 0xc7ef98ca31940d65, "normal f32");
+    assert_eq!(f32h(&f), 0x623552eaa21c0d4f, "normal f32");
     fill_normal_f32_scaled(seed, stream, st, 1.5, 3.25, &mut f);
-    assert_eq!(f32h(&f), 0x5fc8dcadcb0945a3, "normal f32 scaled");
+    assert_eq!(f32h(&f), 0x5c648892928847e0, "normal f32 scaled");
     fill_normal_f64(seed, stream, st, &mut d);
     assert_eq!(f64h(&d), 0x7d10fb9a8acd3f35, "normal f64");
     fill_normal_f64_scaled(seed, stream, st, -2.0, 0.3, &mut d);
@@ -825,7 +826,7 @@ fn golden_stream_hashes() {
     fill_exponential_f64(seed, stream, st, 2.5, &mut d);
     assert_eq!(f64h(&d), 0xaec93f996d1ac282, "exponential f64");
     fill_lognormal_f32(seed, stream, st, 0.5, 0.75, &mut f);
-    assert_eq!(f32h(&f), 0xcf6fbd27d244e4fe, "lognormal f32");
+    assert_eq!(f32h(&f), 0x92860a778a4650f7, "lognormal f32");
     fill_lognormal_f64(seed, stream, st, 0.5, 0.75, &mut d);
     assert_eq!(f64h(&d), 0x7f29d2b8eff1e392, "lognormal f64");
     fill_integers_i64(seed, stream, st, -5, 1000, &mut l);
@@ -904,7 +905,7 @@ fn ziggurat_tables_are_the_same_in_both_twins() {
     use ziggurat_tables::*;
     let cuh = include_str!("../src/random/ziggurat.cuh");
     let table = |name: &str| -> Vec<u64> {
-        let start = cuh.find(&format!("{name}[256] = {{")).expect(name);
+        let start = cuh.find(&format!("{name}[")).expect(name);
         let body = &cuh[start..];
         let body = &body[body.find('{').unwrap() + 1..body.find('}').unwrap()];
         body.split(',')
@@ -921,33 +922,72 @@ fn ziggurat_tables_are_the_same_in_both_twins() {
     assert_eq!(table("cusci_zig_w_f64"), ZIG_W_F64.to_vec());
     assert_eq!(table("cusci_zig_k_f64"), ZIG_K_F64.to_vec());
     assert_eq!(table("cusci_zig_f_f64"), ZIG_F_F64.to_vec());
+    assert!(cuh.contains(&format!("#define CUSCI_ZIG_LB_F32 {ZIG_LB_F32}u")));
+    assert_eq!(ZIG_W_F32.len(), 1 << ZIG_LB_F32);
     assert!(cuh.contains(&format!("#define CUSCI_ZIG_R_F32 {ZIG_R_F32:#010x}u")));
     assert!(cuh.contains(&format!("#define CUSCI_ZIG_R_F64 {ZIG_R_F64:#018x}ULL")));
 }
 
-/// The geometry the sampler relies on: x_i increasing, f(x_i) decreasing, every layer of area
-/// v = x_1 (1 - f(x_1)), r = x_255, and K[i] = floor(2^23 x_{i-1} / x_i).
+/// The geometry the sampler relies on, for both ziggurats (`f64`: 256 layers, a 52-bit J; `f32`:
+/// 2^ZIG_LB_F32 layers, a (31 - ZIG_LB_F32)-bit J): x_i increasing, f(x_i) decreasing, every layer
+/// of area v = x_1 (1 - f(x_1)), r = x_{N-1}, K[i] = floor(2^j x_{i-1} / x_i), K[1] = 0, and the
+/// base strip (width x_0, height f(r)) of area v too.
 #[test]
 fn ziggurat_tables_describe_equal_area_layers() {
     use ziggurat_tables::*;
-    let x = |i: usize| f64::from_bits(ZIG_W_F64[i]) * 2f64.powi(52);
-    let f = |i: usize| f64::from_bits(ZIG_F_F64[i]);
-    let r = f64::from_bits(ZIG_R_F64);
-    assert_eq!(x(255), r);
-    assert!((r - 3.654_152_885_361_009).abs() < 1e-15);
-    let v = x(1) * (1.0 - f(1));
-    for i in 2..256 {
-        assert!(x(i) > x(i - 1) && f(i) < f(i - 1), "layer {i}");
-        let area = x(i) * (f(i - 1) - f(i));
-        assert!((area - v).abs() < 1e-12, "layer {i}: area {area} vs {v}");
-        let k = (x(i - 1) / x(i) * 2f64.powi(23)).floor() as u32;
-        let want = ZIG_K_F32.get(i).copied().unwrap_or_default();
-        assert!(want.abs_diff(k) <= 1, "K[{i}]");
-        assert!(((-0.5 * x(i) * x(i)).exp() - f(i)).abs() < 1e-15, "F[{i}]");
-    }
-    // the base strip: a rectangle of width x(0) and height f(r) has the same area
-    assert!((x(0) * f(255) - v).abs() < 1e-12);
-    assert_eq!(ZIG_K_F32[1], 0);
+    // (x_i, f(x_i), K[i]) of each table, x_i = W[i] 2^j
+    let check = |x: &dyn Fn(usize) -> f64,
+                 f: &dyn Fn(usize) -> f64,
+                 k: &dyn Fn(usize) -> u64,
+                 n: usize,
+                 jbits: i32,
+                 r: f64,
+                 (area_rel, f_abs): (f64, f64)| {
+        assert_eq!(x(n - 1), r);
+        let v = x(1) * (1.0 - f(1));
+        for i in 2..n {
+            assert!(x(i) > x(i - 1) && f(i) < f(i - 1), "layer {i} of {n}");
+            let area = x(i) * (f(i - 1) - f(i));
+            assert!(
+                (area - v).abs() < area_rel * v,
+                "layer {i} of {n}: area {area} vs {v}"
+            );
+            let want = (x(i - 1) / x(i) * 2f64.powi(jbits)).floor() as u64;
+            assert!(k(i).abs_diff(want) <= 1, "K[{i}] of {n}");
+            assert!(
+                ((-0.5 * x(i) * x(i)).exp() - f(i)).abs() < f_abs,
+                "F[{i}] of {n}"
+            );
+        }
+        assert!(
+            (x(0) * f(n - 1) - v).abs() < area_rel * v,
+            "base strip of {n}"
+        );
+        assert_eq!(k(1), 0);
+    };
+    let r64 = f64::from_bits(ZIG_R_F64);
+    assert!((r64 - 3.654_152_885_361_009).abs() < 1e-15);
+    check(
+        &|i| f64::from_bits(ZIG_W_F64[i]) * 2f64.powi(52),
+        &|i| f64::from_bits(ZIG_F_F64[i]),
+        &|i| ZIG_K_F64[i],
+        256,
+        52,
+        r64,
+        (1e-9, 1e-15),
+    );
+    // the f32 tables are rounded to f32 once; v = x_1 (1 - f(x_1)) then carries the rounding of
+    // f(x_1) ~ 1, hence the looser area tolerance
+    let jb = 31 - ZIG_LB_F32 as i32;
+    check(
+        &|i| f32::from_bits(ZIG_W_F32[i]) as f64 * 2f64.powi(jb),
+        &|i| f32::from_bits(ZIG_F_F32[i]) as f64,
+        &|i| ZIG_K_F32[i] as u64,
+        1 << ZIG_LB_F32,
+        jb,
+        f32::from_bits(ZIG_R_F32) as f64,
+        (2e-3, 1e-6),
+    );
 }
 
 /// P(a < Z < b) for a standard normal, by composite Simpson integration of the density.
@@ -1023,18 +1063,28 @@ fn ziggurat_rejection_paths() {
     let n = 200_000u64;
     let q_r = normal_prob(r, 12.0);
     let mut beyond = 0u64;
+    let lb = ZIG_LB_F32;
+    let jb = 31 - lb;
     for i in 0..n {
-        let j = k0 + (rng.next() % ((1u64 << 23) - k0 as u64)) as u32;
+        let j = k0 + (rng.next() % ((1u64 << jb) - k0 as u64)) as u32;
         let sign = (rng.next() & 1) as u32;
-        let w = (j << 9) | (sign << 8);
+        let w = (j << (lb + 1)) | (sign << lb);
         let z = normal_f32(w, zkey, i) as f64;
         assert!(z.abs() >= r as f32 as f64 - 1e-6, "tail draw {z} below r");
         assert_eq!(z < 0.0, sign == 1);
         if z.abs() > r + 0.25 {
             beyond += 1;
         }
-        let d = normal_f64(w, rng.next() as u32, zkey, i);
-        assert!(d.abs() >= r - 1e-12, "f64 tail draw {d}");
+        // the f64 ziggurat (256 layers): layer 0, J >= K[0], the same sign
+        let jd = ZIG_K_F64[0] + rng.next() % ((1u64 << 52) - ZIG_K_F64[0]);
+        let hi = (((jd >> 29) as u32) << 9) | (sign << 8);
+        let lo = ((jd & ((1 << 29) - 1)) as u32) << 3;
+        let d = normal_f64(hi, lo, zkey, i);
+        assert_eq!(d < 0.0, sign == 1);
+        assert!(
+            d.abs() >= f64::from_bits(ZIG_R_F64) - 1e-12,
+            "f64 tail draw {d}"
+        );
     }
     // P(|Z| > r + 0.25 | |Z| > r)
     let p = normal_prob(r + 0.25, 12.0) / q_r;
@@ -1045,11 +1095,11 @@ fn ziggurat_rejection_paths() {
     );
     // every layer's rejected words: finite values, deterministic (a rejection restarts with a
     // new word, sign included)
-    for l in 1..256u32 {
+    for l in 1..1u32 << lb {
         for t in 0..8u32 {
             let k = ZIG_K_F32[l as usize];
-            let j = k + ((1 << 23) - k) * t / 8;
-            let w = (j.min((1 << 23) - 1) << 9) | 256 | l;
+            let j = k + ((1 << jb) - k) * t / 8;
+            let w = (j.min((1 << jb) - 1) << (lb + 1)) | (1 << lb) | l;
             let z = normal_f32(w, zkey, l as u64);
             assert!(z.is_finite() && z.abs() < 10.0, "layer {l}: {z}");
             assert_eq!(z.to_bits(), normal_f32(w, zkey, l as u64).to_bits());

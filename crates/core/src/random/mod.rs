@@ -247,6 +247,14 @@ impl Generator {
             }),
             Device::Cuda(d) => {
                 if T::DTYPE == DType::F32 {
+                    // philox.cuh: the first kernel lists the draws that fail the ziggurat's first
+                    // test (0.23% expected; past `cap` it flags an overflow), the second finishes
+                    // them; state = [count, overflow]
+                    let cap = n / 16 + 1024;
+                    let list = Array::<i64>::empty(&[cap], &dev)?;
+                    let state = Array::<i64>::zeros(&[2], &dev)?;
+                    let (lp, sp) = (dev_ptr(&list)?, dev_ptr(&state)?);
+                    let (m, sd) = (mean as f32, std as f32);
                     launch(
                         d,
                         "cusci_random_normal_f32",
@@ -256,7 +264,19 @@ impl Generator {
                         stream,
                         start,
                         |a| {
-                            a.push(mean as f32).push(std as f32);
+                            a.push(m).push(sd).push(lp).push(sp).push(cap as u64);
+                        },
+                    )?;
+                    launch(
+                        d,
+                        "cusci_random_normal_f32_fix",
+                        out,
+                        n,
+                        seed,
+                        stream,
+                        start,
+                        |a| {
+                            a.push(m).push(sd).push(lp).push(sp);
                         },
                     )
                 } else {
@@ -528,6 +548,13 @@ fn module(d: &CudaDevice, name: &str) -> Result<crate::cuda::kernel::Function> {
     d.function("cusci_random", || PHILOX_CUH.to_string(), &[], name)
 }
 
+/// The device address of a CUDA array.
+fn dev_ptr<T: crate::dtype::Element>(a: &Array<T>) -> Result<u64> {
+    Ok(a.cuda_view()
+        .ok_or_else(|| Error::arg("random", "expected a CUDA array"))?
+        .ptr)
+}
+
 /// Launches one of philox.cuh's fill kernels: (out, n, seed, stream, start, extra...).
 #[allow(clippy::too_many_arguments)]
 fn launch<T: crate::dtype::Element>(
@@ -543,10 +570,7 @@ fn launch<T: crate::dtype::Element>(
     if n == 0 {
         return Ok(());
     }
-    let ptr = out
-        .cuda_view()
-        .ok_or_else(|| Error::arg(name, "expected a CUDA array"))?
-        .ptr;
+    let ptr = dev_ptr(out)?;
     let f = module(d, name)?;
     let mut a = Args::new();
     a.push(ptr)

@@ -21,9 +21,9 @@ extern "C" __global__ void __launch_bounds__(256) cusci_mc_european_call(double*
                                                   const unsigned long long seed, const float s0,
                                                   const float drift, const float vol,
                                                   const float strike) {
-  __shared__ uint2 kw[256];
+  __shared__ uint2 kw[CUSCI_ZIG_LAYERS_F32];
   __shared__ cusci_u64 qs[8u * CUSCI_ZIG_WARP_QUEUE];
-  for (unsigned int t = threadIdx.x; t < 256u; t += blockDim.x)
+  for (unsigned int t = threadIdx.x; t < CUSCI_ZIG_LAYERS_F32; t += blockDim.x)
     kw[t] = make_uint2(cusci_zig_k_f32[t], cusci_zig_w_f32[t]);
   __syncthreads();
   double s = 0.0, s2 = 0.0;
@@ -41,11 +41,11 @@ extern "C" __global__ void __launch_bounds__(256) cusci_mc_european_call(double*
     unsigned int rej = 0u;
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
-      const unsigned int l = w[c] & 255u, j = w[c] >> 9;
+      const unsigned int l = w[c] & CUSCI_ZIG_LAYER_MASK_F32, j = w[c] >> CUSCI_ZIG_J_SHIFT_F32;
       const uint2 e = kw[l];
       const float x = __fmul_rn(__uint2float_rn(j), __uint_as_float(e.y));
       const bool live = (b << 2) + (cusci_u64)c < paths;
-      if (live && j < e.x) cusci_mc_accumulate((w[c] & 256u) != 0u ? -x : x, s0, drift, vol, strike, s, s2);
+      if (live && j < e.x) cusci_mc_accumulate((w[c] & CUSCI_ZIG_SIGN_F32) != 0u ? -x : x, s0, drift, vol, strike, s, s2);
       rej |= (live && j >= e.x ? 1u : 0u) << c;
     }
     if (__any_sync(0xffffffffu, rej != 0u)) {

@@ -489,6 +489,12 @@ __device__ __forceinline__ float2 cusci_sincospi_f32(float x)
 /* Normal (ziggurat; the tables are ziggurat.cuh, prepended to this file)    */
 /* ------------------------------------------------------------------------- */
 
+/* The f32 word: layer in its low CUSCI_ZIG_LB_F32 bits, then the sign, then J (philox.rs). */
+#define CUSCI_ZIG_LAYERS_F32 (1u << CUSCI_ZIG_LB_F32)
+#define CUSCI_ZIG_LAYER_MASK_F32 (CUSCI_ZIG_LAYERS_F32 - 1u)
+#define CUSCI_ZIG_SIGN_F32 CUSCI_ZIG_LAYERS_F32
+#define CUSCI_ZIG_J_SHIFT_F32 (CUSCI_ZIG_LB_F32 + 1u)
+
 /* word 1 of the counters of the retry sub-streams (| 1 for f64 normals) */
 #define CUSCI_ZIG_TAG (0x80000000u)
 
@@ -513,9 +519,9 @@ __device__ __noinline__ float cusci_zig_slow_f32(unsigned int w, uint2 zkey, cus
     const float r = __uint_as_float(CUSCI_ZIG_R_F32);
     unsigned int k = 0u;
     for (;;) {
-        const unsigned int l = w & 255u;
-        const bool neg = (w & 256u) != 0u;
-        const unsigned int j = w >> 9;
+        const unsigned int l = w & CUSCI_ZIG_LAYER_MASK_F32;
+        const bool neg = (w & CUSCI_ZIG_SIGN_F32) != 0u;
+        const unsigned int j = w >> CUSCI_ZIG_J_SHIFT_F32;
         const float x = __fmul_rn(__uint2float_rn(j), __uint_as_float(cusci_zig_w_f32[l]));
         if (j < cusci_zig_k_f32[l]) return neg ? -x : x;
         uint4 b = cusci_zig_block(zkey, CUSCI_ZIG_TAG, i, k++);
@@ -542,10 +548,10 @@ __device__ __noinline__ float cusci_zig_slow_f32(unsigned int w, uint2 zkey, cus
 /* Standard normal f32 number i from its raw word w (philox.rs normal_f32). */
 __device__ __forceinline__ float cusci_zig_normal_f32(unsigned int w, uint2 zkey, cusci_u64 i)
 {
-    const unsigned int l = w & 255u, j = w >> 9;
+    const unsigned int l = w & CUSCI_ZIG_LAYER_MASK_F32, j = w >> CUSCI_ZIG_J_SHIFT_F32;
     if (j < cusci_zig_k_f32[l]) {
         const float x = __fmul_rn(__uint2float_rn(j), __uint_as_float(cusci_zig_w_f32[l]));
-        return (w & 256u) != 0u ? -x : x;
+        return (w & CUSCI_ZIG_SIGN_F32) != 0u ? -x : x;
     }
     return cusci_zig_slow_f32(w, zkey, i);
 }
@@ -993,15 +999,21 @@ __device__ __forceinline__ unsigned int cusci_zig_enqueue(cusci_u64* q, unsigned
     return qn + __shfl_sync(0xffffffffu, incl, 31);
 }
 
-__device__ __forceinline__ void cusci_zig_flush_f32(float* out, cusci_u64 start, float mean, float std,
-                                                    cusci_u64 seed, cusci_u64 stream, uint2 zkey,
-                                                    const cusci_u64* q, unsigned int qn, unsigned int lane)
+/* Appends the warp's queue q[0 .. qn) to the global list of rejected elements (one atomic per append:
+   state[0] counts the entries); past `cap` entries it raises the overflow flag state[1] instead, and the
+   fix kernel then redoes every element. */
+__device__ __forceinline__ void cusci_zig_append(const cusci_u64* q, unsigned int qn, cusci_u64* list,
+                                                 unsigned long long* state, unsigned long long cap,
+                                                 unsigned int lane)
 {
     __syncwarp();
-    for (unsigned int t = lane; t < qn; t += 32u) {
-        const cusci_u64 e = q[t];
-        const float z = cusci_zig_slow_f32(cusci_raw_word(seed, stream, e), zkey, e);
-        out[e - start] = __fadd_rn(mean, __fmul_rn(std, z));
+    unsigned long long at = 0ULL;
+    if (lane == 0u) at = atomicAdd(state, (unsigned long long)qn);
+    at = __shfl_sync(0xffffffffu, at, 0);
+    if (at + qn <= cap) {
+        for (unsigned int t = lane; t < qn; t += 32u) list[at + t] = q[t];
+    } else if (lane == 0u) {
+        atomicExch(state + 1, 1ULL);
     }
     __syncwarp();
 }
@@ -1021,17 +1033,24 @@ __device__ __forceinline__ void cusci_zig_flush_f64(double* out, cusci_u64 start
     __syncwarp();
 }
 
-/* mean + std * z (multiply, then add); with mean == 0 and std == 1 exactly z. */
+/* The f32 normals in two kernels: this one writes every element's first-test value and lists the
+   elements whose draw fails the test (0.23% of them with 2048 layers; their slot holds a placeholder);
+   cusci_random_normal_f32_fix then finishes the listed ones, each thread a whole element. Kept out of
+   this kernel, the rare slow path costs it no registers or call frame. `list` holds `cap` entries;
+   state = [count, overflow] starts at zero. mean + std * z (multiply, then add); with mean == 0 and
+   std == 1 exactly z. */
 extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float* out, unsigned long long n,
                                                                          unsigned long long seed,
                                                                          unsigned long long stream,
                                                                          unsigned long long start, float mean,
-                                                                         float std)
+                                                                         float std, cusci_u64* list,
+                                                                         unsigned long long* state,
+                                                                         unsigned long long cap)
 {
-    __shared__ unsigned int sk[256];
-    __shared__ float sw[256];
+    __shared__ unsigned int sk[CUSCI_ZIG_LAYERS_F32];
+    __shared__ float sw[CUSCI_ZIG_LAYERS_F32];
     __shared__ cusci_u64 qs[8u * CUSCI_ZIG_WARP_QUEUE];
-    for (unsigned int t = threadIdx.x; t < 256u; t += blockDim.x) {
+    for (unsigned int t = threadIdx.x; t < CUSCI_ZIG_LAYERS_F32; t += blockDim.x) {
         sk[t] = cusci_zig_k_f32[t];
         sw[t] = __uint_as_float(cusci_zig_w_f32[t]);
     }
@@ -1044,7 +1063,6 @@ extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float*
     const cusci_u64 first = start >> 2;
     const cusci_u64 nb = ((end - 1ULL) >> 2) - first + 1ULL;
     const bool vec = ((start & 3ULL) == 0ULL) && cusci_aligned16(out);
-    const uint2 zkey = cusci_zig_key(seed, stream);
     /* warp-uniform loop: the lanes of a warp stay together for the shuffles */
     for (cusci_u64 base = cusci_thread_index() - lane; base < nb; base += cusci_thread_stride()) {
         const cusci_u64 b = first + base + lane;
@@ -1055,9 +1073,9 @@ extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float*
             float z[4];
 #pragma unroll
             for (int c = 0; c < 4; ++c) {
-                const unsigned int l = ws[c] & 255u, j = ws[c] >> 9;
+                const unsigned int l = ws[c] & CUSCI_ZIG_LAYER_MASK_F32, j = ws[c] >> CUSCI_ZIG_J_SHIFT_F32;
                 const float x = __fmul_rn(__uint2float_rn(j), sw[l]);
-                z[c] = __fadd_rn(mean, __fmul_rn(std, (ws[c] & 256u) != 0u ? -x : x));
+                z[c] = __fadd_rn(mean, __fmul_rn(std, (ws[c] & CUSCI_ZIG_SIGN_F32) != 0u ? -x : x));
                 rej |= (j >= sk[l] ? 1u : 0u) << c;
             }
             const cusci_u64 i0 = b << 2;
@@ -1075,12 +1093,41 @@ extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float*
         if (__any_sync(0xffffffffu, rej != 0u)) {
             qn = cusci_zig_enqueue(q, qn, rej, b << 2, lane);
             if (qn >= CUSCI_ZIG_WARP_FLUSH) {
-                cusci_zig_flush_f32(out, start, mean, std, seed, stream, zkey, q, qn, lane);
+                cusci_zig_append(q, qn, list, state, cap, lane);
                 qn = 0u;
             }
         }
     }
-    if (qn > 0u) cusci_zig_flush_f32(out, start, mean, std, seed, stream, zkey, q, qn, lane);
+    if (qn > 0u) cusci_zig_append(q, qn, list, state, cap, lane);
+}
+
+/* The second kernel of the f32 normals: the listed elements, or, after an overflow of the list (never
+   seen: `cap` is n/16 + 1024 against an expected 0.0023 n), every element whose first test fails. */
+extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32_fix(float* out, unsigned long long n,
+                                                                             unsigned long long seed,
+                                                                             unsigned long long stream,
+                                                                             unsigned long long start,
+                                                                             float mean, float std,
+                                                                             const cusci_u64* list,
+                                                                             const unsigned long long* state)
+{
+    if (n == 0ULL) return;
+    const uint2 zkey = cusci_zig_key(seed, stream);
+    if (state[1] == 0ULL) {
+        const unsigned long long m = state[0];
+        for (cusci_u64 t = cusci_thread_index(); t < m; t += cusci_thread_stride()) {
+            const cusci_u64 e = list[t];
+            const float z = cusci_zig_slow_f32(cusci_raw_word(seed, stream, e), zkey, e);
+            out[e - start] = __fadd_rn(mean, __fmul_rn(std, z));
+        }
+        return;
+    }
+    const cusci_u64 end = start + n;
+    for (cusci_u64 e = start + cusci_thread_index(); e < end; e += cusci_thread_stride()) {
+        const unsigned int w = cusci_raw_word(seed, stream, e);
+        if ((w >> CUSCI_ZIG_J_SHIFT_F32) >= cusci_zig_k_f32[w & CUSCI_ZIG_LAYER_MASK_F32])
+            out[e - start] = __fadd_rn(mean, __fmul_rn(std, cusci_zig_slow_f32(w, zkey, e)));
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f64(double* out, unsigned long long n,

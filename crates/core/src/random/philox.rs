@@ -616,8 +616,20 @@ pub fn sincospi_f32(x: f32) -> (f32, f32) {
 // ---------------------------------------------------------------------------
 
 use super::ziggurat_tables::{
-    ZIG_F_F32, ZIG_F_F64, ZIG_K_F32, ZIG_K_F64, ZIG_R_F32, ZIG_R_F64, ZIG_W_F32, ZIG_W_F64,
+    ZIG_F_F32, ZIG_F_F64, ZIG_K_F32, ZIG_K_F64, ZIG_LB_F32, ZIG_R_F32, ZIG_R_F64, ZIG_W_F32,
+    ZIG_W_F64,
 };
+
+/// An `f32` ziggurat word's layer (its low [`ZIG_LB_F32`] bits), sign (the next bit) and `J`
+/// (the top `31 - ZIG_LB_F32` bits).
+#[inline]
+fn zig_split_f32(w: u32) -> (usize, bool, u32) {
+    (
+        (w & ((1 << ZIG_LB_F32) - 1)) as usize,
+        (w >> ZIG_LB_F32) & 1 != 0,
+        w >> (ZIG_LB_F32 + 1),
+    )
+}
 
 /// Word 1 of the counters of the ziggurat's retry sub-streams (bit 31 set:
 /// never a raw counter); `| 1` for `f64` normals.
@@ -653,15 +665,17 @@ fn with_sign<T: std::ops::Neg<Output = T>>(neg: bool, x: T) -> T {
 }
 
 /// Standard normal `f32` number `i` of a stream whose raw word `i` is `w`
-/// and whose retry key is `zkey` ([`zig_key`]): the 256-layer ziggurat of
-/// Marsaglia and Tsang (2000), with the tables of `ziggurat_tables.rs`
-/// (`gen_ziggurat.py`), bit-identical with `cusci_zig_normal_f32`.
+/// and whose retry key is `zkey` ([`zig_key`]): the ziggurat of Marsaglia
+/// and Tsang (2000) with 2^[`ZIG_LB_F32`] layers, the tables of
+/// `ziggurat_tables.rs` (`gen_ziggurat.py`), bit-identical with
+/// `cusci_zig_normal_f32`.
 ///
-/// The word gives the layer `l = w & 255`, the sign (bit 8) and a 23-bit
-/// integer `J = w >> 9`; `x = J * W[l]`. When `J < K[l]` (98.5% of words)
-/// `x` is returned at once. Otherwise the draw continues on the retry
+/// The word gives the layer `l` (its low `ZIG_LB_F32` bits), the sign (the
+/// next bit) and the integer `J` of its top `31 - ZIG_LB_F32` bits;
+/// `x = J * W[l]`. When `J < K[l]` (all but 0.23% of words with 2048
+/// layers) `x` is returned at once. Otherwise the draw continues on the retry
 /// sub-stream of `i` (Philox blocks `[k, 0x8000_0000, i_lo, i_hi]`, `k = 0,
-/// 1, ...`, under `zkey`): layer 0 samples the tail beyond `r = 3.6542`
+/// 1, ...`, under `zkey`): layer 0 samples the tail beyond `r = x_{N-1}`
 /// (Marsaglia's method: `x = -ln(u1) / r`, `y = -ln(u2)` until `2y >= x^2`;
 /// words 0 and 1 of each block), other layers accept `x` when
 /// `F[l] + u (F[l-1] - F[l]) < exp(-x^2/2)` (`u` from word 0), and a
@@ -670,10 +684,9 @@ fn with_sign<T: std::ops::Neg<Output = T>>(neg: bool, x: T) -> T {
 /// on the stream and `i`.
 #[inline]
 pub fn normal_f32(w: u32, zkey: [u32; 2], i: u64) -> f32 {
-    let l = (w & 255) as usize;
-    let j = w >> 9;
+    let (l, neg, j) = zig_split_f32(w);
     if j < ZIG_K_F32[l] {
-        with_sign(w & 256 != 0, j as f32 * f32::from_bits(ZIG_W_F32[l]))
+        with_sign(neg, j as f32 * f32::from_bits(ZIG_W_F32[l]))
     } else {
         normal_f32_slow(w, zkey, i)
     }
@@ -684,9 +697,7 @@ fn normal_f32_slow(mut w: u32, zkey: [u32; 2], i: u64) -> f32 {
     let r = f32::from_bits(ZIG_R_F32);
     let mut k = 0u32;
     loop {
-        let l = (w & 255) as usize;
-        let neg = w & 256 != 0;
-        let j = w >> 9;
+        let (l, neg, j) = zig_split_f32(w);
         let x = j as f32 * f32::from_bits(ZIG_W_F32[l]);
         if j < ZIG_K_F32[l] {
             return with_sign(neg, x);
