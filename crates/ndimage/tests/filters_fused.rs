@@ -133,66 +133,6 @@ fn fused_separable_filters_match_the_cpu_on_edge_shapes() {
     }
 }
 
-/// The f32 pairs that the streaming kernel (`ndi_strip2_*`) takes: widths a multiple of 4,
-/// centred windows of 3..9 taps, cval 0 in the constant modes (cval -0.5 there goes to the tiled
-/// kernel: both routes checked), planes of one row, of fewer rows than a strip, 3-D stacks; the
-/// GPU against the CPU in every mode.
-#[test]
-fn streaming_separable_f32_filters_match_the_cpu() {
-    for shape in [
-        &[1usize, 4][..],
-        &[4, 8],
-        &[5, 4],
-        &[37, 64],
-        &[130, 12],
-        &[2, 9, 36],
-    ] {
-        let x: Vec<f32> = randn::<f64>(shape, 21, &Device::Cpu)
-            .unwrap()
-            .to_vec()
-            .unwrap()
-            .iter()
-            .map(|v| (v * 10.0) as f32)
-            .collect();
-        let xc = Array::from_vec(x, shape, &Device::Cpu).unwrap();
-        let nd = shape.len() as isize;
-        for dev in devices().into_iter().skip(1) {
-            let xg = xc.to_device(&dev).unwrap();
-            for mode in Mode::ALL {
-                for cval in [0.0, -0.5] {
-                    let o = FilterOptions {
-                        mode,
-                        cval,
-                        ..Default::default()
-                    };
-                    let run = |x: &Array<f32>| -> Vec<(String, Array<f32>)> {
-                        let mut v = vec![
-                            ("sobel -2".to_string(), sobel(x, nd - 2, &o)),
-                            ("sobel -1".to_string(), sobel(x, nd - 1, &o)),
-                            ("prewitt -2".to_string(), prewitt(x, nd - 2, &o)),
-                        ];
-                        for size in [3, 5, 7, 9] {
-                            let axes = FilterOptions {
-                                axes: Some(vec![-2, -1]),
-                                ..o.clone()
-                            };
-                            v.push((format!("uniform {size}"), uniform_filter(x, &[size], &axes)));
-                        }
-                        v.into_iter()
-                            .map(|(n, r)| (n.clone(), r.unwrap_or_else(|e| panic!("{n}: {e}"))))
-                            .collect()
-                    };
-                    for ((n, a), (_, b)) in run(&xc).iter().zip(run(&xg)) {
-                        let b = b.to_device(&Device::Cpu).unwrap();
-                        let ctx = format!("{n} {mode} cval {cval} {shape:?} on {dev}");
-                        assert_allclose(&b, a, 1e-5, 2e-4, &ctx);
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// A 1-D weighted-sum pass along `axis` of a C-contiguous (rows, cols) array, as SciPy's
 /// correlate1d: `out[i] = sum_k w[k] x[i + k - shift]`, outside positions mapped by `mode`.
 fn naive_pass(

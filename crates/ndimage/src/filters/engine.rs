@@ -55,15 +55,14 @@ pub fn kernel_source(dtype: DType) -> String {
     };
     format!(
         "#define T {}\n#define W {w}\n{wf32}#define NDI_SEP2_PIPE {}\n#define NDI_SEP2_FLAT {}\n\
-         #define NDI_SEP2_V4 {}\n#define NDI_SEP2_H4 {}\n{MODES_CUH}\n{}\n{}\n{}",
+         #define NDI_SEP2_V4 {}\n#define NDI_SEP2_H4 {}\n{MODES_CUH}\n{}\n{}",
         dtype.cuda_name(),
         SEP2_PIPE as i32,
         SEP2_FLAT as i32,
         SEP2_V4 as i32,
         SEP2_H4 as i32,
         include_str!("filters.cu"),
-        include_str!("sep2d.cu"),
-        include_str!("strip2.cu")
+        include_str!("sep2d.cu")
     )
 }
 
@@ -745,13 +744,11 @@ pub(crate) struct Pass {
 }
 
 /// Weighted-sum passes applied in order (a copy of `x` for none). On a CUDA device, for f32 and
-/// f64, two consecutive passes over the last two axes run as one fused kernel: for f32 planes of
-/// 16-byte rows and a pair of centred windows of 3 to 9 taps (sobel, prewitt, uniform of those
-/// sizes), the streaming `ndi_strip2_{N}` of `strip2.cu` ([`strip2`]); otherwise `ndi_sep2f{NB}`
-/// of `sep2d.cu` for windows of up to 33 taps, else `ndi_sep2d` (the intermediate in shared
-/// memory, cval outside the plane in the constant modes as the second sequential pass reads it;
-/// the same arithmetic in the given order, so the same result, every mode and plane size); the
-/// others run as [`filter1d`] passes.
+/// f64, two consecutive passes over the last two axes run as one fused kernel (`ndi_sep2f{NB}`
+/// of `sep2d.cu` for windows of up to 33 taps, else `ndi_sep2d`: the intermediate stays in
+/// shared memory, cval outside the plane in the constant modes as the second sequential pass
+/// reads it; the same arithmetic in the given order, so the same result, every mode and plane
+/// size); the others run as [`filter1d`] passes.
 pub(crate) fn sum_passes<T: Real>(
     x: &Array<T>,
     passes: &[Pass],
@@ -767,12 +764,9 @@ pub(crate) fn sum_passes<T: Real>(
             let (p, q) = (&passes[k], &passes[k + 1]);
             let last2 = |a: usize| a + 2 >= nd;
             if last2(p.axis) && last2(q.axis) && p.axis != q.axis {
-                let fused = match strip2(src, p, q, mode, cval)? {
+                let fused = match sep2(src, p, q, mode, cval)? {
                     Some(y) => Some(y),
-                    None => match sep2(src, p, q, mode, cval)? {
-                        Some(y) => Some(y),
-                        None => sep2d(src, p, q, mode, cval)?,
-                    },
+                    None => sep2d(src, p, q, mode, cval)?,
                 };
                 if let Some(y) = fused {
                     cur = Some(y);
@@ -959,77 +953,6 @@ fn sep2<T: Real>(
         grid: (grid.clamp(1, 1 << 30) as u32, 1, 1),
         block: (SEP2_THREADS, 1, 1),
         shared_mem_bytes: smem as u32,
-    };
-    f.launch(d, cfg, &mut a)?;
-    Ok(Some(out))
-}
-
-/// Threads per block of `ndi_strip2_*` (4 columns each).
-const STRIP2_THREADS: usize = 128;
-
-/// The streaming kernel (`ndi_strip2_{N}`, `strip2.cu`) for passes `p` and `q` over the last two
-/// axes of an f32 array: both windows centred and of the same odd size N = 3..9 (sobel, prewitt,
-/// uniform_filter of those sizes), rows of 16 bytes (the last axis a multiple of 4), and in the
-/// constant modes only cval = 0 (where the horizontal-first order it runs in gives the same sums
-/// as SciPy's order; with another cval the intermediate's border differs). A thread filters 4
-/// columns down a strip of rows with the last N filtered rows in registers: one read and one
-/// write of each element, no shared memory. `None` where it does not apply.
-fn strip2<T: Real>(
-    x: &Array<T>,
-    p: &Pass,
-    q: &Pass,
-    mode: Mode,
-    cval: f64,
-) -> Result<Option<Array<T>>> {
-    if T::DTYPE != DType::F32 {
-        return Ok(None);
-    }
-    let Device::Cuda(d) = x.device() else {
-        return Ok(None);
-    };
-    let nd = x.ndim();
-    let (v, h) = if p.axis == nd - 2 { (p, q) } else { (q, p) };
-    let n = v.w.len();
-    let centred = |a: &Pass| a.w.len() == n && a.shift == (n as i64 - 1) / 2;
-    let mode = mode.for_filter();
-    if !matches!(n, 3 | 5 | 7 | 9) || !centred(v) || !centred(h) {
-        return Ok(None);
-    }
-    if mode == Mode::Constant && cval != 0.0 {
-        return Ok(None);
-    }
-    let shape = x.shape();
-    let (hh, wd) = (shape[nd - 2], shape[nd - 1]);
-    // rows per strip: the N - 1 halo rows of a strip are filtered twice
-    let rs = (4 * (n - 1)).clamp(8, 32);
-    if wd % 4 != 0 || hh.div_ceil(rs) > 65535 {
-        return Ok(None);
-    }
-    let (_xc, out, xp, op_) = gpu_io(x)?;
-    if xp % 16 != 0 || op_ % 16 != 0 {
-        return Ok(None);
-    }
-    let outer = x.size() / (hh * wd);
-    let f = function(d, T::DTYPE, &format!("ndi_strip2_{n}"))?;
-    let mut a = Args::new();
-    a.push(xp)
-        .push(op_)
-        .push(outer as i64)
-        .push(hh as i64)
-        .push(wd as i64);
-    push_taps_value::<T>(&mut a, &v.w);
-    push_w::<T>(&mut a, v.div);
-    push_taps_value::<T>(&mut a, &h.w);
-    push_w::<T>(&mut a, h.div);
-    a.push(mode.code()).push(rs as i32);
-    let cfg = LaunchConfig {
-        grid: (
-            (wd / 4).div_ceil(STRIP2_THREADS) as u32,
-            hh.div_ceil(rs) as u32,
-            outer.min(65535) as u32,
-        ),
-        block: (STRIP2_THREADS as u32, 1, 1),
-        shared_mem_bytes: 0,
     };
     f.launch(d, cfg, &mut a)?;
     Ok(Some(out))
