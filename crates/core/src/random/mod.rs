@@ -249,21 +249,21 @@ impl Generator {
             Device::Cuda(d) => {
                 if T::DTYPE == DType::F32 {
                     // philox.cuh: the first kernel lists the draws that fail the ziggurat's first
-                    // test (0.23% expected; past `cap` it flags an overflow), the second finishes
-                    // them; state = [count, overflow]
-                    let cap = n / 16 + 1024;
+                    // test (0.23% expected; past `cap`, or past a block's queue, it flags an
+                    // overflow), the second finishes them; state = [count, overflow]. A block gets
+                    // at most 2^16 Philox blocks (the queue's bound).
+                    let cap = n / 64 + 4096;
                     let list = Array::<i64>::empty(&[cap], &dev)?;
                     let state = Array::<i64>::zeros(&[2], &dev)?;
                     let (lp, sp) = (dev_ptr(&list)?, dev_ptr(&state)?);
                     let (m, sd) = (mean as f32, std as f32);
-                    launch(
+                    let blocks = (n.div_ceil(4) + 1).div_ceil(1 << 16);
+                    launch_at_least(
                         d,
                         "cusci_random_normal_f32",
                         out,
-                        n,
-                        seed,
-                        stream,
-                        start,
+                        (n, seed, stream, start),
+                        blocks,
                         |a| {
                             a.push(m).push(sd).push(lp).push(sp).push(cap as u64);
                         },
@@ -568,6 +568,18 @@ fn launch<T: crate::dtype::Element>(
     start: u64,
     extra: impl FnOnce(&mut Args),
 ) -> Result<()> {
+    launch_at_least(d, name, out, (n, seed, stream, start), 1, extra)
+}
+
+/// [`launch`] with a grid of at least `min_blocks` blocks (kernels that bound each block's work).
+fn launch_at_least<T: crate::dtype::Element>(
+    d: &CudaDevice,
+    name: &str,
+    out: &Array<T>,
+    (n, seed, stream, start): (usize, u64, u64, u64),
+    min_blocks: usize,
+    extra: impl FnOnce(&mut Args),
+) -> Result<()> {
     if n == 0 {
         return Ok(());
     }
@@ -584,6 +596,8 @@ fn launch<T: crate::dtype::Element>(
     // a partial second wave for kernels whose registers allow fewer
     let resident =
         f.occupancy(256, 0).unwrap_or(8).max(1) * d.props().multiprocessors.max(1) as u32;
-    let grid = grid_for(d, n.div_ceil(4)).min(resident);
+    let grid = grid_for(d, n.div_ceil(4))
+        .min(resident)
+        .max(min_blocks.min(u32::MAX as usize) as u32);
     f.launch(d, LaunchConfig::linear(grid, 256), &mut a)
 }

@@ -968,11 +968,11 @@ extern "C" __global__ void cusci_random_uniform_f64(double* out, unsigned long l
     }
 }
 
-/* The normal kernels keep the ziggurat's first test (99.77% of f32 draws, 98.5% of f64) in the main loop,
+/* The f64 normal kernel keeps the ziggurat's first test (98.5% of draws) in the main loop,
    with the tables in shared memory, and queue the rest per warp (CUSCI_ZIG_WARP_FLUSH elements, one per
-   lane, then at the end). The f64 kernel finishes its queue in place, the warp together (a rare rejection
-   costs one sub-stream draw, not a stalled warp; the corrected lines are still in L2); the f32 kernel hands
-   its queue to a second kernel (below). Every value depends only on (seed, stream, element), never on the
+   lane, then at the end) and finishes the queue in place, the warp together (a rare rejection costs one
+   sub-stream draw, not a stalled warp; the corrected lines are still in L2). That is the f64 kernel; the
+   f32 kernel (below) queues per block and hands its queue to a second kernel. Every value depends only on (seed, stream, element), never on the
    launch shape. Launched with 256 threads per block (8 warps). */
 #define CUSCI_ZIG_WARP_QUEUE 160u
 #define CUSCI_ZIG_WARP_FLUSH 32u
@@ -997,25 +997,6 @@ __device__ __forceinline__ unsigned int cusci_zig_enqueue(cusci_u64* q, unsigned
     return qn + __shfl_sync(0xffffffffu, incl, 31);
 }
 
-/* Appends the warp's queue q[0 .. qn) to the global list of rejected elements (one atomic per append:
-   state[0] counts the entries); past `cap` entries it raises the overflow flag state[1] instead, and the
-   fix kernel then redoes every element. */
-__device__ __forceinline__ void cusci_zig_append(const cusci_u64* q, unsigned int qn, cusci_u64* list,
-                                                 unsigned long long* state, unsigned long long cap,
-                                                 unsigned int lane)
-{
-    __syncwarp();
-    unsigned long long at = 0ULL;
-    if (lane == 0u) at = atomicAdd(state, (unsigned long long)qn);
-    at = __shfl_sync(0xffffffffu, at, 0);
-    if (at + qn <= cap) {
-        for (unsigned int t = lane; t < qn; t += 32u) list[at + t] = q[t];
-    } else if (lane == 0u) {
-        atomicExch(state + 1, 1ULL);
-    }
-    __syncwarp();
-}
-
 __device__ __forceinline__ void cusci_zig_flush_f64(double* out, cusci_u64 start, double mean, double std,
                                                     cusci_u64 seed, cusci_u64 stream, uint2 zkey,
                                                     const cusci_u64* q, unsigned int qn, unsigned int lane)
@@ -1033,10 +1014,15 @@ __device__ __forceinline__ void cusci_zig_flush_f64(double* out, cusci_u64 start
 
 /* The f32 normals in two kernels: this one writes every element's first-test value and lists the
    elements whose draw fails the test (0.23% of them with 2048 layers; their slot holds a placeholder);
-   cusci_random_normal_f32_fix then finishes the listed ones, each thread a whole element. Kept out of
-   this kernel, the rare slow path costs it no registers or call frame. `list` holds `cap` entries;
-   state = [count, overflow] starts at zero. mean + std * z (multiply, then add); with mean == 0 and
-   std == 1 exactly z. */
+   cusci_random_normal_f32_fix then finishes the listed ones, each thread a whole element. The main loop
+   carries no slow path and no warp-wide bookkeeping: a lane with a failing draw reserves slots in its
+   block's shared-memory queue with one shared atomic, and the block appends its queue to `list` at the
+   end (one global atomic per block). The launch gives a block at most CUSCI_ZIG_BLOCK_WORK Philox
+   blocks (expected failures 600, the queue holds 1536); a fuller queue, or a list past `cap`, raises
+   the overflow flag and the fix kernel redoes every element's first test. A queue entry is
+   (iteration << 10) | (threadIdx.x << 2) | word (blockDim.x = 256). state = [count, overflow] starts at
+   zero. mean + std * z (multiply, then add); with mean == 0 and std == 1 exactly z. */
+#define CUSCI_ZIG_BLOCK_QUEUE 1536u
 extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float* out, unsigned long long n,
                                                                          unsigned long long seed,
                                                                          unsigned long long stream,
@@ -1045,62 +1031,76 @@ extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float*
                                                                          unsigned long long* state,
                                                                          unsigned long long cap)
 {
-    __shared__ unsigned int sk[CUSCI_ZIG_LAYERS_F32];
-    __shared__ float sw[CUSCI_ZIG_LAYERS_F32];
-    __shared__ cusci_u64 qs[8u * CUSCI_ZIG_WARP_QUEUE];
-    for (unsigned int t = threadIdx.x; t < CUSCI_ZIG_LAYERS_F32; t += blockDim.x) {
-        sk[t] = cusci_zig_k_f32[t];
-        sw[t] = __uint_as_float(cusci_zig_w_f32[t]);
-    }
+    __shared__ uint2 skw[CUSCI_ZIG_LAYERS_F32];
+    __shared__ unsigned int qs[CUSCI_ZIG_BLOCK_QUEUE];
+    __shared__ unsigned int qn;
+    __shared__ unsigned long long at;
+    for (unsigned int t = threadIdx.x; t < CUSCI_ZIG_LAYERS_F32; t += blockDim.x)
+        skw[t] = make_uint2(cusci_zig_k_f32[t], cusci_zig_w_f32[t]);
+    if (threadIdx.x == 0u) qn = 0u;
     __syncthreads();
     if (n == 0ULL) return;
-    const unsigned int lane = threadIdx.x & 31u;
-    cusci_u64* q = qs + (threadIdx.x >> 5) * CUSCI_ZIG_WARP_QUEUE;
-    unsigned int qn = 0u;
     const cusci_u64 end = start + n;
     const cusci_u64 first = start >> 2;
     const cusci_u64 nb = ((end - 1ULL) >> 2) - first + 1ULL;
     const bool vec = ((start & 3ULL) == 0ULL) && cusci_aligned16(out);
-    /* warp-uniform loop: the lanes of a warp stay together for the shuffles */
-    for (cusci_u64 base = cusci_thread_index() - lane; base < nb; base += cusci_thread_stride()) {
-        const cusci_u64 b = first + base + lane;
+    const cusci_u64 stride = cusci_thread_stride();
+    unsigned int it = 0u;
+    for (cusci_u64 t = cusci_thread_index(); t < nb; t += stride, ++it) {
+        const cusci_u64 b = first + t;
+        const uint4 w4 = cusci_raw_block(seed, stream, b);
+        const unsigned int ws[4] = {w4.x, w4.y, w4.z, w4.w};
+        float z[4];
         unsigned int rej = 0u;
-        if (base + lane < nb) {
-            const uint4 w4 = cusci_raw_block(seed, stream, b);
-            const unsigned int ws[4] = {w4.x, w4.y, w4.z, w4.w};
-            float z[4];
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+            const unsigned int l = ws[c] & CUSCI_ZIG_LAYER_MASK_F32, j = ws[c] >> CUSCI_ZIG_J_SHIFT_F32;
+            const uint2 kw = skw[l];
+            const float x = __fmul_rn(__uint2float_rn(j), __uint_as_float(kw.y));
+            z[c] = __fadd_rn(mean, __fmul_rn(std, (ws[c] & CUSCI_ZIG_SIGN_F32) != 0u ? -x : x));
+            rej |= (j >= kw.x ? 1u : 0u) << c;
+        }
+        const cusci_u64 i0 = b << 2;
+        if (vec && i0 >= start && i0 + 4ULL <= end) {
+            *reinterpret_cast<float4*>(out + (i0 - start)) = make_float4(z[0], z[1], z[2], z[3]);
+        } else {
 #pragma unroll
             for (int c = 0; c < 4; ++c) {
-                const unsigned int l = ws[c] & CUSCI_ZIG_LAYER_MASK_F32, j = ws[c] >> CUSCI_ZIG_J_SHIFT_F32;
-                const float x = __fmul_rn(__uint2float_rn(j), sw[l]);
-                z[c] = __fadd_rn(mean, __fmul_rn(std, (ws[c] & CUSCI_ZIG_SIGN_F32) != 0u ? -x : x));
-                rej |= (j >= sk[l] ? 1u : 0u) << c;
-            }
-            const cusci_u64 i0 = b << 2;
-            if (vec && i0 >= start && i0 + 4ULL <= end) {
-                *reinterpret_cast<float4*>(out + (i0 - start)) = make_float4(z[0], z[1], z[2], z[3]);
-            } else {
-#pragma unroll
-                for (int c = 0; c < 4; ++c) {
-                    const cusci_u64 e = i0 + (cusci_u64)c;
-                    if (e >= start && e < end) out[e - start] = z[c];
-                    else rej &= ~(1u << c);
-                }
+                const cusci_u64 e = i0 + (cusci_u64)c;
+                if (e >= start && e < end) out[e - start] = z[c];
+                else rej &= ~(1u << c);
             }
         }
-        if (__any_sync(0xffffffffu, rej != 0u)) {
-            qn = cusci_zig_enqueue(q, qn, rej, b << 2, lane);
-            if (qn >= CUSCI_ZIG_WARP_FLUSH) {
-                cusci_zig_append(q, qn, list, state, cap, lane);
-                qn = 0u;
-            }
+        if (rej != 0u) {
+            unsigned int p = atomicAdd(&qn, (unsigned int)__popc(rej));
+            for (; rej != 0u; rej &= rej - 1u, ++p)
+                if (p < CUSCI_ZIG_BLOCK_QUEUE) qs[p] = (it << 10) | (threadIdx.x << 2) | (unsigned int)(__ffs(rej) - 1);
         }
     }
-    if (qn > 0u) cusci_zig_append(q, qn, list, state, cap, lane);
+    __syncthreads();
+    const unsigned int m = qn;
+    if (threadIdx.x == 0u) {
+        unsigned long long a = ~0ULL;
+        if (m <= CUSCI_ZIG_BLOCK_QUEUE) {
+            a = m > 0u ? atomicAdd(state, (unsigned long long)m) : 0ULL;
+            if (a + m > cap) a = ~0ULL;
+        }
+        if (a == ~0ULL) atomicExch(state + 1, 1ULL);
+        at = a;
+    }
+    __syncthreads();
+    const unsigned long long a = at;
+    if (a == ~0ULL) return;
+    const cusci_u64 t0 = (cusci_u64)blockIdx.x * blockDim.x;
+    for (unsigned int s = threadIdx.x; s < m; s += blockDim.x) {
+        const unsigned int code = qs[s];
+        const cusci_u64 b = first + t0 + ((code >> 2) & 255u) + (cusci_u64)(code >> 10) * stride;
+        list[a + s] = (b << 2) + (cusci_u64)(code & 3u);
+    }
 }
 
-/* The second kernel of the f32 normals: the listed elements, or, after an overflow of the list (never
-   seen: `cap` is n/16 + 1024 against an expected 0.0023 n), every element whose first test fails. */
+/* The second kernel of the f32 normals: the listed elements, or, after an overflow (a block's queue or
+   the list; never expected), every element whose first test fails. */
 extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32_fix(float* out, unsigned long long n,
                                                                              unsigned long long seed,
                                                                              unsigned long long stream,
