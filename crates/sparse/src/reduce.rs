@@ -206,6 +206,9 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// # Ok::<(), cusci_sparse::Error>(())
     /// ```
     ///
+    /// Numerics: `powf` of the element type on each device (CUDA's `pow` is within 2 ulp, so
+    /// `power(2.0)` may differ from `x * x` in the last bit on a GPU).
+    ///
     /// # Errors
     /// `NotImplemented` for `n == 0` (it would fill the implicit zeros with ones: SciPy's
     /// NotImplementedError).
@@ -222,6 +225,13 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// The matrix with its values converted to `U` (SciPy's `A.astype(dtype)`: complex to real
     /// keeps the real part, as NumPy's cast); the structure is shared.
     ///
+    /// ```
+    /// use cusci_sparse::{identity, Device};
+    /// let a = identity::<f64>(2, &Device::Cpu)?.mul_scalar(0.1)?;
+    /// assert_eq!(a.astype::<f32>()?.toarray()?.to_vec()?, vec![0.1f32, 0.0, 0.0, 0.1]);
+    /// # Ok::<(), cusci_sparse::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// Device errors only.
     pub fn astype<U: Float>(&self) -> Result<CsrMatrix<U, I>> {
@@ -231,6 +241,22 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// The matrix with the column indices of every row in increasing order (SciPy's
     /// `sort_indices`; duplicate entries are kept, not summed). Built as the transpose of the
     /// transpose, whose conversions write each row's entries in column order.
+    ///
+    /// ```
+    /// use cusci_sparse::{Array, CsrMatrix, Device};
+    /// let dev = Device::Cpu;
+    /// // one row with its entries at columns 2, 0, 2 (unsorted, duplicated)
+    /// let a = CsrMatrix::new(
+    ///     Array::from_vec(vec![1.0f64, 2.0, 3.0], &[3], &dev)?,
+    ///     Array::from_vec(vec![2i32, 0, 2], &[3], &dev)?,
+    ///     Array::from_vec(vec![0i32, 3], &[2], &dev)?,
+    ///     (1, 3),
+    /// )?;
+    /// let s = a.sort_indices()?;
+    /// assert_eq!(s.indices().to_vec()?, vec![0, 2, 2]);
+    /// assert_eq!(s.toarray()?.to_vec()?, vec![2.0, 0.0, 4.0]);
+    /// # Ok::<(), cusci_sparse::Error>(())
+    /// ```
     ///
     /// # Errors
     /// Device errors only.
