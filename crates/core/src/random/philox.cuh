@@ -968,12 +968,12 @@ extern "C" __global__ void cusci_random_uniform_f64(double* out, unsigned long l
     }
 }
 
-/* The f64 normal kernel keeps the ziggurat's first test (98.5% of draws) in the main loop,
-   with the tables in shared memory, and queue the rest per warp (CUSCI_ZIG_WARP_FLUSH elements, one per
-   lane, then at the end) and finishes the queue in place, the warp together (a rare rejection costs one
-   sub-stream draw, not a stalled warp; the corrected lines are still in L2). That is the f64 kernel; the
-   f32 kernel (below) queues per block and hands its queue to a second kernel. Every value depends only on (seed, stream, element), never on the
-   launch shape. Launched with 256 threads per block (8 warps). */
+/* The f64 normal kernel keeps the ziggurat's first test (98.5% of draws) in the main loop, with the tables
+   in shared memory, queues the rest per warp and finishes the queue in place, the warp together, once it
+   holds CUSCI_ZIG_WARP_FLUSH elements (one per lane) and at the end: a rare rejection costs one sub-stream
+   draw, not a stalled warp, and the corrected lines are still in L2. (The f32 kernel below queues per block
+   and hands its queue to a second kernel.) Every value depends only on (seed, stream, element), never on
+   the launch shape. Launched with 256 threads per block (8 warps). */
 #define CUSCI_ZIG_WARP_QUEUE 160u
 #define CUSCI_ZIG_WARP_FLUSH 32u
 
@@ -1017,7 +1017,7 @@ __device__ __forceinline__ void cusci_zig_flush_f64(double* out, cusci_u64 start
    cusci_random_normal_f32_fix then finishes the listed ones, each thread a whole element. The main loop
    carries no slow path and no warp-wide bookkeeping: a lane with a failing draw reserves slots in its
    block's shared-memory queue with one shared atomic, and the block appends its queue to `list` at the
-   end (one global atomic per block). The launch gives a block at most CUSCI_ZIG_BLOCK_WORK Philox
+   end (one global atomic per block). The launch (random/mod.rs) gives a block at most 2^16 Philox
    blocks (expected failures 600, the queue holds 1536); a fuller queue, or a list past `cap`, raises
    the overflow flag and the fix kernel redoes every element's first test. A queue entry is
    (iteration << 10) | (threadIdx.x << 2) | word (blockDim.x = 256). state = [count, overflow] starts at
