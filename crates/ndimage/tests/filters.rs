@@ -574,16 +574,7 @@ fn large_box_rank_filters_match_the_cpu() {
                 ));
             }
             for (name, fp, axes, origin) in cases {
-                for mode in [
-                    Mode::Reflect,
-                    Mode::Constant,
-                    Mode::Nearest,
-                    Mode::Mirror,
-                    Mode::Wrap,
-                    Mode::GridConstant,
-                    Mode::GridMirror,
-                    Mode::GridWrap,
-                ] {
+                for mode in Mode::ALL {
                     let o = FilterOptions {
                         mode,
                         cval: 0.25,
