@@ -1012,31 +1012,31 @@ __device__ __forceinline__ void cusci_zig_flush_f64(double* out, cusci_u64 start
     __syncwarp();
 }
 
-/* The f32 normals in two kernels: this one writes every element's first-test value and lists the
-   elements whose draw fails the test (0.23% of them with 2048 layers; their slot holds a placeholder);
-   cusci_random_normal_f32_fix then finishes the listed ones, each thread a whole element. The main loop
-   carries no slow path and no warp-wide bookkeeping: a lane with a failing draw reserves slots in its
-   block's shared-memory queue with one shared atomic, and the block appends its queue to `list` at the
-   end (one global atomic per block). The launch (random/mod.rs) gives a block at most 2^16 Philox
-   blocks (expected failures 600, the queue holds 1536); a fuller queue, or a list past `cap`, raises
-   the overflow flag and the fix kernel redoes every element's first test. A queue entry is
-   (iteration << 10) | (threadIdx.x << 2) | word (blockDim.x = 256). state = [count, overflow] starts at
-   zero. mean + std * z (multiply, then add); with mean == 0 and std == 1 exactly z. */
+/* The f32 normals, one kernel. The main loop writes every element's first-test value and carries no
+   slow path and no warp-wide bookkeeping: a lane whose draw fails the first test (0.23% of draws with
+   2048 layers; its slot gets a placeholder) reserves a slot in its block's shared-memory queue with
+   one shared atomic. After the loop the block finishes its own queue (the slow path, one element per
+   thread), while other blocks still stream. The launch (random/mod.rs) gives a block at most 2^16
+   Philox blocks (expected failures 600, the queue holds 1536); a block whose queue overflows (never
+   expected) redoes the first test of each of its elements and finishes the failing ones. A queue entry
+   is (iteration << 10) | (threadIdx.x << 2) | word (blockDim.x = 256).
+   The first-test value x = j * w is computed as (1 + j 2^-20) * W - W with W = w 2^20 in one FMA (the
+   product is exact, so this is j * w rounded once, as philox.rs computes it), with the sign folded
+   into W; x = +0 for j = 0 either way. STD1 (mean 0, std 1) stores x; otherwise mean + std * x (multiply,
+   then add). WIDE = false when every Philox block of the launch has the same counter word 1 (block >> 32,
+   then uniform): the counter is (first_lo + t, first_hi, ...) in 32-bit arithmetic. */
 #define CUSCI_ZIG_BLOCK_QUEUE 1536u
-extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float* out, unsigned long long n,
-                                                                         unsigned long long seed,
-                                                                         unsigned long long stream,
-                                                                         unsigned long long start, float mean,
-                                                                         float std, cusci_u64* list,
-                                                                         unsigned long long* state,
-                                                                         unsigned long long cap)
+template <bool STD1, bool WIDE>
+__device__ __forceinline__ void cusci_normal_f32_fill(float* out, unsigned long long n, unsigned long long seed,
+                                                      unsigned long long stream, unsigned long long start,
+                                                      float mean, float std)
 {
     __shared__ uint2 skw[CUSCI_ZIG_LAYERS_F32];
     __shared__ unsigned int qs[CUSCI_ZIG_BLOCK_QUEUE];
     __shared__ unsigned int qn;
-    __shared__ unsigned long long at;
     for (unsigned int t = threadIdx.x; t < CUSCI_ZIG_LAYERS_F32; t += blockDim.x)
-        skw[t] = make_uint2(cusci_zig_k_f32[t], cusci_zig_w_f32[t]);
+        skw[t] = make_uint2(cusci_zig_k_f32[t],
+                            __float_as_uint(__fmul_rn(__uint_as_float(cusci_zig_w_f32[t]), 1048576.0f)));
     if (threadIdx.x == 0u) qn = 0u;
     __syncthreads();
     if (n == 0ULL) return;
@@ -1045,10 +1045,15 @@ extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float*
     const cusci_u64 nb = ((end - 1ULL) >> 2) - first + 1ULL;
     const bool vec = ((start & 3ULL) == 0ULL) && cusci_aligned16(out);
     const cusci_u64 stride = cusci_thread_stride();
+    const cusci_u64 t0 = (cusci_u64)blockIdx.x * blockDim.x;
+    const uint2 key = cusci_seed_key(seed);
+    const unsigned int s0 = (unsigned int)stream, s1 = (unsigned int)(stream >> 32);
+    const unsigned int flo = (unsigned int)first, fhi = (unsigned int)(first >> 32);
     unsigned int it = 0u;
-    for (cusci_u64 t = cusci_thread_index(); t < nb; t += stride, ++it) {
+    for (cusci_u64 t = t0 + threadIdx.x; t < nb; t += stride, ++it) {
         const cusci_u64 b = first + t;
-        const uint4 w4 = cusci_raw_block(seed, stream, b);
+        const uint4 w4 = WIDE ? cusci_raw_block(seed, stream, b)
+                              : cusci_philox4x32_10(make_uint4(flo + (unsigned int)t, fhi, s0, s1), key);
         const unsigned int ws[4] = {w4.x, w4.y, w4.z, w4.w};
         float z[4];
         unsigned int rej = 0u;
@@ -1056,12 +1061,13 @@ extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float*
         for (int c = 0; c < 4; ++c) {
             const unsigned int l = ws[c] & CUSCI_ZIG_LAYER_MASK_F32, j = ws[c] >> CUSCI_ZIG_J_SHIFT_F32;
             const uint2 kw = skw[l];
-            const float x = __fmul_rn(__uint2float_rn(j), __uint_as_float(kw.y));
-            z[c] = __fadd_rn(mean, __fmul_rn(std, (ws[c] & CUSCI_ZIG_SIGN_F32) != 0u ? -x : x));
+            const float wsg = __uint_as_float(kw.y ^ ((ws[c] << (31u - CUSCI_ZIG_LB_F32)) & 0x80000000u));
+            const float x = __fmaf_rn(__uint_as_float(0x3f800000u | (j << 3)), wsg, -wsg);
+            z[c] = STD1 ? x : __fadd_rn(mean, __fmul_rn(std, x));
             rej |= (j >= kw.x ? 1u : 0u) << c;
         }
         const cusci_u64 i0 = b << 2;
-        if (vec && i0 >= start && i0 + 4ULL <= end) {
+        if (vec && i0 + 4ULL <= end) {
             *reinterpret_cast<float4*>(out + (i0 - start)) = make_float4(z[0], z[1], z[2], z[3]);
         } else {
 #pragma unroll
@@ -1079,54 +1085,42 @@ extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32(float*
     }
     __syncthreads();
     const unsigned int m = qn;
-    if (threadIdx.x == 0u) {
-        unsigned long long a = ~0ULL;
-        if (m <= CUSCI_ZIG_BLOCK_QUEUE) {
-            a = m > 0u ? atomicAdd(state, (unsigned long long)m) : 0ULL;
-            if (a + m > cap) a = ~0ULL;
-        }
-        if (a == ~0ULL) atomicExch(state + 1, 1ULL);
-        at = a;
-    }
-    __syncthreads();
-    const unsigned long long a = at;
-    if (a == ~0ULL) return;
-    const cusci_u64 t0 = (cusci_u64)blockIdx.x * blockDim.x;
-    for (unsigned int s = threadIdx.x; s < m; s += blockDim.x) {
-        const unsigned int code = qs[s];
-        const cusci_u64 b = first + t0 + ((code >> 2) & 255u) + (cusci_u64)(code >> 10) * stride;
-        list[a + s] = (b << 2) + (cusci_u64)(code & 3u);
-    }
-}
-
-/* The second kernel of the f32 normals: the listed elements, or, after an overflow (a block's queue or
-   the list; never expected), every element whose first test fails. */
-extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f32_fix(float* out, unsigned long long n,
-                                                                             unsigned long long seed,
-                                                                             unsigned long long stream,
-                                                                             unsigned long long start,
-                                                                             float mean, float std,
-                                                                             const cusci_u64* list,
-                                                                             const unsigned long long* state)
-{
-    if (n == 0ULL) return;
+    if (m == 0u) return;
     const uint2 zkey = cusci_zig_key(seed, stream);
-    if (state[1] == 0ULL) {
-        const unsigned long long m = state[0];
-        for (cusci_u64 t = cusci_thread_index(); t < m; t += cusci_thread_stride()) {
-            const cusci_u64 e = list[t];
+    if (m <= CUSCI_ZIG_BLOCK_QUEUE) {
+        for (unsigned int s = threadIdx.x; s < m; s += blockDim.x) {
+            const unsigned int code = qs[s];
+            const cusci_u64 b = first + t0 + ((code >> 2) & 255u) + (cusci_u64)(code >> 10) * stride;
+            const cusci_u64 e = (b << 2) + (cusci_u64)(code & 3u);
             const float z = cusci_zig_slow_f32(cusci_raw_word(seed, stream, e), zkey, e);
             out[e - start] = __fadd_rn(mean, __fmul_rn(std, z));
         }
         return;
     }
-    const cusci_u64 end = start + n;
-    for (cusci_u64 e = start + cusci_thread_index(); e < end; e += cusci_thread_stride()) {
-        const unsigned int w = cusci_raw_word(seed, stream, e);
-        if ((w >> CUSCI_ZIG_J_SHIFT_F32) >= cusci_zig_k_f32[w & CUSCI_ZIG_LAYER_MASK_F32])
-            out[e - start] = __fadd_rn(mean, __fmul_rn(std, cusci_zig_slow_f32(w, zkey, e)));
+    for (cusci_u64 t = t0 + threadIdx.x; t < nb; t += stride) {
+        const cusci_u64 b = first + t;
+        const uint4 w4 = cusci_raw_block(seed, stream, b);
+        const unsigned int ws[4] = {w4.x, w4.y, w4.z, w4.w};
+        for (int c = 0; c < 4; ++c) {
+            const cusci_u64 e = (b << 2) + (cusci_u64)c;
+            if (e >= start && e < end &&
+                (ws[c] >> CUSCI_ZIG_J_SHIFT_F32) >= cusci_zig_k_f32[ws[c] & CUSCI_ZIG_LAYER_MASK_F32])
+                out[e - start] = __fadd_rn(mean, __fmul_rn(std, cusci_zig_slow_f32(ws[c], zkey, e)));
+        }
     }
 }
+
+#define CUSCI_NORMAL_F32_KERNEL(name, STD1, WIDE)                                                             \
+    extern "C" __global__ void __launch_bounds__(256)                                                         \
+        name(float* out, unsigned long long n, unsigned long long seed, unsigned long long stream,            \
+             unsigned long long start, float mean, float std)                                                 \
+    {                                                                                                         \
+        cusci_normal_f32_fill<STD1, WIDE>(out, n, seed, stream, start, mean, std);                           \
+    }
+CUSCI_NORMAL_F32_KERNEL(cusci_random_normal_f32, false, false)
+CUSCI_NORMAL_F32_KERNEL(cusci_random_normal_f32_wide, false, true)
+CUSCI_NORMAL_F32_KERNEL(cusci_random_std_normal_f32, true, false)
+CUSCI_NORMAL_F32_KERNEL(cusci_random_std_normal_f32_wide, true, true)
 
 extern "C" __global__ void __launch_bounds__(256) cusci_random_normal_f64(double* out, unsigned long long n,
                                                                          unsigned long long seed,
