@@ -1,23 +1,25 @@
-//! Direct sparse solvers: [`spsolve_triangular`], [`splu`] ([`SuperLu`]), [`spsolve`],
-//! [`factorized`].
+//! Direct sparse solvers: [`spsolve_triangular`], [`splu`] / [`splu_with`] ([`SuperLu`]),
+//! [`spsolve`], [`factorized`].
 //!
 //! Routes (see each function): triangular solves run on the device of their matrix (on a GPU a
 //! sync-free NVRTC kernel of `cuda/solvers.cu`, one warp per row, no analysis phase; on the CPU
-//! forward/back substitution). The LU factorisation is a left-looking sparse LU with partial
-//! pivoting (Gilbert–Peierls with a pivot heap) that runs on the host on both devices: CUDA 13
-//! ships no sparse factorisation usable here (cuSOLVER's `cusolverSp` is deprecated and has no
-//! LU on the device; cuDSS is a separate library), so on a GPU [`splu`] copies the matrix to
-//! the host once, factors it, and puts `L` and `U` back on the device, where every
-//! [`SuperLu::solve`] runs (row permutation and both triangular solves as kernels).
+//! forward/back substitution). The LU factorisation factors on the device of its matrix: CUDA 13
+//! ships no sparse LU usable here (cuSOLVER's `cusolverSp` is deprecated and has no device LU;
+//! cuDSS is a separate library), so it is this crate's: a left-looking sparse LU with partial
+//! pivoting on a static structure, scheduled by the column elimination tree (George and Ng's
+//! structure bound, SuperLU_MT's scheduling). The host computes the column ordering (COLAMD by
+//! default) and the symbolic analysis from the pattern only; the numeric factorisation is one
+//! persistent kernel (`cuda/splu.cu`) on a GPU and the same loop on the CPU, so the two devices
+//! give the same factors (bitwise for real types). Every [`SuperLu::solve`] then runs on the
+//! factors' device (row permutations and both triangular solves as kernels). Nothing moves to
+//! the host but the pattern, the permutations and a few flag words.
 
 use crate::krylov::launch_solver;
-use crate::matrix::{as_i32, CsrMatrix};
+use crate::matrix::{as_i32, last, CsrMatrix};
 use crate::SpIndex;
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{Array, CudaDevice, Device, Error, Float, RealFloat, Result};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 fn ptr<T: cusci_core::Element>(a: &Array<T>) -> u64 {
     crate::cuda::p(a)
@@ -188,17 +190,69 @@ fn trsv_cuda<T: Float>(
     Ok(x)
 }
 
-/// An LU factorisation `Pr A = L U` of a square sparse matrix (SciPy's `SuperLU` object from
-/// [`splu`]; the column permutation is the identity: no fill-reducing ordering, SciPy's
-/// `permc_spec="NATURAL"`). `L` (unit lower triangular, diagonal stored) and `U` live on the
-/// device of the factored matrix.
+/// SciPy's `permc_spec` of [`splu`]: the column ordering `Pc` of `Pr A Pc = L U`.
+///
+/// `"NATURAL"` and `"COLAMD"` are supported; SciPy's `"MMD_ATA"` and `"MMD_AT_PLUS_A"` are not
+/// (parsing them gives `InvalidArgument`).
+///
+/// ```
+/// use cusci_sparse::linalg::PermcSpec;
+/// assert_eq!("NATURAL".parse::<PermcSpec>()?, PermcSpec::Natural);
+/// assert_eq!(PermcSpec::default(), PermcSpec::Colamd);
+/// assert!("MMD_ATA".parse::<PermcSpec>().is_err());
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PermcSpec {
+    /// `"NATURAL"`: the columns in their given order (`perm_c` is the identity).
+    Natural,
+    /// `"COLAMD"` (SciPy's default): the approximate minimum degree ordering of the columns
+    /// (COLAMD, faer's implementation), postordered by the column elimination tree.
+    #[default]
+    Colamd,
+}
+
+impl std::str::FromStr for PermcSpec {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "NATURAL" => Ok(PermcSpec::Natural),
+            "COLAMD" => Ok(PermcSpec::Colamd),
+            "MMD_ATA" | "MMD_AT_PLUS_A" => Err(make::arg(
+                "splu",
+                format!("permc_spec {s:?} is not supported (NATURAL or COLAMD)"),
+            )),
+            _ => Err(make::arg("splu", format!("unknown permc_spec {s:?}"))),
+        }
+    }
+}
+
+/// Options of [`splu_with`] (SciPy's keyword arguments of `splu`; `Default` is SciPy's default).
+/// SciPy's `diag_pivot_thresh` is fixed at its default 1 (partial pivoting: the largest entry
+/// of each column is the pivot); `relax`, `panel_size` and `options` (SuperLU's supernode
+/// tuning) have no counterpart.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpluOptions {
+    /// The column ordering (default [`PermcSpec::Colamd`]).
+    pub permc_spec: PermcSpec,
+}
+
+/// An LU factorisation `Pr A Pc = L U` of a square sparse matrix (SciPy's `SuperLU` object from
+/// [`splu`]): `Pr` is the row permutation of partial pivoting ([`perm_r`](SuperLu::perm_r)),
+/// `Pc` the fill-reducing column ordering ([`perm_c`](SuperLu::perm_c)), `L` unit lower
+/// triangular (diagonal stored) and `U` upper triangular, both CSR with `i32` indices on the
+/// device of the factored matrix, where [`solve`](SuperLu::solve) runs.
 #[derive(Debug, Clone)]
 pub struct SuperLu<T: Float> {
     l: CsrMatrix<T>,
     u: CsrMatrix<T>,
     perm_r: Vec<usize>,
+    perm_c: Vec<usize>,
     /// `p[k]`: the original row of pivot `k` (the inverse of `perm_r`), on the device
     p: Array<i32>,
+    /// `pc[j]`: the original column at position `j` of `A Pc` (the inverse of `perm_c`), on the
+    /// device
+    pc: Array<i32>,
 }
 
 impl<T: Float> SuperLu<T> {
@@ -210,13 +264,14 @@ impl<T: Float> SuperLu<T> {
     pub fn u(&self) -> &CsrMatrix<T> {
         &self.u
     }
-    /// SciPy's `perm_r`: row `i` of `A` is row `perm_r[i]` of `Pr A`.
+    /// SciPy's `perm_r`: row `i` of `A` is row `perm_r[i]` of `Pr A` (`Pr[perm_r[i], i] = 1`).
     pub fn perm_r(&self) -> &[usize] {
         &self.perm_r
     }
-    /// SciPy's `perm_c` (the identity here).
-    pub fn perm_c(&self) -> Vec<usize> {
-        (0..self.perm_r.len()).collect()
+    /// SciPy's `perm_c`: column `i` of `A` is column `perm_c[i]` of `A Pc`
+    /// (`Pc[i, perm_c[i]] = 1`); the identity with [`PermcSpec::Natural`].
+    pub fn perm_c(&self) -> &[usize] {
+        &self.perm_c
     }
     /// (n, n).
     pub fn shape(&self) -> (usize, usize) {
@@ -228,8 +283,20 @@ impl<T: Float> SuperLu<T> {
     }
 
     /// Solves `A x = b` (SciPy's `SuperLU.solve(b)`, `trans='N'`) for a 1-D `b` or each column
-    /// of a 2-D (n, k) `b`, on the factors' device (on a GPU: a row gather and two triangular
-    /// solves as kernels, nothing on the host but the zero-pivot flag read of the solves).
+    /// of a 2-D (n, k) `b`: `x = Pc U⁻¹ L⁻¹ Pr b`, on the factors' device (on a GPU: a row
+    /// gather, two sync-free triangular solve kernels and a row scatter, nothing on the host
+    /// but the zero-pivot flag read of the solves).
+    ///
+    /// ```
+    /// use cusci_sparse::{CsrMatrix, Device, Array, linalg::splu};
+    /// let dev = Device::Cpu;
+    /// let a = CsrMatrix::from_dense(&Array::from_vec(vec![0.0, 2.0, 1.0, 1.0], &[2, 2], &dev)?)?;
+    /// let lu = splu(&a)?;
+    /// // two right-hand sides: the columns of a (2, 2) array
+    /// let x = lu.solve(&Array::from_vec(vec![2.0, 4.0, 2.0, 3.0], &[2, 2], &dev)?)?;
+    /// assert_eq!(x.to_vec()?, vec![1.0, 1.0, 1.0, 2.0]);
+    /// # Ok::<(), cusci_sparse::Error>(())
+    /// ```
     ///
     /// # Errors
     /// `ShapeMismatch` for a `b` whose first dimension is not n, `DeviceMismatch`.
@@ -239,45 +306,61 @@ impl<T: Float> SuperLu<T> {
         cusci_core::array::check_same_device(op, self.l.device(), b.device())?;
         let nc = rhs_shape(op, n, b)?.max(1);
         let b = b.contiguous()?;
-        let pb = match b.device().clone() {
+        let pb = self.permute_rows(&b, &self.p, nc, false)?;
+        let y = trsv(op, &self.l, &pb, true, true)?;
+        let z = trsv(op, &self.u, &y, false, false)?;
+        self.permute_rows(&z, &self.pc, nc, true)
+    }
+
+    /// `out[k] = b[p[k]]` (gather) or `out[p[k]] = b[k]` (scatter), rows of a row-major (n, nc) `b`.
+    fn permute_rows(
+        &self,
+        b: &Array<T>,
+        p: &Array<i32>,
+        nc: usize,
+        scatter: bool,
+    ) -> Result<Array<T>> {
+        let n = self.perm_r.len();
+        match b.device().clone() {
             Device::Cpu => {
                 let bv = b.to_vec()?;
-                let p = self.p.to_vec()?;
-                let mut out = Vec::with_capacity(bv.len());
-                for &r in &p {
-                    out.extend_from_slice(&bv[r as usize * nc..(r as usize + 1) * nc]);
+                let p = p.to_vec()?;
+                let mut out = vec![T::zero(); bv.len()];
+                for (k, &r) in p.iter().enumerate() {
+                    let r = r as usize;
+                    let (dst, src) = if scatter { (r, k) } else { (k, r) };
+                    out[dst * nc..(dst + 1) * nc].copy_from_slice(&bv[src * nc..(src + 1) * nc]);
                 }
-                Array::from_vec(out, b.shape(), &Device::Cpu)?
+                Array::from_vec(out, b.shape(), &Device::Cpu)
             }
             Device::Cuda(d) => {
                 let out = Array::<T>::empty(b.shape(), b.device())?;
                 if n * nc > 0 {
                     launch_solver::<T>(
                         &d,
-                        "sl_gather_rows",
+                        if scatter {
+                            "sl_scatter_rows"
+                        } else {
+                            "sl_gather_rows"
+                        },
                         crate::cuda::blocks(&d, n * nc),
                         Args::new()
-                            .push(ptr(&b))
-                            .push(ptr(&self.p))
+                            .push(ptr(b))
+                            .push(ptr(p))
                             .push(n as i64)
                             .push(nc as i64)
                             .push(ptr(&out)),
                     )?;
                 }
-                out
+                Ok(out)
             }
-        };
-        let y = trsv(op, &self.l, &pb, true, true)?;
-        trsv(op, &self.u, &y, false, false)
+        }
     }
 }
 
-/// LU factorisation of a square sparse matrix with partial pivoting (SciPy's `splu` with
-/// `permc_spec="NATURAL"`, `diag_pivot_thresh=1`: the largest entry of each column is the
-/// pivot). Left-looking sparse LU (Gilbert–Peierls: each column of `L` and `U` from a sparse
-/// triangular solve with the previous columns, visited in pivot order through a heap). It runs
-/// on the host: on a GPU the matrix is copied to the host once and the factors go back to the
-/// device, where [`SuperLu::solve`] runs (see the module doc for why).
+/// LU factorisation of a square sparse matrix with partial pivoting and the COLAMD column
+/// ordering (SciPy's `splu(A)`: `permc_spec="COLAMD"`, `diag_pivot_thresh=1`); see
+/// [`splu_with`] for the route, the numerics and the other orderings.
 ///
 /// ```
 /// use cusci_sparse::{CsrMatrix, Device, Array, linalg::splu};
@@ -290,152 +373,596 @@ impl<T: Float> SuperLu<T> {
 /// ```
 ///
 /// # Errors
-/// `ShapeMismatch` for a non-square matrix, `Singular { index }` when column `index` has no
-/// non-zero pivot left (SciPy's "Factor is exactly singular"); `InvalidArgument` for an `i64`
-/// matrix whose shape or number of entries does not fit `i32` (the factors use 32-bit indices;
-/// SciPy's SuperLU downcasts likewise and raises "indices too large").
+/// As [`splu_with`].
 pub fn splu<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
+    splu_with(a, &SpluOptions::default())
+}
+
+/// LU factorisation `Pr A Pc = L U` of a square sparse matrix (SciPy's `splu` with
+/// `permc_spec` from `opts` and `diag_pivot_thresh=1`).
+///
+/// Route (the same algorithm on both devices, so that they can be compared step by step):
+/// - host, from the pattern only (`indptr` and `indices` are read; on a GPU the values never
+///   leave the device): the column ordering `Pc` ([`PermcSpec`]), the column elimination tree of
+///   `A Pc` (the elimination tree of `(A Pc)ᵀ(A Pc)`, without forming it), and for each column
+///   `j` of `A Pc` the static list of the earlier columns that can update it (the structure of
+///   `R(0..j, j)`, `R` the Cholesky factor of `(A Pc)ᵀ(A Pc)`: George and Ng's bound, which holds
+///   for every row interchange) with slot capacities for `L(:, j)` and `U(:, j)`;
+/// - device: a left-looking numeric factorisation with partial pivoting scheduled by the column
+///   elimination tree (the approach of SuperLU_MT). On a GPU one persistent kernel: columns are
+///   handed out in order by an atomic ticket, each block waits only for the columns its column
+///   depends on (flags, as the sync-free triangular solve), scatters `A(:, Pc j)` into its dense
+///   workspace, applies the updates `x -= L(:, k) U(k, j)` for the listed `k` in ascending order
+///   (the threads of the block over the entries of `L(:, k)`), picks the pivot and writes its
+///   slots; the slots are then compacted into CSR on the device. The CPU runs the same loop
+///   column after column. Workspace on a GPU: `n` elements and `2n` `i32` per resident block
+///   (the number of blocks is capped by free memory) and the slots (bounded by the structure of
+///   `R`).
+///
+/// Numerics: the pivot of each column is its largest entry in modulus among the rows not yet
+/// pivotal, ties to the smallest row index, on both devices. The updates round each product and
+/// difference once (no fused multiply-add on the GPU), so real factors are bitwise the same on
+/// both devices and both choose the same pivots; complex factors use the same formulas (the
+/// product of `num-complex`, cusci's Smith quotient) with the same roundings. The factors keep
+/// no explicit zeros produced by the elimination. Results are SciPy's within rounding whenever
+/// SciPy makes the same pivot choices: SuperLU prefers the diagonal entry when it ties with the
+/// largest (here ties go to the smallest row), and SciPy's COLAMD may break its own ties
+/// differently, so `L`, `U` and the permutations can differ while `Pr A Pc = L U` and the
+/// solves agree.
+///
+/// ```
+/// use cusci_sparse::{diags, Device, Array, linalg::{splu_with, PermcSpec, SpluOptions}};
+/// let dev = Device::Cpu;
+/// let a = diags::<f64>(&[&[4.0; 4], &[1.0; 3], &[2.0; 3]], &[0, -1, 1], None, &dev)?;
+/// let lu = splu_with(&a, &SpluOptions { permc_spec: PermcSpec::Natural })?;
+/// assert_eq!(lu.perm_c(), &[0, 1, 2, 3]);
+/// let x = lu.solve(&Array::from_vec(vec![6.0, 7.0, 7.0, 5.0], &[4], &dev)?)?;
+/// assert!(x.to_vec()?.iter().all(|v| (v - 1.0).abs() < 1e-14));
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// `ShapeMismatch` for a non-square matrix; `Singular { index }` when a column has no non-zero
+/// pivot left (SciPy's "Factor is exactly singular"), or when a candidate pivot is NaN or the
+/// pivot is not finite (SciPy would return NaN): `index` is the position of that column in the
+/// factorisation's column order, i.e. column `j` of `A Pc` (column `perm_c⁻¹[index]` of `A`; the
+/// column of `A` itself with [`PermcSpec::Natural`]), the first such column in that order, the
+/// same on both devices. `InvalidArgument` for an `i64` matrix whose shape or number of entries
+/// does not fit `i32` (the factors use 32-bit indices; SciPy's SuperLU downcasts likewise and
+/// raises "indices too large"), and `InvalidArgument` starting "internal:" if the static
+/// structure is ever exceeded (a bug, never a wrong answer). On a GPU, `OutOfMemory` when the
+/// slots or one workspace do not fit.
+pub fn splu_with<T: Float, I: SpIndex>(
+    a: &CsrMatrix<T, I>,
+    opts: &SpluOptions,
+) -> Result<SuperLu<T>> {
     let op = "splu";
     square(op, a.shape())?;
     let a = as_i32(op, a)?;
-    let a = &*a;
     let n = square(op, a.shape())?;
+    // canonical (distinct rows in each column: the scatter assigns), then CSC (as the CSR of Aᵀ)
+    let a = a.sum_duplicates()?;
     let ip = a.indptr().to_vec()?;
     let ix = a.indices().to_vec()?;
-    let dv = a.data().to_vec()?;
-    // the columns of A (duplicates are summed by the scatter below)
-    let mut cols: Vec<Vec<(usize, T)>> = vec![Vec::new(); n];
-    for i in 0..n {
-        for k in ip[i] as usize..ip[i + 1] as usize {
-            cols[ix[k] as usize].push((i, dv[k]));
-        }
+    let sym = analyse(op, n, &ip, &ix, opts.permc_spec)?;
+    let at = a.transpose_copy()?;
+    let dev = a.device().clone();
+    let mut perm_c = vec![0usize; n];
+    for (j, &c) in sym.pc.iter().enumerate() {
+        perm_c[c] = j;
     }
-    const NONE: usize = usize::MAX;
-    let mut lcols: Vec<Vec<(usize, T)>> = Vec::with_capacity(n);
-    let mut ucols: Vec<Vec<(usize, T)>> = Vec::with_capacity(n);
-    let mut p = vec![NONE; n];
-    let mut pinv = vec![NONE; n];
-    let mut x = vec![T::zero(); n];
-    let mut inpat = vec![false; n];
-    let mut inheap = vec![false; n];
-    let mut pat: Vec<usize> = Vec::new();
-    let mut heap: BinaryHeap<Reverse<usize>> = BinaryHeap::new();
-    for (j, col) in cols.iter().enumerate() {
-        for &(i, v) in col {
-            x[i] = x[i].add(v);
-            if !inpat[i] {
-                inpat[i] = true;
-                pat.push(i);
-                if pinv[i] != NONE && !inheap[pinv[i]] {
-                    inheap[pinv[i]] = true;
-                    heap.push(Reverse(pinv[i]));
-                }
-            }
-        }
-        let mut ucol = Vec::new();
-        while let Some(Reverse(k)) = heap.pop() {
-            inheap[k] = false;
-            let xr = x[p[k]];
-            if xr == T::zero() {
-                continue;
-            }
-            ucol.push((k, xr));
-            for &(i, l) in &lcols[k] {
-                if !inpat[i] {
-                    inpat[i] = true;
-                    pat.push(i);
-                    if pinv[i] != NONE && !inheap[pinv[i]] {
-                        inheap[pinv[i]] = true;
-                        heap.push(Reverse(pinv[i]));
-                    }
-                }
-                x[i] = x[i].sub(l.mul(xr));
-            }
-        }
-        let mut best = NONE;
-        let mut bmax = 0.0f64;
-        for &i in &pat {
-            if pinv[i] == NONE {
-                let v = x[i].abs().to_f64();
-                if v > bmax || (best == NONE && v > 0.0) {
-                    bmax = v;
-                    best = i;
-                }
-            }
-        }
-        if best == NONE || bmax == 0.0 || bmax.is_nan() {
-            return Err(singular(op, j));
-        }
-        let piv = x[best];
-        p[j] = best;
-        pinv[best] = j;
-        ucol.push((j, piv));
-        let mut lcol = Vec::new();
-        for &i in &pat {
-            if pinv[i] == NONE && x[i] != T::zero() {
-                lcol.push((i, x[i].div(piv)));
-            }
-            x[i] = T::zero();
-            inpat[i] = false;
-        }
-        pat.clear();
-        lcols.push(lcol);
-        ucols.push(ucol);
-    }
-    // L (rows in pivot order, unit diagonal stored) and U as CSR
-    let mut lt: Vec<(usize, usize, T)> = Vec::new();
-    for (k, col) in lcols.iter().enumerate() {
-        lt.push((k, k, T::one()));
-        for &(i, v) in col {
-            lt.push((pinv[i], k, v));
-        }
-    }
-    let mut ut: Vec<(usize, usize, T)> = Vec::new();
-    for (j, col) in ucols.iter().enumerate() {
-        for &(k, v) in col {
-            ut.push((k, j, v));
-        }
-    }
-    let dev = a.device();
-    let l = csr_from_triplets(lt, n, dev)?;
-    let u = csr_from_triplets(ut, n, dev)?;
-    let pd: Vec<i32> = p.iter().map(|&r| r as i32).collect();
+    let pc: Vec<i32> = sym.pc.iter().map(|&c| c as i32).collect();
+    let pc = Array::from_vec(pc, &[n], &dev)?;
+    let f = match &dev {
+        Device::Cpu => factor_cpu(op, &sym, &at)?,
+        Device::Cuda(d) => factor_cuda(op, d, &sym, &at, &pc)?,
+    };
+    let perm_r = f.pinv.iter().map(|&r| r as usize).collect();
     Ok(SuperLu {
-        l,
-        u,
-        perm_r: pinv,
-        p: Array::from_vec(pd, &[n], dev)?,
+        l: f.l,
+        u: f.u,
+        perm_r,
+        perm_c,
+        p: f.piv,
+        pc,
     })
 }
 
-/// A canonical CSR matrix from distinct (row, col, value) triplets, on `dev`.
-fn csr_from_triplets<T: Float>(
-    mut t: Vec<(usize, usize, T)>,
-    n: usize,
-    dev: &Device,
-) -> Result<CsrMatrix<T>> {
-    t.sort_unstable_by_key(|&(r, c, _)| (r, c));
-    let mut indptr = vec![0i32; n + 1];
-    for &(r, _, _) in &t {
-        indptr[r + 1] += 1;
-    }
-    for i in 0..n {
-        indptr[i + 1] += indptr[i];
-    }
-    let indices: Vec<i32> = t.iter().map(|&(_, c, _)| c as i32).collect();
-    let data: Vec<T> = t.iter().map(|&(_, _, v)| v).collect();
-    let nnz = data.len();
-    CsrMatrix::new(
-        Array::from_vec(data, &[nnz], dev)?,
-        Array::from_vec(indices, &[nnz], dev)?,
-        Array::from_vec(indptr, &[n + 1], dev)?,
-        (n, n),
-    )
+/// The symbolic analysis of [`splu_with`] (host, pattern only).
+struct Symbolic {
+    /// `pc[j]`: the column of `A` at position `j` of `A Pc`
+    pc: Vec<usize>,
+    /// deps(j) = `didx[dptr[j]..dptr[j + 1]]`, ascending
+    dptr: Vec<i64>,
+    didx: Vec<i32>,
+    /// the slots of `L(:, j)`: `loff[j]..loff[j + 1]`
+    loff: Vec<i64>,
+    /// the slots of `U(:, j)`: `uoff[j]..uoff[j + 1]` (`|deps(j)| + 1`)
+    uoff: Vec<i64>,
 }
 
-/// Solves `A x = b` for a square sparse `A` (SciPy's `spsolve`): [`splu`] then
-/// [`SuperLu::solve`] (the factorisation runs on the host, the solves on `A`'s device). `b` is
-/// 1-D or 2-D (n, k).
+fn internal(op: &str, what: String) -> Error {
+    make::arg(op, format!("internal: {what} (a bug: please report it)"))
+}
+
+/// The ordering, the column elimination tree and the static structure of `A Pc` from the CSR
+/// pattern of `A` (`i32`, in range; duplicates allowed).
+fn analyse(op: &str, n: usize, ip: &[i32], ix: &[i32], spec: PermcSpec) -> Result<Symbolic> {
+    const NONE: usize = usize::MAX;
+    // the CSC pattern: rows ascending within each column, duplicates dropped
+    let mut cp = vec![0usize; n + 1];
+    for &c in ix {
+        cp[c as usize + 1] += 1;
+    }
+    for c in 0..n {
+        cp[c + 1] += cp[c];
+    }
+    let mut fill = cp.clone();
+    let mut ri = vec![0usize; ix.len()];
+    for i in 0..n {
+        for &c in &ix[ip[i] as usize..ip[i + 1] as usize] {
+            ri[fill[c as usize]] = i;
+            fill[c as usize] += 1;
+        }
+    }
+    let mut colp = vec![0usize; n + 1];
+    let mut rows: Vec<usize> = Vec::with_capacity(ri.len());
+    for c in 0..n {
+        let s = rows.len();
+        for &r in &ri[cp[c]..cp[c + 1]] {
+            if rows.len() == s || rows[rows.len() - 1] != r {
+                rows.push(r);
+            }
+        }
+        colp[c + 1] = rows.len();
+    }
+    drop(ri);
+    // the column ordering
+    let pc: Vec<usize> = match spec {
+        PermcSpec::Colamd if n > 0 => {
+            use faer::sparse::linalg::colamd;
+            let sym = faer::sparse::SymbolicSparseColMatRef::new_checked(n, n, &colp, None, &rows);
+            let mut fwd = vec![0usize; n];
+            let mut inv = vec![0usize; n];
+            let req = colamd::order_scratch::<usize>(n, n, rows.len());
+            let mut mem =
+                faer::dyn_stack::MemBuffer::try_new(req).map_err(|_| Error::OutOfMemory {
+                    requested: req.size_bytes(),
+                    free: 0,
+                })?;
+            colamd::order(
+                &mut fwd,
+                &mut inv,
+                sym,
+                colamd::Control::default(),
+                faer::dyn_stack::MemStack::new(&mut mem),
+            )
+            .map_err(|e| internal(op, format!("COLAMD failed: {e:?}")))?;
+            fwd
+        }
+        _ => (0..n).collect(),
+    };
+    let col = |j: usize| &rows[colp[pc[j]]..colp[pc[j] + 1]];
+    // first(i): the first column of A Pc holding row i; the column elimination tree (Liu's
+    // algorithm on the rows: each row links its previous column to the current one)
+    let mut first = vec![NONE; n];
+    let mut prev = vec![NONE; n];
+    let mut parent = vec![NONE; n];
+    let mut anc = vec![NONE; n];
+    for j in 0..n {
+        for &i in col(j) {
+            if first[i] == NONE {
+                first[i] = j;
+            }
+            let mut k = prev[i];
+            while k != NONE && k < j {
+                let next = anc[k];
+                anc[k] = j;
+                if next == NONE {
+                    parent[k] = j;
+                    break;
+                }
+                k = next;
+            }
+            prev[i] = j;
+        }
+    }
+    // deps(j): the union of the tree paths from first(i) up to j over the rows i of column j
+    let mut dptr = vec![0i64; n + 1];
+    let mut didx: Vec<i32> = Vec::new();
+    let mut mark = vec![NONE; n];
+    for j in 0..n {
+        let s = didx.len();
+        for &i in col(j) {
+            let mut k = first[i];
+            while k != j {
+                if k == NONE || k > j {
+                    return Err(internal(op, format!("column {j} is not an ancestor")));
+                }
+                if mark[k] == j {
+                    break;
+                }
+                mark[k] = j;
+                didx.push(k as i32);
+                k = parent[k];
+            }
+        }
+        didx[s..].sort_unstable();
+        dptr[j + 1] = didx.len() as i64;
+    }
+    // L capacities: the candidate rows of column k lie among the rows whose first column is in
+    // the subtree T(k), less the pivots of the other columns of T(k), so
+    // |L(:, k)| <= rows(T(k)) - |T(k)| (this also holds for a structurally singular matrix;
+    // for a nonsingular one it is at most |R(k, k+1..)|, George and Ng's bound)
+    let mut rows_t = vec![0i64; n];
+    let mut size_t = vec![1i64; n];
+    for &f in &first {
+        if f != NONE {
+            rows_t[f] += 1;
+        }
+    }
+    let mut loff = vec![0i64; n + 1];
+    let mut uoff = vec![0i64; n + 1];
+    for k in 0..n {
+        // the children of k (all < k) have been added
+        loff[k + 1] = loff[k] + (rows_t[k] - size_t[k]).max(0);
+        uoff[k + 1] = uoff[k] + (dptr[k + 1] - dptr[k]) + 1;
+        if parent[k] != NONE {
+            rows_t[parent[k]] += rows_t[k];
+            size_t[parent[k]] += size_t[k];
+        }
+    }
+    if loff[n] > i32::MAX as i64 || uoff[n] > i32::MAX as i64 {
+        return Err(make::arg(
+            op,
+            format!(
+                "the static structure ({} + {} entries) does not fit i32 indices",
+                loff[n], uoff[n]
+            ),
+        ));
+    }
+    Ok(Symbolic {
+        pc,
+        dptr,
+        didx,
+        loff,
+        uoff,
+    })
+}
+
+/// The factors of [`splu_with`]: `L`, `U` as CSR, the pivot rows (device) and `pinv` (host).
+struct Factors<T: Float> {
+    l: CsrMatrix<T>,
+    u: CsrMatrix<T>,
+    piv: Array<i32>,
+    pinv: Vec<i32>,
+}
+
+/// How a column failed (the flag slots of `lu_factor`).
+const FAIL_SINGULAR: usize = 1;
+const FAIL_OVERFLOW: usize = 2;
+const FAIL_PIVOTAL: usize = 3;
+
+fn failure(op: &str, kind: usize, j: usize) -> Error {
+    match kind {
+        FAIL_SINGULAR => singular(op, j),
+        FAIL_OVERFLOW => internal(
+            op,
+            format!("L(:, {j}) has more entries than its static bound"),
+        ),
+        _ => internal(
+            op,
+            format!("column {j} met a row pivotal for a column outside its dependencies"),
+        ),
+    }
+}
+
+/// Both parts finite.
+fn finite<T: Float>(v: T) -> bool {
+    v.re().to_f64().is_finite() && v.im().to_f64().is_finite()
+}
+
+/// CSR of `L` and `U` from their CSC arrays (column pointers, row indices, values) on `dev`.
+fn csc_to_csr<T: Float>(
+    cp: Array<i32>,
+    ri: Array<i32>,
+    v: Array<T>,
+    n: usize,
+) -> Result<CsrMatrix<T>> {
+    // the CSC arrays are the CSR arrays of the transpose; its transpose is sorted by column
+    let t = CsrMatrix::from_parts(v, ri, cp, (n, n), true).transpose_copy()?;
+    Ok(CsrMatrix::from_parts(
+        t.data().clone(),
+        t.indices().clone(),
+        t.indptr().clone(),
+        (n, n),
+        true,
+    ))
+}
+
+/// The numeric factorisation on the host: the loop of `lu_factor` (`cuda/splu.cu`), one column
+/// after the other, with the same roundings. `at`: `A` in CSC (the CSR of `Aᵀ`), canonical.
+fn factor_cpu<T: Float>(op: &str, sym: &Symbolic, at: &CsrMatrix<T>) -> Result<Factors<T>> {
+    let n = sym.pc.len();
+    let acp = at.indptr().to_vec()?;
+    let ari = at.indices().to_vec()?;
+    let av = at.data().to_vec()?;
+    let (ltot, utot) = (sym.loff[n] as usize, sym.uoff[n] as usize);
+    let mut lrow = vec![0i32; ltot];
+    let mut lval = vec![T::zero(); ltot];
+    let mut lcnt = vec![0usize; n];
+    let mut urow = vec![0i32; utot];
+    let mut uval = vec![T::zero(); utot];
+    let mut ucnt = vec![0usize; n];
+    let mut piv = vec![-1i32; n];
+    let mut pinv = vec![-1i32; n];
+    let mut x = vec![T::zero(); n];
+    // 0 untouched, 1 touched, 2 touched and pivotal for a column of deps(j)
+    let mut mark = vec![0u8; n];
+    let mut list: Vec<usize> = Vec::new();
+    for j in 0..n {
+        list.clear();
+        let c = sym.pc[j];
+        for e in acp[c] as usize..acp[c + 1] as usize {
+            let i = ari[e] as usize;
+            x[i] = av[e];
+            mark[i] = 1;
+            list.push(i);
+        }
+        let u0 = sym.uoff[j] as usize;
+        let mut nu = 0;
+        for &k in &sym.didx[sym.dptr[j] as usize..sym.dptr[j + 1] as usize] {
+            let k = k as usize;
+            let pk = piv[k] as usize;
+            let xr = x[pk];
+            if mark[pk] != 0 {
+                mark[pk] = 2;
+            }
+            if xr != T::zero() {
+                urow[u0 + nu] = k as i32;
+                uval[u0 + nu] = xr;
+                nu += 1;
+                let l0 = sym.loff[k] as usize;
+                for t in l0..l0 + lcnt[k] {
+                    let i = lrow[t] as usize;
+                    if mark[i] == 0 {
+                        mark[i] = 1;
+                        list.push(i);
+                    }
+                    x[i] = x[i].sub(lval[t].mul(xr));
+                }
+            }
+        }
+        // the pivot (as lu_factor: largest modulus, ties to the smallest row)
+        let (mut nan, mut pivotal) = (false, false);
+        let mut best: Option<(f64, usize)> = None;
+        for &i in &list {
+            if mark[i] != 1 {
+                continue;
+            }
+            pivotal |= pinv[i] >= 0;
+            let a = x[i].abs2().to_f64(); // exact for f32
+            if a.is_nan() {
+                nan = true;
+            } else if a > 0.0 && best.is_none_or(|(bv, br)| a > bv || (a == bv && i < br)) {
+                best = Some((a, i));
+            }
+        }
+        let kind = if pivotal {
+            FAIL_PIVOTAL
+        } else {
+            match best {
+                Some((_, r)) if !nan && finite(x[r]) => 0,
+                _ => FAIL_SINGULAR,
+            }
+        };
+        if kind != 0 {
+            return Err(failure(op, kind, j));
+        }
+        let prow = best.map_or(0, |b| b.1);
+        let pv = x[prow];
+        let l0 = sym.loff[j] as usize;
+        let cap = sym.loff[j + 1] as usize - l0;
+        let mut lc = 0;
+        for &i in &list {
+            if mark[i] == 1 && i != prow && x[i] != T::zero() {
+                if lc < cap {
+                    lrow[l0 + lc] = i as i32;
+                    lval[l0 + lc] = x[i].div(pv);
+                }
+                lc += 1;
+            }
+        }
+        for &i in &list {
+            x[i] = T::zero();
+            mark[i] = 0;
+        }
+        if lc > cap {
+            return Err(failure(op, FAIL_OVERFLOW, j));
+        }
+        urow[u0 + nu] = j as i32;
+        uval[u0 + nu] = pv;
+        ucnt[j] = nu + 1;
+        lcnt[j] = lc;
+        piv[j] = prow as i32;
+        pinv[prow] = j as i32;
+    }
+    // compaction into CSC (L: the unit diagonal first, rows in pivot order), then CSR
+    let (mut lp, mut li, mut lv) = (vec![0i32; n + 1], Vec::new(), Vec::new());
+    let (mut up, mut ui, mut uv) = (vec![0i32; n + 1], Vec::new(), Vec::new());
+    for j in 0..n {
+        li.push(j as i32);
+        lv.push(T::one());
+        let l0 = sym.loff[j] as usize;
+        for t in l0..l0 + lcnt[j] {
+            li.push(pinv[lrow[t] as usize]);
+            lv.push(lval[t]);
+        }
+        lp[j + 1] = li.len() as i32;
+        let u0 = sym.uoff[j] as usize;
+        ui.extend_from_slice(&urow[u0..u0 + ucnt[j]]);
+        uv.extend_from_slice(&uval[u0..u0 + ucnt[j]]);
+        up[j + 1] = ui.len() as i32;
+    }
+    let dev = Device::Cpu;
+    let (nl, nu) = (li.len(), ui.len());
+    let l = csc_to_csr(
+        Array::from_vec(lp, &[n + 1], &dev)?,
+        Array::from_vec(li, &[nl], &dev)?,
+        Array::from_vec(lv, &[nl], &dev)?,
+        n,
+    )?;
+    let u = csc_to_csr(
+        Array::from_vec(up, &[n + 1], &dev)?,
+        Array::from_vec(ui, &[nu], &dev)?,
+        Array::from_vec(uv, &[nu], &dev)?,
+        n,
+    )?;
+    Ok(Factors {
+        l,
+        u,
+        piv: Array::from_vec(piv, &[n], &dev)?,
+        pinv,
+    })
+}
+
+/// The numeric factorisation on a GPU: `lu_factor` (one persistent kernel), then the
+/// compaction of the slots (counts, scan, copy) and the CSC → CSR conversions, all on the
+/// device; the host reads the four flag words, the two entry counts and `pinv`.
+fn factor_cuda<T: Float>(
+    op: &str,
+    d: &CudaDevice,
+    sym: &Symbolic,
+    at: &CsrMatrix<T>,
+    pc: &Array<i32>,
+) -> Result<Factors<T>> {
+    let dev = Device::Cuda(d.clone());
+    let n = sym.pc.len();
+    let (ltot, utot) = (sym.loff[n] as usize, sym.uoff[n] as usize);
+    let dptr = Array::from_vec(sym.dptr.clone(), &[n + 1], &dev)?;
+    let didx = Array::from_vec(sym.didx.clone(), &[sym.didx.len()], &dev)?;
+    let loff = Array::from_vec(sym.loff.clone(), &[n + 1], &dev)?;
+    let uoff = Array::from_vec(sym.uoff.clone(), &[n + 1], &dev)?;
+    let lrow = Array::<i32>::empty(&[ltot], &dev)?;
+    let lval = Array::<T>::empty(&[ltot], &dev)?;
+    let urow = Array::<i32>::empty(&[utot], &dev)?;
+    let uval = Array::<T>::empty(&[utot], &dev)?;
+    let lcnt = Array::<i32>::zeros(&[n], &dev)?;
+    let ucnt = Array::<i32>::zeros(&[n], &dev)?;
+    let piv = Array::<i32>::full(&[n], -1, &dev)?;
+    let pinv = Array::<i32>::full(&[n], -1, &dev)?;
+    if n > 0 {
+        let done = Array::<i32>::zeros(&[n], &dev)?;
+        let flags = Array::from_vec(vec![0, i32::MAX, i32::MAX, i32::MAX], &[4], &dev)?;
+        // one workspace (x, mark, list) per block: a few blocks per SM, fewer when memory is short
+        let per_block = n * (std::mem::size_of::<T>() + 8);
+        let mem = d.memory_info()?;
+        let budget = (mem.free + mem.cached) / 4;
+        let nb = n
+            .min(d.props().multiprocessors.max(1) * 4)
+            .min((budget / per_block).max(1));
+        let xw = Array::<T>::zeros(&[nb * n], &dev)?;
+        let mw = Array::<i32>::zeros(&[nb * n], &dev)?;
+        let tw = Array::<i32>::empty(&[nb * n], &dev)?;
+        launch_solver::<T>(
+            d,
+            "lu_factor",
+            nb as u32,
+            Args::new()
+                .push(n as i64)
+                .push(ptr(at.indptr()))
+                .push(ptr(at.indices()))
+                .push(ptr(at.data()))
+                .push(ptr(pc))
+                .push(ptr(&dptr))
+                .push(ptr(&didx))
+                .push(ptr(&loff))
+                .push(ptr(&uoff))
+                .push(ptr(&lrow))
+                .push(ptr(&lval))
+                .push(ptr(&lcnt))
+                .push(ptr(&urow))
+                .push(ptr(&uval))
+                .push(ptr(&ucnt))
+                .push(ptr(&piv))
+                .push(ptr(&pinv))
+                .push(ptr(&done))
+                .push(ptr(&flags))
+                .push(ptr(&xw))
+                .push(ptr(&mw))
+                .push(ptr(&tw)),
+        )?;
+        let f = flags.to_vec()?;
+        let (kind, j) = (1..4)
+            .map(|k| (k, f[k]))
+            .min_by_key(|&(_, j)| j)
+            .unwrap_or((0, i32::MAX));
+        if j != i32::MAX {
+            return Err(failure(op, kind, j as usize));
+        }
+    }
+    // compaction: counts, scan, copy (CSC), then CSR
+    let lc = Array::<i32>::zeros(&[n + 1], &dev)?;
+    let uc = Array::<i32>::zeros(&[n + 1], &dev)?;
+    if n > 0 {
+        launch_solver::<T>(
+            d,
+            "lu_counts",
+            crate::cuda::blocks(d, n),
+            Args::new()
+                .push(n as i64)
+                .push(ptr(&lcnt))
+                .push(ptr(&ucnt))
+                .push(ptr(&lc))
+                .push(ptr(&uc)),
+        )?;
+    }
+    let lp = lc.cumsum(0)?;
+    let up = uc.cumsum(0)?;
+    let (nl, nu) = (last(&lp)?, last(&up)?);
+    let li = Array::<i32>::empty(&[nl], &dev)?;
+    let lv = Array::<T>::empty(&[nl], &dev)?;
+    let ui = Array::<i32>::empty(&[nu], &dev)?;
+    let uv = Array::<T>::empty(&[nu], &dev)?;
+    if n > 0 {
+        launch_solver::<T>(
+            d,
+            "lu_compact",
+            crate::cuda::blocks(d, n * 32),
+            Args::new()
+                .push(n as i64)
+                .push(ptr(&loff))
+                .push(ptr(&lrow))
+                .push(ptr(&lval))
+                .push(ptr(&lcnt))
+                .push(ptr(&uoff))
+                .push(ptr(&urow))
+                .push(ptr(&uval))
+                .push(ptr(&ucnt))
+                .push(ptr(&pinv))
+                .push(ptr(&lp))
+                .push(ptr(&li))
+                .push(ptr(&lv))
+                .push(ptr(&up))
+                .push(ptr(&ui))
+                .push(ptr(&uv)),
+        )?;
+    }
+    let l = csc_to_csr(lp, li, lv, n)?;
+    let u = csc_to_csr(up, ui, uv, n)?;
+    let pinv_h = pinv.to_vec()?;
+    Ok(Factors {
+        l,
+        u,
+        piv,
+        pinv: pinv_h,
+    })
+}
+
+/// Solves `A x = b` for a square sparse `A` (SciPy's `spsolve` with `permc_spec="COLAMD"`):
+/// [`splu`] then [`SuperLu::solve`], both on `A`'s device (on a GPU the numeric factorisation
+/// and the solves run as kernels; the host sees only the pattern, see [`splu_with`]). `b` is
+/// 1-D or 2-D (n, k) (each column solved); the result has `b`'s shape.
 ///
 /// ```
 /// use cusci_sparse::{diags, Device, Array, linalg::spsolve};
@@ -447,7 +974,7 @@ fn csr_from_triplets<T: Float>(
 /// ```
 ///
 /// # Errors
-/// As [`splu`] and [`SuperLu::solve`]: a singular matrix gives `Singular` (SciPy warns and
+/// As [`splu_with`] and [`SuperLu::solve`]: a singular matrix gives `Singular` (SciPy warns and
 /// returns NaN).
 pub fn spsolve<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>, b: &Array<T>) -> Result<Array<T>> {
     let n = square("spsolve", a.shape())?;
@@ -456,8 +983,8 @@ pub fn spsolve<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>, b: &Array<T>) -> Resul
     splu(a)?.solve(b)
 }
 
-/// SciPy's `factorized(A)`: factors `A` once ([`splu`]) and returns the solve function
-/// `b ↦ A⁻¹ b` ([`SuperLu::solve`]).
+/// SciPy's `factorized(A)`: factors `A` once ([`splu`], COLAMD ordering, on `A`'s device) and
+/// returns the solve function `b ↦ A⁻¹ b` ([`SuperLu::solve`], 1-D or 2-D `b`).
 ///
 /// ```
 /// use cusci_sparse::{diags, Device, Array, linalg::factorized};
@@ -469,7 +996,7 @@ pub fn spsolve<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>, b: &Array<T>) -> Resul
 /// ```
 ///
 /// # Errors
-/// As [`splu`]; the returned function as [`SuperLu::solve`].
+/// As [`splu_with`]; the returned function as [`SuperLu::solve`].
 pub fn factorized<T: Float, I: SpIndex>(
     a: &CsrMatrix<T, I>,
 ) -> Result<impl Fn(&Array<T>) -> Result<Array<T>>> {

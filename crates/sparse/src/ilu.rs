@@ -1,10 +1,11 @@
 //! `spilu`: an incomplete LU factorisation with threshold dropping and a fill limit (ILUT in
 //! SuperLU's terms), as a preconditioner for the Krylov solvers.
 //!
-//! Route (as [`splu`](crate::linalg::splu)): the factorisation runs on the host on both devices
-//! (a left-looking sparse LU that drops small entries as it goes); on a GPU the matrix is read to
-//! the host once and `L`, `U` go back to the device, where every [`SuperLuIlu::solve`] runs (a
-//! row gather and two sync-free triangular solve kernels).
+//! Route: the factorisation runs on the host on both devices (a left-looking sparse LU that
+//! drops small entries as it goes; unlike [`splu`](crate::linalg::splu), which factors on the
+//! device); on a GPU the matrix is read to the host once and `L`, `U` go back to the device,
+//! where every [`SuperLuIlu::solve`] runs (a row gather and two sync-free triangular solve
+//! kernels).
 
 use crate::direct::spsolve_triangular;
 use crate::krylov::launch_solver;
@@ -183,7 +184,8 @@ fn keep_largest<T: Float>(v: &mut Vec<(usize, T)>, keep: usize) {
 /// limit keeps the largest entries. A column left without a non-zero pivot candidate gets the
 /// pivot `10⁻² ‖A(:, j)‖∞` (1e-2 for a zero column) on the first free row (SuperLU's
 /// `ILU_FillTol`), so the factor always exists. With `drop_tol = 0`, a large `fill_factor` and
-/// `diag_pivot_thresh = 1` it is the complete LU of [`splu`](crate::linalg::splu). Results
+/// `diag_pivot_thresh = 1` it is the complete LU of [`splu_with`](crate::linalg::splu_with)
+/// with `PermcSpec::Natural` (spilu orders no columns). Results
 /// match SciPy's only loosely (SuperLU orders columns with COLAMD and adds secondary dropping).
 ///
 /// Runs on the host on both devices (see the module doc); the factors and every solve are on

@@ -569,10 +569,12 @@ impl<T: Float> Engine<T> {
 
 /// The solver module's own kernels (minres, lsqr, lsmr), appended to the crate's module source.
 const SOLVERS: &str = include_str!("cuda/solvers.cu");
+const SPLU: &str = include_str!("cuda/splu.cu");
 
-/// The full source of the solver module for `dtype` (sparse.cu's source, then solvers.cu).
+/// The full source of the solver module for `dtype` (sparse.cu's source, then solvers.cu and
+/// splu.cu).
 pub(crate) fn solvers_source(dtype: DType) -> Result<String> {
-    Ok(format!("{}{}", module_source(dtype)?, SOLVERS))
+    Ok(format!("{}{}{}", module_source(dtype)?, SOLVERS, SPLU))
 }
 
 pub(crate) fn launch_solver<T: Float>(

@@ -18,7 +18,9 @@ use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{Array, CudaDevice, Device, Float, RealFloat, Result};
 
-pub use crate::direct::{factorized, splu, spsolve, spsolve_triangular, SuperLu};
+pub use crate::direct::{
+    factorized, splu, splu_with, spsolve, spsolve_triangular, PermcSpec, SpluOptions, SuperLu,
+};
 pub use crate::eigen::{eigsh, EigshOptions, EigshResult, Which};
 pub use crate::ilu::{spilu, IluOptions, SuperLuIlu};
 pub use crate::lobpcg::{lobpcg, LobpcgOptions, LobpcgResult};

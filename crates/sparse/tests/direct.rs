@@ -1,10 +1,14 @@
 //! spsolve_triangular, splu, spsolve, factorized: against dense substitution and dense products
-//! (Pr A = L U), residuals, GPU against CPU (the same body on every device), bad input.
+//! (Pr A Pc = L U), residuals, both column orderings, singular matrices, GPU against CPU (the
+//! same body on every device: factors, pivots and solutions), a stress loop over small random
+//! matrices, bad input.
 
 use cusci_core::testing::{assert_slices_close, devices, randn_vec};
-use cusci_core::{c64, Array, Device, Error, Float};
-use cusci_sparse::linalg::{factorized, splu, spsolve, spsolve_triangular};
-use cusci_sparse::CsrMatrix;
+use cusci_core::{c32, c64, Array, Device, Error, Float, RealFloat};
+use cusci_sparse::linalg::{
+    factorized, splu, splu_with, spsolve, spsolve_triangular, PermcSpec, SpluOptions, SuperLu,
+};
+use cusci_sparse::{diags, CsrMatrix};
 
 /// A dense n x n host matrix: about `keep` of the random entries kept, plus `diag` on the
 /// diagonal (or on the anti-diagonal when `anti`).
@@ -109,6 +113,76 @@ fn matmul<T: Float>(a: &[T], b: &[T], n: usize) -> Vec<T> {
     c
 }
 
+/// `Pr A Pc` as a dense row-major matrix: `(Pr A Pc)[perm_r[i], perm_c[j]] = A[i, j]`.
+fn permuted<T: Float>(a: &[T], n: usize, perm_r: &[usize], perm_c: &[usize]) -> Vec<T> {
+    let mut pa = vec![T::zero(); n * n];
+    for i in 0..n {
+        for j in 0..n {
+            pa[perm_r[i] * n + perm_c[j]] = a[i * n + j];
+        }
+    }
+    pa
+}
+
+/// Checks `Pr A Pc = L U` (within `tol` of max |A| per entry, scaled by n), `L` unit lower and
+/// `U` upper triangular, and that both permutations are permutations.
+fn check_factors<T: Float>(a: &[T], n: usize, lu: &SuperLu<T>, tol: f64, ctx: &str) {
+    for p in [lu.perm_r(), lu.perm_c()] {
+        let mut s = p.to_vec();
+        s.sort_unstable();
+        assert_eq!(s, (0..n).collect::<Vec<_>>(), "{ctx}: not a permutation");
+    }
+    let l = lu.l().toarray().unwrap().to_vec().unwrap();
+    let u = lu.u().toarray().unwrap().to_vec().unwrap();
+    for i in 0..n {
+        assert_eq!(l[i * n + i], T::one(), "{ctx}: unit diagonal");
+        for j in i + 1..n {
+            assert_eq!(l[i * n + j], T::zero(), "{ctx}: L lower");
+            assert_eq!(u[j * n + i], T::zero(), "{ctx}: U upper");
+        }
+    }
+    let pa = permuted(a, n, lu.perm_r(), lu.perm_c());
+    let lu_ = matmul(&l, &u, n);
+    let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs().to_f64()));
+    let err = pa
+        .iter()
+        .zip(&lu_)
+        .fold(0.0f64, |m, (x, y)| m.max(x.sub(*y).abs().to_f64()));
+    assert!(
+        err <= tol * scale * (n as f64).max(1.0),
+        "{ctx}: |Pr A Pc - L U| = {err:e} (max |A| {scale:e})"
+    );
+}
+
+/// max |A x - b| / (max |A| max |x| n + max |b|) for a row-major (n, k) x and b.
+fn residual<T: Float>(a: &CsrMatrix<T>, x: &Array<T>, b: &[T]) -> f64 {
+    let r = a.dot(x).unwrap().to_vec().unwrap();
+    let amax = a
+        .data()
+        .to_vec()
+        .unwrap()
+        .iter()
+        .fold(0.0f64, |m, v| m.max(v.abs().to_f64()));
+    let xmax = x
+        .to_vec()
+        .unwrap()
+        .iter()
+        .fold(0.0f64, |m, v| m.max(v.abs().to_f64()));
+    let bmax = b.iter().fold(0.0f64, |m, v| m.max(v.abs().to_f64()));
+    let err = r
+        .iter()
+        .zip(b)
+        .fold(0.0f64, |m, (x, y)| m.max(x.sub(*y).abs().to_f64()));
+    err / (amax * xmax * a.shape().0 as f64 + bmax)
+}
+
+const NATURAL: SpluOptions = SpluOptions {
+    permc_spec: PermcSpec::Natural,
+};
+const COLAMD: SpluOptions = SpluOptions {
+    permc_spec: PermcSpec::Colamd,
+};
+
 fn lu_case<T: Float>(tol: f64) {
     for n in [1usize, 2, 31, 120] {
         // a large anti-diagonal: partial pivoting has to leave the natural diagonal
@@ -116,24 +190,15 @@ fn lu_case<T: Float>(tol: f64) {
         let mut first: Option<Vec<T>> = None;
         for dev in devices() {
             let ad = csr(&a, n, &dev);
-            let lu = splu(&ad).unwrap();
-            let l = lu.l().toarray().unwrap().to_vec().unwrap();
-            let u = lu.u().toarray().unwrap().to_vec().unwrap();
-            // Pr A = L U, with (Pr A)[perm_r[i], :] = A[i, :]
-            let mut pa = vec![T::zero(); n * n];
-            for (i, &r) in lu.perm_r().iter().enumerate() {
-                pa[r * n..(r + 1) * n].copy_from_slice(&a[i * n..(i + 1) * n]);
-            }
-            let ctx = format!("{dev} n {n} {}", T::DTYPE);
-            assert_slices_close(&matmul(&l, &u, n), &pa, &[n, n], tol, tol, &ctx);
-            for i in 0..n {
-                assert_eq!(l[i * n + i], T::one(), "{ctx}: unit diagonal");
-                for j in i + 1..n {
-                    assert_eq!(l[i * n + j], T::zero(), "{ctx}: L lower");
-                    assert_eq!(u[j * n + i], T::zero(), "{ctx}: U upper");
+            for (name, opts) in [("NATURAL", NATURAL), ("COLAMD", COLAMD)] {
+                let lu = splu_with(&ad, &opts).unwrap();
+                let ctx = format!("{dev} n {n} {} {name}", T::DTYPE);
+                check_factors(&a, n, &lu, tol, &ctx);
+                if name == "NATURAL" {
+                    assert_eq!(lu.perm_c(), (0..n).collect::<Vec<_>>(), "{ctx}");
                 }
             }
-            assert_eq!(lu.perm_c(), (0..n).collect::<Vec<_>>());
+            let ctx = format!("{dev} n {n} {}", T::DTYPE);
             // solves: residuals, 1-D and 2-D, spsolve and factorized give the same
             let b = randn_vec::<T>(n * 2, 7);
             let b2 = Array::from_vec(b.clone(), &[n, 2], &dev).unwrap();
@@ -159,6 +224,425 @@ fn splu_factors_and_solves() {
     lu_case::<f64>(1e-10);
     lu_case::<c64>(1e-10);
     lu_case::<f32>(2e-3);
+}
+
+/// A deterministic generator (splitmix64) for the random patterns.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// The diagonal of a random matrix.
+#[derive(Clone, Copy, Debug)]
+enum Diag {
+    /// the random entries as they come
+    Random,
+    /// no diagonal entries at all (pivoting is needed in every column)
+    Zero,
+    /// diagonal entries 1e-8 times the others (the pivots must leave the diagonal)
+    Tiny,
+}
+
+/// A random dense n x n host matrix with about `density` percent non-zeros, a random
+/// permutation matrix added (nonsingular structure), and the given diagonal.
+fn random_dense<T: Float>(n: usize, density: usize, diag: Diag, seed: u64) -> Vec<T> {
+    let mut rng = Rng(seed);
+    let vals = randn_vec::<T>(n * n + n, seed ^ 77);
+    let mut a = vec![T::zero(); n * n];
+    for (e, v) in a.iter_mut().enumerate() {
+        if rng.below(100) < density {
+            *v = vals[e];
+        }
+    }
+    // a random cyclic permutation (no fixed point when n > 1, so it survives a zeroed
+    // diagonal) of entries of magnitude about 1
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    let mut p = vec![0usize; n];
+    for t in 0..n {
+        p[order[t]] = order[(t + 1) % n];
+    }
+    for i in 0..n {
+        let v = vals[n * n + i];
+        a[i * n + p[i]] = v.add(T::from_c64(c64::new(
+            if v.abs().to_f64() < 0.5 { 1.0 } else { 0.0 },
+            0.0,
+        )));
+    }
+    for i in 0..n {
+        match diag {
+            Diag::Random => {}
+            Diag::Zero => a[i * n + i] = T::zero(),
+            Diag::Tiny => {
+                a[i * n + i] = T::from_c64(c64::new(1e-8 * (1.0 + (i % 3) as f64), 0.0));
+            }
+        }
+    }
+    a
+}
+
+fn random_case<T: Float>(tol: f64, rtol: f64) {
+    let mut seed = 1u64;
+    for n in [1usize, 2, 7, 60, 200] {
+        for density in [3usize, 15, 50] {
+            for diag in [Diag::Random, Diag::Zero, Diag::Tiny] {
+                seed += 1;
+                if n > 60 && density == 50 && !matches!(diag, Diag::Zero) {
+                    continue; // keep the dense products of the largest case few
+                }
+                let a = random_dense::<T>(n, density, diag, seed);
+                let ad = csr(&a, n, &Device::Cpu);
+                let b = randn_vec::<T>(n * 3, seed);
+                for (name, opts) in [("NATURAL", NATURAL), ("COLAMD", COLAMD)] {
+                    let ctx = format!("n {n} density {density} {diag:?} {} {name}", T::DTYPE);
+                    let lu = match splu_with(&ad, &opts) {
+                        Ok(lu) => lu,
+                        // a random matrix may be singular in f32; never an internal error
+                        Err(Error::Singular { .. }) if n == 1 || T::DTYPE.tag().contains("32") => {
+                            continue
+                        }
+                        Err(e) => panic!("{ctx}: {e}"),
+                    };
+                    check_factors(&a, n, &lu, tol, &ctx);
+                    // 1-D and 2-D right-hand sides
+                    let b1 = Array::from_vec(b[..n].to_vec(), &[n], &Device::Cpu).unwrap();
+                    let x1 = lu.solve(&b1).unwrap();
+                    assert!(residual(&ad, &x1, &b[..n]) < rtol, "{ctx}: 1-D residual");
+                    let b3 = Array::from_vec(b.clone(), &[n, 3], &Device::Cpu).unwrap();
+                    let x3 = lu.solve(&b3).unwrap();
+                    assert_eq!(x3.shape(), &[n, 3]);
+                    assert!(residual(&ad, &x3, &b) < rtol, "{ctx}: 2-D residual");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn splu_reconstructs_random_matrices_with_pivoting() {
+    random_case::<f64>(1e-12, 1e-12);
+    random_case::<c64>(1e-12, 1e-12);
+    random_case::<f32>(2e-4, 2e-4);
+    random_case::<c32>(2e-4, 2e-4);
+}
+
+/// The 2-D Poisson matrix of a k x k grid (5-point stencil).
+fn poisson<T: Float>(k: usize, dev: &Device) -> CsrMatrix<T> {
+    let n = k * k;
+    let f = |v: f64| T::from_c64(c64::new(v, 0.0));
+    let main = vec![f(4.0); n];
+    let side: Vec<T> = (0..n - 1)
+        .map(|i| if (i + 1) % k == 0 { T::zero() } else { f(-1.0) })
+        .collect();
+    let vert = vec![f(-1.0); n - k];
+    let a = diags(
+        &[&main, &side, &side, &vert, &vert],
+        &[0, -1, 1, -(k as isize), k as isize],
+        None,
+        dev,
+    )
+    .unwrap();
+    // drop the explicit zeros of the side diagonals
+    CsrMatrix::from_dense(&a.toarray().unwrap()).unwrap()
+}
+
+#[test]
+fn colamd_fills_less_than_natural_on_poisson() {
+    for dev in devices() {
+        let a = poisson::<f64>(30, &dev);
+        let n = 900;
+        let nat = splu_with(&a, &NATURAL).unwrap();
+        let col = splu_with(&a, &COLAMD).unwrap();
+        assert!(
+            col.nnz() * 10 < nat.nnz() * 7,
+            "{dev}: COLAMD {} NATURAL {}",
+            col.nnz(),
+            nat.nnz()
+        );
+        assert_ne!(col.perm_c(), (0..n).collect::<Vec<_>>());
+        // SciPy's default is COLAMD
+        assert_eq!(splu(&a).unwrap().nnz(), col.nnz());
+        let b = randn_vec::<f64>(n, 3);
+        let bd = Array::from_vec(b.clone(), &[n], &dev).unwrap();
+        for lu in [&nat, &col] {
+            let x = lu.solve(&bd).unwrap();
+            assert!(residual(&a, &x, &b) < 1e-14, "{dev}");
+        }
+    }
+}
+
+#[test]
+fn singular_matrices_give_the_same_index_on_every_device() {
+    let nan = f64::NAN;
+    // (matrix, n, expected index with NATURAL)
+    let cases: Vec<(Vec<f64>, usize, Option<usize>)> = vec![
+        // structurally singular: an empty column
+        (
+            vec![1.0, 0.0, 0.0, 2.0, 0.0, 1.0, 3.0, 0.0, 1.0],
+            3,
+            Some(1),
+        ),
+        // numerically singular: two equal rows
+        (
+            vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 1.0, 2.0, 3.0],
+            3,
+            Some(2),
+        ),
+        // structurally singular: three rows only in the first two columns
+        (vec![1.0, 2.0, 0.0, 3.0, 1.0, 0.0, 5.0, 7.0, 0.0], 3, None),
+        // a NaN
+        (vec![1.0, 0.0, 0.0, nan, 2.0, 0.0, 0.0, 1.0, 3.0], 3, None),
+        // a zero row and a zero column
+        (
+            vec![0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 0.0, 3.0, 4.0],
+            3,
+            Some(0),
+        ),
+    ];
+    for (a, n, want) in cases {
+        for (name, opts) in [("NATURAL", NATURAL), ("COLAMD", COLAMD)] {
+            let mut first: Option<usize> = None;
+            for dev in devices() {
+                let ad = csr(&a, n, &dev);
+                let ctx = format!("{dev} {name} {a:?}");
+                let idx = match splu_with(&ad, &opts) {
+                    Err(Error::Singular { index, .. }) => index,
+                    r => panic!("{ctx}: {r:?}"),
+                };
+                assert!(idx < n, "{ctx}");
+                if let (Some(w), "NATURAL") = (want, name) {
+                    assert_eq!(idx, w, "{ctx}");
+                }
+                match first {
+                    None => first = Some(idx),
+                    Some(c) => assert_eq!(idx, c, "{ctx}: the CPU's index"),
+                }
+                let b = Array::from_vec(vec![1.0; n], &[n], &dev).unwrap();
+                assert!(
+                    matches!(spsolve(&ad, &b), Err(Error::Singular { .. })),
+                    "{ctx}"
+                );
+            }
+        }
+    }
+}
+
+/// The GPU's factors against the CPU's on the same matrix: the same pivots and entry counts;
+/// real factors bitwise (both devices round the same operations the same way).
+fn gpu_cpu_case<T: Float>(tol: f64) {
+    let n = 300;
+    let mats = [
+        random_dense::<T>(n, 2, Diag::Zero, 11),
+        random_dense::<T>(n, 1, Diag::Tiny, 12),
+    ];
+    let real = !T::DTYPE.tag().starts_with('c');
+    for (m, a) in mats.iter().enumerate() {
+        for (name, opts) in [("NATURAL", NATURAL), ("COLAMD", COLAMD)] {
+            let b = randn_vec::<T>(n * 2, 5);
+            let mut cpu: Option<(SuperLu<T>, Vec<T>)> = None;
+            for dev in devices() {
+                let ctx = format!("{dev} matrix {m} {name} {}", T::DTYPE);
+                let ad = csr(a, n, &dev);
+                let lu = splu_with(&ad, &opts).unwrap();
+                let bd = Array::from_vec(b.clone(), &[n, 2], &dev).unwrap();
+                let x = lu.solve(&bd).unwrap();
+                assert!(residual(&ad, &x, &b) < tol, "{ctx}: residual");
+                let xv = x.to_vec().unwrap();
+                match &cpu {
+                    None => cpu = Some((lu, xv)),
+                    Some((c, cx)) => {
+                        assert_eq!(lu.perm_c(), c.perm_c(), "{ctx}: perm_c");
+                        assert_slices_close(&xv, cx, &[n, 2], tol * 100.0, tol * 100.0, &ctx);
+                        // the same pivots (complex too: the same roundings, see splu_with)
+                        assert_eq!(lu.perm_r(), c.perm_r(), "{ctx}: perm_r");
+                        assert_eq!(lu.nnz(), c.nnz(), "{ctx}: nnz");
+                        if real {
+                            for (g, h) in [(lu.l(), c.l()), (lu.u(), c.u())] {
+                                assert_eq!(
+                                    g.indptr().to_vec().unwrap(),
+                                    h.indptr().to_vec().unwrap()
+                                );
+                                assert_eq!(
+                                    g.indices().to_vec().unwrap(),
+                                    h.indices().to_vec().unwrap()
+                                );
+                                assert_eq!(
+                                    g.data().to_vec().unwrap(),
+                                    h.data().to_vec().unwrap(),
+                                    "{ctx}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn splu_gpu_matches_cpu() {
+    gpu_cpu_case::<f64>(1e-12);
+    gpu_cpu_case::<f32>(1e-4);
+    gpu_cpu_case::<c64>(1e-12);
+    gpu_cpu_case::<c32>(1e-4);
+    // a larger sparse problem on every device: Poisson 40 x 40 with a non-symmetric shift
+    let a = poisson::<f64>(40, &Device::Cpu);
+    let n = 1600;
+    let b = randn_vec::<f64>(n, 9);
+    let mut nnz = None;
+    for dev in devices() {
+        let ad = a.to_device(&dev).unwrap();
+        let bd = Array::from_vec(b.clone(), &[n], &dev).unwrap();
+        let lu = splu(&ad).unwrap();
+        let x = lu.solve(&bd).unwrap();
+        assert!(residual(&ad, &x, &b) < 1e-14, "{dev}");
+        match nnz {
+            None => nnz = Some(lu.nnz()),
+            Some(c) => assert_eq!(lu.nnz(), c, "{dev}"),
+        }
+    }
+}
+
+/// Many small random matrices (some structurally or numerically singular, some with
+/// duplicates) on the CPU: each factors with `Pr A Pc = L U` or is `Singular`, never an internal
+/// error (a static structure too small).
+#[test]
+fn splu_stress_never_exceeds_the_static_structure() {
+    let mut rng = Rng(2024);
+    let (mut ok, mut sing) = (0, 0);
+    for case in 0..200 {
+        let n = 1 + rng.below(24);
+        let density = 2 + rng.below(40);
+        let mut a = vec![0.0f64; n * n];
+        for v in a.iter_mut() {
+            if rng.below(100) < density {
+                // small integers: exact cancellations happen
+                *v = rng.below(5) as f64 - 2.0;
+            }
+        }
+        // sometimes: an empty row or column, two equal rows, a permutation to keep it regular
+        match rng.below(4) {
+            0 => {
+                let r = rng.below(n);
+                for j in 0..n {
+                    a[r * n + j] = 0.0;
+                }
+            }
+            1 if n > 1 => {
+                let (r, s) = (rng.below(n), rng.below(n));
+                for j in 0..n {
+                    a[s * n + j] = a[r * n + j];
+                }
+            }
+            2 => {
+                for i in 0..n {
+                    let j = (i * 7 + case) % n;
+                    a[i * n + j] += 3.0;
+                }
+            }
+            _ => {}
+        }
+        // a non-canonical copy: every entry stored twice (halves), rows reversed
+        let mut ip = vec![0i32];
+        let (mut ix, mut dv) = (Vec::new(), Vec::new());
+        for i in 0..n {
+            for j in (0..n).rev() {
+                if a[i * n + j] != 0.0 {
+                    for _ in 0..2 {
+                        ix.push(j as i32);
+                        dv.push(a[i * n + j] / 2.0);
+                    }
+                }
+            }
+            ip.push(ix.len() as i32);
+        }
+        let nnz = ix.len();
+        let dev = Device::Cpu;
+        let nc = CsrMatrix::new(
+            Array::from_vec(dv, &[nnz], &dev).unwrap(),
+            Array::from_vec(ix, &[nnz], &dev).unwrap(),
+            Array::from_vec(ip, &[n + 1], &dev).unwrap(),
+            (n, n),
+        )
+        .unwrap();
+        for opts in [NATURAL, COLAMD] {
+            let ctx = format!("case {case} n {n} {opts:?}");
+            for ad in [csr(&a, n, &dev), nc.clone()] {
+                match splu_with(&ad, &opts) {
+                    Ok(lu) => {
+                        check_factors(&a, n, &lu, 1e-12, &ctx);
+                        ok += 1;
+                    }
+                    Err(Error::Singular { index, .. }) => {
+                        assert!(index < n, "{ctx}");
+                        sing += 1;
+                    }
+                    Err(e) => panic!("{ctx}: {e}"),
+                }
+            }
+        }
+    }
+    // both outcomes are exercised
+    assert!(ok > 100 && sing > 50, "ok {ok} singular {sing}");
+}
+
+#[test]
+fn permc_spec_names() {
+    assert_eq!("COLAMD".parse::<PermcSpec>().unwrap(), PermcSpec::Colamd);
+    assert_eq!("NATURAL".parse::<PermcSpec>().unwrap(), PermcSpec::Natural);
+    for s in ["MMD_ATA", "MMD_AT_PLUS_A", "colamd", ""] {
+        assert!(
+            matches!(s.parse::<PermcSpec>(), Err(Error::InvalidArgument { .. })),
+            "{s}"
+        );
+    }
+    assert_eq!(SpluOptions::default().permc_spec, PermcSpec::Colamd);
+}
+
+/// `perm_c` and `perm_r` have SciPy's meaning, checked on a small matrix by hand: with
+/// `Pr[perm_r[i], i] = 1` and `Pc[i, perm_c[i]] = 1`, the dense product `Pr A Pc` equals `L U`.
+#[test]
+fn permutation_conventions_are_scipys() {
+    let n = 4;
+    #[rustfmt::skip]
+    let a = vec![
+        0.0, 0.0, 3.0, 1.0,
+        2.0, 0.0, 0.0, 0.0,
+        0.0, 5.0, 1.0, 0.0,
+        1.0, 0.0, 0.0, 4.0,
+    ];
+    for dev in devices() {
+        let lu = splu(&csr(&a, n, &dev)).unwrap();
+        let mut pr = vec![0.0f64; n * n];
+        let mut pcm = vec![0.0f64; n * n];
+        for i in 0..n {
+            pr[lu.perm_r()[i] * n + i] = 1.0;
+            pcm[i * n + lu.perm_c()[i]] = 1.0;
+        }
+        let pap = matmul(&matmul(&pr, &a, n), &pcm, n);
+        let l = lu.l().toarray().unwrap().to_vec().unwrap();
+        let u = lu.u().toarray().unwrap().to_vec().unwrap();
+        assert_slices_close(
+            &matmul(&l, &u, n),
+            &pap,
+            &[n, n],
+            1e-15,
+            1e-15,
+            &format!("{dev}"),
+        );
+    }
 }
 
 #[test]

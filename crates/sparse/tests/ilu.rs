@@ -5,7 +5,8 @@
 use cusci_core::testing::{devices, randn_vec};
 use cusci_core::{c64, Array, Device, Error, Float};
 use cusci_sparse::linalg::{
-    bicgstab, gmres, spilu, splu, IluOptions, LinearOperator, SolverOptions,
+    bicgstab, gmres, spilu, splu_with, IluOptions, LinearOperator, PermcSpec, SolverOptions,
+    SpluOptions,
 };
 use cusci_sparse::{diags, CsrMatrix};
 
@@ -66,13 +67,18 @@ const EXACT: IluOptions = IluOptions {
     panel_size: None,
 };
 
+const NATURAL: SpluOptions = SpluOptions {
+    permc_spec: PermcSpec::Natural,
+};
+
 #[test]
 fn exact_without_dropping_equals_splu() {
     for dev in devices() {
         let a = random_general::<f64>(50, 3, &dev);
         let b = Array::from_vec(randn_vec::<f64>(50, 8), &[50], &dev).unwrap();
         let ilu = spilu(&a, &EXACT).unwrap();
-        let lu = splu(&a).unwrap();
+        // spilu orders nothing (perm_c is the identity): compare with splu's NATURAL ordering
+        let lu = splu_with(&a, &NATURAL).unwrap();
         let (xi, xl) = (ilu.solve(&b).unwrap(), lu.solve(&b).unwrap());
         let scale = xl
             .to_vec()
@@ -86,13 +92,13 @@ fn exact_without_dropping_equals_splu() {
         let c = random_general::<c64>(30, 5, &dev);
         let bc = Array::from_vec(randn_vec::<c64>(60, 2), &[30, 2], &dev).unwrap();
         let xi = spilu(&c, &EXACT).unwrap().solve(&bc).unwrap();
-        let xl = splu(&c).unwrap().solve(&bc).unwrap();
+        let xl = splu_with(&c, &NATURAL).unwrap().solve(&bc).unwrap();
         assert!(max_diff(&xi, &xl) < 1e-9, "{dev} complex");
         // f32
         let f = random_general::<f32>(30, 6, &dev);
         let bf = Array::from_vec(randn_vec::<f32>(30, 1), &[30], &dev).unwrap();
         let xi = spilu(&f, &EXACT).unwrap().solve(&bf).unwrap();
-        let xl = splu(&f).unwrap().solve(&bf).unwrap();
+        let xl = splu_with(&f, &NATURAL).unwrap().solve(&bf).unwrap();
         let scale = xl
             .to_vec()
             .unwrap()

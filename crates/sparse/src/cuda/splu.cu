@@ -1,0 +1,261 @@
+// ---------------- sparse LU with partial pivoting (direct.rs splu) ----------------
+// Appended to the solver module (sparse.cu, solvers.cu: T, R, TZERO, TRE, sl_vload). The CPU
+// twin is `factor_cpu` in direct.rs: the same loop, column by column, with the same roundings.
+//
+// Left-looking LU on a static structure (George & Ng; SuperLU_MT's scheduling): the host
+// analysis gives, for each column j of A Pc (Pc the column ordering), the list deps(j) of the
+// earlier columns that can update it (the structure of R(0..j, j), R the Cholesky factor of
+// (A Pc)^T (A Pc)), sorted ascending, and slot capacities for L(:, j) and U(:, j). Columns are
+// handed out in order by an atomic ticket (a topological order of the column elimination tree),
+// so a block only waits for columns taken by blocks already running: no deadlock whatever the
+// grid. Each block owns a dense workspace x[0..n) (original row ids), a mark per row (0
+// untouched, 1 touched, 2 touched and pivotal for a column of deps(j)) and a list of touched
+// rows.
+
+// Products, sums and quotients rounded once each (no FMA contraction), as the CPU computes them,
+// so that real factors are bitwise the CPU's and both devices choose the same pivots.
+__device__ __forceinline__ float lu_mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double lu_mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float lu_add(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double lu_add(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float lu_sub(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ double lu_sub(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ float lu_div(float a, float b) { return __fdiv_rn(a, b); }
+__device__ __forceinline__ double lu_div(double a, double b) { return __ddiv_rn(a, b); }
+__device__ __forceinline__ float lu_abs2(float a) { return lu_mul(a, a); }
+__device__ __forceinline__ double lu_abs2(double a) { return lu_mul(a, a); }
+__device__ __forceinline__ bool lu_finite(float a) { return isfinite(a); }
+__device__ __forceinline__ bool lu_finite(double a) { return isfinite(a); }
+// complex: num_complex's product and cusci's Smith quotient (math.rs cdiv), |z|^2 = re^2 + im^2
+#define LU_CPLX(C)                                                                                \
+__device__ __forceinline__ C lu_mul(C a, C b) {                                                   \
+  return mk(lu_sub(lu_mul(a.re, b.re), lu_mul(a.im, b.im)),                                       \
+            lu_add(lu_mul(a.re, b.im), lu_mul(a.im, b.re))); }                                    \
+__device__ __forceinline__ C lu_sub(C a, C b) { return mk(lu_sub(a.re, b.re), lu_sub(a.im, b.im)); } \
+__device__ __forceinline__ C lu_div(C a, C b) {                                                   \
+  if (fabs(b.re) >= fabs(b.im)) {                                                                 \
+    if (b.re == 0 && b.im == 0) return mk(lu_div(a.re, b.re), lu_div(a.im, b.re));                \
+    auto r = lu_div(b.im, b.re);                                                                  \
+    auto d = lu_add(b.re, lu_mul(b.im, r));                                                       \
+    return mk(lu_div(lu_add(a.re, lu_mul(a.im, r)), d), lu_div(lu_sub(a.im, lu_mul(a.re, r)), d)); \
+  }                                                                                               \
+  auto r = lu_div(b.re, b.im);                                                                    \
+  auto d = lu_add(lu_mul(b.re, r), b.im);                                                         \
+  return mk(lu_div(lu_add(lu_mul(a.re, r), a.im), d), lu_div(lu_sub(lu_mul(a.im, r), a.re), d)); } \
+__device__ __forceinline__ auto lu_abs2(C a) { return lu_add(lu_mul(a.re, a.re), lu_mul(a.im, a.im)); } \
+__device__ __forceinline__ bool lu_finite(C a) { return isfinite(a.re) && isfinite(a.im); }
+LU_CPLX(cplx32)
+LU_CPLX(cplx64)
+
+// loads of data written by other blocks during the kernel: past L1 (not coherent across SMs)
+__device__ __forceinline__ int lu_ldi(const int* p) { return *(const volatile int*)p; }
+
+// flags: [0] the column ticket, [1] the smallest singular column, [2] the smallest column whose
+// L part overflowed its slot, [3] the smallest column that met a row pivotal for a column outside
+// deps(j) ([1..4) start at INT_MAX). done[j]: 0 pending, 1 factored, 2 failed (or a dependency
+// failed: the column is skipped). The slots: L(:, k) at lrow/lval[loff[k]..loff[k+1]) (original
+// row ids, lcnt[k] used), U(:, j) at urow/uval[uoff[j]..uoff[j+1]) (column ids of A Pc, ucnt[j]
+// used, the diagonal last). piv[j] = the pivot row of column j, pinv[row] = j (-1 before).
+// xw, mw, tw: gridDim.x workspaces of n entries each (x and mark zero on entry, left zero).
+extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, const T* av,
+                                     const int* pc, const i64* dptr, const int* didx,
+                                     const i64* loff, const i64* uoff, int* lrow, T* lval,
+                                     int* lcnt, int* urow, T* uval, int* ucnt, int* piv, int* pinv,
+                                     int* done, int* flags, T* xw, int* mw, int* tw) {
+  __shared__ int s_j, s_fail, s_cnt, s_lcnt, s_nan, s_int, s_row, s_state;
+  __shared__ R s_v[NT];
+  __shared__ int s_r[NT];
+  const int tid = threadIdx.x;
+  T* x = xw + (i64)blockIdx.x * n;
+  int* mark = mw + (i64)blockIdx.x * n;
+  int* list = tw + (i64)blockIdx.x * n;
+  for (;;) {
+    __syncthreads();  // the previous column's shared state is no longer read
+    if (tid == 0) {
+      s_j = atomicAdd(&flags[0], 1);
+      s_fail = 0; s_cnt = 0; s_lcnt = 0; s_nan = 0; s_int = 0; s_row = -1; s_state = 0;
+    }
+    __syncthreads();
+    const int j = s_j;
+    if ((i64)j >= n) return;
+    const i64 d0 = dptr[j], d1 = dptr[j + 1];
+    // wait for every column of deps(j), in parallel
+    for (i64 e = d0 + tid; e < d1; e += NT) {
+      const int k = didx[e];
+      int v;
+      while ((v = lu_ldi(done + k)) == 0) {
+#if __CUDA_ARCH__ >= 700
+        __nanosleep(64);
+#endif
+      }
+      if (v != 1) s_fail = 1;
+    }
+    __threadfence();
+    __syncthreads();
+    if (s_fail) {
+      if (tid == 0) atomicExch(&done[j], 2);
+      continue;
+    }
+    // scatter A(:, pc[j]) (canonical: distinct rows)
+    const int c = pc[j];
+    for (int e = acp[c] + tid; e < acp[c + 1]; e += NT) {
+      const int i = ari[e];
+      x[i] = av[e];
+      mark[i] = 1;
+      list[atomicAdd(&s_cnt, 1)] = i;
+    }
+    __syncthreads();
+    // x -= L(:, k) U(k, j) for k in deps(j), ascending
+    int nu = 0;  // U entries stored (thread 0)
+    const i64 u0 = uoff[j];
+    for (i64 e = d0; e < d1; ++e) {
+      const int k = didx[e];
+      const int pk = lu_ldi(piv + k);
+      const T xr = x[pk];
+      if (tid == 0) {
+        if (mark[pk] != 0) mark[pk] = 2;
+        if (xr != TZERO) {
+          urow[u0 + nu] = k;
+          uval[u0 + nu] = xr;
+          ++nu;
+        }
+      }
+      if (xr != TZERO) {  // the same value in every thread: a uniform branch
+        const i64 l0 = loff[k];
+        const int lc = lu_ldi(lcnt + k);
+        for (int t = tid; t < lc; t += NT) {
+          const int i = lu_ldi(lrow + l0 + t);
+          const T l = sl_vload(lval + l0 + t);
+          if (mark[i] == 0) {
+            mark[i] = 1;
+            list[atomicAdd(&s_cnt, 1)] = i;
+          }
+          x[i] = lu_sub(x[i], lu_mul(l, xr));
+        }
+        __syncthreads();
+      }
+    }
+    __syncthreads();
+    // the pivot: the largest |x[i]| over the touched rows not pivotal yet, ties to the smallest
+    // row; a NaN candidate or a non-finite pivot makes the column singular
+    const int cnt = s_cnt;
+    R bv = (R)0;
+    int br = 0x7fffffff;
+    for (int t = tid; t < cnt; t += NT) {
+      const int i = list[t];
+      if (mark[i] != 1) continue;
+      if (lu_ldi(pinv + i) >= 0) s_int = 1;
+      const R a = lu_abs2(x[i]);
+      if (a != a) s_nan = 1;
+      else if (a > (R)0 && (a > bv || (a == bv && i < br))) { bv = a; br = i; }
+    }
+    s_v[tid] = bv;
+    s_r[tid] = br;
+    __syncthreads();
+    for (int s = NT / 2; s > 0; s >>= 1) {
+      if (tid < s) {
+        const R ov = s_v[tid + s];
+        const int orow = s_r[tid + s];
+        if (ov > s_v[tid] || (ov == s_v[tid] && orow < s_r[tid])) {
+          s_v[tid] = ov;
+          s_r[tid] = orow;
+        }
+      }
+      __syncthreads();
+    }
+    if (tid == 0) {
+      const int r = s_r[0];
+      if (s_int) s_state = 3;
+      else if (s_nan || r == 0x7fffffff || !lu_finite(x[r])) s_state = 1;
+      else s_row = r;
+    }
+    __syncthreads();
+    const int prow = s_row;
+    const i64 l0 = loff[j];
+    const i64 cap = loff[j + 1] - l0;
+    if (prow >= 0) {
+      const T pv = x[prow];
+      for (int t = tid; t < cnt; t += NT) {
+        const int i = list[t];
+        if (mark[i] == 1 && i != prow && x[i] != TZERO) {
+          const int s = atomicAdd(&s_lcnt, 1);
+          if ((i64)s < cap) {
+            lrow[l0 + s] = i;
+            lval[l0 + s] = lu_div(x[i], pv);
+          }
+        }
+      }
+    }
+    __syncthreads();
+    T pv = TZERO;
+    if (tid == 0 && prow >= 0) pv = x[prow];
+    __syncthreads();
+    // clear the workspace
+    for (int t = tid; t < cnt; t += NT) {
+      const int i = list[t];
+      x[i] = TZERO;
+      mark[i] = 0;
+    }
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) {
+      int state = s_state;
+      if (state == 0 && (i64)s_lcnt > cap) state = 2;
+      if (state != 0) {
+        atomicMin(&flags[state], j);
+        __threadfence();
+        atomicExch(&done[j], 2);
+      } else {
+        urow[u0 + nu] = j;
+        uval[u0 + nu] = pv;
+        ucnt[j] = nu + 1;
+        lcnt[j] = s_lcnt;
+        piv[j] = prow;
+        pinv[prow] = j;
+        __threadfence();
+        atomicExch(&done[j], 1);
+      }
+    }
+  }
+}
+
+// lc[j + 1] = lcnt[j] + 1 (the unit diagonal), uc[j + 1] = ucnt[j]; lc[0] = uc[0] = 0
+extern "C" __global__ void lu_counts(i64 n, const int* lcnt, const int* ucnt, int* lc, int* uc) {
+  GRID_LOOP(j, n) {
+    lc[j + 1] = lcnt[j] + 1;
+    uc[j + 1] = ucnt[j];
+    if (j == 0) { lc[0] = 0; uc[0] = 0; }
+  }
+}
+
+// the slots compacted into CSC: L(:, k) as (k, 1) then (pinv[row], value) (rows in pivot
+// order), U(:, j) as stored (rows: columns of A Pc); one warp per column
+extern "C" __global__ void lu_compact(i64 n, const i64* loff, const int* lrow, const T* lval,
+                                      const int* lcnt, const i64* uoff, const int* urow,
+                                      const T* uval, const int* ucnt, const int* pinv,
+                                      const int* lp, int* li, T* lv, const int* up, int* ui, T* uv) {
+  const int lane = threadIdx.x & 31;
+  const i64 w0 = (blockIdx.x * (i64)blockDim.x + threadIdx.x) >> 5;
+  const i64 nw = ((i64)gridDim.x * blockDim.x) >> 5;
+  for (i64 j = w0; j < n; j += nw) {
+    const i64 lo = lp[j], ls = loff[j];
+    if (lane == 0) { li[lo] = (int)j; lv[lo] = TRE(1.0); }
+    for (int t = lane; t < lcnt[j]; t += 32) {
+      li[lo + 1 + t] = pinv[lrow[ls + t]];
+      lv[lo + 1 + t] = lval[ls + t];
+    }
+    const i64 uo = up[j], us = uoff[j];
+    for (int t = lane; t < ucnt[j]; t += 32) {
+      ui[uo + t] = urow[us + t];
+      uv[uo + t] = uval[us + t];
+    }
+  }
+}
+
+// out[p[k], c] = b[k, c] for a row-major (n, ncol) b (the inverse of sl_gather_rows)
+extern "C" __global__ void sl_scatter_rows(const T* b, const int* p, i64 n, i64 ncol, T* out) {
+  GRID_LOOP(e, n * ncol) {
+    i64 k = e / ncol, c = e - k * ncol;
+    out[(i64)p[k] * ncol + c] = b[e];
+  }
+}
