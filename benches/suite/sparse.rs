@@ -3,7 +3,7 @@
 
 use crate::{host_range, Bench, BenchResult, Case};
 use cusci::core::random::Generator;
-use cusci::sparse::linalg::{cg, SolverOptions};
+use cusci::sparse::linalg::{cg, splu, SolverOptions};
 use cusci::sparse::{diags, CooMatrix, CsrMatrix};
 use cusci::{Array, Device};
 
@@ -46,6 +46,21 @@ pub fn cases() -> Vec<Case> {
             flops: 0,
             n_repeat: 10,
             setup: transpose,
+        },
+        // not in CASES.md (CuPy's splu factors on the host with SciPy): the device LU's time
+        Case {
+            name: "sparse.splu_f64_poisson256",
+            bytes: 0,
+            flops: 0,
+            n_repeat: 3,
+            setup: |dev| splu_case(256, dev),
+        },
+        Case {
+            name: "sparse.splu_f64_poisson512",
+            bytes: 0,
+            flops: 0,
+            n_repeat: 3,
+            setup: |dev| splu_case(512, dev),
         },
     ]
 }
@@ -307,5 +322,50 @@ impl Bench for Transpose {
     }
     fn run(&mut self) -> cusci::Result<()> {
         self.a.transpose().tocsr().map(drop)
+    }
+}
+
+// ---------------- splu (COLAMD, partial pivoting) of the Poisson matrix ----------------
+
+struct Splu {
+    a: CsrMatrix<f64>,
+    b: Array<f64>,
+}
+
+fn splu_case(n: usize, dev: &Device) -> BenchResult<Box<dyn Bench>> {
+    let a = poisson2d::<f64>(n, dev)?;
+    let b = Generator::new(3).standard_normal::<f64>(&[a.shape().0], dev)?;
+    Ok(Box::new(Splu { a, b }))
+}
+
+impl Bench for Splu {
+    /// The solve's relative residual, and the factor's size against the CPU twin's.
+    fn check(&mut self) -> BenchResult<()> {
+        let lu = splu(&self.a)?;
+        let x = lu.solve(&self.b)?;
+        let r = self.a.dot(&x)?.to_vec()?;
+        let b = self.b.to_vec()?;
+        let (mut num, mut den) = (0.0f64, 0.0f64);
+        for (u, v) in r.iter().zip(&b) {
+            num += (u - v) * (u - v);
+            den += v * v;
+        }
+        let rel = (num / den).sqrt();
+        if rel.is_nan() || rel > 1e-12 {
+            return Err(format!("relative residual {rel:e}").into());
+        }
+        let cpu = splu(&self.a.to_device(&Device::Cpu)?)?;
+        if cpu.nnz() != lu.nnz() {
+            return Err(format!(
+                "{} entries in the factors, the CPU's have {}",
+                lu.nnz(),
+                cpu.nnz()
+            )
+            .into());
+        }
+        Ok(())
+    }
+    fn run(&mut self) -> cusci::Result<()> {
+        splu(&self.a).map(drop)
     }
 }
