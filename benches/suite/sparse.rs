@@ -55,13 +55,6 @@ pub fn cases() -> Vec<Case> {
             n_repeat: 3,
             setup: |dev| splu_case(256, dev),
         },
-        Case {
-            name: "sparse.splu_f64_poisson512",
-            bytes: 0,
-            flops: 0,
-            n_repeat: 3,
-            setup: |dev| splu_case(512, dev),
-        },
     ]
 }
 
