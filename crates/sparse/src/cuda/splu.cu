@@ -65,6 +65,8 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
   __shared__ int s_j, s_fail, s_cnt, s_lcnt, s_nan, s_int, s_row, s_state;
   __shared__ R s_v[NT];
   __shared__ int s_r[NT];
+  __shared__ int s_k[NT], s_pk[NT], s_lc[NT];
+  __shared__ i64 s_l0[NT];
   const int tid = threadIdx.x;
   T* x = xw + (i64)blockIdx.x * n;
   int* mark = mw + (i64)blockIdx.x * n;
@@ -105,34 +107,53 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
       list[atomicAdd(&s_cnt, 1)] = i;
     }
     __syncthreads();
-    // x -= L(:, k) U(k, j) for k in deps(j), ascending
+    // x -= L(:, k) U(k, j) for k in deps(j), ascending. The deps come in chunks of NT whose
+    // pivot rows and slot bounds are loaded in parallel first; each thread loads its first entry
+    // of L(:, k) before reading x[piv[k]] (independent of it), so that a dependency costs one
+    // round trip to x and one to the updated rows between barriers.
     int nu = 0;  // U entries stored (thread 0)
     const i64 u0 = uoff[j];
-    for (i64 e = d0; e < d1; ++e) {
-      const int k = didx[e];
-      const int pk = lu_ldi(piv + k);
-      const T xr = x[pk];
-      if (tid == 0) {
-        if (mark[pk] != 0) mark[pk] = 2;
-        if (xr != TZERO) {
-          urow[u0 + nu] = k;
-          uval[u0 + nu] = xr;
-          ++nu;
-        }
+    for (i64 c0 = d0; c0 < d1; c0 += NT) {
+      const int m = (int)min((i64)NT, d1 - c0);
+      __syncthreads();  // the previous chunk is no longer read
+      if (tid < m) {
+        const int k = didx[c0 + tid];
+        s_k[tid] = k;
+        s_pk[tid] = lu_ldi(piv + k);
+        s_lc[tid] = lu_ldi(lcnt + k);
+        s_l0[tid] = loff[k];
       }
-      if (xr != TZERO) {  // the same value in every thread: a uniform branch
-        const i64 l0 = loff[k];
-        const int lc = lu_ldi(lcnt + k);
-        for (int t = tid; t < lc; t += NT) {
-          const int i = lu_ldi(lrow + l0 + t);
-          const T l = sl_vload(lval + l0 + t);
-          if (mark[i] == 0) {
-            mark[i] = 1;
-            list[atomicAdd(&s_cnt, 1)] = i;
-          }
-          x[i] = lu_sub(x[i], lu_mul(l, xr));
+      __syncthreads();
+      for (int q = 0; q < m; ++q) {
+        const int k = s_k[q], pk = s_pk[q], lc = s_lc[q];
+        const i64 l0 = s_l0[q];
+        int i0 = 0;
+        T v0 = TZERO;
+        if (tid < lc) {
+          i0 = lu_ldi(lrow + l0 + tid);
+          v0 = sl_vload(lval + l0 + tid);
         }
-        __syncthreads();
+        const T xr = x[pk];
+        if (tid == 0) {
+          if (mark[pk] != 0) mark[pk] = 2;
+          if (xr != TZERO) {
+            urow[u0 + nu] = k;
+            uval[u0 + nu] = xr;
+            ++nu;
+          }
+        }
+        if (xr != TZERO) {  // the same value in every thread: a uniform branch
+          for (int t = tid; t < lc; t += NT) {
+            const int i = t == tid ? i0 : lu_ldi(lrow + l0 + t);
+            const T l = t == tid ? v0 : sl_vload(lval + l0 + t);
+            if (mark[i] == 0) {
+              mark[i] = 1;
+              list[atomicAdd(&s_cnt, 1)] = i;
+            }
+            x[i] = lu_sub(x[i], lu_mul(l, xr));
+          }
+          __syncthreads();
+        }
       }
     }
     __syncthreads();
