@@ -412,7 +412,7 @@ pub fn splu<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
 ///
 /// Speed: the kernel works column by column, and the columns near the root of the elimination
 /// tree (the separators) run one after another, each applying its updates one column of `L` at a
-/// time. On an H200 the 2-D Poisson matrix of a 256 × 256 grid takes 3.6 s (bench
+/// time. On an H200 the 2-D Poisson matrix of a 256 × 256 grid takes 2.8 s (bench
 /// `sparse.splu_f64_poisson256`), where SciPy's supernodal SuperLU takes 0.54 s on one CPU
 /// core: dense supernodal panels are the missing piece.
 ///
