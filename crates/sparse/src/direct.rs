@@ -250,9 +250,8 @@ pub struct SuperLu<T: Float> {
     perm_c: Vec<usize>,
     /// `p[k]`: the original row of pivot `k` (the inverse of `perm_r`), on the device
     p: Array<i32>,
-    /// `pc[j]`: the original column at position `j` of `A Pc` (the inverse of `perm_c`), on the
-    /// device
-    pc: Array<i32>,
+    /// `perm_c` on the device: row `i` of the solution is row `perm_c[i]` of `U⁻¹ L⁻¹ Pr b`
+    qc: Array<i32>,
 }
 
 impl<T: Float> SuperLu<T> {
@@ -284,7 +283,7 @@ impl<T: Float> SuperLu<T> {
 
     /// Solves `A x = b` (SciPy's `SuperLU.solve(b)`, `trans='N'`) for a 1-D `b` or each column
     /// of a 2-D (n, k) `b`: `x = Pc U⁻¹ L⁻¹ Pr b`, on the factors' device (on a GPU: a row
-    /// gather, two sync-free triangular solve kernels and a row scatter, nothing on the host
+    /// gather, two sync-free triangular solve kernels and a second row gather, nothing on the host
     /// but the zero-pivot flag read of the solves).
     ///
     /// ```
@@ -306,20 +305,14 @@ impl<T: Float> SuperLu<T> {
         cusci_core::array::check_same_device(op, self.l.device(), b.device())?;
         let nc = rhs_shape(op, n, b)?.max(1);
         let b = b.contiguous()?;
-        let pb = self.permute_rows(&b, &self.p, nc, false)?;
+        let pb = self.gather_rows(&b, &self.p, nc)?;
         let y = trsv(op, &self.l, &pb, true, true)?;
         let z = trsv(op, &self.u, &y, false, false)?;
-        self.permute_rows(&z, &self.pc, nc, true)
+        self.gather_rows(&z, &self.qc, nc)
     }
 
-    /// `out[k] = b[p[k]]` (gather) or `out[p[k]] = b[k]` (scatter), rows of a row-major (n, nc) `b`.
-    fn permute_rows(
-        &self,
-        b: &Array<T>,
-        p: &Array<i32>,
-        nc: usize,
-        scatter: bool,
-    ) -> Result<Array<T>> {
+    /// `out[k] = b[p[k]]`, rows of a row-major (n, nc) `b`.
+    fn gather_rows(&self, b: &Array<T>, p: &Array<i32>, nc: usize) -> Result<Array<T>> {
         let n = self.perm_r.len();
         match b.device().clone() {
             Device::Cpu => {
@@ -328,8 +321,7 @@ impl<T: Float> SuperLu<T> {
                 let mut out = vec![T::zero(); bv.len()];
                 for (k, &r) in p.iter().enumerate() {
                     let r = r as usize;
-                    let (dst, src) = if scatter { (r, k) } else { (k, r) };
-                    out[dst * nc..(dst + 1) * nc].copy_from_slice(&bv[src * nc..(src + 1) * nc]);
+                    out[k * nc..(k + 1) * nc].copy_from_slice(&bv[r * nc..(r + 1) * nc]);
                 }
                 Array::from_vec(out, b.shape(), &Device::Cpu)
             }
@@ -338,11 +330,7 @@ impl<T: Float> SuperLu<T> {
                 if n * nc > 0 {
                     launch_solver::<T>(
                         &d,
-                        if scatter {
-                            "sl_scatter_rows"
-                        } else {
-                            "sl_gather_rows"
-                        },
+                        "sl_gather_rows",
                         crate::cuda::blocks(&d, n * nc),
                         Args::new()
                             .push(ptr(b))
@@ -457,12 +445,12 @@ pub fn splu_with<T: Float, I: SpIndex>(
     for (j, &c) in sym.pc.iter().enumerate() {
         perm_c[c] = j;
     }
-    let pc: Vec<i32> = sym.pc.iter().map(|&c| c as i32).collect();
-    let pc = Array::from_vec(pc, &[n], &dev)?;
     let f = match &dev {
         Device::Cpu => factor_cpu(op, &sym, &at)?,
-        Device::Cuda(d) => factor_cuda(op, d, &sym, &at, &pc)?,
+        Device::Cuda(d) => factor_cuda(op, d, &sym, &at)?,
     };
+    let qc: Vec<i32> = perm_c.iter().map(|&j| j as i32).collect();
+    let qc = Array::from_vec(qc, &[n], &dev)?;
     let perm_r = f.pinv.iter().map(|&r| r as usize).collect();
     Ok(SuperLu {
         l: f.l,
@@ -470,7 +458,7 @@ pub fn splu_with<T: Float, I: SpIndex>(
         perm_r,
         perm_c,
         p: f.piv,
-        pc,
+        qc,
     })
 }
 
@@ -840,10 +828,11 @@ fn factor_cuda<T: Float>(
     d: &CudaDevice,
     sym: &Symbolic,
     at: &CsrMatrix<T>,
-    pc: &Array<i32>,
 ) -> Result<Factors<T>> {
     let dev = Device::Cuda(d.clone());
     let n = sym.pc.len();
+    let pc: Vec<i32> = sym.pc.iter().map(|&c| c as i32).collect();
+    let pc = Array::from_vec(pc, &[n], &dev)?;
     let (ltot, utot) = (sym.loff[n] as usize, sym.uoff[n] as usize);
     let dptr = Array::from_vec(sym.dptr.clone(), &[n + 1], &dev)?;
     let didx = Array::from_vec(sym.didx.clone(), &[sym.didx.len()], &dev)?;
@@ -879,7 +868,7 @@ fn factor_cuda<T: Float>(
                 .push(ptr(at.indptr()))
                 .push(ptr(at.indices()))
                 .push(ptr(at.data()))
-                .push(ptr(pc))
+                .push(ptr(&pc))
                 .push(ptr(&dptr))
                 .push(ptr(&didx))
                 .push(ptr(&loff))

@@ -525,7 +525,6 @@ fn dev_ptr<T: crate::dtype::Element>(a: &Array<T>) -> Result<u64> {
         .ptr)
 }
 
-/// Launches one of philox.cuh's fill kernels: (out, n, seed, stream, start, extra...).
 /// The f32 normal fill (philox.cuh `cusci_normal_f32_fill`): one kernel whose blocks finish their
 /// own ziggurat failures. A block gets at most 2^16 Philox blocks (its failure queue's bound); 32
 /// blocks per SM otherwise (the H200 timing: 0.42 ms for 2^28 against 0.44 with 16 and 0.46 with 8).
@@ -568,6 +567,7 @@ fn normal_f32_cuda<T: crate::dtype::Element>(
     )
 }
 
+/// Launches one of philox.cuh's fill kernels: (out, n, seed, stream, start, extra...).
 #[allow(clippy::too_many_arguments)]
 fn launch<T: crate::dtype::Element>(
     d: &CudaDevice,

@@ -972,7 +972,7 @@ extern "C" __global__ void cusci_random_uniform_f64(double* out, unsigned long l
    in shared memory, queues the rest per warp and finishes the queue in place, the warp together, once it
    holds CUSCI_ZIG_WARP_FLUSH elements (one per lane) and at the end: a rare rejection costs one sub-stream
    draw, not a stalled warp, and the corrected lines are still in L2. (The f32 kernel below queues per block
-   and hands its queue to a second kernel.) Every value depends only on (seed, stream, element), never on
+   and each block finishes its own queue after its loop.) Every value depends only on (seed, stream, element), never on
    the launch shape. Launched with 256 threads per block (8 warps). */
 #define CUSCI_ZIG_WARP_QUEUE 160u
 #define CUSCI_ZIG_WARP_FLUSH 32u

@@ -1158,8 +1158,8 @@ pub fn fill_normal_f64(seed: u64, stream: u64, start: u64, out: &mut [f64]) {
 
 /// Fills `out` with `mean + std * z` (multiply, then add) for the standard
 /// normal `f32`s `z` number `start, ...`, as the kernels
-/// `cusci_random_normal_f32` and `cusci_random_std_normal_f32` do. With `mean == 0` and `std == 1` this is
-/// exactly [`fill_normal_f32`].
+/// `cusci_random_normal_f32` and `cusci_random_std_normal_f32` do. With
+/// `mean == 0` and `std == 1` this is exactly [`fill_normal_f32`].
 #[inline]
 pub fn fill_normal_f32_scaled(
     seed: u64,

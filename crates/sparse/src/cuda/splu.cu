@@ -272,11 +272,3 @@ extern "C" __global__ void lu_compact(i64 n, const i64* loff, const int* lrow, c
     }
   }
 }
-
-// out[p[k], c] = b[k, c] for a row-major (n, ncol) b (the inverse of sl_gather_rows)
-extern "C" __global__ void sl_scatter_rows(const T* b, const int* p, i64 n, i64 ncol, T* out) {
-  GRID_LOOP(e, n * ncol) {
-    i64 k = e / ncol, c = e - k * ncol;
-    out[(i64)p[k] * ncol + c] = b[e];
-  }
-}
