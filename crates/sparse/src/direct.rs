@@ -14,7 +14,8 @@
 //! factors' device (row permutations and both triangular solves as kernels). Nothing moves to
 //! the host but the pattern, the permutations and a few flag words.
 
-use crate::krylov::launch_solver;
+use crate::cuda::NT;
+use crate::krylov::{launch_solver, solver_function};
 use crate::matrix::{as_i32, last, CsrMatrix};
 use crate::SpIndex;
 use cusci_core::cuda::kernel::Args;
@@ -849,20 +850,43 @@ fn factor_cuda<T: Float>(
     if n > 0 {
         let done = Array::<i32>::zeros(&[n], &dev)?;
         let flags = Array::from_vec(vec![0, i32::MAX, i32::MAX, i32::MAX], &[4], &dev)?;
-        // one workspace (x, mark, list) per block: a few blocks per SM, fewer when memory is short
+        // the shared-memory table: the largest power of two of slots whose table fits beside the
+        // kernel's static shared memory, if a column needs one that large (else the smallest
+        // that serves every column)
+        let es = std::mem::size_of::<T>() + 5;
+        let room = d
+            .props()
+            .max_shared_per_block_optin
+            .saturating_sub(16 << 10);
+        let need = (0..n)
+            .map(|j| (sym.dptr[j + 1] - sym.dptr[j]) + (sym.loff[j + 1] - sym.loff[j]) + 1)
+            .max()
+            .unwrap_or(0) as usize;
+        let mut hcap = 0usize;
+        while (hcap.max(16) * 2) * es <= room && hcap * 3 < need * 4 {
+            hcap = hcap.max(16) * 2;
+        }
+        let smem = hcap * es;
+        let f = solver_function::<T>(d, "lu_factor")?;
+        let per_sm = f.occupancy(NT, smem)?.clamp(1, 4) as usize;
+        // one global workspace (x, mark, list) per block for the columns beyond the table:
+        // fewer blocks when memory is short
         let per_block = n * (std::mem::size_of::<T>() + 8);
         let mem = d.memory_info()?;
         let budget = (mem.free + mem.cached) / 4;
         let nb = n
-            .min(d.props().multiprocessors.max(1) * 4)
+            .min(d.props().multiprocessors.max(1) * per_sm)
             .min((budget / per_block).max(1));
         let xw = Array::<T>::zeros(&[nb * n], &dev)?;
         let mw = Array::<i32>::zeros(&[nb * n], &dev)?;
         let tw = Array::<i32>::empty(&[nb * n], &dev)?;
-        launch_solver::<T>(
+        let cfg = cusci_core::LaunchConfig {
+            shared_mem_bytes: smem as u32,
+            ..cusci_core::LaunchConfig::linear(nb as u32, NT)
+        };
+        f.launch(
             d,
-            "lu_factor",
-            nb as u32,
+            cfg,
             Args::new()
                 .push(n as i64)
                 .push(ptr(at.indptr()))
@@ -885,7 +909,8 @@ fn factor_cuda<T: Float>(
                 .push(ptr(&flags))
                 .push(ptr(&xw))
                 .push(ptr(&mw))
-                .push(ptr(&tw)),
+                .push(ptr(&tw))
+                .push(hcap as i32),
         )?;
         let f = flags.to_vec()?;
         let (kind, j) = (1..4)

@@ -573,8 +573,18 @@ const SPLU: &str = include_str!("cuda/splu.cu");
 
 /// The full source of the solver module for `dtype` (sparse.cu's source, then solvers.cu and
 /// splu.cu).
-pub(crate) fn solvers_source(dtype: DType) -> Result<String> {
+pub fn solvers_source(dtype: DType) -> Result<String> {
     Ok(format!("{}{}{}", module_source(dtype)?, SOLVERS, SPLU))
+}
+
+/// The kernel `name` of the solver module for `T`.
+pub(crate) fn solver_function<T: Float>(
+    d: &CudaDevice,
+    name: &str,
+) -> Result<cusci_core::cuda::kernel::Function> {
+    let src = solvers_source(T::DTYPE)?;
+    let key = format!("cusci_sparse_solvers_{}", T::DTYPE.tag());
+    d.function(&key, move || src, &[], name)
 }
 
 pub(crate) fn launch_solver<T: Float>(
@@ -583,13 +593,7 @@ pub(crate) fn launch_solver<T: Float>(
     nb: u32,
     args: &mut Args,
 ) -> Result<()> {
-    let src = solvers_source(T::DTYPE)?;
-    let key = format!("cusci_sparse_solvers_{}", T::DTYPE.tag());
-    d.function(&key, move || src, &[], name)?.launch(
-        d,
-        cusci_core::LaunchConfig::linear(nb, NT),
-        args,
-    )
+    solver_function::<T>(d, name)?.launch(d, cusci_core::LaunchConfig::linear(nb, NT), args)
 }
 
 /// A real scalar as `T`.

@@ -27,6 +27,27 @@ fn sparse_kernels_compile() {
 }
 
 #[test]
+fn solver_kernels_compile() {
+    if libs::probe("nvrtc").is_none() {
+        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
+            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
+        }
+        eprintln!("note: NVRTC not found: kernel compile checks skipped");
+        return;
+    }
+    for dt in [DType::F32, DType::F64, DType::C32, DType::C64] {
+        let src = cusci_sparse::cuda::solvers_source(dt).unwrap();
+        check_compiles(
+            &format!("cusci_sparse_solvers_{}", dt.tag()),
+            &src,
+            &[],
+            "compute_90",
+        )
+        .unwrap_or_else(|e| panic!("{dt}: {e}"));
+    }
+}
+
+#[test]
 fn sparse_kernels_compile_for_64_bit_indices() {
     if libs::probe("nvrtc").is_none() {
         if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {

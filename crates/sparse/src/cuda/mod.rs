@@ -8,6 +8,8 @@ use cusci_core::{Array, CudaDevice, DType, Element, Error, Result};
 /// The kernels' source.
 pub const SOURCE: &str = include_str!("sparse.cu");
 
+pub use crate::krylov::solvers_source;
+
 /// Threads per block of every kernel here (`NT` in the source).
 pub(crate) const NT: u32 = 256;
 

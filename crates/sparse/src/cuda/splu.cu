@@ -50,6 +50,24 @@ LU_CPLX(cplx64)
 // loads of data written by other blocks during the kernel: past L1 (not coherent across SMs)
 __device__ __forceinline__ int lu_ldi(const int* p) { return *(const volatile int*)p; }
 
+// The shared-memory table of a column (open addressing, linear probing): key[h] = original row
+// (-1 empty), val[h] = x[row], st[h] = 1 when the row is pivotal for a column of deps(j).
+// Inserts of distinct rows may run concurrently; the probe chain of a present key holds no empty
+// slot, so a concurrent lookup of another key is unaffected. -1: the table is full.
+__device__ __forceinline__ int lu_slot(int* key, int mask, int shift, int i, bool insert) {
+  unsigned h = ((unsigned)i * 0x9E3779B1u) >> shift;
+  for (int p = 0; p <= mask; ++p, h = (h + 1) & mask) {
+    const int o = ((volatile int*)key)[h];
+    if (o == i) return (int)h;
+    if (o == -1) {
+      if (!insert) return -1;
+      const int prev = atomicCAS(&key[h], -1, i);
+      if (prev == -1 || prev == i) return (int)h;
+    }
+  }
+  return -1;
+}
+
 // flags: [0] the column ticket, [1] the smallest singular column, [2] the smallest column whose
 // L part overflowed its slot, [3] the smallest column that met a row pivotal for a column outside
 // deps(j) ([1..4) start at INT_MAX). done[j]: 0 pending, 1 factored, 2 failed (or a dependency
@@ -57,16 +75,32 @@ __device__ __forceinline__ int lu_ldi(const int* p) { return *(const volatile in
 // row ids, lcnt[k] used), U(:, j) at urow/uval[uoff[j]..uoff[j+1]) (column ids of A Pc, ucnt[j]
 // used, the diagonal last). piv[j] = the pivot row of column j, pinv[row] = j (-1 before).
 // xw, mw, tw: gridDim.x workspaces of n entries each (x and mark zero on entry, left zero).
+// Dynamic shared memory: hcap * (sizeof(T) + 5) bytes.
+//
+// Two workspaces for x, chosen per column:
+// - when b = |deps(j)| + (the slots of L(:, j)) + 1 bounds the rows of the column (each is
+//   pivotal for a column of deps(j) or a candidate for its pivot) and a table of 4/3 b slots
+//   fits the dynamic shared memory (hcap slots, a power of two; 0: none): x lives in a
+//   shared-memory table (lu_slot) of the smallest power of two >= 32 slots above 4/3 b, so that
+//   a dependency costs shared-memory round trips only (a full table, impossible by the bound,
+//   would be reported as flags[3]);
+// - otherwise the block's global workspace: x[0..n) indexed by row, mark (0 untouched, 1
+//   touched, 2 touched and pivotal for a column of deps(j)) and the list of touched rows.
+// Both apply the same operations in the same order, so the values are the same.
 extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, const T* av,
                                      const int* pc, const i64* dptr, const int* didx,
                                      const i64* loff, const i64* uoff, int* lrow, T* lval,
                                      int* lcnt, int* urow, T* uval, int* ucnt, int* piv, int* pinv,
-                                     int* done, int* flags, T* xw, int* mw, int* tw) {
+                                     int* done, int* flags, T* xw, int* mw, int* tw, int hcap) {
   __shared__ int s_j, s_fail, s_cnt, s_lcnt, s_nan, s_int, s_row, s_state;
   __shared__ R s_v[NT];
   __shared__ int s_r[NT];
   __shared__ int s_k[NT], s_pk[NT], s_lc[NT];
   __shared__ i64 s_l0[NT];
+  extern __shared__ __align__(16) unsigned char lu_dyn[];
+  T* hval = (T*)lu_dyn;
+  int* hkey = (int*)(hval + hcap);
+  unsigned char* hst = (unsigned char*)(hkey + hcap);
   const int tid = threadIdx.x;
   T* x = xw + (i64)blockIdx.x * n;
   int* mark = mw + (i64)blockIdx.x * n;
@@ -81,6 +115,16 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
     const int j = s_j;
     if ((i64)j >= n) return;
     const i64 d0 = dptr[j], d1 = dptr[j + 1];
+    const i64 l0 = loff[j];
+    const i64 cap = loff[j + 1] - l0;
+    // the table: the smallest power of two (>= 32) at least 4/3 of the bound on the rows
+    const i64 need = (4 * ((d1 - d0) + cap + 1) + 2) / 3;
+    int hc = 32;
+    while (hc < need && hc < hcap) hc <<= 1;
+    const bool tab = hc <= hcap && hc >= need;
+    const int hmask = hc - 1, hshift = __clz(hc) + 1;
+    if (tab)
+      for (int t = tid; t < hc; t += NT) { hkey[t] = -1; hval[t] = TZERO; hst[t] = 0; }
     // wait for every column of deps(j), in parallel
     for (i64 e = d0 + tid; e < d1; e += NT) {
       const int k = didx[e];
@@ -102,15 +146,21 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
     const int c = pc[j];
     for (int e = acp[c] + tid; e < acp[c + 1]; e += NT) {
       const int i = ari[e];
-      x[i] = av[e];
-      mark[i] = 1;
-      list[atomicAdd(&s_cnt, 1)] = i;
+      if (tab) {
+        const int h = lu_slot(hkey, hmask, hshift, i, true);
+        if (h < 0) s_int = 1;
+        else hval[h] = av[e];
+      } else {
+        x[i] = av[e];
+        mark[i] = 1;
+        list[atomicAdd(&s_cnt, 1)] = i;
+      }
     }
     __syncthreads();
     // x -= L(:, k) U(k, j) for k in deps(j), ascending. The deps come in chunks of NT whose
     // pivot rows and slot bounds are loaded in parallel first; each thread loads its first entry
-    // of L(:, k) before reading x[piv[k]] (independent of it), so that a dependency costs one
-    // round trip to x and one to the updated rows between barriers.
+    // of L(:, k) one dependency ahead, so that a dependency costs the round trips to x (x[piv[k]],
+    // then the updated rows) between barriers.
     int nu = 0;  // U entries stored (thread 0)
     const i64 u0 = uoff[j];
     for (i64 c0 = d0; c0 < d1; c0 += NT) {
@@ -124,18 +174,35 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
         s_l0[tid] = loff[k];
       }
       __syncthreads();
+      int iN = 0;
+      T vN = TZERO;
+      if (tid < s_lc[0]) {
+        iN = lu_ldi(lrow + s_l0[0] + tid);
+        vN = sl_vload(lval + s_l0[0] + tid);
+      }
       for (int q = 0; q < m; ++q) {
         const int k = s_k[q], pk = s_pk[q], lc = s_lc[q];
-        const i64 l0 = s_l0[q];
-        int i0 = 0;
-        T v0 = TZERO;
-        if (tid < lc) {
-          i0 = lu_ldi(lrow + l0 + tid);
-          v0 = sl_vload(lval + l0 + tid);
+        const i64 lk = s_l0[q];
+        const int i0 = iN;
+        const T v0 = vN;
+        if (q + 1 < m && tid < s_lc[q + 1]) {
+          iN = lu_ldi(lrow + s_l0[q + 1] + tid);
+          vN = sl_vload(lval + s_l0[q + 1] + tid);
         }
-        const T xr = x[pk];
+        int hp = -1;
+        T xr;
+        if (tab) {
+          hp = lu_slot(hkey, hmask, hshift, pk, false);
+          xr = hp >= 0 ? hval[hp] : TZERO;
+        } else {
+          xr = x[pk];
+        }
         if (tid == 0) {
-          if (mark[pk] != 0) mark[pk] = 2;
+          if (tab) {
+            if (hp >= 0) hst[hp] = 1;
+          } else if (mark[pk] != 0) {
+            mark[pk] = 2;
+          }
           if (xr != TZERO) {
             urow[u0 + nu] = k;
             uval[u0 + nu] = xr;
@@ -144,13 +211,19 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
         }
         if (xr != TZERO) {  // the same value in every thread: a uniform branch
           for (int t = tid; t < lc; t += NT) {
-            const int i = t == tid ? i0 : lu_ldi(lrow + l0 + t);
-            const T l = t == tid ? v0 : sl_vload(lval + l0 + t);
-            if (mark[i] == 0) {
-              mark[i] = 1;
-              list[atomicAdd(&s_cnt, 1)] = i;
+            const int i = t == tid ? i0 : lu_ldi(lrow + lk + t);
+            const T l = t == tid ? v0 : sl_vload(lval + lk + t);
+            if (tab) {
+              const int h = lu_slot(hkey, hmask, hshift, i, true);
+              if (h < 0) s_int = 1;
+              else hval[h] = lu_sub(hval[h], lu_mul(l, xr));
+            } else {
+              if (mark[i] == 0) {
+                mark[i] = 1;
+                list[atomicAdd(&s_cnt, 1)] = i;
+              }
+              x[i] = lu_sub(x[i], lu_mul(l, xr));
             }
-            x[i] = lu_sub(x[i], lu_mul(l, xr));
           }
           __syncthreads();
         }
@@ -159,14 +232,23 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
     __syncthreads();
     // the pivot: the largest |x[i]| over the touched rows not pivotal yet, ties to the smallest
     // row; a NaN candidate or a non-finite pivot makes the column singular
-    const int cnt = s_cnt;
+    const int cnt = tab ? hc : s_cnt;
     R bv = (R)0;
     int br = 0x7fffffff;
     for (int t = tid; t < cnt; t += NT) {
-      const int i = list[t];
-      if (mark[i] != 1) continue;
+      int i;
+      T xi;
+      if (tab) {
+        i = hkey[t];
+        if (i < 0 || hst[t]) continue;
+        xi = hval[t];
+      } else {
+        i = list[t];
+        if (mark[i] != 1) continue;
+        xi = x[i];
+      }
       if (lu_ldi(pinv + i) >= 0) s_int = 1;
-      const R a = lu_abs2(x[i]);
+      const R a = lu_abs2(xi);
       if (a != a) s_nan = 1;
       else if (a > (R)0 && (a > bv || (a == bv && i < br))) { bv = a; br = i; }
     }
@@ -184,39 +266,48 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
       }
       __syncthreads();
     }
-    if (tid == 0) {
+    T pv = TZERO;  // the pivot (every thread)
+    {
       const int r = s_r[0];
-      if (s_int) s_state = 3;
-      else if (s_nan || r == 0x7fffffff || !lu_finite(x[r])) s_state = 1;
-      else s_row = r;
+      if (r != 0x7fffffff) pv = tab ? hval[lu_slot(hkey, hmask, hshift, r, false)] : x[r];
+      if (tid == 0) {
+        if (s_int) s_state = 3;
+        else if (s_nan || r == 0x7fffffff || !lu_finite(pv)) s_state = 1;
+        else s_row = r;
+      }
     }
     __syncthreads();
     const int prow = s_row;
-    const i64 l0 = loff[j];
-    const i64 cap = loff[j + 1] - l0;
     if (prow >= 0) {
-      const T pv = x[prow];
       for (int t = tid; t < cnt; t += NT) {
-        const int i = list[t];
-        if (mark[i] == 1 && i != prow && x[i] != TZERO) {
+        int i;
+        T xi;
+        if (tab) {
+          i = hkey[t];
+          if (i < 0 || hst[t]) continue;
+          xi = hval[t];
+        } else {
+          i = list[t];
+          if (mark[i] != 1) continue;
+          xi = x[i];
+        }
+        if (i != prow && xi != TZERO) {
           const int s = atomicAdd(&s_lcnt, 1);
           if ((i64)s < cap) {
             lrow[l0 + s] = i;
-            lval[l0 + s] = lu_div(x[i], pv);
+            lval[l0 + s] = lu_div(xi, pv);
           }
         }
       }
     }
     __syncthreads();
-    T pv = TZERO;
-    if (tid == 0 && prow >= 0) pv = x[prow];
-    __syncthreads();
-    // clear the workspace
-    for (int t = tid; t < cnt; t += NT) {
-      const int i = list[t];
-      x[i] = TZERO;
-      mark[i] = 0;
-    }
+    // clear the global workspace
+    if (!tab)
+      for (int t = tid; t < cnt; t += NT) {
+        const int i = list[t];
+        x[i] = TZERO;
+        mark[i] = 0;
+      }
     __threadfence();
     __syncthreads();
     if (tid == 0) {
