@@ -20,7 +20,8 @@ use crate::matrix::{as_i32, last, CsrMatrix};
 use crate::SpIndex;
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
-use cusci_core::{Array, CudaDevice, Device, Error, Float, RealFloat, Result};
+use cusci_core::{Array, CudaDevice, Device, Error, Float, Numeric, RealFloat, Result};
+use cusci_linalg::{lu_factor, LuFactorOptions, Scalar};
 
 fn ptr<T: cusci_core::Element>(a: &Array<T>) -> u64 {
     crate::cuda::p(a)
@@ -232,10 +233,23 @@ impl std::str::FromStr for PermcSpec {
 /// SciPy's `diag_pivot_thresh` is fixed at its default 1 (partial pivoting: the largest entry
 /// of each column is the pivot); `relax`, `panel_size` and `options` (SuperLU's supernode
 /// tuning) have no counterpart.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpluOptions {
     /// The column ordering (default [`PermcSpec::Colamd`]).
     pub permc_spec: PermcSpec,
+    /// Factor the trailing columns whose static structure is dense as one dense block (see
+    /// [`splu_with`]; default `true`). `false` keeps every column in the sparse loop, whose real
+    /// factors are bitwise the same on every device (a cusci option; SciPy has none).
+    pub dense_tail: bool,
+}
+
+impl Default for SpluOptions {
+    fn default() -> Self {
+        SpluOptions {
+            permc_spec: PermcSpec::Colamd,
+            dense_tail: true,
+        }
+    }
 }
 
 /// An LU factorisation `Pr A Pc = L U` of a square sparse matrix (SciPy's `SuperLU` object from
@@ -253,6 +267,8 @@ pub struct SuperLu<T: Float> {
     p: Array<i32>,
     /// `perm_c` on the device: row `i` of the solution is row `perm_c[i]` of `U⁻¹ L⁻¹ Pr b`
     qc: Array<i32>,
+    /// the columns of the dense tail
+    dense: usize,
 }
 
 impl<T: Float> SuperLu<T> {
@@ -280,6 +296,11 @@ impl<T: Float> SuperLu<T> {
     /// Stored entries of `L` and `U` (SciPy's `nnz`, the unit diagonal of `L` included).
     pub fn nnz(&self) -> usize {
         self.l.nnz() + self.u.nnz()
+    }
+    /// How many trailing columns (of `A Pc`) were factored as one dense block (0: none; see
+    /// [`splu_with`]).
+    pub fn dense_columns(&self) -> usize {
+        self.dense
     }
 
     /// Solves `A x = b` (SciPy's `SuperLU.solve(b)`, `trans='N'`) for a 1-D `b` or each column
@@ -363,7 +384,7 @@ impl<T: Float> SuperLu<T> {
 ///
 /// # Errors
 /// As [`splu_with`].
-pub fn splu<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
+pub fn splu<T: Scalar, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
     splu_with(a, &SpluOptions::default())
 }
 
@@ -409,7 +430,8 @@ pub fn splu<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
 /// use cusci_sparse::{diags, Device, Array, linalg::{splu_with, PermcSpec, SpluOptions}};
 /// let dev = Device::Cpu;
 /// let a = diags::<f64>(&[&[4.0; 4], &[1.0; 3], &[2.0; 3]], &[0, -1, 1], None, &dev)?;
-/// let lu = splu_with(&a, &SpluOptions { permc_spec: PermcSpec::Natural })?;
+/// let opts = SpluOptions { permc_spec: PermcSpec::Natural, ..SpluOptions::default() };
+/// let lu = splu_with(&a, &opts)?;
 /// assert_eq!(lu.perm_c(), &[0, 1, 2, 3]);
 /// let x = lu.solve(&Array::from_vec(vec![6.0, 7.0, 7.0, 5.0], &[4], &dev)?)?;
 /// assert!(x.to_vec()?.iter().all(|v| (v - 1.0).abs() < 1e-14));
@@ -427,7 +449,7 @@ pub fn splu<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
 /// raises "indices too large"), and `InvalidArgument` starting "internal:" if the static
 /// structure is ever exceeded (a bug, never a wrong answer). On a GPU, `OutOfMemory` when the
 /// slots or one workspace do not fit.
-pub fn splu_with<T: Float, I: SpIndex>(
+pub fn splu_with<T: Scalar, I: SpIndex>(
     a: &CsrMatrix<T, I>,
     opts: &SpluOptions,
 ) -> Result<SuperLu<T>> {
@@ -439,7 +461,7 @@ pub fn splu_with<T: Float, I: SpIndex>(
     let a = a.sum_duplicates()?;
     let ip = a.indptr().to_vec()?;
     let ix = a.indices().to_vec()?;
-    let sym = analyse(op, n, &ip, &ix, opts.permc_spec)?;
+    let sym = analyse(op, n, &ip, &ix, opts)?;
     let at = a.transpose_copy()?;
     let dev = a.device().clone();
     let mut perm_c = vec![0usize; n];
@@ -460,6 +482,7 @@ pub fn splu_with<T: Float, I: SpIndex>(
         perm_c,
         p: f.piv,
         qc,
+        dense: n - sym.tail,
     })
 }
 
@@ -469,11 +492,15 @@ struct Symbolic {
     pc: Vec<usize>,
     /// deps(j) = `didx[dptr[j]..dptr[j + 1]]`, ascending
     dptr: Vec<i64>,
+    /// the deps applied by the sparse loop: `didx[dptr[j]..dend[j]]` (those before the tail)
+    dend: Vec<i64>,
     didx: Vec<i32>,
     /// the slots of `L(:, j)`: `loff[j]..loff[j + 1]`
     loff: Vec<i64>,
     /// the slots of `U(:, j)`: `uoff[j]..uoff[j + 1]` (`|deps(j)| + 1`)
     uoff: Vec<i64>,
+    /// the first column of the dense tail (`n`: none)
+    tail: usize,
 }
 
 fn internal(op: &str, what: String) -> Error {
@@ -482,7 +509,7 @@ fn internal(op: &str, what: String) -> Error {
 
 /// The ordering, the column elimination tree and the static structure of `A Pc` from the CSR
 /// pattern of `A` (`i32`, in range; duplicates allowed).
-fn analyse(op: &str, n: usize, ip: &[i32], ix: &[i32], spec: PermcSpec) -> Result<Symbolic> {
+fn analyse(op: &str, n: usize, ip: &[i32], ix: &[i32], opts: &SpluOptions) -> Result<Symbolic> {
     const NONE: usize = usize::MAX;
     // the CSC pattern: rows ascending within each column, duplicates dropped
     let mut cp = vec![0usize; n + 1];
@@ -513,7 +540,7 @@ fn analyse(op: &str, n: usize, ip: &[i32], ix: &[i32], spec: PermcSpec) -> Resul
     }
     drop(ri);
     // the column ordering
-    let pc: Vec<usize> = match spec {
+    let pc: Vec<usize> = match opts.permc_spec {
         PermcSpec::Colamd if n > 0 => {
             use faer::sparse::linalg::colamd;
             let sym = faer::sparse::SymbolicSparseColMatRef::new_checked(n, n, &colp, None, &rows);
@@ -596,12 +623,31 @@ fn analyse(op: &str, n: usize, ip: &[i32], ix: &[i32], spec: PermcSpec) -> Resul
             rows_t[f] += 1;
         }
     }
+    let tail = if opts.dense_tail {
+        dense_tail(n, &didx)
+    } else {
+        n
+    };
+    let m = (n - tail) as i64;
     let mut loff = vec![0i64; n + 1];
     let mut uoff = vec![0i64; n + 1];
+    let mut dend = dptr[1..].to_vec();
     for k in 0..n {
         // the children of k (all < k) have been added
-        loff[k + 1] = loff[k] + (rows_t[k] - size_t[k]).max(0);
-        uoff[k + 1] = uoff[k] + (dptr[k + 1] - dptr[k]) + 1;
+        let lcap = (rows_t[k] - size_t[k]).max(0);
+        if k < tail {
+            loff[k + 1] = loff[k] + lcap;
+            uoff[k + 1] = uoff[k] + (dptr[k + 1] - dptr[k]) + 1;
+        } else {
+            // a tail column: its deps before the tail, its candidates (at most lcap + 1 + c:
+            // the c tail columns before it pivot on none of them) and then its dense L part;
+            // U(0..tail, k) and a dense U(tail..=k, k)
+            let c = (k - tail) as i64;
+            let ds = &didx[dptr[k] as usize..dptr[k + 1] as usize];
+            dend[k] = dptr[k] + ds.partition_point(|&d| (d as usize) < tail) as i64;
+            loff[k + 1] = loff[k] + (lcap + 1 + c).max(m - 1 - c);
+            uoff[k + 1] = uoff[k] + (dend[k] - dptr[k]) + c + 1;
+        }
         if parent[k] != NONE {
             rows_t[parent[k]] += rows_t[k];
             size_t[parent[k]] += size_t[k];
@@ -619,10 +665,36 @@ fn analyse(op: &str, n: usize, ip: &[i32], ix: &[i32], spec: PermcSpec) -> Resul
     Ok(Symbolic {
         pc,
         dptr,
+        dend,
         didx,
         loff,
         uoff,
+        tail,
     })
+}
+
+/// The smallest and the largest dense tail ([`analyse`]).
+const TAIL_MIN: usize = 64;
+const TAIL_MAX: usize = 4096;
+
+/// The first column of the dense tail: the last `m` columns are factored as one dense block when
+/// the static structure of `U` within them is at least 40% full (`m` the largest such in
+/// `TAIL_MIN..=TAIL_MAX`); `n` when no such block exists.
+fn dense_tail(n: usize, didx: &[i32]) -> usize {
+    let mut outdeg = vec![0u64; n];
+    for &k in didx {
+        outdeg[k as usize] += 1;
+    }
+    // the entries of the static U strictly above the diagonal of the last m columns
+    let (mut d, mut best) = (0u64, 0);
+    for m in 1..=n.min(TAIL_MAX) {
+        d += outdeg[n - m];
+        let full = (m * (m - 1) / 2) as u64;
+        if m >= TAIL_MIN && 5 * d >= 2 * full {
+            best = m;
+        }
+    }
+    n - best
 }
 
 /// The factors of [`splu_with`]: `L`, `U` as CSR, the pivot rows (device) and `pinv` (host).
@@ -677,7 +749,7 @@ fn csc_to_csr<T: Float>(
 
 /// The numeric factorisation on the host: the loop of `lu_factor` (`cuda/splu.cu`), one column
 /// after the other, with the same roundings. `at`: `A` in CSC (the CSR of `Aᵀ`), canonical.
-fn factor_cpu<T: Float>(op: &str, sym: &Symbolic, at: &CsrMatrix<T>) -> Result<Factors<T>> {
+fn factor_cpu<T: Scalar>(op: &str, sym: &Symbolic, at: &CsrMatrix<T>) -> Result<Factors<T>> {
     let n = sym.pc.len();
     let acp = at.indptr().to_vec()?;
     let ari = at.indices().to_vec()?;
@@ -706,7 +778,7 @@ fn factor_cpu<T: Float>(op: &str, sym: &Symbolic, at: &CsrMatrix<T>) -> Result<F
         }
         let u0 = sym.uoff[j] as usize;
         let mut nu = 0;
-        for &k in &sym.didx[sym.dptr[j] as usize..sym.dptr[j + 1] as usize] {
+        for &k in &sym.didx[sym.dptr[j] as usize..sym.dend[j] as usize] {
             let k = k as usize;
             let pk = piv[k] as usize;
             let xr = x[pk];
@@ -724,9 +796,32 @@ fn factor_cpu<T: Float>(op: &str, sym: &Symbolic, at: &CsrMatrix<T>) -> Result<F
                         mark[i] = 1;
                         list.push(i);
                     }
-                    x[i] = x[i].sub(lval[t].mul(xr));
+                    x[i] = Numeric::sub(x[i], Numeric::mul(lval[t], xr));
                 }
             }
+        }
+        if j >= sym.tail {
+            // a tail column: its candidates, unscaled, into its L slots (the dense block's
+            // column j - tail; tail_cpu factors it)
+            let l0 = sym.loff[j] as usize;
+            let mut lc = 0;
+            for &i in &list {
+                if mark[i] == 1 {
+                    if pinv[i] >= 0 {
+                        return Err(failure(op, FAIL_PIVOTAL, j));
+                    }
+                    if x[i] != T::zero() {
+                        lrow[l0 + lc] = i as i32;
+                        lval[l0 + lc] = x[i];
+                        lc += 1;
+                    }
+                }
+                x[i] = T::zero();
+                mark[i] = 0;
+            }
+            lcnt[j] = lc;
+            ucnt[j] = nu;
+            continue;
         }
         // the pivot (as lu_factor: largest modulus, ties to the smallest row)
         let (mut nan, mut pivotal) = (false, false);
@@ -763,7 +858,7 @@ fn factor_cpu<T: Float>(op: &str, sym: &Symbolic, at: &CsrMatrix<T>) -> Result<F
             if mark[i] == 1 && i != prow && x[i] != T::zero() {
                 if lc < cap {
                     lrow[l0 + lc] = i as i32;
-                    lval[l0 + lc] = x[i].div(pv);
+                    lval[l0 + lc] = Numeric::div(x[i], pv);
                 }
                 lc += 1;
             }
@@ -781,6 +876,17 @@ fn factor_cpu<T: Float>(op: &str, sym: &Symbolic, at: &CsrMatrix<T>) -> Result<F
         lcnt[j] = lc;
         piv[j] = prow as i32;
         pinv[prow] = j as i32;
+    }
+    if sym.tail < n {
+        let mut t = TailSlots {
+            lrow: &mut lrow,
+            lval: &mut lval,
+            lcnt: &mut lcnt,
+            urow: &mut urow,
+            uval: &mut uval,
+            ucnt: &mut ucnt,
+        };
+        tail_cpu(op, sym, &mut t, &mut piv, &mut pinv)?;
     }
     // compaction into CSC (L: the unit diagonal first, rows in pivot order), then CSR
     let (mut lp, mut li, mut lv) = (vec![0i32; n + 1], Vec::new(), Vec::new());
@@ -821,10 +927,118 @@ fn factor_cpu<T: Float>(op: &str, sym: &Symbolic, at: &CsrMatrix<T>) -> Result<F
     })
 }
 
+/// The slots of [`factor_cpu`].
+struct TailSlots<'a, T> {
+    lrow: &'a mut [i32],
+    lval: &'a mut [T],
+    lcnt: &'a mut [usize],
+    urow: &'a mut [i32],
+    uval: &'a mut [T],
+    ucnt: &'a mut [usize],
+}
+
+/// The rows not pivotal after the sparse columns (ascending) and each row's index among them
+/// (`-1` for a pivotal row), from `pinv`.
+fn tail_rows(op: &str, sym: &Symbolic, pinv: &[i32]) -> Result<(Vec<i32>, Vec<i32>)> {
+    let n = pinv.len();
+    let mut rows = Vec::with_capacity(n - sym.tail);
+    let mut map = vec![-1i32; n];
+    for (i, &p) in pinv.iter().enumerate() {
+        if p < 0 {
+            map[i] = rows.len() as i32;
+            rows.push(i as i32);
+        }
+    }
+    if rows.len() != n - sym.tail {
+        return Err(internal(
+            op,
+            format!("{} rows left for a tail of {}", rows.len(), n - sym.tail),
+        ));
+    }
+    Ok((rows, map))
+}
+
+/// `rowperm[r]`: the original row of row `r` of the dense block after its pivoting, from the
+/// LAPACK interchanges `ipiv` (`r` swapped with `ipiv[r]`, in order).
+fn tail_rowperm(rows: &[i32], ipiv: &[i64]) -> Vec<i32> {
+    let mut p = rows.to_vec();
+    for (r, &q) in ipiv.iter().enumerate() {
+        p.swap(r, q as usize);
+    }
+    p
+}
+
+/// The dense tail on the host: the block `S` (the Schur complement of the sparse columns on the
+/// rows not yet pivotal, gathered from the tail columns' L slots), its LU factorisation with
+/// partial pivoting (`cusci_linalg::lu_factor`), and its factors into the slots as `lu_tail_store`
+/// (`cuda/splu.cu`) writes them.
+fn tail_cpu<T: Scalar>(
+    op: &str,
+    sym: &Symbolic,
+    s: &mut TailSlots<'_, T>,
+    piv: &mut [i32],
+    pinv: &mut [i32],
+) -> Result<()> {
+    let n = piv.len();
+    let (t, m) = (sym.tail, n - sym.tail);
+    let (rows, map) = tail_rows(op, sym, pinv)?;
+    let mut dense = vec![T::zero(); m * m];
+    for c in 0..m {
+        let l0 = sym.loff[t + c] as usize;
+        for e in l0..l0 + s.lcnt[t + c] {
+            dense[map[s.lrow[e] as usize] as usize * m + c] = s.lval[e];
+        }
+    }
+    let f = lu_factor(
+        &Array::from_vec(dense, &[m, m], &Device::Cpu)?,
+        LuFactorOptions {
+            check_finite: false,
+        },
+    )?;
+    let rowperm = tail_rowperm(&rows, &f.piv.to_vec()?);
+    // column-major: g[c * m + r] = F(r, c)
+    let g = f.lu.swapaxes(0, 1)?.contiguous()?.to_vec()?;
+    for c in 0..m {
+        let j = t + c;
+        let col = &g[c * m..(c + 1) * m];
+        let d = col[c];
+        let mut bad = d == T::zero() || !finite(d);
+        let l0 = sym.loff[j] as usize;
+        let mut lc = 0;
+        for r in c + 1..m {
+            if col[r] != T::zero() {
+                bad |= !finite(col[r]);
+                s.lrow[l0 + lc] = rowperm[r];
+                s.lval[l0 + lc] = col[r];
+                lc += 1;
+            }
+        }
+        let u0 = sym.uoff[j] as usize;
+        let mut nu = s.ucnt[j];
+        for (r, &v) in col[..c].iter().enumerate() {
+            if v != T::zero() {
+                s.urow[u0 + nu] = (t + r) as i32;
+                s.uval[u0 + nu] = v;
+                nu += 1;
+            }
+        }
+        s.urow[u0 + nu] = j as i32;
+        s.uval[u0 + nu] = d;
+        s.ucnt[j] = nu + 1;
+        s.lcnt[j] = lc;
+        if bad {
+            return Err(singular(op, j));
+        }
+        piv[j] = rowperm[c];
+        pinv[rowperm[c] as usize] = j as i32;
+    }
+    Ok(())
+}
+
 /// The numeric factorisation on a GPU: `lu_factor` (one persistent kernel), then the
 /// compaction of the slots (counts, scan, copy) and the CSC → CSR conversions, all on the
 /// device; the host reads the four flag words, the two entry counts and `pinv`.
-fn factor_cuda<T: Float>(
+fn factor_cuda<T: Scalar>(
     op: &str,
     d: &CudaDevice,
     sym: &Symbolic,
@@ -836,6 +1050,7 @@ fn factor_cuda<T: Float>(
     let pc = Array::from_vec(pc, &[n], &dev)?;
     let (ltot, utot) = (sym.loff[n] as usize, sym.uoff[n] as usize);
     let dptr = Array::from_vec(sym.dptr.clone(), &[n + 1], &dev)?;
+    let dend = Array::from_vec(sym.dend.clone(), &[n], &dev)?;
     let didx = Array::from_vec(sym.didx.clone(), &[sym.didx.len()], &dev)?;
     let loff = Array::from_vec(sym.loff.clone(), &[n + 1], &dev)?;
     let uoff = Array::from_vec(sym.uoff.clone(), &[n + 1], &dev)?;
@@ -858,8 +1073,8 @@ fn factor_cuda<T: Float>(
             .props()
             .max_shared_per_block_optin
             .saturating_sub(16 << 10);
-        let need = (0..n)
-            .map(|j| (sym.dptr[j + 1] - sym.dptr[j]) + (sym.loff[j + 1] - sym.loff[j]) + 1)
+        let need = (0..sym.tail)
+            .map(|j| (sym.dend[j] - sym.dptr[j]) + (sym.loff[j + 1] - sym.loff[j]) + 1)
             .max()
             .unwrap_or(0) as usize;
         let mut hcap = 0usize;
@@ -894,7 +1109,9 @@ fn factor_cuda<T: Float>(
                 .push(ptr(at.data()))
                 .push(ptr(&pc))
                 .push(ptr(&dptr))
+                .push(ptr(&dend))
                 .push(ptr(&didx))
+                .push(sym.tail as i64)
                 .push(ptr(&loff))
                 .push(ptr(&uoff))
                 .push(ptr(&lrow))
@@ -912,13 +1129,70 @@ fn factor_cuda<T: Float>(
                 .push(ptr(&tw))
                 .push(hcap as i32),
         )?;
-        let f = flags.to_vec()?;
-        let (kind, j) = (1..4)
-            .map(|k| (k, f[k]))
-            .min_by_key(|&(_, j)| j)
-            .unwrap_or((0, i32::MAX));
-        if j != i32::MAX {
-            return Err(failure(op, kind, j as usize));
+        let check = || -> Result<()> {
+            let f = flags.to_vec()?;
+            let (kind, j) = (1..4)
+                .map(|k| (k, f[k]))
+                .min_by_key(|&(_, j)| j)
+                .unwrap_or((0, i32::MAX));
+            if j != i32::MAX {
+                return Err(failure(op, kind, j as usize));
+            }
+            Ok(())
+        };
+        check()?;
+        if sym.tail < n {
+            // the dense tail: gather S, factor it (cuSOLVER getrf), store its factors
+            let (t, m) = (sym.tail, n - sym.tail);
+            let (rows, map) = tail_rows(op, sym, &pinv.to_vec()?)?;
+            let map = Array::from_vec(map, &[n], &dev)?;
+            let s = Array::<T>::zeros(&[m, m], &dev)?;
+            launch_solver::<T>(
+                d,
+                "lu_tail_gather",
+                crate::cuda::blocks(d, m * 32),
+                Args::new()
+                    .push(n as i64)
+                    .push(t as i64)
+                    .push(ptr(&loff))
+                    .push(ptr(&lrow))
+                    .push(ptr(&lval))
+                    .push(ptr(&lcnt))
+                    .push(ptr(&map))
+                    .push(ptr(&s)),
+            )?;
+            let f = lu_factor(
+                &s,
+                LuFactorOptions {
+                    check_finite: false,
+                },
+            )?;
+            let rowperm = tail_rowperm(&rows, &f.piv.to_vec()?);
+            let rowperm = Array::from_vec(rowperm, &[m], &dev)?;
+            // column-major: the storage of cuSOLVER's factor
+            let g = f.lu.swapaxes(0, 1)?.contiguous()?;
+            launch_solver::<T>(
+                d,
+                "lu_tail_store",
+                m.min(d.props().multiprocessors.max(1) * 8) as u32,
+                Args::new()
+                    .push(n as i64)
+                    .push(t as i64)
+                    .push(ptr(&g))
+                    .push(ptr(&rowperm))
+                    .push(ptr(&loff))
+                    .push(ptr(&lrow))
+                    .push(ptr(&lval))
+                    .push(ptr(&lcnt))
+                    .push(ptr(&uoff))
+                    .push(ptr(&urow))
+                    .push(ptr(&uval))
+                    .push(ptr(&ucnt))
+                    .push(ptr(&piv))
+                    .push(ptr(&pinv))
+                    .push(ptr(&flags)),
+            )?;
+            check()?;
         }
     }
     // compaction: counts, scan, copy (CSC), then CSR
@@ -996,7 +1270,7 @@ fn factor_cuda<T: Float>(
 /// # Errors
 /// As [`splu_with`] and [`SuperLu::solve`]: a singular matrix gives `Singular` (SciPy warns and
 /// returns NaN).
-pub fn spsolve<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>, b: &Array<T>) -> Result<Array<T>> {
+pub fn spsolve<T: Scalar, I: SpIndex>(a: &CsrMatrix<T, I>, b: &Array<T>) -> Result<Array<T>> {
     let n = square("spsolve", a.shape())?;
     cusci_core::array::check_same_device("spsolve", a.device(), b.device())?;
     rhs_shape("spsolve", n, b)?;
@@ -1017,7 +1291,7 @@ pub fn spsolve<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>, b: &Array<T>) -> Resul
 ///
 /// # Errors
 /// As [`splu_with`]; the returned function as [`SuperLu::solve`].
-pub fn factorized<T: Float, I: SpIndex>(
+pub fn factorized<T: Scalar, I: SpIndex>(
     a: &CsrMatrix<T, I>,
 ) -> Result<impl Fn(&Array<T>) -> Result<Array<T>>> {
     let lu = splu(a)?;

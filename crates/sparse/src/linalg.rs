@@ -27,6 +27,9 @@ pub use crate::lobpcg::{lobpcg, LobpcgOptions, LobpcgResult};
 pub use crate::lsq::{lsmr, lsqr, minres, LsmrResult, LsqOptions, LsqrResult};
 pub use crate::reduce::{matrix_power, norm, norm_axis, NormOrd};
 pub use crate::svds::{svds, SingularVectors, SvdsOptions, SvdsResult};
+/// The element types of [`splu`], [`spsolve`] and [`factorized`] (f32, f64, c32, c64: those of
+/// `cusci_linalg`, whose dense LU factors the dense tail).
+pub use cusci_linalg::Scalar;
 
 /// The NVRTC source of the solver kernels (minres, lsqr, lsmr) for `dtype`: for compile checks.
 #[doc(hidden)]

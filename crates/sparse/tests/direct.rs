@@ -6,7 +6,8 @@
 use cusci_core::testing::{assert_slices_close, devices, randn_vec};
 use cusci_core::{c32, c64, Array, Device, Error, Float, RealFloat};
 use cusci_sparse::linalg::{
-    factorized, splu, splu_with, spsolve, spsolve_triangular, PermcSpec, SpluOptions, SuperLu,
+    factorized, splu, splu_with, spsolve, spsolve_triangular, PermcSpec, Scalar, SpluOptions,
+    SuperLu,
 };
 use cusci_sparse::{diags, CsrMatrix};
 
@@ -178,12 +179,14 @@ fn residual<T: Float>(a: &CsrMatrix<T>, x: &Array<T>, b: &[T]) -> f64 {
 
 const NATURAL: SpluOptions = SpluOptions {
     permc_spec: PermcSpec::Natural,
+    dense_tail: true,
 };
 const COLAMD: SpluOptions = SpluOptions {
     permc_spec: PermcSpec::Colamd,
+    dense_tail: true,
 };
 
-fn lu_case<T: Float>(tol: f64) {
+fn lu_case<T: Scalar>(tol: f64) {
     for n in [1usize, 2, 31, 120] {
         // a large anti-diagonal: partial pivoting has to leave the natural diagonal
         let a = dense::<T>(n, 3 + n as u64, 8, 3.0, true);
@@ -292,7 +295,7 @@ fn random_dense<T: Float>(n: usize, density: usize, diag: Diag, seed: u64) -> Ve
     a
 }
 
-fn random_case<T: Float>(tol: f64, rtol: f64) {
+fn random_case<T: Scalar>(tol: f64, rtol: f64) {
     let mut seed = 1u64;
     for n in [1usize, 2, 7, 60, 200] {
         for density in [3usize, 15, 50] {
@@ -438,9 +441,11 @@ fn singular_matrices_give_the_same_index_on_every_device() {
     }
 }
 
-/// The GPU's factors against the CPU's on the same matrix: the same pivots and entry counts;
-/// real factors bitwise (both devices round the same operations the same way).
-fn gpu_cpu_case<T: Float>(tol: f64) {
+/// The GPU's factors against the CPU's on the same matrix. Without the dense tail: the same
+/// pivots and entry counts, real factors bitwise (both devices round the same operations the
+/// same way). With it (these matrices are dense enough to be one dense block): the same block,
+/// solutions within tolerance.
+fn gpu_cpu_case<T: Scalar>(tol: f64) {
     let n = 300;
     let mats = [
         random_dense::<T>(n, 2, Diag::Zero, 11),
@@ -448,41 +453,51 @@ fn gpu_cpu_case<T: Float>(tol: f64) {
     ];
     let real = !T::DTYPE.tag().starts_with('c');
     for (m, a) in mats.iter().enumerate() {
-        for (name, opts) in [("NATURAL", NATURAL), ("COLAMD", COLAMD)] {
-            let b = randn_vec::<T>(n * 2, 5);
-            let mut cpu: Option<(SuperLu<T>, Vec<T>)> = None;
-            for dev in devices() {
-                let ctx = format!("{dev} matrix {m} {name} {}", T::DTYPE);
-                let ad = csr(a, n, &dev);
-                let lu = splu_with(&ad, &opts).unwrap();
-                let bd = Array::from_vec(b.clone(), &[n, 2], &dev).unwrap();
-                let x = lu.solve(&bd).unwrap();
-                assert!(residual(&ad, &x, &b) < tol, "{ctx}: residual");
-                let xv = x.to_vec().unwrap();
-                match &cpu {
-                    None => cpu = Some((lu, xv)),
-                    Some((c, cx)) => {
-                        assert_eq!(lu.perm_c(), c.perm_c(), "{ctx}: perm_c");
-                        assert_slices_close(&xv, cx, &[n, 2], tol * 100.0, tol * 100.0, &ctx);
-                        // the same pivots (complex too: the same roundings, see splu_with)
-                        assert_eq!(lu.perm_r(), c.perm_r(), "{ctx}: perm_r");
-                        assert_eq!(lu.nnz(), c.nnz(), "{ctx}: nnz");
-                        if real {
-                            for (g, h) in [(lu.l(), c.l()), (lu.u(), c.u())] {
-                                assert_eq!(
-                                    g.indptr().to_vec().unwrap(),
-                                    h.indptr().to_vec().unwrap()
-                                );
-                                assert_eq!(
-                                    g.indices().to_vec().unwrap(),
-                                    h.indices().to_vec().unwrap()
-                                );
-                                assert_eq!(
-                                    g.data().to_vec().unwrap(),
-                                    h.data().to_vec().unwrap(),
-                                    "{ctx}"
-                                );
-                            }
+        for (name, spec) in [
+            ("NATURAL", PermcSpec::Natural),
+            ("COLAMD", PermcSpec::Colamd),
+        ] {
+            for dense_tail in [false, true] {
+                let opts = SpluOptions {
+                    permc_spec: spec,
+                    dense_tail,
+                };
+                let b = randn_vec::<T>(n * 2, 5);
+                let mut cpu: Option<(SuperLu<T>, Vec<T>)> = None;
+                for dev in devices() {
+                    let ctx = format!("{dev} matrix {m} {name} tail {dense_tail} {}", T::DTYPE);
+                    let ad = csr(a, n, &dev);
+                    let lu = splu_with(&ad, &opts).unwrap();
+                    assert_eq!(lu.dense_columns() > 0, dense_tail, "{ctx}");
+                    let bd = Array::from_vec(b.clone(), &[n, 2], &dev).unwrap();
+                    let x = lu.solve(&bd).unwrap();
+                    assert!(residual(&ad, &x, &b) < tol, "{ctx}: residual");
+                    let xv = x.to_vec().unwrap();
+                    let Some((c, cx)) = &cpu else {
+                        cpu = Some((lu, xv));
+                        continue;
+                    };
+                    assert_eq!(lu.perm_c(), c.perm_c(), "{ctx}: perm_c");
+                    assert_eq!(lu.dense_columns(), c.dense_columns(), "{ctx}");
+                    assert_slices_close(&xv, cx, &[n, 2], tol * 100.0, tol * 100.0, &ctx);
+                    if dense_tail {
+                        continue;
+                    }
+                    // the same pivots (complex too: the same roundings, see splu_with)
+                    assert_eq!(lu.perm_r(), c.perm_r(), "{ctx}: perm_r");
+                    assert_eq!(lu.nnz(), c.nnz(), "{ctx}: nnz");
+                    if real {
+                        for (g, h) in [(lu.l(), c.l()), (lu.u(), c.u())] {
+                            assert_eq!(g.indptr().to_vec().unwrap(), h.indptr().to_vec().unwrap());
+                            assert_eq!(
+                                g.indices().to_vec().unwrap(),
+                                h.indices().to_vec().unwrap()
+                            );
+                            assert_eq!(
+                                g.data().to_vec().unwrap(),
+                                h.data().to_vec().unwrap(),
+                                "{ctx}"
+                            );
                         }
                     }
                 }
@@ -497,7 +512,8 @@ fn splu_gpu_matches_cpu() {
     gpu_cpu_case::<f32>(1e-4);
     gpu_cpu_case::<c64>(1e-12);
     gpu_cpu_case::<c32>(1e-4);
-    // a larger sparse problem on every device: Poisson 40 x 40 with a non-symmetric shift
+    // a larger sparse problem on every device: Poisson 40 x 40, with its dense tail (a sparse
+    // part, then a dense block) and without (the same entry count on every device)
     let a = poisson::<f64>(40, &Device::Cpu);
     let n = 1600;
     let b = randn_vec::<f64>(n, 9);
@@ -506,11 +522,66 @@ fn splu_gpu_matches_cpu() {
         let ad = a.to_device(&dev).unwrap();
         let bd = Array::from_vec(b.clone(), &[n], &dev).unwrap();
         let lu = splu(&ad).unwrap();
-        let x = lu.solve(&bd).unwrap();
-        assert!(residual(&ad, &x, &b) < 1e-14, "{dev}");
+        assert!(lu.dense_columns() > 0 && lu.dense_columns() < n, "{dev}");
+        assert!(residual(&ad, &lu.solve(&bd).unwrap(), &b) < 1e-14, "{dev}");
+        let opts = SpluOptions {
+            dense_tail: false,
+            ..SpluOptions::default()
+        };
+        let lu = splu_with(&ad, &opts).unwrap();
+        assert!(residual(&ad, &lu.solve(&bd).unwrap(), &b) < 1e-14, "{dev}");
         match nnz {
             None => nnz = Some(lu.nnz()),
             Some(c) => assert_eq!(lu.nnz(), c, "{dev}"),
+        }
+    }
+}
+
+/// A singular matrix whose zero column lies in the dense tail (or is the whole of it) gives
+/// `Singular` at that column on every device, as the sparse loop does; a NaN there too.
+#[test]
+fn singular_in_the_dense_tail() {
+    let n = 200;
+    let mut a = random_dense::<f64>(n, 3, Diag::Random, 21);
+    for i in 0..n {
+        a[i * n + 150] = 0.0;
+    }
+    let mut with_nan = random_dense::<f64>(n, 3, Diag::Random, 22);
+    with_nan[170 * n + 170] = f64::NAN;
+    for dev in devices() {
+        for dense_tail in [false, true] {
+            let opts = SpluOptions {
+                permc_spec: PermcSpec::Natural,
+                dense_tail,
+            };
+            let ctx = format!("{dev} tail {dense_tail}");
+            match splu_with(&csr(&a, n, &dev), &opts) {
+                Err(Error::Singular { index, .. }) => assert_eq!(index, 150, "{ctx}"),
+                r => panic!("{ctx}: {r:?}"),
+            }
+            let r = splu_with(&csr(&with_nan, n, &dev), &opts);
+            assert!(matches!(r, Err(Error::Singular { .. })), "{ctx}: {r:?}");
+        }
+    }
+    // the same with a sparse part before the tail (Poisson 20 x 20, column 390 emptied)
+    let p = poisson::<f64>(20, &Device::Cpu)
+        .toarray()
+        .unwrap()
+        .to_vec()
+        .unwrap();
+    let mut p = p;
+    for i in 0..400 {
+        p[i * 400 + 390] = 0.0;
+    }
+    for dev in devices() {
+        let opts = SpluOptions {
+            permc_spec: PermcSpec::Natural,
+            dense_tail: true,
+        };
+        let lu = splu_with(&csr(&p[..], 400, &dev), &opts);
+        match lu {
+            Err(Error::Singular { index, .. }) => assert_eq!(index, 390, "{dev}"),
+            r => panic!("{dev}: {r:?}"),
         }
     }
 }

@@ -69,6 +69,7 @@ const EXACT: IluOptions = IluOptions {
 
 const NATURAL: SpluOptions = SpluOptions {
     permc_spec: PermcSpec::Natural,
+    dense_tail: true,
 };
 
 #[test]

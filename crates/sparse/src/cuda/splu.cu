@@ -75,7 +75,10 @@ __device__ __forceinline__ int lu_slot(int* key, int mask, int shift, int i, boo
 // row ids, lcnt[k] used), U(:, j) at urow/uval[uoff[j]..uoff[j+1]) (column ids of A Pc, ucnt[j]
 // used, the diagonal last). piv[j] = the pivot row of column j, pinv[row] = j (-1 before).
 // xw, mw, tw: gridDim.x workspaces of n entries each (x and mark zero on entry, left zero).
-// Dynamic shared memory: hcap * (sizeof(T) + 5) bytes.
+// Dynamic shared memory: hcap * (sizeof(T) + 5) bytes. The columns j >= tail (the dense tail)
+// apply only their deps before the tail (didx[dptr[j]..dend[j])), choose no pivot and store
+// their candidate rows unscaled in their L slots (lcnt[j]) and their U entries (ucnt[j], no
+// diagonal yet); lu_tail_gather and lu_tail_store finish them around a dense LU.
 //
 // Two workspaces for x, chosen per column:
 // - when b = |deps(j)| + (the slots of L(:, j)) + 1 bounds the rows of the column (each is
@@ -88,7 +91,8 @@ __device__ __forceinline__ int lu_slot(int* key, int mask, int shift, int i, boo
 //   touched, 2 touched and pivotal for a column of deps(j)) and the list of touched rows.
 // Both apply the same operations in the same order, so the values are the same.
 extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, const T* av,
-                                     const int* pc, const i64* dptr, const int* didx,
+                                     const int* pc, const i64* dptr, const i64* dend,
+                                     const int* didx, i64 tail,
                                      const i64* loff, const i64* uoff, int* lrow, T* lval,
                                      int* lcnt, int* urow, T* uval, int* ucnt, int* piv, int* pinv,
                                      int* done, int* flags, T* xw, int* mw, int* tw, int hcap) {
@@ -114,7 +118,8 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
     __syncthreads();
     const int j = s_j;
     if ((i64)j >= n) return;
-    const i64 d0 = dptr[j], d1 = dptr[j + 1];
+    const i64 d0 = dptr[j], d1 = dend[j];
+    const bool tcol = (i64)j >= tail;
     const i64 l0 = loff[j];
     const i64 cap = loff[j + 1] - l0;
     // the table: the smallest power of two (>= 32) at least 4/3 of the bound on the rows
@@ -272,13 +277,14 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
       if (r != 0x7fffffff) pv = tab ? hval[lu_slot(hkey, hmask, hshift, r, false)] : x[r];
       if (tid == 0) {
         if (s_int) s_state = 3;
+        else if (tcol) {}  // no pivot: the dense block's
         else if (s_nan || r == 0x7fffffff || !lu_finite(pv)) s_state = 1;
         else s_row = r;
       }
     }
     __syncthreads();
     const int prow = s_row;
-    if (prow >= 0) {
+    if (prow >= 0 || tcol) {
       for (int t = tid; t < cnt; t += NT) {
         int i;
         T xi;
@@ -295,7 +301,7 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
           const int s = atomicAdd(&s_lcnt, 1);
           if ((i64)s < cap) {
             lrow[l0 + s] = i;
-            lval[l0 + s] = lu_div(xi, pv);
+            lval[l0 + s] = tcol ? xi : lu_div(xi, pv);
           }
         }
       }
@@ -317,6 +323,11 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
         atomicMin(&flags[state], j);
         __threadfence();
         atomicExch(&done[j], 2);
+      } else if (tcol) {
+        ucnt[j] = nu;
+        lcnt[j] = s_lcnt;
+        __threadfence();
+        atomicExch(&done[j], 1);
       } else {
         urow[u0 + nu] = j;
         uval[u0 + nu] = pv;
@@ -327,6 +338,68 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
         __threadfence();
         atomicExch(&done[j], 1);
       }
+    }
+  }
+}
+
+// The dense tail (m = n - tail columns, direct.rs tail_cpu is the CPU twin): S (row-major m x m,
+// zero on entry) gets the candidates of tail column c (unscaled, in its L slots) at
+// S[map[row] * m + c], map[row] the row's index among the rows not pivotal; one warp per column.
+extern "C" __global__ void lu_tail_gather(i64 n, i64 tail, const i64* loff, const int* lrow,
+                                          const T* lval, const int* lcnt, const int* map, T* S) {
+  const int lane = threadIdx.x & 31;
+  const i64 m = n - tail;
+  const i64 w0 = (blockIdx.x * (i64)blockDim.x + threadIdx.x) >> 5;
+  const i64 nw = ((i64)gridDim.x * blockDim.x) >> 5;
+  for (i64 c = w0; c < m; c += nw) {
+    const i64 l0 = loff[tail + c];
+    for (int t = lane; t < lcnt[tail + c]; t += 32) S[(i64)map[lrow[l0 + t]] * m + c] = lval[l0 + t];
+  }
+}
+
+// The LU factors of S into the slots of the tail columns: g column-major (g[c * m + r] = F(r, c),
+// F = L + U - I of S with its row interchanges applied), rowperm[r] the original row of F's row r.
+// L(:, j) gets F's entries below the diagonal (rows rowperm[r]), U(:, j) after its entries of the
+// sparse columns those on and above it (rows tail + r, the diagonal last); a zero or non-finite
+// pivot or a non-finite multiplier makes column j singular (flags[1]). One block per column.
+extern "C" __global__ void lu_tail_store(i64 n, i64 tail, const T* g, const int* rowperm,
+                                         const i64* loff, int* lrow, T* lval, int* lcnt,
+                                         const i64* uoff, int* urow, T* uval, int* ucnt, int* piv,
+                                         int* pinv, int* flags) {
+  __shared__ int s_l, s_u, s_bad;
+  const int tid = threadIdx.x;
+  const i64 m = n - tail;
+  for (i64 c = blockIdx.x; c < m; c += gridDim.x) {
+    const i64 j = tail + c;
+    __syncthreads();
+    if (tid == 0) { s_l = 0; s_u = ucnt[j]; s_bad = 0; }
+    __syncthreads();
+    const T* col = g + c * m;
+    const i64 l0 = loff[j], u0 = uoff[j];
+    for (i64 r = tid; r < m; r += NT) {
+      const T v = col[r];
+      if (r == c || v == TZERO) continue;
+      if (r > c) {
+        if (!lu_finite(v)) s_bad = 1;
+        const int s = atomicAdd(&s_l, 1);
+        lrow[l0 + s] = rowperm[r];
+        lval[l0 + s] = v;
+      } else {
+        const int s = atomicAdd(&s_u, 1);
+        urow[u0 + s] = (int)(tail + r);
+        uval[u0 + s] = v;
+      }
+    }
+    __syncthreads();
+    if (tid == 0) {
+      const T d = col[c];
+      urow[u0 + s_u] = (int)j;
+      uval[u0 + s_u] = d;
+      ucnt[j] = s_u + 1;
+      lcnt[j] = s_l;
+      piv[j] = rowperm[c];
+      pinv[rowperm[c]] = (int)j;
+      if (s_bad || d == TZERO || !lu_finite(d)) atomicMin(&flags[1], (int)j);
     }
   }
 }
