@@ -55,6 +55,13 @@ pub fn cases() -> Vec<Case> {
             n_repeat: 3,
             setup: |dev| splu_case(256, dev),
         },
+        Case {
+            name: "sparse.splu_f64_poisson512",
+            bytes: 0,
+            flops: 0,
+            n_repeat: 3,
+            setup: |dev| splu_case(512, dev),
+        },
     ]
 }
 
@@ -347,12 +354,18 @@ impl Bench for Splu {
         if rel.is_nan() || rel > 1e-12 {
             return Err(format!("relative residual {rel:e}").into());
         }
+        // the same factorisation size as the CPU twin (within 1%: the dense block's rounding
+        // may turn a few entries into exact zeros on one device only)
         let cpu = splu(&self.a.to_device(&Device::Cpu)?)?;
-        if cpu.nnz() != lu.nnz() {
+        if cpu.dense_columns() != lu.dense_columns()
+            || cpu.nnz().abs_diff(lu.nnz()) * 100 > cpu.nnz()
+        {
             return Err(format!(
-                "{} entries in the factors, the CPU's have {}",
+                "{} entries in the factors ({} dense columns), the CPU's have {} ({})",
                 lu.nnz(),
-                cpu.nnz()
+                lu.dense_columns(),
+                cpu.nnz(),
+                cpu.dense_columns()
             )
             .into());
         }
