@@ -35,6 +35,8 @@
 // ceil(nwx / warps per block) with nwx = ceil(Wd / 128) (EDGE = 1) or ceil(Wd / 120) (EDGE = 0),
 // grid.y <= 65535 (grid-stride over outer * ceil(H / S) strips). VEC requires Wd % 4 == 0 and
 // 16-byte aligned x and out. sv in [0, NV), SH in [0, NH), SH <= 4 and NH - 1 - SH <= 4.
+// Entry points: NDI_STREAM2 at the end of this file, instantiated by engine.rs (stream2_entries:
+// the variant is set by its STREAM2_* consts, which also give the launch geometry of stream2).
 #ifdef NDI_WF32
 
 __device__ __forceinline__ unsigned long long ndi_s2_policy(bool keep) {
@@ -334,8 +336,9 @@ __device__ __forceinline__ void ndi_stream2_body(const float* __restrict__ x,
 }
 
 // An entry point: NAME(x, out, outer, H, Wd, tv, sv, dv, th, dh, mode, cval), weights by value.
-#define NDI_STREAM2(NAME, NV, NH, SH, S, PF, EDGE, VEC, HINT, ALT, NT)                          \
-  extern "C" __global__ void __launch_bounds__(NT)                                              \
+// LB: the parenthesised __launch_bounds__ arguments, (threads per block) or (threads, min blocks).
+#define NDI_STREAM2(NAME, NV, NH, SH, S, PF, EDGE, VEC, HINT, ALT, LB)                          \
+  extern "C" __global__ void __launch_bounds__ LB                                               \
       NAME(const float* __restrict__ x, float* __restrict__ out, i64 outer, i64 H, i64 Wd,      \
            NdiTaps tv, int sv, W dv, NdiTaps th, W dh, int mode, W cval) {                      \
     ndi_stream2_body<NV, NH, SH, S, PF, EDGE, VEC, HINT, ALT>(x, out, outer, H, Wd, tv, sv, dv, \
