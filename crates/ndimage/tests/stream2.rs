@@ -131,6 +131,9 @@ fn check(shape: &[usize], seed: u64, modes: &[Mode], only: Option<&str>) {
                     assert_eq!(launched, 0, "{ctx}: the streaming kernel ran");
                 } else if wd % 4 == 0 {
                     assert_eq!(launched, 1, "{ctx}: the streaming kernel did not run");
+                } else {
+                    // the scalar variant where compiled (STREAM2_SCALAR), else ndi_sep2f
+                    assert!(launched <= 1, "{ctx}: {launched} launches");
                 }
                 let z = with_stream2_disabled(|| f(&xg)).unwrap();
                 assert_eq!(stream2_launches() - n0, launched, "{ctx}: disabled");
