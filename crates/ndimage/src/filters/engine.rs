@@ -53,9 +53,15 @@ pub fn kernel_source(dtype: DType) -> String {
         DType::F64 => "#define NDI_FLOAT_T\n",
         _ => "",
     };
+    // the streaming kernels (stream2d.cu, f32 only) and their entry points
+    let stream2 = if dtype == DType::F32 {
+        format!("{}\n{}", include_str!("stream2d.cu"), stream2_entries())
+    } else {
+        String::new()
+    };
     format!(
         "#define T {}\n#define W {w}\n{wf32}#define NDI_SEP2_PIPE {}\n#define NDI_SEP2_FLAT {}\n\
-         #define NDI_SEP2_V4 {}\n#define NDI_SEP2_H4 {}\n{MODES_CUH}\n{}\n{}",
+         #define NDI_SEP2_V4 {}\n#define NDI_SEP2_H4 {}\n{MODES_CUH}\n{}\n{}\n{stream2}",
         dtype.cuda_name(),
         SEP2_PIPE as i32,
         SEP2_FLAT as i32,
@@ -744,11 +750,21 @@ pub(crate) struct Pass {
 }
 
 /// Weighted-sum passes applied in order (a copy of `x` for none). On a CUDA device, for f32 and
-/// f64, two consecutive passes over the last two axes run as one fused kernel (`ndi_sep2f{NB}`
-/// of `sep2d.cu` for windows of up to 33 taps, else `ndi_sep2d`: the intermediate stays in
-/// shared memory, cval outside the plane in the constant modes as the second sequential pass
-/// reads it; the same arithmetic in the given order, so the same result, every mode and plane
-/// size); the others run as [`filter1d`] passes.
+/// f64, two consecutive passes over the last two axes run as one fused kernel, the first that
+/// applies of:
+/// - f32 with the vertical (axis `nd - 2`) pass first, both windows of the same length in
+///   `STREAM2_TAPS` (3, 5, 7, 9) with the centred horizontal shift `(n - 1) / 2` (sobel and
+///   prewitt along axis `nd - 2`, odd uniform windows and small gaussians with origin 0), a
+///   C-contiguous input: the streaming register kernel `ndi_stream2f{N}` of `stream2d.cu`
+///   ([`stream2`]; 16-byte loads and stores where the width is a multiple of 4 and both arrays
+///   are aligned, else the scalar variant `ndi_stream2f{N}s` where `STREAM2_SCALAR` compiles it);
+/// - `ndi_sep2f{NB}` of `sep2d.cu` for windows of up to 33 taps ([`sep2`]);
+/// - else `ndi_sep2d` ([`sep2d`]).
+///
+/// Each keeps the intermediate on chip (cval outside the plane in the constant modes, as the
+/// second sequential pass reads it) and does the same arithmetic in the given order, so all give
+/// the same result, bit for bit, in every mode and plane size. The remaining passes run as
+/// [`filter1d`] passes.
 pub(crate) fn sum_passes<T: Real>(
     x: &Array<T>,
     passes: &[Pass],
@@ -764,9 +780,12 @@ pub(crate) fn sum_passes<T: Real>(
             let (p, q) = (&passes[k], &passes[k + 1]);
             let last2 = |a: usize| a + 2 >= nd;
             if last2(p.axis) && last2(q.axis) && p.axis != q.axis {
-                let fused = match sep2(src, p, q, mode, cval)? {
+                let fused = match stream2(src, p, q, mode, cval)? {
                     Some(y) => Some(y),
-                    None => sep2d(src, p, q, mode, cval)?,
+                    None => match sep2(src, p, q, mode, cval)? {
+                        Some(y) => Some(y),
+                        None => sep2d(src, p, q, mode, cval)?,
+                    },
                 };
                 if let Some(y) = fused {
                     cur = Some(y);
@@ -1026,5 +1045,173 @@ fn sep2d<T: Real>(
         shared_mem_bytes: bytes(ty, tx) as u32,
     };
     f.launch(d, cfg, &mut a)?;
+    Ok(Some(out))
+}
+
+/// Window lengths the streaming kernel `stream2d.cu` is compiled for: `ndi_stream2f{N}` sums `N`
+/// rows, then `N` columns with the centred horizontal shift `(N - 1) / 2` (sobel and prewitt: 3;
+/// odd uniform windows and gaussians of radius up to 4 with origin 0). The vertical shift is a
+/// kernel argument.
+const STREAM2_TAPS: [usize; 4] = [3, 5, 7, 9];
+/// The variant of `stream2d.cu` compiled (its template parameters; see the head of the file):
+/// output rows per strip (`S`).
+const STREAM2_S: usize = 32;
+/// Input rows loaded ahead of the window (`PF`, at most `STREAM2_S`).
+const STREAM2_PF: usize = 2;
+/// Warp edge halo (`EDGE`): `true`, one extra load per row at the warp's edge lanes (128 output
+/// columns per warp); `false`, overlapping warps (120 output columns per warp).
+const STREAM2_EDGE: bool = true;
+/// L2 cache-policy hints (`HINT`).
+const STREAM2_HINT: bool = false;
+/// Odd strips walk upwards (`ALT`).
+const STREAM2_ALT: bool = false;
+/// Threads per block (a multiple of 32; the `__launch_bounds__` of the entry points).
+const STREAM2_THREADS: u32 = 128;
+/// Minimum resident blocks per SM in `__launch_bounds__`, per entry of `STREAM2_TAPS` (0: none).
+const STREAM2_MIN_BLOCKS: [u32; 4] = [0, 0, 0, 0];
+/// Whether the scalar-access variants `ndi_stream2f{N}s` (`VEC = false`) are compiled too: they
+/// serve widths not a multiple of 4 and unaligned arrays, which otherwise take `ndi_sep2f`.
+/// NVRTC time of the f32 module to sm_90 SASS (2026-12-03, 2-core x86 host): 9.6 s without
+/// `stream2d.cu`, 15.0 s with the four 16-byte variants, 19.3 s with the scalar ones too.
+const STREAM2_SCALAR: bool = true;
+
+const _: () =
+    assert!(STREAM2_THREADS % 32 == 0 && STREAM2_THREADS <= 1024 && STREAM2_PF <= STREAM2_S);
+
+/// The name of the streaming kernel's entry point for `n` taps (`vec`: 16-byte accesses).
+fn stream2_name(n: usize, vec: bool) -> String {
+    format!("ndi_stream2f{n}{}", if vec { "" } else { "s" })
+}
+
+/// The `NDI_STREAM2` instantiations of the f32 module (`kernel_source`).
+fn stream2_entries() -> String {
+    let b = |v: bool| if v { "true" } else { "false" };
+    let mut s = String::new();
+    for (&n, &mb) in STREAM2_TAPS.iter().zip(&STREAM2_MIN_BLOCKS) {
+        let lb = if mb > 0 {
+            format!("({STREAM2_THREADS}, {mb})")
+        } else {
+            format!("({STREAM2_THREADS})")
+        };
+        for vec in [true, false] {
+            if !vec && !STREAM2_SCALAR {
+                continue;
+            }
+            s += &format!(
+                "NDI_STREAM2({}, {n}, {n}, {}, {STREAM2_S}, {STREAM2_PF}, {}, {}, {}, {}, {lb})\n",
+                stream2_name(n, vec),
+                (n - 1) / 2,
+                STREAM2_EDGE as i32,
+                b(vec),
+                b(STREAM2_HINT),
+                b(STREAM2_ALT),
+            );
+        }
+    }
+    s
+}
+
+thread_local! {
+    /// `with_stream2_disabled` is running on this thread.
+    static STREAM2_OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Launches of the streaming kernel from this thread.
+    static STREAM2_LAUNCHES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` with the streaming kernel (`stream2d.cu`) disabled on the calling thread, so that
+/// the two-pass filters take `ndi_sep2f` instead: for tests comparing the two bit for bit. Not
+/// part of the API.
+#[doc(hidden)]
+pub fn with_stream2_disabled<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STREAM2_OFF.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(STREAM2_OFF.with(|c| c.replace(true)));
+    f()
+}
+
+/// How many times the calling thread launched the streaming kernel (`stream2d.cu`): for tests
+/// checking which kernel a filter takes. Not part of the API.
+#[doc(hidden)]
+pub fn stream2_launches() -> usize {
+    STREAM2_LAUNCHES.with(|c| c.get())
+}
+
+/// The streaming register kernel (`ndi_stream2f{N}`, `stream2d.cu`) for passes `p` (vertical,
+/// axis `nd - 2`) then `q` (horizontal) over the last two axes of a C-contiguous f32 array: a
+/// warp walks a strip of rows with the input rows in registers, no shared memory; the same
+/// arithmetic as `ndi_sep2f` (bit-identical). `None` where it does not apply (see
+/// [`sum_passes`]): other types, pass orders, window lengths or shifts, non-contiguous input, and
+/// (without `STREAM2_SCALAR`) widths not a multiple of 4 or unaligned arrays.
+fn stream2<T: Real>(
+    x: &Array<T>,
+    p: &Pass,
+    q: &Pass,
+    mode: Mode,
+    cval: f64,
+) -> Result<Option<Array<T>>> {
+    if T::DTYPE != DType::F32 || STREAM2_OFF.with(|c| c.get()) {
+        return Ok(None);
+    }
+    let Device::Cuda(d) = x.device() else {
+        return Ok(None);
+    };
+    let nd = x.ndim();
+    if nd < 2 || p.axis != nd - 2 || q.axis != nd - 1 || x.size() == 0 || !x.is_contiguous() {
+        return Ok(None);
+    }
+    let n = p.w.len();
+    if q.w.len() != n || !STREAM2_TAPS.contains(&n) {
+        return Ok(None);
+    }
+    // the instantiated horizontal shift; the vertical one inside the window
+    if q.shift != ((n - 1) / 2) as i64 || !(0..n as i64).contains(&p.shift) {
+        return Ok(None);
+    }
+    let shape = x.shape();
+    let (hh, wd) = (shape[nd - 2], shape[nd - 1]);
+    let outer = x.size() / (hh * wd);
+    let xp = x.cuda_view().map(|v| v.ptr).unwrap_or(0);
+    // every element is written by the kernel
+    let out = Array::<T>::empty(shape, x.device())?;
+    let op_ = out.cuda_view().map(|v| v.ptr).unwrap_or(0);
+    let vec = wd % 4 == 0 && xp % 16 == 0 && op_ % 16 == 0;
+    if !vec && !STREAM2_SCALAR {
+        return Ok(None);
+    }
+    // warps side by side along the rows, strips of STREAM2_S rows grid-strided over grid.y
+    let nwx = wd.div_ceil(if STREAM2_EDGE { 128 } else { 120 });
+    let Ok(gx) = u32::try_from(nwx.div_ceil(STREAM2_THREADS as usize / 32)) else {
+        return Ok(None);
+    };
+    if gx > i32::MAX as u32 {
+        return Ok(None);
+    }
+    let gy = outer.saturating_mul(hh.div_ceil(STREAM2_S)).clamp(1, 65535) as u32;
+    let mode = mode.for_filter();
+    let f = function(d, T::DTYPE, &stream2_name(n, vec))?;
+    let mut a = Args::new();
+    a.push(xp)
+        .push(op_)
+        .push(outer as i64)
+        .push(hh as i64)
+        .push(wd as i64);
+    push_taps_value::<T>(&mut a, &p.w);
+    a.push(p.shift as i32);
+    push_w::<T>(&mut a, p.div);
+    push_taps_value::<T>(&mut a, &q.w);
+    push_w::<T>(&mut a, q.div);
+    a.push(mode.code());
+    push_w::<T>(&mut a, cval);
+    let cfg = LaunchConfig {
+        grid: (gx, gy, 1),
+        block: (STREAM2_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    f.launch(d, cfg, &mut a)?;
+    STREAM2_LAUNCHES.with(|c| c.set(c.get() + 1));
     Ok(Some(out))
 }

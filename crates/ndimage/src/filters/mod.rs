@@ -12,6 +12,8 @@ mod generic;
 pub mod output;
 
 pub use engine::{kernel_source, Real};
+#[doc(hidden)]
+pub use engine::{stream2_launches, with_stream2_disabled};
 pub use generic::{
     generic_filter, generic_filter1d, generic_kernel_source, GenericFunction, GenericFunction1d,
 };
