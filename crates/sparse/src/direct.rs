@@ -397,28 +397,40 @@ pub fn splu<T: Scalar, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
 ///   `A Pc` (the elimination tree of `(A Pc)ᵀ(A Pc)`, without forming it), and for each column
 ///   `j` of `A Pc` the static list of the earlier columns that can update it (the structure of
 ///   `R(0..j, j)`, `R` the Cholesky factor of `(A Pc)ᵀ(A Pc)`: George and Ng's bound, which holds
-///   for every row interchange) with slot capacities for `L(:, j)` and `U(:, j)`;
+///   for every row interchange) with slot capacities for `L(:, j)` and `U(:, j)`; and the dense
+///   tail: the last `m` columns (64 ≤ m ≤ 4096, the largest such block) when that bound fills
+///   at least 40% of `U`'s upper triangle within them ([`SpluOptions::dense_tail`]);
 /// - device: a left-looking numeric factorisation with partial pivoting scheduled by the column
 ///   elimination tree (the approach of SuperLU_MT). On a GPU one persistent kernel: columns are
 ///   handed out in order by an atomic ticket, each block waits only for the columns its column
-///   depends on (flags, as the sync-free triangular solve), scatters `A(:, Pc j)` into its dense
-///   workspace, applies the updates `x -= L(:, k) U(k, j)` for the listed `k` in ascending order
-///   (the threads of the block over the entries of `L(:, k)`), picks the pivot and writes its
-///   slots; the slots are then compacted into CSR on the device. The CPU runs the same loop
-///   column after column. Workspace on a GPU: `n` elements and `2n` `i32` per resident block
-///   (the number of blocks is capped by free memory) and the slots (bounded by the structure of
-///   `R`).
+///   depends on (flags, as the sync-free triangular solve), scatters `A(:, Pc j)` into its
+///   workspace (a shared-memory hash table when the column's row bound fits one, else a dense
+///   vector in global memory), applies the updates `x -= L(:, k) U(k, j)` for the listed `k` in
+///   ascending order (the threads of the block over the entries of `L(:, k)`), picks the pivot
+///   and writes its slots. The CPU runs the same loop column after column.
+/// - the dense tail: its columns get, in the same kernel, only the updates from the columns
+///   before the tail; that leaves the Schur complement `S` of the sparse part on the `m` rows
+///   not yet pivotal, which is gathered densely and factored with partial pivoting by
+///   `cusci_linalg::lu_factor` (cuSOLVER `getrf` on a GPU, its CPU twin on the host); its
+///   factors are stored back into the slots. Exact in exact arithmetic: the same factorisation
+///   as the column loop would compute.
+/// - the slots are compacted into CSR on the device. Workspace on a GPU: `n` elements and `2n`
+///   `i32` per resident block (the number of blocks is capped by free memory), the slots
+///   (bounded by the structure of `R`, dense for the tail) and the `m × m` block.
 ///
-/// Numerics: the pivot of each column is its largest entry in modulus among the rows not yet
-/// pivotal, ties to the smallest row index, on both devices. The updates round each product and
-/// difference once (no fused multiply-add on the GPU), so real factors are bitwise the same on
-/// both devices and both choose the same pivots; complex factors use the same formulas (the
-/// product of `num-complex`, cusci's Smith quotient) with the same roundings. The factors keep
-/// no explicit zeros produced by the elimination. Results are SciPy's within rounding whenever
-/// SciPy makes the same pivot choices: SuperLU prefers the diagonal entry when it ties with the
-/// largest (here ties go to the smallest row), and SciPy's COLAMD may break its own ties
-/// differently, so `L`, `U` and the permutations can differ while `Pr A Pc = L U` and the
-/// solves agree.
+/// Numerics: the pivot of each column of the sparse part is its largest entry in modulus among
+/// the rows not yet pivotal, ties to the smallest row index, on both devices. The updates round
+/// each product and difference once (no fused multiply-add on the GPU), so without a dense tail
+/// real factors are bitwise the same on both devices and both choose the same pivots; complex
+/// factors use the same formulas (the product of `num-complex`, cusci's Smith quotient) with the
+/// same roundings. In the dense tail the pivot is the largest `|re| + |im|` (LAPACK's `getrf`,
+/// ties to the first row of the block), and cuSOLVER's blocked arithmetic rounds differently
+/// from the CPU's, so the two devices agree there to rounding (pivots can differ on near ties).
+/// The factors keep no explicit zeros produced by the elimination. Results are SciPy's within
+/// rounding whenever SciPy makes the same pivot choices: SuperLU prefers the diagonal entry when
+/// it ties with the largest (here ties go to the smallest row), and SciPy's COLAMD may break its
+/// own ties differently, so `L`, `U` and the permutations can differ while `Pr A Pc = L U` and
+/// the solves agree.
 ///
 /// Speed: the kernel works column by column, and the columns near the root of the elimination
 /// tree (the separators) run one after another, each applying its updates one column of `L` at a
@@ -444,7 +456,9 @@ pub fn splu<T: Scalar, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
 /// pivot is not finite (SciPy would return NaN): `index` is the position of that column in the
 /// factorisation's column order, i.e. column `j` of `A Pc` (column `perm_c⁻¹[index]` of `A`; the
 /// column of `A` itself with [`PermcSpec::Natural`]), the first such column in that order, the
-/// same on both devices. `InvalidArgument` for an `i64` matrix whose shape or number of entries
+/// same on both devices (in the dense tail: the first column whose pivot is zero or whose
+/// entries in the dense factor are not all finite, which agrees across devices up to the tail's
+/// rounding). `InvalidArgument` for an `i64` matrix whose shape or number of entries
 /// does not fit `i32` (the factors use 32-bit indices; SciPy's SuperLU downcasts likewise and
 /// raises "indices too large"), and `InvalidArgument` starting "internal:" if the static
 /// structure is ever exceeded (a bug, never a wrong answer). On a GPU, `OutOfMemory` when the
@@ -1002,12 +1016,11 @@ fn tail_cpu<T: Scalar>(
         let j = t + c;
         let col = &g[c * m..(c + 1) * m];
         let d = col[c];
-        let mut bad = d == T::zero() || !finite(d);
+        let bad = d == T::zero() || col.iter().any(|&v| !finite(v));
         let l0 = sym.loff[j] as usize;
         let mut lc = 0;
         for r in c + 1..m {
             if col[r] != T::zero() {
-                bad |= !finite(col[r]);
                 s.lrow[l0 + lc] = rowperm[r];
                 s.lval[l0 + lc] = col[r];
                 lc += 1;

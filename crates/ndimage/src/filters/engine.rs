@@ -1059,8 +1059,11 @@ const STREAM2_S: usize = 32;
 /// Input rows loaded ahead of the window (`PF`, at most `STREAM2_S`).
 const STREAM2_PF: usize = 2;
 /// Warp edge halo (`EDGE`): `true`, one extra load per row at the warp's edge lanes (128 output
-/// columns per warp); `false`, overlapping warps (120 output columns per warp).
-const STREAM2_EDGE: bool = true;
+/// columns per warp); `false`, overlapping warps (120 output columns per warp). The H200 check of
+/// 2026-12-03 (`.gpu-req/stream2d-1.py`, f32 4096², CuPy launches): with `false` and the minimum
+/// blocks below, uniform 9 took 0.084 ms against 0.142 ms with `true` (fewer registers: the
+/// edge lanes' loads are gone); sobel took 0.090 ms either way.
+const STREAM2_EDGE: bool = false;
 /// L2 cache-policy hints (`HINT`).
 const STREAM2_HINT: bool = false;
 /// Odd strips walk upwards (`ALT`).
@@ -1068,7 +1071,7 @@ const STREAM2_ALT: bool = false;
 /// Threads per block (a multiple of 32; the `__launch_bounds__` of the entry points).
 const STREAM2_THREADS: u32 = 128;
 /// Minimum resident blocks per SM in `__launch_bounds__`, per entry of `STREAM2_TAPS` (0: none).
-const STREAM2_MIN_BLOCKS: [u32; 4] = [0, 0, 0, 0];
+const STREAM2_MIN_BLOCKS: [u32; 4] = [6, 5, 4, 4];
 /// Whether the scalar-access variants `ndi_stream2f{N}s` (`VEC = false`) are compiled too: they
 /// serve widths not a multiple of 4 and unaligned arrays, which otherwise take `ndi_sep2f`.
 /// NVRTC time of the f32 module to sm_90 SASS (2026-12-03, 2-core x86 host): 9.6 s without

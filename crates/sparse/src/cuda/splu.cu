@@ -360,8 +360,9 @@ extern "C" __global__ void lu_tail_gather(i64 n, i64 tail, const i64* loff, cons
 // The LU factors of S into the slots of the tail columns: g column-major (g[c * m + r] = F(r, c),
 // F = L + U - I of S with its row interchanges applied), rowperm[r] the original row of F's row r.
 // L(:, j) gets F's entries below the diagonal (rows rowperm[r]), U(:, j) after its entries of the
-// sparse columns those on and above it (rows tail + r, the diagonal last); a zero or non-finite
-// pivot or a non-finite multiplier makes column j singular (flags[1]). One block per column.
+// sparse columns those on and above it (rows tail + r, the diagonal last); a zero pivot or a
+// non-finite entry in F's column c makes column j singular (flags[1]: a NaN of S can end up
+// above the diagonal only, when getrf skips zero multipliers). One block per column.
 extern "C" __global__ void lu_tail_store(i64 n, i64 tail, const T* g, const int* rowperm,
                                          const i64* loff, int* lrow, T* lval, int* lcnt,
                                          const i64* uoff, int* urow, T* uval, int* ucnt, int* piv,
@@ -379,8 +380,8 @@ extern "C" __global__ void lu_tail_store(i64 n, i64 tail, const T* g, const int*
     for (i64 r = tid; r < m; r += NT) {
       const T v = col[r];
       if (r == c || v == TZERO) continue;
+      if (!lu_finite(v)) s_bad = 1;
       if (r > c) {
-        if (!lu_finite(v)) s_bad = 1;
         const int s = atomicAdd(&s_l, 1);
         lrow[l0 + s] = rowperm[r];
         lval[l0 + s] = v;
