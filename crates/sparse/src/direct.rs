@@ -456,9 +456,9 @@ pub fn splu<T: Scalar, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
 /// pivot is not finite (SciPy would return NaN): `index` is the position of that column in the
 /// factorisation's column order, i.e. column `j` of `A Pc` (column `perm_c⁻¹[index]` of `A`; the
 /// column of `A` itself with [`PermcSpec::Natural`]), the first such column in that order, the
-/// same on both devices (in the dense tail: the first column whose pivot is zero or whose
-/// entries in the dense factor are not all finite, which agrees across devices up to the tail's
-/// rounding). `InvalidArgument` for an `i64` matrix whose shape or number of entries
+/// same on both devices (in the dense tail: the first column whose entries in the dense block
+/// or in its factor are not all finite or whose pivot is zero, which agrees across devices up
+/// to the tail's rounding). `InvalidArgument` for an `i64` matrix whose shape or number of entries
 /// does not fit `i32` (the factors use 32-bit indices; SciPy's SuperLU downcasts likewise and
 /// raises "indices too large"), and `InvalidArgument` starting "internal:" if the static
 /// structure is ever exceeded (a bug, never a wrong answer). On a GPU, `OutOfMemory` when the
@@ -983,7 +983,8 @@ fn tail_rowperm(rows: &[i32], ipiv: &[i64]) -> Vec<i32> {
 }
 
 /// The dense tail on the host: the block `S` (the Schur complement of the sparse columns on the
-/// rows not yet pivotal, gathered from the tail columns' L slots), its LU factorisation with
+/// rows not yet pivotal, gathered from the tail columns' L slots; a non-finite entry makes its
+/// column singular, as a NaN candidate does in the sparse loop), its LU factorisation with
 /// partial pivoting (`cusci_linalg::lu_factor`), and its factors into the slots as `lu_tail_store`
 /// (`cuda/splu.cu`) writes them.
 fn tail_cpu<T: Scalar>(
@@ -997,9 +998,14 @@ fn tail_cpu<T: Scalar>(
     let (t, m) = (sym.tail, n - sym.tail);
     let (rows, map) = tail_rows(op, sym, pinv)?;
     let mut dense = vec![T::zero(); m * m];
+    // the first column of S with a non-finite entry (as lu_tail_gather flags it)
+    let mut sbad = m;
     for c in 0..m {
         let l0 = sym.loff[t + c] as usize;
         for e in l0..l0 + s.lcnt[t + c] {
+            if !finite(s.lval[e]) {
+                sbad = sbad.min(c);
+            }
             dense[map[s.lrow[e] as usize] as usize * m + c] = s.lval[e];
         }
     }
@@ -1016,7 +1022,7 @@ fn tail_cpu<T: Scalar>(
         let j = t + c;
         let col = &g[c * m..(c + 1) * m];
         let d = col[c];
-        let bad = d == T::zero() || col.iter().any(|&v| !finite(v));
+        let bad = c == sbad || d == T::zero() || col.iter().any(|&v| !finite(v));
         let l0 = sym.loff[j] as usize;
         let mut lc = 0;
         for r in c + 1..m {
@@ -1172,7 +1178,8 @@ fn factor_cuda<T: Scalar>(
                     .push(ptr(&lval))
                     .push(ptr(&lcnt))
                     .push(ptr(&map))
-                    .push(ptr(&s)),
+                    .push(ptr(&s))
+                    .push(ptr(&flags)),
             )?;
             let f = lu_factor(
                 &s,

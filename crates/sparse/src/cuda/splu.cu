@@ -344,16 +344,22 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
 
 // The dense tail (m = n - tail columns, direct.rs tail_cpu is the CPU twin): S (row-major m x m,
 // zero on entry) gets the candidates of tail column c (unscaled, in its L slots) at
-// S[map[row] * m + c], map[row] the row's index among the rows not pivotal; one warp per column.
+// S[map[row] * m + c], map[row] the row's index among the rows not pivotal; a non-finite entry
+// makes column tail + c singular (flags[1]); one warp per column.
 extern "C" __global__ void lu_tail_gather(i64 n, i64 tail, const i64* loff, const int* lrow,
-                                          const T* lval, const int* lcnt, const int* map, T* S) {
+                                          const T* lval, const int* lcnt, const int* map, T* S,
+                                          int* flags) {
   const int lane = threadIdx.x & 31;
   const i64 m = n - tail;
   const i64 w0 = (blockIdx.x * (i64)blockDim.x + threadIdx.x) >> 5;
   const i64 nw = ((i64)gridDim.x * blockDim.x) >> 5;
   for (i64 c = w0; c < m; c += nw) {
     const i64 l0 = loff[tail + c];
-    for (int t = lane; t < lcnt[tail + c]; t += 32) S[(i64)map[lrow[l0 + t]] * m + c] = lval[l0 + t];
+    for (int t = lane; t < lcnt[tail + c]; t += 32) {
+      const T v = lval[l0 + t];
+      if (!lu_finite(v)) atomicMin(&flags[1], (int)(tail + c));
+      S[(i64)map[lrow[l0 + t]] * m + c] = v;
+    }
   }
 }
 
