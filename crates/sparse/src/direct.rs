@@ -432,11 +432,13 @@ pub fn splu<T: Scalar, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
 /// own ties differently, so `L`, `U` and the permutations can differ while `Pr A Pc = L U` and
 /// the solves agree.
 ///
-/// Speed: the kernel works column by column, and the columns near the root of the elimination
-/// tree (the separators) run one after another, each applying its updates one column of `L` at a
-/// time. On an H200 the 2-D Poisson matrix of a 256 × 256 grid takes 2.8 s (bench
-/// `sparse.splu_f64_poisson256`), where SciPy's supernodal SuperLU takes 0.54 s on one CPU
-/// core: dense supernodal panels are the missing piece.
+/// Speed: below the dense tail the kernel still works column by column, and the separator
+/// columns of the lower levels run one after another, each applying its updates one column of
+/// `L` at a time. On an H200 the 2-D Poisson matrix of a 256 × 256 grid (2,095 dense columns)
+/// takes 0.92 s and that of a 512 × 512 grid 8.3 s (benches `sparse.splu_f64_poisson256` and
+/// `…512`); SciPy's supernodal SuperLU takes 0.54–1.2 s and 7.1 s on one CPU core of a 2-core
+/// host, with the same number of entries. Supernodal panels below the tail are the missing
+/// piece.
 ///
 /// ```
 /// use cusci_sparse::{diags, Device, Array, linalg::{splu_with, PermcSpec, SpluOptions}};
