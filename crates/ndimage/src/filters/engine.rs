@@ -780,13 +780,13 @@ pub(crate) fn sum_passes<T: Real>(
             let (p, q) = (&passes[k], &passes[k + 1]);
             let last2 = |a: usize| a + 2 >= nd;
             if last2(p.axis) && last2(q.axis) && p.axis != q.axis {
-                let fused = match stream2(src, p, q, mode, cval)? {
-                    Some(y) => Some(y),
-                    None => match sep2(src, p, q, mode, cval)? {
-                        Some(y) => Some(y),
-                        None => sep2d(src, p, q, mode, cval)?,
-                    },
-                };
+                let mut fused = stream2(src, p, q, mode, cval)?;
+                if fused.is_none() {
+                    fused = sep2(src, p, q, mode, cval)?;
+                }
+                if fused.is_none() {
+                    fused = sep2d(src, p, q, mode, cval)?;
+                }
                 if let Some(y) = fused {
                     cur = Some(y);
                     k += 2;
@@ -1177,10 +1177,7 @@ fn stream2<T: Real>(
     let shape = x.shape();
     let (hh, wd) = (shape[nd - 2], shape[nd - 1]);
     let outer = x.size() / (hh * wd);
-    let xp = x.cuda_view().map(|v| v.ptr).unwrap_or(0);
-    // every element is written by the kernel
-    let out = Array::<T>::empty(shape, x.device())?;
-    let op_ = out.cuda_view().map(|v| v.ptr).unwrap_or(0);
+    let (_xc, out, xp, op_) = gpu_io(x)?;
     let vec = wd % 4 == 0 && xp % 16 == 0 && op_ % 16 == 0;
     if !vec && !STREAM2_SCALAR {
         return Ok(None);
