@@ -9,10 +9,10 @@
 //! pivoting on a static structure, scheduled by the column elimination tree (George and Ng's
 //! structure bound, SuperLU_MT's scheduling). The host computes the column ordering (COLAMD by
 //! default) and the symbolic analysis from the pattern only; the numeric factorisation is one
-//! persistent kernel (`cuda/splu.cu`) on a GPU and the same loop on the CPU, so the two devices
-//! give the same factors (bitwise for real types). Every [`SuperLu::solve`] then runs on the
-//! factors' device (row permutations and both triangular solves as kernels). Nothing moves to
-//! the host but the pattern, the permutations and a few flag words.
+//! persistent kernel (`cuda/splu.cu`) on a GPU and the same column steps on the CPU (rayon), so
+//! the two devices give the same factors (bitwise for real types). Every [`SuperLu::solve`] then
+//! runs on the factors' device (row permutations and both triangular solves as kernels).
+//! Nothing moves to the host but the pattern, the permutations and a few flag words.
 
 use crate::cuda::NT;
 use crate::krylov::{launch_solver, solver_function};
@@ -22,6 +22,7 @@ use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{Array, CudaDevice, Device, Error, Float, Numeric, RealFloat, Result};
 use cusci_linalg::{lu_factor, LuFactorOptions, Scalar};
+use rayon::prelude::*;
 
 fn ptr<T: cusci_core::Element>(a: &Array<T>) -> u64 {
     crate::cuda::p(a)
@@ -407,7 +408,8 @@ pub fn splu<T: Scalar, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
 ///   workspace (a shared-memory hash table when the column's row bound fits one, else a dense
 ///   vector in global memory), applies the updates `x -= L(:, k) U(k, j)` for the listed `k` in
 ///   ascending order (the threads of the block over the entries of `L(:, k)`), picks the pivot
-///   and writes its slots. The CPU runs the same loop column after column.
+///   and writes its slots. The CPU runs the same column steps with rayon, one level of the
+///   dependency graph at a time (the columns of a level depend only on lower levels).
 /// - the dense tail: its columns get, in the same kernel, only the updates from the columns
 ///   before the tail; that leaves the Schur complement `S` of the sparse part on the `m` rows
 ///   not yet pivotal, which is gathered densely and factored with partial pivoting by
@@ -605,28 +607,48 @@ fn analyse(op: &str, n: usize, ip: &[i32], ix: &[i32], opts: &SpluOptions) -> Re
             prev[i] = j;
         }
     }
-    // deps(j): the union of the tree paths from first(i) up to j over the rows i of column j
-    let mut dptr = vec![0i64; n + 1];
-    let mut didx: Vec<i32> = Vec::new();
-    let mut mark = vec![NONE; n];
-    for j in 0..n {
-        let s = didx.len();
-        for &i in col(j) {
-            let mut k = first[i];
-            while k != j {
-                if k == NONE || k > j {
-                    return Err(internal(op, format!("column {j} is not an ancestor")));
+    // deps(j): the union of the tree paths from first(i) up to j over the rows i of column j;
+    // the columns are independent, so blocks of them run in parallel (the later columns have
+    // the longer lists: many small blocks)
+    let block = (n / (64 * rayon::current_num_threads())).clamp(64, 4096);
+    let parts = (0..n.div_ceil(block))
+        .into_par_iter()
+        .map_init(
+            || vec![NONE; n],
+            |mark, b| -> Result<(Vec<i64>, Vec<i32>)> {
+                let js = b * block..(b * block + block).min(n);
+                let (mut len, mut idx) = (Vec::with_capacity(js.len()), Vec::new());
+                for j in js {
+                    let s = idx.len();
+                    for &i in col(j) {
+                        let mut k = first[i];
+                        while k != j {
+                            if k == NONE || k > j {
+                                return Err(internal(op, format!("column {j} is not an ancestor")));
+                            }
+                            if mark[k] == j {
+                                break;
+                            }
+                            mark[k] = j;
+                            idx.push(k as i32);
+                            k = parent[k];
+                        }
+                    }
+                    idx[s..].sort_unstable();
+                    len.push((idx.len() - s) as i64);
                 }
-                if mark[k] == j {
-                    break;
-                }
-                mark[k] = j;
-                didx.push(k as i32);
-                k = parent[k];
-            }
+                Ok((len, idx))
+            },
+        )
+        .collect::<Result<Vec<_>>>()?;
+    let mut dptr = Vec::with_capacity(n + 1);
+    dptr.push(0i64);
+    let mut didx: Vec<i32> = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+    for (len, idx) in parts {
+        for l in len {
+            dptr.push(dptr[dptr.len() - 1] + l);
         }
-        didx[s..].sort_unstable();
-        dptr[j + 1] = didx.len() as i64;
+        didx.extend_from_slice(&idx);
     }
     // L capacities: the candidate rows of column k lie among the rows whose first column is in
     // the subtree T(k), less the pivots of the other columns of T(k), so
@@ -763,8 +785,140 @@ fn csc_to_csr<T: Float>(
     ))
 }
 
-/// The numeric factorisation on the host: the loop of `lu_factor` (`cuda/splu.cu`), one column
-/// after the other, with the same roundings. `at`: `A` in CSC (the CSR of `Aᵀ`), canonical.
+/// A worker's dense workspace in [`factor_cpu`] (`x` and `mark` zero between columns; `mark`:
+/// 0 untouched, 1 touched, 2 touched and pivotal for a column of deps(j)).
+struct Work<T> {
+    x: Vec<T>,
+    mark: Vec<u8>,
+    list: Vec<usize>,
+}
+
+/// What [`factor_column`] reads: the input in CSC and the slots of the columns factored so far.
+struct Done<'a, T> {
+    acp: &'a [i32],
+    ari: &'a [i32],
+    av: &'a [T],
+    lrow: &'a [i32],
+    lval: &'a [T],
+    lcnt: &'a [usize],
+    piv: &'a [i32],
+    pinv: &'a [i32],
+}
+
+/// One column of [`factor_cpu`]: its `L` and `U` entries in slot order and its pivot row (`-1`
+/// for a tail column), or how it failed.
+struct ColumnOut<T> {
+    l: Vec<(i32, T)>,
+    u: Vec<(i32, T)>,
+    piv: i32,
+    fail: usize,
+}
+
+/// Column `j` of `A Pc` as `lu_factor` computes it (`cuda/splu.cu`), with the same roundings:
+/// its deps applied in ascending order, then (below the tail) the pivot and the multipliers, or
+/// (in the tail) its candidate rows unscaled.
+fn factor_column<T: Scalar>(
+    sym: &Symbolic,
+    j: usize,
+    d: &Done<'_, T>,
+    w: &mut Work<T>,
+) -> ColumnOut<T> {
+    let Work { x, mark, list } = w;
+    list.clear();
+    let c = sym.pc[j];
+    for e in d.acp[c] as usize..d.acp[c + 1] as usize {
+        let i = d.ari[e] as usize;
+        x[i] = d.av[e];
+        mark[i] = 1;
+        list.push(i);
+    }
+    let mut out = ColumnOut {
+        l: Vec::new(),
+        u: Vec::new(),
+        piv: -1,
+        fail: 0,
+    };
+    for &k in &sym.didx[sym.dptr[j] as usize..sym.dend[j] as usize] {
+        let k = k as usize;
+        let pk = d.piv[k] as usize;
+        let xr = x[pk];
+        if mark[pk] != 0 {
+            mark[pk] = 2;
+        }
+        if xr != T::zero() {
+            out.u.push((k as i32, xr));
+            let l0 = sym.loff[k] as usize;
+            for t in l0..l0 + d.lcnt[k] {
+                let i = d.lrow[t] as usize;
+                if mark[i] == 0 {
+                    mark[i] = 1;
+                    list.push(i);
+                }
+                x[i] = Numeric::sub(x[i], Numeric::mul(d.lval[t], xr));
+            }
+        }
+    }
+    // the pivot (as lu_factor: largest modulus, ties to the smallest row); a tail column only
+    // checks its candidates
+    let (mut nan, mut pivotal) = (false, false);
+    let mut best: Option<(f64, usize)> = None;
+    for &i in list.iter() {
+        if mark[i] != 1 {
+            continue;
+        }
+        pivotal |= d.pinv[i] >= 0;
+        let a = x[i].abs2().to_f64(); // exact for f32
+        if a.is_nan() {
+            nan = true;
+        } else if a > 0.0 && best.is_none_or(|(bv, br)| a > bv || (a == bv && i < br)) {
+            best = Some((a, i));
+        }
+    }
+    let tail = j >= sym.tail;
+    out.fail = if pivotal {
+        FAIL_PIVOTAL
+    } else if tail {
+        0
+    } else {
+        match best {
+            Some((_, r)) if !nan && finite(x[r]) => 0,
+            _ => FAIL_SINGULAR,
+        }
+    };
+    if out.fail == 0 {
+        let prow = if tail {
+            usize::MAX
+        } else {
+            best.map_or(0, |b| b.1)
+        };
+        let pv = if tail { T::one() } else { x[prow] };
+        for &i in list.iter() {
+            if mark[i] == 1 && i != prow && x[i] != T::zero() {
+                let v = if tail { x[i] } else { Numeric::div(x[i], pv) };
+                out.l.push((i as i32, v));
+            }
+        }
+        if out.l.len() > (sym.loff[j + 1] - sym.loff[j]) as usize {
+            out.fail = FAIL_OVERFLOW;
+        } else if !tail {
+            out.u.push((j as i32, pv));
+            out.piv = prow as i32;
+        }
+    }
+    for &i in list.iter() {
+        x[i] = T::zero();
+        mark[i] = 0;
+    }
+    out
+}
+
+/// The numeric factorisation on the host: the columns of `lu_factor` (`cuda/splu.cu`, see
+/// [`factor_column`]), those of one level of the dependency graph in parallel (a column's level
+/// is one more than its deps' highest), then the tail's columns (their deps all lie before the
+/// tail) in parallel, then the dense tail. Each column computes what the serial loop would, so
+/// the factors do not depend on the schedule; the failure reported is that of the first
+/// failing column whose deps did not fail, i.e. the serial loop's. `at`: `A` in CSC (the CSR
+/// of `Aᵀ`), canonical.
 fn factor_cpu<T: Scalar>(op: &str, sym: &Symbolic, at: &CsrMatrix<T>) -> Result<Factors<T>> {
     let n = sym.pc.len();
     let acp = at.indptr().to_vec()?;
@@ -779,119 +933,109 @@ fn factor_cpu<T: Scalar>(op: &str, sym: &Symbolic, at: &CsrMatrix<T>) -> Result<
     let mut ucnt = vec![0usize; n];
     let mut piv = vec![-1i32; n];
     let mut pinv = vec![-1i32; n];
-    let mut x = vec![T::zero(); n];
-    // 0 untouched, 1 touched, 2 touched and pivotal for a column of deps(j)
-    let mut mark = vec![0u8; n];
-    let mut list: Vec<usize> = Vec::new();
-    for j in 0..n {
-        list.clear();
-        let c = sym.pc[j];
-        for e in acp[c] as usize..acp[c + 1] as usize {
-            let i = ari[e] as usize;
-            x[i] = av[e];
-            mark[i] = 1;
-            list.push(i);
-        }
-        let u0 = sym.uoff[j] as usize;
-        let mut nu = 0;
-        for &k in &sym.didx[sym.dptr[j] as usize..sym.dend[j] as usize] {
-            let k = k as usize;
-            let pk = piv[k] as usize;
-            let xr = x[pk];
-            if mark[pk] != 0 {
-                mark[pk] = 2;
-            }
-            if xr != T::zero() {
-                urow[u0 + nu] = k as i32;
-                uval[u0 + nu] = xr;
-                nu += 1;
-                let l0 = sym.loff[k] as usize;
-                for t in l0..l0 + lcnt[k] {
-                    let i = lrow[t] as usize;
-                    if mark[i] == 0 {
-                        mark[i] = 1;
-                        list.push(i);
-                    }
-                    x[i] = Numeric::sub(x[i], Numeric::mul(lval[t], xr));
-                }
-            }
-        }
-        if j >= sym.tail {
-            // a tail column: its candidates, unscaled, into its L slots (the dense block's
-            // column j - tail; tail_cpu factors it)
-            let l0 = sym.loff[j] as usize;
-            let mut lc = 0;
-            for &i in &list {
-                if mark[i] == 1 {
-                    if pinv[i] >= 0 {
-                        return Err(failure(op, FAIL_PIVOTAL, j));
-                    }
-                    if x[i] != T::zero() {
-                        lrow[l0 + lc] = i as i32;
-                        lval[l0 + lc] = x[i];
-                        lc += 1;
-                    }
-                }
-                x[i] = T::zero();
-                mark[i] = 0;
-            }
-            lcnt[j] = lc;
-            ucnt[j] = nu;
-            continue;
-        }
-        // the pivot (as lu_factor: largest modulus, ties to the smallest row)
-        let (mut nan, mut pivotal) = (false, false);
-        let mut best: Option<(f64, usize)> = None;
-        for &i in &list {
-            if mark[i] != 1 {
-                continue;
-            }
-            pivotal |= pinv[i] >= 0;
-            let a = x[i].abs2().to_f64(); // exact for f32
-            if a.is_nan() {
-                nan = true;
-            } else if a > 0.0 && best.is_none_or(|(bv, br)| a > bv || (a == bv && i < br)) {
-                best = Some((a, i));
-            }
-        }
-        let kind = if pivotal {
-            FAIL_PIVOTAL
-        } else {
-            match best {
-                Some((_, r)) if !nan && finite(x[r]) => 0,
-                _ => FAIL_SINGULAR,
-            }
+    let deps = |j: usize| &sym.didx[sym.dptr[j] as usize..sym.dend[j] as usize];
+    // the batches: the sparse columns by level (a counting sort), then the tail columns
+    let t = sym.tail;
+    let mut level = vec![0usize; t];
+    for j in 0..t {
+        level[j] = deps(j)
+            .iter()
+            .map(|&k| level[k as usize] + 1)
+            .max()
+            .unwrap_or(0);
+    }
+    let nlev = level.iter().max().map_or(0, |&l| l + 1);
+    let mut start = vec![0usize; nlev + 1];
+    for &l in &level {
+        start[l + 1] += 1;
+    }
+    for l in 0..nlev {
+        start[l + 1] += start[l];
+    }
+    let mut order = vec![0usize; n];
+    let mut fill = start.clone();
+    for (j, &l) in level.iter().enumerate() {
+        order[fill[l]] = j;
+        fill[l] += 1;
+    }
+    for (j, o) in order.iter_mut().enumerate().skip(t) {
+        *o = j;
+    }
+    let batches = start
+        .windows(2)
+        .map(|w| w[0]..w[1])
+        .chain((t < n).then_some(t..n));
+    // one workspace per worker thread
+    let pool: Vec<std::sync::Mutex<Work<T>>> = (0..rayon::current_num_threads())
+        .map(|_| {
+            std::sync::Mutex::new(Work {
+                x: vec![T::zero(); n],
+                mark: vec![0u8; n],
+                list: Vec::new(),
+            })
+        })
+        .collect();
+    // bad[j]: column j failed or skipped (a dep failed); the first failure (column, kind)
+    let mut bad = vec![false; n];
+    let mut fail: Option<(usize, usize)> = None;
+    for batch in batches {
+        let cols = &order[batch];
+        let d = Done {
+            acp: &acp,
+            ari: &ari,
+            av: &av,
+            lrow: &lrow,
+            lval: &lval,
+            lcnt: &lcnt,
+            piv: &piv,
+            pinv: &pinv,
         };
-        if kind != 0 {
-            return Err(failure(op, kind, j));
-        }
-        let prow = best.map_or(0, |b| b.1);
-        let pv = x[prow];
-        let l0 = sym.loff[j] as usize;
-        let cap = sym.loff[j + 1] as usize - l0;
-        let mut lc = 0;
-        for &i in &list {
-            if mark[i] == 1 && i != prow && x[i] != T::zero() {
-                if lc < cap {
-                    lrow[l0 + lc] = i as i32;
-                    lval[l0 + lc] = Numeric::div(x[i], pv);
+        let outs: Vec<Option<ColumnOut<T>>> = cols
+            .par_iter()
+            .map(|&j| {
+                if fail.is_some() && deps(j).iter().any(|&k| bad[k as usize]) {
+                    return None;
                 }
-                lc += 1;
+                let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
+                let mut w = pool[slot]
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                Some(factor_column(sym, j, &d, &mut w))
+            })
+            .collect();
+        for (&j, o) in cols.iter().zip(outs) {
+            let o = match o {
+                Some(o) if o.fail == 0 => o,
+                o => {
+                    bad[j] = true;
+                    if let Some(o) = o {
+                        if fail.is_none_or(|(f, _)| j < f) {
+                            fail = Some((j, o.fail));
+                        }
+                    }
+                    continue;
+                }
+            };
+            let l0 = sym.loff[j] as usize;
+            for (e, &(r, v)) in o.l.iter().enumerate() {
+                lrow[l0 + e] = r;
+                lval[l0 + e] = v;
+            }
+            lcnt[j] = o.l.len();
+            let u0 = sym.uoff[j] as usize;
+            for (e, &(r, v)) in o.u.iter().enumerate() {
+                urow[u0 + e] = r;
+                uval[u0 + e] = v;
+            }
+            ucnt[j] = o.u.len();
+            if o.piv >= 0 {
+                piv[j] = o.piv;
+                pinv[o.piv as usize] = j as i32;
             }
         }
-        for &i in &list {
-            x[i] = T::zero();
-            mark[i] = 0;
-        }
-        if lc > cap {
-            return Err(failure(op, FAIL_OVERFLOW, j));
-        }
-        urow[u0 + nu] = j as i32;
-        uval[u0 + nu] = pv;
-        ucnt[j] = nu + 1;
-        lcnt[j] = lc;
-        piv[j] = prow as i32;
-        pinv[prow] = j as i32;
+    }
+    if let Some((j, kind)) = fail {
+        return Err(failure(op, kind, j));
     }
     if sym.tail < n {
         let mut t = TailSlots {

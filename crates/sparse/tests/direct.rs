@@ -412,6 +412,19 @@ fn singular_matrices_give_the_same_index_on_every_device() {
             3,
             Some(0),
         ),
+        // two singular columns: 2 (after its deps 0 and 1) and 3 (empty, no deps): the first
+        // in the column order is reported, though the CPU's level schedule meets 3 first
+        (
+            vec![
+                1.0, 2.0, 3.0, 0.0, 0.0, //
+                4.0, 5.0, 6.0, 0.0, 0.0, //
+                1.0, 2.0, 3.0, 0.0, 0.0, //
+                0.0, 0.0, 0.0, 0.0, 1.0, //
+                0.0, 0.0, 0.0, 0.0, 2.0,
+            ],
+            5,
+            Some(2),
+        ),
     ];
     for (a, n, want) in cases {
         for (name, opts) in [("NATURAL", NATURAL), ("COLAMD", COLAMD)] {

@@ -1,6 +1,6 @@
 // ---------------- sparse LU with partial pivoting (direct.rs splu) ----------------
 // Appended to the solver module (sparse.cu, solvers.cu: T, R, TZERO, TRE, sl_vload). The CPU
-// twin is `factor_cpu` in direct.rs: the same loop, column by column, with the same roundings.
+// twin is `factor_cpu` in direct.rs: the same column steps (`factor_column`), the same roundings.
 //
 // Left-looking LU on a static structure (George & Ng; SuperLU_MT's scheduling): the host
 // analysis gives, for each column j of A Pc (Pc the column ordering), the list deps(j) of the
