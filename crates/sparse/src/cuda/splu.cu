@@ -99,7 +99,7 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
   __shared__ int s_j, s_fail, s_cnt, s_lcnt, s_nan, s_int, s_row, s_state;
   __shared__ R s_v[NT];
   __shared__ int s_r[NT];
-  __shared__ int s_k[NT], s_pk[NT], s_lc[NT];
+  __shared__ int s_k[NT], s_pk[NT], s_lc[NT], s_rd[NT], s_wv[NT];
   __shared__ i64 s_l0[NT];
   extern __shared__ __align__(16) unsigned char lu_dyn[];
   T* hval = (T*)lu_dyn;
@@ -130,23 +130,7 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
     const int hmask = hc - 1, hshift = __clz(hc) + 1;
     if (tab)
       for (int t = tid; t < hc; t += NT) { hkey[t] = -1; hval[t] = TZERO; hst[t] = 0; }
-    // wait for every column of deps(j), in parallel
-    for (i64 e = d0 + tid; e < d1; e += NT) {
-      const int k = didx[e];
-      int v;
-      while ((v = lu_ldi(done + k)) == 0) {
-#if __CUDA_ARCH__ >= 700
-        __nanosleep(64);
-#endif
-      }
-      if (v != 1) s_fail = 1;
-    }
-    __threadfence();
     __syncthreads();
-    if (s_fail) {
-      if (tid == 0) atomicExch(&done[j], 2);
-      continue;
-    }
     // scatter A(:, pc[j]) (canonical: distinct rows)
     const int c = pc[j];
     for (int e = acp[c] + tid; e < acp[c + 1]; e += NT) {
@@ -162,35 +146,80 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
       }
     }
     __syncthreads();
-    // x -= L(:, k) U(k, j) for k in deps(j), ascending. The deps come in chunks of NT whose
-    // pivot rows and slot bounds are loaded in parallel first; each thread loads its first entry
-    // of L(:, k) one dependency ahead, so that a dependency costs the round trips to x (x[piv[k]],
-    // then the updated rows) between barriers.
+    // x -= L(:, k) U(k, j) for k in deps(j), ascending, each as soon as column k is done (not
+    // after all of deps(j): the critical path is then the chain of single updates, not of whole
+    // columns). The deps come in chunks of NT: each thread checks one dependency without waiting
+    // and, if it is done, loads its pivot row and slot bounds (s_rd: its done word, 0 pending);
+    // thread 0 waits for a pending one at its turn. Each thread loads its first entry of L(:, k)
+    // one dependency ahead when that column is done, so that a dependency costs the round trips
+    // to x (x[piv[k]], then the updated rows) between barriers. A failed dependency makes the
+    // column fail too (done 2, no flag), as the serial order skips it.
     int nu = 0;  // U entries stored (thread 0)
     const i64 u0 = uoff[j];
-    for (i64 c0 = d0; c0 < d1; c0 += NT) {
+    bool dead = false;  // a dependency failed (the same in every thread): no pivot, no store
+    for (i64 c0 = d0; c0 < d1 && !dead; c0 += NT) {
       const int m = (int)min((i64)NT, d1 - c0);
       __syncthreads();  // the previous chunk is no longer read
       if (tid < m) {
         const int k = didx[c0 + tid];
+        const int v = lu_ldi(done + k);
         s_k[tid] = k;
-        s_pk[tid] = lu_ldi(piv + k);
-        s_lc[tid] = lu_ldi(lcnt + k);
-        s_l0[tid] = loff[k];
+        s_rd[tid] = v;
+        if (v == 1) {
+          __threadfence();
+          s_pk[tid] = lu_ldi(piv + k);
+          s_lc[tid] = lu_ldi(lcnt + k);
+          s_l0[tid] = loff[k];
+        } else if (v == 2) {
+          s_fail = 1;
+        }
       }
       __syncthreads();
+      if (s_fail) {
+        dead = true;
+        break;
+      }
       int iN = 0;
       T vN = TZERO;
-      if (tid < s_lc[0]) {
+      bool have = s_rd[0] == 1;  // iN, vN hold this thread's first entry of the next dependency
+      if (have && tid < s_lc[0]) {
         iN = lu_ldi(lrow + s_l0[0] + tid);
         vN = sl_vload(lval + s_l0[0] + tid);
       }
       for (int q = 0; q < m; ++q) {
+        if (s_rd[q] != 1) {  // written before the last barrier: a uniform branch
+          if (tid == 0) {
+            const int k = s_k[q];
+            int v;
+            while ((v = lu_ldi(done + k)) == 0) {
+#if __CUDA_ARCH__ >= 700
+              __nanosleep(32);
+#endif
+            }
+            if (v == 1) {
+              __threadfence();
+              s_pk[q] = lu_ldi(piv + k);
+              s_lc[q] = lu_ldi(lcnt + k);
+              s_l0[q] = loff[k];
+            }
+            s_wv[q] = v;
+          }
+          __syncthreads();
+          if (s_wv[q] != 1) {
+            dead = true;
+            break;
+          }
+        }
         const int k = s_k[q], pk = s_pk[q], lc = s_lc[q];
         const i64 lk = s_l0[q];
-        const int i0 = iN;
-        const T v0 = vN;
-        if (q + 1 < m && tid < s_lc[q + 1]) {
+        int i0 = iN;
+        T v0 = vN;
+        if (!have && tid < lc) {
+          i0 = lu_ldi(lrow + lk + tid);
+          v0 = sl_vload(lval + lk + tid);
+        }
+        have = q + 1 < m && s_rd[q + 1] == 1;
+        if (have && tid < s_lc[q + 1]) {
           iN = lu_ldi(lrow + s_l0[q + 1] + tid);
           vN = sl_vload(lval + s_l0[q + 1] + tid);
         }
@@ -276,7 +305,8 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
       const int r = s_r[0];
       if (r != 0x7fffffff) pv = tab ? hval[lu_slot(hkey, hmask, hshift, r, false)] : x[r];
       if (tid == 0) {
-        if (s_int) s_state = 3;
+        if (dead) {}  // skipped: neither a pivot nor a flag
+        else if (s_int) s_state = 3;
         else if (tcol) {}  // no pivot: the dense block's
         else if (s_nan || r == 0x7fffffff || !lu_finite(pv)) s_state = 1;
         else s_row = r;
@@ -284,7 +314,7 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
     }
     __syncthreads();
     const int prow = s_row;
-    if (prow >= 0 || tcol) {
+    if (prow >= 0 || (tcol && !dead)) {
       for (int t = tid; t < cnt; t += NT) {
         int i;
         T xi;
@@ -319,7 +349,9 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
     if (tid == 0) {
       int state = s_state;
       if (state == 0 && (i64)s_lcnt > cap) state = 2;
-      if (state != 0) {
+      if (dead) {
+        atomicExch(&done[j], 2);
+      } else if (state != 0) {
         atomicMin(&flags[state], j);
         __threadfence();
         atomicExch(&done[j], 2);
