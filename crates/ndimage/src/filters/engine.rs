@@ -1054,11 +1054,12 @@ fn sep2d<T: Real>(
 /// kernel argument.
 const STREAM2_TAPS: [usize; 4] = [3, 5, 7, 9];
 /// The variant of `stream2d.cu` compiled (its template parameters; see the head of the file):
-/// output rows per strip (`S`). 16 rather than 32: on the H200 (2026-12-04, f32 4096², timed
-/// over 200 launches) sobel took 0.0497 ms against 0.0553 ms and uniform 9 0.0607 ms against
-/// 0.0633 ms, as 2,304 blocks fill the resident slots in even waves (1,152 left the second wave
-/// half empty).
-const STREAM2_S: usize = 16;
+/// output rows per strip (`S`). 10: on the H200 (2026-12-04, f32 4096², 200 launches back to
+/// back) sobel took 0.0428 ms and uniform 9 0.0554 ms, against 0.0553 and 0.0621 with 32 rows,
+/// 0.0496 and 0.0594 with 16 and 0.0439 and 0.0559 with 8: short strips give enough blocks for
+/// even waves (3,690 here; 32 rows left the second of 1.45 waves half empty) and more
+/// independent row streams, at the price of rereading NV - 1 rows per strip (from L2, mostly).
+const STREAM2_S: usize = 10;
 /// Input rows loaded ahead of the window (`PF`, at most `STREAM2_S`).
 const STREAM2_PF: usize = 2;
 /// Warp edge halo (`EDGE`): `true`, one extra load per row at the warp's edge lanes (128 output
