@@ -434,13 +434,12 @@ pub fn splu<T: Scalar, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
 /// own ties differently, so `L`, `U` and the permutations can differ while `Pr A Pc = L U` and
 /// the solves agree.
 ///
-/// Speed: below the dense tail a block waits for all of its column's deps before it applies any
-/// of them, so along a separator (a chain of columns) each column's whole update work comes
-/// after its predecessor: a model of the dependency graph puts that critical path about 200
-/// times above the one of applying each dep as soon as it is factored. On an H200 the 2-D Poisson matrix of a 256 × 256 grid (2,095 dense columns)
-/// takes 0.92 s and that of a 512 × 512 grid 8.3 s (benches `sparse.splu_f64_poisson256` and
-/// `…512`); SciPy's supernodal SuperLU takes 0.54–1.2 s and 7.1 s on one CPU core of a 2-core
-/// host, with the same number of entries.
+/// Speed: below the dense tail a block applies each dependency as soon as that column is
+/// factored (it waits for none of the later ones first), so along a separator the columns'
+/// updates overlap. On an H200 (2026-12-04) the 2-D Poisson matrix of a 256 × 256 grid (2,095
+/// dense columns) takes 129 ms and that of a 512 × 512 grid 973 ms, host analysis included
+/// (benches `sparse.splu_f64_poisson256` and `…512`); SciPy's supernodal SuperLU (one core)
+/// takes 303 ms and 2,121 ms on that machine's CPU, with the same number of entries.
 ///
 /// ```
 /// use cusci_sparse::{diags, Device, Array, linalg::{splu_with, PermcSpec, SpluOptions}};
