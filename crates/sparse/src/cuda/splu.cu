@@ -150,9 +150,10 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
     // after all of deps(j): the critical path is then the chain of single updates, not of whole
     // columns). The deps come in chunks of NT: each thread checks one dependency without waiting
     // and, if it is done, loads its pivot row and slot bounds (s_rd: its done word, 0 pending);
-    // thread 0 waits for a pending one at its turn. Each thread loads its first entry of L(:, k)
-    // one dependency ahead when that column is done, so that a dependency costs the round trips
-    // to x (x[piv[k]], then the updated rows) between barriers. A failed dependency makes the
+    // thread 0 waits for a pending one at its turn (s_wv: its done word), then every thread loads
+    // them. Each thread loads its first entry of L(:, k) one dependency ahead when that column is
+    // done, so that a dependency costs the round trips to x (x[piv[k]], then the updated rows)
+    // between barriers. A failed dependency makes the
     // column fail too (done 2, no flag), as the serial order skips it.
     int nu = 0;  // U entries stored (thread 0)
     const i64 u0 = uoff[j];
@@ -187,21 +188,22 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
         vN = sl_vload(lval + s_l0[0] + tid);
       }
       for (int q = 0; q < m; ++q) {
-        if (s_rd[q] != 1) {  // written before the last barrier: a uniform branch
+        const int k = s_k[q];
+        int pk, lc;
+        i64 lk;
+        if (s_rd[q] == 1) {
+          pk = s_pk[q];
+          lc = s_lc[q];
+          lk = s_l0[q];
+        } else {  // s_rd was written before the last barrier: a uniform branch
           if (tid == 0) {
-            const int k = s_k[q];
             int v;
             while ((v = lu_ldi(done + k)) == 0) {
 #if __CUDA_ARCH__ >= 700
               __nanosleep(32);
 #endif
             }
-            if (v == 1) {
-              __threadfence();
-              s_pk[q] = lu_ldi(piv + k);
-              s_lc[q] = lu_ldi(lcnt + k);
-              s_l0[q] = loff[k];
-            }
+            __threadfence();
             s_wv[q] = v;
           }
           __syncthreads();
@@ -209,9 +211,12 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
             dead = true;
             break;
           }
+          // every thread reads them itself: the chunk's slots stay as loaded (a thread may have
+          // read s_lc[q] ahead of its s_rd test), so no shared slot is rewritten without a barrier
+          pk = lu_ldi(piv + k);
+          lc = lu_ldi(lcnt + k);
+          lk = loff[k];
         }
-        const int k = s_k[q], pk = s_pk[q], lc = s_lc[q];
-        const i64 lk = s_l0[q];
         int i0 = iN;
         T v0 = vN;
         if (!have && tid < lc) {
