@@ -1,3 +1,6 @@
+# Run F version: its entries pass nst, the run-time strip count of a stream2d.cu variant that was
+# measured and not kept (see 2026-12-04-h200.md); runs B and C used the same script with
+# compile-time strips only (no nst argument) and the variant lists given in their nd.txt.
 # stream2d.cu variants on f32 4096^2 (sobel: 3 taps, uniform 9), timed by events over 200 launches
 import cupy as cp, numpy as np, itertools, sys, os
 d = os.path.dirname(os.path.abspath(__file__))

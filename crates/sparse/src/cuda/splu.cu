@@ -153,8 +153,8 @@ extern "C" __global__ void lu_factor(i64 n, const int* acp, const int* ari, cons
     // thread 0 waits for a pending one at its turn (s_wv: its done word), then every thread loads
     // them. Each thread loads its first entry of L(:, k) one dependency ahead when that column is
     // done, so that a dependency costs the round trips to x (x[piv[k]], then the updated rows)
-    // between barriers. A failed dependency makes the
-    // column fail too (done 2, no flag), as the serial order skips it.
+    // between barriers. A failed dependency makes the column fail too (done 2, no flag), as the
+    // serial order skips it.
     int nu = 0;  // U entries stored (thread 0)
     const i64 u0 = uoff[j];
     bool dead = false;  // a dependency failed (the same in every thread): no pivot, no store
