@@ -471,10 +471,16 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
                 CsrMatrix::from_host(tp, ti, td, (n, m), self.canonical, &dev)
             }
             Device::Cuda(d) if I::DTYPE == cusci_core::DType::I32 => {
-                let tp = Array::<I>::zeros(&[n + 1], &dev)?;
+                let full = nnz > 0 && m > 0 && n > 0;
+                // csr2cscEx2 writes every entry of the column pointers: no memset before it
+                let tp = if full {
+                    Array::<I>::empty(&[n + 1], &dev)?
+                } else {
+                    Array::<I>::zeros(&[n + 1], &dev)?
+                };
                 let ti = Array::<I>::empty(&[nnz], &dev)?;
                 let td = Array::<T>::empty(&[nnz], &dev)?;
-                if nnz > 0 && m > 0 && n > 0 {
+                if full {
                     cuda::ffi::csr2csc(
                         d,
                         m,
