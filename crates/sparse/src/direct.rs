@@ -437,9 +437,10 @@ pub fn splu<T: Scalar, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<SuperLu<T>> {
 /// Speed: below the dense tail a block applies each dependency as soon as that column is
 /// factored (it waits for none of the later ones first), so along a separator the columns'
 /// updates overlap. On an H200 (2026-12-04) the 2-D Poisson matrix of a 256 × 256 grid (2,095
-/// dense columns) takes 129 ms and that of a 512 × 512 grid 973 ms, host analysis included
-/// (benches `sparse.splu_f64_poisson256` and `…512`); SciPy's supernodal SuperLU (one core)
-/// takes 303 ms and 2,121 ms on that machine's CPU, with the same number of entries.
+/// dense columns) takes 98–129 ms and that of a 512 × 512 grid 0.76–1.01 s, host analysis
+/// included (benches `sparse.splu_f64_poisson256` and `…512`); CuPy's `splu` (SciPy's
+/// supernodal SuperLU on the host) takes 571 ms and 2.6 s on that machine, SciPy's alone 303 ms
+/// and 2.1 s, with the same number of entries.
 ///
 /// ```
 /// use cusci_sparse::{diags, Device, Array, linalg::{splu_with, PermcSpec, SpluOptions}};
