@@ -5,7 +5,7 @@
 //! call with the streaming kernel disabled (`with_stream2_disabled`: `ndi_sep2f`), in every mode
 //! (constant modes with cval != 0), on shapes that take the kernel's fast body (interior warps and
 //! strips), its general body (plane edges, planes shorter than a strip or narrower than a warp,
-//! one row), batched planes, more strips than grid.y, and the fallbacks (width not a multiple of
+//! one row), batched planes, more strips than grid.y and more planes than grid.z, and the fallbacks (width not a multiple of
 //! 4, horizontal pass first, even windows, off-centre horizontal origin). `stream2_launches`
 //! tells which kernel ran.
 //!
@@ -180,9 +180,15 @@ fn stream2_matches_sep2f_bitwise_and_the_cpu() {
 }
 
 #[test]
-fn stream2_grid_strides_over_more_strips_than_grid_y() {
-    // 66000 planes of one row: 66000 strips > 65535 blocks along grid.y
+fn stream2_grid_strides_over_more_planes_than_grid_z() {
+    // 66000 planes of one row: 66000 planes > 65535 blocks along grid.z
     check(&[66000, 1, 4], 80, &[Mode::Reflect], Some("uniform 3"));
+}
+
+#[test]
+fn stream2_grid_strides_over_more_strips_than_grid_y() {
+    // one plane of 528,008 rows: about 66,000 strips of 8 rows > 65535 blocks along grid.y
+    check(&[528_008, 4], 81, &[Mode::Reflect], Some("uniform 3"));
 }
 
 #[test]

@@ -10,6 +10,8 @@ use cusci_core::dtype::{DType, Element};
 use cusci_core::error::make;
 use cusci_core::{Array, Device, Result};
 use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// The element types the filters accept (SciPy's real types): f32, f64, i32, i64, u8.
 /// Results keep the input's type; values are computed in f64 on the CPU (f32 kernels accumulate
@@ -1053,65 +1055,47 @@ fn sep2d<T: Real>(
 /// odd uniform windows and gaussians of radius up to 4 with origin 0). The vertical shift is a
 /// kernel argument.
 const STREAM2_TAPS: [usize; 4] = [3, 5, 7, 9];
-/// The variant of `stream2d.cu` compiled (its template parameters; see the head of the file):
-/// output rows per strip (`S`). 10: on the H200 (2026-12-04, f32 4096², 200 launches back to
-/// back) sobel took 0.0428 ms and uniform 9 0.0554 ms, against 0.0553 and 0.0621 with 32 rows,
-/// 0.0496 and 0.0594 with 16 and 0.0439 and 0.0559 with 8: short strips give enough blocks for
-/// even waves (3,690 here; 32 rows left the second of 1.45 waves half empty) and more
-/// independent row streams, at the price of rereading NV - 1 rows per strip (from L2, mostly).
-const STREAM2_S: usize = 10;
-/// Input rows loaded ahead of the window (`PF`, at most `STREAM2_S`).
-const STREAM2_PF: usize = 2;
-/// Warp edge halo (`EDGE`): `true`, one extra load per row at the warp's edge lanes (128 output
-/// columns per warp); `false`, overlapping warps (120 output columns per warp). The H200 check of
-/// 2026-12-03 (`.gpu-req/stream2d-1.py`, f32 4096², CuPy launches): with `false` and the minimum
-/// blocks below, uniform 9 took 0.084 ms against 0.142 ms with `true` (fewer registers: the
-/// edge lanes' loads are gone); sobel took 0.090 ms either way.
-const STREAM2_EDGE: bool = false;
-/// L2 cache-policy hints (`HINT`).
-const STREAM2_HINT: bool = false;
-/// Odd strips walk upwards (`ALT`).
-const STREAM2_ALT: bool = false;
+/// Shared-memory ring slots per thread, as a multiple of the window (`R = STREAM2_RING * N`):
+/// `R - N + 1` input rows in flight per lane. 2: on the H200 (2026-12-04, f32 4096², CuPy
+/// launches back to back, `benches/results/2026-12-04b-h200.md`) sobel took 0.0394 ms with
+/// R = 6 against 0.0405 with 9, uniform 9 0.0506 ms with R = 18 against 0.061 with 27.
+const STREAM2_RING: usize = 2;
+/// Output rows per strip aimed at before the strip count is rounded to whole waves of resident
+/// blocks ([`stream2_strips`]): short strips give many blocks (even waves, more row streams in
+/// flight) at the price of rereading `N - 1` rows per strip, from L2 or L1 mostly. On the H200
+/// (same runs) 7 to 14 rows gave the same times within 1%, 28 rows 7% more for uniform 9.
+const STREAM2_STRIP_ROWS: usize = 8;
 /// Threads per block (a multiple of 32; the `__launch_bounds__` of the entry points).
 const STREAM2_THREADS: u32 = 128;
-/// Minimum resident blocks per SM in `__launch_bounds__`, per entry of `STREAM2_TAPS` (0: none).
-const STREAM2_MIN_BLOCKS: [u32; 4] = [6, 5, 4, 4];
 /// Whether the scalar-access variants `ndi_stream2f{N}s` (`VEC = false`) are compiled too: they
 /// serve widths not a multiple of 4 and unaligned arrays, which otherwise take `ndi_sep2f`.
-/// NVRTC time of the f32 module to sm_90 SASS (2026-12-03, 2-core x86 host): 9.6 s without
-/// `stream2d.cu`, 15.0 s with the four 16-byte variants, 19.3 s with the scalar ones too.
 const STREAM2_SCALAR: bool = true;
 
-const _: () =
-    assert!(STREAM2_THREADS % 32 == 0 && STREAM2_THREADS <= 1024 && STREAM2_PF <= STREAM2_S);
+const _: () = assert!(STREAM2_THREADS % 32 == 0 && STREAM2_THREADS <= 1024 && STREAM2_RING >= 1);
 
-/// The name of the streaming kernel's entry point for `n` taps (`vec`: 16-byte accesses).
-fn stream2_name(n: usize, vec: bool) -> String {
-    format!("ndi_stream2f{n}{}", if vec { "" } else { "s" })
+/// The name of the streaming kernel's entry point for `n` taps (`vec`: 16-byte accesses; `unit`:
+/// every weight 1).
+fn stream2_name(n: usize, vec: bool, unit: bool) -> String {
+    let s = if vec { "" } else { "s" };
+    let u = if unit { "u" } else { "" };
+    format!("ndi_stream2f{n}{s}{u}")
 }
 
-/// The `NDI_STREAM2` instantiations of the f32 module (`kernel_source`).
+/// The `NDI_STREAM2` instantiations of the f32 module (`kernel_source`): per window length the
+/// 16-byte variant with general and with unit weights, and the scalar variant (general weights,
+/// which unit weights also take).
 fn stream2_entries() -> String {
-    let b = |v: bool| if v { "true" } else { "false" };
     let mut s = String::new();
-    for (&n, &mb) in STREAM2_TAPS.iter().zip(&STREAM2_MIN_BLOCKS) {
-        let lb = if mb > 0 {
-            format!("({STREAM2_THREADS}, {mb})")
-        } else {
-            format!("({STREAM2_THREADS})")
-        };
-        for vec in [true, false] {
+    for &n in &STREAM2_TAPS {
+        for (vec, unit) in [(true, false), (true, true), (false, false)] {
             if !vec && !STREAM2_SCALAR {
                 continue;
             }
             s += &format!(
-                "NDI_STREAM2({}, {n}, {n}, {}, {STREAM2_S}, {STREAM2_PF}, {}, {}, {}, {}, {lb})\n",
-                stream2_name(n, vec),
+                "NDI_STREAM2({}, {n}, {n}, {}, {}, {STREAM2_THREADS}, {vec}, {unit})\n",
+                stream2_name(n, vec, unit),
                 (n - 1) / 2,
-                STREAM2_EDGE as i32,
-                b(vec),
-                b(STREAM2_HINT),
-                b(STREAM2_ALT),
+                STREAM2_RING * n,
             );
         }
     }
@@ -1186,17 +1170,20 @@ fn stream2<T: Real>(
     if !vec && !STREAM2_SCALAR {
         return Ok(None);
     }
-    // warps side by side along the rows, strips of STREAM2_S rows grid-strided over grid.y
-    let nwx = wd.div_ceil(if STREAM2_EDGE { 128 } else { 120 });
-    let Ok(gx) = u32::try_from(nwx.div_ceil(STREAM2_THREADS as usize / 32)) else {
+    // unit weights (uniform filters) take the variant without weight products (same results)
+    let unit = vec && p.w.iter().chain(&q.w).all(|&w| w as f32 == 1.0);
+    // warps side by side along the rows (120 output columns each), strips along grid.y, planes
+    // along grid.z
+    let Ok(gx) = u32::try_from(wd.div_ceil(120).div_ceil(STREAM2_THREADS as usize / 32)) else {
         return Ok(None);
     };
     if gx > i32::MAX as u32 {
         return Ok(None);
     }
-    let gy = outer.saturating_mul(hh.div_ceil(STREAM2_S)).clamp(1, 65535) as u32;
     let mode = mode.for_filter();
-    let f = function(d, T::DTYPE, &stream2_name(n, vec))?;
+    let f = function(d, T::DTYPE, &stream2_name(n, vec, unit))?;
+    let smem = STREAM2_RING * n * STREAM2_THREADS as usize * 16;
+    let nst = stream2_strips(d, &f, (n, vec, unit), smem, hh, outer, gx as usize)?;
     let mut a = Args::new();
     a.push(xp)
         .push(op_)
@@ -1210,12 +1197,67 @@ fn stream2<T: Real>(
     push_w::<T>(&mut a, q.div);
     a.push(mode.code());
     push_w::<T>(&mut a, cval);
+    a.push(nst as i64)
+        .push((hh / nst) as i64)
+        .push((hh % nst) as i64);
     let cfg = LaunchConfig {
-        grid: (gx, gy, 1),
+        grid: (gx, nst.clamp(1, 65535) as u32, outer.clamp(1, 65535) as u32),
         block: (STREAM2_THREADS, 1, 1),
-        shared_mem_bytes: 0,
+        shared_mem_bytes: smem as u32,
     };
     f.launch(d, cfg, &mut a)?;
     STREAM2_LAUNCHES.with(|c| c.set(c.get() + 1));
     Ok(Some(out))
+}
+
+/// Resident blocks per multiprocessor of each streaming entry point, by device ordinal and
+/// `(taps, vec, unit)` (the driver's occupancy query, asked once).
+type Stream2Occupancy = HashMap<(usize, (usize, bool, bool)), usize>;
+static STREAM2_OCCUPANCY: Mutex<Option<Stream2Occupancy>> = Mutex::new(None);
+
+/// The strip count per plane of `hh` rows for the streaming kernel `f` (`gx` blocks across a
+/// plane, `outer` planes): strips of about `STREAM2_STRIP_ROWS` rows, their number rounded so
+/// that the blocks fill whole waves of the device's resident blocks where a launch has few
+/// waves; in `1 ..= hh`.
+fn stream2_strips(
+    d: &CudaDevice,
+    f: &cusci_core::cuda::kernel::Function,
+    key: (usize, bool, bool),
+    smem: usize,
+    hh: usize,
+    outer: usize,
+    gx: usize,
+) -> Result<usize> {
+    let ord = d.props().ordinal;
+    let cached = STREAM2_OCCUPANCY
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .get(&(ord, key))
+        .copied();
+    let per_sm = match cached {
+        Some(v) => v,
+        None => {
+            let v = f.occupancy(STREAM2_THREADS, smem)? as usize;
+            STREAM2_OCCUPANCY
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get_or_insert_with(HashMap::new)
+                .insert((ord, key), v);
+            v
+        }
+    };
+    let slots = (d.props().multiprocessors * per_sm).max(1);
+    let nst0 = hh.div_ceil(STREAM2_STRIP_ROWS);
+    let per_strip = gx.saturating_mul(outer).max(1);
+    let blocks = per_strip.saturating_mul(nst0);
+    // up to 16 waves: round to whole waves (at least one strip per plane); beyond, the tail of
+    // the last wave is small anyway
+    let nst = if blocks <= 16 * slots {
+        let waves = ((blocks + slots / 2) / slots).max(1);
+        (waves * slots / per_strip).max(1)
+    } else {
+        nst0
+    };
+    Ok(nst.clamp(1, hh.max(1)))
 }
