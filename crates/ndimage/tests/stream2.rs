@@ -1,4 +1,4 @@
-//! The streaming register kernel (`ndi_stream2f{N}`, `filters/stream2d.cu`): f32, two weighted-sum
+//! The streaming kernel (`ndi_stream2f{N}`, `filters/stream2d.cu`): f32, two weighted-sum
 //! passes over the last two axes with the vertical (axis `nd - 2`) pass first, equal odd windows of
 //! 3, 5, 7 or 9 taps, the centred horizontal shift. On the GPU each filter is checked against the
 //! CPU reference (f32 accumulates in f32 there, the CPU in f64) and, bit for bit, against the same

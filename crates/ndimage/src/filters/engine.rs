@@ -757,8 +757,8 @@ pub(crate) struct Pass {
 /// - f32 with the vertical (axis `nd - 2`) pass first, both windows of the same length in
 ///   `STREAM2_TAPS` (3, 5, 7, 9) with the centred horizontal shift `(n - 1) / 2` (sobel and
 ///   prewitt along axis `nd - 2`, odd uniform windows and small gaussians with origin 0), a
-///   C-contiguous input: the streaming register kernel `ndi_stream2f{N}` of `stream2d.cu`
-///   ([`stream2`]; 16-byte loads and stores where the width is a multiple of 4 and both arrays
+///   C-contiguous input: the streaming kernel `ndi_stream2f{N}` of `stream2d.cu`
+///   ([`stream2`]; 16-byte copies and stores where the width is a multiple of 4 and both arrays
 ///   are aligned, else the scalar variant `ndi_stream2f{N}s` where `STREAM2_SCALAR` compiles it);
 /// - `ndi_sep2f{NB}` of `sep2d.cu` for windows of up to 33 taps ([`sep2`]);
 /// - else `ndi_sep2d` ([`sep2d`]).
@@ -1131,10 +1131,11 @@ pub fn stream2_launches() -> usize {
     STREAM2_LAUNCHES.with(|c| c.get())
 }
 
-/// The streaming register kernel (`ndi_stream2f{N}`, `stream2d.cu`) for passes `p` (vertical,
-/// axis `nd - 2`) then `q` (horizontal) over the last two axes of a C-contiguous f32 array: a
-/// warp walks a strip of rows with the input rows in registers, no shared memory; the same
-/// arithmetic as `ndi_sep2f` (bit-identical). `None` where it does not apply (see
+/// The streaming kernel (`ndi_stream2f{N}`, `stream2d.cu`) for passes `p` (vertical, axis
+/// `nd - 2`) then `q` (horizontal) over the last two axes of a C-contiguous f32 array: a warp
+/// walks a strip of rows, each input row copied once through a shared-memory ring; unit weights
+/// (uniform filters) take the variant `ndi_stream2f{N}u`; the same arithmetic as `ndi_sep2f`
+/// (bit-identical). `None` where it does not apply (see
 /// [`sum_passes`]): other types, pass orders, window lengths or shifts, non-contiguous input, and
 /// (without `STREAM2_SCALAR`) widths not a multiple of 4 or unaligned arrays.
 fn stream2<T: Real>(
