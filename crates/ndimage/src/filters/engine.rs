@@ -10,6 +10,7 @@ use cusci_core::dtype::{DType, Element};
 use cusci_core::error::make;
 use cusci_core::{Array, Device, Result};
 use rayon::prelude::*;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -1057,8 +1058,8 @@ fn sep2d<T: Real>(
 const STREAM2_TAPS: [usize; 4] = [3, 5, 7, 9];
 /// Shared-memory ring slots per thread, as a multiple of the window (`R = STREAM2_RING * N`):
 /// `R - N + 1` input rows in flight per lane. 2: on the H200 (2026-12-04, f32 4096², CuPy
-/// launches back to back, `benches/results/2026-12-04b-h200.md`) sobel took 0.0394 ms with
-/// R = 6 against 0.0405 with 9, uniform 9 0.0506 ms with R = 18 against 0.061 with 27.
+/// launches back to back, `benches/results/2026-12-04b-h200.md`) uniform 9 took 0.0506 ms with
+/// R = 18 against 0.061 with 27; sobel took 0.0393 ms with R = 6 and with 9.
 const STREAM2_RING: usize = 2;
 /// Output rows per strip aimed at before the strip count is rounded to whole waves of resident
 /// blocks ([`stream2_strips`]): short strips give many blocks (even waves, more row streams in
@@ -1229,23 +1230,14 @@ fn stream2_strips(
     outer: usize,
     gx: usize,
 ) -> Result<usize> {
-    let ord = d.props().ordinal;
-    let cached = STREAM2_OCCUPANCY
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_insert_with(HashMap::new)
-        .get(&(ord, key))
-        .copied();
-    let per_sm = match cached {
-        Some(v) => v,
-        None => {
-            let v = f.occupancy(STREAM2_THREADS, smem)? as usize;
-            STREAM2_OCCUPANCY
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .get_or_insert_with(HashMap::new)
-                .insert((ord, key), v);
-            v
+    let per_sm = {
+        let mut cache = STREAM2_OCCUPANCY.lock().unwrap_or_else(|e| e.into_inner());
+        match cache
+            .get_or_insert_with(HashMap::new)
+            .entry((d.props().ordinal, key))
+        {
+            Entry::Occupied(e) => *e.get(),
+            Entry::Vacant(e) => *e.insert(f.occupancy(STREAM2_THREADS, smem)? as usize),
         }
     };
     let slots = (d.props().multiprocessors * per_sm).max(1);
