@@ -65,6 +65,8 @@ pub const COMMON_HEADER: &str = include_str!("common.cuh");
 pub(crate) struct Module {
     raw: sys::CUmodule,
     functions: Mutex<HashMap<String, sys::CUfunction>>,
+    /// Resident blocks per multiprocessor, by (function, threads, dynamic shared bytes).
+    occupancy: Mutex<HashMap<(usize, u32, usize), u32>>,
     ctx: Arc<cudarc::driver::CudaContext>,
 }
 
@@ -87,7 +89,7 @@ unsafe impl Sync for Module {}
 #[derive(Clone)]
 pub struct Function {
     raw: sys::CUfunction,
-    _module: Arc<Module>,
+    module: Arc<Module>,
 }
 // SAFETY: see Module.
 unsafe impl Send for Function {}
@@ -232,7 +234,7 @@ impl CudaDevice {
         if let Some(&f) = fns.get(name) {
             return Ok(Function {
                 raw: f,
-                _module: module.clone(),
+                module: module.clone(),
             });
         }
         let cname = CString::new(name).map_err(|_| Error::arg("function", "NUL in name"))?;
@@ -246,7 +248,7 @@ impl CudaDevice {
         fns.insert(name.to_string(), f);
         Ok(Function {
             raw: f,
-            _module: module.clone(),
+            module: module.clone(),
         })
     }
 
@@ -334,6 +336,7 @@ impl CudaDevice {
         let m = Arc::new(Module {
             raw,
             functions: Mutex::new(HashMap::new()),
+            occupancy: Mutex::new(HashMap::new()),
             ctx: self.shared.ctx.clone(),
         });
         let mut mods = cache.modules.lock().unwrap_or_else(|e| e.into_inner());
@@ -437,13 +440,25 @@ impl Function {
         .map_err(|e| Error::driver("cuLaunchKernel", e))
     }
 
-    /// Blocks per multiprocessor that can be resident with `threads` threads and `smem` bytes.
+    /// Blocks per multiprocessor that can be resident with `threads` threads and `smem` bytes
+    /// (the driver's answer, asked once per function and configuration).
     pub fn occupancy(&self, threads: u32, smem: usize) -> Result<u32> {
+        let key = (self.raw as usize, threads, smem);
+        let mut cache = self
+            .module
+            .occupancy
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(&v) = cache.get(&key) {
+            return Ok(v);
+        }
         // SAFETY: the function handle is alive.
-        unsafe {
+        let v = unsafe {
             cu::occupancy::max_active_block_per_multiprocessor(self.raw, threads as i32, smem)
         }
         .map(|v| v.max(1) as u32)
-        .map_err(|e| Error::driver("occupancy", e))
+        .map_err(|e| Error::driver("occupancy", e))?;
+        cache.insert(key, v);
+        Ok(v)
     }
 }

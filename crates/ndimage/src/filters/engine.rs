@@ -10,9 +10,6 @@ use cusci_core::dtype::{DType, Element};
 use cusci_core::error::make;
 use cusci_core::{Array, Device, Result};
 use rayon::prelude::*;
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-use std::sync::Mutex;
 
 /// The element types the filters accept (SciPy's real types): f32, f64, i32, i64, u8.
 /// Results keep the input's type; values are computed in f64 on the CPU (f32 kernels accumulate
@@ -1185,7 +1182,7 @@ fn stream2<T: Real>(
     let mode = mode.for_filter();
     let f = function(d, T::DTYPE, &stream2_name(n, vec, unit))?;
     let smem = STREAM2_RING * n * STREAM2_THREADS as usize * 16;
-    let nst = stream2_strips(d, &f, (n, vec, unit), smem, hh, outer, gx as usize)?;
+    let nst = stream2_strips(d, &f, smem, hh, outer, gx as usize)?;
     let mut a = Args::new();
     a.push(xp)
         .push(op_)
@@ -1212,11 +1209,6 @@ fn stream2<T: Real>(
     Ok(Some(out))
 }
 
-/// Resident blocks per multiprocessor of each streaming entry point, by device ordinal and
-/// `(taps, vec, unit)` (the driver's occupancy query, asked once).
-type Stream2Occupancy = HashMap<(usize, (usize, bool, bool)), usize>;
-static STREAM2_OCCUPANCY: Mutex<Option<Stream2Occupancy>> = Mutex::new(None);
-
 /// The strip count per plane of `hh` rows for the streaming kernel `f` (`gx` blocks across a
 /// plane, `outer` planes): strips of about `STREAM2_STRIP_ROWS` rows, their number rounded so
 /// that the blocks fill whole waves of the device's resident blocks where a launch has few
@@ -1224,22 +1216,12 @@ static STREAM2_OCCUPANCY: Mutex<Option<Stream2Occupancy>> = Mutex::new(None);
 fn stream2_strips(
     d: &CudaDevice,
     f: &cusci_core::cuda::kernel::Function,
-    key: (usize, bool, bool),
     smem: usize,
     hh: usize,
     outer: usize,
     gx: usize,
 ) -> Result<usize> {
-    let per_sm = {
-        let mut cache = STREAM2_OCCUPANCY.lock().unwrap_or_else(|e| e.into_inner());
-        match cache
-            .get_or_insert_with(HashMap::new)
-            .entry((d.props().ordinal, key))
-        {
-            Entry::Occupied(e) => *e.get(),
-            Entry::Vacant(e) => *e.insert(f.occupancy(STREAM2_THREADS, smem)? as usize),
-        }
-    };
+    let per_sm = f.occupancy(STREAM2_THREADS, smem)? as usize;
     let slots = (d.props().multiprocessors * per_sm).max(1);
     let nst0 = hh.div_ceil(STREAM2_STRIP_ROWS);
     let per_strip = gx.saturating_mul(outer).max(1);
