@@ -61,15 +61,6 @@ __device__ __forceinline__ void ndi_s2_cp_row(unsigned s, const float* g) {
   }
 }
 
-// A ring slot's 4 floats into d[0..4).
-__device__ __forceinline__ void ndi_s2_get(const float4* p, float* d) {
-  const float4 v = *p;
-  d[0] = v.x;
-  d[1] = v.y;
-  d[2] = v.z;
-  d[3] = v.w;
-}
-
 // The mapped row of the general body (not inlined: one copy instead of one per call site).
 __device__ __noinline__ i64 ndi_s2_map_row(i64 i, i64 n, int mode) { return ndi_map_index(i, n, mode); }
 
@@ -131,7 +122,13 @@ __device__ __forceinline__ void ndi_s2_fast(const float* __restrict__ xp, float*
   float rg[NV][4];     // walk row i in rg[i % NV]
   ndi_s2_wait<R - NV>();
 #pragma unroll
-  for (int u = 0; u < NV - 1; ++u) ndi_s2_get(ring + u * TH, rg[u]);
+  for (int u = 0; u < NV - 1; ++u) {
+    const float4 v = ring[u * TH];
+    rg[u][0] = v.x;
+    rg[u][1] = v.y;
+    rg[u][2] = v.z;
+    rg[u][3] = v.w;
+  }
 #pragma unroll 1
   for (int t0 = 0; t0 < S; t0 += R) {
 #pragma unroll
@@ -139,7 +136,14 @@ __device__ __forceinline__ void ndi_s2_fast(const float* __restrict__ xp, float*
       if (t0 + uu >= S) break;
       // walk row t + NV - 1 (R + t groups committed, t + NV of them needed)
       ndi_s2_wait<R - NV>();
-      ndi_s2_get(ring + ((uu + NV - 1) % R) * TH, rg[(uu + NV - 1) % NV]);
+      {
+        const float4 v = ring[((uu + NV - 1) % R) * TH];
+        float* d = rg[(uu + NV - 1) % NV];
+        d[0] = v.x;
+        d[1] = v.y;
+        d[2] = v.z;
+        d[3] = v.w;
+      }
       W vs[4];
 #pragma unroll
       for (int k = 0; k < 4; ++k) vs[k] = (W)0;
