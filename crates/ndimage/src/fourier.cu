@@ -30,6 +30,7 @@ extern "C" __global__ void ndi_fourier(const T* __restrict__ x, T* __restrict__ 
       double f = (d == axis && nfull >= 0) ? (double)c : (double)(c < (len + 1) / 2 ? c : c - len);
       double t = par.p[d] * f;
       if (kind == 0) acc += par.p[d] * f * f;
+      else if (kind == 1 && par.p[d] < 0.0) prod *= f == 0.0 ? 1.0 : 0.0;  // size <= 0
       else if (kind == 1) prod *= t != 0.0 ? sin(t) / t : 1.0;
       else acc += (kind == 2 ? t * t : t);
     }

@@ -68,6 +68,7 @@ fn factor(
         let t = par[d] * f;
         match kind {
             Kind::Gaussian => acc += par[d] * f * f,
+            Kind::Uniform if par[d] < 0.0 => prod *= if f == 0.0 { 1.0 } else { 0.0 },
             Kind::Uniform => prod *= if t != 0.0 { t.sin() / t } else { 1.0 },
             Kind::Ellipsoid => acc += t * t,
             Kind::Shift => acc += t,
@@ -125,10 +126,10 @@ fn apply<T: Element>(
         k if k == rank => values.to_vec(),
         k => return Err(make::arg(op, format!("{k} values for {rank} axes"))),
     };
-    if matches!(kind, Kind::Gaussian | Kind::Uniform | Kind::Ellipsoid)
-        && v.iter().any(|s| s.is_nan() || *s < 0.0)
-    {
-        return Err(make::arg(op, "sigma / size must be non-negative"));
+    // SciPy checks nothing: its factors are even in sigma / size, so a negative value acts as its
+    // absolute value; NaN is refused here (SciPy gives NaN factors or leaves the input alone)
+    if kind != Kind::Shift && v.iter().any(|s| s.is_nan()) {
+        return Err(make::arg(op, "sigma / size must not be NaN"));
     }
     let shape = x.shape().to_vec();
     let nfull: i64 = n.map(|v| v as i64).unwrap_or(-1);
@@ -142,6 +143,9 @@ fn apply<T: Element>(
             };
             match kind {
                 Kind::Gaussian => -2.0 * pi * pi * v[d] * v[d] / (len * len),
+                // SciPy's fourier_uniform: an axis of size ≤ 0 keeps only its zero frequency
+                // (factor 1 there, 0 elsewhere), marked by the parameter -1
+                Kind::Uniform if v[d] <= 0.0 => -1.0,
                 Kind::Uniform | Kind::Ellipsoid => pi * v[d] / len,
                 Kind::Shift => -2.0 * pi * v[d] / len,
             }
@@ -211,8 +215,10 @@ fn apply<T: Element>(
 /// or one per axis): `exp(−2π²σ²f²)` (`scipy.ndimage.fourier_gaussian`).
 ///
 /// # Errors
-/// `UnsupportedDType` for integer inputs; `InvalidArgument` for a negative sigma, a bad axis
-/// or a wrong number of sigmas.
+/// `UnsupportedDType` for integer inputs (SciPy returns float64 for them; here the output has
+/// the input's type); `InvalidArgument` for a NaN sigma, a bad axis or a wrong number of sigmas
+/// (as in SciPy, a negative sigma or ellipsoid size acts as its absolute value, and a uniform
+/// size ≤ 0 keeps only the zero frequency of its axis).
 ///
 /// ```
 /// use cusci_ndimage::{fourier_gaussian, Array, Device};

@@ -411,8 +411,12 @@ fn complex_types_and_bad_arguments_are_errors() {
     assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
     let r: Result<Array<u8>> = rank_filter_as(&y, 3, &Footprint::Size(vec![3]), &fo);
     assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
-    let r: Result<Array<u8>> = uniform_filter_as(&y, &[0], &fo);
+    let r: Result<Array<u8>> = uniform_filter1d_as(&y, 0, 0, &fo);
     assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
+    // scipy.ndimage.uniform_filter(np.array([1, 2, 3, 4], np.uint8), 0) is the input (SciPy
+    // filters only the axes of size above 1)
+    let r: Result<Array<u8>> = uniform_filter_as(&y, &[0], &fo);
+    assert_eq!(r.unwrap().to_vec().unwrap(), vec![1, 2, 3, 4]);
     let r: Result<Array<u8>> = sobel_as(&y, 1, &fo);
     assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
     let r: Result<Array<u8>> = percentile_filter_as(&y, 101.0, &Footprint::Size(vec![3]), &fo);

@@ -362,12 +362,10 @@ fn bad_inputs_give_the_same_typed_errors_on_every_device() {
             "shape"
         );
         let g = GaussianOptions::default();
-        assert_eq!(kind(gaussian_filter(&x, &[-1.0], &g).unwrap_err()), "arg");
-        let g4 = GaussianOptions {
-            order: vec![4],
-            ..Default::default()
-        };
-        assert_eq!(kind(gaussian_filter(&x, &[1.0], &g4).unwrap_err()), "arg");
+        // SciPy: radius int(4 · -1 + 0.5) < 0 raises; sigma 0 divides by zero (gaussian_filter
+        // skips both, and accepts any order)
+        assert_eq!(kind(gaussian_filter1d(&x, -1.0, 0, &g).unwrap_err()), "arg");
+        assert_eq!(kind(gaussian_filter1d(&x, 0.0, 0, &g).unwrap_err()), "arg");
         let bad_origin = FilterOptions {
             origin: vec![2],
             ..Default::default()
@@ -391,10 +389,7 @@ fn bad_inputs_give_the_same_typed_errors_on_every_device() {
             "arg"
         );
         assert_eq!(kind(uniform_filter(&x, &[3, 3, 3], &o).unwrap_err()), "arg");
-        assert_eq!(
-            kind(minimum_filter(&x, &Footprint::Size(vec![0]), &o).unwrap_err()),
-            "arg"
-        );
+        assert_eq!(kind(minimum_filter1d(&x, 0, 0, &o).unwrap_err()), "arg");
         let empty = Array::<bool>::zeros(&[2, 2], &Device::Cpu).unwrap();
         assert_eq!(
             kind(maximum_filter(&x, &Footprint::Mask(empty), &o).unwrap_err()),
@@ -603,5 +598,114 @@ fn large_box_rank_filters_match_the_cpu() {
                 }
             }
         }
+    }
+}
+
+/// The audit input `((i·7 + 3) mod 13) − 4.5` (the same array built in NumPy for the SciPy values).
+fn audit_input(shape: &[usize], dev: &Device) -> Array<f64> {
+    let n: usize = shape.iter().product();
+    let v = (0..n).map(|i| ((i * 7 + 3) % 13) as f64 - 4.5).collect();
+    Array::from_vec(v, shape, dev).unwrap()
+}
+
+#[test]
+fn gaussian_sigma_order_and_radius_edge_cases_follow_scipy() {
+    let g = GaussianOptions::default();
+    for dev in devices() {
+        let x = audit_input(&[7], &dev);
+        let xv = x.to_vec().unwrap();
+        // gaussian_filter1d(x, 0) raises ZeroDivisionError; sigma -1 gives radius -3 (ValueError)
+        assert!(gaussian_filter1d(&x, 0.0, 0, &g).is_err(), "on {dev}");
+        assert!(gaussian_filter1d(&x, -1.0, 0, &g).is_err(), "on {dev}");
+        let r0 = GaussianOptions {
+            radius: Some(vec![2]),
+            ..Default::default()
+        };
+        assert!(gaussian_filter1d(&x, 0.0, 0, &r0).is_err(), "on {dev}");
+        // radius int(-0.1 · 4 + 0.5) = 0, or truncate -0.1 / -1: the identity in SciPy
+        let t = |truncate| GaussianOptions {
+            truncate,
+            ..Default::default()
+        };
+        for (s, o) in [(-0.1, g.clone()), (1.0, t(-0.1)), (1.0, t(-1.0))] {
+            let y = gaussian_filter1d(&x, s, 0, &o).unwrap();
+            assert_eq!(y.to_vec().unwrap(), xv, "sigma {s} on {dev}");
+        }
+        // gaussian_filter skips the axes whose sigma is not above 1e-15 (negative ones too)
+        let x2 = audit_input(&[3, 4], &dev);
+        let y = gaussian_filter(&x2, &[-1.0], &g).unwrap();
+        assert_eq!(y.to_vec().unwrap(), x2.to_vec().unwrap(), "on {dev}");
+        // a negative sigma with an explicit radius acts as |sigma|
+        // (gaussian_filter1d(x, -1.0, radius=2) == gaussian_filter1d(x, 1.0, radius=2))
+        let a = gaussian_filter1d(&x, -1.0, 0, &r0).unwrap();
+        let b = gaussian_filter1d(&x, 1.0, 0, &r0).unwrap();
+        assert_allclose(&a, &b, 1e-15, 1e-15, &format!("on {dev}"));
+        // orders above 3: scipy.ndimage.gaussian_filter1d(x9, 1.5, order=4)
+        let x9 = audit_input(&[9], &dev);
+        let o4 = GaussianOptions {
+            order: vec![4],
+            ..Default::default()
+        };
+        let y = gaussian_filter1d(&x9, 1.5, 0, &o4).unwrap();
+        let want = [
+            -0.6094914892554009,
+            0.322429288836049,
+            0.15286324715179614,
+            -0.23604194006793122,
+            0.28995559832790724,
+            1.0189941763117965,
+            -0.288075418438228,
+            -1.2178462772690057,
+            0.554501137129544,
+        ];
+        let e = Array::from_vec(want.to_vec(), &[9], &dev).unwrap();
+        assert_allclose(&y, &e, 1e-12, 1e-12, &format!("on {dev}"));
+    }
+}
+
+#[test]
+fn box_filters_leave_axes_of_size_0_and_1_alone_as_scipy() {
+    let fo = FilterOptions::default();
+    for dev in devices() {
+        let x = audit_input(&[3, 4], &dev);
+        let xv = x.to_vec().unwrap();
+        // scipy.ndimage.uniform_filter(x, [0, 3])
+        let y = uniform_filter(&x, &[0, 3], &fo).unwrap();
+        let want = [
+            0.8333333333333334,
+            1.1666666666666667,
+            3.8333333333333335,
+            4.166666666666667,
+            2.8333333333333335,
+            3.1666666666666665,
+            1.5,
+            -2.5,
+            0.5,
+            0.8333333333333334,
+            -0.8333333333333334,
+            -0.5,
+        ];
+        let e = Array::from_vec(want.to_vec(), &[3, 4], &dev).unwrap();
+        assert_allclose(&y, &e, 1e-12, 1e-12, &format!("on {dev}"));
+        // scipy.ndimage.maximum_filter(x, [0, 2])
+        let y = maximum_filter(&x, &Footprint::Size(vec![0, 2]), &fo).unwrap();
+        assert_eq!(
+            y.to_vec().unwrap(),
+            vec![-1.5, 5.5, 5.5, 6.5, 0.5, 7.5, 7.5, 1.5, 2.5, 2.5, 3.5, 3.5],
+            "on {dev}"
+        );
+        // size 0 / 1 with an origin outside it: the input, unchecked (minimum_filter(x, 0,
+        // origin=3), uniform_filter(x, 1, origin=3))
+        let o3 = FilterOptions {
+            origin: vec![3],
+            ..Default::default()
+        };
+        let y = minimum_filter(&x, &Footprint::Size(vec![0]), &o3).unwrap();
+        assert_eq!(y.to_vec().unwrap(), xv, "on {dev}");
+        let y = uniform_filter(&x, &[1], &o3).unwrap();
+        assert_eq!(y.to_vec().unwrap(), xv, "on {dev}");
+        // the 1-D filters and the rank filters still refuse size 0
+        assert!(uniform_filter1d(&x, 0, 0, &fo).is_err());
+        assert!(median_filter(&x, &Footprint::Size(vec![0]), &fo).is_err());
     }
 }

@@ -270,3 +270,53 @@ fn generated_kernels_compile() {
         check_compiles("ndi_generic1d", &s, &[], "compute_90").unwrap_or_else(|e| panic!("{e}"));
     }
 }
+
+/// A closure's value is stored with SciPy's C casts: u8 wraps, i32 takes the minimum out of range.
+#[test]
+fn closure_results_are_stored_as_scipy_casts_them() {
+    let fo = FilterOptions::default();
+    // v[0] − 2·v[−1] + extra
+    let f = |v: &[f64], e: &[f64]| v[0] - 2.0 * v[v.len() - 1] + e.iter().sum::<f64>();
+    let nan = |_: &[f64], _: &[f64]| f64::NAN;
+    let pairs = |i: &[f64], o: &mut [f64], e: &[f64]| {
+        for (k, v) in o.iter_mut().enumerate() {
+            *v = i[k] - i[k + 2] + e.iter().sum::<f64>();
+        }
+    };
+    for dev in devices() {
+        let u: Vec<u8> = (0..12).map(|i| ((i * 7 + 3) % 13 * 20) as u8).collect();
+        let x = Array::from_vec(u, &[3, 4], &dev).unwrap();
+        // scipy.ndimage.generic_filter(x, f, size=2, extra_arguments=(0.25,))
+        let y = generic_filter(
+            &x,
+            GenericFunction::Closure(&f),
+            &Footprint::Size(vec![2]),
+            &[0.25],
+            &fo,
+        )
+        .unwrap();
+        assert_eq!(
+            y.to_vec().unwrap(),
+            vec![197, 173, 40, 153, 117, 93, 217, 80, 77, 60, 177, 40],
+            "on {dev}"
+        );
+        // scipy.ndimage.generic_filter1d(x, pairs, 3, -1, extra_arguments=(0.5,))
+        let y =
+            generic_filter1d(&x, GenericFunction1d::Closure(&pairs), 3, -1, &[0.5], &fo).unwrap();
+        assert_eq!(
+            y.to_vec().unwrap(),
+            vec![117, 237, 237, 117, 117, 237, 240, 120, 120, 237, 237, 120],
+            "on {dev}"
+        );
+        let xi = Array::from_vec(vec![1i32, 2, 3, 4], &[4], &dev).unwrap();
+        let y = generic_filter(
+            &xi,
+            GenericFunction::Closure(&nan),
+            &Footprint::Size(vec![2]),
+            &[],
+            &fo,
+        )
+        .unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![i32::MIN; 4], "on {dev}");
+    }
+}

@@ -120,8 +120,9 @@ fn bad_inputs_give_the_same_typed_errors_on_every_device() {
             fourier_gaussian(&i, &[1.0], None, -1),
             Err(Error::UnsupportedDType { .. })
         ));
+        // a negative sigma is accepted (as SciPy), NaN is refused
         assert!(matches!(
-            fourier_gaussian(&x, &[-1.0], None, -1),
+            fourier_gaussian(&x, &[f64::NAN], None, -1),
             Err(Error::InvalidArgument { .. })
         ));
         assert!(matches!(
@@ -137,5 +138,43 @@ fn bad_inputs_give_the_same_typed_errors_on_every_device() {
             fourier_ellipsoid(&x4, &[1.0], None, -1),
             Err(Error::InvalidArgument { .. })
         ));
+    }
+}
+
+/// SciPy checks no sign: a negative sigma (or ellipsoid size) acts as its absolute value, and
+/// fourier_uniform with a size ≤ 0 keeps only the zero frequency of that axis
+/// (`fourier_uniform(np.ones(8, complex), -1.0)` is `[1, 0, ..., 0]`).
+#[test]
+fn negative_and_zero_sizes_follow_scipy() {
+    for dev in devices() {
+        let x = randn::<f64>(&[3, 4], 2, &dev).unwrap();
+        let a = fourier_gaussian(&x, &[-1.0, 2.0], None, -1).unwrap();
+        let b = fourier_gaussian(&x, &[1.0, 2.0], None, -1).unwrap();
+        assert_allclose(&a, &b, 1e-14, 1e-14, &format!("on {dev}"));
+        let a = fourier_ellipsoid(&x, &[-1.0, 2.0], None, -1).unwrap();
+        let b = fourier_ellipsoid(&x, &[1.0, 2.0], None, -1).unwrap();
+        assert_allclose(&a, &b, 1e-14, 1e-14, &format!("on {dev}"));
+        let ones = Array::<f64>::ones(&[8], &dev).unwrap();
+        let mut want = vec![0.0; 8];
+        want[0] = 1.0;
+        for s in [-1.0, 0.0] {
+            let y = fourier_uniform(&ones, &[s], None, -1).unwrap();
+            assert_eq!(y.to_vec().unwrap(), want, "size {s} on {dev}");
+        }
+        // one axis of size ≤ 0: fourier_uniform(np.ones((3, 4)), [-1, 2]) keeps row 0 only
+        let y = fourier_uniform(
+            &Array::<f64>::ones(&[3, 4], &dev).unwrap(),
+            &[-1.0, 2.0],
+            None,
+            -1,
+        )
+        .unwrap()
+        .to_vec()
+        .unwrap();
+        let s = 2.0 / std::f64::consts::PI; // sin(π/2)/(π/2)
+        let want = [1.0, s, 0.0, s, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        for (a, b) in y.iter().zip(want) {
+            assert!((a - b).abs() < 1e-12, "{y:?} on {dev}");
+        }
     }
 }

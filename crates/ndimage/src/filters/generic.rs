@@ -58,6 +58,22 @@ pub enum GenericFunction1d<'a> {
     },
 }
 
+/// The function's f64 results stored as SciPy's C casts store them (x86-64): integers truncated,
+/// i32/i64 out of range (and NaN) the type's minimum, u8 through i32 and wrapped modulo 256.
+fn store_f64<T: Real>(mut v: Vec<f64>, shape: &[usize]) -> Result<Array<T>> {
+    use super::output::{t32, t64};
+    let f: Option<fn(f64) -> f64> = match T::DTYPE {
+        DType::I32 => Some(|x| t32(x) as f64),
+        DType::I64 => Some(|x| t64(x) as f64),
+        DType::U8 => Some(|x| t32(x) as u8 as f64),
+        _ => None,
+    };
+    if let Some(f) = f {
+        v.par_iter_mut().for_each(|x| *x = f(*x));
+    }
+    from_f64::<T>(v, shape)
+}
+
 fn tname(dtype: DType) -> &'static str {
     dtype.cuda_name()
 }
@@ -122,7 +138,9 @@ fn ptr<U: cusci_core::dtype::Element>(a: &Array<U>) -> u64 {
 /// with `extra_arguments` handed to the function as SciPy's `extra_arguments`.
 ///
 /// The footprint is a size (per filtered axis, `opts.axes`) or a mask, `opts.origin` shifts it.
-/// The result keeps the input's type (the function's f64 value cast as the other filters do).
+/// The result keeps the input's type: a closure's f64 value is stored with SciPy's C casts
+/// (truncation; u8 wraps modulo 256, e.g. −59.75 → 197; i32/i64 out of range or NaN → the type's
+/// minimum). A CUDA function's value is cast in the kernel (saturating).
 ///
 /// # Errors
 /// As [`crate::rank_filter`] for the footprint and origin; `InvalidArgument` for a CUDA function
@@ -169,7 +187,7 @@ pub fn generic_filter<T: Real>(
                     *o = f(&buf, extra_arguments);
                 }
             });
-            let r = from_f64::<T>(out, &shape)?;
+            let r = store_f64::<T>(out, &shape)?;
             if !input.device().is_cuda() {
                 Ok(r)
             } else {
@@ -298,7 +316,7 @@ pub fn generic_filter1d<T: Real>(
                         }
                     }
                 });
-            let r = from_f64::<T>(out, &shape)?;
+            let r = store_f64::<T>(out, &shape)?;
             if !input.device().is_cuda() {
                 Ok(r)
             } else {

@@ -325,7 +325,7 @@ pub fn convolve<T: Real>(
 /// Options of the Gaussian filters (SciPy's `order`, `truncate`, `radius`, plus [`FilterOptions`]).
 #[derive(Debug, Clone)]
 pub struct GaussianOptions {
-    /// Derivative order per axis (0–3; empty: 0; one value: every axis).
+    /// Derivative order per axis (any order, as SciPy; empty: 0; one value: every axis).
     pub order: Vec<usize>,
     /// The kernel extends `truncate · sigma` (rounded) on each side; default 4.
     pub truncate: f64,
@@ -399,37 +399,44 @@ fn gaussian_weights(
     truncate: f64,
     radius: Option<usize>,
 ) -> Result<Vec<f64>> {
-    if sigma.is_nan() || sigma < 0.0 {
-        return Err(make::arg(
-            op,
-            format!("sigma must be non-negative, got {sigma}"),
-        ));
-    }
-    if order > 3 {
-        return Err(make::arg(
-            op,
-            format!("order must be 0, 1, 2 or 3, got {order}"),
-        ));
+    // SciPy's `_gaussian_kernel1d`: radius = int(truncate * sigma + 0.5) (a negative sigma works
+    // while the radius stays non-negative; the kernel depends on sigma²), any order ≥ 0, and a
+    // ZeroDivisionError for sigma² == 0
+    if sigma.is_nan() {
+        return Err(make::arg(op, "sigma must be a number, got NaN"));
     }
     let r = match radius {
         Some(r) => r,
         None => {
-            if !(truncate.is_finite() && truncate >= 0.0) {
-                return Err(make::arg(op, "truncate must be finite and non-negative"));
+            let r = (truncate * sigma + 0.5).trunc();
+            if !r.is_finite() || r < 0.0 {
+                return Err(make::arg(
+                    op,
+                    format!(
+                        "radius must be a nonnegative integer (truncate {truncate}, sigma {sigma})"
+                    ),
+                ));
             }
-            (truncate * sigma + 0.5) as usize
+            r as usize
         }
     };
+    if sigma * sigma == 0.0 {
+        return Err(make::arg(
+            op,
+            "sigma must be nonzero (SciPy divides by sigma²)",
+        ));
+    }
     let mut w = gaussian_kernel1d(sigma, order, r);
     w.reverse();
     Ok(w)
 }
 
 /// One-dimensional Gaussian filter along `axis` (`scipy.ndimage.gaussian_filter1d`), of
-/// derivative order `opts.order[0]` (0–3).
+/// derivative order `opts.order[0]` (0 for the Gaussian itself; any order, as SciPy).
 ///
 /// # Errors
-/// `InvalidArgument` for `sigma < 0`, an order above 3, a bad truncate or axis.
+/// `InvalidArgument` where SciPy raises: sigma 0 or NaN, a negative radius
+/// `int(truncate · sigma + 0.5)` (a negative sigma is otherwise accepted, as SciPy), a bad axis.
 ///
 /// ```
 /// use cusci_ndimage::{gaussian_filter1d, GaussianOptions, Array, Device};
@@ -495,8 +502,9 @@ pub fn gaussian_filter<T: Real>(
     };
     let mut passes = Vec::new();
     for k in 0..n {
-        let w = gaussian_weights(op, sig[k], ord[k], opts.truncate, rad[k])?;
+        // SciPy skips (and does not check) the axes whose sigma is not above 1e-15
         if sig[k] > 1e-15 {
+            let w = gaussian_weights(op, sig[k], ord[k], opts.truncate, rad[k])?;
             passes.push((axes[k], w));
         }
     }
@@ -648,12 +656,15 @@ fn separable<T: Real>(
     }
     let sizes = per_axis(op, "size", size, axes.len(), 1)?;
     let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
+    // SciPy filters only the axes of size above 1 (sizes 0 and 1 leave an axis alone, and its
+    // origin is not checked)
     let mut shifts = Vec::with_capacity(axes.len());
     for k in 0..axes.len() {
-        if sizes[k] == 0 {
-            return Err(make::arg(op, "size must be at least 1"));
-        }
-        shifts.push(check_origin(op, origin[k], sizes[k])?);
+        shifts.push(if sizes[k] > 1 {
+            check_origin(op, origin[k], sizes[k])?
+        } else {
+            0
+        });
     }
     if kind == Op::Sum {
         let passes: Vec<Pass> = (0..axes.len())
@@ -683,7 +694,8 @@ fn separable<T: Real>(
 /// n-dimensional uniform filter (`scipy.ndimage.uniform_filter`): one [`uniform_filter1d`] per axis.
 ///
 /// # Errors
-/// `InvalidArgument` for a zero or missing size, a wrong number of per-axis values, a bad origin.
+/// `InvalidArgument` for a missing size, a wrong number of per-axis values, a bad origin (sizes 0
+/// and 1 leave an axis alone, as SciPy).
 ///
 /// ```
 /// use cusci_ndimage::{uniform_filter, FilterOptions, Array, Device};
@@ -737,7 +749,7 @@ fn minmax<T: Real>(
 ///
 /// # Errors
 /// `ShapeMismatch` for a footprint of the wrong rank; `InvalidArgument` for an empty
-/// footprint, a zero size, a bad origin.
+/// footprint or a bad origin (sizes 0 and 1 leave an axis alone, as SciPy).
 ///
 /// ```
 /// use cusci_ndimage::{minimum_filter, Footprint, FilterOptions, Array, Device};

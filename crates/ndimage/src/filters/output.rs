@@ -84,7 +84,7 @@ impl Store {
 
 /// x86-64's `cvttsd2si` to 32 bits: truncation, the "integer indefinite" i32::MIN out of range.
 #[inline]
-fn t32(v: f64) -> i32 {
+pub(crate) fn t32(v: f64) -> i32 {
     if v > -2147483649.0 && v < 2147483648.0 {
         v as i32
     } else {
@@ -94,7 +94,7 @@ fn t32(v: f64) -> i32 {
 
 /// The 64-bit `cvttsd2si`.
 #[inline]
-fn t64(v: f64) -> i64 {
+pub(crate) fn t64(v: f64) -> i64 {
     if (-9223372036854775808.0..9223372036854775808.0).contains(&v) {
         v as i64
     } else {
@@ -382,8 +382,8 @@ fn gaussian_passes<'a>(
     };
     let mut passes: Vec<PassFn> = Vec::new();
     for k in 0..n {
-        gaussian_weights(op, sig[k], ord[k], opts.truncate, rad[k])?;
         if sig[k] > 1e-15 {
+            gaussian_weights(op, sig[k], ord[k], opts.truncate, rad[k])?;
             let o = GaussianOptions {
                 order: vec![ord[k]],
                 radius: rad[k].map(|r| vec![r]),
@@ -465,11 +465,9 @@ fn boxes(
     let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
     let mut out = Vec::new();
     for k in 0..axes.len() {
-        if sizes[k] == 0 {
-            return Err(make::arg(op, "size must be at least 1"));
-        }
-        check_origin(op, origin[k], sizes[k])?;
+        // as SciPy: sizes 0 and 1 leave the axis alone (its origin unchecked)
         if sizes[k] > 1 {
+            check_origin(op, origin[k], sizes[k])?;
             out.push((axes[k], sizes[k], origin[k]));
         }
     }

@@ -662,19 +662,45 @@ fn transform_axes<T: Real>(
 ) -> Result<Array<T>> {
     check_order(op, o.order)?;
     let irank = x.ndim();
-    if irank == 0 || irank > 8 || oshape.len() > 8 {
+    if irank == 0 || oshape.is_empty() {
+        // SciPy: RuntimeError('input and output rank must be > 0')
+        return Err(make::arg(op, "input and output rank must be > 0"));
+    }
+    if irank > 8 || oshape.len() > 8 {
         return Err(make::arg(op, "the input must have 1 to 8 dimensions"));
     }
     let n: usize = oshape.iter().product();
     if x.size() == 0 && n > 0 {
-        return Err(make::arg(op, "cannot interpolate an empty input"));
+        // SciPy fills with cval in the constant modes; in the others it reads outside the empty
+        // input (undefined values) or raises
+        if !matches!(o.mode, Mode::Constant | Mode::GridConstant) {
+            return Err(make::arg(
+                op,
+                "cannot interpolate an empty input in a mode other than constant",
+            ));
+        }
+        let v = if T::DTYPE.is_integer() {
+            if o.cval < 0.0 {
+                o.cval - 0.5
+            } else {
+                o.cval + 0.5
+            }
+        } else {
+            o.cval
+        };
+        return Array::from_vec(vec![T::from_f(v); n], oshape, &Device::Cpu)?.to_device(x.device());
     }
     let filter = o.prefilter && o.order > 1;
-    let npad = if filter && matches!(o.mode, Mode::Nearest | Mode::GridConstant) {
-        12
-    } else {
-        0
-    };
+    // SciPy does not map an input coordinate outside the input in mode nearest (only the spline
+    // stencil's indices are clamped), which the kernels' coordinate clamp matches only when the
+    // input is padded with its edge values: always padded for orders above 1 (with or without
+    // the prefilter)
+    let npad =
+        if (filter && o.mode == Mode::GridConstant) || (o.mode == Mode::Nearest && o.order > 1) {
+            12
+        } else {
+            0
+        };
     let wdt = work_dtype::<T>(x.device());
     let axes: Vec<usize> = (0..irank).filter(|&a| ords[a] > 1).collect();
     if n == 0 {
@@ -889,7 +915,17 @@ pub fn map_coordinates<T: Real, C: Real>(
     let op = "map_coordinates";
     cusci_core::array::check_same_device(op, input.device(), coordinates.device())?;
     let cs = coordinates.shape();
-    if cs.is_empty() || cs[0] != input.ndim() {
+    if input.ndim() == 0 || cs.len() < 2 {
+        // SciPy: RuntimeError('input and output rank must be > 0')
+        return Err(make::shape(
+            op,
+            format!(
+                "coordinates of shape {cs:?}: input and output rank must be > 0 (coordinates need \
+                 a leading axis of the input's rank and at least one more)"
+            ),
+        ));
+    }
+    if cs[0] != input.ndim() {
         return Err(make::shape(
             op,
             format!(
@@ -943,7 +979,11 @@ pub enum Matrix {
 /// 0); `output_shape` defaults to the input's.
 ///
 /// # Errors
-/// `ShapeMismatch` for a matrix of the wrong size; `InvalidArgument` for an order above 5.
+/// `ShapeMismatch` for a matrix of the wrong size (SciPy's rules: `nd × (nd+1)` and `(nd+1) ×
+/// (nd+1)` are augmented, their last column replacing `offset`, and need an output of rank nd);
+/// `InvalidArgument` for a homogeneous matrix whose bottom row is not `[0, ..., 0, 1]`, an order
+/// above 5, an empty output rank, an empty input in a mode other than the constant ones (in
+/// those the output is `cval`).
 ///
 /// ```
 /// use cusci_ndimage::{affine_transform, InterpOptions, Matrix, Array, Device};
@@ -977,13 +1017,15 @@ fn affine_impl<T: Real>(
         .unwrap_or_else(|| input.shape().to_vec());
     let orank = oshape.len();
     let mut m = vec![0.0; nd * orank + nd];
-    let mut off = match offset.len() {
-        0 => vec![0.0; nd],
-        1 => vec![offset[0]; nd],
-        k if k == nd => offset.to_vec(),
-        k => return Err(make::shape(op, format!("{k} offsets for {nd} axes"))),
+    let norm_offset = || -> Result<Vec<f64>> {
+        match offset.len() {
+            0 => Ok(vec![0.0; nd]),
+            1 => Ok(vec![offset[0]; nd]),
+            k if k == nd => Ok(offset.to_vec()),
+            k => Err(make::shape(op, format!("{k} offsets for {nd} axes"))),
+        }
     };
-    match matrix {
+    let off = match matrix {
         Matrix::Diagonal(d) => {
             if d.len() != nd || orank != nd {
                 return Err(make::shape(
@@ -994,29 +1036,53 @@ fn affine_impl<T: Real>(
             for i in 0..nd {
                 m[i * orank + i] = d[i];
             }
+            norm_offset()?
         }
         Matrix::Full { rows, cols, data } => {
+            let (rows, cols) = (*rows, *cols);
             if data.len() != rows * cols {
                 return Err(make::shape(op, "matrix data does not match rows × cols"));
             }
-            let ok = (*rows == nd && (*cols == orank || *cols == orank + 1))
-                || (*rows == nd + 1 && *cols == orank + 1);
-            if !ok {
-                return Err(make::shape(
-                    op,
-                    format!("a {rows}×{cols} matrix for {nd} input and {orank} output axes"),
-                ));
-            }
-            for i in 0..nd {
-                for j in 0..orank {
-                    m[i * orank + j] = data[i * cols + j];
+            // SciPy's order: nd × (nd + 1) and (nd + 1) × (nd + 1) are augmented / homogeneous
+            // (the last column is the offset, which replaces `offset`), whatever the output rank;
+            // then the matrix must be nd × output rank
+            if cols == nd + 1 && (rows == nd || rows == nd + 1) {
+                if rows == nd + 1 {
+                    let bottom = &data[nd * cols..];
+                    if bottom[..nd].iter().any(|&v| v != 0.0) || bottom[nd] != 1.0 {
+                        return Err(make::arg(
+                            op,
+                            format!(
+                                "expected a homogeneous transformation matrix: the bottom row \
+                                 of the {rows}×{cols} matrix is not [0, ..., 0, 1]"
+                            ),
+                        ));
+                    }
                 }
-                if *cols == orank + 1 {
-                    off[i] = data[i * cols + orank];
+                if orank != nd {
+                    return Err(make::shape(
+                        op,
+                        format!("a {rows}×{cols} matrix for {nd} input and {orank} output axes"),
+                    ));
                 }
+                for i in 0..nd {
+                    for j in 0..nd {
+                        m[i * orank + j] = data[i * cols + j];
+                    }
+                }
+                (0..nd).map(|i| data[i * cols + nd]).collect()
+            } else {
+                if rows != nd || cols != orank {
+                    return Err(make::shape(
+                        op,
+                        format!("a {rows}×{cols} matrix for {nd} input and {orank} output axes"),
+                    ));
+                }
+                m[..nd * orank].copy_from_slice(data);
+                norm_offset()?
             }
         }
-    }
+    };
     m[nd * orank..].copy_from_slice(&off);
     match ords {
         Some(o) => transform_axes(op, input, &oshape, Coords::Affine(m), opts, o),
@@ -1052,7 +1118,9 @@ pub fn shift<T: Real>(input: &Array<T>, shift: &[f64], opts: &InterpOptions) -> 
 /// `grid_mode` true the pixel edges do (`in = (out + ½) · n_in/n_out − ½`).
 ///
 /// # Errors
-/// `InvalidArgument` for a non-positive zoom or an order above 5.
+/// `InvalidArgument` for a zoom giving a negative (or not finite) output length, an order above 5,
+/// a 0-d input. A zoom of 0 gives an empty axis; output lengths round half to even (Python's
+/// `round`, as SciPy).
 ///
 /// ```
 /// use cusci_ndimage::{zoom, InterpOptions, Array, Device};
@@ -1074,15 +1142,19 @@ pub fn zoom<T: Real>(
         k if k == nd => zoom.to_vec(),
         k => return Err(make::shape(op, format!("{k} zoom factors for {nd} axes"))),
     };
-    if z.iter().any(|&v| v <= 0.0 || !v.is_finite()) {
-        return Err(make::arg(op, "zoom factors must be positive"));
-    }
     let ishape = input.shape();
-    let oshape: Vec<usize> = ishape
-        .iter()
-        .zip(&z)
-        .map(|(&n, &f)| (n as f64 * f).round() as usize)
-        .collect();
+    // SciPy: int(round(n * zoom)), Python's round (half to even); a zoom of 0 gives an empty axis
+    let mut oshape = Vec::with_capacity(nd);
+    for (&n, &f) in ishape.iter().zip(&z) {
+        let r = (n as f64 * f).round_ties_even();
+        if !r.is_finite() || r < 0.0 {
+            return Err(make::arg(
+                op,
+                format!("zoom factor {f} gives an invalid output length for an axis of {n}"),
+            ));
+        }
+        oshape.push(r as usize);
+    }
     let mut diag = vec![0.0; nd];
     let mut off = vec![0.0; nd];
     for d in 0..nd {
@@ -1121,7 +1193,9 @@ fn cosdg_sindg(angle: f64) -> (f64, f64) {
 /// `(1, 0)`); with `reshape` the output grows to hold the whole rotated input.
 ///
 /// # Errors
-/// `InvalidArgument` for equal or out-of-range axes, an input of rank < 2, an order above 5.
+/// `InvalidArgument` for out-of-range axes, equal axes with rank > 2 (for a 2-D input SciPy
+/// accepts them: the plane shapes are those of that axis, the rotation acts on axes (0, 1)), an
+/// input of rank < 2, an order above 5.
 ///
 /// ```
 /// use cusci_ndimage::{rotate, InterpOptions, Array, Device};
@@ -1151,8 +1225,14 @@ pub fn rotate<T: Real>(
         Ok(v as usize)
     };
     let (mut a0, mut a1) = (norm(axes.0)?, norm(axes.1)?);
-    if a0 == a1 {
-        return Err(make::arg(op, "the two axes must differ"));
+    // SciPy accepts equal axes for a 2-D input (the plane is (axis, axis) for the shapes, the
+    // rotation itself acts on axes (0, 1)) and fails for more dimensions
+    let dup = a0 == a1;
+    if dup && nd != 2 {
+        return Err(make::arg(
+            op,
+            "the two axes must differ for an input of rank above 2",
+        ));
     }
     if a0 > a1 {
         std::mem::swap(&mut a0, &mut a1);
@@ -1192,6 +1272,9 @@ pub fn rotate<T: Real>(
     let mut m = vec![0.0; nd * nd];
     for d in 0..nd {
         m[d * nd + d] = 1.0;
+    }
+    if dup {
+        (a0, a1) = (0, 1);
     }
     m[a0 * nd + a0] = rot[0][0];
     m[a0 * nd + a1] = rot[0][1];
