@@ -457,3 +457,85 @@ fn store_kernel_compiles() {
     let src = cusci_ndimage::filters::output::store_kernel_source();
     check_compiles("ndi_scast_check", &src, &[], "compute_90").unwrap();
 }
+
+/// SciPy's `output=` filters with a mode per axis (`modes`): each stored pass in its own mode.
+#[test]
+fn output_types_with_mode_sequences_follow_scipy() {
+    use Mode::*;
+    for dev in devices() {
+        let v: Vec<f64> = (0..60)
+            .map(|f| {
+                let (i, j, k) = (f / 20, f / 5 % 4, f % 5);
+                ((i * 5 + j * 3 + k * 7 + i * k) % 13) as f64
+            })
+            .collect();
+        let x3 = Array::from_vec(v.clone(), &[3, 4, 5], &dev).unwrap();
+        // gaussian_filter(x3 * 3.3, [1, 0.5, 1.5], mode=["reflect", "constant", "wrap"],
+        // cval=-1, output=np.int32): its first and last ten values
+        let xs = Array::from_vec(v.iter().map(|t| t * 3.3).collect(), &[3, 4, 5], &dev).unwrap();
+        let g = GaussianOptions {
+            modes: vec![Reflect, Constant, Wrap],
+            cval: -1.0,
+            ..Default::default()
+        };
+        let y = gaussian_filter_as::<f64, i32>(&xs, &[1.0, 0.5, 1.5], &g)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        assert_eq!(y[..10], [12, 12, 12, 13, 12, 18, 18, 19, 19, 18], "{dev:?}");
+        assert_eq!(y[50..], [17, 18, 18, 16, 16, 15, 16, 17, 17, 16], "{dev:?}");
+        // sobel(x3.astype(np.uint8), 2, mode=["constant", "wrap", "nearest"], cval=1): u8 wraps
+        let xu = x3.astype::<u8>().unwrap();
+        let o = FilterOptions {
+            modes: vec![Constant, Wrap, Nearest],
+            cval: 1.0,
+            ..Default::default()
+        };
+        let y = sobel(&xu, 2, &o).unwrap().to_vec().unwrap();
+        assert_eq!(
+            y[..10],
+            [27, 24, 24, 11, 244, 14, 11, 24, 254, 231],
+            "{dev:?}"
+        );
+        assert_eq!(y, sobel_as::<u8, u8>(&xu, 2, &o).unwrap().to_vec().unwrap());
+        // rank_filter(x3 * 7.7 - 30, -1, size=[2, 3], axes=[2, 1], origin=[1, 0],
+        // output=np.uint8) is the maximum over the box placed on axes (1, 2)
+        let xr =
+            Array::from_vec(v.iter().map(|t| t * 7.7 - 30.0).collect(), &[3, 4, 5], &dev).unwrap();
+        let o = FilterOptions {
+            axes: Some(vec![2, 1]),
+            origin: vec![1, 0],
+            ..Default::default()
+        };
+        let fp = Footprint::Size(vec![2, 3]);
+        let y = rank_filter_as::<f64, u8>(&xr, -1, &fp, &o).unwrap();
+        let o2 = FilterOptions {
+            axes: Some(vec![1, 2]),
+            origin: vec![0, 1],
+            ..Default::default()
+        };
+        let e = maximum_filter_as::<f64, u8>(&xr, &Footprint::Size(vec![2, 3]), &o2).unwrap();
+        assert_eq!(y.to_vec().unwrap(), e.to_vec().unwrap(), "{dev:?}");
+        // laplace_as with a mode per axis of `axes` (the i32 sum of the two stored terms)
+        let xi = x3.astype::<i32>().unwrap();
+        let o = FilterOptions {
+            axes: Some(vec![2, 0]),
+            modes: vec![Constant, Wrap],
+            cval: 3.0,
+            ..Default::default()
+        };
+        let one = |ax: isize, m: Mode| {
+            let o1 = FilterOptions {
+                mode: m,
+                cval: 3.0,
+                ..Default::default()
+            };
+            correlate1d(&xi, &[1.0, -2.0, 1.0], ax, &o1).unwrap()
+        };
+        let e = one(2, Constant).add(&one(0, Wrap)).unwrap();
+        assert_eq!(
+            laplace(&xi, &o).unwrap().to_vec().unwrap(),
+            e.to_vec().unwrap()
+        );
+    }
+}

@@ -575,6 +575,7 @@ fn large_box_rank_filters_match_the_cpu() {
                         cval: 0.25,
                         axes: Some(axes.clone()),
                         origin: origin.clone(),
+                        modes: Vec::new(),
                     };
                     let run = |x: &Array<f64>| -> Vec<Array<f64>> {
                         vec![
@@ -707,5 +708,407 @@ fn box_filters_leave_axes_of_size_0_and_1_alone_as_scipy() {
         // the 1-D filters and the rank filters still refuse size 0
         assert!(uniform_filter1d(&x, 0, 0, &fo).is_err());
         assert!(median_filter(&x, &Footprint::Size(vec![0]), &fo).is_err());
+    }
+}
+
+// ---------------------------------------------------------------- SciPy API parity: per-axis
+// modes (`modes`), `axes` on the derivative filters, footprint placement for unsorted axes
+
+/// The 4 × 5 and 3 × 4 × 5 test images of the parity checks (small integers, asymmetric).
+fn parity_x2(dev: &Device) -> Array<f64> {
+    let v: Vec<f64> = (0..4)
+        .flat_map(|i| (0..5).map(move |j| ((i * 7 + j * 3 + (i * j) % 5) % 11) as f64))
+        .collect();
+    Array::from_vec(v, &[4, 5], dev).unwrap()
+}
+
+fn parity_x3(dev: &Device) -> Array<f64> {
+    let v: Vec<f64> = (0..60)
+        .map(|f| {
+            let (i, j, k) = (f / 20, f / 5 % 4, f % 5);
+            ((i * 5 + j * 3 + k * 7 + i * k) % 13) as f64
+        })
+        .collect();
+    Array::from_vec(v, &[3, 4, 5], dev).unwrap()
+}
+
+/// One 1-D pass of a test's expected composition: `(array, axis, mode)`.
+type AxisPass<'a> = dyn Fn(&Array<f32>, usize, Mode) -> Array<f32> + 'a;
+
+fn one_mode(mode: Mode, cval: f64) -> FilterOptions {
+    FilterOptions {
+        mode,
+        cval,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn mode_sequences_run_one_pass_per_axis_in_its_mode() {
+    use Mode::*;
+    for dev in devices() {
+        let ctx = format!("{dev:?}");
+        let x3 = parity_x3(&dev);
+        // a 2-D f32 plane large enough for the GPU's fused two-pass kernels: with two different
+        // modes on the last two axes the passes must not be fused (the kernels take one mode)
+        let xf = randn::<f32>(&[37, 70], 5, &dev).unwrap();
+        for (mode_pair, cval) in [([Constant, Wrap], 1.5), ([Nearest, Nearest], 0.0)] {
+            let o = FilterOptions {
+                modes: mode_pair.to_vec(),
+                cval,
+                ..Default::default()
+            };
+            let expect = |f: &AxisPass<'_>| f(&f(&xf, 0, mode_pair[0]), 1, mode_pair[1]);
+            let u = expect(&|a, ax, m| {
+                uniform_filter1d(a, 5, ax as isize, &one_mode(m, cval)).unwrap()
+            });
+            assert_allclose(
+                &uniform_filter(&xf, &[5], &o).unwrap(),
+                &u,
+                1e-6,
+                1e-6,
+                &ctx,
+            );
+            let g = GaussianOptions {
+                modes: mode_pair.to_vec(),
+                cval,
+                ..Default::default()
+            };
+            let gs = expect(&|a, ax, m| {
+                let g1 = GaussianOptions {
+                    mode: m,
+                    cval,
+                    ..Default::default()
+                };
+                gaussian_filter1d(a, 1.0, ax as isize, &g1).unwrap()
+            });
+            assert_allclose(
+                &gaussian_filter(&xf, &[1.0], &g).unwrap(),
+                &gs,
+                1e-6,
+                1e-6,
+                &ctx,
+            );
+            // sobel along axis 0: the derivative pass first, then the smoothing
+            let so = expect(&|a, ax, m| {
+                let w: &[f64] = if ax == 0 {
+                    &[-1.0, 0.0, 1.0]
+                } else {
+                    &[1.0, 2.0, 1.0]
+                };
+                correlate1d(a, w, ax as isize, &one_mode(m, cval)).unwrap()
+            });
+            assert_allclose(&sobel(&xf, 0, &o).unwrap(), &so, 1e-6, 1e-6, &ctx);
+            let mn = expect(&|a, ax, m| {
+                minimum_filter1d(a, 3, ax as isize, &one_mode(m, cval)).unwrap()
+            });
+            let fp = Footprint::Mask(Array::<bool>::ones(&[3, 3], &Device::Cpu).unwrap());
+            assert_allclose(&minimum_filter(&xf, &fp, &o).unwrap(), &mn, 0.0, 0.0, &ctx);
+            assert_allclose(
+                &rank_filter(&xf, 0, &Footprint::Size(vec![3]), &o).unwrap(),
+                &mn,
+                0.0,
+                0.0,
+                &ctx,
+            );
+        }
+        // 3-D, a mode per axis of `axes`, the sizes and origins in that order:
+        // scipy.ndimage.uniform_filter(x3, size=[3, 2, 4], mode=["constant", "wrap", "mirror"],
+        // cval=1.5, origin=[1, -1, 1]) and
+        // scipy.ndimage.gaussian_filter(x3, [1, 0.5, 1.5], order=[0, 1, 0],
+        // mode=["reflect", "constant", "wrap"], cval=-1), checked against these compositions
+        let o = FilterOptions {
+            modes: vec![Constant, Wrap, Mirror],
+            cval: 1.5,
+            origin: vec![1, -1, 1],
+            ..Default::default()
+        };
+        let mut e = x3.clone();
+        for (ax, (s, (m, org))) in [(3, (Constant, 1)), (2, (Wrap, -1)), (4, (Mirror, 1))]
+            .into_iter()
+            .enumerate()
+        {
+            let o1 = FilterOptions {
+                origin: vec![org],
+                ..one_mode(m, 1.5)
+            };
+            e = uniform_filter1d(&e, s, ax as isize, &o1).unwrap();
+        }
+        let y = uniform_filter(&x3, &[3, 2, 4], &o).unwrap();
+        assert_allclose(&y, &e, 1e-12, 1e-12, &ctx);
+        // SciPy's values
+        let yv = y.to_vec().unwrap();
+        assert!(
+            (yv[0] - 17.0 / 6.0).abs() < 1e-12 && (yv[59] - 149.0 / 24.0).abs() < 1e-12,
+            "{yv:?}"
+        );
+        let g = GaussianOptions {
+            order: vec![0, 1, 0],
+            modes: vec![Reflect, Constant, Wrap],
+            cval: -1.0,
+            ..Default::default()
+        };
+        let mut e = x3.clone();
+        for (ax, (s, (m, ord))) in [(1.0, (Reflect, 0)), (0.5, (Constant, 1)), (1.5, (Wrap, 0))]
+            .into_iter()
+            .enumerate()
+        {
+            let g1 = GaussianOptions {
+                order: vec![ord],
+                mode: m,
+                cval: -1.0,
+                ..Default::default()
+            };
+            e = gaussian_filter1d(&e, s, ax as isize, &g1).unwrap();
+        }
+        assert_allclose(
+            &gaussian_filter(&x3, &[1.0, 0.5, 1.5], &g).unwrap(),
+            &e,
+            1e-12,
+            1e-12,
+            &ctx,
+        );
+        // a mode per axis of `axes` (uniform_filter(x3, 3, mode=["nearest", "constant"],
+        // axes=[2, 0], cval=2))
+        let o = FilterOptions {
+            modes: vec![Nearest, Constant],
+            cval: 2.0,
+            axes: Some(vec![2, 0]),
+            ..Default::default()
+        };
+        let e = uniform_filter1d(&x3, 3, 2, &one_mode(Nearest, 2.0)).unwrap();
+        let e = uniform_filter1d(&e, 3, 0, &one_mode(Constant, 2.0)).unwrap();
+        assert_allclose(
+            &uniform_filter(&x3, &[3], &o).unwrap(),
+            &e,
+            1e-12,
+            1e-12,
+            &ctx,
+        );
+        // rank 0 of a box with a mode per axis: SciPy's separable minimum route, the box on the
+        // filtered axes in increasing order (rank_filter(x3, 0, size=[2, 3], axes=[2, 0],
+        // mode=["constant", "wrap"], origin=[1, 0], cval=-2); first row of SciPy's result below)
+        let o = FilterOptions {
+            modes: vec![Constant, Wrap],
+            cval: -2.0,
+            origin: vec![1, 0],
+            axes: Some(vec![2, 0]),
+            ..Default::default()
+        };
+        let y = rank_filter(&x3, 0, &Footprint::Size(vec![2, 3]), &o).unwrap();
+        assert_eq!(
+            y.to_vec().unwrap()[..10],
+            [-2.0, -2.0, 0.0, 1.0, 1.0, -2.0, -2.0, 0.0, 1.0, 1.0]
+        );
+        // sequences where SciPy refuses them (RuntimeError)
+        let seq = FilterOptions {
+            modes: vec![Constant, Wrap, Nearest],
+            ..Default::default()
+        };
+        let w = Array::<f64>::ones(&[2, 2, 2], &Device::Cpu).unwrap();
+        assert_eq!(kind(correlate(&x3, &w, &seq).unwrap_err()), "arg");
+        assert_eq!(kind(convolve(&x3, &w, &seq).unwrap_err()), "arg");
+        assert_eq!(
+            kind(correlate1d(&x3, &[1.0, 2.0], 0, &seq).unwrap_err()),
+            "arg"
+        );
+        assert_eq!(kind(uniform_filter1d(&x3, 2, 0, &seq).unwrap_err()), "arg");
+        let fp3 = Footprint::Size(vec![3]);
+        assert_eq!(kind(median_filter(&x3, &fp3, &seq).unwrap_err()), "arg");
+        assert_eq!(kind(rank_filter(&x3, 1, &fp3, &seq).unwrap_err()), "arg");
+        let holes = Array::from_vec(
+            vec![true, false, true, true, true, true, true, true],
+            &[2, 2, 2],
+            &Device::Cpu,
+        )
+        .unwrap();
+        assert_eq!(
+            kind(maximum_filter(&x3, &Footprint::Mask(holes.clone()), &seq).unwrap_err()),
+            "arg"
+        );
+        assert_eq!(
+            kind(rank_filter(&x3, 0, &Footprint::Mask(holes), &seq).unwrap_err()),
+            "arg"
+        );
+        let g1 = GaussianOptions {
+            modes: vec![Nearest],
+            ..Default::default()
+        };
+        assert_eq!(
+            kind(gaussian_filter1d(&x3, 1.0, 0, &g1).unwrap_err()),
+            "arg"
+        );
+        // a wrong number of modes
+        let two = FilterOptions {
+            modes: vec![Constant, Wrap],
+            ..Default::default()
+        };
+        assert_eq!(kind(uniform_filter(&x3, &[3], &two).unwrap_err()), "arg");
+        assert_eq!(kind(sobel(&x3, 0, &two).unwrap_err()), "arg");
+    }
+}
+
+#[test]
+fn derivative_filters_take_axes_and_modes_as_scipy() {
+    use Mode::*;
+    for dev in devices() {
+        let ctx = format!("{dev:?}");
+        let x = parity_x2(&dev);
+        let x3 = parity_x3(&dev);
+        // scipy.ndimage.laplace(x, axes=[0])
+        let o = FilterOptions {
+            axes: Some(vec![0]),
+            ..Default::default()
+        };
+        let y = laplace(&x, &o).unwrap().to_vec().unwrap();
+        let want = [
+            7, -3, -2, -1, 0, -11, 11, 0, -5, 6, 11, -11, 6, 5, -11, -7, 3, -4, 1, 5,
+        ];
+        assert_eq!(y, want.map(f64::from).to_vec(), "{ctx}");
+        let xf = x.astype::<f32>().unwrap();
+        let yf = laplace(&xf, &o).unwrap().to_vec().unwrap();
+        assert_eq!(yf, want.map(|v| v as f32).to_vec(), "{ctx}");
+        // laplace(x3, mode=["constant", "wrap"], axes=[2, 0], cval=3)
+        let o = FilterOptions {
+            axes: Some(vec![2, 0]),
+            modes: vec![Constant, Wrap],
+            cval: 3.0,
+            ..Default::default()
+        };
+        let d2 = |ax: isize, m: Mode| {
+            correlate1d(&x3, &[1.0, -2.0, 1.0], ax, &one_mode(m, 3.0)).unwrap()
+        };
+        let e = d2(2, Constant).add(&d2(0, Wrap)).unwrap();
+        assert_allclose(&laplace(&x3, &o).unwrap(), &e, 0.0, 0.0, &ctx);
+        // gaussian_laplace(x, 1.0, axes=[1]) and gaussian_gradient_magnitude(x, 1.0, axes=[0]):
+        // SciPy's values (the Laplacian smooths only along axis 1, the gradient along both)
+        let g = GaussianOptions {
+            axes: Some(vec![1]),
+            ..Default::default()
+        };
+        let y = gaussian_laplace(&x, &[1.0], &g).unwrap().to_vec().unwrap();
+        for (i, v) in [(0, 2.009658428), (7, -0.0002880006917), (19, 0.7560424502)] {
+            assert!(
+                (y[i] - v).abs() < 1e-9,
+                "{ctx}: gaussian_laplace {i}: {}",
+                y[i]
+            );
+        }
+        let g = GaussianOptions {
+            axes: Some(vec![0]),
+            ..Default::default()
+        };
+        let y = gaussian_gradient_magnitude(&x, &[1.0], &g)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        for (i, v) in [(0, 0.8555932127), (12, 0.02432047503), (19, 0.5844676566)] {
+            assert!(
+                (y[i] - v).abs() < 1e-9,
+                "{ctx}: gaussian_gradient_magnitude {i}: {}",
+                y[i]
+            );
+        }
+        // with a mode per axis of `axes`: each axis's term in its mode
+        // (gaussian_laplace(x3, [1.0, 0.7], mode=["constant", "nearest"], axes=[0, 2], cval=0.5))
+        let g = GaussianOptions {
+            axes: Some(vec![0, 2]),
+            modes: vec![Constant, Nearest],
+            cval: 0.5,
+            ..Default::default()
+        };
+        let y = gaussian_laplace(&x3, &[1.0, 0.7], &g).unwrap();
+        let term = |ord: [usize; 3], m: Mode| {
+            let gt = GaussianOptions {
+                order: ord.to_vec(),
+                mode: m,
+                cval: 0.5,
+                ..Default::default()
+            };
+            gaussian_filter(&x3, &[1.0, 0.0, 0.7], &gt).unwrap()
+        };
+        let e = term([2, 0, 0], Constant)
+            .add(&term([0, 0, 2], Nearest))
+            .unwrap();
+        assert_allclose(&y, &e, 1e-12, 1e-12, &ctx);
+        let yv = y.to_vec().unwrap();
+        assert!((yv[0] - 2.391243873).abs() < 1e-8, "{ctx}: {}", yv[0]);
+        // gaussian_gradient_magnitude(x3, 0.8, mode=["wrap", "constant"], axes=[1, 2])
+        let g = GaussianOptions {
+            axes: Some(vec![1, 2]),
+            modes: vec![Wrap, Constant],
+            ..Default::default()
+        };
+        let y = gaussian_gradient_magnitude(&x3, &[0.8], &g)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        for (i, v) in [(0, 1.370057208), (4, 1.750910402), (29, 2.475892043)] {
+            assert!(
+                (y[i] - v).abs() < 1e-8,
+                "{ctx}: gaussian_gradient_magnitude {i}: {}",
+                y[i]
+            );
+        }
+        // sobel with a mode per input axis (prewitt(x, mode=["wrap", "constant"]))
+        let o = FilterOptions {
+            modes: vec![Wrap, Constant],
+            ..Default::default()
+        };
+        let e = correlate1d(&x, &[-1.0, 0.0, 1.0], 1, &one_mode(Constant, 0.0)).unwrap();
+        let e = correlate1d(&e, &[1.0, 1.0, 1.0], 0, &one_mode(Wrap, 0.0)).unwrap();
+        assert_allclose(&prewitt(&x, -1, &o).unwrap(), &e, 0.0, 0.0, &ctx);
+    }
+}
+
+#[test]
+fn footprints_lie_on_the_filtered_axes_in_increasing_order_as_scipy() {
+    for dev in devices() {
+        let ctx = format!("{dev:?}");
+        let x3 = parity_x3(&dev);
+        let with = |axes: Vec<isize>, origin: Vec<isize>| FilterOptions {
+            axes: Some(axes),
+            origin,
+            ..Default::default()
+        };
+        // SciPy 1.17 places a footprint (or the box of a size) with np.expand_dims: its
+        // dimensions follow the filtered axes in increasing order, the origins follow `axes`
+        // (scipy#22576). median_filter(x3, size=[2, 3], axes=[2, 1], origin=[1, 0]):
+        let fp = Footprint::Size(vec![2, 3]);
+        let y = median_filter(&x3, &fp, &with(vec![2, 1], vec![1, 0])).unwrap();
+        let e = median_filter(&x3, &fp, &with(vec![1, 2], vec![0, 1])).unwrap();
+        assert_allclose(&y, &e, 0.0, 0.0, &ctx);
+        assert_eq!(
+            y.to_vec().unwrap()[..8],
+            [0.0, 0.0, 1.0, 7.0, 2.0, 3.0, 3.0, 4.0]
+        );
+        // convolve(x3, [[1, 2, 3], [0, -1, 2]], axes=[2, 0], origin=[1, -1]): the weights on
+        // axes (0, 2), origins mirrored by the weights' length on their own axis
+        let w =
+            Array::from_vec(vec![1.0, 2.0, 3.0, 0.0, -1.0, 2.0], &[2, 3], &Device::Cpu).unwrap();
+        let y = convolve(&x3, &w, &with(vec![2, 0], vec![1, -1])).unwrap();
+        let e = convolve(&x3, &w, &with(vec![0, 2], vec![-1, 1])).unwrap();
+        assert_allclose(&y, &e, 0.0, 0.0, &ctx);
+        assert_eq!(
+            y.to_vec().unwrap()[..6],
+            [8.0, 44.0, 15.0, 44.0, 20.0, 29.0]
+        );
+        let y = correlate(&x3, &w, &with(vec![2, 0], vec![1, -1])).unwrap();
+        let e = correlate(&x3, &w, &with(vec![0, 2], vec![-1, 1])).unwrap();
+        assert_allclose(&y, &e, 0.0, 0.0, &ctx);
+        // the last rank of a box: the same placement (SciPy's maximum route)
+        let y = rank_filter(&x3, -1, &fp, &with(vec![2, 1], vec![1, 0])).unwrap();
+        let e = maximum_filter(
+            &x3,
+            &Footprint::Size(vec![2, 3]),
+            &with(vec![1, 2], vec![0, 1]),
+        )
+        .unwrap();
+        assert_allclose(&y, &e, 0.0, 0.0, &ctx);
+        // the separable filters take their sizes in the order of `axes`, an all-true mask too
+        let ones = Footprint::Mask(Array::<bool>::ones(&[1, 3], &Device::Cpu).unwrap());
+        let y = minimum_filter(&x3, &ones, &with(vec![2, 1], vec![])).unwrap();
+        let e = minimum_filter1d(&x3, 3, 1, &FilterOptions::default()).unwrap();
+        assert_allclose(&y, &e, 0.0, 0.0, &ctx);
     }
 }

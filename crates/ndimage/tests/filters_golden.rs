@@ -33,6 +33,7 @@ fn run(
         cval: 1.5,
         origin,
         axes: None,
+        modes: Vec::new(),
     };
     let axis: isize = kv.get("axis").map(|s| s.parse().unwrap()).unwrap_or(-1);
     let sizes = || Footprint::Size(nums(kv["size"]));
@@ -50,6 +51,7 @@ fn run(
         mode,
         cval: 1.5,
         axes: None,
+        modes: Vec::new(),
     };
     let sig = || nums::<f64>(kv["sigma"]);
     let w = || kv.get("w").map(|s| s.to_string()).unwrap();

@@ -741,12 +741,14 @@ fn rank_radix<T: Real>(
     Ok(Some(out))
 }
 
-/// One weighted-sum pass of a separable filter: `filter1d(x, axis, w, shift, .., div, Sum)`.
+/// One weighted-sum pass of a separable filter: `filter1d(x, axis, w, shift, mode, .., div, Sum)`.
 pub(crate) struct Pass {
     pub axis: usize,
     pub w: Vec<f64>,
     pub shift: i64,
     pub div: f64,
+    /// The boundary mode of this pass (SciPy's per-axis `mode` sequences).
+    pub mode: Mode,
 }
 
 /// Weighted-sum passes applied in order (a copy of `x` for none). On a CUDA device, for f32 and
@@ -763,14 +765,11 @@ pub(crate) struct Pass {
 ///
 /// Each keeps the intermediate on chip (cval outside the plane in the constant modes, as the
 /// second sequential pass reads it) and does the same arithmetic in the given order, so all give
-/// the same result, bit for bit, in every mode and plane size. The remaining passes run as
-/// [`filter1d`] passes.
-pub(crate) fn sum_passes<T: Real>(
-    x: &Array<T>,
-    passes: &[Pass],
-    mode: Mode,
-    cval: f64,
-) -> Result<Array<T>> {
+/// the same result, bit for bit, in every mode and plane size. The fused kernels take one mode
+/// for both passes, so a pair runs fused only when both passes have the same (filter) mode
+/// (per-axis mode sequences otherwise run pass by pass). The remaining passes run as
+/// [`filter1d`] passes, each with its own mode.
+pub(crate) fn sum_passes<T: Real>(x: &Array<T>, passes: &[Pass], cval: f64) -> Result<Array<T>> {
     let nd = x.ndim();
     let mut cur: Option<Array<T>> = None;
     let mut k = 0;
@@ -779,7 +778,8 @@ pub(crate) fn sum_passes<T: Real>(
         if k + 1 < passes.len() && x.device().is_cuda() && x.size() > 0 && nd >= 2 {
             let (p, q) = (&passes[k], &passes[k + 1]);
             let last2 = |a: usize| a + 2 >= nd;
-            if last2(p.axis) && last2(q.axis) && p.axis != q.axis {
+            let mode = p.mode.for_filter();
+            if last2(p.axis) && last2(q.axis) && p.axis != q.axis && q.mode.for_filter() == mode {
                 let mut fused = stream2(src, p, q, mode, cval)?;
                 if fused.is_none() {
                     fused = sep2(src, p, q, mode, cval)?;
@@ -800,7 +800,7 @@ pub(crate) fn sum_passes<T: Real>(
             p.axis,
             &p.w,
             p.shift,
-            mode,
+            p.mode,
             cval,
             p.div,
             Op::Sum,

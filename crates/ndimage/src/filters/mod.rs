@@ -34,13 +34,38 @@ use engine::{filter1d, filternd, ranknd, sum_passes, Op, Pass, Points};
 ///
 /// `origin` is empty (0 on every axis), one value for every axis, or one per filtered axis;
 /// `axes` (`None`: all) restricts the n-D filters to some axes (the others are filtered with a
-/// window of one).
+/// window of one). Per-axis values (`origin`, sizes, `modes`) follow the order of `axes`. A
+/// footprint array (the weights of [`correlate`] / [`convolve`], a [`Footprint::Mask`]) and the
+/// size of the footprint filters ([`rank_filter`], [`median_filter`], [`percentile_filter`],
+/// [`generic_filter`], and [`minimum_filter`] / [`maximum_filter`] with a mask that is not all
+/// true) have their dimensions in increasing axis order, whatever the order of `axes`: SciPy
+/// 1.17 inserts the unfiltered axes with `np.expand_dims` (scipy#22576); only the separable
+/// filters take their sizes in the order of `axes`.
+///
+/// `modes` is SciPy's `mode` given as a sequence: one mode per filtered axis (per axis of the
+/// input for [`sobel`] and [`prewitt`]), or a single mode for all; empty (the default) uses
+/// `mode` everywhere. As in SciPy it is accepted by the separable filters ([`uniform_filter`],
+/// [`minimum_filter`] / [`maximum_filter`] with a size or an all-true mask, [`sobel`],
+/// [`prewitt`], [`laplace`], and [`rank_filter`] & co. where the rank is the footprint's first
+/// or last and the footprint is a box) and refused (`InvalidArgument`, SciPy's RuntimeError)
+/// by the others, the 1-D filters included.
+///
+/// ```
+/// use cusci_ndimage::{uniform_filter, FilterOptions, Mode, Array, Device};
+/// let x = Array::from_vec((0..6).map(f64::from).collect(), &[2, 3], &Device::Cpu).unwrap();
+/// // scipy.ndimage.uniform_filter(x, 2, mode=["constant", "nearest"])
+/// let o = FilterOptions { modes: vec![Mode::Constant, Mode::Nearest], ..Default::default() };
+/// let y = uniform_filter(&x, &[2], &o).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![0.0, 0.25, 0.75, 1.5, 2.0, 3.0]);
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct FilterOptions {
     pub mode: Mode,
     pub cval: f64,
     pub origin: Vec<isize>,
     pub axes: Option<Vec<isize>>,
+    /// One mode per filtered axis (SciPy's `mode` sequence); empty: `mode` on every axis.
+    pub modes: Vec<Mode>,
 }
 
 /// The footprint of a rank, minimum or maximum filter: SciPy's `size` or `footprint`.
@@ -101,6 +126,25 @@ fn check_origin(op: &str, origin: isize, len: usize) -> Result<i64> {
     Ok(c as i64)
 }
 
+/// The mode of each of `n` axes: `modes` (one for all or one per axis), else `mode` everywhere.
+fn axis_modes(op: &str, mode: Mode, modes: &[Mode], n: usize) -> Result<Vec<Mode>> {
+    per_axis(op, "mode", modes, n, mode)
+}
+
+/// `mode`, for the functions that take a single mode: a mode sequence is refused, as SciPy
+/// refuses it (RuntimeError "A sequence of modes is not supported").
+fn single_mode(op: &str, mode: Mode, modes: &[Mode]) -> Result<Mode> {
+    if modes.is_empty() {
+        Ok(mode)
+    } else {
+        Err(make::arg(
+            op,
+            "a sequence of modes is not supported here (SciPy accepts one only in the separable \
+             filters)",
+        ))
+    }
+}
+
 // ---------------------------------------------------------------- 1-D correlation
 
 /// One-dimensional correlation along `axis` (`scipy.ndimage.correlate1d`):
@@ -132,18 +176,10 @@ pub fn correlate1d<T: Real>(
     if weights.is_empty() {
         return Err(make::arg(op, "no filter weights given"));
     }
+    let mode = single_mode(op, opts.mode, &opts.modes)?;
     let o = opts.origin.first().copied().unwrap_or(0);
     let shift = check_origin(op, o, weights.len())?;
-    filter1d(
-        input,
-        ax,
-        weights,
-        shift,
-        opts.mode,
-        opts.cval,
-        1.0,
-        Op::Sum,
-    )
+    filter1d(input, ax, weights, shift, mode, opts.cval, 1.0, Op::Sum)
 }
 
 /// One-dimensional convolution along `axis` (`scipy.ndimage.convolve1d`): [`correlate1d`] with
@@ -182,8 +218,18 @@ pub fn convolve1d<T: Real>(
 
 // ---------------------------------------------------------------- n-D correlation
 
-/// The points of a footprint of `fshape` (one dimension per filtered axis) over an array of
-/// `ndim` dimensions; `keep(i)` says which flat footprint elements count and `w(i)` their weight.
+/// The input axis of each footprint dimension: the filtered axes in increasing order (SciPy
+/// places a footprint with `np.expand_dims`, whatever the order of `axes`).
+fn footprint_axes(axes: &[usize]) -> Vec<usize> {
+    let mut f = axes.to_vec();
+    f.sort_unstable();
+    f
+}
+
+/// The points of a footprint of `fshape` (one dimension per filtered axis, in increasing axis
+/// order, see [`footprint_axes`]) over an array of `ndim` dimensions; `origin` follows the order
+/// of `axes` (SciPy's `_expand_origin`); `keep(i)` says which flat footprint elements count and
+/// `w(i)` their weight.
 fn points(
     op: &str,
     ndim: usize,
@@ -204,12 +250,17 @@ fn points(
         ));
     }
     let origin = per_axis(op, "origin", origin, axes.len(), 0)?;
+    let mut axis_origin = vec![0isize; ndim];
+    for (k, &a) in axes.iter().enumerate() {
+        axis_origin[a] = origin[k];
+    }
+    let axes = footprint_axes(axes);
     let mut centre = Vec::with_capacity(axes.len());
     for (k, &len) in fshape.iter().enumerate() {
         if len == 0 {
             return Err(make::arg(op, "the footprint has a zero-length dimension"));
         }
-        centre.push(check_origin(op, origin[k], len)?);
+        centre.push(check_origin(op, axis_origin[axes[k]], len)?);
     }
     let total: usize = fshape.iter().product();
     let mut offs = Vec::new();
@@ -261,6 +312,7 @@ pub fn correlate<T: Real>(
         return output::correlate_as::<T, T>(input, weights, opts);
     }
     let op = "correlate";
+    let mode = single_mode(op, opts.mode, &opts.modes)?;
     let axes = norm_axes(op, &opts.axes, input.ndim())?;
     let wv = weights.to_vec()?;
     let pts = points(
@@ -272,7 +324,7 @@ pub fn correlate<T: Real>(
         |i| wv[i] != 0.0,
         |i| wv[i],
     )?;
-    filternd(input, &pts, opts.mode, opts.cval, Op::Sum)
+    filternd(input, &pts, mode, opts.cval, Op::Sum)
 }
 
 /// n-dimensional convolution (`scipy.ndimage.convolve`): [`correlate`] with the weights
@@ -297,16 +349,36 @@ pub fn convolve<T: Real>(
         return output::convolve_as::<T, T>(input, weights, opts);
     }
     let op = "convolve";
+    let mode = single_mode(op, opts.mode, &opts.modes)?;
     let axes = norm_axes(op, &opts.axes, input.ndim())?;
     let fshape = weights.shape().to_vec();
     let wv = weights.to_vec()?;
     let total = wv.len();
     let rev = move |i: usize| wv[total - 1 - i];
-    let origin = per_axis(op, "origin", &opts.origin, fshape.len(), 0)?;
+    if fshape.len() != axes.len() {
+        return Err(make::shape(
+            op,
+            format!(
+                "the weights have {} dimensions for {} filtered axes",
+                fshape.len(),
+                axes.len()
+            ),
+        ));
+    }
+    // SciPy mirrors each axis's origin by the weights' length along that axis
+    let fax = footprint_axes(&axes);
+    let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
     let origin: Vec<isize> = origin
         .iter()
-        .zip(&fshape)
-        .map(|(&o, &l)| if l % 2 == 0 { -o - 1 } else { -o })
+        .zip(&axes)
+        .map(|(&o, a)| {
+            let l = fshape[fax.iter().position(|f| f == a).unwrap_or(0)];
+            if l % 2 == 0 {
+                -o - 1
+            } else {
+                -o
+            }
+        })
         .collect();
     let pts = points(
         op,
@@ -317,7 +389,7 @@ pub fn convolve<T: Real>(
         |i| rev(i) != 0.0,
         &rev,
     )?;
-    filternd(input, &pts, opts.mode, opts.cval, Op::Sum)
+    filternd(input, &pts, mode, opts.cval, Op::Sum)
 }
 
 // ---------------------------------------------------------------- Gaussian
@@ -334,6 +406,12 @@ pub struct GaussianOptions {
     pub mode: Mode,
     pub cval: f64,
     pub axes: Option<Vec<isize>>,
+    /// SciPy's `mode` as a sequence: one mode per filtered axis ([`gaussian_filter`]), or per
+    /// axis of `axes` for [`gaussian_laplace`] and [`gaussian_gradient_magnitude`] (each axis's
+    /// derivative term then filters every axis in that mode, as SciPy's `generic_laplace` /
+    /// `generic_gradient_magnitude` pass `modes[ii]` on); empty (default): `mode` everywhere.
+    /// Refused by [`gaussian_filter1d`] (SciPy's RuntimeError).
+    pub modes: Vec<Mode>,
 }
 
 impl Default for GaussianOptions {
@@ -345,6 +423,7 @@ impl Default for GaussianOptions {
             mode: Mode::Reflect,
             cval: 0.0,
             axes: None,
+            modes: Vec::new(),
         }
     }
 }
@@ -456,16 +535,18 @@ pub fn gaussian_filter1d<T: Real>(
     }
     let op = "gaussian_filter1d";
     let ax = norm_axis(op, axis, input.ndim())?;
+    let mode = single_mode(op, opts.mode, &opts.modes)?;
     let order = opts.order.first().copied().unwrap_or(0);
     let radius = opts.radius.as_ref().and_then(|r| r.first().copied());
     let w = gaussian_weights(op, sigma, order, opts.truncate, radius)?;
     let shift = (w.len() / 2) as i64;
-    filter1d(input, ax, &w, shift, opts.mode, opts.cval, 1.0, Op::Sum)
+    filter1d(input, ax, &w, shift, mode, opts.cval, 1.0, Op::Sum)
 }
 
 /// n-dimensional Gaussian filter (`scipy.ndimage.gaussian_filter`): one 1-D pass per axis
-/// (axes whose sigma is below 1e-15 are skipped). `sigma`, `opts.order` and `opts.radius` take
-/// one value for every filtered axis or one per axis.
+/// (axes whose sigma is below 1e-15 are skipped). `sigma`, `opts.order`, `opts.radius` and
+/// `opts.modes` take one value for every filtered axis or one per axis (in the order of
+/// `opts.axes`).
 ///
 /// # Errors
 /// As [`gaussian_filter1d`], and `InvalidArgument` for a wrong number of per-axis values.
@@ -493,6 +574,7 @@ pub fn gaussian_filter<T: Real>(
         return Err(make::arg(op, "no sigma given"));
     }
     let ord = per_axis(op, "order", &opts.order, n, 0)?;
+    let modes = axis_modes(op, opts.mode, &opts.modes, n)?;
     let rad: Vec<Option<usize>> = match &opts.radius {
         None => vec![None; n],
         Some(r) => per_axis(op, "radius", r, n, 0)?
@@ -505,19 +587,16 @@ pub fn gaussian_filter<T: Real>(
         // SciPy skips (and does not check) the axes whose sigma is not above 1e-15
         if sig[k] > 1e-15 {
             let w = gaussian_weights(op, sig[k], ord[k], opts.truncate, rad[k])?;
-            passes.push((axes[k], w));
+            passes.push(Pass {
+                axis: axes[k],
+                shift: (w.len() / 2) as i64,
+                w,
+                div: 1.0,
+                mode: modes[k],
+            });
         }
     }
-    let passes: Vec<Pass> = passes
-        .into_iter()
-        .map(|(axis, w)| Pass {
-            axis,
-            shift: (w.len() / 2) as i64,
-            w,
-            div: 1.0,
-        })
-        .collect();
-    sum_passes(input, &passes, opts.mode, opts.cval)
+    sum_passes(input, &passes, opts.cval)
 }
 
 // ---------------------------------------------------------------- uniform, min, max
@@ -527,7 +606,7 @@ fn window1d<T: Real>(
     input: &Array<T>,
     size: usize,
     axis: usize,
-    opts: &FilterOptions,
+    (mode, cval): (Mode, f64),
     origin: isize,
     kind: Op,
 ) -> Result<Array<T>> {
@@ -536,16 +615,7 @@ fn window1d<T: Real>(
     }
     let shift = check_origin(op, origin, size)?;
     let w = vec![1.0; size];
-    filter1d(
-        input,
-        axis,
-        &w,
-        shift,
-        opts.mode,
-        opts.cval,
-        size as f64,
-        kind,
-    )
+    filter1d(input, axis, &w, shift, mode, cval, size as f64, kind)
 }
 
 /// One-dimensional uniform (moving-average) filter of `size` along `axis`
@@ -577,7 +647,7 @@ pub fn uniform_filter1d<T: Real>(
         input,
         size,
         ax,
-        opts,
+        (single_mode(op, opts.mode, &opts.modes)?, opts.cval),
         opts.origin.first().copied().unwrap_or(0),
         Op::Sum,
     )
@@ -607,7 +677,7 @@ pub fn minimum_filter1d<T: Real>(
         input,
         size,
         ax,
-        opts,
+        (single_mode(op, opts.mode, &opts.modes)?, opts.cval),
         opts.origin.first().copied().unwrap_or(0),
         Op::Min,
     )
@@ -637,7 +707,7 @@ pub fn maximum_filter1d<T: Real>(
         input,
         size,
         ax,
-        opts,
+        (single_mode(op, opts.mode, &opts.modes)?, opts.cval),
         opts.origin.first().copied().unwrap_or(0),
         Op::Max,
     )
@@ -656,6 +726,7 @@ fn separable<T: Real>(
     }
     let sizes = per_axis(op, "size", size, axes.len(), 1)?;
     let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
+    let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
     // SciPy filters only the axes of size above 1 (sizes 0 and 1 leave an axis alone, and its
     // origin is not checked)
     let mut shifts = Vec::with_capacity(axes.len());
@@ -674,15 +745,17 @@ fn separable<T: Real>(
                 w: vec![1.0; sizes[k]],
                 shift: shifts[k],
                 div: sizes[k] as f64,
+                mode: modes[k],
             })
             .collect();
-        return sum_passes(input, &passes, opts.mode, opts.cval);
+        return sum_passes(input, &passes, opts.cval);
     }
     let mut cur: Option<Array<T>> = None;
     for k in 0..axes.len() {
         if sizes[k] > 1 {
             let src = cur.as_ref().unwrap_or(input);
-            cur = Some(window1d(op, src, sizes[k], axes[k], opts, origin[k], kind)?);
+            let mc = (modes[k], opts.cval);
+            cur = Some(window1d(op, src, sizes[k], axes[k], mc, origin[k], kind)?);
         }
     }
     match cur {
@@ -727,6 +800,25 @@ fn minmax<T: Real>(
         Footprint::Mask(m) => {
             let axes = norm_axes(op, &opts.axes, input.ndim())?;
             let mv = m.to_vec()?;
+            let sorted = axes.windows(2).all(|w| w[0] < w[1]);
+            let all_true = m.ndim() > 0 && !mv.is_empty() && mv.iter().all(|&b| b);
+            if all_true && (!opts.modes.is_empty() || !sorted) {
+                // SciPy: an all-true footprint is a box, filtered separably (the mask's shape
+                // taken as sizes in the order of `axes`), which accepts a mode per axis; the
+                // same result as the n-D window below for one mode and increasing axes
+                if m.ndim() != axes.len() {
+                    return Err(make::shape(
+                        op,
+                        format!(
+                            "the footprint has {} dimensions for {} filtered axes",
+                            m.ndim(),
+                            axes.len()
+                        ),
+                    ));
+                }
+                return separable(op, input, m.shape(), opts, kind);
+            }
+            let mode = single_mode(op, opts.mode, &opts.modes)?;
             let pts = points(
                 op,
                 input.ndim(),
@@ -739,7 +831,7 @@ fn minmax<T: Real>(
             if pts.len() == 0 {
                 return Err(make::arg(op, "the footprint selects no element"));
             }
-            filternd(input, &pts, opts.mode, opts.cval, kind)
+            filternd(input, &pts, mode, opts.cval, kind)
         }
     }
 }
@@ -831,6 +923,96 @@ fn rank_points(
     Ok(pts)
 }
 
+/// The `r`-th smallest of the `pts` of `footprint`. With a mode sequence (`opts.modes`), SciPy's
+/// route: ranks 0 and last of a box footprint (a size or an all-true mask) run as the separable
+/// minimum or maximum filter with the box's sizes, origins and modes on their input axes; other
+/// cases refuse the sequence (SciPy's RuntimeError).
+fn rank_select<T: Real>(
+    op: &str,
+    input: &Array<T>,
+    pts: &Points,
+    r: usize,
+    footprint: &Footprint,
+    opts: &FilterOptions,
+) -> Result<Array<T>> {
+    if opts.modes.is_empty() {
+        return ranknd(input, pts, r, opts.mode, opts.cval);
+    }
+    let n = pts.len();
+    let boxed = if r == 0 || r + 1 == n {
+        rank_box(op, input.ndim(), footprint, opts)?
+    } else {
+        None
+    };
+    let Some((size, o)) = boxed else {
+        return Err(make::arg(
+            op,
+            "a sequence of modes is supported only for the first or last rank of a box footprint \
+             (SciPy's separable minimum/maximum route)",
+        ));
+    };
+    separable(op, input, &size, &o, if r == 0 { Op::Min } else { Op::Max })
+}
+
+/// A rank filter's box footprint (a size, or an all-true mask) as SciPy's `_rank_filter` hands
+/// it to the minimum/maximum filter for the first and last ranks: sizes per input axis (the
+/// footprint on the filtered axes in increasing order, `_expand_footprint`), with options whose
+/// origins and modes are per input axis (`_expand_origin`, `_expand_mode`: in the order of
+/// `axes`) and `axes` none. `None` for a mask that is not all true.
+pub(crate) fn rank_box(
+    op: &str,
+    nd: usize,
+    footprint: &Footprint,
+    opts: &FilterOptions,
+) -> Result<Option<(Vec<usize>, FilterOptions)>> {
+    let axes = norm_axes(op, &opts.axes, nd)?;
+    let fshape = match footprint {
+        Footprint::Size(s) => per_axis(op, "size", s, axes.len(), 1)?,
+        Footprint::Mask(m) => {
+            if !m.to_vec()?.iter().all(|&b| b) {
+                return Ok(None);
+            }
+            m.shape().to_vec()
+        }
+    };
+    if fshape.len() != axes.len() {
+        return Err(make::shape(
+            op,
+            format!(
+                "the footprint has {} dimensions for {} filtered axes",
+                fshape.len(),
+                axes.len()
+            ),
+        ));
+    }
+    let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
+    let mut size = vec![1usize; nd];
+    for (k, &a) in footprint_axes(&axes).iter().enumerate() {
+        size[a] = fshape[k];
+    }
+    let mut full_origin = vec![0isize; nd];
+    for (k, &a) in axes.iter().enumerate() {
+        full_origin[a] = origin[k];
+    }
+    let modes = if opts.modes.is_empty() {
+        Vec::new()
+    } else {
+        let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
+        let mut full = vec![Mode::Constant; nd];
+        for (k, &a) in axes.iter().enumerate() {
+            full[a] = modes[k];
+        }
+        full
+    };
+    let o = FilterOptions {
+        origin: full_origin,
+        axes: None,
+        modes,
+        ..opts.clone()
+    };
+    Ok(Some((size, o)))
+}
+
 /// Rank filter (`scipy.ndimage.rank_filter`): the `rank`-th smallest value of the footprint
 /// (negative ranks count from the largest). NaN sorts after every number.
 ///
@@ -859,7 +1041,7 @@ pub fn rank_filter<T: Real>(
             format!("rank {rank} not within the footprint size {n}"),
         ));
     }
-    ranknd(input, &pts, r as usize, opts.mode, opts.cval)
+    rank_select(op, input, &pts, r as usize, footprint, opts)
 }
 
 /// Median filter (`scipy.ndimage.median_filter`): rank `n / 2` of the `n` footprint points.
@@ -878,9 +1060,10 @@ pub fn median_filter<T: Real>(
     footprint: &Footprint,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
-    let pts = rank_points("median_filter", input, footprint, opts)?;
+    let op = "median_filter";
+    let pts = rank_points(op, input, footprint, opts)?;
     let r = pts.len() / 2;
-    ranknd(input, &pts, r, opts.mode, opts.cval)
+    rank_select(op, input, &pts, r, footprint, opts)
 }
 
 /// Percentile filter (`scipy.ndimage.percentile_filter`): rank `⌊n · p / 100⌋` (p = 100: the
@@ -916,7 +1099,7 @@ pub fn percentile_filter<T: Real>(
     } else {
         ((n as f64) * p / 100.0) as usize
     };
-    ranknd(input, &pts, r.min(n - 1), opts.mode, opts.cval)
+    rank_select(op, input, &pts, r.min(n - 1), footprint, opts)
 }
 
 // ---------------------------------------------------------------- derivatives
@@ -929,30 +1112,37 @@ fn edge<T: Real>(
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
     let ax = norm_axis(op, axis, input.ndim())?;
+    // SciPy: a mode per axis of the input
+    let modes = axis_modes(op, opts.mode, &opts.modes, input.ndim())?;
     let mut passes = vec![Pass {
         axis: ax,
         w: vec![-1.0, 0.0, 1.0],
         shift: 1,
         div: 1.0,
+        mode: modes[ax],
     }];
-    for a in 0..input.ndim() {
+    for (a, &mode) in modes.iter().enumerate() {
         if a != ax {
             passes.push(Pass {
                 axis: a,
                 w: smooth.to_vec(),
                 shift: 1,
                 div: 1.0,
+                mode,
             });
         }
     }
-    sum_passes(input, &passes, opts.mode, opts.cval)
+    sum_passes(input, &passes, opts.cval)
 }
 
-/// Sobel derivative along `axis` (`scipy.ndimage.sobel`): `[-1, 0, 1]` along the axis, `[1, 2, 1]`
-/// along every other.
+/// Sobel derivative along `axis` (`scipy.ndimage.sobel`, whose default axis is −1): `[-1, 0, 1]`
+/// along the axis, `[1, 2, 1]` along every other.
+///
+/// Uses `opts.mode` (or `opts.modes`: one mode per axis of the input, as SciPy's `mode`
+/// sequence) and `opts.cval`; SciPy's sobel has no `origin` or `axes` (they are ignored).
 ///
 /// # Errors
-/// `InvalidArgument` for a bad axis.
+/// `InvalidArgument` for a bad axis or a wrong number of modes.
 ///
 /// ```
 /// use cusci_ndimage::{sobel, FilterOptions, Array, Device};
@@ -968,11 +1158,11 @@ pub fn sobel<T: Real>(input: &Array<T>, axis: isize, opts: &FilterOptions) -> Re
     edge("sobel", input, axis, &[1.0, 2.0, 1.0], opts)
 }
 
-/// Prewitt derivative along `axis` (`scipy.ndimage.prewitt`): `[-1, 0, 1]` along the axis,
-/// `[1, 1, 1]` along every other.
+/// Prewitt derivative along `axis` (`scipy.ndimage.prewitt`, default axis −1): `[-1, 0, 1]`
+/// along the axis, `[1, 1, 1]` along every other; options as [`sobel`].
 ///
 /// # Errors
-/// `InvalidArgument` for a bad axis.
+/// `InvalidArgument` for a bad axis or a wrong number of modes.
 ///
 /// ```
 /// use cusci_ndimage::{prewitt, FilterOptions, Array, Device};
@@ -1015,15 +1205,39 @@ pub fn generic_laplace<T: Real + cusci_core::dtype::Numeric>(
     Ok(out)
 }
 
-/// Laplace filter from second differences `[1, -2, 1]` (`scipy.ndimage.laplace`).
+/// `Σ_k term(k)` over `n` terms (the input copied for none): SciPy's `generic_laplace` sum.
+fn sum_terms<T: Real + cusci_core::dtype::Numeric>(
+    input: &Array<T>,
+    n: usize,
+    mut term: impl FnMut(usize) -> Result<Array<T>>,
+) -> Result<Array<T>> {
+    if n == 0 {
+        return input.copy();
+    }
+    let mut out = term(0)?;
+    for k in 1..n {
+        out = out.add(&term(k)?)?;
+    }
+    Ok(out)
+}
+
+/// Laplace filter from second differences `[1, -2, 1]` (`scipy.ndimage.laplace`): their sum
+/// over the axes of `opts.axes` (all by default; with none, a copy of the input).
+///
+/// `opts.modes` gives one mode per axis of `opts.axes` (SciPy's `mode` sequence); `opts.origin`
+/// is not used (SciPy's laplace has none).
 ///
 /// # Errors
-/// None beyond the device's.
+/// `InvalidArgument` for bad axes or a wrong number of modes.
 ///
 /// ```
 /// use cusci_ndimage::{laplace, FilterOptions, Array, Device};
 /// let x = Array::from_vec(vec![0.0f64, 1.0, 4.0, 9.0], &[4], &Device::Cpu).unwrap();
 /// assert_eq!(laplace(&x, &FilterOptions::default()).unwrap().to_vec().unwrap(), vec![1.0, 2.0, 2.0, -5.0]);
+/// // only along axis 1 (scipy.ndimage.laplace(y, axes=[1]))
+/// let y = Array::from_vec(vec![0.0f64, 1.0, 4.0, 1.0, 1.0, 1.0], &[2, 3], &Device::Cpu).unwrap();
+/// let o = FilterOptions { axes: Some(vec![1]), ..Default::default() };
+/// assert_eq!(laplace(&y, &o).unwrap().to_vec().unwrap(), vec![1.0, 2.0, -3.0, 0.0, 0.0, 0.0]);
 /// ```
 pub fn laplace<T: Real + cusci_core::dtype::Numeric>(
     input: &Array<T>,
@@ -1033,25 +1247,64 @@ pub fn laplace<T: Real + cusci_core::dtype::Numeric>(
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return output::laplace_as::<T, T>(input, opts);
     }
-    generic_laplace(input, |a, ax| {
-        filter1d(
-            a,
-            ax,
-            &[1.0, -2.0, 1.0],
-            1,
-            opts.mode,
-            opts.cval,
-            1.0,
-            Op::Sum,
-        )
+    let op = "laplace";
+    let axes = norm_axes(op, &opts.axes, input.ndim())?;
+    let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
+    sum_terms(input, axes.len(), |k| {
+        let w = [1.0, -2.0, 1.0];
+        filter1d(input, axes[k], &w, 1, modes[k], opts.cval, 1.0, Op::Sum)
     })
 }
 
-/// Laplacian of Gaussian (`scipy.ndimage.gaussian_laplace`): the sum over axes of
-/// [`gaussian_filter`] with order 2 on that axis.
+/// The per-axis sigmas SciPy's `gaussian_laplace` hands to `gaussian_filter`: `sigma` (one
+/// value or one per axis of `axes`) on the filtered axes, 0 (not smoothed) on the others.
+fn laplace_sigmas(op: &str, sigma: &[f64], axes: &[usize], nd: usize) -> Result<Vec<f64>> {
+    if sigma.is_empty() {
+        return Err(make::arg(op, "no sigma given"));
+    }
+    let sig = per_axis(op, "sigma", sigma, axes.len(), 0.0)?;
+    let mut full = vec![0.0; nd];
+    for (k, &a) in axes.iter().enumerate() {
+        full[a] = sig[k];
+    }
+    Ok(full)
+}
+
+/// The Gaussian derivative term of axis `axis` in SciPy's `gaussian_laplace` and
+/// `gaussian_gradient_magnitude`: `gaussian_filter` over every axis (sigma per axis of the
+/// input) with derivative `order` along `axis`, in `mode`.
+fn gaussian_term<T: Real>(
+    input: &Array<T>,
+    sigma: &[f64],
+    axis: usize,
+    order: usize,
+    mode: Mode,
+    opts: &GaussianOptions,
+) -> Result<Array<T>> {
+    let mut ord = vec![0usize; input.ndim()];
+    ord[axis] = order;
+    let o = GaussianOptions {
+        order: ord,
+        axes: None,
+        mode,
+        modes: Vec::new(),
+        ..opts.clone()
+    };
+    gaussian_filter(input, sigma, &o)
+}
+
+/// Laplacian of Gaussian (`scipy.ndimage.gaussian_laplace`): for each axis of `opts.axes` (all
+/// by default), [`gaussian_filter`] with order 2 along that axis, summed.
+///
+/// `sigma` is one value or one per axis of `opts.axes`; the axes outside `opts.axes` are not
+/// smoothed (SciPy gives them sigma 0). `opts.modes` gives one mode per axis of `opts.axes`: the
+/// term of that axis filters in that mode (SciPy's `generic_laplace`). `opts.truncate` and
+/// `opts.radius` (one value or one per axis of the input) apply to every term; `opts.order` is
+/// not used.
 ///
 /// # Errors
-/// As [`gaussian_filter`].
+/// As [`gaussian_filter`]; `InvalidArgument` for an empty `sigma`, a wrong number of sigmas or
+/// modes.
 ///
 /// ```
 /// use cusci_ndimage::{gaussian_laplace, GaussianOptions, Array, Device};
@@ -1069,20 +1322,13 @@ pub fn gaussian_laplace<T: Real + cusci_core::dtype::Numeric>(
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return output::gaussian_laplace_as::<T, T>(input, sigma, opts);
     }
+    let op = "gaussian_laplace";
     let nd = input.ndim();
-    let sig = per_axis("gaussian_laplace", "sigma", sigma, nd, 0.0)?;
-    generic_laplace(input, |a, ax| {
-        let mut order = vec![0usize; nd];
-        order[ax] = 2;
-        gaussian_filter(
-            a,
-            &sig,
-            &GaussianOptions {
-                order,
-                axes: None,
-                ..opts.clone()
-            },
-        )
+    let axes = norm_axes(op, &opts.axes, nd)?;
+    let full = laplace_sigmas(op, sigma, &axes, nd)?;
+    let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
+    sum_terms(input, axes.len(), |k| {
+        gaussian_term(input, &full, axes[k], 2, modes[k], opts)
     })
 }
 
@@ -1115,10 +1361,17 @@ pub fn generic_gradient_magnitude<T: Real + cusci_core::dtype::Float>(
     out.sqrt()
 }
 
-/// Gradient magnitude with Gaussian derivatives (`scipy.ndimage.gaussian_gradient_magnitude`).
+/// Gradient magnitude with Gaussian derivatives (`scipy.ndimage.gaussian_gradient_magnitude`):
+/// `sqrt(Σ_a d_a²)` over the axes `a` of `opts.axes` (all by default; with none, a copy of the
+/// input), `d_a` being [`gaussian_filter`] over every axis with a first derivative along `a`.
+///
+/// As SciPy, `sigma` is one value or one per axis of the input (every axis is smoothed, also
+/// those outside `opts.axes`); `opts.modes` gives one mode per axis of `opts.axes`, used for the
+/// whole term of that axis; `opts.order` is not used.
 ///
 /// # Errors
-/// As [`gaussian_filter`].
+/// As [`gaussian_filter`]; `InvalidArgument` for an empty `sigma`, a wrong number of sigmas or
+/// modes.
 ///
 /// ```
 /// use cusci_ndimage::{gaussian_gradient_magnitude, GaussianOptions, Array, Device};
@@ -1131,19 +1384,25 @@ pub fn gaussian_gradient_magnitude<T: Real + cusci_core::dtype::Float>(
     sigma: &[f64],
     opts: &GaussianOptions,
 ) -> Result<Array<T>> {
+    let op = "gaussian_gradient_magnitude";
     let nd = input.ndim();
-    let sig = per_axis("gaussian_gradient_magnitude", "sigma", sigma, nd, 0.0)?;
-    generic_gradient_magnitude(input, |a, ax| {
-        let mut order = vec![0usize; nd];
-        order[ax] = 1;
-        gaussian_filter(
-            a,
-            &sig,
-            &GaussianOptions {
-                order,
-                axes: None,
-                ..opts.clone()
-            },
-        )
-    })
+    let axes = norm_axes(op, &opts.axes, nd)?;
+    if sigma.is_empty() {
+        return Err(make::arg(op, "no sigma given"));
+    }
+    let sig = per_axis(op, "sigma", sigma, nd, 0.0)?;
+    let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
+    if axes.is_empty() {
+        return input.copy();
+    }
+    let mut out: Option<Array<T>> = None;
+    for (k, &a) in axes.iter().enumerate() {
+        let d = gaussian_term(input, &sig, a, 1, modes[k], opts)?;
+        let sq = d.mul(&d)?;
+        out = Some(match out {
+            None => sq,
+            Some(o) => o.add(&sq)?,
+        });
+    }
+    out.expect("at least one axis").sqrt()
 }

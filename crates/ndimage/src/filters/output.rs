@@ -36,11 +36,12 @@
 //! saturate on overflow instead; use these functions for SciPy's exact integer results.
 
 use super::{
-    check_origin, convolve, convolve1d, correlate, correlate1d, gaussian_filter, gaussian_filter1d,
-    gaussian_weights, maximum_filter, maximum_filter1d, minimum_filter, minimum_filter1d,
-    norm_axes, norm_axis, per_axis, rank_filter, uniform_filter, uniform_filter1d, FilterOptions,
-    Footprint, GaussianOptions,
+    axis_modes, check_origin, convolve, convolve1d, correlate, correlate1d, gaussian_filter,
+    gaussian_filter1d, gaussian_weights, laplace_sigmas, maximum_filter, maximum_filter1d,
+    minimum_filter, minimum_filter1d, norm_axes, norm_axis, per_axis, rank_box, rank_filter,
+    uniform_filter, uniform_filter1d, FilterOptions, Footprint, GaussianOptions,
 };
+use crate::modes::Mode;
 use cusci_core::dtype::{DType, Element, Numeric};
 use cusci_core::elementwise::{Arg, Scalar};
 use cusci_core::error::make;
@@ -358,16 +359,18 @@ pub fn gaussian_filter1d_as<I: Element, O: Element>(
     })
 }
 
-/// The 1-D passes of `scipy.ndimage.gaussian_filter` over `axes` (sigma and order per axis or
-/// one for all; `opts.radius` likewise): axes whose sigma is at most 1e-15 are skipped.
+/// The 1-D passes of `scipy.ndimage.gaussian_filter` over `axes` (sigma, order and modes per
+/// axis or one for all; `opts.radius` likewise): axes whose sigma is at most 1e-15 are skipped.
 fn gaussian_passes<'a>(
     op: &str,
     axes: &[usize],
     sigma: &[f64],
     order: &[usize],
+    modes: &[Mode],
     opts: &GaussianOptions,
 ) -> Result<Vec<PassFn<'a>>> {
     let n = axes.len();
+    let modes = axis_modes(op, opts.mode, modes, n)?;
     if sigma.is_empty() {
         return Err(make::arg(op, "no sigma given"));
     }
@@ -388,6 +391,8 @@ fn gaussian_passes<'a>(
                 order: vec![ord[k]],
                 radius: rad[k].map(|r| vec![r]),
                 axes: None,
+                mode: modes[k],
+                modes: Vec::new(),
                 ..opts.clone()
             };
             let (s, a) = (sig[k], axes[k] as isize);
@@ -423,7 +428,7 @@ pub fn gaussian_filter_as<I: Element, O: Element>(
         return single(op, input, |x| gaussian_filter(x, sigma, opts));
     }
     let axes = norm_axes(op, &opts.axes, input.ndim())?;
-    let passes = gaussian_passes(op, &axes, sigma, &opts.order, opts)?;
+    let passes = gaussian_passes(op, &axes, sigma, &opts.order, &opts.modes, opts)?;
     chain(op, input, passes)
 }
 
@@ -449,26 +454,33 @@ pub fn uniform_filter1d_as<I: Element, O: Element>(
     })
 }
 
-/// The per-axis (axis, size, origin) of a separable box over `opts.axes`, and the axes of size
-/// above one (those SciPy filters).
-fn boxes(
-    op: &str,
-    ndim: usize,
-    size: &[usize],
-    opts: &FilterOptions,
-) -> Result<Vec<(usize, usize, isize)>> {
+/// One 1-D pass of a separable box: its axis, size, and the options of the 1-D filter (its
+/// origin and mode).
+type BoxPass = (usize, usize, FilterOptions);
+
+/// The 1-D passes of a separable box over `opts.axes` (sizes, origins and modes in the order of
+/// `axes`): the axes of size above one (those SciPy filters).
+fn boxes(op: &str, ndim: usize, size: &[usize], opts: &FilterOptions) -> Result<Vec<BoxPass>> {
     let axes = norm_axes(op, &opts.axes, ndim)?;
     if size.is_empty() {
         return Err(make::arg(op, "no size given"));
     }
     let sizes = per_axis(op, "size", size, axes.len(), 1)?;
     let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
+    let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
     let mut out = Vec::new();
     for k in 0..axes.len() {
         // as SciPy: sizes 0 and 1 leave the axis alone (its origin unchecked)
         if sizes[k] > 1 {
             check_origin(op, origin[k], sizes[k])?;
-            out.push((axes[k], sizes[k], origin[k]));
+            let fo = FilterOptions {
+                origin: vec![origin[k]],
+                axes: None,
+                mode: modes[k],
+                modes: Vec::new(),
+                ..opts.clone()
+            };
+            out.push((axes[k], sizes[k], fo));
         }
     }
     Ok(out)
@@ -498,12 +510,7 @@ pub fn uniform_filter_as<I: Element, O: Element>(
     }
     let passes = boxes(op, input.ndim(), size, opts)?
         .into_iter()
-        .map(|(a, s, o)| {
-            let fo = FilterOptions {
-                origin: vec![o],
-                axes: None,
-                ..opts.clone()
-            };
+        .map(|(a, s, fo)| {
             Box::new(move |x: &Array<f64>| uniform_filter1d(x, s, a as isize, &fo)) as PassFn
         })
         .collect();
@@ -595,12 +602,7 @@ fn minmax_as<I: Element, O: Element>(
     }
     let passes = boxes(op, input.ndim(), &size, opts)?
         .into_iter()
-        .map(|(a, s, o)| {
-            let fo = FilterOptions {
-                origin: vec![o],
-                axes: None,
-                ..opts.clone()
-            };
+        .map(|(a, s, fo)| {
             Box::new(move |x: &Array<f64>| {
                 if max {
                     maximum_filter1d(x, s, a as isize, &fo)
@@ -683,13 +685,16 @@ fn rank_as<I: Element, O: Element>(
     fp: &Footprint,
     opts: &FilterOptions,
 ) -> Result<Array<O>> {
-    if rank == 0 {
-        minmax_as(op, input, fp, opts, false)
-    } else if rank == n - 1 {
-        minmax_as(op, input, fp, opts, true)
-    } else {
-        single(op, input, |x| rank_filter(x, rank as isize, fp, opts))
+    if rank == 0 || rank == n - 1 {
+        // SciPy's `_rank_filter` hands the footprint expanded to every axis (a box on the
+        // filtered axes in increasing order) with `axes=None` to the minimum/maximum filter
+        let max = rank != 0;
+        return match rank_box(op, input.ndim(), fp, opts)? {
+            Some((size, o)) => minmax_as(op, input, &Footprint::Size(size), &o, max),
+            None => minmax_as(op, input, fp, opts, max),
+        };
     }
+    single(op, input, |x| rank_filter(x, rank as isize, fp, opts))
 }
 
 /// [`rank_filter`] with SciPy's `output` dtype: the `rank`-th smallest (negative: from the end)
@@ -791,18 +796,22 @@ fn edge_as<I: Element, O: Element>(
     opts: &FilterOptions,
 ) -> Result<Array<O>> {
     let ax = norm_axis(op, axis, input.ndim())?;
-    let o = FilterOptions {
+    // SciPy: a mode per axis of the input
+    let modes = axis_modes(op, opts.mode, &opts.modes, input.ndim())?;
+    let o = |a: usize| FilterOptions {
         origin: Vec::new(),
         axes: None,
+        mode: modes[a],
+        modes: Vec::new(),
         ..opts.clone()
     };
     let mut passes: Vec<PassFn> = Vec::new();
-    let o0 = o.clone();
+    let o0 = o(ax);
     passes.push(Box::new(move |x| {
         correlate1d(x, &[-1.0, 0.0, 1.0], ax as isize, &o0)
     }));
     for a in (0..input.ndim()).filter(|&a| a != ax) {
-        let oa = o.clone();
+        let oa = o(a);
         passes.push(Box::new(move |x| correlate1d(x, &smooth, a as isize, &oa)));
     }
     chain(op, input, passes)
@@ -873,40 +882,43 @@ pub fn laplace_as<I: Element, O: Element>(
     let op = "laplace";
     let s = Store::of::<O>(op)?;
     let axes = norm_axes(op, &opts.axes, input.ndim())?;
+    let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
     let x = load(op, input)?;
     if axes.is_empty() {
         return finish(store(x, s)?);
     }
-    let o = FilterOptions {
-        origin: Vec::new(),
-        axes: None,
-        ..opts.clone()
+    let d2 = |k: usize| -> Result<Array<f64>> {
+        let o = FilterOptions {
+            origin: Vec::new(),
+            axes: None,
+            mode: modes[k],
+            modes: Vec::new(),
+            ..opts.clone()
+        };
+        store(correlate1d(&x, &[1.0, -2.0, 1.0], axes[k] as isize, &o)?, s)
     };
-    let d2 = |a: usize| -> Result<Array<f64>> {
-        store(correlate1d(&x, &[1.0, -2.0, 1.0], a as isize, &o)?, s)
-    };
-    laplace_sum(s, &axes, d2)
+    laplace_sum(s, axes.len(), d2)
 }
 
-/// SciPy's `generic_laplace`: `output = d2(axes[0])`, then `output += d2(axis)` for the others,
-/// in the output type (NumPy's `+=`: integers wrap, bool is logical or, f32 rounds each sum).
-/// `d2` returns stored values; `axes` is not empty.
+/// SciPy's `generic_laplace`: `output = d2(0)`, then `output += d2(k)` for the other terms `k`
+/// (one per axis of `axes`), in the output type (NumPy's `+=`: integers wrap, bool is logical
+/// or, f32 rounds each sum). `d2` returns stored values; `n` is at least 1.
 fn laplace_sum<O: Element>(
     s: Store,
-    axes: &[usize],
+    n: usize,
     d2: impl Fn(usize) -> Result<Array<f64>>,
 ) -> Result<Array<O>> {
     if s == Store::I64 {
         // i64 sums may not be exact in f64: add as i64 (wrapping, as NumPy)
-        let mut acc = d2(axes[0])?.astype::<i64>()?;
-        for &a in &axes[1..] {
-            acc = acc.add(&d2(a)?.astype::<i64>()?)?;
+        let mut acc = d2(0)?.astype::<i64>()?;
+        for k in 1..n {
+            acc = acc.add(&d2(k)?.astype::<i64>()?)?;
         }
         return acc.astype::<O>();
     }
-    let mut acc = d2(axes[0])?;
-    for &a in &axes[1..] {
-        let sum = acc.add(&d2(a)?)?;
+    let mut acc = d2(0)?;
+    for k in 1..n {
+        let sum = acc.add(&d2(k)?)?;
         acc = match s {
             // the stored bytes are >= 0: a sum is nonzero exactly when either is (logical or)
             Store::Bool => sum,
@@ -943,26 +955,20 @@ pub fn gaussian_laplace_as<I: Element, O: Element>(
     let s = Store::of::<O>(op)?;
     let nd = input.ndim();
     let axes = norm_axes(op, &opts.axes, nd)?;
-    if sigma.is_empty() {
-        return Err(make::arg(op, "no sigma given"));
-    }
-    let sig = per_axis(op, "sigma", sigma, axes.len(), 0.0)?;
-    let mut full = vec![0.0; nd];
-    for (k, &a) in axes.iter().enumerate() {
-        full[a] = sig[k];
-    }
+    let full = laplace_sigmas(op, sigma, &axes, nd)?;
+    let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
     let x = load(op, input)?;
     if axes.is_empty() {
         return finish(store(x, s)?);
     }
     let all: Vec<usize> = (0..nd).collect();
-    let d2 = |a: usize| -> Result<Array<f64>> {
+    let d2 = |k: usize| -> Result<Array<f64>> {
         let mut order = vec![0usize; nd];
-        order[a] = 2;
-        let passes = gaussian_passes(op, &all, &full, &order, opts)?;
+        order[axes[k]] = 2;
+        let passes = gaussian_passes(op, &all, &full, &order, &[modes[k]], opts)?;
         stored_passes(x.clone(), passes, s)
     };
-    laplace_sum(s, &axes, d2)
+    laplace_sum(s, axes.len(), d2)
 }
 
 /// NumPy's `np.multiply(q, q, q)` and `output += q` over the stored derivatives, in `T`
@@ -1014,16 +1020,17 @@ pub fn gaussian_gradient_magnitude_as<I: Element, O: Element>(
         return Err(make::arg(op, "no sigma given"));
     }
     let sig = per_axis(op, "sigma", sigma, nd, 0.0)?;
+    let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
     let x = load(op, input)?;
     if axes.is_empty() {
         return finish(store(x, s)?);
     }
     let all: Vec<usize> = (0..nd).collect();
     let mut qs = Vec::with_capacity(axes.len());
-    for &a in &axes {
+    for (k, &a) in axes.iter().enumerate() {
         let mut order = vec![0usize; nd];
         order[a] = 1;
-        let passes = gaussian_passes(op, &all, &sig, &order, opts)?;
+        let passes = gaussian_passes(op, &all, &sig, &order, &[modes[k]], opts)?;
         qs.push(stored_passes(x.clone(), passes, s)?);
     }
     match s {
