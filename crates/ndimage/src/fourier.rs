@@ -5,6 +5,15 @@
 //! `n` is SciPy's argument: `None` when every axis holds a full complex transform; `Some(n)`
 //! when `axis` holds a real transform (`rfft`) of a signal of length `n`. One element-wise pass
 //! on either device (factors computed in f64).
+//!
+//! Result types: the plain functions return the input's type (f32, f64, c32, c64; real inputs
+//! to `fourier_shift` and integer inputs are refused). The `*_as::<I, O>` functions
+//! ([`fourier_gaussian_as`], [`fourier_uniform_as`], [`fourier_ellipsoid_as`],
+//! [`fourier_shift_as`]) are SciPy's `output=` argument and give SciPy's default result types
+//! for every input: f64 for integer and bool input (`fourier_gaussian_as::<i32, f64>`), c64 for
+//! real input to `fourier_shift` (`fourier_shift_as::<f64, c64>`); they compute in double as
+//! SciPy does. One generic `*_as` per filter (rather than a function per input kind) keeps the
+//! crate's convention of the filters' and interpolation's `*_as`.
 
 use cusci_core::cuda::kernel::{Args, LaunchConfig};
 use cusci_core::dtype::{c64, DType, Element};
@@ -215,10 +224,11 @@ fn apply<T: Element>(
 /// or one per axis): `exp(−2π²σ²f²)` (`scipy.ndimage.fourier_gaussian`).
 ///
 /// # Errors
-/// `UnsupportedDType` for integer inputs (SciPy returns float64 for them; here the output has
-/// the input's type); `InvalidArgument` for a NaN sigma, a bad axis or a wrong number of sigmas
-/// (as in SciPy, a negative sigma or ellipsoid size acts as its absolute value, and a uniform
-/// size ≤ 0 keeps only the zero frequency of its axis).
+/// `UnsupportedDType` for integer inputs (SciPy returns float64 for them: use
+/// [`fourier_gaussian_as`]`::<I, f64>`; here the output has the input's type);
+/// `InvalidArgument` for a NaN sigma, a bad axis or a wrong number of sigmas (as in SciPy, a
+/// negative sigma or ellipsoid size acts as its absolute value, and a uniform size ≤ 0 keeps
+/// only the zero frequency of its axis).
 ///
 /// ```
 /// use cusci_ndimage::{fourier_gaussian, Array, Device};
@@ -282,7 +292,8 @@ pub fn fourier_ellipsoid<T: Element>(
 /// `shift` (one value or one per axis; `scipy.ndimage.fourier_shift`).
 ///
 /// # Errors
-/// `UnsupportedDType` for real or integer inputs (SciPy returns complex); as [`fourier_gaussian`].
+/// `UnsupportedDType` for real or integer inputs (SciPy returns complex128 for them: use
+/// [`fourier_shift_as`]`::<I, c64>`); as [`fourier_gaussian`].
 ///
 /// ```
 /// use cusci_ndimage::{fourier_shift, Array, Device};
@@ -298,4 +309,139 @@ pub fn fourier_shift<T: Element>(
     axis: isize,
 ) -> Result<Array<T>> {
     apply("fourier_shift", input, Kind::Shift, shift, n, axis)
+}
+
+// ---------------------------------------------------------------- SciPy's output types
+
+/// The `*_as` body: SciPy's `_get_output_fourier(_complex)` checks, the input read as f64 (real)
+/// or c64 (complex) as SciPy's C code reads it, the factor applied in double on either device,
+/// the product stored in `O` (f32/c32 rounded to nearest; real to complex with a zero imaginary
+/// part).
+fn apply_as<I: Element, O: Element>(
+    op: &str,
+    x: &Array<I>,
+    kind: Kind,
+    values: &[f64],
+    n: Option<usize>,
+    axis: isize,
+) -> Result<Array<O>> {
+    let complex_in = matches!(I::DTYPE, DType::C32 | DType::C64);
+    let complex_out = matches!(O::DTYPE, DType::C32 | DType::C64);
+    let real_out = matches!(O::DTYPE, DType::F32 | DType::F64);
+    // SciPy: RuntimeError('output type not supported') for other output types (fourier_shift:
+    // complex only), RuntimeError('data type not supported') for complex input into real output
+    if !(complex_out || (real_out && kind != Kind::Shift)) {
+        return Err(make::dtype(op, O::DTYPE));
+    }
+    if complex_in && !complex_out {
+        return Err(make::dtype(op, I::DTYPE));
+    }
+    if complex_in || kind == Kind::Shift {
+        apply(op, &x.astype::<c64>()?, kind, values, n, axis)?.astype::<O>()
+    } else {
+        apply(op, &x.astype::<f64>()?, kind, values, n, axis)?.astype::<O>()
+    }
+}
+
+/// [`fourier_gaussian`] with SciPy's result types (`scipy.ndimage.fourier_gaussian(input,
+/// sigma, n, axis, output=O)`): any input type (integers and bool included), `O` one of f32,
+/// f64, c32, c64. SciPy's default output (`output=None`) is the input's type for f32, f64, c32
+/// and c64 and f64 for every other input (integers, bool): `fourier_gaussian_as::<i32, f64>`
+/// is SciPy's `fourier_gaussian(int_array, sigma)`. The input is read as f64 (or c64), the
+/// factor applied in double and the product stored in `O` (rounded for f32/c32; a real input
+/// gives a zero imaginary part), as SciPy does on either device; the plain
+/// [`fourier_gaussian`] keeps the input's type and works in f32 for f32/c32 inputs on a GPU.
+///
+/// # Errors
+/// `UnsupportedDType` for an integer or bool `O` (SciPy: `output type not supported`) and for a
+/// complex input with a real `O` (SciPy: `data type not supported`); otherwise as
+/// [`fourier_gaussian`].
+///
+/// ```
+/// use cusci_ndimage::{fourier_gaussian_as, Array, Device};
+/// let x = Array::from_vec(vec![1i32, 2, 3, 4], &[4], &Device::Cpu).unwrap();
+/// let y = fourier_gaussian_as::<i32, f64>(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
+/// // exp(-2π²σ²f²) at f = 0, 1/4, -1/2, -1/4
+/// let w = |f: f64| (-2.0 * std::f64::consts::PI.powi(2) * f * f).exp();
+/// assert_eq!(y[0], 1.0);
+/// assert!((y[1] - 2.0 * w(0.25)).abs() < 1e-15);
+/// ```
+pub fn fourier_gaussian_as<I: Element, O: Element>(
+    input: &Array<I>,
+    sigma: &[f64],
+    n: Option<usize>,
+    axis: isize,
+) -> Result<Array<O>> {
+    apply_as("fourier_gaussian", input, Kind::Gaussian, sigma, n, axis)
+}
+
+/// [`fourier_uniform`] with SciPy's result types (`scipy.ndimage.fourier_uniform(...,
+/// output=O)`): as [`fourier_gaussian_as`] (SciPy's default: f64 for integer and bool input).
+///
+/// # Errors
+/// As [`fourier_gaussian_as`].
+///
+/// ```
+/// use cusci_ndimage::{fourier_uniform_as, Array, Device};
+/// let x = Array::from_vec(vec![4u8, 4, 4, 4], &[4], &Device::Cpu).unwrap();
+/// let y = fourier_uniform_as::<u8, f32>(&x, &[2.0], None, -1).unwrap().to_vec().unwrap();
+/// assert_eq!(y[0], 4.0);
+/// assert!(y[2].abs() < 1e-6); // sinc zero at f = 1/2 for a box of 2
+/// ```
+pub fn fourier_uniform_as<I: Element, O: Element>(
+    input: &Array<I>,
+    size: &[f64],
+    n: Option<usize>,
+    axis: isize,
+) -> Result<Array<O>> {
+    apply_as("fourier_uniform", input, Kind::Uniform, size, n, axis)
+}
+
+/// [`fourier_ellipsoid`] with SciPy's result types (`scipy.ndimage.fourier_ellipsoid(...,
+/// output=O)`): as [`fourier_gaussian_as`] (SciPy's default: f64 for integer and bool input).
+///
+/// # Errors
+/// As [`fourier_gaussian_as`], and `InvalidArgument` for a rank above 3.
+///
+/// ```
+/// use cusci_ndimage::{fourier_ellipsoid_as, Array, Device};
+/// use cusci_core::c64;
+/// let x = Array::from_vec(vec![1i64; 6], &[2, 3], &Device::Cpu).unwrap();
+/// let y = fourier_ellipsoid_as::<i64, c64>(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
+/// assert_eq!(y[0], c64::new(1.0, 0.0));
+/// ```
+pub fn fourier_ellipsoid_as<I: Element, O: Element>(
+    input: &Array<I>,
+    size: &[f64],
+    n: Option<usize>,
+    axis: isize,
+) -> Result<Array<O>> {
+    apply_as("fourier_ellipsoid", input, Kind::Ellipsoid, size, n, axis)
+}
+
+/// [`fourier_shift`] with SciPy's result types (`scipy.ndimage.fourier_shift(input, shift, n,
+/// axis, output=O)`): any input type, `O` c32 or c64. SciPy's default output is the input's
+/// type for c32 and c64 and c64 (complex128) for every real input:
+/// `fourier_shift_as::<f64, c64>` is SciPy's `fourier_shift(real_array, shift)` (a real input is
+/// the real part of a transform whose imaginary part is zero). Computed in double as
+/// [`fourier_gaussian_as`].
+///
+/// # Errors
+/// `UnsupportedDType` for a real `O` (SciPy: `output type not supported`); otherwise as
+/// [`fourier_shift`].
+///
+/// ```
+/// use cusci_ndimage::{fourier_shift_as, Array, Device};
+/// use cusci_core::c64;
+/// let x = Array::from_vec(vec![1.0f64; 4], &[4], &Device::Cpu).unwrap();
+/// let y = fourier_shift_as::<f64, c64>(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
+/// assert!((y[1] - c64::new(0.0, -1.0)).norm() < 1e-15);
+/// ```
+pub fn fourier_shift_as<I: Element, O: Element>(
+    input: &Array<I>,
+    shift: &[f64],
+    n: Option<usize>,
+    axis: isize,
+) -> Result<Array<O>> {
+    apply_as("fourier_shift", input, Kind::Shift, shift, n, axis)
 }

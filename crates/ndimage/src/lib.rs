@@ -10,7 +10,14 @@ pub mod modes;
 
 pub use cusci_core::{Array, Device, Error, Result};
 pub use filters::*;
-pub use fourier::{fourier_ellipsoid, fourier_gaussian, fourier_shift, fourier_uniform};
+pub use fourier::{
+    fourier_ellipsoid, fourier_ellipsoid_as, fourier_gaussian, fourier_gaussian_as, fourier_shift,
+    fourier_shift_as, fourier_uniform, fourier_uniform_as,
+};
+pub use interpolation::output::{
+    affine_transform_as, map_coordinates_as, rotate_as, shift_as, spline_filter1d_as,
+    spline_filter_as, zoom_as,
+};
 pub use interpolation::{
     affine_transform, map_coordinates, rotate, shift, spline_filter, spline_filter1d, zoom,
     InterpOptions, Matrix,

@@ -539,3 +539,88 @@ fn output_types_with_mode_sequences_follow_scipy() {
         );
     }
 }
+
+// ---------------------------------------------------------------- generic filters
+
+#[test]
+fn generic_filters_as_store_as_scipy_on_every_device() {
+    let f = |v: &[f64], _: &[f64]| v.iter().sum::<f64>() / v.len() as f64 * 1.37 - 60.0;
+    let f1 = |i: &[f64], o: &mut [f64], _: &[f64]| {
+        for (k, v) in o.iter_mut().enumerate() {
+            *v = i[k + 1] * 1.37 - i[k] * 2.5 - 0.3;
+        }
+    };
+    for dev in devices() {
+        let g = Array::from_vec(vec![0u8, 10, 200, 255, 3, 77], &[6], &dev).unwrap();
+        let fp = Footprint::Size(vec![3]);
+        let o = FilterOptions::default();
+        let gf = GenericFunction::Closure(&f);
+        // generic_filter(u8 [0, 10, 200, 255, 3, 77], lambda v: v.mean() * 1.37 - 60, size=3,
+        // output=...) (SciPy 1.17.1): [-55.43, 35.9, 152.35, 149.15, 92.98, 11.70] in double
+        let y = generic_filter_as::<u8, u8>(&g, gf, &fp, &[], &o).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![201, 35, 152, 149, 92, 11]);
+        let y = generic_filter_as::<u8, i64>(&g, gf, &fp, &[], &o).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![-55, 35, 152, 149, 92, 11]);
+        let y = generic_filter_as::<u8, bool>(&g, gf, &fp, &[], &o).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![true; 6]);
+        let y = generic_filter_as::<u8, f64>(&g, gf, &fp, &[], &o).unwrap();
+        let want = [
+            -55.43333333333333,
+            35.900000000000006,
+            152.35000000000002,
+            149.15333333333334,
+            92.98333333333335,
+            11.696666666666673,
+        ];
+        let got = y.to_vec().unwrap();
+        assert!(got.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-12));
+        let y = generic_filter_as::<u8, f32>(&g, gf, &fp, &[], &o).unwrap();
+        let w32: Vec<f32> = want.iter().map(|&v| v as f32).collect();
+        assert_eq!(y.to_vec().unwrap(), w32);
+        // generic_filter1d(u8 input, f1, 2, output=...): [-0.3, 13.4, 248.7, -150.95, -633.69,
+        // 97.69] in double
+        let g1 = GenericFunction1d::Closure(&f1);
+        let y = generic_filter1d_as::<u8, u8>(&g, g1, 2, -1, &[], &o).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![0, 13, 248, 106, 135, 97]);
+        let y = generic_filter1d_as::<u8, i32>(&g, g1, 2, -1, &[], &o).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![0, 13, 248, -150, -633, 97]);
+        // an f32 input is read as double: generic_filter(np.float32([0.1, 0.2, 0.7]),
+        // lambda v: v.sum() / 3, size=2, output=np.float64)
+        let x = Array::from_vec(vec![0.1f32, 0.2, 0.7], &[3], &dev).unwrap();
+        let f3 = |v: &[f64], _: &[f64]| v.iter().sum::<f64>() / 3.0;
+        let y = generic_filter_as::<f32, f64>(
+            &x,
+            GenericFunction::Closure(&f3),
+            &Footprint::Size(vec![2]),
+            &[],
+            &o,
+        )
+        .unwrap();
+        assert_eq!(
+            y.to_vec().unwrap(),
+            vec![
+                0.06666666766007741,
+                0.10000000149011612,
+                0.29999999701976776
+            ]
+        );
+        // errors: complex input or output; the generic filters' own checks
+        let xc = g.astype::<c64>().unwrap();
+        assert!(matches!(
+            generic_filter_as::<c64, f64>(&xc, gf, &fp, &[], &o),
+            Err(Error::UnsupportedDType { .. })
+        ));
+        assert!(matches!(
+            generic_filter1d_as::<u8, c64>(&g, g1, 2, -1, &[], &o),
+            Err(Error::UnsupportedDType { .. })
+        ));
+        assert!(matches!(
+            generic_filter1d_as::<u8, u8>(&g, g1, 0, -1, &[], &o),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert!(matches!(
+            generic_filter1d_as::<u8, u8>(&g, g1, 2, 1, &[], &o),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
+}

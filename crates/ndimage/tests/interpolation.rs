@@ -154,6 +154,9 @@ fn bad_inputs_give_the_same_typed_errors_on_every_device() {
         };
         assert_eq!(kind(zoom(&x, &[2.0], false, &o6).unwrap_err()), "arg");
         assert_eq!(kind(spline_filter(&x, 6, Mode::Mirror).unwrap_err()), "arg");
+        // scipy.ndimage.spline_filter(x, order=1): RuntimeError('spline order not supported')
+        assert_eq!(kind(spline_filter(&x, 1, Mode::Mirror).unwrap_err()), "arg");
+        assert_eq!(kind(spline_filter(&x, 0, Mode::Mirror).unwrap_err()), "arg");
         let o = InterpOptions::default();
         let c = Array::<f32>::zeros(&[3, 4], &dev).unwrap();
         assert_eq!(kind(map_coordinates(&x, &c, &o).unwrap_err()), "shape");
@@ -325,5 +328,339 @@ fn empty_inputs_equal_axes_and_unprefiltered_nearest_follow_scipy() {
         ];
         let e = Array::from_vec(want.to_vec(), &[7], &dev).unwrap();
         assert_allclose(&y, &e, 1e-12, 1e-12, &format!("on {dev}"));
+    }
+}
+
+// ---------------------------------------------------------------- output= dtype (`*_as`)
+
+fn arr<T: cusci_core::dtype::Element>(v: Vec<T>, s: &[usize], dev: &Device) -> Array<T> {
+    Array::from_vec(v, s, dev).unwrap()
+}
+
+fn close(got: &[f64], want: &[f64], rtol: f64, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (g, w) in got.iter().zip(want) {
+        assert!(
+            (g - w).abs() <= rtol * w.abs().max(1.0),
+            "{what}: {got:?} vs {want:?}"
+        );
+    }
+}
+
+#[test]
+fn as_functions_store_as_scipy_on_every_device() {
+    let vals = vec![
+        2.5,
+        -2.5,
+        1.5,
+        -0.5,
+        0.5,
+        -1.5,
+        0.49999999999999994,
+        -0.49999999999999994,
+        300.7,
+        255.5,
+        -0.6,
+        256.4,
+        2147483647.6,
+        -2147483648.6,
+        3e9,
+        1e19,
+        -1e19,
+        f64::NAN,
+        f64::INFINITY,
+    ];
+    let n = vals.len();
+    for dev in devices() {
+        let x = arr(vals.clone(), &[n], &dev);
+        let c = arr((0..n).map(|i| i as f64).collect(), &[1, n], &dev);
+        let o0 = InterpOptions {
+            order: 0,
+            ..Default::default()
+        };
+        // scipy.ndimage.map_coordinates(vals, [arange(n)], order=0, output=np.uint8 / int32 /
+        // int64 / bool) (SciPy 1.17.1)
+        let u8s = map_coordinates_as::<f64, u8, f64>(&x, &c, &o0).unwrap();
+        assert_eq!(
+            u8s.to_vec().unwrap(),
+            vec![3, 0, 2, 0, 1, 0, 1, 0, 255, 255, 0, 255, 255, 0, 255, 255, 0, 0, 255]
+        );
+        let i32s = map_coordinates_as::<f64, i32, f64>(&x, &c, &o0).unwrap();
+        let (mx, mn) = (i32::MAX, i32::MIN);
+        assert_eq!(
+            i32s.to_vec().unwrap(),
+            vec![3, -3, 2, -1, 1, -2, 1, -1, 301, 256, -1, 256, mx, mn, mx, mx, mn, mn, mx]
+        );
+        let i64s = map_coordinates_as::<f64, i64, f64>(&x, &c, &o0).unwrap();
+        let (mx, mn) = (i64::MAX, i64::MIN);
+        assert_eq!(
+            i64s.to_vec().unwrap(),
+            vec![
+                3,
+                -3,
+                2,
+                -1,
+                1,
+                -2,
+                1,
+                -1,
+                301,
+                256,
+                -1,
+                256,
+                2147483648,
+                -2147483649,
+                3000000000,
+                mx,
+                mn,
+                mn,
+                mx
+            ]
+        );
+        let bools = map_coordinates_as::<f64, bool, f64>(&x, &c, &o0).unwrap();
+        let b: Vec<u8> = bools.to_vec().unwrap().into_iter().map(u8::from).collect();
+        assert_eq!(
+            b,
+            vec![1, 1, 1, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]
+        );
+        let f32s = map_coordinates_as::<f64, f32, f64>(&x, &c, &o0).unwrap();
+        let want: Vec<f32> = vals.iter().map(|&v| v as f32).collect();
+        let got = f32s.to_vec().unwrap();
+        assert!(got
+            .iter()
+            .zip(&want)
+            .all(|(g, w)| g == w || (g.is_nan() && w.is_nan())));
+
+        // cval rounded too: shift([1, 2, 3], 1.5, order=1, cval=-2.5, output=...)
+        let x3 = arr(vec![1.0, 2.0, 3.0], &[3], &dev);
+        let oc = InterpOptions {
+            order: 1,
+            cval: -2.5,
+            ..Default::default()
+        };
+        let y = shift_as::<f64, u8>(&x3, &[1.5], &oc).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![0, 0, 2]);
+        let y = shift_as::<f64, i32>(&x3, &[1.5], &oc).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![-3, -3, 2]);
+
+        // f32 input to f64 output is SciPy's double computation:
+        // shift(np.float32([0.1, 0.7, 1.3, 2.9, -4.1]), 0.3, output=np.float64)
+        let xf = arr(vec![0.1f32, 0.7, 1.3, 2.9, -4.1], &[5], &dev);
+        let o3 = InterpOptions::default();
+        let y = shift_as::<f32, f64>(&xf, &[0.3], &o3).unwrap();
+        let want = [
+            0.0,
+            0.5404749990375712,
+            0.7737249460248281,
+            3.427625055863521,
+            -2.8870248990049596,
+        ];
+        close(&y.to_vec().unwrap(), &want, 1e-13, "shift f32 -> f64");
+        let y = shift_as::<f32, f32>(&xf, &[0.3], &o3)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let want32: Vec<f32> = want.iter().map(|&v| v as f32).collect();
+        assert_eq!(
+            y, want32,
+            "shift f32 -> f32 (double computation rounded once)"
+        );
+
+        // u8 input: shift(u8 [0, 10, 200, 255, 3], 0.3, output=...)
+        let u = arr(vec![0u8, 10, 200, 255, 3], &[5], &dev);
+        let y = shift_as::<u8, f64>(&u, &[0.3], &o3).unwrap();
+        let want = [0.0, -6.51612499999999, 134.337125, 285.722625, 44.826375];
+        close(&y.to_vec().unwrap(), &want, 1e-13, "shift u8 -> f64");
+        let y = shift_as::<u8, u8>(&u, &[0.3], &o3).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![0, 0, 134, 255, 45]);
+        let y = shift_as::<u8, i32>(&u, &[0.3], &o3).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![0, -7, 134, 286, 45]);
+
+        // grid-constant pads in the input's type: shift(u8, 0.3, mode='grid-constant',
+        // cval=2.7, output=np.float64) equals SciPy's result for cval=2.0 inside
+        let ogc = InterpOptions {
+            mode: Mode::GridConstant,
+            cval: 2.7,
+            ..Default::default()
+        };
+        let y = shift_as::<u8, f64>(&u, &[0.3], &ogc).unwrap();
+        let want = [
+            3.875523933617988,
+            -9.153737465066417,
+            136.80342592664732,
+            278.49503375847644,
+            71.27043903944724,
+        ];
+        close(&y.to_vec().unwrap(), &want, 1e-12, "grid-constant u8 pad");
+        // shift(np.float32([...]), 0.3, mode='grid-constant', cval=0.1, output=np.float64)
+        let ogc = InterpOptions {
+            mode: Mode::GridConstant,
+            cval: 0.1,
+            ..Default::default()
+        };
+        let y = shift_as::<f32, f64>(&xf, &[0.3], &ogc).unwrap();
+        let want = [
+            0.026189957008568986,
+            0.5812628330041907,
+            0.7849586555602276,
+            3.341902383755299,
+            -2.5553679201074577,
+        ];
+        close(&y.to_vec().unwrap(), &want, 1e-12, "grid-constant f32 pad");
+
+        // shift(int32 [-5, 7, 100000, -3], 0.5, order=1, output=int64 / uint8)
+        let i3 = arr(vec![-5i32, 7, 100000, -3], &[4], &dev);
+        let o1 = InterpOptions {
+            order: 1,
+            ..Default::default()
+        };
+        let y = shift_as::<i32, i64>(&i3, &[0.5], &o1).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![0, 1, 50004, 49999]);
+        let y = shift_as::<i32, u8>(&i3, &[0.5], &o1).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![0, 1, 255, 255]);
+
+        // zoom / rotate / affine_transform of [[0, 50, 100], [150, 200, 250]]
+        let aa = arr(vec![0.0, 50.0, 100.0, 150.0, 200.0, 250.0], &[2, 3], &dev);
+        // zoom(a, 1.5, output=np.uint8)
+        let y = zoom_as::<f64, u8>(&aa, &[1.5], false, &o3).unwrap();
+        assert_eq!(y.shape(), &[3, 4]);
+        assert_eq!(
+            y.to_vec().unwrap(),
+            vec![0, 26, 74, 100, 75, 101, 149, 175, 150, 176, 224, 250]
+        );
+        // rotate(a, 30, order=1, output=np.int32)
+        let y = rotate_as::<f64, i32>(&aa, 30.0, (1, 0), true, &o1).unwrap();
+        assert_eq!(y.shape(), &[3, 4]);
+        assert_eq!(
+            y.to_vec().unwrap(),
+            vec![0, 0, 0, 0, 0, 66, 184, 0, 0, 0, 0, 0]
+        );
+        // affine_transform(a, [0.7, 1.2], offset=[0.2, -0.4], order=2, mode='nearest',
+        // output=np.uint8)
+        let on2 = InterpOptions {
+            order: 2,
+            mode: Mode::Nearest,
+            ..Default::default()
+        };
+        let m = Matrix::Diagonal(vec![0.7, 1.2]);
+        let y = affine_transform_as::<f64, u8>(&aa, &m, &[0.2, -0.4], None, &on2).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![18, 61, 123, 136, 178, 240]);
+    }
+}
+
+#[test]
+fn spline_filter_as_stores_each_pass_as_scipy() {
+    for dev in devices() {
+        let x = arr(vec![0.5f32, 10.2, -7.7, 4.0], &[4], &dev);
+        let m = Mode::Mirror;
+        // spline_filter1d(np.float32([0.5, 10.2, -7.7, 4.0]), 2, output=...)
+        let want = [
+            -4.964285605294363,
+            16.892856815883093,
+            -14.792856815883091,
+            10.264285605294361,
+        ];
+        let y = spline_filter1d_as::<f32, f64>(&x, 2, -1, m).unwrap();
+        close(&y.to_vec().unwrap(), &want, 1e-13, "spline_filter1d f64");
+        let y = spline_filter1d_as::<f32, u8>(&x, 2, -1, m).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![252, 16, 242, 10]);
+        let y = spline_filter1d_as::<f32, i32>(&x, 2, -1, m).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![-4, 16, -14, 10]);
+        // orders 0 and 1 copy the input into the output:
+        // spline_filter1d([[0.6, -10.6, 200], [255, 3, 17]], 1, 0, output=np.uint8)
+        let s = arr(vec![0.6, -10.6, 200.0, 255.0, 3.0, 17.0], &[2, 3], &dev);
+        let y = spline_filter1d_as::<f64, u8>(&s, 1, 0, m).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![0, 246, 200, 255, 3, 17]);
+        let y = spline_filter1d_as::<f64, i32>(&s, 0, 1, m).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![0, -10, 200, 255, 3, 17]);
+        // spline_filter(u8 [[0, 10, 200], [255, 3, 17]], 3, output=np.float32): each pass
+        // stored in f32
+        let u = arr(vec![0u8, 10, 200, 255, 3, 17], &[2, 3], &dev);
+        let y = spline_filter_as::<u8, f32>(&u, 3, m).unwrap();
+        assert_eq!(
+            y.to_vec().unwrap(),
+            vec![-367.5, -30.0, 589.5, 855.0, -180.0, -159.0]
+        );
+        // the stored passes against spline_filter1d_as axis by axis (integer truncation between
+        // the passes)
+        let a0 = spline_filter1d_as::<u8, i64>(&u, 3, 0, m).unwrap();
+        let want = spline_filter1d_as::<i64, i64>(&a0, 3, 1, m).unwrap();
+        let got = spline_filter_as::<u8, i64>(&u, 3, m).unwrap();
+        assert_eq!(got.to_vec().unwrap(), want.to_vec().unwrap());
+        // the default output (float64) is spline_filter's
+        let y = spline_filter_as::<u8, f64>(&u, 3, m)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let z = spline_filter(&u, 3, m).unwrap().to_vec().unwrap();
+        close(&y, &z, 1e-14, "spline_filter_as f64 vs spline_filter");
+    }
+}
+
+#[test]
+fn as_functions_match_the_same_type_functions_for_f64() {
+    for dev in devices() {
+        let x = randn::<f64>(&[9, 11], 7, &dev).unwrap();
+        let o = InterpOptions::default();
+        let a = shift_as::<f64, f64>(&x, &[0.3, -1.7], &o).unwrap();
+        let b = shift(&x, &[0.3, -1.7], &o).unwrap();
+        assert_allclose(&a, &b, 1e-14, 1e-14, "shift_as f64");
+        let a = rotate_as::<f64, f64>(&x, 17.0, (1, 0), true, &o).unwrap();
+        let b = rotate(&x, 17.0, (1, 0), true, &o).unwrap();
+        assert_allclose(&a, &b, 1e-14, 1e-14, "rotate_as f64");
+        let a = zoom_as::<f64, f64>(&x, &[1.3, 0.7], true, &o).unwrap();
+        let b = zoom(&x, &[1.3, 0.7], true, &o).unwrap();
+        assert_allclose(&a, &b, 1e-14, 1e-14, "zoom_as f64");
+        // integer output: the f64 result rounded half away from zero and clamped
+        let y = shift_as::<f64, i32>(&x.mul_scalar(100.0).unwrap(), &[0.3, -1.7], &o).unwrap();
+        let f = shift(&x, &[0.3, -1.7], &o).unwrap().to_vec().unwrap();
+        let y = y.to_vec().unwrap();
+        for (k, (&g, &v)) in y.iter().zip(&f).enumerate() {
+            let r = (v * 100.0).abs() + 0.5;
+            let w = (r.trunc() * (v * 100.0).signum()) as i32;
+            assert!((g - w).abs() <= 1, "element {k}: {g} vs {w}");
+        }
+    }
+}
+
+#[test]
+fn as_functions_give_typed_errors_on_every_device() {
+    use cusci_core::c64;
+    for dev in devices() {
+        let x = randn::<f64>(&[4, 5], 1, &dev).unwrap();
+        let o = InterpOptions::default();
+        let xc = x.astype::<c64>().unwrap();
+        assert!(matches!(
+            shift_as::<c64, f64>(&xc, &[0.5], &o),
+            Err(Error::UnsupportedDType { .. })
+        ));
+        assert!(matches!(
+            shift_as::<f64, c64>(&x, &[0.5], &o),
+            Err(Error::UnsupportedDType { .. })
+        ));
+        assert!(matches!(
+            spline_filter_as::<f64, c64>(&x, 3, Mode::Mirror),
+            Err(Error::UnsupportedDType { .. })
+        ));
+        // SciPy: RuntimeError('spline order not supported') for spline_filter of order 0/1, > 5
+        for order in [0, 1, 6] {
+            let e = spline_filter_as::<f64, f64>(&x, order, Mode::Mirror).unwrap_err();
+            assert_eq!(kind(e), "arg");
+        }
+        let e = spline_filter1d_as::<f64, f64>(&x, 6, 0, Mode::Mirror).unwrap_err();
+        assert_eq!(kind(e), "arg");
+        let e = spline_filter1d_as::<f64, u8>(&x, 3, 2, Mode::Mirror).unwrap_err();
+        assert_eq!(kind(e), "arg");
+        let c = randn::<f64>(&[3, 4], 2, &dev).unwrap();
+        let e = map_coordinates_as::<f64, u8, f64>(&x, &c, &o).unwrap_err();
+        assert_eq!(kind(e), "shape");
+        let bad = InterpOptions { order: 6, ..o };
+        let e = zoom_as::<f64, i32>(&x, &[2.0], false, &bad).unwrap_err();
+        assert_eq!(kind(e), "arg");
+        let e = rotate_as::<f64, i32>(&x, 10.0, (0, 5), false, &o).unwrap_err();
+        assert_eq!(kind(e), "arg");
+        let m = Matrix::Diagonal(vec![1.0]);
+        let e = affine_transform_as::<f64, f32>(&x, &m, &[], None, &o).unwrap_err();
+        assert_eq!(kind(e), "shape");
     }
 }

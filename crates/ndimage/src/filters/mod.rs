@@ -19,10 +19,10 @@ pub use generic::{
 };
 pub use output::{
     convolve1d_as, convolve_as, correlate1d_as, correlate_as, gaussian_filter1d_as,
-    gaussian_filter_as, gaussian_gradient_magnitude_as, gaussian_laplace_as, laplace_as,
-    maximum_filter1d_as, maximum_filter_as, median_filter_as, minimum_filter1d_as,
-    minimum_filter_as, percentile_filter_as, prewitt_as, rank_filter_as, sobel_as,
-    uniform_filter1d_as, uniform_filter_as,
+    gaussian_filter_as, gaussian_gradient_magnitude_as, gaussian_laplace_as, generic_filter1d_as,
+    generic_filter_as, laplace_as, maximum_filter1d_as, maximum_filter_as, median_filter_as,
+    minimum_filter1d_as, minimum_filter_as, percentile_filter_as, prewitt_as, rank_filter_as,
+    sobel_as, uniform_filter1d_as, uniform_filter_as,
 };
 
 use crate::modes::Mode;
@@ -145,6 +145,18 @@ fn single_mode(op: &str, mode: Mode, modes: &[Mode]) -> Result<Mode> {
     }
 }
 
+/// `ShapeMismatch` unless a footprint (or weights array, `what`) of `rank` dimensions matches
+/// the `naxes` filtered axes.
+pub(crate) fn check_rank(op: &str, what: &str, rank: usize, naxes: usize) -> Result<()> {
+    if rank == naxes {
+        return Ok(());
+    }
+    Err(make::shape(
+        op,
+        format!("a {what} of {rank} dimensions for {naxes} filtered axes"),
+    ))
+}
+
 // ---------------------------------------------------------------- 1-D correlation
 
 /// One-dimensional correlation along `axis` (`scipy.ndimage.correlate1d`):
@@ -239,16 +251,7 @@ fn points(
     keep: impl Fn(usize) -> bool,
     w: impl Fn(usize) -> f64,
 ) -> Result<Points> {
-    if fshape.len() != axes.len() {
-        return Err(make::shape(
-            op,
-            format!(
-                "the footprint has {} dimensions for {} filtered axes",
-                fshape.len(),
-                axes.len()
-            ),
-        ));
-    }
+    check_rank(op, "footprint", fshape.len(), axes.len())?;
     let origin = per_axis(op, "origin", origin, axes.len(), 0)?;
     let mut axis_origin = vec![0isize; ndim];
     for (k, &a) in axes.iter().enumerate() {
@@ -355,16 +358,7 @@ pub fn convolve<T: Real>(
     let wv = weights.to_vec()?;
     let total = wv.len();
     let rev = move |i: usize| wv[total - 1 - i];
-    if fshape.len() != axes.len() {
-        return Err(make::shape(
-            op,
-            format!(
-                "the weights have {} dimensions for {} filtered axes",
-                fshape.len(),
-                axes.len()
-            ),
-        ));
-    }
+    check_rank(op, "weights", fshape.len(), axes.len())?;
     // SciPy mirrors each axis's origin by the weights' length along that axis
     let fax = footprint_axes(&axes);
     let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
@@ -806,16 +800,7 @@ fn minmax<T: Real>(
                 // SciPy: an all-true footprint is a box, filtered separably (the mask's shape
                 // taken as sizes in the order of `axes`), which accepts a mode per axis; the
                 // same result as the n-D window below for one mode and increasing axes
-                if m.ndim() != axes.len() {
-                    return Err(make::shape(
-                        op,
-                        format!(
-                            "the footprint has {} dimensions for {} filtered axes",
-                            m.ndim(),
-                            axes.len()
-                        ),
-                    ));
-                }
+                check_rank(op, "footprint", m.ndim(), axes.len())?;
                 return separable(op, input, m.shape(), opts, kind);
             }
             let mode = single_mode(op, opts.mode, &opts.modes)?;
@@ -975,16 +960,7 @@ pub(crate) fn rank_box(
             m.shape().to_vec()
         }
     };
-    if fshape.len() != axes.len() {
-        return Err(make::shape(
-            op,
-            format!(
-                "the footprint has {} dimensions for {} filtered axes",
-                fshape.len(),
-                axes.len()
-            ),
-        ));
-    }
+    check_rank(op, "footprint", fshape.len(), axes.len())?;
     let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
     let mut size = vec![1usize; nd];
     for (k, &a) in footprint_axes(&axes).iter().enumerate() {

@@ -35,11 +35,12 @@
 //! The plain filters of this module (`gaussian_filter::<u8>`, ...) keep the input type and
 //! saturate on overflow instead; use these functions for SciPy's exact integer results.
 
+use super::generic::{generic_filter, generic_filter1d, GenericFunction, GenericFunction1d};
 use super::{
-    axis_modes, check_origin, convolve, convolve1d, correlate, correlate1d, gaussian_filter,
-    gaussian_filter1d, gaussian_weights, laplace_sigmas, maximum_filter, maximum_filter1d,
-    minimum_filter, minimum_filter1d, norm_axes, norm_axis, per_axis, rank_box, rank_filter,
-    uniform_filter, uniform_filter1d, FilterOptions, Footprint, GaussianOptions,
+    axis_modes, check_origin, check_rank, convolve, convolve1d, correlate, correlate1d,
+    gaussian_filter, gaussian_filter1d, gaussian_weights, laplace_sigmas, maximum_filter,
+    maximum_filter1d, minimum_filter, minimum_filter1d, norm_axes, norm_axis, per_axis, rank_box,
+    rank_filter, uniform_filter, uniform_filter1d, FilterOptions, Footprint, GaussianOptions,
 };
 use crate::modes::Mode;
 use cusci_core::dtype::{DType, Element, Numeric};
@@ -50,7 +51,7 @@ use std::sync::OnceLock;
 
 /// How a pass's double result is stored (the output type's C cast).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Store {
+pub(crate) enum Store {
     F64,
     F32,
     I32,
@@ -60,7 +61,7 @@ enum Store {
 }
 
 impl Store {
-    fn of<O: Element>(op: &str) -> Result<Store> {
+    pub(crate) fn of<O: Element>(op: &str) -> Result<Store> {
         Ok(match O::DTYPE {
             DType::F64 => Store::F64,
             DType::F32 => Store::F32,
@@ -104,15 +105,34 @@ pub(crate) fn t64(v: f64) -> i64 {
 }
 
 /// SciPy's store of `v` (code as [`Store::code`]), returned as the f64 of the stored value
-/// (exact: every stored value is a double). Codes 12 and 14 wrap an integer-valued sum into
-/// i32 or u8 (NumPy's integer `+=`).
+/// (exact: every stored value is a double, but for code 7's i64::MAX, returned as 2^63, which
+/// the saturating conversion to i64 turns back into i64::MAX). Codes 12 and 14 wrap an
+/// integer-valued sum into i32 or u8 (NumPy's integer `+=`). Codes 5, 6, 7: the interpolation
+/// functions' store into u8, i32, i64 (SciPy's `CASE_INTERP_OUT_UINT/INT`): rounded half away
+/// from zero (`v ± 0.5` in double, then truncated) and clamped to the type's range; NaN gives 0
+/// for u8 (no rounding below 0.5) and the type's minimum for i32/i64.
 #[inline]
-fn scast(v: f64, code: i32) -> f64 {
+pub(crate) fn scast(v: f64, code: i32) -> f64 {
     match code {
         1 => v as f32 as f64,
         2 => t32(v) as f64,
         3 => t64(v) as f64,
         4 => t32(v) as u8 as f64,
+        5 => (if v > 0.0 { v + 0.5 } else { 0.0 }).min(255.0).trunc(),
+        6 | 7 => {
+            let (lo, hi) = if code == 6 {
+                (-2147483648.0, 2147483647.0)
+            } else {
+                (-9223372036854775808.0, 9223372036854775808.0)
+            };
+            if v.is_nan() {
+                lo
+            } else {
+                (if v > 0.0 { v + 0.5 } else { v - 0.5 })
+                    .clamp(lo, hi)
+                    .trunc()
+            }
+        }
         12 => v as i64 as i32 as f64,
         14 => v as i64 as u8 as f64,
         _ => v,
@@ -133,6 +153,12 @@ __device__ __forceinline__ double ndi_scast(double v, int m) {
     case 2: return (double)ndi_t32(v);
     case 3: return (double)ndi_t64(v);
     case 4: return (double)(unsigned char)(unsigned int)ndi_t32(v);
+    case 5: return trunc(fmin(v > 0.0 ? v + 0.5 : 0.0, 255.0));
+    case 6: return isnan(v) ? -2147483648.0
+        : trunc(fmin(fmax(v > 0.0 ? v + 0.5 : v - 0.5, -2147483648.0), 2147483647.0));
+    case 7: return isnan(v) ? -9223372036854775808.0
+        : trunc(fmin(fmax(v > 0.0 ? v + 0.5 : v - 0.5, -9223372036854775808.0),
+                     9223372036854775808.0));
     case 12: return (double)(int)(unsigned int)(unsigned long long)(long long)v;
     case 14: return (double)(unsigned char)(unsigned long long)(long long)v;
     default: return v;
@@ -171,7 +197,7 @@ fn scast_kernel() -> Result<&'static ElementwiseKernel> {
 }
 
 /// Applies the store `code` to every element, on the array's device.
-fn apply(a: Array<f64>, code: i32) -> Result<Array<f64>> {
+pub(crate) fn apply(a: Array<f64>, code: i32) -> Result<Array<f64>> {
     if code == 0 {
         return Ok(a);
     }
@@ -196,7 +222,7 @@ fn store(a: Array<f64>, s: Store) -> Result<Array<f64>> {
 }
 
 /// The input as f64 (SciPy reads every input as double); complex is refused.
-fn load<I: Element>(op: &str, x: &Array<I>) -> Result<Array<f64>> {
+pub(crate) fn load<I: Element>(op: &str, x: &Array<I>) -> Result<Array<f64>> {
     match I::DTYPE {
         DType::C32 | DType::C64 => Err(make::dtype(op, I::DTYPE)),
         _ => x.astype::<f64>(),
@@ -204,15 +230,15 @@ fn load<I: Element>(op: &str, x: &Array<I>) -> Result<Array<f64>> {
 }
 
 /// The stored values (exact in f64) as the output type (bool: the stored byte `!= 0`).
-fn finish<O: Element>(a: Array<f64>) -> Result<Array<O>> {
+pub(crate) fn finish<O: Element>(a: Array<f64>) -> Result<Array<O>> {
     a.astype::<O>()
 }
 
 /// One filter pass over the f64 working array.
-type PassFn<'a> = Box<dyn Fn(&Array<f64>) -> Result<Array<f64>> + 'a>;
+pub(crate) type PassFn<'a> = Box<dyn Fn(&Array<f64>) -> Result<Array<f64>> + 'a>;
 
 /// One stored 1-D pass (or n-D window) of an f64 filter: load, filter, store, convert.
-fn single<I: Element, O: Element>(
+pub(crate) fn single<I: Element, O: Element>(
     op: &str,
     input: &Array<I>,
     f: impl FnOnce(&Array<f64>) -> Result<Array<f64>>,
@@ -235,7 +261,7 @@ fn stored_passes(mut cur: Array<f64>, passes: Vec<PassFn<'_>>, s: Store) -> Resu
 }
 
 /// [`stored_passes`] over the loaded input, converted to the output type.
-fn chain<I: Element, O: Element>(
+pub(crate) fn chain<I: Element, O: Element>(
     op: &str,
     input: &Array<I>,
     passes: Vec<PassFn<'_>>,
@@ -590,15 +616,7 @@ fn minmax_as<I: Element, O: Element>(
     };
     if let Footprint::Mask(m) = footprint {
         let n = norm_axes(op, &opts.axes, input.ndim())?.len();
-        if m.ndim() != n {
-            return Err(make::shape(
-                op,
-                format!(
-                    "the footprint has {} dimensions for {n} filtered axes",
-                    m.ndim()
-                ),
-            ));
-        }
+        check_rank(op, "footprint", m.ndim(), n)?;
     }
     let passes = boxes(op, input.ndim(), &size, opts)?
         .into_iter()
@@ -1055,4 +1073,72 @@ pub fn gaussian_gradient_magnitude_as<I: Element, O: Element>(
 /// (NaN when negative), stored as the output type.
 fn int_sqrt<T: Numeric, O: Element>(a: Array<T>, s: Store) -> Result<Array<O>> {
     finish(store(a.astype::<f64>()?.sqrt()?, s)?)
+}
+
+// ---------------------------------------------------------------- generic filters
+
+/// [`generic_filter`] with SciPy's `output` dtype (`scipy.ndimage.generic_filter(input,
+/// function, ..., output=O)`): the input read as f64, the function's f64 value per footprint
+/// stored in `O` with the C casts of the [module](self) doc (truncation; u8 wraps through i32;
+/// i32/i64 out of range or NaN give the minimum; bool is the stored byte `!= 0`). A
+/// [`GenericFunction::Cuda`] function runs on the f64 input (its double result is stored the
+/// same way, on the device), unlike [`generic_filter`]`::<u8>`, whose CUDA results saturate.
+///
+/// # Errors
+/// As [`generic_filter`]; `UnsupportedDType` for complex `I` or `O`.
+///
+/// ```
+/// use cusci_ndimage::{generic_filter_as, GenericFunction, Footprint, FilterOptions, Array, Device};
+/// let x = Array::from_vec(vec![0u8, 10, 200, 255, 3, 77], &[6], &Device::Cpu).unwrap();
+/// let f = |v: &[f64], _: &[f64]| v.iter().sum::<f64>() / v.len() as f64 * 1.37 - 60.0;
+/// let fp = Footprint::Size(vec![3]);
+/// let o = FilterOptions::default();
+/// // SciPy: generic_filter(x, f, size=3, output=...) = [-55.43, 35.9, 152.35, 149.15, 92.98, 11.70]
+/// let y = generic_filter_as::<u8, u8>(&x, GenericFunction::Closure(&f), &fp, &[], &o).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![201, 35, 152, 149, 92, 11]);
+/// let z = generic_filter_as::<u8, i32>(&x, GenericFunction::Closure(&f), &fp, &[], &o).unwrap();
+/// assert_eq!(z.to_vec().unwrap(), vec![-55, 35, 152, 149, 92, 11]);
+/// ```
+pub fn generic_filter_as<I: Element, O: Element>(
+    input: &Array<I>,
+    function: GenericFunction<'_>,
+    footprint: &Footprint,
+    extra_arguments: &[f64],
+    opts: &FilterOptions,
+) -> Result<Array<O>> {
+    single("generic_filter", input, |x| {
+        generic_filter(x, function, footprint, extra_arguments, opts)
+    })
+}
+
+/// [`generic_filter1d`] with SciPy's `output` dtype (`scipy.ndimage.generic_filter1d(input,
+/// function, filter_size, axis, output=O, ...)`): the lines read as f64, the output lines the
+/// function fills stored in `O` as [`generic_filter_as`] stores.
+///
+/// # Errors
+/// As [`generic_filter1d`]; `UnsupportedDType` for complex `I` or `O`.
+///
+/// ```
+/// use cusci_ndimage::{generic_filter1d_as, GenericFunction1d, FilterOptions, Array, Device};
+/// let x = Array::from_vec(vec![0u8, 10, 200, 255, 3, 77], &[6], &Device::Cpu).unwrap();
+/// let f = |i: &[f64], o: &mut [f64], _: &[f64]| {
+///     for (k, v) in o.iter_mut().enumerate() { *v = i[k + 1] * 1.37 - i[k] * 2.5 - 0.3; }
+/// };
+/// let g = GenericFunction1d::Closure(&f);
+/// let o = FilterOptions::default();
+/// // SciPy: [-0.3, 13.4, 248.7, -150.95, -633.69, 97.69]
+/// let y = generic_filter1d_as::<u8, u8>(&x, g, 2, -1, &[], &o).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![0, 13, 248, 106, 135, 97]);
+/// ```
+pub fn generic_filter1d_as<I: Element, O: Element>(
+    input: &Array<I>,
+    function: GenericFunction1d<'_>,
+    filter_size: usize,
+    axis: isize,
+    extra_arguments: &[f64],
+    opts: &FilterOptions,
+) -> Result<Array<O>> {
+    single("generic_filter1d", input, |x| {
+        generic_filter1d(x, function, filter_size, axis, extra_arguments, opts)
+    })
 }

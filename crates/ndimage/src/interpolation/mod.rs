@@ -6,7 +6,11 @@
 //! launch on a CUDA device (64-bit indices, shapes as arguments), rayon over elements on the CPU.
 //! Coordinates are computed in f64 on both devices. Integer outputs are rounded half away from
 //! zero (as SciPy). Memory: the output plus, for orders ≥ 2 with `prefilter`, one prefiltered copy
-//! of the input (padded by 12 on each side for `nearest` and `grid-constant`, as SciPy).
+//! of the input (padded by 12 on each side for `nearest` and `grid-constant`, as SciPy; the
+//! `grid-constant` padding holds `cval` stored in the input's type, as SciPy's `np.pad`).
+//!
+//! SciPy's `output=` dtype: [`output`] (`*_as::<In, Out>`, computed in f64, stored with SciPy's
+//! rounding and clamping rules).
 
 use crate::filters::Real;
 use crate::modes::{Mode, MODES_CUH};
@@ -16,6 +20,8 @@ use cusci_core::dtype::DType;
 use cusci_core::error::make;
 use cusci_core::{Array, Device, Result};
 use rayon::prelude::*;
+
+pub mod output;
 
 /// Options of the geometric transforms (SciPy's `order`, `mode`, `cval`, `prefilter`).
 #[derive(Debug, Clone, Copy)]
@@ -645,13 +651,31 @@ fn transform<T: Real>(
     oshape: &[usize],
     coords: Coords,
     o: &InterpOptions,
+    pad: Option<f64>,
 ) -> Result<Array<T>> {
     let ords = vec![o.order; x.ndim()];
-    transform_axes(op, x, oshape, coords, o, &ords)
+    transform_axes(op, x, oshape, coords, o, &ords, pad)
+}
+
+/// `cval` as NumPy stores it into an array of `dtype` (`np.pad(input, ..., constant_values=cval)`
+/// in SciPy's `_prepad_for_spline_filter`): f32 rounded, integers by the C casts of
+/// [`crate::filters::output`] (u8 wraps through i32), bool `cval != 0`.
+fn pad_value(cval: f64, dtype: DType) -> f64 {
+    use crate::filters::output::{t32, t64};
+    match dtype {
+        DType::F32 => cval as f32 as f64,
+        DType::I32 => t32(cval) as f64,
+        DType::I64 => t64(cval) as f64,
+        DType::U8 => t32(cval) as u8 as f64,
+        DType::Bool => (cval != 0.0) as u8 as f64,
+        _ => cval,
+    }
 }
 
 /// [`transform`] with a spline order per input axis (0 on the axes a rotation leaves alone,
 /// which are then neither prefiltered nor interpolated, as SciPy rotates plane by plane).
+/// `pad`: the value of the 12-element padding of `grid-constant` before the prefilter (SciPy pads
+/// in the input's type; default `cval` stored in `T`).
 fn transform_axes<T: Real>(
     op: &str,
     x: &Array<T>,
@@ -659,6 +683,7 @@ fn transform_axes<T: Real>(
     coords: Coords,
     o: &InterpOptions,
     ords: &[usize],
+    pad: Option<f64>,
 ) -> Result<Array<T>> {
     check_order(op, o.order)?;
     let irank = x.ndim();
@@ -709,7 +734,7 @@ fn transform_axes<T: Real>(
     let (work, ishape) = prepare(
         x,
         npad,
-        o.cval,
+        pad.unwrap_or_else(|| pad_value(o.cval, T::DTYPE)),
         o.mode == Mode::Nearest,
         o.order,
         o.mode,
@@ -879,7 +904,8 @@ pub fn spline_filter1d<T: Real>(
 /// along every axis.
 ///
 /// # Errors
-/// `InvalidArgument` for an order above 5.
+/// `InvalidArgument` for an order below 2 or above 5 (SciPy's "spline order not supported";
+/// [`spline_filter1d`] accepts 0 and 1, as SciPy, and copies the input).
 ///
 /// ```
 /// use cusci_ndimage::{spline_filter, Array, Device, Mode};
@@ -888,8 +914,15 @@ pub fn spline_filter1d<T: Real>(
 /// assert!(c.iter().all(|v| (v - 2.0).abs() < 1e-12));
 /// ```
 pub fn spline_filter<T: Real>(input: &Array<T>, order: usize, mode: Mode) -> Result<Array<f64>> {
+    let op = "spline_filter";
+    if order < 2 {
+        return Err(make::arg(
+            op,
+            format!("spline order {order} not supported (2 to 5)"),
+        ));
+    }
     let axes: Vec<usize> = (0..input.ndim()).collect();
-    spline_out("spline_filter", input, order, &axes, mode)
+    spline_out(op, input, order, &axes, mode)
 }
 
 /// Values of the input at arbitrary coordinates (`scipy.ndimage.map_coordinates`):
@@ -911,6 +944,15 @@ pub fn map_coordinates<T: Real, C: Real>(
     input: &Array<T>,
     coordinates: &Array<C>,
     opts: &InterpOptions,
+) -> Result<Array<T>> {
+    map_coordinates_impl(input, coordinates, opts, None)
+}
+
+fn map_coordinates_impl<T: Real, C: Real>(
+    input: &Array<T>,
+    coordinates: &Array<C>,
+    opts: &InterpOptions,
+    pad: Option<f64>,
 ) -> Result<Array<T>> {
     let op = "map_coordinates";
     cusci_core::array::check_same_device(op, input.device(), coordinates.device())?;
@@ -938,7 +980,7 @@ pub fn map_coordinates<T: Real, C: Real>(
     match input.device() {
         Device::Cpu => {
             let list = CoordList::Cpu(coordinates.to_vec()?.into_iter().map(Real::to_f).collect());
-            transform(op, input, &oshape, Coords::List(&list), opts)
+            transform(op, input, &oshape, Coords::List(&list), opts, pad)
         }
         Device::Cuda(_) => {
             // the coordinates as they are when they have the working type (no copy), else cast
@@ -946,15 +988,15 @@ pub fn map_coordinates<T: Real, C: Real>(
             let cc = coordinates.contiguous()?;
             if C::DTYPE == wdt {
                 let list = CoordList::Dev(ptr(&cc));
-                transform(op, input, &oshape, Coords::List(&list), opts)
+                transform(op, input, &oshape, Coords::List(&list), opts, pad)
             } else if wdt == DType::F32 {
                 let c32 = cc.astype::<f32>()?;
                 let list = CoordList::Dev(ptr(&c32));
-                transform(op, input, &oshape, Coords::List(&list), opts)
+                transform(op, input, &oshape, Coords::List(&list), opts, pad)
             } else {
                 let c64 = cc.astype::<f64>()?;
                 let list = CoordList::Dev(ptr(&c64));
-                transform(op, input, &oshape, Coords::List(&list), opts)
+                transform(op, input, &oshape, Coords::List(&list), opts, pad)
             }
         }
     }
@@ -999,7 +1041,7 @@ pub fn affine_transform<T: Real>(
     output_shape: Option<&[usize]>,
     opts: &InterpOptions,
 ) -> Result<Array<T>> {
-    affine_impl(input, matrix, offset, output_shape, opts, None)
+    affine_impl(input, matrix, offset, output_shape, opts, None, None)
 }
 
 fn affine_impl<T: Real>(
@@ -1009,6 +1051,7 @@ fn affine_impl<T: Real>(
     output_shape: Option<&[usize]>,
     opts: &InterpOptions,
     ords: Option<&[usize]>,
+    pad: Option<f64>,
 ) -> Result<Array<T>> {
     let op = "affine_transform";
     let nd = input.ndim();
@@ -1085,8 +1128,8 @@ fn affine_impl<T: Real>(
     };
     m[nd * orank..].copy_from_slice(&off);
     match ords {
-        Some(o) => transform_axes(op, input, &oshape, Coords::Affine(m), opts, o),
-        None => transform(op, input, &oshape, Coords::Affine(m), opts),
+        Some(o) => transform_axes(op, input, &oshape, Coords::Affine(m), opts, o, pad),
+        None => transform(op, input, &oshape, Coords::Affine(m), opts, pad),
     }
 }
 
@@ -1103,6 +1146,15 @@ fn affine_impl<T: Real>(
 /// assert_eq!(shift(&x, &[1.0], &o).unwrap().to_vec().unwrap(), vec![0.0, 1.0, 2.0, 3.0]);
 /// ```
 pub fn shift<T: Real>(input: &Array<T>, shift: &[f64], opts: &InterpOptions) -> Result<Array<T>> {
+    shift_impl(input, shift, opts, None)
+}
+
+fn shift_impl<T: Real>(
+    input: &Array<T>,
+    shift: &[f64],
+    opts: &InterpOptions,
+    pad: Option<f64>,
+) -> Result<Array<T>> {
     let nd = input.ndim();
     let s = match shift.len() {
         1 => vec![shift[0]; nd],
@@ -1110,7 +1162,8 @@ pub fn shift<T: Real>(input: &Array<T>, shift: &[f64], opts: &InterpOptions) -> 
         k => return Err(make::shape("shift", format!("{k} shifts for {nd} axes"))),
     };
     let off: Vec<f64> = s.iter().map(|v| -v).collect();
-    affine_transform(input, &Matrix::Diagonal(vec![1.0; nd]), &off, None, opts)
+    let m = Matrix::Diagonal(vec![1.0; nd]);
+    affine_impl(input, &m, &off, None, opts, None, pad)
 }
 
 /// Zoom (`scipy.ndimage.zoom`): the output has `round(shape · zoom)` elements per axis; with
@@ -1134,6 +1187,16 @@ pub fn zoom<T: Real>(
     zoom: &[f64],
     grid_mode: bool,
     opts: &InterpOptions,
+) -> Result<Array<T>> {
+    zoom_impl(input, zoom, grid_mode, opts, None)
+}
+
+fn zoom_impl<T: Real>(
+    input: &Array<T>,
+    zoom: &[f64],
+    grid_mode: bool,
+    opts: &InterpOptions,
+    pad: Option<f64>,
 ) -> Result<Array<T>> {
     let op = "zoom";
     let nd = input.ndim();
@@ -1171,7 +1234,8 @@ pub fn zoom<T: Real>(
             };
         }
     }
-    affine_transform(input, &Matrix::Diagonal(diag), &off, Some(&oshape), opts)
+    let m = Matrix::Diagonal(diag);
+    affine_impl(input, &m, &off, Some(&oshape), opts, None, pad)
 }
 
 fn cosdg_sindg(angle: f64) -> (f64, f64) {
@@ -1211,6 +1275,17 @@ pub fn rotate<T: Real>(
     axes: (isize, isize),
     reshape: bool,
     opts: &InterpOptions,
+) -> Result<Array<T>> {
+    rotate_impl(input, angle, axes, reshape, opts, None)
+}
+
+fn rotate_impl<T: Real>(
+    input: &Array<T>,
+    angle: f64,
+    axes: (isize, isize),
+    reshape: bool,
+    opts: &InterpOptions,
+    pad: Option<f64>,
 ) -> Result<Array<T>> {
     let op = "rotate";
     let nd = input.ndim();
@@ -1297,5 +1372,6 @@ pub fn rotate<T: Real>(
         Some(&oshape),
         opts,
         Some(&ords),
+        pad,
     )
 }
