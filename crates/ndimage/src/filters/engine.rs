@@ -194,51 +194,11 @@ pub(crate) fn filter1d<T: Real>(
     match x.device() {
         Device::Cpu => {
             let xv = to_f64(x)?;
-            let n = xv.len();
-            let mut out = vec![0.0; n];
-            let outer = n / (len * inner);
-            let wl = w.len();
-            // extended-line offsets: index into the line for positions -shift .. len - shift + wl - 1
-            out.par_chunks_mut(len * inner)
-                .enumerate()
-                .for_each(|(o, block)| {
-                    let _ = outer;
-                    let base = o * len * inner;
-                    let mut line = vec![0.0; len + wl];
-                    for j in 0..inner {
-                        for (p, l) in line.iter_mut().enumerate() {
-                            let src = p as i64 - shift;
-                            *l = match mode.map_index(src, len as i64) {
-                                Some(s) => xv[base + s as usize * inner + j],
-                                None => cval,
-                            };
-                        }
-                        for i in 0..len {
-                            let win = &line[i..i + wl];
-                            let v =
-                                match op {
-                                    Op::Sum => {
-                                        win.iter().zip(w).map(|(a, b)| a * b).sum::<f64>() / div
-                                    }
-                                    Op::Min => win[1..].iter().copied().fold(win[0], |a, b| {
-                                        if b < a {
-                                            b
-                                        } else {
-                                            a
-                                        }
-                                    }),
-                                    Op::Max => win[1..].iter().copied().fold(win[0], |a, b| {
-                                        if b > a {
-                                            b
-                                        } else {
-                                            a
-                                        }
-                                    }),
-                                };
-                            block[i * inner + j] = v;
-                        }
-                    }
-                });
+            let out = if inner >= CPU_ROWS_MIN {
+                filter1d_rows(&xv, len, inner, w, shift, mode, cval, div, op)
+            } else {
+                filter1d_lines(&xv, len, inner, w, shift, mode, cval, div, op)
+            };
             from_f64(out, &shape)
         }
         Device::Cuda(d) => {
@@ -282,6 +242,113 @@ pub(crate) fn filter1d<T: Real>(
             Ok(out)
         }
     }
+}
+
+/// The inner extent (elements after the filtered axis) from which the CPU filters an axis row
+/// by row ([`filter1d_rows`]) rather than line by line ([`filter1d_lines`]).
+const CPU_ROWS_MIN: usize = 16;
+
+/// The CPU's [`filter1d`] over `x` viewed as (outer, len, inner) with `inner` ≥ 2: one task per
+/// output row (`inner` contiguous elements), each a sum (or min/max) over the window's mapped
+/// input rows, taps in order; rows in parallel and contiguous loads whatever the axis.
+#[allow(clippy::too_many_arguments)]
+fn filter1d_rows(
+    xv: &[f64],
+    len: usize,
+    inner: usize,
+    w: &[f64],
+    shift: i64,
+    mode: Mode,
+    cval: f64,
+    div: f64,
+    op: Op,
+) -> Vec<f64> {
+    let mut out = vec![0.0; xv.len()];
+    out.par_chunks_mut(inner).enumerate().for_each(|(r, orow)| {
+        let (o, i) = (r / len, r % len);
+        let base = o * len * inner;
+        for (k, &wk) in w.iter().enumerate() {
+            let src = mode.map_index(i as i64 + k as i64 - shift, len as i64);
+            let row = src.map(|s| &xv[base + s as usize * inner..][..inner]);
+            match (op, row) {
+                (Op::Sum, Some(row)) => {
+                    for (a, &v) in orow.iter_mut().zip(row) {
+                        *a += v * wk;
+                    }
+                }
+                (Op::Sum, None) => {
+                    for a in orow.iter_mut() {
+                        *a += cval * wk;
+                    }
+                }
+                (_, row) if k == 0 => match row {
+                    Some(row) => orow.copy_from_slice(row),
+                    None => orow.fill(cval),
+                },
+                (_, row) => {
+                    let max = op == Op::Max;
+                    for (j, a) in orow.iter_mut().enumerate() {
+                        let v = row.map_or(cval, |row| row[j]);
+                        if (max && v > *a) || (!max && v < *a) {
+                            *a = v;
+                        }
+                    }
+                }
+            }
+        }
+        if op == Op::Sum && div != 1.0 {
+            for a in orow.iter_mut() {
+                *a /= div;
+            }
+        }
+    });
+    out
+}
+
+/// The CPU's [`filter1d`] line by line (for `inner` below [`CPU_ROWS_MIN`]): each line along the
+/// axis extended by the mode, then the window slid over it; outer blocks in parallel.
+#[allow(clippy::too_many_arguments)]
+fn filter1d_lines(
+    xv: &[f64],
+    len: usize,
+    inner: usize,
+    w: &[f64],
+    shift: i64,
+    mode: Mode,
+    cval: f64,
+    div: f64,
+    op: Op,
+) -> Vec<f64> {
+    let mut out = vec![0.0; xv.len()];
+    let wl = w.len();
+    out.par_chunks_mut(len * inner)
+        .enumerate()
+        .for_each(|(o, block)| {
+            let base = o * len * inner;
+            // positions -shift .. len - shift + wl - 1 of the line, extended by the mode
+            let mut line = vec![0.0; len + wl];
+            for j in 0..inner {
+                for (p, l) in line.iter_mut().enumerate() {
+                    *l = match mode.map_index(p as i64 - shift, len as i64) {
+                        Some(s) => xv[base + s as usize * inner + j],
+                        None => cval,
+                    };
+                }
+                for i in 0..len {
+                    let win = &line[i..i + wl];
+                    block[i * inner + j] = match op {
+                        Op::Sum => win.iter().zip(w).fold(0.0, |acc, (a, b)| acc + a * b) / div,
+                        Op::Min => win[1..]
+                            .iter()
+                            .fold(win[0], |a, &b| if b < a { b } else { a }),
+                        Op::Max => win[1..]
+                            .iter()
+                            .fold(win[0], |a, &b| if b > a { b } else { a }),
+                    };
+                }
+            }
+        });
+    out
 }
 
 /// Threads per block of the tiled 1-D kernel.
@@ -423,36 +490,7 @@ pub(crate) fn filternd<T: Real>(
     match x.device() {
         Device::Cpu => {
             let xv = to_f64(x)?;
-            let mut out = vec![0.0; xv.len()];
-            out.par_chunks_mut(4096).enumerate().for_each(|(ci, ch)| {
-                let mut c = vec![0i64; nd];
-                for (k, o) in ch.iter_mut().enumerate() {
-                    unravel(ci * 4096 + k, &shape, &mut c);
-                    let mut acc = 0.0;
-                    for p in 0..pts.len() {
-                        let v = fetch(&xv, &shape, &c, &pts.offs[p * nd..], mode, cval);
-                        acc = match op {
-                            Op::Sum => acc + pts.w[p] * v,
-                            _ if p == 0 => v,
-                            Op::Min => {
-                                if v < acc {
-                                    v
-                                } else {
-                                    acc
-                                }
-                            }
-                            Op::Max => {
-                                if v > acc {
-                                    v
-                                } else {
-                                    acc
-                                }
-                            }
-                        };
-                    }
-                    *o = acc;
-                }
-            });
+            let out = filternd_cpu(&xv, &shape, pts, mode, cval, op);
             from_f64(out, &shape)
         }
         Device::Cuda(d) => {
@@ -485,6 +523,84 @@ pub(crate) fn filternd<T: Real>(
             Ok(out)
         }
     }
+}
+
+/// The CPU's [`filternd`]: chunks of outputs in parallel, the points in order for each; outputs
+/// whose whole footprint lies inside the array read at fixed flat offsets, the others map every
+/// point's coordinates by the mode.
+fn filternd_cpu(
+    xv: &[f64],
+    shape: &[usize],
+    pts: &Points,
+    mode: Mode,
+    cval: f64,
+    op: Op,
+) -> Vec<f64> {
+    const CHUNK: usize = 4096;
+    let nd = shape.len();
+    let Some(last) = nd.checked_sub(1) else {
+        // a 0-d array: every point is the element itself
+        return vec![(0..pts.len()).fold(0.0, |acc, p| match op {
+            Op::Sum => acc + pts.w[p] * xv[0],
+            _ => xv[0],
+        })];
+    };
+    let (lin, lo, hi) = pts.linear(shape);
+    // every point of output c inside along the axes before the last
+    let rows_in =
+        |c: &[i64]| (0..last).all(|d| c[d] + lo[d] >= 0 && c[d] + hi[d] < shape[d] as i64);
+    let combine = |p: usize, acc: f64, v: f64| match op {
+        Op::Sum => acc + pts.w[p] * v,
+        _ if p == 0 => v,
+        Op::Min => {
+            if v < acc {
+                v
+            } else {
+                acc
+            }
+        }
+        Op::Max => {
+            if v > acc {
+                v
+            } else {
+                acc
+            }
+        }
+    };
+    let mut out = vec![0.0; xv.len()];
+    out.par_chunks_mut(CHUNK).enumerate().for_each(|(ci, ch)| {
+        let mut c = vec![0i64; nd];
+        unravel(ci * CHUNK, shape, &mut c);
+        let mut row_in = rows_in(&c);
+        for (k, o) in ch.iter_mut().enumerate() {
+            let i = (ci * CHUNK + k) as i64;
+            let cl = c[last];
+            let mut acc = 0.0;
+            if row_in && cl + lo[last] >= 0 && cl + hi[last] < shape[last] as i64 {
+                for (p, &l) in lin.iter().enumerate() {
+                    acc = combine(p, acc, xv[(i + l) as usize]);
+                }
+            } else {
+                for p in 0..pts.len() {
+                    let v = fetch(xv, shape, &c, &pts.offs[p * nd..], mode, cval);
+                    acc = combine(p, acc, v);
+                }
+            }
+            *o = acc;
+            // the next output's coordinates
+            let mut d = last;
+            c[d] += 1;
+            while c[d] == shape[d] as i64 && d > 0 {
+                c[d] = 0;
+                d -= 1;
+                c[d] += 1;
+            }
+            if d < last {
+                row_in = rows_in(&c);
+            }
+        }
+    });
+    out
 }
 
 /// Points of the tiled correlation by value (`NdiTilePts` of filters.cu, W = f32 or f64).

@@ -283,27 +283,47 @@ fn interp_cpu(
         }
         start[d] = spline_weights(c[d], ords[d], &mut w[d]);
     }
-    let total: usize = ords.iter().map(|o| o + 1).product();
+    // per axis the stencil's mapped flat offsets (CVAL: outside), so that the tensor-product loop
+    // below only multiplies and adds
+    const CVAL: usize = usize::MAX;
+    let mut off = [[CVAL; 6]; 8];
+    let mut stride = 1usize;
+    for d in (0..r).rev() {
+        for k in 0..=ords[d] {
+            if let Some(j) = stencil_index(start[d] + k as i64, ishape[d] as i64, mode) {
+                off[d][k] = j as usize * stride;
+            }
+        }
+        stride *= ishape[d];
+    }
+    // the stencil points in order, the last axis fastest; each weight multiplied from the last
+    // axis to the first
+    let mut k = [0usize; 8];
     let mut acc = 0.0;
-    for s in 0..total {
-        let mut rr = s;
+    loop {
         let mut wt = 1.0;
         let mut lin = 0usize;
-        let mut mul = 1usize;
-        let mut out = false;
+        let mut inside = true;
         for d in (0..r).rev() {
-            let k = rr % (ords[d] + 1);
-            rr /= ords[d] + 1;
-            wt *= w[d][k];
-            match stencil_index(start[d] + k as i64, ishape[d] as i64, mode) {
-                Some(j) => lin += j as usize * mul,
-                None => out = true,
-            }
-            mul *= ishape[d];
+            wt *= w[d][k[d]];
+            let o = off[d][k[d]];
+            inside &= o != CVAL;
+            lin = lin.wrapping_add(o);
         }
-        acc += wt * if out { cval } else { x[lin] };
+        acc += wt * if inside { x[lin] } else { cval };
+        let mut d = r;
+        loop {
+            if d == 0 {
+                return acc;
+            }
+            d -= 1;
+            k[d] += 1;
+            if k[d] <= ords[d] {
+                break;
+            }
+            k[d] = 0;
+        }
     }
-    acc
 }
 
 fn poles(order: usize) -> Vec<f64> {
@@ -757,10 +777,20 @@ fn transform_axes<T: Real>(
     let round = T::DTYPE.is_integer();
     match (x.device(), work) {
         (Device::Cpu, Work::Cpu(xv)) => {
+            const CHUNK: usize = 4096;
             let orank = oshape.len();
-            let out: Vec<T> = (0..n)
-                .into_par_iter()
-                .map(|i| {
+            let mut out = vec![T::from_f(0.0); n];
+            out.par_chunks_mut(CHUNK).enumerate().for_each(|(ci, ch)| {
+                // the output coordinates of the chunk's first element, then stepped (the last
+                // axis fastest)
+                let mut oi = [0i64; 8];
+                let mut r = ci * CHUNK;
+                for d in (0..orank).rev() {
+                    oi[d] = (r % oshape[d]) as i64;
+                    r /= oshape[d];
+                }
+                for (k, slot) in ch.iter_mut().enumerate() {
+                    let i = ci * CHUNK + k;
                     let mut c = [0f64; 8];
                     match &coords {
                         Coords::List(CoordList::Cpu(v)) => {
@@ -769,12 +799,6 @@ fn transform_axes<T: Real>(
                             }
                         }
                         Coords::Affine(m) => {
-                            let mut oi = [0i64; 8];
-                            let mut r = i;
-                            for d in (0..orank).rev() {
-                                oi[d] = (r % oshape[d]) as i64;
-                                r /= oshape[d];
-                            }
                             for d in 0..irank {
                                 let mut acc = m[irank * orank + d];
                                 for e in 0..orank {
@@ -795,9 +819,18 @@ fn transform_axes<T: Real>(
                     } else {
                         v
                     };
-                    T::from_f(v)
-                })
-                .collect();
+                    *slot = T::from_f(v);
+                    let mut d = orank;
+                    while d > 0 {
+                        d -= 1;
+                        oi[d] += 1;
+                        if oi[d] < oshape[d] as i64 {
+                            break;
+                        }
+                        oi[d] = 0;
+                    }
+                }
+            });
             Array::from_vec(out, oshape, &Device::Cpu)
         }
         (Device::Cuda(d), work) => {
