@@ -265,39 +265,49 @@ fn spline_weights(mut x: f64, order: usize, w: &mut [f64; 6]) -> i64 {
     start
 }
 
-fn interp_cpu(
-    x: &[f64],
-    ishape: &[usize],
-    c: &mut [f64],
-    ords: &[usize],
+/// A stencil offset outside the input (the point reads `cval`).
+const OUTSIDE: usize = usize::MAX;
+
+/// One axis of a spline stencil: the weights of its points and their flat offsets
+/// ([`OUTSIDE`]: cval).
+#[derive(Clone, Copy)]
+struct AxisStencil {
+    w: [f64; 6],
+    off: [usize; 6],
+}
+
+/// The stencil of coordinate `c` on an axis of `n` elements lying `stride` apart, written to
+/// `st`; false where the mode maps the coordinate outside (the output is `cval`).
+fn axis_stencil(
+    c: f64,
+    n: usize,
+    stride: usize,
+    order: usize,
     mode: Mode,
+    st: &mut AxisStencil,
+) -> bool {
+    let Some(c) = map_coord(c, n as i64, mode) else {
+        return false;
+    };
+    let start = spline_weights(c, order, &mut st.w);
+    for (k, o) in st.off.iter_mut().enumerate().take(order + 1) {
+        *o = match stencil_index(start + k as i64, n as i64, mode) {
+            Some(j) => j as usize * stride,
+            None => OUTSIDE,
+        };
+    }
+    true
+}
+
+/// The interpolated value from the axes' stencils: the points in order, the last axis fastest,
+/// each weight multiplied from the last axis to the first.
+fn stencil_sum<S: std::borrow::Borrow<AxisStencil>>(
+    x: &[f64],
+    st: &[S],
+    ords: &[usize],
     cval: f64,
 ) -> f64 {
-    let r = ishape.len();
-    let mut w = [[0.0f64; 6]; 8];
-    let mut start = [0i64; 8];
-    for d in 0..r {
-        match map_coord(c[d], ishape[d] as i64, mode) {
-            Some(v) => c[d] = v,
-            None => return cval,
-        }
-        start[d] = spline_weights(c[d], ords[d], &mut w[d]);
-    }
-    // per axis the stencil's mapped flat offsets (CVAL: outside), so that the tensor-product loop
-    // below only multiplies and adds
-    const CVAL: usize = usize::MAX;
-    let mut off = [[CVAL; 6]; 8];
-    let mut stride = 1usize;
-    for d in (0..r).rev() {
-        for k in 0..=ords[d] {
-            if let Some(j) = stencil_index(start[d] + k as i64, ishape[d] as i64, mode) {
-                off[d][k] = j as usize * stride;
-            }
-        }
-        stride *= ishape[d];
-    }
-    // the stencil points in order, the last axis fastest; each weight multiplied from the last
-    // axis to the first
+    let r = st.len();
     let mut k = [0usize; 8];
     let mut acc = 0.0;
     loop {
@@ -305,9 +315,10 @@ fn interp_cpu(
         let mut lin = 0usize;
         let mut inside = true;
         for d in (0..r).rev() {
-            wt *= w[d][k[d]];
-            let o = off[d][k[d]];
-            inside &= o != CVAL;
+            let a = st[d].borrow();
+            wt *= a.w[k[d]];
+            let o = a.off[k[d]];
+            inside &= o != OUTSIDE;
             lin = lin.wrapping_add(o);
         }
         acc += wt * if inside { x[lin] } else { cval };
@@ -324,6 +335,43 @@ fn interp_cpu(
             k[d] = 0;
         }
     }
+}
+
+/// The flat strides of a C-contiguous array of `shape`.
+fn strides(shape: &[usize]) -> [usize; 8] {
+    let mut s = [0usize; 8];
+    let mut m = 1;
+    for d in (0..shape.len()).rev() {
+        s[d] = m;
+        m *= shape[d];
+    }
+    s
+}
+
+/// A placeholder for the unused axes of a stencil array.
+const NO_STENCIL: AxisStencil = AxisStencil {
+    w: [0.0; 6],
+    off: [OUTSIDE; 6],
+};
+
+/// The value at input coordinates `c` (one per axis of `ishape`).
+fn interp_cpu(
+    x: &[f64],
+    ishape: &[usize],
+    c: &[f64],
+    ords: &[usize],
+    mode: Mode,
+    cval: f64,
+) -> f64 {
+    let r = ishape.len();
+    let stride = strides(ishape);
+    let mut st = [NO_STENCIL; 8];
+    for d in 0..r {
+        if !axis_stencil(c[d], ishape[d], stride[d], ords[d], mode, &mut st[d]) {
+            return cval;
+        }
+    }
+    stencil_sum(x, &st[..r], ords, cval)
 }
 
 fn poles(order: usize) -> Vec<f64> {
@@ -779,6 +827,36 @@ fn transform_axes<T: Real>(
         (Device::Cpu, Work::Cpu(xv)) => {
             const CHUNK: usize = 4096;
             let orank = oshape.len();
+            // a diagonal affine map (zoom, shift): each axis's stencils depend on that axis's
+            // output index only, so they are tabulated once per axis (the coordinate computed as
+            // below; the other axes' terms are zero)
+            let tables: Option<Vec<Vec<Option<AxisStencil>>>> = match &coords {
+                Coords::Affine(m)
+                    if orank == irank
+                        && (0..irank)
+                            .all(|d| (0..orank).all(|e| e == d || m[d * orank + e] == 0.0)) =>
+                {
+                    let stride = strides(&ishape);
+                    Some(
+                        (0..irank)
+                            .map(|d| {
+                                (0..oshape[d])
+                                    .map(|t| {
+                                        let mut acc = m[irank * orank + d];
+                                        acc += m[d * orank + d] * t as f64;
+                                        let mut a = NO_STENCIL;
+                                        axis_stencil(
+                                            acc, ishape[d], stride[d], ords[d], o.mode, &mut a,
+                                        )
+                                        .then_some(a)
+                                    })
+                                    .collect()
+                            })
+                            .collect(),
+                    )
+                }
+                _ => None,
+            };
             let mut out = vec![T::from_f(0.0); n];
             out.par_chunks_mut(CHUNK).enumerate().for_each(|(ci, ch)| {
                 // the output coordinates of the chunk's first element, then stepped (the last
@@ -791,25 +869,41 @@ fn transform_axes<T: Real>(
                 }
                 for (k, slot) in ch.iter_mut().enumerate() {
                     let i = ci * CHUNK + k;
-                    let mut c = [0f64; 8];
-                    match &coords {
-                        Coords::List(CoordList::Cpu(v)) => {
-                            for d in 0..irank {
-                                c[d] = v[d * n + i] + padc;
+                    let v = if let Some(tb) = &tables {
+                        let mut refs = [&NO_STENCIL; 8];
+                        let mut inside = true;
+                        for d in 0..irank {
+                            match &tb[d][oi[d] as usize] {
+                                Some(a) => refs[d] = a,
+                                None => inside = false,
                             }
                         }
-                        Coords::Affine(m) => {
-                            for d in 0..irank {
-                                let mut acc = m[irank * orank + d];
-                                for e in 0..orank {
-                                    acc += m[d * orank + e] * oi[e] as f64;
+                        if inside {
+                            stencil_sum(&xv, &refs[..irank], ords, o.cval)
+                        } else {
+                            o.cval
+                        }
+                    } else {
+                        let mut c = [0f64; 8];
+                        match &coords {
+                            Coords::List(CoordList::Cpu(v)) => {
+                                for d in 0..irank {
+                                    c[d] = v[d * n + i] + padc;
                                 }
-                                c[d] = acc;
                             }
+                            Coords::Affine(m) => {
+                                for d in 0..irank {
+                                    let mut acc = m[irank * orank + d];
+                                    for e in 0..orank {
+                                        acc += m[d * orank + e] * oi[e] as f64;
+                                    }
+                                    c[d] = acc;
+                                }
+                            }
+                            _ => unreachable!("coordinates on another device"),
                         }
-                        _ => unreachable!("coordinates on another device"),
-                    }
-                    let v = interp_cpu(&xv, &ishape, &mut c[..irank], ords, o.mode, o.cval);
+                        interp_cpu(&xv, &ishape, &c[..irank], ords, o.mode, o.cval)
+                    };
                     let v = if round {
                         if v < 0.0 {
                             v - 0.5
