@@ -194,10 +194,20 @@ pub(crate) fn filter1d<T: Real>(
     match x.device() {
         Device::Cpu => {
             let xv = to_f64(x)?;
+            let pass = Win1d {
+                len,
+                inner,
+                w,
+                shift,
+                mode,
+                cval,
+                div,
+                op,
+            };
             let out = if inner >= CPU_ROWS_MIN {
-                filter1d_rows(&xv, len, inner, w, shift, mode, cval, div, op)
+                pass.rows(&xv)
             } else {
-                filter1d_lines(&xv, len, inner, w, shift, mode, cval, div, op)
+                pass.lines(&xv)
             };
             from_f64(out, &shape)
         }
@@ -245,110 +255,122 @@ pub(crate) fn filter1d<T: Real>(
 }
 
 /// The inner extent (elements after the filtered axis) from which the CPU filters an axis row
-/// by row ([`filter1d_rows`]) rather than line by line ([`filter1d_lines`]).
+/// by row ([`Win1d::rows`]) rather than line by line ([`Win1d::lines`]).
 const CPU_ROWS_MIN: usize = 16;
 
-/// The CPU's [`filter1d`] over `x` viewed as (outer, len, inner) with `inner` ≥ 2: one task per
-/// output row (`inner` contiguous elements), each a sum (or min/max) over the window's mapped
-/// input rows, taps in order; rows in parallel and contiguous loads whatever the axis.
-#[allow(clippy::too_many_arguments)]
-fn filter1d_rows(
-    xv: &[f64],
+/// The CPU's [`filter1d`] pass over an array viewed as (outer, len, inner).
+struct Win1d<'a> {
     len: usize,
     inner: usize,
-    w: &[f64],
+    w: &'a [f64],
     shift: i64,
     mode: Mode,
     cval: f64,
     div: f64,
     op: Op,
-) -> Vec<f64> {
-    let mut out = vec![0.0; xv.len()];
-    out.par_chunks_mut(inner).enumerate().for_each(|(r, orow)| {
-        let (o, i) = (r / len, r % len);
-        let base = o * len * inner;
-        for (k, &wk) in w.iter().enumerate() {
-            let src = mode.map_index(i as i64 + k as i64 - shift, len as i64);
-            let row = src.map(|s| &xv[base + s as usize * inner..][..inner]);
-            match (op, row) {
-                (Op::Sum, Some(row)) => {
-                    for (a, &v) in orow.iter_mut().zip(row) {
-                        *a += v * wk;
+}
+
+impl Win1d<'_> {
+    /// Row by row (`inner` ≥ 2): one task per output row (`inner` contiguous elements), each a sum
+    /// (or min/max) over the window's mapped input rows, taps in order; rows in parallel and
+    /// contiguous loads whatever the axis.
+    fn rows(&self, xv: &[f64]) -> Vec<f64> {
+        let Win1d {
+            len,
+            inner,
+            w,
+            shift,
+            mode,
+            cval,
+            div,
+            op,
+        } = *self;
+        let mut out = vec![0.0; xv.len()];
+        out.par_chunks_mut(inner).enumerate().for_each(|(r, orow)| {
+            let (o, i) = (r / len, r % len);
+            let base = o * len * inner;
+            for (k, &wk) in w.iter().enumerate() {
+                let src = mode.map_index(i as i64 + k as i64 - shift, len as i64);
+                let row = src.map(|s| &xv[base + s as usize * inner..][..inner]);
+                match (op, row) {
+                    (Op::Sum, Some(row)) => {
+                        for (a, &v) in orow.iter_mut().zip(row) {
+                            *a += v * wk;
+                        }
                     }
-                }
-                (Op::Sum, None) => {
-                    for a in orow.iter_mut() {
-                        *a += cval * wk;
+                    (Op::Sum, None) => {
+                        for a in orow.iter_mut() {
+                            *a += cval * wk;
+                        }
                     }
-                }
-                (_, row) if k == 0 => match row {
-                    Some(row) => orow.copy_from_slice(row),
-                    None => orow.fill(cval),
-                },
-                (_, row) => {
-                    let max = op == Op::Max;
-                    for (j, a) in orow.iter_mut().enumerate() {
-                        let v = row.map_or(cval, |row| row[j]);
-                        if (max && v > *a) || (!max && v < *a) {
-                            *a = v;
+                    (_, row) if k == 0 => match row {
+                        Some(row) => orow.copy_from_slice(row),
+                        None => orow.fill(cval),
+                    },
+                    (_, row) => {
+                        let max = op == Op::Max;
+                        for (j, a) in orow.iter_mut().enumerate() {
+                            let v = row.map_or(cval, |row| row[j]);
+                            if (max && v > *a) || (!max && v < *a) {
+                                *a = v;
+                            }
                         }
                     }
                 }
             }
-        }
-        if op == Op::Sum && div != 1.0 {
-            for a in orow.iter_mut() {
-                *a /= div;
-            }
-        }
-    });
-    out
-}
-
-/// The CPU's [`filter1d`] line by line (for `inner` below [`CPU_ROWS_MIN`]): each line along the
-/// axis extended by the mode, then the window slid over it; outer blocks in parallel.
-#[allow(clippy::too_many_arguments)]
-fn filter1d_lines(
-    xv: &[f64],
-    len: usize,
-    inner: usize,
-    w: &[f64],
-    shift: i64,
-    mode: Mode,
-    cval: f64,
-    div: f64,
-    op: Op,
-) -> Vec<f64> {
-    let mut out = vec![0.0; xv.len()];
-    let wl = w.len();
-    out.par_chunks_mut(len * inner)
-        .enumerate()
-        .for_each(|(o, block)| {
-            let base = o * len * inner;
-            // positions -shift .. len - shift + wl - 1 of the line, extended by the mode
-            let mut line = vec![0.0; len + wl];
-            for j in 0..inner {
-                for (p, l) in line.iter_mut().enumerate() {
-                    *l = match mode.map_index(p as i64 - shift, len as i64) {
-                        Some(s) => xv[base + s as usize * inner + j],
-                        None => cval,
-                    };
-                }
-                for i in 0..len {
-                    let win = &line[i..i + wl];
-                    block[i * inner + j] = match op {
-                        Op::Sum => win.iter().zip(w).fold(0.0, |acc, (a, b)| acc + a * b) / div,
-                        Op::Min => win[1..]
-                            .iter()
-                            .fold(win[0], |a, &b| if b < a { b } else { a }),
-                        Op::Max => win[1..]
-                            .iter()
-                            .fold(win[0], |a, &b| if b > a { b } else { a }),
-                    };
+            if op == Op::Sum && div != 1.0 {
+                for a in orow.iter_mut() {
+                    *a /= div;
                 }
             }
         });
-    out
+        out
+    }
+
+    /// Line by line (for `inner` below [`CPU_ROWS_MIN`]): each line along the axis extended by the
+    /// mode, then the window slid over it; outer blocks in parallel.
+    fn lines(&self, xv: &[f64]) -> Vec<f64> {
+        let Win1d {
+            len,
+            inner,
+            w,
+            shift,
+            mode,
+            cval,
+            div,
+            op,
+        } = *self;
+        let mut out = vec![0.0; xv.len()];
+        let wl = w.len();
+        out.par_chunks_mut(len * inner)
+            .enumerate()
+            .for_each(|(o, block)| {
+                let base = o * len * inner;
+                // positions -shift .. len - shift + wl - 1 of the line, extended by the mode
+                let mut line = vec![0.0; len + wl];
+                for j in 0..inner {
+                    for (p, l) in line.iter_mut().enumerate() {
+                        *l = match mode.map_index(p as i64 - shift, len as i64) {
+                            Some(s) => xv[base + s as usize * inner + j],
+                            None => cval,
+                        };
+                    }
+                    for i in 0..len {
+                        let win = &line[i..i + wl];
+                        block[i * inner + j] = match op {
+                            Op::Sum => win.iter().zip(w).fold(0.0, |acc, (a, b)| acc + a * b) / div,
+                            Op::Min => win[1..]
+                                .iter()
+                                .fold(win[0], |a, &b| if b < a { b } else { a }),
+                            Op::Max => win[1..]
+                                .iter()
+                                .fold(win[0], |a, &b| if b > a { b } else { a }),
+                        };
+                    }
+                }
+            });
+        out
+    }
 }
 
 /// Threads per block of the tiled 1-D kernel.
