@@ -174,39 +174,67 @@ fn naive_pass(
 fn separable_filters_are_sequential_passes_in_axis_order() {
     // the oracle of the fused kernel: SciPy's sobel(axis) = [-1, 0, 1] along axis, then [1, 2, 1]
     // along the other; in the constant modes the order of the passes changes the result
-    let sh = [6usize, 9];
-    let x = randn::<f64>(&sh, 5, &Device::Cpu).unwrap();
-    let xv = x.to_vec().unwrap();
-    for mode in Mode::ALL {
-        let m = mode.for_filter();
-        for axis in [0usize, 1] {
-            let a = naive_pass(&xv, sh, axis, &[-1.0, 0.0, 1.0], 1, m, -0.5);
-            let b = naive_pass(&a, sh, 1 - axis, &[1.0, 2.0, 1.0], 1, m, -0.5);
+    // 9 columns: the CPU's line-by-line passes; 37: its row-by-row passes (axis 0)
+    for sh in [[6usize, 9], [5, 37]] {
+        let x = randn::<f64>(&sh, 5, &Device::Cpu).unwrap();
+        let xv = x.to_vec().unwrap();
+        for mode in Mode::ALL {
+            let m = mode.for_filter();
+            for axis in [0usize, 1] {
+                let a = naive_pass(&xv, sh, axis, &[-1.0, 0.0, 1.0], 1, m, -0.5);
+                let b = naive_pass(&a, sh, 1 - axis, &[1.0, 2.0, 1.0], 1, m, -0.5);
+                let want = Array::from_vec(b, &sh, &Device::Cpu).unwrap();
+                for dev in devices() {
+                    let y = sobel(&x.to_device(&dev).unwrap(), axis as isize, &opts(mode)).unwrap();
+                    let y = y.to_device(&Device::Cpu).unwrap();
+                    assert_allclose(
+                        &y,
+                        &want,
+                        1e-13,
+                        1e-13,
+                        &format!("sobel {axis} {mode} {dev}"),
+                    );
+                }
+            }
+            // uniform 3 x 4 with origin 1: divisors and shifts (size / 2 + origin) of both passes
+            let a = naive_pass(&xv, sh, 0, &[1.0 / 3.0; 3], 2, m, -0.5);
+            let b = naive_pass(&a, sh, 1, &[0.25; 4], 3, m, -0.5);
             let want = Array::from_vec(b, &sh, &Device::Cpu).unwrap();
+            let o = FilterOptions {
+                origin: vec![1, 1],
+                ..opts(mode)
+            };
             for dev in devices() {
-                let y = sobel(&x.to_device(&dev).unwrap(), axis as isize, &opts(mode)).unwrap();
+                let y = uniform_filter(&x.to_device(&dev).unwrap(), &[3, 4], &o).unwrap();
                 let y = y.to_device(&Device::Cpu).unwrap();
-                assert_allclose(
-                    &y,
-                    &want,
-                    1e-13,
-                    1e-13,
-                    &format!("sobel {axis} {mode} {dev}"),
-                );
+                assert_allclose(&y, &want, 1e-13, 1e-13, &format!("uniform {mode} {dev}"));
             }
         }
-        // uniform 3 x 4 with origin 1: divisors and shifts (size / 2 + origin) of both passes
-        let a = naive_pass(&xv, sh, 0, &[1.0 / 3.0; 3], 2, m, -0.5);
-        let b = naive_pass(&a, sh, 1, &[0.25; 4], 3, m, -0.5);
-        let want = Array::from_vec(b, &sh, &Device::Cpu).unwrap();
-        let o = FilterOptions {
-            origin: vec![1, 1],
-            ..opts(mode)
-        };
-        for dev in devices() {
-            let y = uniform_filter(&x.to_device(&dev).unwrap(), &[3, 4], &o).unwrap();
-            let y = y.to_device(&Device::Cpu).unwrap();
-            assert_allclose(&y, &want, 1e-13, 1e-13, &format!("uniform {mode} {dev}"));
+        // min/max along axis 0 (row by row for 37 columns) against a naive window
+        for mode in Mode::ALL {
+            let m = mode.for_filter();
+            let o = FilterOptions {
+                origin: vec![-1],
+                ..opts(mode)
+            };
+            let mut want = vec![0.0; xv.len()];
+            for i in 0..sh[0] {
+                for j in 0..sh[1] {
+                    // size 4, origin -1: positions i - 1 .. i + 2
+                    want[i * sh[1] + j] = (-1..3)
+                        .map(|d| match m.map_index(i as i64 + d, sh[0] as i64) {
+                            Some(p) => xv[p as usize * sh[1] + j],
+                            None => -0.5,
+                        })
+                        .fold(f64::NEG_INFINITY, f64::max);
+                }
+            }
+            let want = Array::from_vec(want, &sh, &Device::Cpu).unwrap();
+            for dev in devices() {
+                let y = maximum_filter1d(&x.to_device(&dev).unwrap(), 4, 0, &o).unwrap();
+                let y = y.to_device(&Device::Cpu).unwrap();
+                assert_allclose(&y, &want, 0.0, 0.0, &format!("max {mode} {sh:?} {dev}"));
+            }
         }
     }
 }
