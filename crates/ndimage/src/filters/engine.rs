@@ -204,11 +204,7 @@ pub(crate) fn filter1d<T: Real>(
                 div,
                 op,
             };
-            let out = if inner >= CPU_ROWS_MIN {
-                pass.rows(&xv)
-            } else {
-                pass.lines(&xv)
-            };
+            let out = pass.run(&xv);
             from_f64(out, &shape)
         }
         Device::Cuda(d) => {
@@ -255,7 +251,7 @@ pub(crate) fn filter1d<T: Real>(
 }
 
 /// The inner extent (elements after the filtered axis) from which the CPU filters an axis row
-/// by row ([`Win1d::rows`]) rather than line by line ([`Win1d::lines`]).
+/// by row rather than line by line ([`Win1d::run`]).
 const CPU_ROWS_MIN: usize = 16;
 
 /// The CPU's [`filter1d`] pass over an array viewed as (outer, len, inner).
@@ -271,10 +267,12 @@ struct Win1d<'a> {
 }
 
 impl Win1d<'_> {
-    /// Row by row (`inner` ≥ 2): one task per output row (`inner` contiguous elements), each a sum
-    /// (or min/max) over the window's mapped input rows, taps in order; rows in parallel and
-    /// contiguous loads whatever the axis.
-    fn rows(&self, xv: &[f64]) -> Vec<f64> {
+    /// The pass over `xv`. Row by row where `inner` ≥ [`CPU_ROWS_MIN`]: one task per output row
+    /// (`inner` contiguous elements), each a sum (or min/max) over the window's mapped input
+    /// rows, taps in order; rows in parallel and contiguous loads whatever the axis. Else line
+    /// by line: each line along the axis extended by the mode, then the window slid over it;
+    /// outer blocks in parallel.
+    fn run(&self, xv: &[f64]) -> Vec<f64> {
         let Win1d {
             len,
             inner,
@@ -286,6 +284,39 @@ impl Win1d<'_> {
             op,
         } = *self;
         let mut out = vec![0.0; xv.len()];
+        if inner < CPU_ROWS_MIN {
+            let wl = w.len();
+            out.par_chunks_mut(len * inner)
+                .enumerate()
+                .for_each(|(o, block)| {
+                    let base = o * len * inner;
+                    // positions -shift .. len - shift + wl - 1 of the line, extended by the mode
+                    let mut line = vec![0.0; len + wl];
+                    for j in 0..inner {
+                        for (p, l) in line.iter_mut().enumerate() {
+                            *l = match mode.map_index(p as i64 - shift, len as i64) {
+                                Some(s) => xv[base + s as usize * inner + j],
+                                None => cval,
+                            };
+                        }
+                        for i in 0..len {
+                            let win = &line[i..i + wl];
+                            block[i * inner + j] = match op {
+                                Op::Sum => {
+                                    win.iter().zip(w).fold(0.0, |acc, (a, b)| acc + a * b) / div
+                                }
+                                Op::Min => win[1..]
+                                    .iter()
+                                    .fold(win[0], |a, &b| if b < a { b } else { a }),
+                                Op::Max => win[1..]
+                                    .iter()
+                                    .fold(win[0], |a, &b| if b > a { b } else { a }),
+                            };
+                        }
+                    }
+                });
+            return out;
+        }
         out.par_chunks_mut(inner).enumerate().for_each(|(r, orow)| {
             let (o, i) = (r / len, r % len);
             let base = o * len * inner;
@@ -324,51 +355,6 @@ impl Win1d<'_> {
                 }
             }
         });
-        out
-    }
-
-    /// Line by line (for `inner` below [`CPU_ROWS_MIN`]): each line along the axis extended by the
-    /// mode, then the window slid over it; outer blocks in parallel.
-    fn lines(&self, xv: &[f64]) -> Vec<f64> {
-        let Win1d {
-            len,
-            inner,
-            w,
-            shift,
-            mode,
-            cval,
-            div,
-            op,
-        } = *self;
-        let mut out = vec![0.0; xv.len()];
-        let wl = w.len();
-        out.par_chunks_mut(len * inner)
-            .enumerate()
-            .for_each(|(o, block)| {
-                let base = o * len * inner;
-                // positions -shift .. len - shift + wl - 1 of the line, extended by the mode
-                let mut line = vec![0.0; len + wl];
-                for j in 0..inner {
-                    for (p, l) in line.iter_mut().enumerate() {
-                        *l = match mode.map_index(p as i64 - shift, len as i64) {
-                            Some(s) => xv[base + s as usize * inner + j],
-                            None => cval,
-                        };
-                    }
-                    for i in 0..len {
-                        let win = &line[i..i + wl];
-                        block[i * inner + j] = match op {
-                            Op::Sum => win.iter().zip(w).fold(0.0, |acc, (a, b)| acc + a * b) / div,
-                            Op::Min => win[1..]
-                                .iter()
-                                .fold(win[0], |a, &b| if b < a { b } else { a }),
-                            Op::Max => win[1..]
-                                .iter()
-                                .fold(win[0], |a, &b| if b > a { b } else { a }),
-                        };
-                    }
-                }
-            });
         out
     }
 }

@@ -77,7 +77,7 @@ pub enum Footprint {
     Mask(Array<bool>),
 }
 
-fn norm_axis(op: &str, axis: isize, ndim: usize) -> Result<usize> {
+pub(crate) fn norm_axis(op: &str, axis: isize, ndim: usize) -> Result<usize> {
     let n = ndim as isize;
     let a = if axis < 0 { axis + n } else { axis };
     if a < 0 || a >= n {

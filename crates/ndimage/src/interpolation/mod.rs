@@ -702,11 +702,12 @@ enum CoordList {
     Dev(u64),
 }
 
-fn check_order(op: &str, order: usize) -> Result<()> {
-    if order > 5 {
+/// `InvalidArgument` unless `lo <= order <= 5` (SciPy's "spline order not supported").
+pub(crate) fn check_order(op: &str, order: usize, lo: usize) -> Result<()> {
+    if order < lo || order > 5 {
         return Err(make::arg(
             op,
-            format!("spline order must be 0 to 5, got {order}"),
+            format!("spline order must be {lo} to 5, got {order}"),
         ));
     }
     Ok(())
@@ -753,7 +754,7 @@ fn transform_axes<T: Real>(
     ords: &[usize],
     pad: Option<f64>,
 ) -> Result<Array<T>> {
-    check_order(op, o.order)?;
+    check_order(op, o.order, 0)?;
     let irank = x.ndim();
     if irank == 0 || oshape.is_empty() {
         // SciPy: RuntimeError('input and output rank must be > 0')
@@ -978,12 +979,7 @@ fn spline_out<T: Real>(
     mode: Mode,
 ) -> Result<Array<f64>> {
     if !(2..=5).contains(&order) {
-        if order > 5 {
-            return Err(make::arg(
-                op,
-                format!("spline order must be 0 to 5, got {order}"),
-            ));
-        }
+        check_order(op, order, 0)?;
         return x.astype::<f64>();
     }
     if x.size() == 0 {
@@ -1019,12 +1015,8 @@ pub fn spline_filter1d<T: Real>(
     mode: Mode,
 ) -> Result<Array<f64>> {
     let op = "spline_filter1d";
-    let nd = input.ndim() as isize;
-    let a = if axis < 0 { axis + nd } else { axis };
-    if a < 0 || a >= nd {
-        return Err(make::arg(op, format!("axis {axis} out of range")));
-    }
-    spline_out(op, input, order, &[a as usize], mode)
+    let a = crate::filters::norm_axis(op, axis, input.ndim())?;
+    spline_out(op, input, order, &[a], mode)
 }
 
 /// Multidimensional B-spline prefilter (`scipy.ndimage.spline_filter`): [`spline_filter1d`]
@@ -1042,12 +1034,7 @@ pub fn spline_filter1d<T: Real>(
 /// ```
 pub fn spline_filter<T: Real>(input: &Array<T>, order: usize, mode: Mode) -> Result<Array<f64>> {
     let op = "spline_filter";
-    if order < 2 {
-        return Err(make::arg(
-            op,
-            format!("spline order {order} not supported (2 to 5)"),
-        ));
-    }
+    check_order(op, order, 2)?;
     let axes: Vec<usize> = (0..input.ndim()).collect();
     spline_out(op, input, order, &axes, mode)
 }

@@ -37,8 +37,8 @@
 //! exactly, where here i64 beyond ±2^31 goes through the double as above).
 
 use super::{
-    map_coordinates_impl, pad_value, rotate_impl, shift_impl, spline_filter1d, zoom_impl,
-    InterpOptions, Matrix,
+    check_order, map_coordinates_impl, pad_value, rotate_impl, shift_impl, spline_filter1d,
+    zoom_impl, InterpOptions, Matrix,
 };
 use crate::filters::output::{apply, chain, finish, load, PassFn};
 use crate::filters::Real;
@@ -201,17 +201,6 @@ pub fn rotate_as<I: Element, O: Element>(
     })
 }
 
-fn check_spline_order(op: &str, order: usize, lo: usize) -> Result<()> {
-    if order < lo || order > 5 {
-        // SciPy: RuntimeError('spline order not supported')
-        return Err(make::arg(
-            op,
-            format!("spline order not supported: {order} (must be {lo} to 5)"),
-        ));
-    }
-    Ok(())
-}
-
 /// [`spline_filter1d`] with SciPy's `output` dtype
 /// (`scipy.ndimage.spline_filter1d(input, order, axis, output=O, mode)`): the coefficients
 /// computed in f64 and stored with the C casts of [`crate::filters::output`] (truncation; u8
@@ -239,15 +228,13 @@ pub fn spline_filter1d_as<I: Element, O: Element>(
     mode: Mode,
 ) -> Result<Array<O>> {
     let op = "spline_filter1d";
-    check_spline_order(op, order, 0)?;
-    let nd = input.ndim() as isize;
-    let a = if axis < 0 { axis + nd } else { axis };
-    if a < 0 || a >= nd {
-        return Err(make::arg(op, format!("axis {axis} out of range")));
-    }
+    check_order(op, order, 0)?;
+    let a = crate::filters::norm_axis(op, axis, input.ndim())?;
     let mut passes: Vec<PassFn> = Vec::new();
     if order >= 2 {
-        passes.push(Box::new(move |x| spline_filter1d(x, order, a, mode)));
+        passes.push(Box::new(move |x| {
+            spline_filter1d(x, order, a as isize, mode)
+        }));
     }
     chain(op, input, passes)
 }
@@ -267,8 +254,8 @@ pub fn spline_filter1d_as<I: Element, O: Element>(
 ///
 /// # Errors
 /// `InvalidArgument` for an order outside 2–5 (SciPy 1.17 raises `spline order not supported`
-/// for 0 and 1 here, where [`spline_filter`](super::spline_filter) returns the input as f64);
-/// `UnsupportedDType` for complex `I` or `O`.
+/// for 0 and 1 here, as [`spline_filter`](super::spline_filter) does); `UnsupportedDType` for
+/// complex `I` or `O`.
 ///
 /// ```
 /// use cusci_ndimage::{spline_filter_as, Array, Device, Mode};
@@ -283,7 +270,7 @@ pub fn spline_filter_as<I: Element, O: Element>(
     mode: Mode,
 ) -> Result<Array<O>> {
     let op = "spline_filter";
-    check_spline_order(op, order, 2)?;
+    check_order(op, order, 2)?;
     let passes: Vec<PassFn> = (0..input.ndim())
         .map(|a| {
             Box::new(move |x: &Array<f64>| spline_filter1d(x, order, a as isize, mode)) as PassFn
