@@ -187,8 +187,8 @@ fn stream2_grid_strides_over_more_planes_than_grid_z() {
 
 #[test]
 fn stream2_grid_strides_over_more_strips_than_grid_y() {
-    // one plane of 528,008 rows: about 66,000 strips of 8 rows > 65535 blocks along grid.y
-    check(&[528_008, 4], 81, &[Mode::Reflect], Some("uniform 3"));
+    // one plane of 2,200,008 rows: about 68,750 strips of 32 rows > 65535 blocks along grid.y
+    check(&[2_200_008, 4], 81, &[Mode::Reflect], Some("uniform 3"));
 }
 
 #[test]

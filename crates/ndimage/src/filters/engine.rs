@@ -1177,23 +1177,26 @@ fn sep2d<T: Real>(
 /// odd uniform windows and gaussians of radius up to 4 with origin 0). The vertical shift is a
 /// kernel argument.
 const STREAM2_TAPS: [usize; 4] = [3, 5, 7, 9];
-/// Shared-memory ring slots per thread, as a multiple of the window (`R = STREAM2_RING * N`):
-/// `R - N + 1` input rows in flight per lane. 2: on the H200 (2026-12-04, f32 4096², CuPy
-/// launches back to back, `benches/results/2026-12-04b-h200.md`) uniform 9 took 0.0506 ms with
-/// R = 18 against 0.061 with 27; sobel took 0.0393 ms with R = 6 and with 9.
-const STREAM2_RING: usize = 2;
-/// Output rows per strip aimed at before the strip count is rounded to whole waves of resident
-/// blocks ([`stream2_strips`]): short strips give many blocks (even waves, more row streams in
-/// flight) at the price of rereading `N - 1` rows per strip, from L2 or L1 mostly. On the H200
-/// (same runs) 7 to 14 rows gave the same times within 1%, 28 rows 7% more for uniform 9.
-const STREAM2_STRIP_ROWS: usize = 8;
+/// Output rows per block strip aimed at before the strip count is rounded to whole waves of
+/// resident blocks ([`stream2_strips`]): a block copies its strip's rows and the `N - 1` rows of
+/// the vertical halo once into shared memory, so longer strips reread fewer rows; shorter ones
+/// give more blocks (even waves, more copies in flight).
+const STREAM2_STRIP_ROWS: usize = 32;
+/// The longest block strip: its tile, `(rows + N) * 512` bytes, stays within the 48 KiB that a
+/// block gets without the opt-in attribute (which the occupancy query would need set first).
+const STREAM2_MAX_STRIP_ROWS: usize = 80;
 /// Threads per block (a multiple of 32; the `__launch_bounds__` of the entry points).
 const STREAM2_THREADS: u32 = 128;
 /// Whether the scalar-access variants `ndi_stream2f{N}s` (`VEC = false`) are compiled too: they
 /// serve widths not a multiple of 4 and unaligned arrays, which otherwise take `ndi_sep2f`.
 const STREAM2_SCALAR: bool = true;
 
-const _: () = assert!(STREAM2_THREADS % 32 == 0 && STREAM2_THREADS <= 1024 && STREAM2_RING >= 1);
+const _: () = assert!(
+    STREAM2_THREADS % 32 == 0
+        && STREAM2_THREADS <= 1024
+        && (STREAM2_MAX_STRIP_ROWS + 9) * 512 <= 48 * 1024
+        && STREAM2_STRIP_ROWS <= STREAM2_MAX_STRIP_ROWS
+);
 
 /// The name of the streaming kernel's entry point for `n` taps (`vec`: 16-byte accesses; `unit`:
 /// every weight 1).
@@ -1214,10 +1217,9 @@ fn stream2_entries() -> String {
                 continue;
             }
             s += &format!(
-                "NDI_STREAM2({}, {n}, {n}, {}, {}, {STREAM2_THREADS}, {vec}, {unit})\n",
+                "NDI_STREAM2({}, {n}, {n}, {}, {STREAM2_THREADS}, {vec}, {unit})\n",
                 stream2_name(n, vec, unit),
                 (n - 1) / 2,
-                STREAM2_RING * n,
             );
         }
     }
@@ -1254,8 +1256,9 @@ pub fn stream2_launches() -> usize {
 }
 
 /// The streaming kernel (`ndi_stream2f{N}`, `stream2d.cu`) for passes `p` (vertical, axis
-/// `nd - 2`) then `q` (horizontal) over the last two axes of a C-contiguous f32 array: a warp
-/// walks a strip of rows, each input row copied once through a shared-memory ring; unit weights
+/// `nd - 2`) then `q` (horizontal) over the last two axes of a C-contiguous f32 array: a block
+/// copies a strip of rows and its vertical halo once into shared memory, then its warps walk
+/// consecutive parts of the strip; unit weights
 /// (uniform filters) take the variant `ndi_stream2f{N}u`; the same arithmetic as `ndi_sep2f`
 /// (bit-identical). `None` where it does not apply (see
 /// [`sum_passes`]): other types, pass orders, window lengths or shifts, non-contiguous input, and
@@ -1295,9 +1298,9 @@ fn stream2<T: Real>(
     }
     // unit weights (uniform filters) take the variant without weight products (same results)
     let unit = vec && p.w.iter().chain(&q.w).all(|&w| w as f32 == 1.0);
-    // warps side by side along the rows (120 output columns each), strips along grid.y, planes
-    // along grid.z
-    let Ok(gx) = u32::try_from(wd.div_ceil(120).div_ceil(STREAM2_THREADS as usize / 32)) else {
+    // column bands side by side along the rows (120 output columns each), strips along grid.y,
+    // planes along grid.z
+    let Ok(gx) = u32::try_from(wd.div_ceil(120)) else {
         return Ok(None);
     };
     if gx > i32::MAX as u32 {
@@ -1305,8 +1308,9 @@ fn stream2<T: Real>(
     }
     let mode = mode.for_filter();
     let f = function(d, T::DTYPE, &stream2_name(n, vec, unit))?;
-    let smem = STREAM2_RING * n * STREAM2_THREADS as usize * 16;
-    let nst = stream2_strips(d, &f, smem, hh, outer, gx as usize)?;
+    let nst = stream2_strips(d, &f, n, hh, outer, gx as usize)?;
+    // the tile: the longest strip's rows and the halo, 128 columns of 4 bytes each
+    let smem = (hh / nst + n) * 512;
     let mut a = Args::new();
     a.push(xp)
         .push(op_)
@@ -1333,19 +1337,19 @@ fn stream2<T: Real>(
     Ok(Some(out))
 }
 
-/// The strip count per plane of `hh` rows for the streaming kernel `f` (`gx` blocks across a
-/// plane, `outer` planes): strips of about `STREAM2_STRIP_ROWS` rows, their number rounded so
-/// that the blocks fill whole waves of the device's resident blocks where a launch has few
-/// waves; in `1 ..= hh`.
+/// The strip count per plane of `hh` rows for the streaming kernel `f` of `n` taps (`gx` blocks
+/// across a plane, `outer` planes): strips of about `STREAM2_STRIP_ROWS` rows, their number
+/// rounded so that the blocks fill whole waves of the device's resident blocks where a launch
+/// has few waves; in `1 ..= hh`, and strips of at most `STREAM2_MAX_STRIP_ROWS + 1` rows.
 fn stream2_strips(
     d: &CudaDevice,
     f: &cusci_core::cuda::kernel::Function,
-    smem: usize,
+    n: usize,
     hh: usize,
     outer: usize,
     gx: usize,
 ) -> Result<usize> {
-    let per_sm = f.occupancy(STREAM2_THREADS, smem)? as usize;
+    let per_sm = f.occupancy(STREAM2_THREADS, (STREAM2_STRIP_ROWS + n) * 512)? as usize;
     let slots = (d.props().multiprocessors * per_sm).max(1);
     let nst0 = hh.div_ceil(STREAM2_STRIP_ROWS);
     let per_strip = gx.saturating_mul(outer).max(1);
@@ -1358,5 +1362,7 @@ fn stream2_strips(
     } else {
         nst0
     };
-    Ok(nst.clamp(1, hh.max(1)))
+    Ok(nst
+        .max(hh.div_ceil(STREAM2_MAX_STRIP_ROWS))
+        .clamp(1, hh.max(1)))
 }
