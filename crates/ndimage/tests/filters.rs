@@ -1009,6 +1009,24 @@ fn derivative_filters_take_axes_and_modes_as_scipy() {
                 y[i]
             );
         }
+        // naming every axis, in any order, gives the sigmas in input-axis order (SciPy expands
+        // them only when `axes` leaves an axis out): gaussian_laplace(x3, [1, 0.5, 2], axes=[2, 0, 1])
+        let g = GaussianOptions {
+            axes: Some(vec![2, 0, 1]),
+            ..Default::default()
+        };
+        let y = gaussian_laplace(&x3, &[1.0, 0.5, 2.0], &g)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let want = [2.3574804456198475, 1.8134176097120895, 0.9662329041314761];
+        for (i, v) in want.into_iter().enumerate() {
+            assert!(
+                (y[i] - v).abs() < 1e-12,
+                "{ctx}: gaussian_laplace {i}: {}",
+                y[i]
+            );
+        }
         // with a mode per axis of `axes`: each axis's term in its mode
         // (gaussian_laplace(x3, [1.0, 0.7], mode=["constant", "nearest"], axes=[0, 2], cval=0.5))
         let g = GaussianOptions {
@@ -1073,7 +1091,7 @@ fn footprints_lie_on_the_filtered_axes_in_increasing_order_as_scipy() {
         };
         // SciPy 1.17 places a footprint (or the box of a size) with np.expand_dims: its
         // dimensions follow the filtered axes in increasing order, the origins follow `axes`
-        // (scipy#22576). median_filter(x3, size=[2, 3], axes=[2, 1], origin=[1, 0]):
+        // when it leaves an axis out (scipy#22576). median_filter(x3, size=[2, 3], axes=[2, 1], origin=[1, 0]):
         let fp = Footprint::Size(vec![2, 3]);
         let y = median_filter(&x3, &fp, &with(vec![2, 1], vec![1, 0])).unwrap();
         let e = median_filter(&x3, &fp, &with(vec![1, 2], vec![0, 1])).unwrap();
@@ -1105,6 +1123,46 @@ fn footprints_lie_on_the_filtered_axes_in_increasing_order_as_scipy() {
         )
         .unwrap();
         assert_allclose(&y, &e, 0.0, 0.0, &ctx);
+        // naming every axis, in any order, gives the origins in input-axis order (SciPy's
+        // _expand_origin): median_filter(x3, size=[2, 3, 2], axes=[2, 0, 1], origin=[-1, 1, 0])
+        let fp3 = Footprint::Size(vec![2, 3, 2]);
+        let y = median_filter(&x3, &fp3, &with(vec![2, 0, 1], vec![-1, 1, 0])).unwrap();
+        let e = median_filter(&x3, &fp3, &with(vec![0, 1, 2], vec![-1, 1, 0])).unwrap();
+        assert_allclose(&y, &e, 0.0, 0.0, &ctx);
+        assert_eq!(
+            y.to_vec().unwrap()[..10],
+            [5.0, 5.0, 7.0, 8.0, 6.0, 5.0, 5.0, 7.0, 8.0, 6.0]
+        );
+        // convolve(x3, w2, axes=[1, 2, 0], origin=[-1, 0, 0]), the origins mirrored by the
+        // weights' length on their own axis
+        let w2 = Array::from_vec(
+            vec![1.0, 2.0, 0.0, -1.0, 3.0, 0.0, 1.0, 1.0],
+            &[2, 2, 2],
+            &Device::Cpu,
+        )
+        .unwrap();
+        let y = convolve(&x3, &w2, &with(vec![1, 2, 0], vec![-1, 0, 0])).unwrap();
+        assert_eq!(
+            y.to_vec().unwrap()[..10],
+            [53.0, 37.0, 60.0, 44.0, 32.0, 22.0, 32.0, 29.0, 39.0, 53.0]
+        );
+        // maximum_filter(x3, footprint=m, axes=[2, 1, 0], origin=[0, -1, 0]) (not all true)
+        let m = Array::from_vec(
+            vec![true, false, true, true, false, true, true, false],
+            &[2, 2, 2],
+            &Device::Cpu,
+        )
+        .unwrap();
+        let y = maximum_filter(
+            &x3,
+            &Footprint::Mask(m),
+            &with(vec![2, 1, 0], vec![0, -1, 0]),
+        )
+        .unwrap();
+        assert_eq!(
+            y.to_vec().unwrap()[..10],
+            [3.0, 10.0, 10.0, 11.0, 11.0, 6.0, 10.0, 10.0, 11.0, 11.0]
+        );
         // the separable filters take their sizes in the order of `axes`, an all-true mask too
         let ones = Footprint::Mask(Array::<bool>::ones(&[1, 3], &Device::Cpu).unwrap());
         let y = minimum_filter(&x3, &ones, &with(vec![2, 1], vec![])).unwrap();

@@ -40,7 +40,9 @@ use engine::{filter1d, filternd, ranknd, sum_passes, Op, Pass, Points};
 /// [`generic_filter`], and [`minimum_filter`] / [`maximum_filter`] with a mask that is not all
 /// true) have their dimensions in increasing axis order, whatever the order of `axes`: SciPy
 /// 1.17 inserts the unfiltered axes with `np.expand_dims` (scipy#22576); only the separable
-/// filters take their sizes in the order of `axes`.
+/// filters take their sizes in the order of `axes`. Likewise the origin of these footprint
+/// filters follows `axes` only when `axes` leaves some axis out: naming every axis, in any
+/// order, gives the origins in input-axis order (SciPy's `_expand_origin`).
 ///
 /// `modes` is SciPy's `mode` given as a sequence: one mode per filtered axis (per axis of the
 /// input for [`sobel`] and [`prewitt`]), or a single mode for all; empty (the default) uses
@@ -238,10 +240,24 @@ fn footprint_axes(axes: &[usize]) -> Vec<usize> {
     f
 }
 
+/// The origin of each input axis from `origin` (one per filtered axis) for the footprint
+/// filters, as SciPy's `_expand_origin`: in the order of `axes` when some axes are left out,
+/// but in input-axis order when `axes` names them all, whatever its order (scipy#22576).
+fn expand_origin(origin: &[isize], axes: &[usize], ndim: usize) -> Vec<isize> {
+    if axes.len() == ndim {
+        return origin.to_vec();
+    }
+    let mut full = vec![0isize; ndim];
+    for (&o, &a) in origin.iter().zip(axes) {
+        full[a] = o;
+    }
+    full
+}
+
 /// The points of a footprint of `fshape` (one dimension per filtered axis, in increasing axis
-/// order, see [`footprint_axes`]) over an array of `ndim` dimensions; `origin` follows the order
-/// of `axes` (SciPy's `_expand_origin`); `keep(i)` says which flat footprint elements count and
-/// `w(i)` their weight.
+/// order, see [`footprint_axes`]) over an array of `ndim` dimensions; `origin` per filtered axis,
+/// expanded by [`expand_origin`]; `keep(i)` says which flat footprint elements count and `w(i)`
+/// their weight.
 fn points(
     op: &str,
     ndim: usize,
@@ -253,10 +269,7 @@ fn points(
 ) -> Result<Points> {
     check_rank(op, "footprint", fshape.len(), axes.len())?;
     let origin = per_axis(op, "origin", origin, axes.len(), 0)?;
-    let mut axis_origin = vec![0isize; ndim];
-    for (k, &a) in axes.iter().enumerate() {
-        axis_origin[a] = origin[k];
-    }
+    let axis_origin = expand_origin(&origin, axes, ndim);
     let axes = footprint_axes(axes);
     let mut centre = Vec::with_capacity(axes.len());
     for (k, &len) in fshape.iter().enumerate() {
@@ -359,14 +372,17 @@ pub fn convolve<T: Real>(
     let total = wv.len();
     let rev = move |i: usize| wv[total - 1 - i];
     check_rank(op, "weights", fshape.len(), axes.len())?;
-    // SciPy mirrors each axis's origin by the weights' length along that axis
+    // SciPy mirrors each axis's origin by the weights' length along that axis; origin k is
+    // the origin of axis k when `axes` names every axis ([`expand_origin`]), else of axes[k]
     let fax = footprint_axes(&axes);
     let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
+    let all = axes.len() == input.ndim();
     let origin: Vec<isize> = origin
         .iter()
-        .zip(&axes)
-        .map(|(&o, a)| {
-            let l = fshape[fax.iter().position(|f| f == a).unwrap_or(0)];
+        .enumerate()
+        .map(|(k, &o)| {
+            let a = if all { k } else { axes[k] };
+            let l = fshape[fax.iter().position(|&f| f == a).unwrap_or(0)];
             if l % 2 == 0 {
                 -o - 1
             } else {
@@ -942,7 +958,7 @@ fn rank_select<T: Real>(
 /// A rank filter's box footprint (a size, or an all-true mask) as SciPy's `_rank_filter` hands
 /// it to the minimum/maximum filter for the first and last ranks: sizes per input axis (the
 /// footprint on the filtered axes in increasing order, `_expand_footprint`), with options whose
-/// origins and modes are per input axis (`_expand_origin`, `_expand_mode`: in the order of
+/// origins and modes are per input axis ([`expand_origin`]; `_expand_mode`: in the order of
 /// `axes`) and `axes` none. `None` for a mask that is not all true.
 pub(crate) fn rank_box(
     op: &str,
@@ -966,10 +982,7 @@ pub(crate) fn rank_box(
     for (k, &a) in footprint_axes(&axes).iter().enumerate() {
         size[a] = fshape[k];
     }
-    let mut full_origin = vec![0isize; nd];
-    for (k, &a) in axes.iter().enumerate() {
-        full_origin[a] = origin[k];
-    }
+    let full_origin = expand_origin(&origin, &axes, nd);
     let modes = if opts.modes.is_empty() {
         Vec::new()
     } else {
@@ -1233,12 +1246,17 @@ pub fn laplace<T: Real + cusci_core::dtype::Numeric>(
 }
 
 /// The per-axis sigmas SciPy's `gaussian_laplace` hands to `gaussian_filter`: `sigma` (one
-/// value or one per axis of `axes`) on the filtered axes, 0 (not smoothed) on the others.
+/// value or one per axis of `axes`) on the filtered axes, 0 (not smoothed) on the others; as
+/// SciPy, in the order of `axes` only when `axes` leaves an axis out (naming every axis, in any
+/// order, gives the sigmas in input-axis order, as [`expand_origin`]).
 fn laplace_sigmas(op: &str, sigma: &[f64], axes: &[usize], nd: usize) -> Result<Vec<f64>> {
     if sigma.is_empty() {
         return Err(make::arg(op, "no sigma given"));
     }
     let sig = per_axis(op, "sigma", sigma, axes.len(), 0.0)?;
+    if axes.len() == nd {
+        return Ok(sig);
+    }
     let mut full = vec![0.0; nd];
     for (k, &a) in axes.iter().enumerate() {
         full[a] = sig[k];
@@ -1272,8 +1290,9 @@ fn gaussian_term<T: Real>(
 /// Laplacian of Gaussian (`scipy.ndimage.gaussian_laplace`): for each axis of `opts.axes` (all
 /// by default), [`gaussian_filter`] with order 2 along that axis, summed.
 ///
-/// `sigma` is one value or one per axis of `opts.axes`; the axes outside `opts.axes` are not
-/// smoothed (SciPy gives them sigma 0). `opts.modes` gives one mode per axis of `opts.axes`: the
+/// `sigma` is one value or one per axis of `opts.axes` (in input-axis order when `opts.axes`
+/// names every axis, as SciPy); the axes outside `opts.axes` are not smoothed (SciPy gives them
+/// sigma 0). `opts.modes` gives one mode per axis of `opts.axes`: the
 /// term of that axis filters in that mode (SciPy's `generic_laplace`). `opts.truncate` and
 /// `opts.radius` (one value or one per axis of the input) apply to every term; `opts.order` is
 /// not used.
