@@ -105,11 +105,11 @@ fn identities_on_every_device() {
                     y.iter().zip(&xv).all(|(a, b)| (a - b).abs() < tol),
                     "{mode} {order} on {dev}"
                 );
-                let z = zoom(&x, &[1.0], false, &o).unwrap().to_vec().unwrap();
-                assert!(
-                    z.iter().zip(&xv).all(|(a, b)| (a - b).abs() < tol),
-                    "{mode} {order} on {dev}"
-                );
+                // zoom 1 returns the input itself, as SciPy (gh-20999), in every mode
+                for grid in [false, true] {
+                    let z = zoom(&x, &[1.0], grid, &o).unwrap().to_vec().unwrap();
+                    assert_eq!(z, xv, "zoom 1 {mode} {order} on {dev}");
+                }
                 // four quarter turns come back
                 let mut r = x.clone();
                 for _ in 0..4 {
@@ -122,6 +122,30 @@ fn identities_on_every_device() {
                 );
             }
         }
+        // ... stored as NumPy assigns (`output[...] = input`: floats truncated into integers,
+        // wrapped into u8): SciPy's zoom(x, 1, output=int32 / uint8)
+        let v = Array::from_vec(vec![2.7, -2.7, 300.7, -1.2, f64::NAN], &[5], &dev).unwrap();
+        let o = InterpOptions::default();
+        let y = zoom_as::<f64, i32>(&v, &[1.0], false, &o).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![2, -2, 300, -1, i32::MIN], "{dev}");
+        let y = zoom_as::<f64, u8>(&v, &[1.0], false, &o).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![2, 254, 44, 255, 0], "{dev}");
+        let y = zoom_as::<f64, f32>(&v, &[1.0], false, &o).unwrap();
+        assert_eq!(
+            y.to_vec().unwrap()[..4],
+            [2.7f32, -2.7, 300.7, -1.2],
+            "{dev}"
+        );
+        // without the prefilter the input is taken as spline coefficients: not a copy
+        let o = InterpOptions {
+            prefilter: false,
+            ..Default::default()
+        };
+        let y = zoom(&x, &[1.0], false, &o).unwrap().to_vec().unwrap();
+        assert!(
+            y.iter().zip(&xv).any(|(a, b)| (a - b).abs() > 1e-3),
+            "{dev}"
+        );
         // a spline of a constant is the constant
         let c = Array::<f32>::full(&[5, 4], 3.0, &dev).unwrap();
         for order in 2..=5 {
@@ -662,5 +686,29 @@ fn as_functions_give_typed_errors_on_every_device() {
         let m = Matrix::Diagonal(vec![1.0]);
         let e = affine_transform_as::<f64, f32>(&x, &m, &[], None, &o).unwrap_err();
         assert_eq!(kind(e), "shape");
+    }
+}
+
+#[test]
+fn zoom_grid_mode_rounds_its_coordinates_as_scipy() {
+    // SciPy computes (o + 0.5) * z - 0.5: at zoom 1.5 the coordinates 0.5, 4.5 and 6.5 are exact
+    // halves (z * o + (0.5 z - 0.5) gives 0.49999999999999994 ...), and nearest rounds them up:
+    // zoom(arange(8), 1.5, order=0, grid_mode=True, mode='grid-wrap')
+    let want = [0.0, 1.0, 1.0, 2.0, 3.0, 3.0, 4.0, 5.0, 5.0, 6.0, 7.0, 7.0];
+    for dev in devices() {
+        let x = Array::from_vec((0..8).map(f64::from).collect(), &[8], &dev).unwrap();
+        let o = InterpOptions {
+            order: 0,
+            mode: Mode::GridWrap,
+            ..Default::default()
+        };
+        let y = zoom(&x, &[1.5], true, &o).unwrap();
+        assert_eq!(y.to_vec().unwrap(), want, "{dev}");
+        // the same along the first axis of a 2-D input (the n-D kernel on the GPU)
+        let x2 =
+            Array::from_vec((0..16).map(|v| f64::from(v / 2)).collect(), &[8, 2], &dev).unwrap();
+        let y2 = zoom(&x2, &[1.5, 1.0], true, &o).unwrap().to_vec().unwrap();
+        let col: Vec<f64> = y2.iter().step_by(2).copied().collect();
+        assert_eq!(col, want, "{dev}");
     }
 }

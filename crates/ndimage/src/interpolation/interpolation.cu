@@ -50,8 +50,9 @@ __device__ double ndi_interp(const W* __restrict__ x, int irank, const NdiDims& 
   return acc;
 }
 
-// The affine map of a transform: M (row-major irank x orank) then the offset (irank values).
-struct NdiMat { double m[72]; };
+// The affine map of a transform: M (row-major irank x orank), the offset (irank values), then a
+// shift of the output coordinates (orank values: 0, or 0.5 for zoom's grid mode).
+struct NdiMat { double m[80]; };
 
 // a / b and a % b for non-negative a, b: 32-bit division where both fit (the common case).
 __device__ __forceinline__ i64 ndi_udiv(i64 a, i64 b) {
@@ -59,7 +60,9 @@ __device__ __forceinline__ i64 ndi_udiv(i64 a, i64 b) {
 }
 
 // Output element i at input coordinates given by coords[d * n + i] + cshift (map_coordinates;
-// coordinates of type W) or by the affine map coordinate = M · out + offset. Any rank, a spline
+// coordinates of type W) or by the affine map coordinate = offset + M · (out + h), each product
+// rounded and added in order (no fused multiply-add: the coordinates of the CPU and SciPy, the
+// same nearest neighbour where a coordinate falls on a half). Any rank, a spline
 // order per axis.
 extern "C" __global__ void ndi_transform(const W* __restrict__ x, T* __restrict__ out, i64 n,
                                          int irank, NdiDims idims, int orank, NdiDims odims,
@@ -79,7 +82,9 @@ extern "C" __global__ void ndi_transform(const W* __restrict__ x, T* __restrict_
       }
       for (int d = 0; d < irank; ++d) {
         double acc = mat.m[irank * orank + d];
-        for (int e = 0; e < orank; ++e) acc += mat.m[d * orank + e] * (double)o[e];
+        for (int e = 0; e < orank; ++e)
+          acc = __dadd_rn(acc, __dmul_rn(mat.m[d * orank + e],
+                                         (double)o[e] + mat.m[irank * orank + irank + e]));
         c[d] = acc;
       }
     }
@@ -163,7 +168,8 @@ __device__ __forceinline__ void ndi_transform_fixed(const W* __restrict__ x, T* 
       for (int d = 0; d < R; ++d) {
         double acc = mat.m[R * R + d];
 #pragma unroll
-        for (int e = 0; e < R; ++e) acc += mat.m[d * R + e] * (double)o[e];
+        for (int e = 0; e < R; ++e)
+          acc = __dadd_rn(acc, __dmul_rn(mat.m[d * R + e], (double)o[e] + mat.m[R * R + R + e]));
         c[d] = acc;
       }
     }

@@ -101,10 +101,11 @@ fn cfg(n: usize) -> LaunchConfig {
 #[derive(Clone, Copy)]
 struct Dims8([i64; 8]);
 
-/// The affine map by value (`NdiMat`: irank × orank matrix then the offset, at most 72 values).
+/// The affine map by value (`NdiMat`: irank × orank matrix, the offset, then the output
+/// coordinates' shift per output axis; at most 80 values).
 #[repr(C)]
 #[derive(Clone, Copy)]
-struct Mat72([f64; 72]);
+struct Mat80([f64; 80]);
 
 fn dims8(op: &str, s: &[usize]) -> Result<Dims8> {
     if s.len() > 8 {
@@ -692,7 +693,9 @@ fn spline_cuda(
 enum Coords<'a> {
     /// `coords[d * n + i]`, on the input's device, in the working type (f64 on the CPU).
     List(&'a CoordList),
-    /// `c = M · o + offset`: M row-major irank × orank followed by the offset.
+    /// `c = offset + M · (o + h)`: M row-major irank × orank, then the offset (irank values),
+    /// then `h` (orank values: 0, or ½ for `zoom`'s grid mode, SciPy's `(o + ½) · z − ½`). Each
+    /// product rounded, then added in axis order (no fused multiply-add), on both devices.
     Affine(Vec<f64>),
 }
 
@@ -844,7 +847,8 @@ fn transform_axes<T: Real>(
                                 (0..oshape[d])
                                     .map(|t| {
                                         let mut acc = m[irank * orank + d];
-                                        acc += m[d * orank + d] * t as f64;
+                                        let h = m[irank * orank + irank + d];
+                                        acc += m[d * orank + d] * (t as f64 + h);
                                         let mut a = NO_STENCIL;
                                         axis_stencil(
                                             acc, ishape[d], stride[d], ords[d], o.mode, &mut a,
@@ -896,7 +900,8 @@ fn transform_axes<T: Real>(
                                 for d in 0..irank {
                                     let mut acc = m[irank * orank + d];
                                     for e in 0..orank {
-                                        acc += m[d * orank + e] * oi[e] as f64;
+                                        let h = m[irank * orank + irank + e];
+                                        acc += m[d * orank + e] * (oi[e] as f64 + h);
                                     }
                                     c[d] = acc;
                                 }
@@ -935,9 +940,9 @@ fn transform_axes<T: Real>(
             // coordinate lists: the padding shift is a kernel argument; the affine map is passed
             // by value (no upload)
             let (cptr, cshift, mat, list) = match &coords {
-                Coords::List(CoordList::Dev(p)) => (*p, padc, [0.0f64; 72], true),
+                Coords::List(CoordList::Dev(p)) => (*p, padc, [0.0f64; 80], true),
                 Coords::Affine(m) => {
-                    let mut mm = [0.0f64; 72];
+                    let mut mm = [0.0f64; 80];
                     mm[..m.len()].copy_from_slice(m);
                     (0u64, 0.0, mm, false)
                 }
@@ -949,14 +954,14 @@ fn transform_axes<T: Real>(
             a.push(work.ptr()).push(ptr(&out)).push(n as i64);
             let f = if fixed {
                 a.push(dims8(op, &ishape)?).push(dims8(op, oshape)?);
-                a.push(cptr).push(cshift).push(Mat72(mat));
+                a.push(cptr).push(cshift).push(Mat80(mat));
                 fixed_function(d, T::DTYPE, wdt, irank, o.order)?
             } else {
                 a.push(irank as i32)
                     .push(dims8(op, &ishape)?)
                     .push(orank as i32)
                     .push(dims8(op, oshape)?);
-                a.push(cptr).push(cshift).push(Mat72(mat));
+                a.push(cptr).push(cshift).push(Mat80(mat));
                 a.push(dims8(op, ords)?);
                 function(d, T::DTYPE, wdt, "ndi_transform")?
             };
@@ -1155,9 +1160,13 @@ pub fn affine_transform<T: Real>(
     output_shape: Option<&[usize]>,
     opts: &InterpOptions,
 ) -> Result<Array<T>> {
-    affine_impl(input, matrix, offset, output_shape, opts, None, None)
+    affine_impl(input, matrix, offset, output_shape, opts, None, None, None)
 }
 
+/// The body of the affine transforms: `ords` an order per axis (rotate's unrotated axes take 0),
+/// `pad` the grid-constant padding value of the `_as` functions, `half` the shift of the output
+/// coordinates per output axis (zoom's grid mode, see [`Coords::Affine`]).
+#[allow(clippy::too_many_arguments)]
 fn affine_impl<T: Real>(
     input: &Array<T>,
     matrix: &Matrix,
@@ -1166,6 +1175,7 @@ fn affine_impl<T: Real>(
     opts: &InterpOptions,
     ords: Option<&[usize]>,
     pad: Option<f64>,
+    half: Option<&[f64]>,
 ) -> Result<Array<T>> {
     let op = "affine_transform";
     let nd = input.ndim();
@@ -1173,7 +1183,7 @@ fn affine_impl<T: Real>(
         .map(|s| s.to_vec())
         .unwrap_or_else(|| input.shape().to_vec());
     let orank = oshape.len();
-    let mut m = vec![0.0; nd * orank + nd];
+    let mut m = vec![0.0; nd * orank + nd + orank];
     let norm_offset = || -> Result<Vec<f64>> {
         match offset.len() {
             0 => Ok(vec![0.0; nd]),
@@ -1240,7 +1250,10 @@ fn affine_impl<T: Real>(
             }
         }
     };
-    m[nd * orank..].copy_from_slice(&off);
+    m[nd * orank..nd * orank + nd].copy_from_slice(&off);
+    if let Some(h) = half {
+        m[nd * orank + nd..].copy_from_slice(h);
+    }
     match ords {
         Some(o) => transform_axes(op, input, &oshape, Coords::Affine(m), opts, o, pad),
         None => transform(op, input, &oshape, Coords::Affine(m), opts, pad),
@@ -1277,7 +1290,7 @@ fn shift_impl<T: Real>(
     };
     let off: Vec<f64> = s.iter().map(|v| -v).collect();
     let m = Matrix::Diagonal(vec![1.0; nd]);
-    affine_impl(input, &m, &off, None, opts, None, pad)
+    affine_impl(input, &m, &off, None, opts, None, pad, None)
 }
 
 /// Zoom (`scipy.ndimage.zoom`): the output has `round(shape · zoom)` elements per axis; with
@@ -1287,7 +1300,9 @@ fn shift_impl<T: Real>(
 /// # Errors
 /// `InvalidArgument` for a zoom giving a negative (or not finite) output length, an order above 5,
 /// a 0-d input. A zoom of 0 gives an empty axis; output lengths round half to even (Python's
-/// `round`, as SciPy).
+/// `round`, as SciPy). A zoom of 1 on every axis with `prefilter` returns a copy of the input,
+/// as SciPy (which returns before interpolating: the spline round trip is not exact for short
+/// axes in some modes).
 ///
 /// ```
 /// use cusci_ndimage::{zoom, InterpOptions, Array, Device};
@@ -1302,7 +1317,32 @@ pub fn zoom<T: Real>(
     grid_mode: bool,
     opts: &InterpOptions,
 ) -> Result<Array<T>> {
+    if zoom_is_copy("zoom", input.ndim(), zoom, opts)? {
+        return input.copy();
+    }
     zoom_impl(input, zoom, grid_mode, opts, None)
+}
+
+/// The zoom factor of every axis of an `nd`-dimensional input (one factor for all, or one each).
+fn zoom_factors(op: &str, zoom: &[f64], nd: usize) -> Result<Vec<f64>> {
+    match zoom.len() {
+        1 => Ok(vec![zoom[0]; nd]),
+        k if k == nd => Ok(zoom.to_vec()),
+        k => Err(make::shape(op, format!("{k} zoom factors for {nd} axes"))),
+    }
+}
+
+/// Whether `zoom` returns its input unchanged, as SciPy does (gh-20999) before interpolating:
+/// every factor 1 and `prefilter` set (whatever the order and mode; without the prefilter the
+/// input holds spline coefficients, which the interpolation turns back into values).
+pub(crate) fn zoom_is_copy(
+    op: &str,
+    nd: usize,
+    zoom: &[f64],
+    opts: &InterpOptions,
+) -> Result<bool> {
+    check_order(op, opts.order, 0)?;
+    Ok(nd > 0 && opts.prefilter && zoom_factors(op, zoom, nd)?.iter().all(|&f| f == 1.0))
 }
 
 fn zoom_impl<T: Real>(
@@ -1314,11 +1354,7 @@ fn zoom_impl<T: Real>(
 ) -> Result<Array<T>> {
     let op = "zoom";
     let nd = input.ndim();
-    let z = match zoom.len() {
-        1 => vec![zoom[0]; nd],
-        k if k == nd => zoom.to_vec(),
-        k => return Err(make::shape(op, format!("{k} zoom factors for {nd} axes"))),
-    };
+    let z = zoom_factors(op, zoom, nd)?;
     let ishape = input.shape();
     // SciPy: int(round(n * zoom)), Python's round (half to even); a zoom of 0 gives an empty axis
     let mut oshape = Vec::with_capacity(nd);
@@ -1332,13 +1368,14 @@ fn zoom_impl<T: Real>(
         }
         oshape.push(r as usize);
     }
+    // SciPy's coordinates: o · z, or (o + ½) · z − ½ in grid mode, rounded as SciPy rounds them
+    // (the same nearest neighbour at order 0 where a coordinate falls on a half)
     let mut diag = vec![0.0; nd];
-    let mut off = vec![0.0; nd];
+    let off = vec![if grid_mode { -0.5 } else { 0.0 }; nd];
+    let half = vec![if grid_mode { 0.5 } else { 0.0 }; nd];
     for d in 0..nd {
         if grid_mode {
-            let s = ishape[d] as f64 / oshape[d].max(1) as f64;
-            diag[d] = s;
-            off[d] = 0.5 * s - 0.5;
+            diag[d] = ishape[d] as f64 / oshape[d].max(1) as f64;
         } else {
             let div = oshape[d] as f64 - 1.0;
             diag[d] = if div != 0.0 {
@@ -1349,7 +1386,7 @@ fn zoom_impl<T: Real>(
         }
     }
     let m = Matrix::Diagonal(diag);
-    affine_impl(input, &m, &off, Some(&oshape), opts, None, pad)
+    affine_impl(input, &m, &off, Some(&oshape), opts, None, pad, Some(&half))
 }
 
 fn cosdg_sindg(angle: f64) -> (f64, f64) {
@@ -1487,5 +1524,6 @@ fn rotate_impl<T: Real>(
         opts,
         Some(&ords),
         pad,
+        None,
     )
 }

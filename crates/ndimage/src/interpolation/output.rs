@@ -38,7 +38,7 @@
 
 use super::{
     check_order, map_coordinates_impl, pad_value, rotate_impl, shift_impl, spline_filter1d,
-    zoom_impl, InterpOptions, Matrix,
+    zoom_impl, zoom_is_copy, InterpOptions, Matrix,
 };
 use crate::filters::output::{apply, chain, finish, load, PassFn};
 use crate::filters::Real;
@@ -126,7 +126,7 @@ pub fn affine_transform_as<I: Element, O: Element>(
     opts: &InterpOptions,
 ) -> Result<Array<O>> {
     run("affine_transform", input, opts, |x, pad| {
-        super::affine_impl(x, matrix, offset, output_shape, opts, None, pad)
+        super::affine_impl(x, matrix, offset, output_shape, opts, None, pad, None)
     })
 }
 
@@ -171,6 +171,18 @@ pub fn zoom_as<I: Element, O: Element>(
     grid_mode: bool,
     opts: &InterpOptions,
 ) -> Result<Array<O>> {
+    if zoom_is_copy("zoom", input.ndim(), zoom, opts)? {
+        // SciPy's `output[...] = input`: NumPy's casts (floats to integers truncated as C does)
+        interp_code::<O>("zoom")?;
+        if I::DTYPE.is_complex() {
+            return Err(make::dtype("zoom", I::DTYPE));
+        }
+        return if I::DTYPE.is_real_float() && O::DTYPE.is_integer() {
+            crate::filters::output::single("zoom", input, |x| x.copy())
+        } else {
+            input.astype::<O>()
+        };
+    }
     run("zoom", input, opts, |x, pad| {
         zoom_impl(x, zoom, grid_mode, opts, pad)
     })
