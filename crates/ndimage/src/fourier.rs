@@ -140,6 +140,14 @@ fn apply<T: Element>(
     if kind != Kind::Shift && v.iter().any(|s| s.is_nan()) {
         return Err(make::arg(op, "sigma / size must not be NaN"));
     }
+    // n is the length of the real transform's input along `axis`: SciPy accepts 0 and gives NaN
+    // factors (every frequency but the zero one)
+    if n == Some(0) {
+        return Err(make::arg(
+            op,
+            "n (the real transform's length) must be at least 1",
+        ));
+    }
     let shape = x.shape().to_vec();
     let nfull: i64 = n.map(|v| v as i64).unwrap_or(-1);
     let pi = std::f64::consts::PI;
@@ -226,7 +234,7 @@ fn apply<T: Element>(
 /// # Errors
 /// `UnsupportedDType` for integer inputs (SciPy returns float64 for them: use
 /// [`fourier_gaussian_as`]`::<I, f64>`; here the output has the input's type);
-/// `InvalidArgument` for a NaN sigma, a bad axis or a wrong number of sigmas (as in SciPy, a
+/// `InvalidArgument` for a NaN sigma, `n` = 0, a bad axis or a wrong number of sigmas (as in SciPy, a
 /// negative sigma or ellipsoid size acts as its absolute value, and a uniform size ≤ 0 keeps
 /// only the zero frequency of its axis).
 ///

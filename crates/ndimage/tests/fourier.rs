@@ -133,6 +133,11 @@ fn bad_inputs_give_the_same_typed_errors_on_every_device() {
             fourier_gaussian(&x, &[1.0], None, 2),
             Err(Error::InvalidArgument { .. })
         ));
+        // n = 0 (the real transform's length): SciPy gives NaN factors, refused here
+        assert!(matches!(
+            fourier_uniform(&x, &[1.0], Some(0), -1),
+            Err(Error::InvalidArgument { .. })
+        ));
         let x4 = randn::<f64>(&[2, 2, 2, 2], 3, &dev).unwrap();
         assert!(matches!(
             fourier_ellipsoid(&x4, &[1.0], None, -1),
