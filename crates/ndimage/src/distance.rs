@@ -708,6 +708,7 @@ pub fn distance_transform_bf<T: Element>(
             let fg: Vec<bool> = data.iter().map(|&x| x != T::zero()).collect();
             let full = Structure::default(nd, nd as i64);
             let dil = crate::morphology::binary::cpu_iterate(
+                "distance_transform_bf",
                 &fg,
                 &shape,
                 &full.dilation_offsets(&vec![0; nd]),
@@ -715,7 +716,7 @@ pub fn distance_transform_bf<T: Element>(
                 1,
                 None,
                 false,
-            );
+            )?;
             let st = c_strides_u(&shape);
             let list: Vec<usize> = (0..n).filter(|&i| dil[i] && !fg[i]).collect();
             let res: Vec<(f64, i64)> = (0..n)

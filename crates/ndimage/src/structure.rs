@@ -103,6 +103,7 @@ pub fn iterate_structure(
         out[idx] = v;
     }
     let dil = crate::morphology::binary::cpu_iterate(
+        "iterate_structure",
         &out,
         &shape,
         &s.dilation_offsets(&vec![0; nd]),
@@ -110,7 +111,7 @@ pub fn iterate_structure(
         ni as i64,
         None,
         false,
-    );
+    )?;
     Ok((Array::from_vec(dil, &shape, structure.device())?, scaled))
 }
 

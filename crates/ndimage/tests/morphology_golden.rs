@@ -404,3 +404,48 @@ fn bad_inputs_same_errors() {
         assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
     });
 }
+
+#[test]
+fn repeating_until_stable_without_the_origin_converges_or_errs() {
+    // a structure without its origin: a step neither only removes nor only adds elements, so
+    // iterations < 1 may cycle (SciPy loops forever); converging cases give SciPy's result
+    for_each_device(|dev| {
+        let st = Array::from_vec(vec![true, false, true], &[3], dev).unwrap();
+        let x = Array::from_vec(vec![0u8, 0, 1, 0, 1, 1, 0], &[7], dev).unwrap();
+        let o = BinaryOptions {
+            structure: Some(&st),
+            iterations: -1,
+            ..Default::default()
+        };
+        // scipy.ndimage.binary_erosion / binary_dilation(x, [1, 0, 1], iterations=-1)
+        let e = binary_erosion(&x, &o).unwrap();
+        assert_eq!(e.to_vec().unwrap(), vec![false; 7], "{dev}");
+        let d = binary_dilation(&x, &o).unwrap();
+        assert_eq!(d.to_vec().unwrap(), vec![true; 7], "{dev}");
+        // a cycle (SciPy hangs): erosion of this 6 x 3 image by [[1], [0], [1]] under a mask,
+        // border 1, alternates between two states
+        let st2 = Array::from_vec(vec![true, false, true], &[3, 1], dev).unwrap();
+        let x2: Vec<u8> = vec![1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 0];
+        let x2 = Array::from_vec(x2, &[6, 3], dev).unwrap();
+        let m: Vec<bool> = [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1]
+            .iter()
+            .map(|&v| v == 1)
+            .collect();
+        let m = Array::from_vec(m, &[6, 3], dev).unwrap();
+        let o2 = BinaryOptions {
+            structure: Some(&st2),
+            iterations: -1,
+            mask: Some(&m),
+            border_value: true,
+            ..Default::default()
+        };
+        let e = binary_erosion(&x2, &o2).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { .. }), "{dev}: {e}");
+        // with a number of iterations it simply runs them
+        let o3 = BinaryOptions {
+            iterations: 5,
+            ..o2.clone()
+        };
+        assert!(binary_erosion(&x2, &o3).is_ok(), "{dev}");
+    });
+}

@@ -109,8 +109,19 @@ fn deltas(shape: &[usize], offs: &[Vec<i64>]) -> Vec<i64> {
         .collect()
 }
 
-/// Repeated erosion (`dilate == false`) or dilation on the host: `iterations < 1` until stable.
+/// Whether a step only removes elements (erosion) or only adds them (dilation): the structure
+/// holds its own origin (offset 0). Then repeating it reaches a fixed point; otherwise the
+/// result can cycle (SciPy loops forever there).
+fn monotone(offs: &[Vec<i64>]) -> bool {
+    offs.iter().any(|o| o.iter().all(|&v| v == 0))
+}
+
+/// Repeated erosion (`dilate == false`) or dilation on the host: `iterations < 1` until stable,
+/// or `InvalidArgument` (from `op`) when the result cycles instead, found by Brent's method (one
+/// saved state, re-saved at powers of two) where the structure does not hold its origin.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn cpu_iterate(
+    op: &str,
     input: &[bool],
     shape: &[usize],
     offs: &[Vec<i64>],
@@ -118,8 +129,10 @@ pub(crate) fn cpu_iterate(
     iterations: i64,
     mask: Option<&[bool]>,
     border: bool,
-) -> Vec<bool> {
+) -> Result<Vec<bool>> {
     let delta = deltas(shape, offs);
+    let watch = iterations < 1 && !monotone(offs);
+    let mut saved: Option<Vec<bool>> = None;
     let mut a = input.to_vec();
     let mut b = vec![false; a.len()];
     let mut it = 0i64;
@@ -130,8 +143,20 @@ pub(crate) fn cpu_iterate(
         if !changed || (iterations >= 1 && it >= iterations) {
             break;
         }
+        if watch {
+            if saved.as_deref() == Some(&a[..]) {
+                return Err(make::arg(
+                    op,
+                    "iterations < 1 never ends: the structure does not hold its origin and the \
+                     result cycles",
+                ));
+            }
+            if it & (it - 1) == 0 {
+                saved = Some(a.clone());
+            }
+        }
     }
-    a
+    Ok(a)
 }
 
 /// The validated arguments of one erosion/dilation call.
@@ -214,7 +239,9 @@ pub(crate) fn to_bool<T: Element>(input: &Array<T>, invert: bool) -> Result<Arra
 }
 
 /// Repeated erosion/dilation of a contiguous bool array on its device.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn iterate(
+    op: &str,
     x: &Array<bool>,
     shape: &[usize],
     offs: &[Vec<i64>],
@@ -223,11 +250,28 @@ pub(crate) fn iterate(
     mask: Option<&Array<bool>>,
     border: bool,
 ) -> Result<Array<bool>> {
+    if iterations < 1 && !monotone(offs) && x.device().is_cuda() {
+        // the result may cycle: the host's iteration finds out (rare: a structure without its
+        // origin, repeated until stable)
+        let m = mask.map(|m| m.to_device(&Device::Cpu)).transpose()?;
+        let y = iterate(
+            op,
+            &x.to_device(&Device::Cpu)?,
+            shape,
+            offs,
+            dilate,
+            iterations,
+            m.as_ref(),
+            border,
+        )?;
+        return y.to_device(x.device());
+    }
     match x.device() {
         Device::Cpu => {
             let n = x.size();
             let m = mask.map(|m| &m.cpu_data().expect("CPU")[..n]);
             let v = cpu_iterate(
+                op,
                 &x.cpu_data().expect("CPU")[..n],
                 shape,
                 offs,
@@ -235,7 +279,7 @@ pub(crate) fn iterate(
                 iterations,
                 m,
                 border,
-            );
+            )?;
             Array::from_vec(v, shape, &Device::Cpu)
         }
         Device::Cuda(cd) => {
@@ -299,6 +343,7 @@ fn erode_or_dilate<T: Element>(
     let p = prepare(op, input, o, dilate)?;
     let x = to_bool(input, false)?;
     iterate(
+        op,
         &x,
         &p.shape,
         &p.offs,
@@ -315,7 +360,8 @@ fn erode_or_dilate<T: Element>(
 ///
 /// # Errors
 /// `UnsupportedDType` (complex), `ShapeMismatch` (structure rank, mask shape),
-/// `InvalidArgument` (origin), `DeviceMismatch`.
+/// `InvalidArgument` (origin; `iterations < 1` where the result cycles, which needs a structure
+/// without its origin: SciPy never returns there), `DeviceMismatch`.
 ///
 /// ```
 /// use cusci_ndimage::{binary_erosion, BinaryOptions, Array, Device};
@@ -451,8 +497,26 @@ pub fn binary_hit_or_miss<T: Element>(
     let shape = input.shape().to_vec();
     let x = to_bool(input, false)?;
     let nx = to_bool(input, true)?;
-    let a = iterate(&x, &shape, &s1.erosion_offsets(&o1), false, 1, None, false)?;
-    let b = iterate(&nx, &shape, &s2.erosion_offsets(&o2), false, 1, None, false)?;
+    let a = iterate(
+        OP,
+        &x,
+        &shape,
+        &s1.erosion_offsets(&o1),
+        false,
+        1,
+        None,
+        false,
+    )?;
+    let b = iterate(
+        OP,
+        &nx,
+        &shape,
+        &s2.erosion_offsets(&o2),
+        false,
+        1,
+        None,
+        false,
+    )?;
     and_or_not(&a, Some(&b))
 }
 
@@ -501,7 +565,7 @@ pub fn binary_fill_holes<T: Element>(
         ..Default::default()
     };
     let p = prepare(OP, &zeros, &o, true)?;
-    let t = iterate(&zeros, &p.shape, &p.offs, true, -1, Some(&mask), true)?;
+    let t = iterate(OP, &zeros, &p.shape, &p.offs, true, -1, Some(&mask), true)?;
     and_or_not(&t, None)
 }
 
