@@ -670,7 +670,8 @@ pub enum BfMetric {
 /// several equally near ones is taken). O(foreground × border): for small inputs.
 /// For the taxicab and chessboard metrics SciPy ignores `sampling` and returns `uint32` step
 /// counts; this does the same and returns them as f64. Among equally near zero elements the
-/// index chosen may differ from SciPy's.
+/// index chosen may differ from SciPy's. Without any zero element the distances are infinite and
+/// the indices −1 (SciPy returns its starting values there: 2³² − 1 steps or √DBL_MAX, index 0).
 ///
 /// # Errors
 /// As [`distance_transform_edt`].
