@@ -1,0 +1,32 @@
+"""Shared by the differential fuzz scripts: the Rust driver (examples/ndimage_fuzz.rs: reads
+DIR/cases.txt, runs each case on the CPU, writes DIR/out_I.npy or DIR/err_I.txt) and its outputs."""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def driver_path():
+    target = os.environ.get('CARGO_TARGET_DIR', os.path.join(ROOT, 'target'))
+    p = os.environ.get('CUSCI_FUZZ_DRIVER') or os.path.join(target, 'release', 'examples', 'ndimage_fuzz')
+    if not os.path.exists(p):
+        sys.exit(f'{p} is missing: cargo build --release --example ndimage_fuzz')
+    return p
+
+
+def run_driver(d, lines):
+    """Writes the case lines and runs the driver over them."""
+    with open(f'{d}/cases.txt', 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    r = subprocess.run([driver_path(), d], capture_output=True, text=True)
+    if r.returncode:
+        sys.exit('driver failed: ' + r.stderr[-2000:])
+
+
+def ours(d, i):
+    """The driver's result of case i: (array or None, error text or None)."""
+    import numpy as np
+    e = f'{d}/err_{i}.txt'
+    o = f'{d}/out_{i}.npy'
+    return (np.load(o) if os.path.exists(o) else None, open(e).read() if os.path.exists(e) else None)
