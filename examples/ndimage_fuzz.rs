@@ -311,6 +311,49 @@ fn run_dist(dir: &str, i: &str, f: &str, p: &HashMap<String, String>) -> cusci::
     }
 }
 
+/// The measurement functions: the results flattened (one row per index).
+fn run_meas(dir: &str, i: &str, p: &HashMap<String, String>) -> cusci::Result<Array<f64>> {
+    let cpu = Device::Cpu;
+    let x: Array<f64> = load_npy(format!("{dir}/in_{i}.npy"), &cpu)?;
+    let g = |k: &str| p.get(k).map(|s| s.as_str());
+    let labels: Option<Array<i32>> = if g("labels").is_some() {
+        let l: Array<f64> = load_npy(format!("{dir}/l_{i}.npy"), &cpu)?;
+        Some(l.astype::<i32>()?)
+    } else {
+        None
+    };
+    let idx: Option<Vec<i64>> = g("index").map(|s| is(s).iter().map(|&v| v as i64).collect());
+    let (l, ix) = (labels.as_ref(), idx.as_deref());
+    let v: Vec<f64> = match g("fn").unwrap() {
+        "sum" => sum_labels(&x, l, ix)?,
+        "mean" => mean(&x, l, ix)?,
+        "variance" => variance(&x, l, ix)?,
+        "std" => standard_deviation(&x, l, ix)?,
+        "minimum" => minimum(&x, l, ix)?,
+        "maximum" => maximum(&x, l, ix)?,
+        "median" => median(&x, l, ix)?,
+        "minpos" => minimum_position(&x, l, ix)?
+            .into_iter()
+            .flatten()
+            .map(|v| v as f64)
+            .collect(),
+        "maxpos" => maximum_position(&x, l, ix)?
+            .into_iter()
+            .flatten()
+            .map(|v| v as f64)
+            .collect(),
+        "com" => center_of_mass(&x, l, ix)?.into_iter().flatten().collect(),
+        "hist" => histogram(&x, -2.0, 2.0, 5, l, ix)?
+            .into_iter()
+            .flatten()
+            .map(|v| v as f64)
+            .collect(),
+        f => panic!("unknown {f}"),
+    };
+    let n = v.len();
+    Array::from_vec(v, &[n], &cpu)
+}
+
 fn main() {
     let dir = std::env::args().nth(1).unwrap();
     let cases = std::fs::read_to_string(format!("{dir}/cases.txt")).unwrap();
@@ -325,7 +368,9 @@ fn main() {
             })
             .collect();
         let r = std::panic::catch_unwind(|| {
-            if ["edt", "bf", "cdt", "label"].contains(&f) {
+            if f == "meas" {
+                run_meas(&dir, i, &p)
+            } else if ["edt", "bf", "cdt", "label"].contains(&f) {
                 run_dist(&dir, i, f, &p)
             } else if f.starts_with("b_")
                 || f.starts_with("g_")

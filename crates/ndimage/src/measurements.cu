@@ -172,7 +172,17 @@ extern "C" __global__ void ndi_meas_com(const NDI_T* __restrict__ x, const i64* 
   }
 }
 
-// histogram: bins equal bins over [lo, hi] (the last one closed), per slot
+// Edge k of a histogram's bins: NumPy's linspace(lo, hi, bins + 1) (k * step + lo, the last
+// one hi), each product and sum rounded (no fused multiply-add).
+__device__ __forceinline__ double ndi_hist_edge(i64 k, double lo, double hi, i64 bins) {
+  const double delta = hi - lo, step = delta / (double)bins;
+  if (k == bins) return hi;
+  if (step == 0.0) return __dadd_rn(__dmul_rn((double)k / (double)bins, delta), lo);
+  return __dadd_rn(__dmul_rn((double)k, step), lo);
+}
+
+// histogram: bins equal bins over [lo, hi] (the last one closed), per slot; a value goes to
+// the last bin whose edge (ndi_hist_edge) it reaches, as numpy.histogram with those edges
 extern "C" __global__ void ndi_meas_hist(const NDI_T* __restrict__ x, const i64* __restrict__ slot, i64 n,
                                          double lo, double hi, i64 bins, unsigned long long* h) {
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x) {
@@ -183,6 +193,8 @@ extern "C" __global__ void ndi_meas_hist(const NDI_T* __restrict__ x, const i64*
     i64 b = (i64)((v - lo) / (hi - lo) * bins);
     if (b >= bins) b = bins - 1;
     if (b < 0) b = 0;
+    while (b > 0 && v < ndi_hist_edge(b, lo, hi, bins)) --b;
+    while (b < bins - 1 && v >= ndi_hist_edge(b + 1, lo, hi, bins)) ++b;
     atomicAdd(&h[s * bins + b], 1ull);
   }
 }

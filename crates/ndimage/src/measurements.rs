@@ -629,8 +629,25 @@ pub fn standard_deviation<T: Element, L: Element>(
         .collect())
 }
 
+/// SciPy's minimum, maximum, their positions and extrema without `index` reduce over the
+/// labelled elements at once: with none (an empty input, or no label above 0) that reduction
+/// raises (NumPy's "zero-size array to reduction operation"); an `InvalidArgument` here. With
+/// an `index` list an empty region gives 0 (as SciPy).
+fn some_selected(op: &str, index: Option<&[i64]>, cnt: &[u64]) -> Result<()> {
+    if index.is_none() && cnt.iter().all(|&c| c == 0) {
+        return Err(make::arg(
+            op,
+            "no element of the input lies in the regions asked for",
+        ));
+    }
+    Ok(())
+}
+
 /// `scipy.ndimage.minimum`: the smallest value of each region (0 for an empty one, as SciPy).
-/// Errors as [`sum_labels`].
+///
+/// # Errors
+/// As [`sum_labels`]; `InvalidArgument` without `index` when no element has a label above 0 (or
+/// the input is empty: SciPy's ValueError), as for [`maximum`], the positions and [`extrema`].
 ///
 /// ```
 /// use cusci_ndimage::{minimum, Array, Device};
@@ -644,6 +661,7 @@ pub fn minimum<T: Element, L: Element>(
     index: Option<&[i64]>,
 ) -> Result<Vec<f64>> {
     let b = seg("minimum", input, labels, index)?.basic()?;
+    some_selected("minimum", index, &b.cnt)?;
     Ok(b.mn
         .iter()
         .zip(&b.cnt)
@@ -652,7 +670,7 @@ pub fn minimum<T: Element, L: Element>(
 }
 
 /// `scipy.ndimage.maximum`: the largest value of each region (0 for an empty one). Errors as
-/// [`sum_labels`].
+/// [`minimum`].
 ///
 /// ```
 /// use cusci_ndimage::{maximum, Array, Device};
@@ -665,6 +683,7 @@ pub fn maximum<T: Element, L: Element>(
     index: Option<&[i64]>,
 ) -> Result<Vec<f64>> {
     let b = seg("maximum", input, labels, index)?.basic()?;
+    some_selected("maximum", index, &b.cnt)?;
     Ok(b.mx
         .iter()
         .zip(&b.cnt)
@@ -757,6 +776,7 @@ fn positions<T: Element, L: Element>(
 ) -> Result<Vec<Vec<usize>>> {
     let s = seg(op, input, labels, index)?;
     let b = s.basic()?;
+    some_selected(op, index, &b.cnt)?;
     let t = if max { b.mx } else { b.mn };
     let p = s.first_pos(&t)?;
     Ok(p.into_iter()
@@ -771,7 +791,7 @@ fn positions<T: Element, L: Element>(
 }
 
 /// `scipy.ndimage.minimum_position`: the coordinates of the first (raster order) smallest value
-/// of each region (zeros for an empty region). Errors as [`sum_labels`].
+/// of each region (zeros for an empty region). Errors as [`minimum`].
 ///
 /// ```
 /// use cusci_ndimage::{minimum_position, Array, Device};
@@ -786,8 +806,9 @@ pub fn minimum_position<T: Element, L: Element>(
     positions("minimum_position", input, labels, index, false)
 }
 
-/// `scipy.ndimage.maximum_position`: the coordinates of the first largest value of each region.
-/// Errors as [`sum_labels`].
+/// `scipy.ndimage.maximum_position`: the coordinates of the first largest value of each region
+/// (SciPy takes the last of equal largest values when `index` is a sequence). Errors as
+/// [`minimum`].
 ///
 /// ```
 /// use cusci_ndimage::{maximum_position, Array, Device};
@@ -809,7 +830,7 @@ pub type ObjectSlices = Vec<(usize, usize)>;
 pub type Extrema = (Vec<f64>, Vec<f64>, Vec<Vec<usize>>, Vec<Vec<usize>>);
 
 /// `scipy.ndimage.extrema`: minimum, maximum, minimum_position and maximum_position of each
-/// region in one call. Errors as [`sum_labels`].
+/// region in one call. Errors as [`minimum`].
 ///
 /// ```
 /// use cusci_ndimage::{extrema, Array, Device};
@@ -824,6 +845,7 @@ pub fn extrema<T: Element, L: Element>(
 ) -> Result<Extrema> {
     let s = seg("extrema", input, labels, index)?;
     let b = s.basic()?;
+    some_selected("extrema", index, &b.cnt)?;
     let pmn = s.first_pos(&b.mn)?;
     let pmx = s.first_pos(&b.mx)?;
     let fix = |v: &[f64]| -> Vec<f64> {
@@ -911,9 +933,38 @@ pub fn center_of_mass<T: Element, L: Element>(
         .collect())
 }
 
+/// Edge `k` of the histogram's bins: NumPy's `linspace(min, max, bins + 1)`.
+fn hist_edge(k: usize, min: f64, max: f64, bins: usize) -> f64 {
+    let (delta, div) = (max - min, bins as f64);
+    let step = delta / div;
+    if k == bins {
+        max
+    } else if step == 0.0 {
+        // NumPy's path for a step that underflows
+        k as f64 / div * delta + min
+    } else {
+        k as f64 * step + min
+    }
+}
+
+/// The bin of `v` (in `[min, max]`): the last whose edge it reaches, as `numpy.histogram` with
+/// the edges of [`hist_edge`] (SciPy's bins), found from the arithmetic guess.
+fn hist_bin(v: f64, min: f64, max: f64, bins: usize) -> usize {
+    let mut b = (((v - min) / (max - min) * bins as f64) as usize).min(bins - 1);
+    while b > 0 && v < hist_edge(b, min, max, bins) {
+        b -= 1;
+    }
+    while b + 1 < bins && v >= hist_edge(b + 1, min, max, bins) {
+        b += 1;
+    }
+    b
+}
+
 /// `scipy.ndimage.histogram(input, min, max, bins, labels, index)`: per region, the counts of
 /// the values in `bins` equal bins over `[min, max]` (the last bin includes `max`; values
-/// outside are not counted).
+/// outside are not counted). A value on an edge goes where SciPy puts it: the edges are NumPy's
+/// `linspace(min, max, bins + 1)`, so `0.4` falls below the rounded edge `0.40000000000000036`
+/// of `histogram(x, -2, 2, 5)`. An empty region gives zero counts (SciPy: `None`).
 ///
 /// # Errors
 /// As [`sum_labels`]; `InvalidArgument` when `bins == 0` or `max <= min`.
@@ -947,8 +998,7 @@ pub fn histogram<T: Element, L: Element>(
             if sv < 0 || !(v >= min && v <= max) {
                 continue;
             }
-            let b = (((v - min) / (max - min) * bins as f64) as usize).min(bins - 1);
-            h[sv as usize * bins + b] += 1;
+            h[sv as usize * bins + hist_bin(v, min, max, bins)] += 1;
         }
         h
     } else {

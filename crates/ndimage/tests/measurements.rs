@@ -259,6 +259,51 @@ fn measurement_bad_inputs_same_errors() {
             find_objects(&lf, None).unwrap_err(),
             Error::UnsupportedDType { .. }
         ));
+        // no labelled element and no index: SciPy's minimum, maximum, positions and extrema
+        // raise (a zero-size reduction); the sums give 0 and the means NaN
+        let z = Array::<i32>::zeros(&[4, 5], dev).unwrap();
+        for (what, r) in [
+            ("minimum", minimum(&x, Some(&z), None).map(|_| ())),
+            ("maximum", maximum(&x, Some(&z), None).map(|_| ())),
+            (
+                "minimum_position",
+                minimum_position(&x, Some(&z), None).map(|_| ()),
+            ),
+            (
+                "maximum_position",
+                maximum_position(&x, Some(&z), None).map(|_| ()),
+            ),
+            ("extrema", extrema(&x, Some(&z), None).map(|_| ())),
+        ] {
+            assert!(
+                matches!(r, Err(Error::InvalidArgument { .. })),
+                "{what} on {dev}"
+            );
+        }
+        assert_eq!(sum_labels(&x, Some(&z), None).unwrap(), vec![0.0]);
+        assert!(mean(&x, Some(&z), None).unwrap()[0].is_nan());
+        // with an index list an empty region gives 0, even when every region is empty
+        assert_eq!(
+            maximum(&x, Some(&l), Some(&[1, 3])).unwrap(),
+            vec![1.0, 0.0]
+        );
+        assert_eq!(minimum(&x, Some(&z), Some(&[5])).unwrap(), vec![0.0]);
+        assert_eq!(
+            maximum_position(&x, Some(&z), Some(&[2, 5])).unwrap(),
+            vec![vec![0, 0], vec![0, 0]]
+        );
+    });
+}
+
+#[test]
+fn histogram_bins_are_scipys_linspace_edges() {
+    // histogram(x, -2, 2, 5): the edges are linspace(-2, 2, 6) = [-2, -1.2, -0.3999999999999999,
+    // 0.40000000000000036, 1.2000000000000002, 2], so 0.4 counts in bin 2 and -0.4 in bin 1
+    // (SciPy: [0, 2, 2, 1, 1]), where (v - min) / width would put them one bin up
+    for_each_device(|dev| {
+        let x = Array::from_vec(vec![-0.4f64, 0.4, -1.2, 1.2, 0.0, 2.0], &[6], dev).unwrap();
+        let h = histogram::<f64, i32>(&x, -2.0, 2.0, 5, None, None).unwrap();
+        assert_eq!(h, vec![vec![0, 2, 2, 1, 1]], "{dev}");
     });
 }
 

@@ -1,0 +1,63 @@
+# Differential fuzz of the measurement functions (CPU) against SciPy:
+#   python3 scripts/ndimage_fuzz/measurements.py SEED COUNT   (see README.md)
+import numpy as np, scipy.ndimage as ndi, os, sys, shutil, random, warnings
+from common import run_driver, ours
+warnings.simplefilter('ignore')
+seed, count = int(sys.argv[1]), int(sys.argv[2])
+R = random.Random(seed); rng = np.random.default_rng(seed)
+D = f'/tmp/ndimage_fuzz_measurements_{seed}'; shutil.rmtree(D, ignore_errors=True); os.makedirs(D)
+L = lambda v: ','.join(str(a) for a in v)
+FNS = {'sum': ndi.sum_labels, 'mean': ndi.mean, 'variance': ndi.variance, 'std': ndi.standard_deviation,
+       'minimum': ndi.minimum, 'maximum': ndi.maximum, 'median': ndi.median, 'minpos': ndi.minimum_position,
+       'maxpos': ndi.maximum_position, 'com': ndi.center_of_mass,
+       'hist': lambda x, labels=None, index=None: ndi.histogram(x, -2.0, 2.0, 5, labels=labels, index=index)}
+lines = []; cases = []
+for i in range(count):
+    fn = R.choice(list(FNS))
+    nd = R.choice([1, 2, 2, 3])
+    shape = tuple(R.choice([1, 2, 3, 5, 8]) for _ in range(nd))
+    x = np.round(rng.standard_normal(shape), R.choice([1, 3])); np.save(f'{D}/in_{i}.npy', x)
+    p = {'fn': fn}; kw = {}
+    if R.random() < 0.7:
+        lab = rng.integers(0, 4, shape); np.save(f'{D}/l_{i}.npy', lab.astype(float)); p['labels'] = 1; kw['labels'] = lab
+        if R.random() < 0.7:
+            idx = sorted(set(R.choice([0, 1, 2, 3, 5]) for _ in range(R.randint(1, 4))))
+            p['index'] = L(idx); kw['index'] = idx
+    try:
+        r = FNS[fn](x, **kw)
+        if fn == 'hist':
+            # one histogram per index (SciPy's None for an empty region: zero counts here)
+            hs = list(r) if 'index' in kw else [r]
+            r = np.concatenate([np.zeros(5) if h is None else np.ravel(h) for h in hs])
+        res = (np.ravel(np.array(r, dtype=float)), None)
+    except Exception as e:
+        res = (None, f'{type(e).__name__}: {e}')
+    lines.append(f'{i} meas ' + ' '.join(f'{k}={v}' for k, v in p.items()))
+    cases.append((i, p, res, shape))
+run_driver(D, lines)
+bad = 0
+for i, p, (ref, serr), shape in cases:
+    y, oe = ours(D, i)
+    msg = None
+    if serr and y is not None: msg = f'scipy raised ({serr[:120]}) but we returned {y[:6]}'
+    elif not serr and oe is not None: msg = f'we raised ({oe[:160]}) but scipy returned'
+    elif y is not None:
+        x = np.load(f'{D}/in_{i}.npy')
+        lab = np.load(f'{D}/l_{i}.npy').astype(int) if 'labels' in p else None
+        if y.shape == ref.shape and lab is not None and 'index' in p and p['fn'] in ('median', 'maxpos'):
+            idx = [int(v) for v in p['index'].split(',')]
+            if p['fn'] == 'median':
+                # an empty region: NaN here, an arbitrary value in SciPy
+                empty = np.array([not (lab == k).any() for k in idx])
+                ref = np.where(empty, np.nan, ref)
+            else:
+                # equal largest values: the first here, the last in SciPy when index is a sequence
+                yy, rr = y.reshape(len(idx), -1).astype(int), ref.reshape(len(idx), -1).astype(int)
+                same = [tuple(a) == tuple(b) or ((lab == k).any() and x[tuple(a)] == x[tuple(b)] and lab[tuple(a)] == k)
+                        for a, b, k in zip(yy, rr, idx)]
+                ref = y if all(same) else ref
+        if y.shape != ref.shape: msg = f'shape {y.shape} vs {ref.shape}: ours {y[:8]} scipy {ref[:8]}'
+        elif not np.allclose(y, ref, 1e-12, 1e-12, equal_nan=True): msg = f'ours {y[:8]} scipy {ref[:8]}'
+    if msg:
+        bad += 1; print(f'BAD {i} shape={shape} ' + ' '.join(f'{k}={v}' for k, v in p.items()) + f' :: {msg}')
+print(f'seed {seed}: {len(cases)} cases, {bad} bad')
