@@ -138,24 +138,15 @@ fn run<T: Real + cusci::core::dtype::Float + cusci::core::dtype::Numeric>(
             g("axis").unwrap().parse().unwrap(),
             &go,
         ),
-        "uniform1d" => uniform_filter1d(
-            &x,
-            g("size").unwrap().parse().unwrap(),
-            g("axis").unwrap().parse().unwrap(),
-            &fo,
-        ),
-        "minimum1d" => minimum_filter1d(
-            &x,
-            g("size").unwrap().parse().unwrap(),
-            g("axis").unwrap().parse().unwrap(),
-            &fo,
-        ),
-        "maximum1d" => maximum_filter1d(
-            &x,
-            g("size").unwrap().parse().unwrap(),
-            g("axis").unwrap().parse().unwrap(),
-            &fo,
-        ),
+        "uniform1d" | "minimum1d" | "maximum1d" => {
+            let n = g("size").unwrap().parse().unwrap();
+            let ax = g("axis").unwrap().parse().unwrap();
+            match f {
+                "uniform1d" => uniform_filter1d(&x, n, ax, &fo),
+                "minimum1d" => minimum_filter1d(&x, n, ax, &fo),
+                _ => maximum_filter1d(&x, n, ax, &fo),
+            }
+        }
         "fgauss" | "funiform" | "fellipsoid" => {
             let v = fl(g("sigma").unwrap());
             let n = g("n").map(|s| s.parse().unwrap());

@@ -30,3 +30,17 @@ def ours(d, i):
     e = f'{d}/err_{i}.txt'
     o = f'{d}/out_{i}.npy'
     return (np.load(o) if os.path.exists(o) else None, open(e).read() if os.path.exists(e) else None)
+
+
+def case_line(i, f, p):
+    """The driver's line of case i: index, function, key=value pairs."""
+    return f'{i} {f} ' + ' '.join(f'{k}={v}' for k, v in p.items())
+
+
+def raised(serr, y, oe):
+    """A message when exactly one side raised (SciPy's error text, or the driver's), else None."""
+    if serr and y is not None:
+        return f'scipy raised ({serr[:120]}) but we returned'
+    if not serr and oe is not None:
+        return f'we raised ({oe[:160]}) but scipy returned'
+    return None

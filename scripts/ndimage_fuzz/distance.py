@@ -1,7 +1,7 @@
 # Differential fuzz of the distance transforms and label (CPU) against SciPy:
 #   python3 scripts/ndimage_fuzz/distance.py SEED COUNT   (see README.md)
 import numpy as np, scipy.ndimage as ndi, os, sys, shutil, random, warnings
-from common import run_driver, ours
+from common import run_driver, ours, case_line, raised
 warnings.simplefilter('ignore')
 seed, count = int(sys.argv[1]), int(sys.argv[2])
 R = random.Random(seed); rng = np.random.default_rng(seed)
@@ -43,15 +43,15 @@ for i in range(count):
         res = (np.asarray(d, float), None if idx is None else np.asarray(idx, float), None)
     except Exception as e:
         res = (None, None, f'{type(e).__name__}: {e}')
-    lines.append(f'{i} {f} ' + ' '.join(f'{k}={v}' for k, v in p.items()))
+    lines.append(case_line(i, f, p))
     cases.append((i, f, p, res, shape))
 run_driver(D, lines)
 bad = 0
 for i, f, p, (d, idx, serr), shape in cases:
     y, oe = ours(D, i)
-    msg = None
-    if serr and y is not None: msg = f'scipy raised ({serr[:120]}) but we returned'
-    elif not serr and oe is not None: msg = f'we raised ({oe[:160]}) but scipy returned'
+    msg = raised(serr, y, oe)
+    if msg:
+        pass
     elif y is not None and f == 'bf' and (np.load(f'{D}/in_{i}.npy') != 0).all():
         if not np.isinf(y).all(): msg = 'no zero element: expected inf'
     elif y is not None:

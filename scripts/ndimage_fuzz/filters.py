@@ -1,7 +1,7 @@
 # Differential fuzz of the filters, interpolation and Fourier filters (CPU, f64 and f32) against SciPy:
 #   python3 scripts/ndimage_fuzz/filters.py SEED COUNT [FUNC,FUNC,...]   (see README.md)
 import numpy as np, scipy.ndimage as ndi, os, sys, shutil, random, warnings
-from common import run_driver, ours
+from common import run_driver, ours, case_line, raised
 warnings.simplefilter('ignore')
 seed, count = int(sys.argv[1]), int(sys.argv[2])
 only = sys.argv[3].split(',') if len(sys.argv) > 3 else None
@@ -159,7 +159,7 @@ for i in range(count):
                 call = lambda: ndi.map_coordinates(x, c, **ikw)
     except Exception as e:
         print('gen error', f, e); continue
-    lines.append(f'{i} {f} ' + ' '.join(f'{k}={v}' for k, v in p.items()))
+    lines.append(case_line(i, f, p))
     try: res = (call(), None)
     except Exception as e: res = (None, f'{type(e).__name__}: {e}')
     cases.append((i, f, p, res, shape))
@@ -167,9 +167,9 @@ run_driver(D, lines)
 bad = 0
 for i, f, p, (ref, serr), shape in cases:
     y, oe = ours(D, i)
-    msg = None
-    if serr and y is not None: msg = f'scipy raised ({serr[:120]}) but we returned'
-    elif not serr and oe is not None: msg = f'we raised ({oe[:160]}) but scipy returned'
+    msg = raised(serr, y, oe)
+    if msg:
+        pass
     elif oe == 'PANIC': msg = 'PANIC'
     elif y is not None:
         ref = np.asarray(ref)

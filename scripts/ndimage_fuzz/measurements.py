@@ -1,7 +1,7 @@
 # Differential fuzz of the measurement functions (CPU) against SciPy:
 #   python3 scripts/ndimage_fuzz/measurements.py SEED COUNT   (see README.md)
 import numpy as np, scipy.ndimage as ndi, os, sys, shutil, random, warnings
-from common import run_driver, ours
+from common import run_driver, ours, case_line, raised
 warnings.simplefilter('ignore')
 seed, count = int(sys.argv[1]), int(sys.argv[2])
 R = random.Random(seed); rng = np.random.default_rng(seed)
@@ -32,15 +32,15 @@ for i in range(count):
         res = (np.ravel(np.array(r, dtype=float)), None)
     except Exception as e:
         res = (None, f'{type(e).__name__}: {e}')
-    lines.append(f'{i} meas ' + ' '.join(f'{k}={v}' for k, v in p.items()))
+    lines.append(case_line(i, 'meas', p))
     cases.append((i, p, res, shape))
 run_driver(D, lines)
 bad = 0
 for i, p, (ref, serr), shape in cases:
     y, oe = ours(D, i)
-    msg = None
-    if serr and y is not None: msg = f'scipy raised ({serr[:120]}) but we returned {y[:6]}'
-    elif not serr and oe is not None: msg = f'we raised ({oe[:160]}) but scipy returned'
+    msg = raised(serr, y, oe)
+    if msg:
+        pass
     elif y is not None:
         x = np.load(f'{D}/in_{i}.npy')
         lab = np.load(f'{D}/l_{i}.npy').astype(int) if 'labels' in p else None

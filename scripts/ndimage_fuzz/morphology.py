@@ -2,7 +2,7 @@
 #   python3 scripts/ndimage_fuzz/morphology.py SEED COUNT   (see README.md)
 import numpy as np, scipy.ndimage as ndi, os, sys, shutil, random, warnings
 import multiprocessing as mp
-from common import run_driver, ours
+from common import run_driver, ours, case_line, raised
 warnings.simplefilter('ignore')
 seed, count = int(sys.argv[1]), int(sys.argv[2])
 R = random.Random(seed); rng = np.random.default_rng(seed)
@@ -71,7 +71,7 @@ for i in range(count):
               'w_tophat': ndi.white_tophat, 'b_tophat': ndi.black_tophat}[f]
         try: res = (fn(x, **kw), None)
         except Exception as e: res = (None, f'{type(e).__name__}: {e}')
-    lines.append(f'{i} {f} ' + ' '.join(f'{k}={v}' for k, v in p.items()))
+    lines.append(case_line(i, f, p))
     cases.append((i, f, p, res, shape))
 run_driver(D, lines)
 bad = 0
@@ -80,8 +80,8 @@ for i, f, p, (ref, serr), shape in cases:
     msg = None
     if serr == 'HANG':
         if not (oe and 'cycles' in oe): msg = f'scipy hangs, ours: {oe or "returned"}'
-    elif serr and y is not None: msg = f'scipy raised ({serr[:120]}) but we returned'
-    elif not serr and oe is not None: msg = f'we raised ({oe[:160]}) but scipy returned'
+    elif raised(serr, y, oe):
+        msg = raised(serr, y, oe)
     elif y is not None:
         ref = np.asarray(ref, dtype=float)
         if y.shape != ref.shape: msg = f'shape {y.shape} vs {ref.shape}'
