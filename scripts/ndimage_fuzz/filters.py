@@ -60,9 +60,11 @@ for i in range(count):
             if f in ('uniform', 'minimum', 'maximum') and not use_fp and R.random() < 0.3:
                 ms = [R.choice(MODES) for _ in range(na)]; p['modes'] = L(ms); m_arg = ms; del p['mode']
             else: m_arg = mode
-            emb = f in ('median', 'rank', 'percentile') and use_fp and nd == 1 and not kw['footprint'].all()
-            if emb:  # SciPy 1.17's 1-D rank route ignores the footprint's zeros: its n-D route on x[None]
-                x0 = x; x = x0[None]; kw = dict(footprint=kw['footprint'][None], origin=[0] + list(kw.get('origin', [0])))
+            emb = f in ('median', 'rank', 'percentile') and nd == 1
+            if emb:  # SciPy 1.17's 1-D rank route ignores the footprint's zeros and reads past
+                # short lines: its n-D route on x[None] is the reference
+                fp1 = kw['footprint'] if use_fp else np.ones(sizes[0], bool)
+                x0 = x; x = x0[None]; kw = dict(footprint=fp1[None], origin=[0] + list(kw.get('origin', [0])))
             if f == 'uniform': call = lambda: ndi.uniform_filter(x, mode=m_arg, cval=cval, **kw)
             elif f == 'minimum': call = lambda: ndi.minimum_filter(x, mode=m_arg, cval=cval, **kw)
             elif f == 'maximum': call = lambda: ndi.maximum_filter(x, mode=m_arg, cval=cval, **kw)

@@ -44,14 +44,15 @@ for i, p, (ref, serr), shape in cases:
     elif y is not None:
         x = np.load(f'{D}/in_{i}.npy')
         lab = np.load(f'{D}/l_{i}.npy').astype(int) if 'labels' in p else None
-        if y.shape == ref.shape and lab is not None and 'index' in p and p['fn'] in ('median', 'maxpos'):
+        if y.shape == ref.shape and lab is not None and 'index' in p and p['fn'] in ('median', 'minpos', 'maxpos'):
             idx = [int(v) for v in p['index'].split(',')]
             if p['fn'] == 'median':
                 # an empty region: NaN here, an arbitrary value in SciPy
                 empty = np.array([not (lab == k).any() for k in idx])
                 ref = np.where(empty, np.nan, ref)
             else:
-                # equal largest values: the first here, the last in SciPy when index is a sequence
+                # equal extreme values: the first here; with an index sequence SciPy's pick among
+                # them follows its sort (not always the first)
                 yy, rr = y.reshape(len(idx), -1).astype(int), ref.reshape(len(idx), -1).astype(int)
                 same = [tuple(a) == tuple(b) or ((lab == k).any() and x[tuple(a)] == x[tuple(b)] and lab[tuple(a)] == k)
                         for a, b, k in zip(yy, rr, idx)]

@@ -807,8 +807,8 @@ pub fn minimum_position<T: Element, L: Element>(
 }
 
 /// `scipy.ndimage.maximum_position`: the coordinates of the first largest value of each region
-/// (SciPy takes the last of equal largest values when `index` is a sequence). Errors as
-/// [`minimum`].
+/// (with an `index` list SciPy's pick among equal largest values follows its sort, not always
+/// the first). Errors as [`minimum`].
 ///
 /// ```
 /// use cusci_ndimage::{maximum_position, Array, Device};
