@@ -712,3 +712,53 @@ fn zoom_grid_mode_rounds_its_coordinates_as_scipy() {
         assert_eq!(col, want, "{dev}");
     }
 }
+
+#[test]
+fn nearest_clamps_stencil_indices_not_coordinates_as_scipy() {
+    // beyond the prefilter's 12-element padding SciPy keeps the coordinate and clamps each
+    // stencil index, so the value tends to the padded edge's spline coefficient:
+    // map_coordinates([3, -1, 2, 0.5, 4], [[-1, -11.5, -12.5, -20, -30, 30]], order, 'nearest')
+    let want = [
+        (
+            4,
+            [
+                2.9999999999999996,
+                2.9999906255987185,
+                3.00000822871141,
+                3.0000104651088577,
+                3.0000104651088577,
+                4.0000088841557595,
+            ],
+        ),
+        (
+            5,
+            [
+                3.000000000000004,
+                2.999927728718304,
+                3.000089300773428,
+                3.0001259855439626,
+                3.0001259855439626,
+                4.000108154420008,
+            ],
+        ),
+    ];
+    for dev in devices() {
+        let x = Array::from_vec(vec![3.0, -1.0, 2.0, 0.5, 4.0], &[5], &dev).unwrap();
+        let c =
+            Array::from_vec(vec![-1.0, -11.5, -12.5, -20.0, -30.0, 30.0], &[1, 6], &dev).unwrap();
+        for (order, w) in want {
+            let o = InterpOptions {
+                order,
+                mode: Mode::Nearest,
+                ..Default::default()
+            };
+            let y: Vec<f64> = map_coordinates(&x, &c, &o).unwrap().to_vec().unwrap();
+            for (k, (a, b)) in y.iter().zip(w).enumerate() {
+                assert!(
+                    (a - b).abs() < 1e-12,
+                    "order {order} point {k} on {dev}: {a} vs {b}"
+                );
+            }
+        }
+    }
+}

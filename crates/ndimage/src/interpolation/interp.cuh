@@ -2,11 +2,17 @@
 // stencil index mapping and B-spline weights; the same formulas as interpolation/mod.rs.
 
 // Input coordinate c of an axis of length n mapped by the mode; false where the result is cval.
+// Mode nearest leaves the coordinate alone (SciPy clamps each stencil index instead), but for
+// |c| > 2^52, brought to +-2^52 so that it fits an i64 (NaN stays NaN).
 __device__ __forceinline__ bool ndi_map_coord(double& c, i64 n, int mode) {
   if (mode == NDI_CONSTANT) return !(c < 0.0 || c > (double)(n - 1));
   if (mode == NDI_GRID_CONSTANT) return true;
+  if (mode == NDI_NEAREST) {
+    if (c < -4503599627370496.0) c = -4503599627370496.0;
+    else if (c > 4503599627370496.0) c = 4503599627370496.0;
+    return true;
+  }
   if (c < 0.0) {
-    if (mode == NDI_NEAREST) { c = 0.0; return true; }
     if (n <= 1) { c = 0.0; return true; }
     if (mode == NDI_MIRROR) {
       double s = (double)(2 * n - 2);
@@ -23,7 +29,6 @@ __device__ __forceinline__ bool ndi_map_coord(double& c, i64 n, int mode) {
       c = c < (double)(-n) ? c + s : -c - 1.0;
     }
   } else if (c > (double)(n - 1)) {
-    if (mode == NDI_NEAREST) { c = (double)(n - 1); return true; }
     if (n <= 1) { c = 0.0; return true; }
     if (mode == NDI_MIRROR) {
       double s = (double)(2 * n - 2);

@@ -124,14 +124,21 @@ fn ptr<T: cusci_core::dtype::Element>(a: &Array<T>) -> u64 {
 
 // ---------------------------------------------------------------- CPU formulas (as interp.cuh)
 
+/// 2^52: beyond it a double has no fractional part.
+const TWO52: f64 = 4503599627370496.0;
+
 fn trunc(v: f64) -> f64 {
     v.trunc()
 }
 
-/// SciPy's coordinate mapping; `None` where the value is `cval`.
+/// SciPy's coordinate mapping; `None` where the value is `cval`. Mode nearest leaves the
+/// coordinate alone: SciPy clamps each stencil index instead ([`stencil_index`]), which differs
+/// from clamping the coordinate beyond the prefilter's 12-element padding (only |c| > 2^52,
+/// where every stencil index is clamped anyway, is brought to ±2^52 so that it fits an i64).
 fn map_coord(mut c: f64, n: i64, mode: Mode) -> Option<f64> {
     let nf = n as f64;
     match mode {
+        Mode::Nearest => return Some(c.clamp(-TWO52, TWO52)),
         Mode::Constant => {
             return if c < 0.0 || c > nf - 1.0 {
                 None
@@ -143,7 +150,7 @@ fn map_coord(mut c: f64, n: i64, mode: Mode) -> Option<f64> {
         _ => {}
     }
     if c < 0.0 {
-        if mode == Mode::Nearest || n <= 1 {
+        if n <= 1 {
             return Some(0.0);
         }
         match mode {
@@ -166,9 +173,6 @@ fn map_coord(mut c: f64, n: i64, mode: Mode) -> Option<f64> {
             }
         }
     } else if c > nf - 1.0 {
-        if mode == Mode::Nearest {
-            return Some(nf - 1.0);
-        }
         if n <= 1 {
             return Some(0.0);
         }
@@ -788,10 +792,9 @@ fn transform_axes<T: Real>(
         return Array::from_vec(vec![T::from_f(v); n], oshape, &Device::Cpu)?.to_device(x.device());
     }
     let filter = o.prefilter && o.order > 1;
-    // SciPy does not map an input coordinate outside the input in mode nearest (only the spline
-    // stencil's indices are clamped), which the kernels' coordinate clamp matches only when the
-    // input is padded with its edge values: always padded for orders above 1 (with or without
-    // the prefilter)
+    // SciPy pads by 12 for mode nearest with the prefilter; padded with its edge values, the
+    // input also serves without the prefilter (the stencil's clamped indices read the same
+    // values), so it is padded for orders above 1 either way
     let npad =
         if (filter && o.mode == Mode::GridConstant) || (o.mode == Mode::Nearest && o.order > 1) {
             12
