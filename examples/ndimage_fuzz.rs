@@ -22,14 +22,25 @@ fn is(s: &str) -> Vec<isize> {
     fl(s).iter().map(|&v| v as isize).collect()
 }
 
+/// `DIR/NAME_I.npy` (f64) on the CPU.
+fn load(dir: &str, name: &str, i: &str) -> cusci::Result<Array<f64>> {
+    load_npy(format!("{dir}/{name}_{i}.npy"), &Device::Cpu)
+}
+
+/// The same, nonzero as true.
+fn load_bool(dir: &str, name: &str, i: &str) -> cusci::Result<Array<bool>> {
+    let a = load(dir, name, i)?;
+    let v: Vec<bool> = a.to_vec()?.iter().map(|&v| v != 0.0).collect();
+    Array::from_vec(v, a.shape(), &Device::Cpu)
+}
+
 fn run<T: Real + cusci::core::dtype::Float + cusci::core::dtype::Numeric>(
     dir: &str,
     i: &str,
     f: &str,
     p: &HashMap<String, String>,
 ) -> cusci::Result<Array<f64>> {
-    let cpu = Device::Cpu;
-    let x: Array<f64> = load_npy(format!("{dir}/in_{i}.npy"), &cpu)?;
+    let x: Array<f64> = load(dir, "in", i)?;
     let x: Array<T> = x.astype::<T>()?;
     let g = |k: &str| p.get(k).map(|s| s.as_str());
     let mode: Mode = g("mode").unwrap_or("reflect").parse().unwrap();
@@ -56,9 +67,7 @@ fn run<T: Real + cusci::core::dtype::Float + cusci::core::dtype::Numeric>(
     };
     let fp = || -> cusci::Result<Footprint> {
         Ok(if g("fp").is_some() {
-            let w: Array<f64> = load_npy(format!("{dir}/w_{i}.npy"), &cpu)?;
-            let b: Vec<bool> = w.to_vec()?.iter().map(|&v| v != 0.0).collect();
-            Footprint::Mask(Array::from_vec(b, w.shape(), &cpu)?)
+            Footprint::Mask(load_bool(dir, "w", i)?)
         } else {
             Footprint::Size(us(g("size").unwrap()))
         })
@@ -71,7 +80,7 @@ fn run<T: Real + cusci::core::dtype::Float + cusci::core::dtype::Numeric>(
     };
     let y: Array<T> = match f {
         "correlate" | "convolve" => {
-            let w: Array<f64> = load_npy(format!("{dir}/w_{i}.npy"), &cpu)?;
+            let w: Array<f64> = load(dir, "w", i)?;
             if f == "correlate" {
                 correlate(&x, &w, &fo)
             } else {
@@ -123,7 +132,7 @@ fn run<T: Real + cusci::core::dtype::Float + cusci::core::dtype::Numeric>(
             )
         }
         "correlate1d" | "convolve1d" => {
-            let w: Array<f64> = load_npy(format!("{dir}/w_{i}.npy"), &cpu)?;
+            let w: Array<f64> = load(dir, "w", i)?;
             let w = w.to_vec()?;
             let ax = g("axis").unwrap().parse().unwrap();
             if f == "correlate1d" {
@@ -158,7 +167,7 @@ fn run<T: Real + cusci::core::dtype::Float + cusci::core::dtype::Numeric>(
             }
         }
         "map_coordinates" => {
-            let c: Array<f64> = load_npy(format!("{dir}/c_{i}.npy"), &cpu)?;
+            let c: Array<f64> = load(dir, "c", i)?;
             map_coordinates(&x, &c, &io)
         }
         "spline" => return spline_filter(&x, io.order, mode),
@@ -173,20 +182,15 @@ fn run_morph(
     f: &str,
     p: &HashMap<String, String>,
 ) -> cusci::Result<Array<f64>> {
-    let cpu = Device::Cpu;
-    let x: Array<f64> = load_npy(format!("{dir}/in_{i}.npy"), &cpu)?;
+    let x: Array<f64> = load(dir, "in", i)?;
     let g = |k: &str| p.get(k).map(|s| s.as_str());
-    let tobool = |a: Array<f64>| -> cusci::Result<Array<bool>> {
-        let v: Vec<bool> = a.to_vec()?.iter().map(|&v| v != 0.0).collect();
-        Array::from_vec(v, a.shape(), &cpu)
-    };
     let st = if g("st").is_some() {
-        Some(tobool(load_npy(format!("{dir}/w_{i}.npy"), &cpu)?)?)
+        Some(load_bool(dir, "w", i)?)
     } else {
         None
     };
     let mk = if g("mask").is_some() {
-        Some(tobool(load_npy(format!("{dir}/m_{i}.npy"), &cpu)?)?)
+        Some(load_bool(dir, "m", i)?)
     } else {
         None
     };
@@ -202,12 +206,12 @@ fn run_morph(
         ..Default::default()
     };
     let fp = if g("fp").is_some() {
-        Some(tobool(load_npy(format!("{dir}/w_{i}.npy"), &cpu)?)?)
+        Some(load_bool(dir, "w", i)?)
     } else {
         None
     };
     let gs: Option<Array<f64>> = if g("gst").is_some() {
-        Some(load_npy(format!("{dir}/s_{i}.npy"), &cpu)?)
+        Some(load(dir, "s", i)?)
     } else {
         None
     };
@@ -240,8 +244,7 @@ fn run_morph(
 }
 
 fn run_dist(dir: &str, i: &str, f: &str, p: &HashMap<String, String>) -> cusci::Result<Array<f64>> {
-    let cpu = Device::Cpu;
-    let x: Array<f64> = load_npy(format!("{dir}/in_{i}.npy"), &cpu)?;
+    let x: Array<f64> = load(dir, "in", i)?;
     let g = |k: &str| p.get(k).map(|s| s.as_str());
     let opts = DistanceOptions {
         sampling: g("sampling").map(fl),
@@ -271,10 +274,8 @@ fn run_dist(dir: &str, i: &str, f: &str, p: &HashMap<String, String>) -> cusci::
             Ok(d.unwrap())
         }
         "cdt" => {
-            let st: Option<Array<bool>> = if g("st").is_some() {
-                let w: Array<f64> = load_npy(format!("{dir}/w_{i}.npy"), &cpu)?;
-                let v: Vec<bool> = w.to_vec()?.iter().map(|&v| v != 0.0).collect();
-                Some(Array::from_vec(v, w.shape(), &cpu)?)
+            let st = if g("st").is_some() {
+                Some(load_bool(dir, "w", i)?)
             } else {
                 None
             };
@@ -288,10 +289,8 @@ fn run_dist(dir: &str, i: &str, f: &str, p: &HashMap<String, String>) -> cusci::
             d.unwrap().astype::<f64>()
         }
         "label" => {
-            let st: Option<Array<bool>> = if g("st").is_some() {
-                let w: Array<f64> = load_npy(format!("{dir}/w_{i}.npy"), &cpu)?;
-                let v: Vec<bool> = w.to_vec()?.iter().map(|&v| v != 0.0).collect();
-                Some(Array::from_vec(v, w.shape(), &cpu)?)
+            let st = if g("st").is_some() {
+                Some(load_bool(dir, "w", i)?)
             } else {
                 None
             };
@@ -305,10 +304,10 @@ fn run_dist(dir: &str, i: &str, f: &str, p: &HashMap<String, String>) -> cusci::
 /// The measurement functions: the results flattened (one row per index).
 fn run_meas(dir: &str, i: &str, p: &HashMap<String, String>) -> cusci::Result<Array<f64>> {
     let cpu = Device::Cpu;
-    let x: Array<f64> = load_npy(format!("{dir}/in_{i}.npy"), &cpu)?;
+    let x: Array<f64> = load(dir, "in", i)?;
     let g = |k: &str| p.get(k).map(|s| s.as_str());
     let labels: Option<Array<i32>> = if g("labels").is_some() {
-        let l: Array<f64> = load_npy(format!("{dir}/l_{i}.npy"), &cpu)?;
+        let l: Array<f64> = load(dir, "l", i)?;
         Some(l.astype::<i32>()?)
     } else {
         None
