@@ -240,16 +240,23 @@ fn footprint_axes(axes: &[usize]) -> Vec<usize> {
     f
 }
 
-/// The origin of each input axis from `origin` (one per filtered axis) for the footprint
-/// filters, as SciPy's `_expand_origin`: in the order of `axes` when some axes are left out,
-/// but in input-axis order when `axes` names them all, whatever its order (scipy#22576).
-fn expand_origin(origin: &[isize], axes: &[usize], ndim: usize) -> Vec<isize> {
+/// The input axis of per-filtered-axis value `k` (a footprint filter's origin, a sigma of
+/// gaussian_laplace), as SciPy's `_expand_origin`: `axes[k]` when `axes` leaves an axis out,
+/// but `k` when it names them all, whatever its order (scipy#22576).
+fn value_axis(k: usize, axes: &[usize], ndim: usize) -> usize {
     if axes.len() == ndim {
-        return origin.to_vec();
+        k
+    } else {
+        axes[k]
     }
-    let mut full = vec![0isize; ndim];
-    for (&o, &a) in origin.iter().zip(axes) {
-        full[a] = o;
+}
+
+/// Per-filtered-axis values (one per axis of `axes`) laid on the input's axes by
+/// [`value_axis`]; `fill` on the axes left out.
+fn expand_origin<T: Copy>(values: &[T], axes: &[usize], ndim: usize, fill: T) -> Vec<T> {
+    let mut full = vec![fill; ndim];
+    for (k, &v) in values.iter().enumerate() {
+        full[value_axis(k, axes, ndim)] = v;
     }
     full
 }
@@ -269,7 +276,7 @@ fn points(
 ) -> Result<Points> {
     check_rank(op, "footprint", fshape.len(), axes.len())?;
     let origin = per_axis(op, "origin", origin, axes.len(), 0)?;
-    let axis_origin = expand_origin(&origin, axes, ndim);
+    let axis_origin = expand_origin(&origin, axes, ndim, 0);
     let axes = footprint_axes(axes);
     let mut centre = Vec::with_capacity(axes.len());
     for (k, &len) in fshape.iter().enumerate() {
@@ -376,12 +383,11 @@ pub fn convolve<T: Real>(
     // the origin of axis k when `axes` names every axis ([`expand_origin`]), else of axes[k]
     let fax = footprint_axes(&axes);
     let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
-    let all = axes.len() == input.ndim();
     let origin: Vec<isize> = origin
         .iter()
         .enumerate()
         .map(|(k, &o)| {
-            let a = if all { k } else { axes[k] };
+            let a = value_axis(k, &axes, input.ndim());
             let l = fshape[fax.iter().position(|&f| f == a).unwrap_or(0)];
             if l % 2 == 0 {
                 -o - 1
@@ -982,7 +988,7 @@ pub(crate) fn rank_box(
     for (k, &a) in footprint_axes(&axes).iter().enumerate() {
         size[a] = fshape[k];
     }
-    let full_origin = expand_origin(&origin, &axes, nd);
+    let full_origin = expand_origin(&origin, &axes, nd, 0);
     let modes = if opts.modes.is_empty() {
         Vec::new()
     } else {
@@ -1254,14 +1260,7 @@ fn laplace_sigmas(op: &str, sigma: &[f64], axes: &[usize], nd: usize) -> Result<
         return Err(make::arg(op, "no sigma given"));
     }
     let sig = per_axis(op, "sigma", sigma, axes.len(), 0.0)?;
-    if axes.len() == nd {
-        return Ok(sig);
-    }
-    let mut full = vec![0.0; nd];
-    for (k, &a) in axes.iter().enumerate() {
-        full[a] = sig[k];
-    }
-    Ok(full)
+    Ok(expand_origin(&sig, axes, nd, 0.0))
 }
 
 /// The Gaussian derivative term of axis `axis` in SciPy's `gaussian_laplace` and
