@@ -624,3 +624,146 @@ fn generic_filters_as_store_as_scipy_on_every_device() {
         ));
     }
 }
+
+/// The CPU's 1-D sums are SciPy's bit for bit (`correlate1d`'s order: the centre, then the
+/// symmetric or antisymmetric pairs from the outside in; otherwise the last tap first), so an
+/// integer output truncates where SciPy's does: a flat u8 image of 23 stays 23 under a Gaussian
+/// of sigma 1 (the taps summed in order give 22.999999999999996, stored as 22). Values from
+/// SciPy 1.17.1. The GPU's sums (FMA, other orders) may differ in the last bit.
+#[test]
+fn cpu_sums_are_scipys_bit_for_bit() {
+    let cpu = Device::Cpu;
+    let o = FilterOptions::default();
+    let x = Array::from_vec(vec![0.1, 0.7, -1.3, 2.9, 0.05, 3.3, -0.4], &[7], &cpu).unwrap();
+    let cases: [(&[f64], [f64; 7]); 3] = [
+        (
+            &[0.3, 0.2, 0.3],
+            [
+                0.25999999999999995,
+                -0.22,
+                0.8199999999999998,
+                0.20499999999999996,
+                1.8699999999999997,
+                0.555,
+                0.79,
+            ],
+        ),
+        (
+            &[-0.3, 0.0, 0.3],
+            [
+                0.18,
+                -0.42000000000000004,
+                0.66,
+                0.405,
+                0.11999999999999997,
+                -0.135,
+                -1.1099999999999999,
+            ],
+        ),
+        (
+            &[0.1, 0.2, 0.3, 0.4],
+            [0.4, -0.28, 0.9199999999999998, 0.7, 1.785, 1.13, 0.385],
+        ),
+    ];
+    for (w, want) in cases {
+        assert_eq!(
+            correlate1d(&x, w, 0, &o).unwrap().to_vec().unwrap(),
+            want,
+            "{w:?}"
+        );
+    }
+    let g = GaussianOptions::default();
+    assert_eq!(
+        gaussian_filter1d(&x, 1.5, 0, &g).unwrap().to_vec().unwrap(),
+        [
+            0.215072236615375,
+            0.30336730013871666,
+            0.5607959852583542,
+            0.9333753697960797,
+            1.1849217896563968,
+            1.157160623273031,
+            0.9953066952620464
+        ]
+    );
+    let flat = Array::from_vec(vec![23u8; 9], &[3, 3], &cpu).unwrap();
+    let y: Array<u8> = gaussian_filter_as(&flat, &[1.0], &g).unwrap();
+    assert_eq!(y.to_vec().unwrap(), vec![23u8; 9]);
+}
+
+/// SciPy's n-D minimum/maximum (footprints that are not boxes) and rank filters read `cval` as
+/// the input's C type (`(npy_uint8)-2.0 = 254`, bool a byte too), the separable ones as a
+/// double; its 1-D rank route converts `cval` with `numpy.int64` (and refuses NaN) and copies the
+/// i64 result with NumPy's casts. Values from SciPy 1.17.1.
+#[test]
+fn cval_is_read_as_scipy_reads_it() {
+    let fp = Array::from_vec(vec![false, true, true], &[3], &Device::Cpu).unwrap();
+    let box3 = Footprint::Size(vec![3]);
+    let c = |cval: f64| opts("constant", cval);
+    for dev in devices() {
+        let x = Array::from_vec(vec![146u8, 84, 28], &[3], &dev).unwrap();
+        let fpm = Footprint::Mask(fp.to_device(&dev).unwrap());
+        let y: Array<i64> = maximum_filter_as(&x, &fpm, &c(-2.0)).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![146, 84, 254], "{dev}");
+        // a box is separable: cval stays -2.0
+        let y: Array<i64> = maximum_filter_as(&x, &box3, &c(-2.0)).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![146, 146, 84], "{dev}");
+        let y: Array<f64> = minimum_filter_as(&x, &box3, &c(-2.0)).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![-2.0, 28.0, -2.0], "{dev}");
+        // the n-D rank route: median of (254, 5, 9) is 9
+        let m = Array::from_vec(vec![5u8, 9, 3, 7], &[1, 4], &dev).unwrap();
+        let y: Array<u8> = median_filter_as(&m, &Footprint::Size(vec![1, 3]), &c(-2.0)).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![9, 5, 7, 7], "{dev}");
+        // the 1-D route: cval -2 (median of (-2, 5, 9) is 5), the i64 result copied into u8
+        let m1 = m.reshape(&[4]).unwrap();
+        let y: Array<u8> = median_filter_as(&m1, &box3, &c(-2.0)).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![5, 5, 7, 3], "{dev}");
+        let y: Array<u8> = rank_filter_as(&m1, 1, &box3, &c(-2.7)).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![5, 5, 7, 3], "{dev}");
+        let y: Array<u8> = rank_filter_as(&m1, -2, &Footprint::Size(vec![4]), &c(-300.0)).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![5, 5, 7, 7], "{dev}");
+        let r: Result<Array<u8>> = median_filter_as(&m1, &box3, &c(f64::NAN));
+        assert!(
+            matches!(r, Err(Error::InvalidArgument { .. })),
+            "{r:?} {dev}"
+        );
+        // bool: -2.0 is the byte 254 in the n-D route; f32 rounds cval
+        let b = Array::from_vec(vec![false, true, false, true], &[1, 4], &dev).unwrap();
+        let y: Array<f64> =
+            percentile_filter_as(&b, 40.0, &Footprint::Size(vec![1, 4]), &c(-2.0)).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![1.0, 0.0, 0.0, 1.0], "{dev}");
+        let f = Array::from_vec(vec![0.5f32, 0.7], &[1, 2], &dev).unwrap();
+        let fpm2 =
+            Footprint::Mask(Array::from_vec(vec![true, false, true], &[1, 3], &dev).unwrap());
+        let y: Array<f64> = minimum_filter_as(&f, &fpm2, &c(0.1)).unwrap();
+        assert_eq!(
+            y.to_vec().unwrap(),
+            vec![0.1f32 as f64, 0.1f32 as f64],
+            "{dev}"
+        );
+    }
+}
+
+/// Where a filter has no axis to filter, SciPy copies the input with NumPy's assignment casts:
+/// integers wrap into narrower integers (not the C cast of a double), anything nonzero is true.
+#[test]
+fn empty_passes_copy_with_numpy_casts() {
+    for dev in devices() {
+        let x = Array::from_vec(vec![3_000_000_000i64, -5, 1 << 40, 256], &[4], &dev).unwrap();
+        let y: Array<i32> = uniform_filter_as(&x, &[1], &FilterOptions::default()).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![-1294967296, -5, 0, 256], "{dev}");
+        let y: Array<u8> = gaussian_filter_as(&x, &[0.0], &GaussianOptions::default()).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![0, 251, 0, 0], "{dev}");
+        let y: Array<bool> =
+            maximum_filter_as(&x, &Footprint::Size(vec![1]), &FilterOptions::default()).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![true; 4], "{dev}");
+        let o = FilterOptions {
+            axes: Some(vec![]),
+            ..Default::default()
+        };
+        let f = Array::from_vec(vec![256.0f64, -2.0, 0.5, 3e9], &[4], &dev).unwrap();
+        let y: Array<bool> = laplace_as(&f, &o).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![true; 4], "{dev}");
+        let y: Array<u8> = laplace_as(&f, &o).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![0, 254, 0, 0], "{dev}");
+    }
+}

@@ -284,6 +284,7 @@ impl Win1d<'_> {
             op,
         } = *self;
         let mut out = vec![0.0; xv.len()];
+        let terms = sum_terms(w);
         if inner < CPU_ROWS_MIN {
             let wl = w.len();
             out.par_chunks_mut(len * inner)
@@ -303,7 +304,20 @@ impl Win1d<'_> {
                             let win = &line[i..i + wl];
                             block[i * inner + j] = match op {
                                 Op::Sum => {
-                                    win.iter().zip(w).fold(0.0, |acc, (a, b)| acc + a * b) / div
+                                    let v = |t: &Term| {
+                                        t.weight
+                                            * t.pair.map_or(win[t.tap], |(b, minus)| {
+                                                if minus {
+                                                    win[t.tap] - win[b]
+                                                } else {
+                                                    win[t.tap] + win[b]
+                                                }
+                                            })
+                                    };
+                                    let sum = terms.split_first().map_or(0.0, |(t0, rest)| {
+                                        rest.iter().fold(v(t0), |acc, t| acc + v(t))
+                                    });
+                                    sum / div
                                 }
                                 Op::Min => win[1..]
                                     .iter()
@@ -320,20 +334,36 @@ impl Win1d<'_> {
         out.par_chunks_mut(inner).enumerate().for_each(|(r, orow)| {
             let (o, i) = (r / len, r % len);
             let base = o * len * inner;
-            for (k, &wk) in w.iter().enumerate() {
+            // the input row under tap k (None: cval)
+            let row = |k: usize| {
                 let src = mode.map_index(i as i64 + k as i64 - shift, len as i64);
-                let row = src.map(|s| &xv[base + s as usize * inner..][..inner]);
+                src.map(|s| &xv[base + s as usize * inner..][..inner])
+            };
+            if op == Op::Sum {
+                let at = |r: Option<&[f64]>, j: usize| r.map_or(cval, |r| r[j]);
+                for (n, t) in terms.iter().enumerate() {
+                    let a = row(t.tap);
+                    let b = t.pair.map(|(b, minus)| (row(b), minus));
+                    for (j, o) in orow.iter_mut().enumerate() {
+                        let v = t.weight
+                            * match b {
+                                None => at(a, j),
+                                Some((b, false)) => at(a, j) + at(b, j),
+                                Some((b, true)) => at(a, j) - at(b, j),
+                            };
+                        *o = if n == 0 { v } else { *o + v };
+                    }
+                }
+                if div != 1.0 {
+                    for a in orow.iter_mut() {
+                        *a /= div;
+                    }
+                }
+                return;
+            }
+            for k in 0..w.len() {
+                let row = row(k);
                 match (op, row) {
-                    (Op::Sum, Some(row)) => {
-                        for (a, &v) in orow.iter_mut().zip(row) {
-                            *a += v * wk;
-                        }
-                    }
-                    (Op::Sum, None) => {
-                        for a in orow.iter_mut() {
-                            *a += cval * wk;
-                        }
-                    }
                     (_, row) if k == 0 => match row {
                         Some(row) => orow.copy_from_slice(row),
                         None => orow.fill(cval),
@@ -349,13 +379,57 @@ impl Win1d<'_> {
                     }
                 }
             }
-            if op == Op::Sum && div != 1.0 {
-                for a in orow.iter_mut() {
-                    *a /= div;
-                }
-            }
         });
         out
+    }
+}
+
+/// One term of a 1-D weighted sum in SciPy's order ([`sum_terms`]): `weight · x[tap]`, or
+/// `weight · (x[tap] ± x[other])` for a pair of taps sharing a weight.
+struct Term {
+    tap: usize,
+    pair: Option<(usize, bool)>,
+    weight: f64,
+}
+
+/// The terms of `Σ_k w[k] · x[k]` in the order and grouping of SciPy's `correlate1d`
+/// (`NI_Correlate1D`), so that the CPU's f64 sums are SciPy's bit for bit (which decides where
+/// an integer output truncates a sum that is an integer in exact arithmetic, as over flat image
+/// regions): for an odd window whose weights are symmetric (or antisymmetric) about the centre
+/// within `f64::EPSILON`, the centre term, then the pairs `(x[c − j] ± x[c + j]) · w[c − j]`
+/// from the outermost in; otherwise the last tap, then the others in order.
+fn sum_terms(w: &[f64]) -> Vec<Term> {
+    let n = w.len();
+    let c = n / 2;
+    let mirrored = |sign: f64| {
+        n % 2 == 1 && (1..=c).all(|j| (w[c + j] - sign * w[c - j]).abs() <= f64::EPSILON)
+    };
+    let single = |k: usize| Term {
+        tap: k,
+        pair: None,
+        weight: w[k],
+    };
+    if n == 0 {
+        return vec![];
+    }
+    let sym = if mirrored(1.0) {
+        Some(false)
+    } else if mirrored(-1.0) {
+        Some(true)
+    } else {
+        None
+    };
+    match sym {
+        Some(minus) => std::iter::once(single(c))
+            .chain((1..=c).rev().map(|j| Term {
+                tap: c - j,
+                pair: Some((c + j, minus)),
+                weight: w[c - j],
+            }))
+            .collect(),
+        None => std::iter::once(single(n - 1))
+            .chain((0..n - 1).map(single))
+            .collect(),
     }
 }
 

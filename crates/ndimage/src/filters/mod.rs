@@ -166,6 +166,11 @@ pub(crate) fn check_rank(op: &str, what: &str, rank: usize, naxes: usize) -> Res
 ///
 /// Uses `opts.mode`, `opts.cval` and `opts.origin[0]` (0 when empty).
 ///
+/// Numerics: the CPU sums in f64 in SciPy's order (for odd windows symmetric or antisymmetric
+/// within `f64::EPSILON`, the centre term and then the paired taps from the outside in; else the
+/// last tap first), so its f64 results are SciPy's bit for bit; the GPU sums in the working type
+/// (f32 for f32), taps in order, with fused multiply-adds (within a few ulps).
+///
 /// # Errors
 /// `InvalidArgument` for an empty `weights`, an axis out of range or an origin outside the weights.
 ///
@@ -444,14 +449,39 @@ impl Default for GaussianOptions {
     }
 }
 
+/// NumPy's `sum` of a contiguous f64 array (pairwise: eight running sums in blocks of up to 128,
+/// halves above), so that the Gaussian weights are normalised by the same sum as SciPy's.
+fn numpy_sum(a: &[f64]) -> f64 {
+    let n = a.len();
+    if n < 8 {
+        return a.iter().fold(0.0, |s, &v| s + v);
+    }
+    if n > 128 {
+        let h = n / 2;
+        let h = h - h % 8;
+        return numpy_sum(&a[..h]) + numpy_sum(&a[h..]);
+    }
+    let mut r = [0.0; 8];
+    r.copy_from_slice(&a[..8]);
+    let full = n - n % 8;
+    for c in a[8..full].chunks_exact(8) {
+        for (r, &v) in r.iter_mut().zip(c) {
+            *r += v;
+        }
+    }
+    let s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    a[full..].iter().fold(s, |s, &v| s + v)
+}
+
 /// SciPy's `_gaussian_kernel1d(sigma, order, radius)`: the sampled Gaussian (normalised to sum
 /// 1) times the polynomial of its `order`-th derivative.
 pub fn gaussian_kernel1d(sigma: f64, order: usize, radius: usize) -> Vec<f64> {
     let s2 = sigma * sigma;
     let r = radius as i64;
     let xs: Vec<f64> = (-r..=r).map(|v| v as f64).collect();
-    let mut phi: Vec<f64> = xs.iter().map(|x| (-0.5 / s2 * x * x).exp()).collect();
-    let sum: f64 = phi.iter().sum();
+    // SciPy's `_gaussian_kernel1d` step by step: exp(−0.5/σ² · x²), divided by NumPy's sum
+    let mut phi: Vec<f64> = xs.iter().map(|x| (-0.5 / s2 * (x * x)).exp()).collect();
+    let sum = numpy_sum(&phi);
     phi.iter_mut().for_each(|p| *p /= sum);
     if order == 0 {
         return phi;
@@ -466,9 +496,9 @@ pub fn gaussian_kernel1d(sigma: f64, order: usize, radius: usize) -> Vec<f64> {
             if k < order {
                 nq[k] += (k + 1) as f64 * q[k + 1];
             }
-            // P: times −x/σ²
+            // P: times −x/σ² (SciPy's diagonal entry 1/−σ², times q)
             if k >= 1 {
-                nq[k] += -q[k - 1] / s2;
+                nq[k] += 1.0 / -s2 * q[k - 1];
             }
         }
         q = nq;

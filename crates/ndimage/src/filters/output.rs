@@ -24,13 +24,25 @@
 //! Rank filters whose rank is the first or last of the footprint run as the minimum or maximum
 //! filter (SciPy's route, separable for a box), others as one n-D selection.
 //!
+//! Where SciPy copies (a filter with no axis to filter: sizes of 1, sigmas of 0, `axes=[]`), the
+//! copy follows NumPy's assignment casts instead: integers wrap into narrower integers
+//! (`3_000_000_000i64 → -1_294_967_296` in i32) and anything nonzero is true. `cval` is read as
+//! SciPy reads it: a double in the separable and correlation filters, the input's C type in
+//! the n-D minimum/maximum (footprints other than boxes) and rank filters (`-2.0` is 254 for u8
+//! and bool inputs, f32 rounds it), and through `numpy.int64` in SciPy's 1-D rank route (1-D
+//! integer inputs, NaN refused, the i64 result copied with NumPy's casts).
+//!
 //! Differences from SciPy: (1) for a 1-D input, SciPy 1.17's rank and median filter with an output
 //! type other than the input's return the output buffer reinterpreted (its fast 1-D path writes
 //! the input's type into it); here they return the values stored as above, as SciPy does for every
 //! other input. (2) An integer input is read as f64, as SciPy's n-D filters do, so i64 values
-//! beyond 2^53 are rounded (SciPy's 1-D rank path keeps same-type i64 exact). (3) The f32 and f64 sums may differ from SciPy's in the last bit (summation order;
-//! FMA on the GPU); a result within that of an integer can then truncate to the neighbouring
-//! integer. u16, i16, u32, u64 and i8 have no [`Array`] element type yet.
+//! beyond 2^53 are rounded (SciPy's 1-D rank path keeps same-type i64 exact). (3) The CPU sums
+//! 1-D windows in SciPy's order, so its f64 results are SciPy's bit for bit where the weights
+//! are; the Gaussian weights may differ in the last bit where NumPy's `exp` does from the
+//! platform's, uniform filters sum each window afresh where SciPy keeps a running sum, and the GPU sums in
+//! its own order with fused multiply-adds. A result within such a difference of an integer can
+//! truncate to the neighbouring integer. u16, i16, u32, u64 and i8 have no [`Array`] element
+//! type yet.
 //!
 //! The plain filters of this module (`gaussian_filter::<u8>`, ...) keep the input type and
 //! saturate on overflow instead; use these functions for SciPy's exact integer results.
@@ -107,7 +119,8 @@ pub(crate) fn t64(v: f64) -> i64 {
 /// SciPy's store of `v` (code as [`Store::code`]), returned as the f64 of the stored value
 /// (exact: every stored value is a double, but for code 7's i64::MAX, returned as 2^63, which
 /// the saturating conversion to i64 turns back into i64::MAX). Codes 12 and 14 wrap an
-/// integer-valued sum into i32 or u8 (NumPy's integer `+=`). Codes 5, 6, 7: the interpolation
+/// integer-valued sum into i32 or u8 (NumPy's integer `+=`); code 15 is NumPy's cast to bool
+/// (`v != 0`, NaN true). Codes 5, 6, 7: the interpolation
 /// functions' store into u8, i32, i64 (SciPy's `CASE_INTERP_OUT_UINT/INT`): rounded half away
 /// from zero (`v ± 0.5` in double, then truncated) and clamped to the type's range; NaN gives 0
 /// for u8 (no rounding below 0.5) and the type's minimum for i32/i64.
@@ -135,6 +148,7 @@ pub(crate) fn scast(v: f64, code: i32) -> f64 {
         }
         12 => v as i64 as i32 as f64,
         14 => v as i64 as u8 as f64,
+        15 => (v != 0.0) as u8 as f64,
         _ => v,
     }
 }
@@ -161,6 +175,7 @@ __device__ __forceinline__ double ndi_scast(double v, int m) {
                      9223372036854775808.0));
     case 12: return (double)(int)(unsigned int)(unsigned long long)(long long)v;
     case 14: return (double)(unsigned char)(unsigned long long)(long long)v;
+    case 15: return v != 0.0 ? 1.0 : 0.0;
     default: return v;
     }
 }
@@ -248,11 +263,31 @@ pub(crate) fn single<I: Element, O: Element>(
     finish(store(f(&x)?, s)?)
 }
 
+/// The store code of SciPy's `output[...] = input` for an input of type `I` (NumPy's
+/// assignment casts, applied to the input read as f64): from floats as [`Store::code`] but
+/// `!= 0` into bool; from integers and bool, wrapped modulo 2^bits (`-2 → 254` in u8,
+/// `3_000_000_000 → -1_294_967_296` in i32) or `!= 0` into bool.
+pub(crate) fn copy_code<I: Element>(s: Store) -> i32 {
+    let int = I::DTYPE.is_integer() || I::DTYPE == DType::Bool;
+    match s {
+        Store::Bool => 15,
+        Store::U8 if int => 14,
+        Store::I32 if int => 12,
+        _ => s.code(),
+    }
+}
+
 /// Passes in sequence over `cur`, each stored before the next reads it (SciPy's separable
-/// filters writing into `output`); with no pass, `cur` stored (SciPy's copy into the output).
-fn stored_passes(mut cur: Array<f64>, passes: Vec<PassFn<'_>>, s: Store) -> Result<Array<f64>> {
+/// filters writing into `output`); with no pass, `cur` stored with the code `copy` (SciPy's
+/// `output[...] = input`, [`copy_code`]).
+fn stored_passes(
+    mut cur: Array<f64>,
+    passes: Vec<PassFn<'_>>,
+    s: Store,
+    copy: i32,
+) -> Result<Array<f64>> {
     if passes.is_empty() {
-        return store(cur, s);
+        return apply(cur, copy);
     }
     for p in passes {
         cur = store(p(&cur)?, s)?;
@@ -267,7 +302,12 @@ pub(crate) fn chain<I: Element, O: Element>(
     passes: Vec<PassFn<'_>>,
 ) -> Result<Array<O>> {
     let s = Store::of::<O>(op)?;
-    finish(stored_passes(load(op, input)?, passes, s)?)
+    finish(stored_passes(
+        load(op, input)?,
+        passes,
+        s,
+        copy_code::<I>(s),
+    )?)
 }
 
 // ---------------------------------------------------------------- correlation, convolution
@@ -604,11 +644,16 @@ fn minmax_as<I: Element, O: Element>(
             if !mv.is_empty() && mv.iter().all(|&b| b) && m.ndim() > 0 {
                 m.shape().to_vec()
             } else {
+                // SciPy's n-D minimum/maximum filter reads cval as the input's type
+                let o = FilterOptions {
+                    cval: input_cval::<I>(op, opts.cval)?,
+                    ..opts.clone()
+                };
                 return single(op, input, |x| {
                     if max {
-                        maximum_filter(x, footprint, opts)
+                        maximum_filter(x, footprint, &o)
                     } else {
-                        minimum_filter(x, footprint, opts)
+                        minimum_filter(x, footprint, &o)
                     }
                 });
             }
@@ -712,7 +757,82 @@ fn rank_as<I: Element, O: Element>(
             None => minmax_as(op, input, fp, opts, max),
         };
     }
-    single(op, input, |x| rank_filter(x, rank as isize, fp, opts))
+    if rank_1d_route(op, input.ndim(), input.size(), fp, opts)? {
+        return rank_1d_as(op, input, rank, fp, opts);
+    }
+    let o = FilterOptions {
+        cval: input_cval::<I>(op, opts.cval)?,
+        ..opts.clone()
+    };
+    single(op, input, |x| rank_filter(x, rank as isize, fp, &o))
+}
+
+/// `cval` as SciPy's n-D minimum/maximum (non-box footprints) and rank filters read it: cast to
+/// the input's C type (`(npy_uint8)-2.0 = 254`; bool is a byte there too; f32 rounded; i32/i64
+/// truncated, the minimum out of range).
+fn input_cval<I: Element>(op: &str, cval: f64) -> Result<f64> {
+    Ok(scast(cval, Store::of::<I>(op)?.code()))
+}
+
+/// Whether SciPy 1.17 takes its 1-D rank route (`_rank_filter_1d`) for a selection that is not
+/// the minimum or maximum: a 1-D input whose window (the footprint's full length, zeros
+/// included) does not reach more than the line's length past it, or a single element.
+fn rank_1d_route(
+    op: &str,
+    nd: usize,
+    n: usize,
+    fp: &Footprint,
+    opts: &FilterOptions,
+) -> Result<bool> {
+    if nd != 1 {
+        return Ok(false);
+    }
+    let len = match fp {
+        Footprint::Size(s) => per_axis(op, "size", s, 1, 1)?[0],
+        Footprint::Mask(m) => m.size(),
+    };
+    let origin = per_axis(op, "origin", &opts.origin, 1, 0)?[0];
+    Ok(n as i64 - ((len as i64 - 1) / 2 - origin as i64) >= 0 || n == 1)
+}
+
+/// SciPy's 1-D rank route for a 1-D input: an integer or bool input is filtered as i64, `cval`
+/// converted by `numpy.int64` (truncated; NaN or out of range is SciPy's ValueError or
+/// OverflowError, an `InvalidArgument` here); a bool, u8 or i32 input's i64 result is copied
+/// into the output with NumPy's casts (wrapped into u8 and i32, `!= 0` into bool), an i64
+/// input's stored as the n-D route stores (SciPy writes i64 into the output buffer whatever its
+/// type: difference (1) of the [module](self) doc); f32 and f64 inputs as the n-D route (`cval`
+/// rounded to f32 for f32).
+fn rank_1d_as<I: Element, O: Element>(
+    op: &str,
+    input: &Array<I>,
+    rank: usize,
+    fp: &Footprint,
+    opts: &FilterOptions,
+) -> Result<Array<O>> {
+    let s = Store::of::<O>(op)?;
+    let int = I::DTYPE.is_integer() || I::DTYPE == DType::Bool;
+    let cval = if int {
+        let c = opts.cval;
+        if !(-9223372036854775808.0..9223372036854775808.0).contains(&c) {
+            return Err(make::arg(
+                op,
+                format!("cval {c} cannot be converted to the integer filter type"),
+            ));
+        }
+        c.trunc()
+    } else {
+        input_cval::<I>(op, opts.cval)?
+    };
+    let o = FilterOptions {
+        cval,
+        ..opts.clone()
+    };
+    let y = rank_filter(&load(op, input)?, rank as isize, fp, &o)?;
+    let widened = int && I::DTYPE != DType::I64;
+    finish(apply(
+        y,
+        if widened { copy_code::<I>(s) } else { s.code() },
+    )?)
 }
 
 /// [`rank_filter`] with SciPy's `output` dtype: the `rank`-th smallest (negative: from the end)
@@ -903,7 +1023,7 @@ pub fn laplace_as<I: Element, O: Element>(
     let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
     let x = load(op, input)?;
     if axes.is_empty() {
-        return finish(store(x, s)?);
+        return finish(apply(x, copy_code::<I>(s))?);
     }
     let d2 = |k: usize| -> Result<Array<f64>> {
         let o = FilterOptions {
@@ -977,14 +1097,14 @@ pub fn gaussian_laplace_as<I: Element, O: Element>(
     let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
     let x = load(op, input)?;
     if axes.is_empty() {
-        return finish(store(x, s)?);
+        return finish(apply(x, copy_code::<I>(s))?);
     }
     let all: Vec<usize> = (0..nd).collect();
     let d2 = |k: usize| -> Result<Array<f64>> {
         let mut order = vec![0usize; nd];
         order[axes[k]] = 2;
         let passes = gaussian_passes(op, &all, &full, &order, &[modes[k]], opts)?;
-        stored_passes(x.clone(), passes, s)
+        stored_passes(x.clone(), passes, s, copy_code::<I>(s))
     };
     laplace_sum(s, axes.len(), d2)
 }
@@ -1041,7 +1161,7 @@ pub fn gaussian_gradient_magnitude_as<I: Element, O: Element>(
     let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
     let x = load(op, input)?;
     if axes.is_empty() {
-        return finish(store(x, s)?);
+        return finish(apply(x, copy_code::<I>(s))?);
     }
     let all: Vec<usize> = (0..nd).collect();
     let mut qs = Vec::with_capacity(axes.len());
@@ -1049,7 +1169,7 @@ pub fn gaussian_gradient_magnitude_as<I: Element, O: Element>(
         let mut order = vec![0usize; nd];
         order[a] = 1;
         let passes = gaussian_passes(op, &all, &sig, &order, &[modes[k]], opts)?;
-        qs.push(stored_passes(x.clone(), passes, s)?);
+        qs.push(stored_passes(x.clone(), passes, s, copy_code::<I>(s))?);
     }
     match s {
         Store::F64 => finish(sum_of_squares::<f64>(&qs)?.sqrt()?),
