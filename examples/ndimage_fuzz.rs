@@ -469,16 +469,32 @@ fn run_morph(
         "b_closing" => b(binary_closing(&x, &bo)),
         "b_propagation" => b(binary_propagation(&x, &bo)),
         "b_fill_holes" => b(binary_fill_holes(&x, st.as_ref(), &bo.origin)),
-        "g_erosion" => grey_erosion(&x, &go),
-        "g_dilation" => grey_dilation(&x, &go),
-        "g_opening" => grey_opening(&x, &go),
-        "g_closing" => grey_closing(&x, &go),
-        "m_gradient" => morphological_gradient(&x, &go),
-        "m_laplace" => morphological_laplace(&x, &go),
-        "w_tophat" => white_tophat(&x, &go),
-        "b_tophat" => black_tophat(&x, &go),
-        _ => panic!("unknown {f}"),
+        _ => match g("it") {
+            Some("u8") => run_grey(&x.astype::<u8>()?, f, &go),
+            Some("i32") => run_grey(&x.astype::<i32>()?, f, &go),
+            _ => run_grey(&x, f, &go),
+        },
     }
+}
+
+/// A grey morphology case on an input of type `T` (`it=`), the result as f64.
+fn run_grey<T: cusci::core::Numeric + cusci::core::Ordered>(
+    x: &Array<T>,
+    f: &str,
+    go: &GreyOptions,
+) -> cusci::Result<Array<f64>> {
+    match f {
+        "g_erosion" => grey_erosion(x, go),
+        "g_dilation" => grey_dilation(x, go),
+        "g_opening" => grey_opening(x, go),
+        "g_closing" => grey_closing(x, go),
+        "m_gradient" => morphological_gradient(x, go),
+        "m_laplace" => morphological_laplace(x, go),
+        "w_tophat" => white_tophat(x, go),
+        "b_tophat" => black_tophat(x, go),
+        _ => panic!("unknown {f}"),
+    }?
+    .astype::<f64>()
 }
 
 fn run_dist(dir: &str, i: &str, f: &str, p: &HashMap<String, String>) -> cusci::Result<Array<f64>> {
@@ -596,20 +612,18 @@ fn main() {
             })
             .collect();
         let r = std::panic::catch_unwind(|| {
-            if ["fgauss", "funiform", "fellipsoid", "fshift"].contains(&f) && p.contains_key("it") {
-                fourier_case(&dir, i, f, &p)
-            } else if p.contains_key("it") {
-                dispatch_as(&dir, i, f, &p)
-            } else if f == "meas" {
+            if f == "meas" {
                 run_meas(&dir, i, &p)
             } else if ["edt", "bf", "cdt", "label"].contains(&f) {
                 run_dist(&dir, i, f, &p)
-            } else if f.starts_with("b_")
-                || f.starts_with("g_")
-                || f.starts_with("m_")
-                || f.starts_with("w_")
-            {
+            } else if ["b_", "g_", "m_", "w_"].iter().any(|s| f.starts_with(s)) {
                 run_morph(&dir, i, f, &p)
+            } else if ["fgauss", "funiform", "fellipsoid", "fshift"].contains(&f)
+                && p.contains_key("it")
+            {
+                fourier_case(&dir, i, f, &p)
+            } else if p.contains_key("it") {
+                dispatch_as(&dir, i, f, &p)
             } else if p.get("dt").map(|s| s.as_str()) == Some("f32") {
                 run::<f32>(&dir, i, f, &p)
             } else {

@@ -50,8 +50,13 @@ for i in range(count):
             pool.terminate()
         else: res = call_b(f, x, kw)
     else:
-        x = np.round(rng.standard_normal(shape) * 3, 1); np.save(f'{D}/in_{i}.npy', x)
-        mode = R.choice(MODES); cval = R.choice([0.0, 1.5]); p['mode'] = mode; p['cval'] = cval
+        it = R.choice(['f64', 'f64', 'u8', 'i32'])  # integer images: SciPy's C casts of cval and results
+        if it == 'u8': x = rng.integers(0, 256, shape).astype(np.uint8)
+        elif it == 'i32': x = rng.integers(-1000, 1000, shape).astype(np.int32)
+        else: x = np.round(rng.standard_normal(shape) * 3, 1)
+        np.save(f'{D}/in_{i}.npy', x.astype(float))
+        if it != 'f64': p['it'] = it
+        mode = R.choice(MODES); cval = R.choice([0.0, 1.5, -2.0, 300.5]); p['mode'] = mode; p['cval'] = cval
         kw = dict(mode=mode, cval=cval)
         k = R.random()
         if k < 0.4:

@@ -243,6 +243,91 @@ fn grey_integer_types_match_f64() {
     });
 }
 
+/// Integer images as SciPy's C code treats them (values from SciPy 1.17.1): a structure's first
+/// term added in double and the others cast to the element type and added there (u8 wraps),
+/// `cval` read as the element type in the n-D window (`-2.0` is 254) but as a double in the
+/// separable box (its passes stored into u8: `-2.0` stored as 254, `300.5` as 44).
+#[test]
+fn grey_integer_images_follow_scipys_casts() {
+    for_each_device(|dev| {
+        let o = |mode: Mode, cval: f64| GreyOptions {
+            mode,
+            cval,
+            ..Default::default()
+        };
+        let x = Array::from_vec(vec![51i32, 90, -94, -72], &[4], dev).unwrap();
+        let s = Array::from_vec(vec![-1.3, 0.9, 0.4], &[3], dev).unwrap();
+        let so = GreyOptions {
+            structure: Some(&s),
+            ..o(Mode::Nearest, 0.0)
+        };
+        assert_eq!(
+            grey_erosion(&x, &so).unwrap().to_vec().unwrap(),
+            [51, -94, -94, -92]
+        );
+        assert_eq!(
+            grey_dilation(&x, &so).unwrap().to_vec().unwrap(),
+            [89, 90, 90, -72]
+        );
+        let u = Array::from_vec(vec![250u8, 10, 3, 200], &[4], dev).unwrap();
+        let s2 = Array::from_vec(vec![0.0, 10.7, -3.2], &[3], dev).unwrap();
+        let so = GreyOptions {
+            structure: Some(&s2),
+            ..o(Mode::Reflect, 0.0)
+        };
+        assert_eq!(
+            grey_dilation(&u, &so).unwrap().to_vec().unwrap(),
+            [246, 246, 200, 210]
+        );
+        assert_eq!(
+            grey_erosion(&u, &so).unwrap().to_vec().unwrap(),
+            [13, 0, 10, 3]
+        );
+        let boxed = GreyOptions {
+            size: Some(vec![3]),
+            ..o(Mode::Constant, -2.0)
+        };
+        assert_eq!(
+            grey_erosion(&u, &boxed).unwrap().to_vec().unwrap(),
+            [254, 3, 3, 254]
+        );
+        let fp = Array::from_vec(vec![true, false, true], &[3], dev).unwrap();
+        let holed = GreyOptions {
+            footprint: Some(&fp),
+            ..o(Mode::Constant, -2.0)
+        };
+        assert_eq!(
+            grey_erosion(&u, &holed).unwrap().to_vec().unwrap(),
+            [10, 3, 10, 3]
+        );
+        let boxed = GreyOptions {
+            size: Some(vec![3]),
+            ..o(Mode::Constant, 300.5)
+        };
+        assert_eq!(
+            grey_dilation(&u, &boxed).unwrap().to_vec().unwrap(),
+            [44, 250, 200, 44]
+        );
+        let u2 = u.reshape(&[2, 2]).unwrap();
+        let b2 = GreyOptions {
+            size: Some(vec![2, 2]),
+            ..o(Mode::Constant, -2.0)
+        };
+        assert_eq!(
+            grey_erosion(&u2, &b2).unwrap().to_vec().unwrap(),
+            [254, 254, 254, 3]
+        );
+        let b2 = GreyOptions {
+            size: Some(vec![2, 2]),
+            ..o(Mode::Constant, 300.5)
+        };
+        assert_eq!(
+            grey_dilation(&u2, &b2).unwrap().to_vec().unwrap(),
+            [250, 44, 44, 44]
+        );
+    });
+}
+
 /// Binary morphology on sizes around the warp and block edges, every device against the CPU.
 #[test]
 fn binary_edge_sizes_match_cpu() {

@@ -96,6 +96,13 @@ impl Store {
     }
 }
 
+/// SciPy's C cast of a double into `T` (x86-64, as [`scast`]: truncation, the integer
+/// indefinite out of range, u8 and bool through a 32-bit int wrapped, f32 rounded).
+pub(crate) fn c_cast<T: Element>(v: f64) -> T {
+    let code = Store::of::<T>("").map_or(0, Store::code);
+    T::from_c64(cusci_core::c64::new(scast(v, code), 0.0))
+}
+
 /// x86-64's `cvttsd2si` to 32 bits: truncation, the "integer indefinite" i32::MIN out of range.
 #[inline]
 pub(crate) fn t32(v: f64) -> i32 {

@@ -1,6 +1,8 @@
 //! Grey morphology: `grey_erosion`, `grey_dilation`, `grey_opening`, `grey_closing`,
 //! `morphological_gradient`, `morphological_laplace`, `white_tophat`, `black_tophat`.
 
+use crate::filters::output::{c_cast, scast};
+use crate::filters::{maximum_filter_as, minimum_filter_as, FilterOptions, Footprint};
 use crate::structure::{
     c_strides_u, contig, dptr, kernel, launch, norm_origin, offsets_on, CusciShape,
 };
@@ -119,12 +121,90 @@ fn footprint<T: Element>(
     })
 }
 
+/// Whether SciPy filters this flat box (a size, or a footprint without a false element, and no
+/// structure) separably, 1-D pass by pass with `cval` as a double and each pass stored into the
+/// input's type: a different result from the n-D window only where `cval` is not a value of
+/// that type in a constant mode. Then the sizes and SciPy's origins (reversed for a dilation).
+fn separable_box<T: Element>(
+    nd: usize,
+    o: &GreyOptions,
+    dilate: bool,
+) -> Result<Option<(Vec<usize>, Vec<isize>)>> {
+    let cv = o.cval;
+    let constant = matches!(o.mode.for_filter(), Mode::Constant);
+    if o.structure.is_some() || !constant || c_cast::<T>(cv).to_c64().re == cv {
+        return Ok(None);
+    }
+    let size = match (o.footprint, &o.size) {
+        (Some(f), _) => {
+            if !f.to_vec()?.iter().all(|&b| b) || f.ndim() != nd {
+                return Ok(None);
+            }
+            f.shape().to_vec()
+        }
+        (None, Some(sz)) if sz.len() == 1 => vec![sz[0]; nd],
+        (None, Some(sz)) => sz.clone(),
+        (None, None) => return Ok(None),
+    };
+    let origin = match o.origin.len() {
+        0 => vec![0; nd],
+        1 => vec![o.origin[0]; nd],
+        _ => o.origin.clone(),
+    };
+    if size.len() != nd || origin.len() != nd || size.contains(&0) {
+        return Ok(None); // the n-D path reports it
+    }
+    let origin = origin
+        .iter()
+        .zip(&size)
+        .map(|(&g, &z)| {
+            let g = g as isize;
+            if !dilate {
+                g
+            } else if z % 2 == 0 {
+                -g - 1
+            } else {
+                -g
+            }
+        })
+        .collect();
+    Ok(Some((size, origin)))
+}
+
+/// SciPy's `_tmp += (_type)ss` for an element `x` of type `T`: `ss` cast to `T` (C cast), then
+/// added in `T` (integers wrap, f32 rounds), returned as f64.
+fn add_in_type<T: Element>(x: f64, ss: f64) -> f64 {
+    let c = |code| scast(ss, code);
+    match T::DTYPE {
+        DType::F32 => (x as f32 + c(1) as f32) as f64,
+        DType::I32 => (x as i32).wrapping_add(c(2) as i32) as f64,
+        DType::I64 => (x as i64).wrapping_add(c(3) as i64) as f64,
+        DType::U8 | DType::Bool => ((x as i64 + c(4) as i64) & 255) as f64,
+        _ => x + ss,
+    }
+}
+
 fn min_or_max<T: Numeric + Ordered>(
     op: &str,
     input: &Array<T>,
     o: &GreyOptions,
     dilate: bool,
 ) -> Result<Array<T>> {
+    if let Some((size, origin)) = separable_box::<T>(input.ndim(), o, dilate)? {
+        let fo = FilterOptions {
+            mode: o.mode,
+            cval: o.cval,
+            origin,
+            axes: None,
+            modes: Vec::new(),
+        };
+        let fp = Footprint::Size(size);
+        return if dilate {
+            maximum_filter_as::<T, T>(input, &fp, &fo)
+        } else {
+            minimum_filter_as::<T, T>(input, &fp, &fo)
+        };
+    }
     let f = footprint(op, input, o, dilate)?;
     let input = contig(input)?;
     let shape = input.shape().to_vec();
@@ -134,7 +214,8 @@ fn min_or_max<T: Numeric + Ordered>(
             let data = &input.cpu_data().expect("CPU")[..input.size()];
             let nd = shape.len();
             let st = c_strides_u(&shape);
-            let cv = T::from_c64(cusci_core::c64::new(o.cval, 0.0));
+            // SciPy's n-D window reads cval as the input's type
+            let cv = c_cast::<T>(o.cval);
             let n = data.len();
             let out: Vec<T> = (0..n)
                 .into_par_iter()
@@ -157,8 +238,15 @@ fn min_or_max<T: Numeric + Ordered>(
                         let x = if cst { cv } else { data[j] };
                         match &f.values {
                             Some(sv) => {
+                                // SciPy adds −s (erosion) or s (dilation): the first term in
+                                // double, the others cast to the input's type and added there
                                 let xv = x.to_c64().re;
-                                let v = if dilate { xv + sv[k] } else { xv - sv[k] };
+                                let ss = if dilate { sv[k] } else { -sv[k] };
+                                let v = if k == 0 {
+                                    xv + ss
+                                } else {
+                                    add_in_type::<T>(xv, ss)
+                                };
                                 if k == 0 || (if dilate { v > bestd } else { v < bestd }) {
                                     bestd = v;
                                 }
@@ -171,7 +259,7 @@ fn min_or_max<T: Numeric + Ordered>(
                         }
                     }
                     if f.values.is_some() {
-                        T::from_c64(cusci_core::c64::new(bestd, 0.0))
+                        c_cast::<T>(bestd)
                     } else {
                         best
                     }
@@ -208,6 +296,13 @@ fn min_or_max<T: Numeric + Ordered>(
 /// `scipy.ndimage.grey_erosion`: the minimum over the footprint (minus the structure's values
 /// when one is given), outside values by `mode`.
 ///
+/// Element types as SciPy's C code: with a structure, the first footprint element's difference
+/// is taken in double and the others' in the element type (the value cast to it first: integers
+/// truncate and wrap, f32 rounds), the minimum stored with SciPy's C cast; `cval` is read as
+/// the element type in the n-D window and as a double in a flat box, which SciPy filters axis by
+/// axis storing each pass (`-2.0` becomes 254 in u8 either way, `1.5` is 1 in the window but
+/// 1.5 before the store in the box).
+///
 /// # Errors
 /// `InvalidArgument` when none of size/footprint/structure is given or an origin is out of range;
 /// `ShapeMismatch` for a footprint or structure of another rank; `UnsupportedDType` for complex.
@@ -226,7 +321,8 @@ pub fn grey_erosion<T: Numeric + Ordered>(
 }
 
 /// `scipy.ndimage.grey_dilation`: the maximum over the reflected footprint (plus the reflected
-/// structure's values), SciPy's origin convention. Errors as [`grey_erosion`].
+/// structure's values), SciPy's origin convention. Errors and element types as
+/// [`grey_erosion`].
 ///
 /// ```
 /// use cusci_ndimage::{grey_dilation, GreyOptions, Array, Device};
@@ -305,7 +401,8 @@ pub fn morphological_laplace<T: Numeric + Ordered>(
 ) -> Result<Array<T>> {
     let d = grey_dilation(input, opts)?;
     let e = grey_erosion(input, opts)?;
-    d.add(&e)?.sub(&input.add(input)?)
+    // SciPy's order: (d + e) − x − x, in the input's type
+    d.add(&e)?.sub(input)?.sub(input)
 }
 
 /// `scipy.ndimage.white_tophat`: input − opening. Errors as [`grey_erosion`].
