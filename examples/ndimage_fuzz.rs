@@ -472,6 +472,7 @@ fn run_morph(
         _ => match g("it") {
             Some("u8") => run_grey(&x.astype::<u8>()?, f, &go),
             Some("i32") => run_grey(&x.astype::<i32>()?, f, &go),
+            Some("f32") => run_grey(&x.astype::<f32>()?, f, &go),
             _ => run_grey(&x, f, &go),
         },
     }

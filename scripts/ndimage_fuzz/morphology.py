@@ -50,9 +50,10 @@ for i in range(count):
             pool.terminate()
         else: res = call_b(f, x, kw)
     else:
-        it = R.choice(['f64', 'f64', 'u8', 'i32'])  # integer images: SciPy's C casts of cval and results
+        it = R.choice(['f64', 'f64', 'u8', 'i32', 'f32'])  # SciPy's C casts of cval and sums
         if it == 'u8': x = rng.integers(0, 256, shape).astype(np.uint8)
         elif it == 'i32': x = rng.integers(-1000, 1000, shape).astype(np.int32)
+        elif it == 'f32': x = (rng.standard_normal(shape) * 3).astype(np.float32)
         else: x = np.round(rng.standard_normal(shape) * 3, 1)
         np.save(f'{D}/in_{i}.npy', x.astype(float))
         if it != 'f64': p['it'] = it
