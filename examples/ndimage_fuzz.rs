@@ -558,8 +558,25 @@ fn run_dist(dir: &str, i: &str, f: &str, p: &HashMap<String, String>) -> cusci::
 
 /// The measurement functions: the results flattened (one row per index).
 fn run_meas(dir: &str, i: &str, p: &HashMap<String, String>) -> cusci::Result<Array<f64>> {
-    let cpu = Device::Cpu;
     let x: Array<f64> = load(dir, "in", i)?;
+    match p.get("it").map(|s| s.as_str()) {
+        Some("bool") => meas(&x.astype::<bool>()?, dir, i, p),
+        Some("u8") => meas(&x.astype::<u8>()?, dir, i, p),
+        Some("i32") => meas(&x.astype::<i32>()?, dir, i, p),
+        Some("i64") => meas(&x.astype::<i64>()?, dir, i, p),
+        Some("f32") => meas(&x.astype::<f32>()?, dir, i, p),
+        _ => meas(&x, dir, i, p),
+    }
+}
+
+/// [`run_meas`] on an input of type `T` (`it=`).
+fn meas<T: Element>(
+    x: &Array<T>,
+    dir: &str,
+    i: &str,
+    p: &HashMap<String, String>,
+) -> cusci::Result<Array<f64>> {
+    let cpu = Device::Cpu;
     let g = |k: &str| p.get(k).map(|s| s.as_str());
     let labels: Option<Array<i32>> = if g("labels").is_some() {
         let l: Array<f64> = load(dir, "l", i)?;
@@ -570,25 +587,25 @@ fn run_meas(dir: &str, i: &str, p: &HashMap<String, String>) -> cusci::Result<Ar
     let idx: Option<Vec<i64>> = g("index").map(|s| is(s).iter().map(|&v| v as i64).collect());
     let (l, ix) = (labels.as_ref(), idx.as_deref());
     let v: Vec<f64> = match g("fn").unwrap() {
-        "sum" => sum_labels(&x, l, ix)?,
-        "mean" => mean(&x, l, ix)?,
-        "variance" => variance(&x, l, ix)?,
-        "std" => standard_deviation(&x, l, ix)?,
-        "minimum" => minimum(&x, l, ix)?,
-        "maximum" => maximum(&x, l, ix)?,
-        "median" => median(&x, l, ix)?,
-        "minpos" => minimum_position(&x, l, ix)?
+        "sum" => sum_labels(x, l, ix)?,
+        "mean" => mean(x, l, ix)?,
+        "variance" => variance(x, l, ix)?,
+        "std" => standard_deviation(x, l, ix)?,
+        "minimum" => minimum(x, l, ix)?,
+        "maximum" => maximum(x, l, ix)?,
+        "median" => median(x, l, ix)?,
+        "minpos" => minimum_position(x, l, ix)?
             .into_iter()
             .flatten()
             .map(|v| v as f64)
             .collect(),
-        "maxpos" => maximum_position(&x, l, ix)?
+        "maxpos" => maximum_position(x, l, ix)?
             .into_iter()
             .flatten()
             .map(|v| v as f64)
             .collect(),
-        "com" => center_of_mass(&x, l, ix)?.into_iter().flatten().collect(),
-        "hist" => histogram(&x, -2.0, 2.0, 5, l, ix)?
+        "com" => center_of_mass(x, l, ix)?.into_iter().flatten().collect(),
+        "hist" => histogram(x, -2.0, 2.0, 5, l, ix)?
             .into_iter()
             .flatten()
             .map(|v| v as f64)

@@ -13,7 +13,9 @@
 //! region's largest |value| and accumulated as 128-bit fixed-point integers (integer atomics are
 //! order-independent; resolution 2^-86 of that largest value), then rounded once to f64. They
 //! may differ from the CPU's sequential f64 sums in the last bits (they are usually closer to
-//! the exact sum). NaN and ±inf give IEEE's results.
+//! the exact sum). NaN and ±inf give IEEE's results. Every input type is summed in f64: for an
+//! f32 input without `index`, SciPy sums in f32 (NumPy's `sum`), so its results there are
+//! within f32 rounding of these (which are closer to the exact values).
 //!
 //! The `labels`/`index` convention is SciPy's: without `labels`, the whole input is one region;
 //! with `labels` but no `index`, every element with a label > 0 is one region; with `index`, one
