@@ -685,6 +685,38 @@ fn cpu_sums_are_scipys_bit_for_bit() {
             0.9953066952620464
         ]
     );
+    // the derivative kernels too (order 2's polynomial with NumPy's BLAS fused multiply-add)
+    let d = |order: usize| {
+        let g = GaussianOptions {
+            order: vec![order],
+            ..Default::default()
+        };
+        gaussian_filter1d(&x, 1.0, 0, &g).unwrap().to_vec().unwrap()
+    };
+    assert_eq!(
+        d(2),
+        [
+            -0.0744285424172752,
+            0.23726580669570108,
+            0.6640713913778609,
+            -0.5202812377830721,
+            -0.2778400935699705,
+            -0.8391646127724233,
+            0.8099920875440101
+        ]
+    );
+    assert_eq!(
+        d(3),
+        [
+            -0.19111520456427958,
+            0.9600298658479072,
+            -0.822453356045276,
+            -0.41593539150542386,
+            -0.1618745713087386,
+            0.22386752714090202,
+            1.9434051334016795
+        ]
+    );
     let flat = Array::from_vec(vec![23u8; 9], &[3, 3], &cpu).unwrap();
     let y: Array<u8> = gaussian_filter_as(&flat, &[1.0], &g).unwrap();
     assert_eq!(y.to_vec().unwrap(), vec![23u8; 9]);
