@@ -284,7 +284,7 @@ impl Win1d<'_> {
             op,
         } = *self;
         let mut out = vec![0.0; xv.len()];
-        let terms = sum_terms(w);
+        let order = SumOrder::of(w);
         if inner < CPU_ROWS_MIN {
             let wl = w.len();
             out.par_chunks_mut(len * inner)
@@ -303,22 +303,7 @@ impl Win1d<'_> {
                         for i in 0..len {
                             let win = &line[i..i + wl];
                             block[i * inner + j] = match op {
-                                Op::Sum => {
-                                    let v = |t: &Term| {
-                                        t.weight
-                                            * t.pair.map_or(win[t.tap], |(b, minus)| {
-                                                if minus {
-                                                    win[t.tap] - win[b]
-                                                } else {
-                                                    win[t.tap] + win[b]
-                                                }
-                                            })
-                                    };
-                                    let sum = terms.split_first().map_or(0.0, |(t0, rest)| {
-                                        rest.iter().fold(v(t0), |acc, t| acc + v(t))
-                                    });
-                                    sum / div
-                                }
+                                Op::Sum => order.sum(win, w) / div,
                                 Op::Min => win[1..]
                                     .iter()
                                     .fold(win[0], |a, &b| if b < a { b } else { a }),
@@ -331,105 +316,155 @@ impl Win1d<'_> {
                 });
             return out;
         }
-        out.par_chunks_mut(inner).enumerate().for_each(|(r, orow)| {
-            let (o, i) = (r / len, r % len);
-            let base = o * len * inner;
-            // the input row under tap k (None: cval)
-            let row = |k: usize| {
-                let src = mode.map_index(i as i64 + k as i64 - shift, len as i64);
-                src.map(|s| &xv[base + s as usize * inner..][..inner])
-            };
-            if op == Op::Sum {
-                let at = |r: Option<&[f64]>, j: usize| r.map_or(cval, |r| r[j]);
-                for (n, t) in terms.iter().enumerate() {
-                    let a = row(t.tap);
-                    let b = t.pair.map(|(b, minus)| (row(b), minus));
-                    for (j, o) in orow.iter_mut().enumerate() {
-                        let v = t.weight
-                            * match b {
-                                None => at(a, j),
-                                Some((b, false)) => at(a, j) + at(b, j),
-                                Some((b, true)) => at(a, j) - at(b, j),
-                            };
-                        *o = if n == 0 { v } else { *o + v };
+        // the row of cval for taps outside the axis (only the constant mode has them)
+        let cval_row = match mode {
+            Mode::Constant | Mode::GridConstant => vec![cval; inner],
+            _ => Vec::new(),
+        };
+        // the rows under the taps, one list per rayon task (no allocation per output row)
+        let rows_init = || Vec::<&[f64]>::with_capacity(w.len());
+        out.par_chunks_mut(inner)
+            .enumerate()
+            .for_each_init(rows_init, |rows, (r, orow)| {
+                let (o, i) = (r / len, r % len);
+                let base = o * len * inner;
+                // the input row under tap k (None: cval)
+                let row = |k: usize| {
+                    let src = mode.map_index(i as i64 + k as i64 - shift, len as i64);
+                    src.map(|s| &xv[base + s as usize * inner..][..inner])
+                };
+                if op == Op::Sum {
+                    rows.clear();
+                    rows.extend((0..w.len()).map(|k| row(k).unwrap_or(&cval_row)));
+                    order.sum_rows(orow, rows, w);
+                    if div != 1.0 {
+                        for a in orow.iter_mut() {
+                            *a /= div;
+                        }
                     }
+                    return;
                 }
-                if div != 1.0 {
-                    for a in orow.iter_mut() {
-                        *a /= div;
-                    }
-                }
-                return;
-            }
-            for k in 0..w.len() {
-                let row = row(k);
-                match (op, row) {
-                    (_, row) if k == 0 => match row {
-                        Some(row) => orow.copy_from_slice(row),
-                        None => orow.fill(cval),
-                    },
-                    (_, row) => {
-                        let max = op == Op::Max;
-                        for (j, a) in orow.iter_mut().enumerate() {
-                            let v = row.map_or(cval, |row| row[j]);
-                            if (max && v > *a) || (!max && v < *a) {
-                                *a = v;
+                for k in 0..w.len() {
+                    let row = row(k);
+                    match (op, row) {
+                        (_, row) if k == 0 => match row {
+                            Some(row) => orow.copy_from_slice(row),
+                            None => orow.fill(cval),
+                        },
+                        (_, row) => {
+                            let max = op == Op::Max;
+                            for (j, a) in orow.iter_mut().enumerate() {
+                                let v = row.map_or(cval, |row| row[j]);
+                                if (max && v > *a) || (!max && v < *a) {
+                                    *a = v;
+                                }
                             }
                         }
                     }
                 }
-            }
-        });
+            });
         out
     }
 }
 
-/// One term of a 1-D weighted sum in SciPy's order ([`sum_terms`]): `weight · x[tap]`, or
-/// `weight · (x[tap] ± x[other])` for a pair of taps sharing a weight.
-struct Term {
-    tap: usize,
-    pair: Option<(usize, bool)>,
-    weight: f64,
+/// The order and grouping of SciPy's `correlate1d` sums (`NI_Correlate1D`), which the CPU
+/// follows so that its f64 results are SciPy's bit for bit (which decides where an integer
+/// output truncates a sum that is an integer in exact arithmetic, as over flat image regions).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum SumOrder {
+    /// An odd window with weights symmetric about the centre within `f64::EPSILON`: the centre
+    /// term, then `(x[c − j] + x[c + j]) · w[c − j]` from the outermost pair in.
+    Symmetric,
+    /// The same with antisymmetric weights: `(x[c − j] − x[c + j]) · w[c − j]`.
+    Antisymmetric,
+    /// Otherwise: the last tap, then the others in order.
+    General,
 }
 
-/// The terms of `Σ_k w[k] · x[k]` in the order and grouping of SciPy's `correlate1d`
-/// (`NI_Correlate1D`), so that the CPU's f64 sums are SciPy's bit for bit (which decides where
-/// an integer output truncates a sum that is an integer in exact arithmetic, as over flat image
-/// regions): for an odd window whose weights are symmetric (or antisymmetric) about the centre
-/// within `f64::EPSILON`, the centre term, then the pairs `(x[c − j] ± x[c + j]) · w[c − j]`
-/// from the outermost in; otherwise the last tap, then the others in order.
-fn sum_terms(w: &[f64]) -> Vec<Term> {
-    let n = w.len();
-    let c = n / 2;
-    let mirrored = |sign: f64| {
-        n % 2 == 1 && (1..=c).all(|j| (w[c + j] - sign * w[c - j]).abs() <= f64::EPSILON)
-    };
-    let single = |k: usize| Term {
-        tap: k,
-        pair: None,
-        weight: w[k],
-    };
-    if n == 0 {
-        return vec![];
+impl SumOrder {
+    fn of(w: &[f64]) -> SumOrder {
+        let (n, c) = (w.len(), w.len() / 2);
+        let mirrored =
+            |sign: f64| (1..=c).all(|j| (w[c + j] - sign * w[c - j]).abs() <= f64::EPSILON);
+        if n % 2 == 0 {
+            SumOrder::General
+        } else if mirrored(1.0) {
+            SumOrder::Symmetric
+        } else if mirrored(-1.0) {
+            SumOrder::Antisymmetric
+        } else {
+            SumOrder::General
+        }
     }
-    let sym = if mirrored(1.0) {
-        Some(false)
-    } else if mirrored(-1.0) {
-        Some(true)
-    } else {
-        None
-    };
-    match sym {
-        Some(minus) => std::iter::once(single(c))
-            .chain((1..=c).rev().map(|j| Term {
-                tap: c - j,
-                pair: Some((c + j, minus)),
-                weight: w[c - j],
-            }))
-            .collect(),
-        None => std::iter::once(single(n - 1))
-            .chain((0..n - 1).map(single))
-            .collect(),
+
+    /// `Σ_k w[k] · win[k]` in this order (0 for no weights). The pair of taps `c − j`, `c + j`
+    /// is `(k, n − 1 − k)` with `k = c − j`, the outermost (`k = 0`) first.
+    fn sum(self, win: &[f64], w: &[f64]) -> f64 {
+        let (n, c) = (w.len(), w.len() / 2);
+        if n == 0 {
+            return 0.0;
+        }
+        let mut t;
+        match self {
+            SumOrder::Symmetric | SumOrder::Antisymmetric => {
+                t = win[c] * w[c];
+                let pairs = win[..c].iter().zip(win[c + 1..n].iter().rev()).zip(&w[..c]);
+                if self == SumOrder::Symmetric {
+                    for ((&a, &b), &wk) in pairs {
+                        t += (a + b) * wk;
+                    }
+                } else {
+                    for ((&a, &b), &wk) in pairs {
+                        t += (a - b) * wk;
+                    }
+                }
+            }
+            SumOrder::General => {
+                t = win[n - 1] * w[n - 1];
+                for (&a, &wk) in win[..n - 1].iter().zip(&w[..n - 1]) {
+                    t += a * wk;
+                }
+            }
+        }
+        t
+    }
+
+    /// The same sum for every column of `out`: `rows[k]` is the input row under tap `k`.
+    fn sum_rows(self, out: &mut [f64], rows: &[&[f64]], w: &[f64]) {
+        let (n, c) = (w.len(), w.len() / 2);
+        if n == 0 {
+            out.fill(0.0);
+            return;
+        }
+        let first = if self == SumOrder::General { n - 1 } else { c };
+        for (o, &v) in out.iter_mut().zip(rows[first]) {
+            *o = v * w[first];
+        }
+        match self {
+            SumOrder::Symmetric => {
+                for k in 0..c {
+                    let (a, b, wk) = (rows[k], rows[n - 1 - k], w[k]);
+                    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                        *o += (x + y) * wk;
+                    }
+                }
+            }
+            SumOrder::Antisymmetric => {
+                for k in 0..c {
+                    let (a, b, wk) = (rows[k], rows[n - 1 - k], w[k]);
+                    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                        *o += (x - y) * wk;
+                    }
+                }
+            }
+            SumOrder::General => {
+                for k in 0..n - 1 {
+                    for (o, &v) in out.iter_mut().zip(rows[k]) {
+                        *o += v * w[k];
+                    }
+                }
+            }
+        }
     }
 }
 
