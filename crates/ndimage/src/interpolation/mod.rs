@@ -316,17 +316,19 @@ fn stencil_sum<S: std::borrow::Borrow<AxisStencil>>(
     let mut k = [0usize; 8];
     let mut acc = 0.0;
     loop {
-        let mut wt = 1.0;
         let mut lin = 0usize;
         let mut inside = true;
-        for d in (0..r).rev() {
-            let a = st[d].borrow();
-            wt *= a.w[k[d]];
-            let o = a.off[k[d]];
+        for d in 0..r {
+            let o = st[d].borrow().off[k[d]];
             inside &= o != OUTSIDE;
             lin = lin.wrapping_add(o);
         }
-        acc += wt * if inside { x[lin] } else { cval };
+        // SciPy's product: the value times the weights axis by axis, first axis first
+        let mut v = if inside { x[lin] } else { cval };
+        for d in 0..r {
+            v *= st[d].borrow().w[k[d]];
+        }
+        acc += v;
         let mut d = r;
         loop {
             if d == 0 {
@@ -379,18 +381,18 @@ fn interp_cpu(
     stencil_sum(x, &st[..r], ords, cval)
 }
 
+/// The poles of the B-spline prefilter of `order`, correctly rounded (SciPy's constants): the
+/// formulas in double would be a few ulps off (`sqrt(8) − 3` two, order 4's first about 40).
 fn poles(order: usize) -> Vec<f64> {
     match order {
-        2 => vec![8f64.sqrt() - 3.0],
-        3 => vec![3f64.sqrt() - 2.0],
-        4 => vec![
-            (664.0 - 438976f64.sqrt()).sqrt() + 304f64.sqrt() - 19.0,
-            (664.0 + 438976f64.sqrt()).sqrt() - 304f64.sqrt() - 19.0,
-        ],
-        5 => vec![
-            (67.5 - 4436.25f64.sqrt()).sqrt() + 26.25f64.sqrt() - 6.5,
-            (67.5 + 4436.25f64.sqrt()).sqrt() - 26.25f64.sqrt() - 6.5,
-        ],
+        // sqrt(8) − 3
+        2 => vec![-0.1715728752538099],
+        // sqrt(3) − 2
+        3 => vec![-0.2679491924311227],
+        // sqrt(664 ∓ sqrt(438976)) ± sqrt(304) − 19
+        4 => vec![-0.36134122590022016, -0.013725429297339121],
+        // sqrt(67.5 ∓ sqrt(4436.25)) ± sqrt(26.25) − 6.5
+        5 => vec![-0.4305753470999738, -0.04309628820326465],
         _ => vec![],
     }
 }
@@ -453,7 +455,8 @@ fn spline_line(c: &mut [f64], poles: &[f64], init: i32) {
         }
         c[n - 1] = match init {
             0 => (z * c[n - 2] + c[n - 1]) * z / (z * z - 1.0),
-            1 => c[n - 1] * z / (z - 1.0),
+            // SciPy's `c *= z / (z − 1)` (the quotient first), likewise for wrap
+            1 => c[n - 1] * (z / (z - 1.0)),
             _ => {
                 let mut zi = z;
                 let mut s = c[n - 1];
@@ -461,7 +464,7 @@ fn spline_line(c: &mut [f64], poles: &[f64], init: i32) {
                     s += zi * c[j];
                     zi *= z;
                 }
-                s * z / (zi - 1.0)
+                s * (z / (zi - 1.0))
             }
         };
         for j in (0..n - 1).rev() {
