@@ -39,10 +39,10 @@
 //! beyond 2^53 are rounded (SciPy's 1-D rank path keeps same-type i64 exact). (3) The CPU sums
 //! 1-D windows in SciPy's order, so its f64 results are SciPy's bit for bit where the weights
 //! are; the Gaussian weights may differ in the last bit where NumPy's `exp` does from the
-//! platform's, uniform filters sum each window afresh where SciPy keeps a running sum, and the GPU sums in
-//! its own order with fused multiply-adds. A result within such a difference of an integer can
-//! truncate to the neighbouring integer. u16, i16, u32, u64 and i8 have no [`Array`] element
-//! type yet.
+//! platform's, uniform filters sum each window afresh where SciPy keeps a running sum, and
+//! the GPU sums in its own order with fused multiply-adds. A result within such a difference
+//! of an integer can truncate to the neighbouring integer. u16, i16, u32, u64 and i8 have no
+//! [`Array`] element type yet.
 //!
 //! The plain filters of this module (`gaussian_filter::<u8>`, ...) keep the input type and
 //! saturate on overflow instead; use these functions for SciPy's exact integer results.
