@@ -61,9 +61,9 @@ __device__ __forceinline__ i64 ndi_udiv(i64 a, i64 b) {
 
 // Output element i at input coordinates given by coords[d * n + i] + cshift (map_coordinates;
 // coordinates of type W) or by the affine map coordinate = offset + M · (out + h), each product
-// rounded and added in order (no fused multiply-add: the coordinates of the CPU and SciPy, the
-// same nearest neighbour where a coordinate falls on a half). Any rank, a spline
-// order per axis.
+// rounded and added in order, then + cshift (the prefilter's padding), without fused
+// multiply-adds: the coordinates of the CPU and SciPy, the same nearest neighbour where a
+// coordinate falls on a half. Any rank, a spline order per axis.
 extern "C" __global__ void ndi_transform(const W* __restrict__ x, T* __restrict__ out, i64 n,
                                          int irank, NdiDims idims, int orank, NdiDims odims,
                                          const W* __restrict__ coords, double cshift, NdiMat mat,
@@ -85,7 +85,7 @@ extern "C" __global__ void ndi_transform(const W* __restrict__ x, T* __restrict_
         for (int e = 0; e < orank; ++e)
           acc = __dadd_rn(acc, __dmul_rn(mat.m[d * orank + e],
                                          (double)o[e] + mat.m[irank * orank + irank + e]));
-        c[d] = acc;
+        c[d] = __dadd_rn(acc, cshift);
       }
     }
     out[i] = ndi_out_cast(ndi_interp(x, irank, idims, c, ords, mode, cval));
@@ -170,7 +170,7 @@ __device__ __forceinline__ void ndi_transform_fixed(const W* __restrict__ x, T* 
 #pragma unroll
         for (int e = 0; e < R; ++e)
           acc = __dadd_rn(acc, __dmul_rn(mat.m[d * R + e], (double)o[e] + mat.m[R * R + R + e]));
-        c[d] = acc;
+        c[d] = __dadd_rn(acc, cshift);
       }
     }
     out[i] = ndi_out_cast(ndi_interp_fixed<R, O>(x, idims, c, mode, cval));

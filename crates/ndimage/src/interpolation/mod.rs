@@ -820,17 +820,8 @@ fn transform_axes<T: Real>(
         wdt,
         &axes,
     )?;
-    // the padding shifts every input coordinate by npad
-    let coords = match coords {
-        Coords::Affine(mut m) if npad > 0 => {
-            let orank = oshape.len();
-            for d in 0..irank {
-                m[irank * orank + d] += npad as f64;
-            }
-            Coords::Affine(m)
-        }
-        c => c,
-    };
+    // the padding shifts every input coordinate by npad, added after the affine sum (SciPy's
+    // order) on either device
     let padc = npad as f64;
     let round = T::DTYPE.is_integer();
     match (x.device(), work) {
@@ -855,6 +846,7 @@ fn transform_axes<T: Real>(
                                         let mut acc = m[irank * orank + d];
                                         let h = m[irank * orank + irank + d];
                                         acc += m[d * orank + d] * (t as f64 + h);
+                                        acc += padc;
                                         let mut a = NO_STENCIL;
                                         axis_stencil(
                                             acc, ishape[d], stride[d], ords[d], o.mode, &mut a,
@@ -909,7 +901,7 @@ fn transform_axes<T: Real>(
                                         let h = m[irank * orank + irank + e];
                                         acc += m[d * orank + e] * (oi[e] as f64 + h);
                                     }
-                                    c[d] = acc;
+                                    c[d] = acc + padc;
                                 }
                             }
                             _ => unreachable!("coordinates on another device"),
@@ -943,14 +935,14 @@ fn transform_axes<T: Real>(
             // every element is written
             let out = Array::<T>::empty(oshape, x.device())?;
             let orank = oshape.len();
-            // coordinate lists: the padding shift is a kernel argument; the affine map is passed
-            // by value (no upload)
+            // the padding shift is a kernel argument; the affine map is passed by value (no
+            // upload)
             let (cptr, cshift, mat, list) = match &coords {
                 Coords::List(CoordList::Dev(p)) => (*p, padc, [0.0f64; 80], true),
                 Coords::Affine(m) => {
                     let mut mm = [0.0f64; 80];
                     mm[..m.len()].copy_from_slice(m);
-                    (0u64, 0.0, mm, false)
+                    (0u64, padc, mm, false)
                 }
                 _ => return Err(make::arg(op, "coordinates on another device")),
             };
@@ -1209,7 +1201,17 @@ fn affine_impl<T: Real>(
             for i in 0..nd {
                 m[i * orank + i] = d[i];
             }
-            norm_offset()?
+            let off = norm_offset()?;
+            if half.is_none() && d.iter().all(|&v| v != 0.0 && v.is_finite()) {
+                // SciPy's zoom_shift(matrix, offset / matrix): the coordinate is
+                // (o + offset / m) · m, the same sum in its order (output shift h = offset / m)
+                for i in 0..nd {
+                    m[nd * orank + nd + i] = off[i] / d[i];
+                }
+                vec![0.0; nd]
+            } else {
+                off
+            }
         }
         Matrix::Full { rows, cols, data } => {
             let (rows, cols) = (*rows, *cols);
