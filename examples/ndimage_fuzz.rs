@@ -197,6 +197,27 @@ fn run<T: Real + cusci::core::dtype::Float + cusci::core::dtype::Numeric>(
             map_coordinates(&x, &c, &io)
         }
         "spline" => return spline_filter(&x, io.order, mode),
+        "spline1d" => {
+            return spline_filter1d(&x, io.order, g("axis").unwrap().parse().unwrap(), mode)
+        }
+        "generic" => {
+            let gf = GenericFunction::Closure(generic_fn(g("gf").unwrap()));
+            let extra = g("extra").map(fl).unwrap_or_default();
+            generic_filter(&x, gf, &fp()?, &extra, &fo)
+        }
+        "generic1d" => {
+            let gf = GenericFunction1d::Closure(generic_fn1d(g("gf").unwrap()));
+            let extra = g("extra").map(fl).unwrap_or_default();
+            let size = g("size").unwrap().parse().unwrap();
+            generic_filter1d(
+                &x,
+                gf,
+                size,
+                g("axis").unwrap().parse().unwrap(),
+                &extra,
+                &fo,
+            )
+        }
         _ => panic!("unknown {f}"),
     }?;
     y.astype::<f64>()

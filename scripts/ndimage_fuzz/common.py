@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -26,7 +28,6 @@ def run_driver(d, lines):
 
 def ours(d, i):
     """The driver's result of case i: (array or None, error text or None)."""
-    import numpy as np
     e = f'{d}/err_{i}.txt'
     o = f'{d}/out_{i}.npy'
     return (np.load(o) if os.path.exists(o) else None, open(e).read() if os.path.exists(e) else None)
@@ -44,3 +45,16 @@ def raised(serr, y, oe):
     if not serr and oe is not None:
         return f'we raised ({oe[:160]}) but scipy returned'
     return None
+
+
+# the closures of examples/ndimage_fuzz.rs (generic_fn, generic_fn1d)
+GF = {'sum': lambda v, *e: v.sum(), 'range': lambda v, *e: v.max() - v.min(),
+      'lin': lambda v, e0, e1: (v * np.arange(1, len(v) + 1)).sum() * e0 + e1, 'first': lambda v, *e: v[0]}
+
+
+def gf1d(name):
+    def diff(a, o, e0):
+        s = len(a) - len(o); o[:] = a[s:] * e0 - a[:len(o)] * 1.5 + 0.25
+    def mean(a, o, *e):
+        s = len(a) - len(o) + 1; o[:] = [a[k:k + s].sum() / s for k in range(len(o))]
+    return diff if name == 'diff' else mean

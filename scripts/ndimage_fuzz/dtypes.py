@@ -3,7 +3,7 @@
 # with closures, spline_filter(1d) and the Fourier filters' result types (complex inputs too):
 #   python3 scripts/ndimage_fuzz/dtypes.py SEED COUNT [FUNC,FUNC,...]   (see README.md)
 import numpy as np, scipy.ndimage as ndi, os, sys, shutil, random, warnings
-from common import run_driver, ours, case_line, raised
+from common import run_driver, ours, case_line, raised, GF, gf1d
 warnings.simplefilter('ignore')
 seed, count = int(sys.argv[1]), int(sys.argv[2])
 only = sys.argv[3].split(',') if len(sys.argv) > 3 else None
@@ -19,19 +19,6 @@ if only: FUNCS = only
 TYPES = {'bool': np.bool_, 'u8': np.uint8, 'i32': np.int32, 'i64': np.int64, 'f32': np.float32, 'f64': np.float64}
 INTS = ('bool', 'u8', 'i32', 'i64')
 L = lambda v: ','.join(str(a) for a in v)
-
-# the closures of examples/ndimage_fuzz.rs (generic_fn, generic_fn1d)
-GF = {'sum': lambda v, *e: v.sum(), 'range': lambda v, *e: v.max() - v.min(),
-      'lin': lambda v, e0, e1: (v * np.arange(1, len(v) + 1)).sum() * e0 + e1, 'first': lambda v, *e: v[0]}
-
-
-def gf1d(name):
-    def diff(a, o, e0):
-        s = len(a) - len(o); o[:] = a[s:] * e0 - a[:len(o)] * 1.5 + 0.25
-    def mean(a, o, *e):
-        s = len(a) - len(o) + 1; o[:] = [a[k:k + s].sum() / s for k in range(len(o))]
-    return diff if name == 'diff' else mean
-
 
 def values(t, shape, f):
     """Random values of type t: u8 over its range, integers small or near their range's ends."""
