@@ -27,9 +27,9 @@ for i in range(count):
     np.save(f'{D}/in_{i}.npy', x.astype(np.float64))
     if it != 'f64': p['it'] = it
     if R.random() < 0.7:
-        lab = rng.integers(0, 4, shape); np.save(f'{D}/l_{i}.npy', lab.astype(float)); p['labels'] = 1; kw['labels'] = lab
+        lab = rng.integers(R.choice([0, -2]), 4, shape); np.save(f'{D}/l_{i}.npy', lab.astype(float)); p['labels'] = 1; kw['labels'] = lab
         if R.random() < 0.7:
-            idx = sorted(set(R.choice([0, 1, 2, 3, 5]) for _ in range(R.randint(1, 4))))
+            idx = sorted(set(R.choice([-3, -1, 0, 1, 2, 3, 5]) for _ in range(R.randint(1, 4))))
             p['index'] = L(idx); kw['index'] = idx
     try:
         r = FNS[fn](x, **kw)

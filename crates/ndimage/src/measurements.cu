@@ -3,15 +3,16 @@
 // point, so they are reproducible). NDI_T: the element type
 // (labels in ndi_meas_slots, values elsewhere).
 
-// slot of each element: table[label] for 0 <= label < ntable (−1 = not measured); mode 1: every
-// element in slot 0; mode 2: labels > 0 in slot 0.
+// slot of each element: table[label - lo] for lo <= label < lo + ntable (−1 = not measured);
+// mode 1: every element in slot 0; mode 2: labels > 0 in slot 0.
 extern "C" __global__ void ndi_meas_slots(const NDI_T* __restrict__ lab, const i64* __restrict__ table,
-                                          i64 ntable, i64* __restrict__ slot, i64 n, int mode) {
+                                          i64 ntable, i64 lo, i64* __restrict__ slot, i64 n, int mode) {
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x) {
     if (mode == 1) { slot[i] = 0; continue; }
     i64 l = lab ? cusci_cast(i64, lab[i]) : 0;
     if (mode == 2) { slot[i] = l > 0 ? 0 : -1; continue; }
-    slot[i] = (l >= 0 && l < ntable) ? table[l] : -1;
+    const i64 k = (i64)((unsigned long long)l - (unsigned long long)lo);
+    slot[i] = (k >= 0 && k < ntable) ? table[k] : -1;
   }
 }
 

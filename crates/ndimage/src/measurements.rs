@@ -19,8 +19,8 @@
 //!
 //! The `labels`/`index` convention is SciPy's: without `labels`, the whole input is one region;
 //! with `labels` but no `index`, every element with a label > 0 is one region; with `index`, one
-//! result per entry of `index`. Labels must have an integer (or bool) element type; `index`
-//! values must be non-negative.
+//! result per entry of `index` (negative values too, as SciPy). Labels must have an integer (or
+//! bool) element type.
 
 use crate::sort::{bits_for, sort_pairs, RadixWord};
 use crate::structure::{c_strides_u, contig, dptr, kernel, launch, real_only, CusciShape};
@@ -45,6 +45,10 @@ struct Seg<T: Element> {
     /// values (the scale of the fixed-point sums), computed once.
     scale: std::cell::OnceCell<(Array<i64>, Array<i32>)>,
 }
+
+/// The widest range of `index` values (largest − smallest, and 0) the label-to-slot table
+/// covers: 2^24 labels, 128 MiB of table.
+const MAX_INDEX_SPAN: usize = 1 << 24;
 
 fn check_labels<L: Element>(op: &str) -> Result<()> {
     match L::DTYPE {
@@ -74,28 +78,31 @@ fn seg<T: Element, L: Element>(
         }
         cusci_core::array::check_same_device(op, input.device(), l.device())?;
     }
-    if let Some(ix) = index {
-        if let Some(&v) = ix.iter().find(|&&v| v < 0) {
-            return Err(make::arg(
-                op,
-                format!("index value {v} is out of range (negative)"),
-            ));
-        }
-    }
     let x = contig(input)?;
     let n = x.size();
-    // mode 1: one region; mode 2: labels > 0; mode 0: the index table
-    let (mode, table, nslots): (i32, Vec<i64>, usize) = match (labels, index) {
-        (None, _) => (1, vec![-1i64], 1),
-        (Some(_), None) => (2, vec![-1i64], 1),
+    // mode 1: one region; mode 2: labels > 0; mode 0: the index table, whose entry k is the
+    // slot of the label lo + k (lo: the smallest index value, or 0)
+    let (mode, table, lo, nslots): (i32, Vec<i64>, i64, usize) = match (labels, index) {
+        (None, _) => (1, vec![-1i64], 0, 1),
+        (Some(_), None) => (2, vec![-1i64], 0, 1),
         (Some(_), Some(ix)) => {
-            let maxv = ix.iter().copied().max().unwrap_or(-1);
-            let mut t = vec![-1i64; (maxv + 1).max(1) as usize];
+            let lo = ix.iter().copied().min().unwrap_or(0).min(0);
+            let hi = ix.iter().copied().max().unwrap_or(-1);
+            let len = usize::try_from((hi as i128 - lo as i128 + 1).max(1))
+                .ok()
+                .filter(|&l| l <= MAX_INDEX_SPAN)
+                .ok_or_else(|| {
+                    make::arg(
+                        op,
+                        format!("index values span more than {MAX_INDEX_SPAN} labels"),
+                    )
+                })?;
+            let mut t = vec![-1i64; len];
             // repeated index values: the first slot holding the label receives it; later ones copy
             for (s, &v) in ix.iter().enumerate().rev() {
-                t[v as usize] = s as i64;
+                t[(v - lo) as usize] = s as i64;
             }
-            (0, t, ix.len())
+            (0, t, lo, ix.len())
         }
     };
     match x.device() {
@@ -116,8 +123,9 @@ fn seg<T: Element, L: Element>(
                                     }
                                 }
                                 _ => {
-                                    if v >= 0 && (v as usize) < table.len() {
-                                        table[v as usize]
+                                    let k = v.wrapping_sub(lo);
+                                    if k >= 0 && (k as usize) < table.len() {
+                                        table[k as usize]
                                     } else {
                                         -1
                                     }
@@ -154,6 +162,7 @@ fn seg<T: Element, L: Element>(
                     .push(lab.as_ref().map(dptr).unwrap_or(0))
                     .push(dptr(&table))
                     .push(tl as i64)
+                    .push(lo)
                     .push(dptr(&slots))
                     .push(n as i64)
                     .push(mode),
@@ -533,7 +542,7 @@ fn unravel(mut i: u64, shape: &[usize]) -> Vec<usize> {
 ///
 /// # Errors
 /// `UnsupportedDType` (complex input, non-integer labels); `ShapeMismatch` (labels' shape);
-/// `InvalidArgument` (negative index value); `DeviceMismatch`.
+/// `InvalidArgument` (index values spanning more than 2^24 labels); `DeviceMismatch`.
 ///
 /// ```
 /// use cusci_ndimage::{sum_labels, Array, Device};
