@@ -631,6 +631,48 @@ fn meas<T: Element>(
             .flatten()
             .map(|v| v as f64)
             .collect(),
+        "extrema" => {
+            let (mn, mx, pmn, pmx) = extrema(x, l, ix)?;
+            let pos = |p: Vec<Vec<usize>>| p.into_iter().flatten().map(|v| v as f64);
+            mn.into_iter()
+                .chain(mx)
+                .chain(pos(pmn))
+                .chain(pos(pmx))
+                .collect()
+        }
+        // the mean of each region, SciPy's labeled_comprehension(x, labels, index, np.mean, float, -1.5)
+        "lcomp" => labeled_comprehension(
+            x,
+            l,
+            ix.unwrap_or(&[]),
+            |v| v.iter().sum::<f64>() / v.len() as f64,
+            -1.5,
+        )?,
+        // the labels' (the input's) values: each value, its count, then its flat positions
+        "vindices" => {
+            let shape = x.shape().to_vec();
+            let mut out = vec![];
+            for (k, idx) in value_indices(x, g("ignore").map(|s| s.parse().unwrap()))? {
+                out.push(k as f64);
+                out.push(idx[0].len() as f64);
+                for j in 0..idx[0].len() {
+                    let flat = (0..shape.len()).fold(0, |a, d| a * shape[d] + idx[d][j]);
+                    out.push(flat as f64);
+                }
+            }
+            out
+        }
+        // per label 1..=max: (start, stop) per axis, -1s for an absent label
+        "fobjects" => find_objects(x, g("maxl").map(|s| s.parse().unwrap()))?
+            .into_iter()
+            .flat_map(|o| match o {
+                Some(sl) => sl
+                    .into_iter()
+                    .flat_map(|(a, b)| [a as f64, b as f64])
+                    .collect(),
+                None => vec![-1.0; 2 * x.ndim()],
+            })
+            .collect(),
         f => panic!("unknown {f}"),
     };
     let n = v.len();

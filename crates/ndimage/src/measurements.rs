@@ -1079,8 +1079,8 @@ pub fn labeled_comprehension<T: Element, L: Element>(
         .collect())
 }
 
-/// `scipy.ndimage.find_objects(input, max_label)`: for labels `1..=max_label` (default: the
-/// largest label), the bounding box `[(start, stop); ndim]` of each, `None` for a label that does
+/// `scipy.ndimage.find_objects(input, max_label)`: for labels `1..=max_label` (default, and for
+/// 0 as SciPy: the largest label), the bounding box `[(start, stop); ndim]` of each, `None` for a label that does
 /// not occur. One pass over the labels (atomic minimum/maximum per coordinate on the GPU).
 ///
 /// # Errors
@@ -1101,9 +1101,10 @@ pub fn find_objects<L: Element>(
     let x = contig(input)?;
     let shape = x.shape().to_vec();
     let nd = shape.len();
+    // SciPy: a max_label below 1 means every label
     let nmax = match max_label {
-        Some(m) => m,
-        None => {
+        Some(m) if m >= 1 => m,
+        _ => {
             if x.size() == 0 {
                 0
             } else {
@@ -1192,7 +1193,8 @@ pub fn find_objects<L: Element>(
 /// map on the host. CPU: one pass on the host.
 ///
 /// # Errors
-/// `UnsupportedDType` for non-integer arrays.
+/// `UnsupportedDType` for non-integer arrays (bool too, as SciPy); `InvalidArgument` for an
+/// `ignore_value` outside the array type's range (SciPy: NumPy's OverflowError).
 ///
 /// ```
 /// use cusci_ndimage::{value_indices, Array, Device};
@@ -1205,7 +1207,25 @@ pub fn value_indices<L: Element>(
     ignore_value: Option<i64>,
 ) -> Result<BTreeMap<i64, Vec<Vec<usize>>>> {
     const OP: &str = "value_indices";
+    // SciPy: "Parameter 'arr' must be an integer array" (bool too)
+    if L::DTYPE == DType::Bool {
+        return Err(make::dtype(OP, L::DTYPE));
+    }
     check_labels::<L>(OP)?;
+    // SciPy converts ignore_value to the array's type: out of its range is NumPy's OverflowError
+    if let Some(v) = ignore_value {
+        let (lo, hi) = match L::DTYPE {
+            DType::U8 => (0, 255),
+            DType::I32 => (i32::MIN as i64, i32::MAX as i64),
+            _ => (i64::MIN, i64::MAX),
+        };
+        if v < lo || v > hi {
+            return Err(make::arg(
+                OP,
+                format!("ignore_value {v} is out of range for {:?}", L::DTYPE),
+            ));
+        }
+    }
     let shape = arr.shape().to_vec();
     let nd = shape.len();
     if let Device::Cuda(cd) = arr.device() {

@@ -257,6 +257,26 @@ fn negative_labels_and_index_values() {
     });
 }
 
+/// find_objects' `max_label` of 0 means every label (SciPy: below 1); value_indices refuses an
+/// `ignore_value` outside the array type, as SciPy does.
+#[test]
+fn find_objects_and_value_indices_edges() {
+    for_each_device(|dev| {
+        let l = Array::from_vec(vec![0i32, 2, 2, 0], &[4], dev).unwrap();
+        assert_eq!(
+            find_objects(&l, Some(0)).unwrap(),
+            [None, Some(vec![(1, 3)])]
+        );
+        assert_eq!(find_objects(&l, Some(1)).unwrap(), [None]);
+        let u = Array::from_vec(vec![0u8, 3], &[2], dev).unwrap();
+        assert!(matches!(
+            value_indices(&u, Some(-1)).unwrap_err(),
+            Error::InvalidArgument { .. }
+        ));
+        assert_eq!(value_indices(&u, Some(255)).unwrap().len(), 2);
+    });
+}
+
 #[test]
 fn measurement_bad_inputs_same_errors() {
     for_each_device(|dev| {
