@@ -655,10 +655,10 @@ fn meas<T: Element>(
             for (k, idx) in value_indices(x, g("ignore").map(|s| s.parse().unwrap()))? {
                 out.push(k as f64);
                 out.push(idx[0].len() as f64);
-                for j in 0..idx[0].len() {
-                    let flat = (0..shape.len()).fold(0, |a, d| a * shape[d] + idx[d][j]);
-                    out.push(flat as f64);
-                }
+                out.extend(
+                    (0..idx[0].len())
+                        .map(|j| (0..shape.len()).fold(0, |a, d| a * shape[d] + idx[d][j]) as f64),
+                );
             }
             out
         }
