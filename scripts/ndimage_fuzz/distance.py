@@ -13,6 +13,8 @@ for i in range(count):
     nd = R.choice([1, 2, 2, 3])
     shape = tuple(R.choice([1, 2, 3, 5, 7, 10]) for _ in range(nd))
     x = (rng.random(shape) < R.choice([0.2, 0.5, 0.9])).astype(float)
+    if R.random() < 0.3:  # any nonzero value is foreground (NaN and negatives too)
+        x = x * rng.choice([1.0, -2.5, 0.3, np.nan, 7.0], shape)
     np.save(f'{D}/in_{i}.npy', x)
     p = {}; idx = None
     try:
