@@ -1,10 +1,12 @@
 """Shared by the differential fuzz scripts: the Rust driver (examples/ndimage_fuzz.rs: reads
-DIR/cases.txt, runs each case on the CPU, writes DIR/out_I.npy or DIR/err_I.txt) and its outputs."""
+DIR/cases.txt, runs each case on the CPU, writes DIR/out_I.npy or DIR/err_I.txt) and its outputs,
+the generic filters' closures and the geometric transforms' random calls."""
 import os
 import subprocess
 import sys
 
 import numpy as np
+import scipy.ndimage as ndi
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -58,3 +60,38 @@ def gf1d(name):
     def mean(a, o, *e):
         s = len(a) - len(o) + 1; o[:] = [a[k:k + s].sum() / s for k in range(len(o))]
     return diff if name == 'diff' else mean
+
+
+def transform_call(f, x, shape, p, ikw, R, rng, coords_path):
+    """A random zoom, shift, rotate, affine_transform or map_coordinates call on x (SciPy's
+    arguments from ikw, read when called), its parameters written into p for the driver; the
+    coordinates of map_coordinates saved at coords_path."""
+    L = lambda v: ','.join(str(a) for a in v)
+    nd = len(shape)
+    if f == 'zoom':
+        z = [round(R.choice([0.3, 0.5, 1.0, 1.5, 2.0, 2.7]), 2) for _ in range(R.choice([1, nd]))]
+        gm = R.random() < 0.3 and ikw['mode'] != 'nearest'; p['zoom'] = L(z); p['grid'] = int(gm)
+        return lambda: ndi.zoom(x, z if len(z) > 1 else z[0], grid_mode=gm, **ikw)
+    if f == 'shift':
+        s = [round(R.uniform(-3, 3), 2) for _ in range(R.choice([1, nd]))]; p['shift'] = L(s)
+        return lambda: ndi.shift(x, s if len(s) > 1 else s[0], **ikw)
+    if f == 'rotate':
+        ax = R.sample(range(nd), 2); ang = round(R.uniform(-200, 200), 1); rs = R.random() < 0.5
+        p['raxes'] = L(ax); p['angle'] = ang; p['reshape'] = int(rs)
+        return lambda: ndi.rotate(x, ang, axes=ax, reshape=rs, **ikw)
+    if f == 'affine':
+        kind = R.choice(['diag', 'full', 'full1', 'homog'])
+        if kind == 'diag': m = np.round(rng.uniform(0.5, 1.5, nd), 3); p['diag'] = 1; p['matrix'] = L(m)
+        else:
+            m = np.round(np.eye(nd) + rng.uniform(-0.4, 0.4, (nd, nd)), 3)
+            if kind == 'full1': m = np.hstack([m, np.round(rng.uniform(-2, 2, (nd, 1)), 3)])
+            if kind == 'homog': m = np.vstack([np.hstack([m, np.round(rng.uniform(-2, 2, (nd, 1)), 3)]), np.eye(1, nd + 1, nd)])
+            p['matrix'] = L([m.shape[0], m.shape[1]] + list(m.ravel()))
+        off = list(np.round(rng.uniform(-2, 2, nd), 3)) if R.random() < 0.5 else None
+        if off is not None: p['offset'] = L(off)
+        osh = tuple(R.choice([1, 3, 6, 9]) for _ in range(nd)) if R.random() < 0.4 else None
+        if osh: p['oshape'] = L(osh)
+        return lambda: ndi.affine_transform(x, m, offset=off if off is not None else 0.0, output_shape=osh, **ikw)
+    npt = R.choice([1, 5, 17])
+    c = np.stack([rng.uniform(-2, s + 1, npt) for s in shape]); np.save(coords_path, c)
+    return lambda: ndi.map_coordinates(x, c, **ikw)

@@ -3,7 +3,7 @@
 # with closures, spline_filter(1d) and the Fourier filters' result types (complex inputs too):
 #   python3 scripts/ndimage_fuzz/dtypes.py SEED COUNT [FUNC,FUNC,...]   (see README.md)
 import numpy as np, scipy.ndimage as ndi, os, sys, shutil, random, warnings
-from common import run_driver, ours, case_line, raised, GF, gf1d
+from common import run_driver, ours, case_line, raised, GF, gf1d, transform_call
 warnings.simplefilter('ignore')
 seed, count = int(sys.argv[1]), int(sys.argv[2])
 only = sys.argv[3].split(',') if len(sys.argv) > 3 else None
@@ -184,26 +184,8 @@ for i in range(count):
             elif f == 'spline1d':
                 a = R.randint(-nd, nd - 1); p['axis'] = a
                 call = lambda: ndi.spline_filter1d(x, o, a, mode=mode, **out)
-            elif f == 'zoom':
-                z = [R.choice([0.5, 1.0, 1.5, 2.0, 2.7]) for _ in range(R.choice([1, nd]))]
-                gm = R.random() < 0.3 and mode != 'nearest'; p['zoom'] = L(z); p['grid'] = int(gm)
-                call = lambda: ndi.zoom(x, z if len(z) > 1 else z[0], grid_mode=gm, **ikw)
-            elif f == 'shift':
-                s = [round(R.uniform(-3, 3), 2) for _ in range(R.choice([1, nd]))]; p['shift'] = L(s)
-                call = lambda: ndi.shift(x, s if len(s) > 1 else s[0], **ikw)
-            elif f == 'rotate':
-                ax = R.sample(range(nd), 2); ang = round(R.uniform(-200, 200), 1); rs = R.random() < 0.5
-                p['raxes'] = L(ax); p['angle'] = ang; p['reshape'] = int(rs)
-                call = lambda: ndi.rotate(x, ang, axes=ax, reshape=rs, **ikw)
-            elif f == 'affine':
-                m = np.round(np.eye(nd) + rng.uniform(-0.4, 0.4, (nd, nd)), 3)
-                p['matrix'] = L([nd, nd] + list(m.ravel()))
-                off = list(np.round(rng.uniform(-2, 2, nd), 3)); p['offset'] = L(off)
-                call = lambda: ndi.affine_transform(x, m, offset=off, **ikw)
             else:
-                npt = R.choice([1, 5, 17])
-                c = np.stack([rng.uniform(-2, s + 1, npt) for s in shape]); np.save(f'{D}/c_{i}.npy', c)
-                call = lambda: ndi.map_coordinates(x, c, **ikw)
+                call = transform_call(f, x, shape, p, ikw, R, rng, f'{D}/c_{i}.npy')
     except Exception as e:
         print('gen error', f, e); continue
     lines.append(case_line(i, f, p))

@@ -1,7 +1,7 @@
 # Differential fuzz of the filters, interpolation and Fourier filters (CPU, f64 and f32) against SciPy:
 #   python3 scripts/ndimage_fuzz/filters.py SEED COUNT [FUNC,FUNC,...]   (see README.md)
 import numpy as np, scipy.ndimage as ndi, os, sys, shutil, random, warnings
-from common import run_driver, ours, case_line, raised, GF, gf1d
+from common import run_driver, ours, case_line, raised, GF, gf1d, transform_call
 warnings.simplefilter('ignore')
 seed, count = int(sys.argv[1]), int(sys.argv[2])
 only = sys.argv[3].split(',') if len(sys.argv) > 3 else None
@@ -165,34 +165,7 @@ for i in range(count):
             o = R.randint(0, 5); p['ord'] = o
             pf = R.random() < 0.8; p['prefilter'] = int(pf)
             ikw = dict(order=o, mode=mode, cval=cval, prefilter=pf)
-            if f == 'zoom':
-                z = [round(R.choice([0.3, 0.5, 1.0, 1.5, 2.0, 2.7]), 2) for _ in range(R.choice([1, nd]))]
-                gm = R.random() < 0.3 and mode != 'nearest'; p['zoom'] = L(z); p['grid'] = int(gm)
-                call = lambda: ndi.zoom(x, z if len(z) > 1 else z[0], grid_mode=gm, **ikw)
-            elif f == 'shift':
-                s = [round(R.uniform(-3, 3), 2) for _ in range(R.choice([1, nd]))]; p['shift'] = L(s)
-                call = lambda: ndi.shift(x, s if len(s) > 1 else s[0], **ikw)
-            elif f == 'rotate':
-                ax = R.sample(range(nd), 2); ang = round(R.uniform(-200, 200), 1); rs = R.random() < 0.5
-                p['raxes'] = L(ax); p['angle'] = ang; p['reshape'] = int(rs)
-                call = lambda: ndi.rotate(x, ang, axes=ax, reshape=rs, **ikw)
-            elif f == 'affine':
-                kind = R.choice(['diag', 'full', 'full1', 'homog'])
-                if kind == 'diag': m = np.round(rng.uniform(0.5, 1.5, nd), 3); p['diag'] = 1; p['matrix'] = L(m)
-                else:
-                    m = np.round(np.eye(nd) + rng.uniform(-0.4, 0.4, (nd, nd)), 3)
-                    if kind == 'full1': m = np.hstack([m, np.round(rng.uniform(-2, 2, (nd, 1)), 3)])
-                    if kind == 'homog': m = np.vstack([np.hstack([m, np.round(rng.uniform(-2, 2, (nd, 1)), 3)]), np.eye(1, nd + 1, nd)])
-                    p['matrix'] = L([m.shape[0], m.shape[1]] + list(m.ravel()))
-                off = list(np.round(rng.uniform(-2, 2, nd), 3)) if R.random() < 0.5 else None
-                if off is not None: p['offset'] = L(off)
-                osh = tuple(R.choice([1, 3, 6, 9]) for _ in range(nd)) if R.random() < 0.4 else None
-                if osh: p['oshape'] = L(osh)
-                call = lambda: ndi.affine_transform(x, m, offset=off if off is not None else 0.0, output_shape=osh, **ikw)
-            else:
-                npt = R.choice([1, 5, 17])
-                c = np.stack([rng.uniform(-2, s + 1, npt) for s in shape]); np.save(f'{D}/c_{i}.npy', c)
-                call = lambda: ndi.map_coordinates(x, c, **ikw)
+            call = transform_call(f, x, shape, p, ikw, R, rng, f'{D}/c_{i}.npy')
     except Exception as e:
         print('gen error', f, e); continue
     lines.append(case_line(i, f, p))
