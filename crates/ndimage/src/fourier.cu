@@ -22,21 +22,27 @@ extern "C" __global__ void ndi_fourier(const T* __restrict__ x, T* __restrict__ 
                                        NdiParams par) {
   for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) {
     i64 r = i;
-    double acc = 0.0, prod = 1.0;
+    double acc = 0.0, prod = 1.0, fq[8];
     for (int d = rank - 1; d >= 0; --d) {
       i64 c = r % dims.d[d];
       r /= dims.d[d];
       i64 len = dims.d[d];
-      double f = (d == axis && nfull >= 0) ? (double)c : (double)(c < (len + 1) / 2 ? c : c - len);
-      double t = par.p[d] * f;
-      if (kind == 0) acc += par.p[d] * f * f;
+      fq[d] = (d == axis && nfull >= 0) ? (double)c : (double)(c < (len + 1) / 2 ? c : c - len);
+    }
+    // the axes in order, as the CPU and SciPy multiply them
+    for (int d = 0; d < rank; ++d) {
+      const double f = fq[d], t = par.p[d] * f;
+      if (kind == 0) {
+        // SciPy's table: exp(p·f·f) per axis longer than 1, 0 where |p·f·f| > 50
+        const double e = par.p[d] * f * f;
+        if (dims.d[d] > 1) prod *= fabs(e) > 50.0 ? 0.0 : exp(e);
+      }
       else if (kind == 1 && par.p[d] < 0.0) prod *= f == 0.0 ? 1.0 : 0.0;  // size <= 0
       else if (kind == 1) prod *= t != 0.0 ? sin(t) / t : 1.0;
       else acc += (kind == 2 ? t * t : t);
     }
     double fac = 1.0, fim = 0.0;
-    if (kind == 0) fac = exp(acc);
-    else if (kind == 1) fac = prod;
+    if (kind == 0 || kind == 1) fac = prod;
     else if (kind == 2) {
       double t = sqrt(acc);
       if (t > 0.0) {

@@ -76,7 +76,12 @@ fn factor(
         };
         let t = par[d] * f;
         match kind {
-            Kind::Gaussian => acc += par[d] * f * f,
+            // SciPy's table: exp(p·f·f) per axis longer than 1, 0 where |p·f·f| > 50
+            Kind::Gaussian if len > 1 => {
+                let e = par[d] * f * f;
+                prod *= if e.abs() > 50.0 { 0.0 } else { e.exp() };
+            }
+            Kind::Gaussian => {}
             Kind::Uniform if par[d] < 0.0 => prod *= if f == 0.0 { 1.0 } else { 0.0 },
             Kind::Uniform => prod *= if t != 0.0 { t.sin() / t } else { 1.0 },
             Kind::Ellipsoid => acc += t * t,
@@ -84,8 +89,7 @@ fn factor(
         }
     }
     match kind {
-        Kind::Gaussian => (acc.exp(), 0.0),
-        Kind::Uniform => (prod, 0.0),
+        Kind::Gaussian | Kind::Uniform => (prod, 0.0),
         Kind::Ellipsoid => {
             let t = acc.sqrt();
             if t > 0.0 {
@@ -159,7 +163,11 @@ fn apply<T: Element>(
                 shape[d] as f64
             };
             match kind {
-                Kind::Gaussian => -2.0 * pi * pi * v[d] * v[d] / (len * len),
+                // SciPy's −2·(σπ/n)²
+                Kind::Gaussian => {
+                    let q = v[d] * pi / len;
+                    -2.0 * q * q
+                }
                 // SciPy's fourier_uniform: an axis of size ≤ 0 keeps only its zero frequency
                 // (factor 1 there, 0 elsewhere), marked by the parameter -1
                 Kind::Uniform if v[d] <= 0.0 => -1.0,
@@ -230,6 +238,10 @@ fn apply<T: Element>(
 
 /// Multiplies a Fourier transform by that of a Gaussian of standard deviation `sigma` (one value
 /// or one per axis): `exp(−2π²σ²f²)` (`scipy.ndimage.fourier_gaussian`).
+///
+/// Numerics: SciPy's factors, per axis `exp(p·k·k)` with `p = −2(σπ/n)²` for the integer
+/// frequency `k`, exactly 0 where `|p·k·k| > 50`, multiplied axis by axis (bit for bit with
+/// SciPy on the CPU; the GPU's `exp` within an ulp).
 ///
 /// # Errors
 /// `UnsupportedDType` for integer inputs (SciPy returns float64 for them: use

@@ -362,3 +362,51 @@ fn as_functions_give_typed_errors_on_every_device() {
         assert!(matches!(e, Error::InvalidArgument { .. }));
     }
 }
+
+/// The CPU's Gaussian and uniform factors are SciPy's bit for bit: per axis `exp(p·f·f)` with
+/// `p = −2(σπ/n)²`, exactly 0 where `|p·f·f| > 50` (index 4 here), multiplied axis by axis.
+/// Values from SciPy 1.17.1; the GPU within a few ulps.
+#[test]
+fn cpu_factors_are_scipys_bit_for_bit() {
+    let v = vec![0.5, -1.25, 2.0, 0.75, -0.3, 1.1, 0.9, -2.2];
+    for dev in cusci_core::testing::devices() {
+        let x = Array::from_vec(v.clone(), &[8], &dev).unwrap();
+        let g = fourier_gaussian(&x, &[4.0], None, -1)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let u = fourier_uniform(&x, &[3.0], None, -1)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let want_g: [f64; 8] = [
+            0.5,
+            -0.008989854194782959,
+            5.350575982148486e-09,
+            3.860512638372274e-20,
+            -0.0,
+            5.662085202946003e-20,
+            2.4077591919668186e-09,
+            -0.01582214338281801,
+        ];
+        let want_u: [f64; 8] = [
+            0.5,
+            -0.9802666294706714,
+            0.6002108774380708,
+            -0.08120794653370271,
+            0.06366197723675814,
+            -0.11910498824943065,
+            0.27009489484713184,
+            -1.7252692678683819,
+        ];
+        if dev.is_cuda() {
+            for (a, b) in g.iter().zip(&want_g).chain(u.iter().zip(&want_u)) {
+                assert!((a - b).abs() <= 1e-14 * b.abs(), "{a} {b} on {dev}");
+            }
+        } else {
+            assert_eq!(g, want_g);
+            assert_eq!(u, want_u);
+        }
+        assert_eq!(g[4], 0.0, "the cut-off factor on {dev}");
+    }
+}
