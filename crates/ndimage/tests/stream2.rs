@@ -1,8 +1,9 @@
 //! The streaming kernel (`ndi_stream2f{N}`, `filters/stream2d.cu`): f32, two weighted-sum
 //! passes over the last two axes with the vertical (axis `nd - 2`) pass first, equal odd windows of
 //! 3, 5, 7 or 9 taps, the centred horizontal shift. On the GPU each filter is checked against the
-//! CPU reference (f32 accumulates in f32 there, the CPU in f64) and, bit for bit, against the same
-//! call with the streaming kernel disabled (`with_stream2_disabled`: `ndi_sep2f`), in every mode
+//! CPU reference (f32 accumulates in f32 there, the CPU in f64) and against the same call with the
+//! streaming kernel disabled (`with_stream2_disabled`: `ndi_sep2f`), bit for bit for weighted sums
+//! and within a few ulps for the unit variant (uniform filters: shared partial sums), in every mode
 //! (constant modes with cval != 0), on shapes that take the kernel's fast body (interior warps and
 //! strips), its general body (plane edges, planes shorter than a strip or narrower than a warp,
 //! one row), batched planes, more strips than grid.y and more planes than grid.z, and the fallbacks (width not a multiple of
@@ -145,7 +146,13 @@ fn check(shape: &[usize], seed: u64, modes: &[Mode], only: Option<&str>) {
                     y.to_vec().unwrap().iter().map(|v| v.to_bits()).collect(),
                     z.to_vec().unwrap().iter().map(|v| v.to_bits()).collect(),
                 );
-                if let Some(i) = (0..yb.len()).find(|&i| yb[i] != zb[i]) {
+                if launched == 1 && name.starts_with("uniform") && wd % 4 == 0 {
+                    // the unit variant shares sums between neighbouring outputs: the same
+                    // values in another order (uniform 9 on ~N(0, 10) in f32: at most 1e-6
+                    // apart in a NumPy emulation of both orders; a wrong row or column would
+                    // be off by ~1)
+                    assert_allclose(&y, &z, 1e-6, 1e-5, &format!("{ctx}: stream vs sep2f"));
+                } else if let Some(i) = (0..yb.len()).find(|&i| yb[i] != zb[i]) {
                     panic!(
                         "{ctx}: stream {} != sep2f {} at flat index {i}",
                         f32::from_bits(yb[i]),
@@ -160,7 +167,7 @@ fn check(shape: &[usize], seed: u64, modes: &[Mode], only: Option<&str>) {
 }
 
 #[test]
-fn stream2_matches_sep2f_bitwise_and_the_cpu() {
+fn stream2_matches_sep2f_and_the_cpu() {
     for (k, shape) in [
         &[64usize, 128][..],
         &[37, 256],

@@ -1343,7 +1343,7 @@ thread_local! {
 }
 
 /// Runs `f` with the streaming kernel (`stream2d.cu`) disabled on the calling thread, so that
-/// the two-pass filters take `ndi_sep2f` instead: for tests comparing the two bit for bit. Not
+/// the two-pass filters take `ndi_sep2f` instead: for tests comparing the two. Not
 /// part of the API.
 #[doc(hidden)]
 pub fn with_stream2_disabled<R>(f: impl FnOnce() -> R) -> R {
@@ -1367,9 +1367,11 @@ pub fn stream2_launches() -> usize {
 /// The streaming kernel (`ndi_stream2f{N}`, `stream2d.cu`) for passes `p` (vertical, axis
 /// `nd - 2`) then `q` (horizontal) over the last two axes of a C-contiguous f32 array: a block
 /// copies a strip of rows and its vertical halo once into shared memory, then its warps walk
-/// consecutive parts of the strip; unit weights
-/// (uniform filters) take the variant `ndi_stream2f{N}u`; the same arithmetic as `ndi_sep2f`
-/// (bit-identical). `None` where it does not apply (see
+/// consecutive parts of the strip in steps of 4 output rows. Weighted sums are the arithmetic of
+/// `ndi_sep2f` (bit-identical); unit weights (uniform filters, 16-byte accesses) take the variant
+/// `ndi_stream2f{N}u`, whose four neighbouring outputs share partial sums (the same values
+/// added in another order: within a few ulps of the window's sums of magnitudes, never running
+/// sums). `None` where it does not apply (see
 /// [`sum_passes`]): other types, pass orders, window lengths or shifts, non-contiguous input, and
 /// (without `STREAM2_SCALAR`) widths not a multiple of 4 or unaligned arrays.
 fn stream2<T: Real>(
@@ -1405,7 +1407,7 @@ fn stream2<T: Real>(
     if !vec && !STREAM2_SCALAR {
         return Ok(None);
     }
-    // unit weights (uniform filters) take the variant without weight products (same results)
+    // unit weights (uniform filters) take the variant with shared sums
     let unit = vec && p.w.iter().chain(&q.w).all(|&w| w as f32 == 1.0);
     // column bands side by side along the rows (120 output columns each), strips along grid.y,
     // planes along grid.z

@@ -1,10 +1,13 @@
 // Streaming fused separable 2-D weighted sums over the last two axes, f32 (appended after
 // filters.cu: needs W = float, NDI_WF32, NdiTaps, ndi_map_index and the NDI_* mode codes).
 //
-// The same arithmetic as ndi_sep2f{NB} of sep2d.cu with the vertical pass first (bit-identical
-// results, every mode): the vertical sum over nv input rows in tap order, times 1 / dv (in the
-// constant modes, cval where the column lies outside the plane, as the second sequential pass
-// reads it); then the horizontal sum over nh of those intermediates in tap order, times 1 / dh.
+// The arithmetic of ndi_sep2f{NB} of sep2d.cu with the vertical pass first (every mode): the
+// vertical sum over nv input rows, times 1 / dv (in the constant modes, cval where the column
+// lies outside the plane, as the second sequential pass reads it); then the horizontal sum over
+// nh of those intermediates, times 1 / dh. Weighted sums add in tap order (bit-identical to
+// ndi_sep2f); unit windows (UNIT) share sums between neighbouring outputs (ndi_s2_sum4: the
+// same values in another order, never running sums, so no output carries another window's
+// values or rounding).
 // A C-contiguous array viewed as (outer, H, Wd):
 //   - a block's TH / 32 warps share one column band: 128 columns from 120 k - 4 on, of which
 //     lanes 1..30 store the 120 of k (overlapping bands); a lane owns 4 consecutive columns and
@@ -17,15 +20,15 @@
 //     tile[u * 32 + lane], 16 bytes, so every access is conflict-free): rows and columns mapped
 //     by the mode, cval written directly in the constant modes; the vertical halo of a strip
 //     is read once per block, not once per warp;
-//   - after a barrier, the warps split the strip into consecutive sub-strips and walk them:
-//     the window's NV rows in a register ring filled by one shared load per row, the walk
-//     unrolled by NV (static ring slots). A block whose rows and columns all lie inside the
-//     plane takes the lean walk; the others also skip rows past H and columns past Wd and put
-//     cval in the intermediates of columns outside the plane in the constant modes;
-//   - UNIT: every weight of both passes is 1 (uniform filters): sums of the values, the same
-//     results as 1 * x + s (exact), without the weights' registers. The vertical sums are scaled
-//     by __fmul_rn: a plain product could be contracted into the horizontal sums' additions
-//     (fma(s, 1 / dv, a)), which rounds differently from the sequential passes.
+//   - after a barrier, the warps split the strip into consecutive sub-strips and walk them in
+//     steps of 4 output rows, each step reading its NV + 3 rows from the tile once. A block
+//     whose rows and columns all lie inside the plane takes the lean walk; the others also skip
+//     rows past H and columns past Wd and put cval in the intermediates of columns outside the
+//     plane in the constant modes;
+//   - UNIT: every weight of both passes is 1 and the window centred (uniform filters): per
+//     column the 4 rows' vertical sums, per row the 4 columns' horizontal sums, each through
+//     ndi_s2_sum4 (N + 6 additions for 4 sums instead of 4 (N - 1)). The vertical sums are
+//     scaled by __fmul_rn: a plain product could be contracted into the horizontal additions.
 // Launch: blockDim.x = TH, dynamic shared memory (sb + NV) * 512 bytes, grid.x = ceil(Wd / 120),
 // grid.y <= 65535 (grid-stride over the nst strips), grid.z <= 65535 (grid-stride over the
 // outer planes). VEC requires Wd % 4 == 0 and 16-byte aligned x and out. sv in [0, NV),
@@ -59,7 +62,7 @@ __device__ __noinline__ i64 ndi_s2_map_row(i64 i, i64 n, int mode) { return ndi_
 
 // The horizontal pass of one output row and its store: vs holds the lane's 4 vertical sums
 // (columns c .. c + 3); a[o] = (sum over j of th.w[j] * intermediate(c + o + j - SH)) / dh.
-template <int NH, int SH, bool UNIT>
+template <int NH, int SH>
 __device__ __forceinline__ void ndi_s2_hsum(const W* vs, const NdiTaps& th, W rdh, W* a) {
   constexpr int HL = SH, HR = NH - 1 - SH;
   static_assert(HL <= 4 && HR <= 4, "the horizontal halo must fit in one lane");
@@ -75,7 +78,7 @@ __device__ __forceinline__ void ndi_s2_hsum(const W* vs, const NdiTaps& th, W rd
     for (int j = 0; j < NH; ++j) {
       const int d = o + j - SH;
       const W v = d < 0 ? lm[d + 4] : (d < 4 ? vs[d] : rm[d - 4]);
-      a[o] += UNIT ? v : th.w[j] * v;
+      a[o] += th.w[j] * v;
     }
     a[o] = a[o] * rdh;
   }
@@ -92,70 +95,126 @@ __device__ __forceinline__ void ndi_s2_st4(float* p, const W* a) {
   }
 }
 
-// A warp's walk over S output rows r0 .. from its rows of the shared tile (walk row u at
-// tile[u * 32]); GEN: rows past H skipped, columns past Wd not stored, cval intermediates.
+// o[k] = v[k] + ... + v[k + N - 1] for k = 0 .. 3 (v holds N + 3 values), the four windows'
+// sums sharing their middle v[3 .. N - 1] and two pairs: N + 6 additions instead of 4 (N - 1).
+template <int N>
+__device__ __forceinline__ void ndi_s2_sum4(const float* v, float* o) {
+  const float a = v[1] + v[2], b = v[N] + v[N + 1];
+  if constexpr (N == 3) {
+    o[0] = v[0] + a;
+    o[1] = a + v[3];
+    o[2] = v[2] + b;
+    o[3] = b + v[5];
+  } else {
+    float m = v[3];
+#pragma unroll
+    for (int j = 4; j < N; ++j) m += v[j];
+    o[0] = m + (v[0] + a);
+    o[1] = m + (a + v[N]);
+    o[2] = m + (v[2] + b);
+    o[3] = m + (b + v[N + 2]);
+  }
+}
+
+// Four output rows t .. t + 3 of a warp's walk (TAIL: only those below S, and the tile rows
+// clamped to the walk's last, S + NV - 2); walk row u at tile[u * 32]. The NV + 3 rows are read
+// from the tile once per step; output row t + q sums tile rows t + q .. t + q + NV - 1.
+// GEN: rows past H skipped, columns past Wd not stored, cval intermediates.
+template <int NV, int NH, int SH, bool VEC, bool UNIT, bool GEN, bool TAIL>
+__device__ __forceinline__ void ndi_s2_step(const float4* tile, float*& sp, i64& r, int t, int S,
+                                            i64 H, i64 Wd, i64 c, bool outl, bool cfix,
+                                            const i64* ci, W cval, const NdiTaps& tv, W rdv,
+                                            const NdiTaps& th, W rdh) {
+  constexpr int P = NV + 3;
+  static_assert(!UNIT || (NH == NV && SH == (NV - 1) / 2), "unit windows are centred");
+  W vs[4][4];  // the vertical sums: [output row][column]
+  {
+    float v[P][4];
+#pragma unroll
+    for (int u = 0; u < P; ++u) {
+      const float4 q = tile[(TAIL ? min(t + u, S + NV - 2) : t + u) * 32];
+      v[u][0] = q.x;
+      v[u][1] = q.y;
+      v[u][2] = q.z;
+      v[u][3] = q.w;
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      W o[4];
+      if constexpr (UNIT) {
+        float col[P];
+#pragma unroll
+        for (int u = 0; u < P; ++u) col[u] = v[u][k];
+        ndi_s2_sum4<NV>(col, o);
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          o[q] = (W)0;
+#pragma unroll
+          for (int j = 0; j < NV; ++j) o[q] += tv.w[j] * v[q + j][k];
+        }
+      }
+#pragma unroll
+      for (int q = 0; q < 4; ++q) vs[q][k] = __fmul_rn(o[q], rdv);
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    if (TAIL && t + q >= S) break;
+    if (GEN && cfix) {
+      // a column outside the plane: the intermediate is cval (its vertical line is outside)
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (ci[k] < 0) vs[q][k] = cval;
+    }
+    W a[4];
+    if constexpr (UNIT) {
+      constexpr int HW = (NV - 1) / 2;
+      float h[P];  // columns c - HW .. c + 3 + HW
+#pragma unroll
+      for (int m = 0; m < HW; ++m) h[m] = __shfl_up_sync(0xffffffffu, vs[q][4 - HW + m], 1);
+#pragma unroll
+      for (int m = 0; m < 4; ++m) h[HW + m] = vs[q][m];
+#pragma unroll
+      for (int m = 0; m < HW; ++m) h[HW + 4 + m] = __shfl_down_sync(0xffffffffu, vs[q][m], 1);
+      ndi_s2_sum4<NV>(h, a);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) a[k] = a[k] * rdh;
+    } else {
+      ndi_s2_hsum<NH, SH>(vs[q], th, rdh, a);
+    }
+    if (!GEN) {
+      if (outl) ndi_s2_st4<VEC>(sp, a);
+    } else if (outl && r < H) {
+      if (c + 4 <= Wd) {
+        ndi_s2_st4<VEC>(sp, a);
+      } else {
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+          if (c + k < Wd) sp[k] = a[k];
+      }
+    }
+    sp += Wd;
+    ++r;
+  }
+}
+
+// A warp's walk over S output rows r .. r + S - 1 from its rows of the shared tile: whole steps
+// of 4 rows, then the rest.
 template <int NV, int NH, int SH, bool VEC, bool UNIT, bool GEN>
 __device__ __forceinline__ void ndi_s2_walk(const float4* tile, float* __restrict__ op, i64 H,
                                             i64 Wd, i64 r, int S, i64 c, bool outl, bool cfix,
                                             const i64* ci, W cval, const NdiTaps& tv, W rdv,
                                             const NdiTaps& th, W rdh) {
   float* sp = op + r * Wd + c;
-  float rg[NV][4];
-#pragma unroll
-  for (int u = 0; u < NV - 1; ++u) {
-    const float4 v = tile[u * 32];
-    rg[u][0] = v.x;
-    rg[u][1] = v.y;
-    rg[u][2] = v.z;
-    rg[u][3] = v.w;
-  }
+  int t = 0;
 #pragma unroll 1
-  for (int t0 = 0; t0 < S; t0 += NV) {
-#pragma unroll
-    for (int uu = 0; uu < NV; ++uu) {
-      if (t0 + uu >= S) break;
-      {
-        const float4 v = tile[(t0 + uu + NV - 1) * 32];
-        float* d = rg[(uu + NV - 1) % NV];
-        d[0] = v.x;
-        d[1] = v.y;
-        d[2] = v.z;
-        d[3] = v.w;
-      }
-      W vs[4];
-#pragma unroll
-      for (int k = 0; k < 4; ++k) vs[k] = (W)0;
-#pragma unroll
-      for (int j = 0; j < NV; ++j) {
-#pragma unroll
-        for (int k = 0; k < 4; ++k)
-          vs[k] += UNIT ? rg[(uu + j) % NV][k] : tv.w[j] * rg[(uu + j) % NV][k];
-      }
-#pragma unroll
-      for (int k = 0; k < 4; ++k) vs[k] = __fmul_rn(vs[k], rdv);
-      if (GEN && cfix) {
-        // a column outside the plane: the intermediate is cval (its vertical line is outside)
-#pragma unroll
-        for (int k = 0; k < 4; ++k)
-          if (ci[k] < 0) vs[k] = cval;
-      }
-      W a[4];
-      ndi_s2_hsum<NH, SH, UNIT>(vs, th, rdh, a);
-      if (!GEN) {
-        if (outl) ndi_s2_st4<VEC>(sp, a);
-      } else if (outl && r < H) {
-        if (c + 4 <= Wd) {
-          ndi_s2_st4<VEC>(sp, a);
-        } else {
-#pragma unroll
-          for (int k = 0; k < 4; ++k)
-            if (c + k < Wd) sp[k] = a[k];
-        }
-      }
-      sp += Wd;
-      ++r;
-    }
-  }
+  for (; t + 4 <= S; t += 4)
+    ndi_s2_step<NV, NH, SH, VEC, UNIT, GEN, false>(tile, sp, r, t, S, H, Wd, c, outl, cfix, ci,
+                                                   cval, tv, rdv, th, rdh);
+  if (t < S)
+    ndi_s2_step<NV, NH, SH, VEC, UNIT, GEN, true>(tile, sp, r, t, S, H, Wd, c, outl, cfix, ci,
+                                                  cval, tv, rdv, th, rdh);
 }
 
 // The kernel body (see the head of this file). The weights: tv.w[0 .. NV), th.w[0 .. NH).
