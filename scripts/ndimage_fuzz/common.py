@@ -95,3 +95,13 @@ def transform_call(f, x, shape, p, ikw, R, rng, coords_path):
     npt = R.choice([1, 5, 17])
     c = np.stack([rng.uniform(-2, s + 1, npt) for s in shape]); np.save(coords_path, c)
     return lambda: ndi.map_coordinates(x, c, **ikw)
+
+
+def random_shape(R, f):
+    """A random shape of 1 to 3 axes (2 or 3 for rotate) of at most 20,000 elements; with
+    NDIMAGE_FUZZ_BIG=1 longer axes too (the CPU's chunked and row-by-row paths)."""
+    nd = R.choice([1, 2, 2, 3]) if f != 'rotate' else R.choice([2, 2, 3])
+    lens = [1, 2, 3, 4, 5, 7, 8, 11] + ([37, 64, 130] if os.environ.get('NDIMAGE_FUZZ_BIG') else [])
+    shape = tuple(R.choice(lens) for _ in range(nd))
+    while np.prod(shape) > 20000: shape = shape[1:]
+    return shape

@@ -3,7 +3,7 @@
 # with closures, spline_filter(1d) and the Fourier filters' result types (complex inputs too):
 #   python3 scripts/ndimage_fuzz/dtypes.py SEED COUNT [FUNC,FUNC,...]   (see README.md)
 import numpy as np, scipy.ndimage as ndi, os, sys, shutil, random, warnings
-from common import run_driver, ours, case_line, raised, GF, gf1d, transform_call
+from common import run_driver, ours, case_line, raised, GF, gf1d, transform_call, random_shape
 warnings.simplefilter('ignore')
 seed, count = int(sys.argv[1]), int(sys.argv[2])
 only = sys.argv[3].split(',') if len(sys.argv) > 3 else None
@@ -36,12 +36,7 @@ def values(t, shape, f):
 cases = []; lines = []
 for i in range(count):
     f = R.choice(FUNCS)
-    nd = R.choice([1, 2, 2, 3]) if f != 'rotate' else R.choice([2, 2, 3])
-    # NDIMAGE_FUZZ_BIG=1: longer axes too (the CPU's chunked and row-by-row paths)
-    lens = [1, 2, 3, 4, 5, 7, 8, 11] + ([37, 64, 130] if os.environ.get('NDIMAGE_FUZZ_BIG') else [])
-    shape = tuple(R.choice(lens) for _ in range(nd))
-    while np.prod(shape) > 20000: shape = shape[1:]
-    nd = len(shape)
+    shape = random_shape(R, f); nd = len(shape)
     it = R.choice(['bool', 'u8', 'u8', 'i32', 'i64', 'f32', 'f64'])
     cx = f in FOURIER and R.random() < 0.3
     if cx:

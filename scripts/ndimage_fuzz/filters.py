@@ -1,7 +1,7 @@
 # Differential fuzz of the filters, interpolation and Fourier filters (CPU, f64 and f32) against SciPy:
 #   python3 scripts/ndimage_fuzz/filters.py SEED COUNT [FUNC,FUNC,...]   (see README.md)
 import numpy as np, scipy.ndimage as ndi, os, sys, shutil, random, warnings
-from common import run_driver, ours, case_line, raised, GF, gf1d, transform_call
+from common import run_driver, ours, case_line, raised, GF, gf1d, transform_call, random_shape
 warnings.simplefilter('ignore')
 seed, count = int(sys.argv[1]), int(sys.argv[2])
 only = sys.argv[3].split(',') if len(sys.argv) > 3 else None
@@ -17,12 +17,7 @@ L = lambda v: ','.join(str(a) for a in v)
 cases = []; lines = []
 for i in range(count):
     f = R.choice(FUNCS)
-    nd = R.choice([1, 2, 2, 3]) if f != 'rotate' else R.choice([2, 2, 3])
-    # NDIMAGE_FUZZ_BIG=1: longer axes too (the CPU's chunked and row-by-row paths)
-    lens = [1, 2, 3, 4, 5, 7, 8, 11] + ([37, 64, 130] if os.environ.get('NDIMAGE_FUZZ_BIG') else [])
-    shape = tuple(R.choice(lens) for _ in range(nd))
-    while np.prod(shape) > 20000: shape = shape[1:]
-    nd = len(shape)
+    shape = random_shape(R, f); nd = len(shape)
     x = rng.standard_normal(shape) * 3
     if R.random() < 0.2: x = np.round(x)  # ties for rank filters
     f32 = R.random() < 0.35 and f not in ('fgauss', 'funiform', 'fellipsoid')

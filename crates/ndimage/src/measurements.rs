@@ -1080,8 +1080,9 @@ pub fn labeled_comprehension<T: Element, L: Element>(
 }
 
 /// `scipy.ndimage.find_objects(input, max_label)`: for labels `1..=max_label` (default, and for
-/// 0 as SciPy: the largest label), the bounding box `[(start, stop); ndim]` of each, `None` for a label that does
-/// not occur. One pass over the labels (atomic minimum/maximum per coordinate on the GPU).
+/// 0 as SciPy: the largest label), the bounding box `[(start, stop); ndim]` of each, `None` for
+/// a label that does not occur. One pass over the labels (atomic minimum/maximum per coordinate
+/// on the GPU).
 ///
 /// # Errors
 /// `UnsupportedDType` for non-integer labels.
