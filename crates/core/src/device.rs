@@ -146,6 +146,60 @@ unsafe impl Sync for Shared {}
 pub(crate) struct StreamInner {
     pub(crate) raw: sys::CUstream,
     ctx: Arc<CudaContext>,
+    /// Device blocks freed on this stream, kept for the next allocation of the same size here.
+    blocks: Mutex<BlockCache>,
+    /// The most bytes `blocks` keeps.
+    block_cap: usize,
+}
+
+/// Freed device blocks by size (see [`StreamInner::take_block`]).
+#[derive(Default)]
+struct BlockCache {
+    by_size: HashMap<usize, Vec<sys::CUdeviceptr>>,
+    bytes: usize,
+}
+
+impl StreamInner {
+    /// A block of exactly `bytes` freed earlier on this stream. Stream order makes it safe to hand
+    /// out at once (the work queued before its free runs before anything queued after), so an
+    /// allocation costs a lookup instead of the pool's call, as CuPy's per-stream pool does.
+    pub(crate) fn take_block(&self, bytes: usize) -> Option<sys::CUdeviceptr> {
+        let mut c = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        let p = c.by_size.get_mut(&bytes)?.pop()?;
+        c.bytes -= bytes;
+        Some(p)
+    }
+
+    /// Keeps a freed block for [`take_block`](Self::take_block); false (the caller frees it)
+    /// where the cache would pass `block_cap` bytes.
+    pub(crate) fn keep_block(&self, ptr: sys::CUdeviceptr, bytes: usize) -> bool {
+        let mut c = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        if c.bytes + bytes > self.block_cap {
+            return false;
+        }
+        c.bytes += bytes;
+        c.by_size.entry(bytes).or_default().push(ptr);
+        true
+    }
+
+    /// Frees the kept blocks into the pool, stream-ordered (the context bound by the caller).
+    fn release_blocks(&self) {
+        let mut c = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        for (_, ptrs) in c.by_size.drain() {
+            for p in ptrs {
+                // SAFETY: each block came from the pool, was freed by its owner into this cache
+                // and is freed once here, ordered on its stream.
+                unsafe {
+                    let _ = cu::free_async(p, self.raw);
+                }
+            }
+        }
+        c.bytes = 0;
+    }
+
+    fn kept_bytes(&self) -> usize {
+        self.blocks.lock().unwrap_or_else(|e| e.into_inner()).bytes
+    }
 }
 
 // SAFETY: a CUstream may be used from any thread once its context is bound there.
@@ -156,6 +210,7 @@ unsafe impl Sync for StreamInner {}
 impl Drop for StreamInner {
     fn drop(&mut self) {
         if self.ctx.bind_to_thread().is_ok() {
+            self.release_blocks();
             // SAFETY: the stream was created by us and is destroyed once; pending work completes first.
             unsafe {
                 let _ = cu::stream::synchronize(self.raw);
@@ -210,7 +265,7 @@ impl CudaDevice {
         let stream = match shared.default_stream.get() {
             Some(s) => s.clone(),
             None => {
-                let s = new_stream_inner(&shared.ctx)?;
+                let s = new_stream_inner(&shared.ctx, block_cap(shared.props.total_memory))?;
                 shared.default_stream.get_or_init(|| s).clone()
             }
         };
@@ -304,7 +359,7 @@ impl CudaDevice {
     pub fn new_stream(&self) -> Result<CudaDevice> {
         Ok(CudaDevice {
             shared: self.shared.clone(),
-            stream: new_stream_inner(&self.shared.ctx)?,
+            stream: new_stream_inner(&self.shared.ctx, block_cap(self.props().total_memory))?,
         })
     }
 
@@ -360,12 +415,20 @@ impl CudaDevice {
     }
 }
 
-fn new_stream_inner(ctx: &Arc<CudaContext>) -> Result<Arc<StreamInner>> {
+/// The most bytes of freed blocks a stream keeps for reuse: an eighth of the device's memory, at
+/// most 4 GiB.
+fn block_cap(total_memory: usize) -> usize {
+    (total_memory / 8).min(4 << 30)
+}
+
+fn new_stream_inner(ctx: &Arc<CudaContext>, block_cap: usize) -> Result<Arc<StreamInner>> {
     ctx.bind_to_thread().map_err(drv("new_stream"))?;
     let raw = cu::stream::create(cu::stream::StreamKind::NonBlocking).map_err(drv("new_stream"))?;
     Ok(Arc::new(StreamInner {
         raw,
         ctx: ctx.clone(),
+        blocks: Mutex::new(BlockCache::default()),
+        block_cap,
     }))
 }
 
@@ -441,6 +504,17 @@ pub struct MemoryInfo {
 }
 
 impl CudaDevice {
+    /// This handle's stream and the default stream (once), whose freed blocks
+    /// [`memory_info`](Self::memory_info) and [`free_cached`](Self::free_cached) see.
+    fn kept_streams(&self) -> impl Iterator<Item = &StreamInner> {
+        let dflt = self
+            .shared
+            .default_stream
+            .get()
+            .filter(|d| !Arc::ptr_eq(d, &self.stream));
+        std::iter::once(&*self.stream).chain(dflt.map(|d| &**d))
+    }
+
     /// Used, cached, free and total device memory.
     pub fn memory_info(&self) -> Result<MemoryInfo> {
         self.bind()?;
@@ -454,7 +528,9 @@ impl CudaDevice {
             Ok(v)
         };
         use sys::CUmemPool_attribute as P;
-        let used = get(P::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)? as usize;
+        // blocks kept for reuse by this handle's stream and the default stream count as cached
+        let kept = self.kept_streams().map(|st| st.kept_bytes()).sum::<usize>();
+        let used = (get(P::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)? as usize).saturating_sub(kept);
         let reserved = get(P::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)? as usize;
         let (free, total) = cu::mem_get_info().map_err(drv("memory_info"))?;
         Ok(MemoryInfo {
@@ -465,9 +541,14 @@ impl CudaDevice {
         })
     }
 
-    /// Returns the pool's unused memory to the device (synchronises the device first).
+    /// Returns the pool's unused memory to the device (synchronises the device first), after
+    /// giving the pool the freed blocks kept for reuse by this handle's stream and the default
+    /// stream.
     pub fn free_cached(&self) -> Result<()> {
         self.bind()?;
+        for st in self.kept_streams() {
+            st.release_blocks();
+        }
         self.shared.ctx.synchronize().map_err(drv("free_cached"))?;
         // SAFETY: the pool is alive.
         unsafe { cu::mem_pool::trim_to(self.shared.pool, 0) }.map_err(drv("free_cached"))

@@ -88,6 +88,41 @@ fn memory_pool_info_oom_and_recovery() {
 }
 
 #[test]
+fn freed_blocks_are_reused_on_their_stream() {
+    let Some(dev @ Device::Cuda(_)) = gpu() else {
+        return;
+    };
+    let d = dev.as_cuda().unwrap().clone();
+    let ptr = |a: &Array<f32>| a.cuda_view().unwrap().ptr;
+    let n = 3 << 20; // 12 MiB
+    // a block freed while its kernel may still run is handed to the next allocation of the same
+    // size on the same stream, which runs after it
+    let a = Array::<f32>::full(&[n], 1.0, &dev).unwrap();
+    let pa = ptr(&a);
+    drop(a);
+    let before = d.memory_info().unwrap();
+    let b = Array::<f32>::full(&[n], 2.0, &dev).unwrap();
+    assert_eq!(ptr(&b), pa);
+    let during = d.memory_info().unwrap();
+    assert!(during.used >= before.used + 4 * n, "{before:?} -> {during:?}");
+    assert_eq!(b.to_vec().unwrap(), vec![2.0; n]);
+    // another size, and another stream, do not take it
+    drop(b);
+    let c = Array::<f32>::zeros(&[n + 1], &dev).unwrap();
+    assert_ne!(ptr(&c), pa);
+    let other = Device::Cuda(d.new_stream().unwrap());
+    let e = Array::<f32>::zeros(&[n], &other).unwrap();
+    assert_ne!(ptr(&e), pa);
+    assert_eq!(e.to_vec().unwrap(), vec![0.0; n]);
+    // kept blocks count as cached and go back to the pool with free_cached
+    assert!(d.memory_info().unwrap().cached >= 4 * n);
+    drop((c, e));
+    d.free_cached().unwrap();
+    let f = Array::<f32>::ones(&[n], &dev).unwrap();
+    assert_eq!(f.to_vec().unwrap(), vec![1.0; n]);
+}
+
+#[test]
 fn pinned_transfers_round_trip() {
     let Some(dev @ Device::Cuda(_)) = gpu() else {
         let a = Array::<f32>::ones(&[3], &Device::Cpu).unwrap();

@@ -67,6 +67,8 @@ pub(crate) struct Module {
     functions: Mutex<HashMap<String, sys::CUfunction>>,
     /// Resident blocks per multiprocessor, by (function, threads, dynamic shared bytes).
     occupancy: Mutex<HashMap<(usize, u32, usize), u32>>,
+    /// The dynamic shared memory each function is allowed beyond 48 KiB (the opt-in attribute).
+    smem_allowed: Mutex<HashMap<usize, u32>>,
     ctx: Arc<cudarc::driver::CudaContext>,
 }
 
@@ -337,6 +339,7 @@ impl CudaDevice {
             raw,
             functions: Mutex::new(HashMap::new()),
             occupancy: Mutex::new(HashMap::new()),
+            smem_allowed: Mutex::new(HashMap::new()),
             ctx: self.shared.ctx.clone(),
         });
         let mut mods = cache.modules.lock().unwrap_or_else(|e| e.into_inner());
@@ -354,36 +357,52 @@ impl CudaDevice {
     }
 }
 
-/// Kernel arguments, packed by value in launch order.
-#[derive(Default)]
+/// Kernel arguments, packed by value in launch order: one 8-byte aligned buffer (each value
+/// at a multiple of 8 bytes) and each value's offset in it, so that a launch allocates little.
 pub struct Args {
-    vals: Vec<Box<[u64]>>,
+    buf: Vec<u64>,
+    offs: Vec<usize>,
+}
+
+impl Default for Args {
+    fn default() -> Args {
+        Args::new()
+    }
 }
 
 impl Args {
     /// No arguments yet.
     pub fn new() -> Args {
-        Args { vals: Vec::new() }
+        Args {
+            buf: Vec::with_capacity(64),
+            offs: Vec::with_capacity(24),
+        }
     }
     /// Appends a plain-data value (a scalar, a device pointer as u64, a `#[repr(C)]` struct).
     pub fn push<T: Copy + 'static>(&mut self, v: T) -> &mut Self {
         let n = std::mem::size_of::<T>().div_ceil(8).max(1);
-        let mut b = vec![0u64; n].into_boxed_slice();
-        // SAFETY: b holds at least size_of::<T>() bytes and is 8-byte aligned; T is Copy data.
+        let at = self.buf.len();
+        self.buf.resize(at + n, 0);
+        // SAFETY: buf[at..at + n] holds at least size_of::<T>() bytes, 8-byte aligned (which
+        // covers the alignment of the scalars and structs passed); T is Copy data.
         unsafe {
             std::ptr::copy_nonoverlapping(
                 &v as *const T as *const u8,
-                b.as_mut_ptr() as *mut u8,
+                self.buf.as_mut_ptr().add(at) as *mut u8,
                 std::mem::size_of::<T>(),
             )
         };
-        self.vals.push(b);
+        self.offs.push(at);
         self
     }
+    /// Each value's address, for `cuLaunchKernel` (valid while `self` is neither moved nor
+    /// pushed to).
     fn ptrs(&mut self) -> Vec<*mut c_void> {
-        self.vals
-            .iter_mut()
-            .map(|b| b.as_mut_ptr() as *mut c_void)
+        let base = self.buf.as_mut_ptr();
+        self.offs
+            .iter()
+            // SAFETY: every offset lies inside buf.
+            .map(|&o| unsafe { base.add(o) } as *mut c_void)
             .collect()
     }
 }
@@ -413,18 +432,7 @@ impl Function {
     /// what the kernel touches; kernels of this crate are launched only through checked wrappers.
     pub fn launch(&self, dev: &CudaDevice, cfg: LaunchConfig, args: &mut Args) -> Result<()> {
         dev.bind()?;
-        if cfg.shared_mem_bytes > 48 * 1024 {
-            // SAFETY: the function handle is alive; the attribute is an int.
-            unsafe {
-                sys::cuFuncSetAttribute(
-                    self.raw,
-                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    cfg.shared_mem_bytes as i32,
-                )
-            }
-            .result()
-            .map_err(|e| Error::driver("cuFuncSetAttribute", e))?;
-        }
+        self.allow_smem(cfg.shared_mem_bytes as usize)?;
         let mut p = args.ptrs();
         // SAFETY: see the doc: argument layout and pointer validity are the caller's contract.
         unsafe {
@@ -440,9 +448,40 @@ impl Function {
         .map_err(|e| Error::driver("cuLaunchKernel", e))
     }
 
+    /// Opts the function in to `smem` bytes of dynamic shared memory where that is more than the
+    /// 48 KiB every kernel may use (once per function and size; the driver refuses more than
+    /// the device has).
+    fn allow_smem(&self, smem: usize) -> Result<()> {
+        if smem <= 48 * 1024 {
+            return Ok(());
+        }
+        let bytes = i32::try_from(smem).map_err(|_| Error::arg("shared_mem_bytes", "too large"))?;
+        let mut allowed = self
+            .module
+            .smem_allowed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let cur = allowed.entry(self.raw as usize).or_insert(0);
+        if *cur < bytes as u32 {
+            // SAFETY: the function handle is alive; the attribute is an int.
+            unsafe {
+                sys::cuFuncSetAttribute(
+                    self.raw,
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    bytes,
+                )
+            }
+            .result()
+            .map_err(|e| Error::driver("cuFuncSetAttribute", e))?;
+            *cur = bytes as u32;
+        }
+        Ok(())
+    }
+
     /// Blocks per multiprocessor that can be resident with `threads` threads and `smem` bytes
     /// (the driver's answer, asked once per function and configuration).
     pub fn occupancy(&self, threads: u32, smem: usize) -> Result<u32> {
+        self.allow_smem(smem)?;
         let key = (self.raw as usize, threads, smem);
         let mut cache = self
             .module

@@ -1,10 +1,12 @@
-//! Device buffers from the stream-ordered pool.
+//! Device buffers from the stream-ordered pool, freed blocks kept per stream for reuse.
 
 use crate::device::CudaDevice;
 use crate::error::{Error, Result};
 use cudarc::driver::{result as cu, sys};
 
-/// Untyped device memory, freed (stream-ordered) on the stream it was allocated on.
+/// Untyped device memory, freed (stream-ordered) on the stream it was allocated on: kept there
+/// for the next allocation of the same size on that stream (up to a cap), else returned to the
+/// pool.
 #[doc(hidden)]
 pub struct DeviceBuffer {
     pub(crate) ptr: sys::CUdeviceptr,
@@ -34,6 +36,13 @@ impl DeviceBuffer {
             return Ok(DeviceBuffer {
                 ptr: 0,
                 bytes: 0,
+                dev: dev.clone(),
+            });
+        }
+        if let Some(ptr) = dev.stream.take_block(bytes) {
+            return Ok(DeviceBuffer {
+                ptr,
+                bytes,
                 dev: dev.clone(),
             });
         }
@@ -103,7 +112,7 @@ impl DeviceBuffer {
 
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
-        if self.bytes == 0 {
+        if self.bytes == 0 || self.dev.stream.keep_block(self.ptr, self.bytes) {
             return;
         }
         if self.dev.bind().is_ok() {
