@@ -94,9 +94,9 @@ fn freed_blocks_are_reused_on_their_stream() {
     };
     let d = dev.as_cuda().unwrap().clone();
     let ptr = |a: &Array<f32>| a.cuda_view().unwrap().ptr;
-    let n = 3 << 20; // 12 MiB
     // a block freed while its kernel may still run is handed to the next allocation of the same
-    // size on the same stream, which runs after it
+    // size on the same stream, which runs after it (12 MiB blocks)
+    let n = 3 << 20;
     let a = Array::<f32>::full(&[n], 1.0, &dev).unwrap();
     let pa = ptr(&a);
     drop(a);
@@ -104,7 +104,10 @@ fn freed_blocks_are_reused_on_their_stream() {
     let b = Array::<f32>::full(&[n], 2.0, &dev).unwrap();
     assert_eq!(ptr(&b), pa);
     let during = d.memory_info().unwrap();
-    assert!(during.used >= before.used + 4 * n, "{before:?} -> {during:?}");
+    assert!(
+        during.used >= before.used + 4 * n,
+        "{before:?} -> {during:?}"
+    );
     assert_eq!(b.to_vec().unwrap(), vec![2.0; n]);
     // another size, and another stream, do not take it
     drop(b);
