@@ -14,6 +14,9 @@ FUNCS = ['correlate', 'convolve', 'uniform', 'minimum', 'maximum', 'median', 'ra
          'generic', 'generic1d', 'spline', 'spline1d']
 if only: FUNCS = only
 L = lambda v: ','.join(str(a) for a in v)
+# NDIMAGE_FUZZ_BIG=1: longer windows too (with the longer axes of random_shape)
+BIG = bool(os.environ.get('NDIMAGE_FUZZ_BIG'))
+WS = [1, 2, 3, 4, 5] + ([7, 9, 12] if BIG else [])
 cases = []; lines = []
 for i in range(count):
     f = R.choice(FUNCS)
@@ -53,7 +56,7 @@ for i in range(count):
                 if not fpm.any(): fpm.flat[0] = True
                 np.save(f'{D}/w_{i}.npy', fpm.astype(float)); p['fp'] = 1; kw['footprint'] = fpm; sizes = fs
             else:
-                sizes = [R.choice([1, 2, 3, 4, 5]) for _ in range(na)]
+                sizes = [R.choice(WS) for _ in range(na)]
                 p['size'] = L(sizes); kw['size'] = sizes
             org = [R.randint(-(s // 2), (s - 1) // 2) for s in sizes] if R.random() < 0.4 else None
             if org: p['origin'] = L(org); kw['origin'] = org
@@ -81,7 +84,7 @@ for i in range(count):
         elif f in ('gaussian', 'gaussian_laplace', 'ggm'):
             ax = pick_axes(); na = len(ax) if ax else nd
             if ax: p['axes'] = L(ax); kw['axes'] = ax
-            sig = [round(R.choice([0.0, 0.5, 1.0, 1.7, 3.0]), 2) for _ in range(R.choice([1, na]))]
+            sig = [round(R.choice([0.0, 0.5, 1.0, 1.7, 3.0] + ([6.5] if BIG else [])), 2) for _ in range(R.choice([1, na]))]
             p['sigma'] = L(sig)
             if R.random() < 0.3: t = R.choice([1.0, 2.5]); p['truncate'] = t; kw['truncate'] = t
             if R.random() < 0.2 and (f == 'gaussian' or na == nd): rad = [R.randint(0, 4) for _ in range(na)]; p['radius'] = L(rad); kw['radius'] = rad if len(rad) > 1 else rad[0]
@@ -95,9 +98,9 @@ for i in range(count):
         elif f in ('correlate1d', 'convolve1d', 'gaussian1d', 'uniform1d', 'minimum1d', 'maximum1d'):
             a = R.randint(-nd, nd - 1); p['axis'] = a
             if f in ('correlate1d', 'convolve1d'):
-                w = rng.standard_normal(R.randint(1, 6)); np.save(f'{D}/w_{i}.npy', w); ln = len(w)
+                w = rng.standard_normal(R.randint(1, 6 if not BIG else 15)); np.save(f'{D}/w_{i}.npy', w); ln = len(w)
             elif f != 'gaussian1d':
-                ln = R.randint(1, 6); p['size'] = ln
+                ln = R.randint(1, 6 if not BIG else 15); p['size'] = ln
             if f != 'gaussian1d':
                 org = R.randint(-(ln // 2), (ln - 1) // 2) if R.random() < 0.5 else 0
                 if org: p['origin'] = org
