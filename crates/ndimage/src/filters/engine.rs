@@ -193,7 +193,8 @@ pub(crate) fn filter1d<T: Real>(
     let mode = mode.for_filter();
     match x.device() {
         Device::Cpu => {
-            let xv = to_f64(x)?;
+            let xc = x.contiguous()?;
+            let xv = &xc.cpu_data().expect("a CPU array")[..x.size()];
             let pass = Win1d {
                 len,
                 inner,
@@ -204,8 +205,7 @@ pub(crate) fn filter1d<T: Real>(
                 div,
                 op,
             };
-            let out = pass.run(&xv);
-            from_f64(out, &shape)
+            Array::from_vec(pass.run(xv), &shape, &Device::Cpu)
         }
         Device::Cuda(d) => {
             let (_xc, out, xp, op_) = gpu_io(x)?;
@@ -267,12 +267,13 @@ struct Win1d<'a> {
 }
 
 impl Win1d<'_> {
-    /// The pass over `xv`. Row by row where `inner` ≥ [`CPU_ROWS_MIN`]: one task per output row
-    /// (`inner` contiguous elements), each a sum (or min/max) over the window's mapped input
-    /// rows, taps in order; rows in parallel and contiguous loads whatever the axis. Else line
-    /// by line: each line along the axis extended by the mode, then the window slid over it;
-    /// outer blocks in parallel.
-    fn run(&self, xv: &[f64]) -> Vec<f64> {
+    /// The pass over `xv`, read as f64 and stored as `T`. Row by row where `inner` ≥
+    /// [`CPU_ROWS_MIN`]: one task per output row (`inner` contiguous elements), each a sum (or
+    /// min/max) over the window's mapped input rows, taps in order, in an f64 row; rows in
+    /// parallel and contiguous loads whatever the axis. Else line by line: each line along the
+    /// axis extended by the mode into an f64 buffer, then the window slid over it; outer blocks
+    /// in parallel.
+    fn run<T: Real>(&self, xv: &[T]) -> Vec<T> {
         let Win1d {
             len,
             inner,
@@ -283,26 +284,36 @@ impl Win1d<'_> {
             div,
             op,
         } = *self;
-        let mut out = vec![0.0; xv.len()];
+        let wl = w.len();
+        if wl == 0 {
+            // no taps (the public functions refuse them): the empty sum
+            return vec![T::from_f(0.0 / div); xv.len()];
+        }
+        let mut out = vec![T::from_f(0.0); xv.len()];
         let order = SumOrder::of(w);
         if inner < CPU_ROWS_MIN {
-            let wl = w.len();
+            // positions -shift .. len - shift + wl - 1 of the line, extended by the mode
+            let line_init = || vec![0.0; len + wl - 1];
             out.par_chunks_mut(len * inner)
-                .enumerate()
-                .for_each(|(o, block)| {
-                    let base = o * len * inner;
-                    // positions -shift .. len - shift + wl - 1 of the line, extended by the mode
-                    let mut line = vec![0.0; len + wl];
+                .zip(xv.par_chunks(len * inner))
+                .for_each_init(line_init, |line, (block, src)| {
+                    // the positions whose input index lies on the line, then the rest mapped
+                    let lo = shift.clamp(0, line.len() as i64) as usize;
+                    let hi = (shift + len as i64).clamp(lo as i64, line.len() as i64) as usize;
                     for j in 0..inner {
-                        for (p, l) in line.iter_mut().enumerate() {
-                            *l = match mode.map_index(p as i64 - shift, len as i64) {
-                                Some(s) => xv[base + s as usize * inner + j],
+                        // input index p - shift for position p: p + first at lo
+                        let first = (lo as i64 - shift) as usize;
+                        for (p, l) in line[lo..hi].iter_mut().enumerate() {
+                            *l = src[(p + first) * inner + j].to_f();
+                        }
+                        for p in (0..lo).chain(hi..line.len()) {
+                            line[p] = match mode.map_index(p as i64 - shift, len as i64) {
+                                Some(s) => src[s as usize * inner + j].to_f(),
                                 None => cval,
                             };
                         }
-                        for i in 0..len {
-                            let win = &line[i..i + wl];
-                            block[i * inner + j] = match op {
+                        for (i, win) in line.windows(wl).enumerate() {
+                            block[i * inner + j] = T::from_f(match op {
                                 Op::Sum => order.sum(win, w) / div,
                                 Op::Min => win[1..]
                                     .iter()
@@ -310,60 +321,92 @@ impl Win1d<'_> {
                                 Op::Max => win[1..]
                                     .iter()
                                     .fold(win[0], |a, &b| if b > a { b } else { a }),
-                            };
+                            });
                         }
                     }
                 });
             return out;
         }
-        // the row of cval for taps outside the axis (only the constant mode has them)
-        let cval_row = match mode {
-            Mode::Constant | Mode::GridConstant => vec![cval; inner],
-            _ => Vec::new(),
-        };
-        // the rows under the taps, one list per rayon task (no allocation per output row)
-        let rows_init = || Vec::<&[f64]>::with_capacity(w.len());
+        // per rayon task: the rows under the taps (None: cval, only in the constant modes) and
+        // the f64 output row
+        let init = || (Vec::<Option<&[T]>>::with_capacity(wl), vec![0.0; inner]);
         out.par_chunks_mut(inner)
             .enumerate()
-            .for_each_init(rows_init, |rows, (r, orow)| {
+            .for_each_init(init, |(rows, acc), (r, orow)| {
                 let (o, i) = (r / len, r % len);
                 let base = o * len * inner;
-                // the input row under tap k (None: cval)
-                let row = |k: usize| {
+                rows.clear();
+                rows.extend((0..wl).map(|k| {
                     let src = mode.map_index(i as i64 + k as i64 - shift, len as i64);
                     src.map(|s| &xv[base + s as usize * inner..][..inner])
-                };
-                if op == Op::Sum {
-                    rows.clear();
-                    rows.extend((0..w.len()).map(|k| row(k).unwrap_or(&cval_row)));
-                    order.sum_rows(orow, rows, w);
-                    if div != 1.0 {
-                        for a in orow.iter_mut() {
-                            *a /= div;
-                        }
-                    }
-                    return;
-                }
-                for k in 0..w.len() {
-                    let row = row(k);
-                    match (op, row) {
-                        (_, row) if k == 0 => match row {
-                            Some(row) => orow.copy_from_slice(row),
-                            None => orow.fill(cval),
-                        },
-                        (_, row) => {
-                            let max = op == Op::Max;
-                            for (j, a) in orow.iter_mut().enumerate() {
-                                let v = row.map_or(cval, |row| row[j]);
-                                if (max && v > *a) || (!max && v < *a) {
-                                    *a = v;
-                                }
+                }));
+                match op {
+                    Op::Sum => {
+                        order.sum_rows(acc, rows, w, cval);
+                        if div != 1.0 {
+                            for a in acc.iter_mut() {
+                                *a /= div;
                             }
                         }
                     }
+                    Op::Min | Op::Max => {
+                        let max = op == Op::Max;
+                        row_op(acc, rows[0], cval, |_, x| x);
+                        for &row in &rows[1..] {
+                            row_op(acc, row, cval, |a, x| {
+                                if (max && x > a) || (!max && x < a) {
+                                    x
+                                } else {
+                                    a
+                                }
+                            });
+                        }
+                    }
+                }
+                for (o, &a) in orow.iter_mut().zip(acc.iter()) {
+                    *o = T::from_f(a);
                 }
             });
         out
+    }
+}
+
+/// `acc[j] = f(acc[j], r[j])` over a row, `r` read as f64 (`None`: `cval` everywhere).
+#[inline(always)]
+fn row_op<T: Real>(acc: &mut [f64], r: Option<&[T]>, cval: f64, f: impl Fn(f64, f64) -> f64) {
+    match r {
+        Some(r) => {
+            for (o, &x) in acc.iter_mut().zip(r) {
+                *o = f(*o, x.to_f());
+            }
+        }
+        None => {
+            for o in acc.iter_mut() {
+                *o = f(*o, cval);
+            }
+        }
+    }
+}
+
+/// `acc[j] = f(acc[j], a[j], b[j])` over a row, `a` and `b` read as f64 (`None`: `cval`
+/// everywhere): one loop per case, so that each vectorises.
+#[inline(always)]
+fn rows_op<T: Real>(
+    acc: &mut [f64],
+    a: Option<&[T]>,
+    b: Option<&[T]>,
+    cval: f64,
+    f: impl Fn(f64, f64, f64) -> f64,
+) {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            for ((o, &x), &y) in acc.iter_mut().zip(a).zip(b) {
+                *o = f(*o, x.to_f(), y.to_f());
+            }
+        }
+        (Some(a), None) => row_op(acc, Some(a), cval, |o, x| f(o, x, cval)),
+        (None, Some(b)) => row_op(acc, Some(b), cval, |o, y| f(o, cval, y)),
+        (None, None) => row_op::<T>(acc, None, cval, |o, _| f(o, cval, cval)),
     }
 }
 
@@ -429,39 +472,38 @@ impl SumOrder {
         t
     }
 
-    /// The same sum for every column of `out`: `rows[k]` is the input row under tap `k`.
-    fn sum_rows(self, out: &mut [f64], rows: &[&[f64]], w: &[f64]) {
+    /// The same sum for every column of `out`: `rows[k]` is the input row under tap `k`
+    /// (`None`: `cval`).
+    fn sum_rows<T: Real>(self, out: &mut [f64], rows: &[Option<&[T]>], w: &[f64], cval: f64) {
         let (n, c) = (w.len(), w.len() / 2);
         if n == 0 {
             out.fill(0.0);
             return;
         }
         let first = if self == SumOrder::General { n - 1 } else { c };
-        for (o, &v) in out.iter_mut().zip(rows[first]) {
-            *o = v * w[first];
-        }
+        let wf = w[first];
+        row_op(out, rows[first], cval, |_, v| v * wf);
         match self {
             SumOrder::Symmetric => {
                 for k in 0..c {
-                    let (a, b, wk) = (rows[k], rows[n - 1 - k], w[k]);
-                    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-                        *o += (x + y) * wk;
-                    }
+                    let wk = w[k];
+                    rows_op(out, rows[k], rows[n - 1 - k], cval, |o, x, y| {
+                        o + (x + y) * wk
+                    });
                 }
             }
             SumOrder::Antisymmetric => {
                 for k in 0..c {
-                    let (a, b, wk) = (rows[k], rows[n - 1 - k], w[k]);
-                    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-                        *o += (x - y) * wk;
-                    }
+                    let wk = w[k];
+                    rows_op(out, rows[k], rows[n - 1 - k], cval, |o, x, y| {
+                        o + (x - y) * wk
+                    });
                 }
             }
             SumOrder::General => {
                 for k in 0..n - 1 {
-                    for (o, &v) in out.iter_mut().zip(rows[k]) {
-                        *o += v * w[k];
-                    }
+                    let wk = w[k];
+                    row_op(out, rows[k], cval, |o, v| o + v * wk);
                 }
             }
         }
@@ -559,8 +601,8 @@ pub(crate) fn dims8(op: &str, shape: &[usize]) -> Result<Dims8> {
     Ok(Dims8(d))
 }
 
-pub(crate) fn fetch(
-    xv: &[f64],
+pub(crate) fn fetch<T: Real>(
+    xv: &[T],
     shape: &[usize],
     c: &[i64],
     off: &[i64],
@@ -574,7 +616,7 @@ pub(crate) fn fetch(
             None => return cval,
         }
     }
-    xv[lin]
+    xv[lin].to_f()
 }
 
 pub(crate) fn unravel(mut i: usize, shape: &[usize], c: &mut [i64]) {
@@ -606,9 +648,10 @@ pub(crate) fn filternd<T: Real>(
     let mode = mode.for_filter();
     match x.device() {
         Device::Cpu => {
-            let xv = to_f64(x)?;
-            let out = filternd_cpu(&xv, &shape, pts, mode, cval, op);
-            from_f64(out, &shape)
+            let xc = x.contiguous()?;
+            let xv = &xc.cpu_data().expect("a CPU array")[..x.size()];
+            let out = filternd_cpu(xv, &shape, pts, mode, cval, op);
+            Array::from_vec(out, &shape, &Device::Cpu)
         }
         Device::Cuda(d) => {
             let dims = dims8("ndimage filter", &shape)?;
@@ -642,81 +685,86 @@ pub(crate) fn filternd<T: Real>(
     }
 }
 
-/// The CPU's [`filternd`]: chunks of outputs in parallel, the points in order for each; outputs
-/// whose whole footprint lies inside the array read at fixed flat offsets, the others map every
-/// point's coordinates by the mode.
-fn filternd_cpu(
-    xv: &[f64],
+/// The CPU's [`filternd`]: the footprint's values of every output (see [`windows_cpu`])
+/// combined in point order.
+fn filternd_cpu<T: Real>(
+    xv: &[T],
     shape: &[usize],
     pts: &Points,
     mode: Mode,
     cval: f64,
     op: Op,
-) -> Vec<f64> {
+) -> Vec<T> {
+    windows_cpu(xv, shape, pts, mode, cval, |buf| match op {
+        Op::Sum => buf
+            .iter()
+            .zip(&pts.w)
+            .fold(0.0, |acc, (&v, &w)| acc + w * v),
+        Op::Min => buf[1..]
+            .iter()
+            .fold(buf[0], |acc, &v| if v < acc { v } else { acc }),
+        Op::Max => buf[1..]
+            .iter()
+            .fold(buf[0], |acc, &v| if v > acc { v } else { acc }),
+    })
+}
+
+/// For every output element, chunks of them in parallel: the footprint's values (the points
+/// in order, as f64) in a buffer, then `g` of them, stored as `T`. Outputs whose whole
+/// footprint lies inside the array read at fixed flat offsets; the others map every point's
+/// coordinates by the mode (`cval` outside in the constant modes).
+fn windows_cpu<T: Real>(
+    xv: &[T],
+    shape: &[usize],
+    pts: &Points,
+    mode: Mode,
+    cval: f64,
+    g: impl Fn(&mut [f64]) -> f64 + Sync,
+) -> Vec<T> {
     const CHUNK: usize = 4096;
     let nd = shape.len();
+    let np = pts.len();
     let Some(last) = nd.checked_sub(1) else {
         // a 0-d array: every point is the element itself
-        return vec![(0..pts.len()).fold(0.0, |acc, p| match op {
-            Op::Sum => acc + pts.w[p] * xv[0],
-            _ => xv[0],
-        })];
+        return vec![T::from_f(g(&mut vec![xv[0].to_f(); np]))];
     };
     let (lin, lo, hi) = pts.linear(shape);
     // every point of output c inside along the axes before the last
     let rows_in =
         |c: &[i64]| (0..last).all(|d| c[d] + lo[d] >= 0 && c[d] + hi[d] < shape[d] as i64);
-    let combine = |p: usize, acc: f64, v: f64| match op {
-        Op::Sum => acc + pts.w[p] * v,
-        _ if p == 0 => v,
-        Op::Min => {
-            if v < acc {
-                v
-            } else {
-                acc
-            }
-        }
-        Op::Max => {
-            if v > acc {
-                v
-            } else {
-                acc
-            }
-        }
-    };
-    let mut out = vec![0.0; xv.len()];
-    out.par_chunks_mut(CHUNK).enumerate().for_each(|(ci, ch)| {
-        let mut c = vec![0i64; nd];
-        unravel(ci * CHUNK, shape, &mut c);
-        let mut row_in = rows_in(&c);
-        for (k, o) in ch.iter_mut().enumerate() {
-            let i = (ci * CHUNK + k) as i64;
-            let cl = c[last];
-            let mut acc = 0.0;
-            if row_in && cl + lo[last] >= 0 && cl + hi[last] < shape[last] as i64 {
-                for (p, &l) in lin.iter().enumerate() {
-                    acc = combine(p, acc, xv[(i + l) as usize]);
+    let mut out = vec![T::from_f(0.0); xv.len()];
+    let init = || (vec![0i64; nd], vec![0.0; np]);
+    out.par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each_init(init, |(c, buf), (ci, ch)| {
+            unravel(ci * CHUNK, shape, c);
+            let mut row_in = rows_in(c);
+            for (k, o) in ch.iter_mut().enumerate() {
+                let i = (ci * CHUNK + k) as i64;
+                let cl = c[last];
+                if row_in && cl + lo[last] >= 0 && cl + hi[last] < shape[last] as i64 {
+                    for (b, &l) in buf.iter_mut().zip(&lin) {
+                        *b = xv[(i + l) as usize].to_f();
+                    }
+                } else {
+                    for (p, b) in buf.iter_mut().enumerate() {
+                        *b = fetch(xv, shape, c, &pts.offs[p * nd..], mode, cval);
+                    }
                 }
-            } else {
-                for p in 0..pts.len() {
-                    let v = fetch(xv, shape, &c, &pts.offs[p * nd..], mode, cval);
-                    acc = combine(p, acc, v);
-                }
-            }
-            *o = acc;
-            // the next output's coordinates
-            let mut d = last;
-            c[d] += 1;
-            while c[d] == shape[d] as i64 && d > 0 {
-                c[d] = 0;
-                d -= 1;
+                *o = T::from_f(g(buf));
+                // the next output's coordinates
+                let mut d = last;
                 c[d] += 1;
+                while c[d] == shape[d] as i64 && d > 0 {
+                    c[d] = 0;
+                    d -= 1;
+                    c[d] += 1;
+                }
+                if d < last {
+                    row_in = rows_in(c);
+                }
             }
-            if d < last {
-                row_in = rows_in(&c);
-            }
-        }
-    });
+        });
     out
 }
 
@@ -833,29 +881,21 @@ pub(crate) fn ranknd<T: Real>(
     let mode = mode.for_filter();
     match x.device() {
         Device::Cpu => {
-            let xv = to_f64(x)?;
-            let mut out = vec![0.0; xv.len()];
-            out.par_chunks_mut(4096).enumerate().for_each(|(ci, ch)| {
-                let mut c = vec![0i64; nd];
-                let mut buf = vec![0.0; pts.len()];
-                for (k, o) in ch.iter_mut().enumerate() {
-                    unravel(ci * 4096 + k, &shape, &mut c);
-                    for (p, b) in buf.iter_mut().enumerate() {
-                        *b = fetch(&xv, &shape, &c, &pts.offs[p * nd..], mode, cval);
+            let xc = x.contiguous()?;
+            let xv = &xc.cpu_data().expect("a CPU array")[..x.size()];
+            let out = windows_cpu(xv, &shape, pts, mode, cval, |buf| {
+                let (_, v, _) = buf.select_nth_unstable_by(rank, |a, b| {
+                    if lt(*a, *b) {
+                        std::cmp::Ordering::Less
+                    } else if lt(*b, *a) {
+                        std::cmp::Ordering::Greater
+                    } else {
+                        std::cmp::Ordering::Equal
                     }
-                    let (_, v, _) = buf.select_nth_unstable_by(rank, |a, b| {
-                        if lt(*a, *b) {
-                            std::cmp::Ordering::Less
-                        } else if lt(*b, *a) {
-                            std::cmp::Ordering::Greater
-                        } else {
-                            std::cmp::Ordering::Equal
-                        }
-                    });
-                    *o = *v;
-                }
+                });
+                *v
             });
-            from_f64(out, &shape)
+            Array::from_vec(out, &shape, &Device::Cpu)
         }
         Device::Cuda(d) => {
             if pts.len() > RANK_LOCAL {
