@@ -55,41 +55,50 @@ fn j1(x: f64) -> f64 {
     s / m as f64
 }
 
-fn factor(
-    kind: Kind,
-    rank: usize,
-    idx: &[i64],
-    shape: &[usize],
-    axis: usize,
-    nfull: i64,
-    par: &[f64],
-) -> (f64, f64) {
-    let mut acc = 0.0;
-    let mut prod = 1.0;
-    for d in 0..rank {
-        let len = shape[d] as i64;
-        let c = idx[d];
-        let f = if (d == axis && nfull >= 0) || c < (len + 1) / 2 {
-            c as f64
-        } else {
-            (c - len) as f64
-        };
-        let t = par[d] * f;
-        match kind {
-            // SciPy's table: exp(p·f·f) per axis longer than 1, 0 where |p·f·f| > 50
-            Kind::Gaussian if len > 1 => {
-                let e = par[d] * f * f;
-                prod *= if e.abs() > 50.0 { 0.0 } else { e.exp() };
-            }
-            Kind::Gaussian => {}
-            Kind::Uniform if par[d] < 0.0 => prod *= if f == 0.0 { 1.0 } else { 0.0 },
-            Kind::Uniform => prod *= if t != 0.0 { t.sin() / t } else { 1.0 },
-            Kind::Ellipsoid => acc += t * t,
-            Kind::Shift => acc += t,
-        }
-    }
+/// Axis `d`'s term of the factor at index `c` along it: the per-axis factor of the Gaussian and
+/// the box (SciPy's tables: `exp(p·f·f)` for an axis longer than 1, 0 where `|p·f·f| > 50`),
+/// `t²` of the ellipsoid, `t` of the shift (`t = par[d]·f`, `f` the signed frequency index).
+fn axis_term(kind: Kind, d: usize, c: i64, len: i64, real_axis: bool, par: &[f64]) -> f64 {
+    let f = if real_axis || c < (len + 1) / 2 {
+        c as f64
+    } else {
+        (c - len) as f64
+    };
+    let t = par[d] * f;
     match kind {
-        Kind::Gaussian | Kind::Uniform => (prod, 0.0),
+        Kind::Gaussian if len > 1 => {
+            let e = par[d] * f * f;
+            if e.abs() > 50.0 {
+                0.0
+            } else {
+                e.exp()
+            }
+        }
+        Kind::Gaussian => 1.0,
+        Kind::Uniform if par[d] < 0.0 => {
+            if f == 0.0 {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        Kind::Uniform => {
+            if t != 0.0 {
+                t.sin() / t
+            } else {
+                1.0
+            }
+        }
+        Kind::Ellipsoid => t * t,
+        Kind::Shift => t,
+    }
+}
+
+/// The factor from the axes' terms combined in axis order: `acc` their product (Gaussian, box)
+/// or sum (ellipsoid, shift).
+fn factor(kind: Kind, rank: usize, acc: f64) -> (f64, f64) {
+    match kind {
+        Kind::Gaussian | Kind::Uniform => (acc, 0.0),
         Kind::Ellipsoid => {
             let t = acc.sqrt();
             if t > 0.0 {
@@ -181,22 +190,41 @@ fn apply<T: Element>(
     }
     match x.device() {
         Device::Cpu => {
-            let xv = x.to_vec()?;
-            let out: Vec<T> = xv
-                .par_iter()
-                .enumerate()
-                .map(|(i, &e)| {
-                    let mut idx = [0i64; 8];
-                    let mut r = i;
-                    for d in (0..rank).rev() {
-                        idx[d] = (r % shape[d]) as i64;
-                        r /= shape[d];
-                    }
-                    let (fr, fi) = factor(kind, rank, &idx[..rank], &shape, axis, nfull, &par);
-                    let z = e.to_c64();
-                    T::from_c64(z * c64::new(fr, fi))
+            // the axes' terms once per index (SciPy's tables), then row by row: the terms of
+            // the axes before the last combined once per row, in axis order
+            let product = matches!(kind, Kind::Gaussian | Kind::Uniform);
+            let combine = |a: f64, t: f64| if product { a * t } else { a + t };
+            let terms: Vec<Vec<f64>> = (0..rank)
+                .map(|d| {
+                    let len = shape[d] as i64;
+                    let real_axis = d == axis && nfull >= 0;
+                    (0..len)
+                        .map(|c| axis_term(kind, d, c, len, real_axis, &par))
+                        .collect()
                 })
                 .collect();
+            let last = rank - 1;
+            let xc = x.contiguous()?;
+            let xv = &xc.cpu_data().expect("a CPU array")[..x.size()];
+            let mut out = xv.to_vec();
+            out.par_chunks_mut(shape[last])
+                .enumerate()
+                .for_each(|(row, o)| {
+                    let mut acc = if product { 1.0 } else { 0.0 };
+                    let mut r = row;
+                    let mut idx = [0usize; 8];
+                    for d in (0..last).rev() {
+                        idx[d] = r % shape[d];
+                        r /= shape[d];
+                    }
+                    for d in 0..last {
+                        acc = combine(acc, terms[d][idx[d]]);
+                    }
+                    for (e, &t) in o.iter_mut().zip(&terms[last]) {
+                        let (fr, fi) = factor(kind, rank, combine(acc, t));
+                        *e = T::from_c64(e.to_c64() * c64::new(fr, fi));
+                    }
+                });
             Array::from_vec(out, &shape, &Device::Cpu)
         }
         Device::Cuda(d) => {
