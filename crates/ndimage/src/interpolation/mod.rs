@@ -312,7 +312,23 @@ fn stencil_sum<S: std::borrow::Borrow<AxisStencil>>(
     ords: &[usize],
     cval: f64,
 ) -> f64 {
-    let r = st.len();
+    match st.len() {
+        1 => stencil_sum_r::<S, 1>(x, st, ords, cval),
+        2 => stencil_sum_r::<S, 2>(x, st, ords, cval),
+        3 => stencil_sum_r::<S, 3>(x, st, ords, cval),
+        _ => stencil_sum_r::<S, 8>(x, st, ords, cval),
+    }
+}
+
+/// [`stencil_sum`] for `R` axes (`R` < 8: the loops over the axes unrolled), or any rank (8).
+#[inline(always)]
+fn stencil_sum_r<S: std::borrow::Borrow<AxisStencil>, const R: usize>(
+    x: &[f64],
+    st: &[S],
+    ords: &[usize],
+    cval: f64,
+) -> f64 {
+    let r = if R < 8 { R } else { st.len() };
     let mut k = [0usize; 8];
     let mut acc = 0.0;
     loop {
@@ -370,15 +386,33 @@ fn interp_cpu(
     mode: Mode,
     cval: f64,
 ) -> f64 {
-    let r = ishape.len();
+    match ishape.len() {
+        1 => interp_r::<1>(x, ishape, c, ords, mode, cval),
+        2 => interp_r::<2>(x, ishape, c, ords, mode, cval),
+        3 => interp_r::<3>(x, ishape, c, ords, mode, cval),
+        _ => interp_r::<8>(x, ishape, c, ords, mode, cval),
+    }
+}
+
+/// [`interp_cpu`] for `R` axes (`R` < 8: the loops over the axes unrolled), or any rank (8).
+#[inline(always)]
+fn interp_r<const R: usize>(
+    x: &[f64],
+    ishape: &[usize],
+    c: &[f64],
+    ords: &[usize],
+    mode: Mode,
+    cval: f64,
+) -> f64 {
+    let r = if R < 8 { R } else { ishape.len() };
     let stride = strides(ishape);
-    let mut st = [NO_STENCIL; 8];
+    let mut st = [NO_STENCIL; R];
     for d in 0..r {
         if !axis_stencil(c[d], ishape[d], stride[d], ords[d], mode, &mut st[d]) {
             return cval;
         }
     }
-    stencil_sum(x, &st[..r], ords, cval)
+    stencil_sum_r::<_, R>(x, &st[..r], ords, cval)
 }
 
 /// The poles of the B-spline prefilter of `order`, correctly rounded (SciPy's constants): the
