@@ -685,8 +685,11 @@ pub(crate) fn filternd<T: Real>(
     }
 }
 
-/// The CPU's [`filternd`]: the footprint's values of every output (see [`windows_cpu`])
-/// combined in point order.
+/// The CPU's [`filternd`]: per output the points in order, `acc + w·v` from 0 (sums) or the
+/// running minimum / maximum from the first point's value. Row by row (rows in parallel): the
+/// columns whose whole footprint lies inside the array (in a row whose other coordinates are
+/// inside too) point by point over blocks of columns, each point's input row slice read at its
+/// fixed offset; the others one by one through the mode ([`windows_cpu`]'s arithmetic).
 fn filternd_cpu<T: Real>(
     xv: &[T],
     shape: &[usize],
@@ -695,18 +698,83 @@ fn filternd_cpu<T: Real>(
     cval: f64,
     op: Op,
 ) -> Vec<T> {
-    windows_cpu(xv, shape, pts, mode, cval, |buf| match op {
+    const COLS: usize = 1024;
+    let min = |acc: f64, v: f64| if v < acc { v } else { acc };
+    let max = |acc: f64, v: f64| if v > acc { v } else { acc };
+    let g = |buf: &mut [f64]| match op {
         Op::Sum => buf
             .iter()
             .zip(&pts.w)
             .fold(0.0, |acc, (&v, &w)| acc + w * v),
-        Op::Min => buf[1..]
-            .iter()
-            .fold(buf[0], |acc, &v| if v < acc { v } else { acc }),
-        Op::Max => buf[1..]
-            .iter()
-            .fold(buf[0], |acc, &v| if v > acc { v } else { acc }),
-    })
+        Op::Min => buf[1..].iter().fold(buf[0], |a, &v| min(a, v)),
+        Op::Max => buf[1..].iter().fold(buf[0], |a, &v| max(a, v)),
+    };
+    let nd = shape.len();
+    let np = pts.len();
+    if nd == 0 || np == 0 || xv.is_empty() {
+        return windows_cpu(xv, shape, pts, mode, cval, g);
+    }
+    let last = nd - 1;
+    let len = shape[last];
+    let (lin, lo, hi) = pts.linear(shape);
+    // the interior columns of a row whose other coordinates are inside
+    let j0 = (-lo[last]).clamp(0, len as i64) as usize;
+    let j1 = (len as i64 - hi[last]).clamp(j0 as i64, len as i64) as usize;
+    let mut out = vec![T::from_f(0.0); xv.len()];
+    let init = || (vec![0i64; nd], vec![0.0; np]);
+    out.par_chunks_mut(len)
+        .enumerate()
+        .for_each_init(init, |(c, buf), (row, orow)| {
+            unravel(row * len, shape, c);
+            let inside = (0..last).all(|d| c[d] + lo[d] >= 0 && c[d] + hi[d] < shape[d] as i64);
+            let (a, b) = if inside { (j0, j1) } else { (0, 0) };
+            for j in (0..a).chain(b..len) {
+                c[last] = j as i64;
+                for (p, v) in buf.iter_mut().enumerate() {
+                    *v = fetch(xv, shape, c, &pts.offs[p * nd..], mode, cval);
+                }
+                orow[j] = T::from_f(g(buf));
+            }
+            let base = (row * len) as i64;
+            orow[a..b]
+                .par_chunks_mut(COLS)
+                .enumerate()
+                .for_each(|(k, o)| {
+                    let at = base + (a + k * COLS) as i64;
+                    let mut acc = [0.0f64; COLS];
+                    let acc = &mut acc[..o.len()];
+                    for (p, &l) in lin.iter().enumerate() {
+                        let src = &xv[(at + l) as usize..][..o.len()];
+                        let w = pts.w[p];
+                        match op {
+                            Op::Sum => {
+                                for (s, &v) in acc.iter_mut().zip(src) {
+                                    *s += w * v.to_f();
+                                }
+                            }
+                            _ if p == 0 => {
+                                for (s, &v) in acc.iter_mut().zip(src) {
+                                    *s = v.to_f();
+                                }
+                            }
+                            Op::Min => {
+                                for (s, &v) in acc.iter_mut().zip(src) {
+                                    *s = min(*s, v.to_f());
+                                }
+                            }
+                            Op::Max => {
+                                for (s, &v) in acc.iter_mut().zip(src) {
+                                    *s = max(*s, v.to_f());
+                                }
+                            }
+                        }
+                    }
+                    for (y, &s) in o.iter_mut().zip(acc.iter()) {
+                        *y = T::from_f(s);
+                    }
+                });
+        });
+    out
 }
 
 /// For every output element, chunks of them in parallel: the footprint's values (the points
