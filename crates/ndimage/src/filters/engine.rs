@@ -626,10 +626,17 @@ pub(crate) fn unravel(mut i: usize, shape: &[usize], c: &mut [i64]) {
     }
 }
 
-/// NaN sorts last (as np.sort).
+/// The rank filters' order as an integer: the values' order, −0 equal to 0, NaN last (as
+/// np.sort).
 #[inline]
-fn lt(a: f64, b: f64) -> bool {
-    a < b || (b.is_nan() && !a.is_nan())
+fn rank_key(v: f64) -> i64 {
+    if v.is_nan() {
+        return i64::MAX;
+    }
+    // + 0.0 turns −0 into 0 and leaves every other value alone; then the bits of a negative
+    // value but its sign flipped, so that the integers order as the values
+    let b = (v + 0.0).to_bits() as i64;
+    b ^ ((b >> 63) as u64 >> 1) as i64
 }
 
 /// n-D footprint: weighted sum, minimum or maximum over the points.
@@ -952,16 +959,14 @@ pub(crate) fn ranknd<T: Real>(
             let xc = x.contiguous()?;
             let xv = &xc.cpu_data().expect("a CPU array")[..x.size()];
             let out = windows_cpu(xv, &shape, pts, mode, cval, |buf| {
-                let (_, v, _) = buf.select_nth_unstable_by(rank, |a, b| {
-                    if lt(*a, *b) {
-                        std::cmp::Ordering::Less
-                    } else if lt(*b, *a) {
-                        std::cmp::Ordering::Greater
-                    } else {
-                        std::cmp::Ordering::Equal
-                    }
-                });
-                *v
+                if buf.iter().any(|v| v.is_nan()) {
+                    *buf.select_nth_unstable_by_key(rank, |&v| rank_key(v)).1
+                } else {
+                    *buf.select_nth_unstable_by(rank, |a, b| {
+                        a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal)
+                    })
+                    .1
+                }
             });
             Array::from_vec(out, &shape, &Device::Cpu)
         }
