@@ -507,7 +507,13 @@ fn spline_line(c: &mut [f64], poles: &[f64], init: i32) {
     }
 }
 
+/// The prefilter along `axis` of the C-contiguous `v` of `shape`, every line by
+/// [`spline_line`]. Lines along the last axis are contiguous and run in parallel; lines with
+/// elements after them (`inner` > 1) are gathered into a column-major copy of each outer block
+/// (tasks of 8 neighbouring columns, each reading 8 contiguous values per row), filtered there,
+/// and scattered back in groups of 8 rows.
 fn spline_axis_cpu(v: &mut [f64], shape: &[usize], axis: usize, order: usize, mode: Mode) {
+    const B: usize = 8;
     let len = shape[axis];
     if len <= 1 || order < 2 || v.is_empty() {
         return;
@@ -515,17 +521,38 @@ fn spline_axis_cpu(v: &mut [f64], shape: &[usize], axis: usize, order: usize, mo
     let inner: usize = shape[axis + 1..].iter().product();
     let p = poles(order);
     let init = spline_init(mode);
+    if inner == 1 {
+        v.par_chunks_mut(len)
+            .for_each(|line| spline_line(line, &p, init));
+        return;
+    }
     v.par_chunks_mut(len * inner).for_each(|block| {
-        let mut line = vec![0.0; len];
-        for j in 0..inner {
-            for (i, l) in line.iter_mut().enumerate() {
-                *l = block[i * inner + j];
+        // t[j * len + i]: column j's line
+        let mut t = vec![0.0; len * inner];
+        t.par_chunks_mut(B * len).enumerate().for_each(|(k, tb)| {
+            let nb = tb.len() / len;
+            for i in 0..len {
+                let row = &block[i * inner + k * B..][..nb];
+                for (b, &x) in row.iter().enumerate() {
+                    tb[b * len + i] = x;
+                }
             }
-            spline_line(&mut line, &p, init);
-            for (i, l) in line.iter().enumerate() {
-                block[i * inner + j] = *l;
+            for line in tb.chunks_mut(len) {
+                spline_line(line, &p, init);
             }
-        }
+        });
+        block
+            .par_chunks_mut(B * inner)
+            .enumerate()
+            .for_each(|(g, rows)| {
+                let nr = rows.len() / inner;
+                for j in 0..inner {
+                    let col = &t[j * len + g * B..][..nr];
+                    for (r, &x) in col.iter().enumerate() {
+                        rows[r * inner + j] = x;
+                    }
+                }
+            });
     });
 }
 
