@@ -130,6 +130,11 @@ pub(crate) fn cpu_iterate(
     mask: Option<&[bool]>,
     border: bool,
 ) -> Result<Vec<bool>> {
+    if iterations != 1 && monotone(offs) {
+        return Ok(cpu_propagate(
+            input, shape, offs, dilate, iterations, mask, border,
+        ));
+    }
     let delta = deltas(shape, offs);
     let watch = iterations < 1 && !monotone(offs);
     let mut saved: Option<Vec<bool>> = None;
@@ -157,6 +162,87 @@ pub(crate) fn cpu_iterate(
         }
     }
     Ok(a)
+}
+
+/// [`cpu_iterate`] for a structure that holds its origin, step by step over the elements that
+/// changed: with `v` the value that spreads (true for a dilation, false for an erosion), an
+/// element takes `v` at step k + 1 exactly when it is in the mask, does not hold `v`, and one of
+/// its structure's points took `v` at step k (or, at the first step, lies outside with
+/// `border == v`). Elements holding `v` keep it (the structure holds its origin), so each step
+/// needs only the previous step's changes: the same result as whole-array steps (`iterations`
+/// of them, or until nothing changes for `iterations < 1`) in time proportional to the changes.
+fn cpu_propagate(
+    input: &[bool],
+    shape: &[usize],
+    offs: &[Vec<i64>],
+    dilate: bool,
+    iterations: i64,
+    mask: Option<&[bool]>,
+    border: bool,
+) -> Vec<bool> {
+    let v = dilate;
+    let nd = shape.len();
+    let st = c_strides_u(shape);
+    let delta = deltas(shape, offs);
+    let free = |q: usize, a: &[bool]| a[q] != v && mask.is_none_or(|m| m[q]);
+    let mut a = input.to_vec();
+    let coords = |mut i: usize, c: &mut [i64]| {
+        for d in 0..nd {
+            c[d] = (i / st[d]) as i64;
+            i %= st[d];
+        }
+    };
+    let mut c = vec![0i64; nd];
+    // step 1: the elements that hold v spread it; elements reading outside take the border's
+    let mut frontier: Vec<usize> = (0..a.len()).filter(|&i| a[i] == v).collect();
+    let mut next = Vec::new();
+    if border == v {
+        for q in 0..a.len() {
+            if !free(q, &a) {
+                continue;
+            }
+            coords(q, &mut c);
+            let outside = offs.iter().any(|o| {
+                o.iter()
+                    .zip(&c)
+                    .zip(shape)
+                    .any(|((&o, &c), &s)| c + o < 0 || c + o >= s as i64)
+            });
+            if outside {
+                next.push(q);
+            }
+        }
+        for &q in &next {
+            a[q] = v;
+        }
+    }
+    let mut step = 0i64;
+    loop {
+        // the elements whose structure reaches a frontier element p: q = p − o
+        for &p in &frontier {
+            coords(p, &mut c);
+            for (o, &dl) in offs.iter().zip(&delta) {
+                let inside = o
+                    .iter()
+                    .zip(&c)
+                    .zip(shape)
+                    .all(|((&o, &c), &s)| c - o >= 0 && c - o < s as i64);
+                if inside {
+                    let q = (p as i64 - dl) as usize;
+                    if free(q, &a) {
+                        a[q] = v;
+                        next.push(q);
+                    }
+                }
+            }
+        }
+        step += 1;
+        if next.is_empty() || (iterations >= 1 && step >= iterations) {
+            return a;
+        }
+        std::mem::swap(&mut frontier, &mut next);
+        next.clear();
+    }
 }
 
 /// The validated arguments of one erosion/dilation call.
