@@ -217,54 +217,115 @@ fn min_or_max<T: Numeric + Ordered>(
             // SciPy's n-D window reads cval as the input's type
             let cv = c_cast::<T>(o.cval);
             let n = data.len();
-            let out: Vec<T> = (0..n)
-                .into_par_iter()
-                .map(|i| {
-                    let c: Vec<i64> = (0..nd).map(|d| ((i / st[d]) % shape[d]) as i64).collect();
-                    let mut best = data[i];
-                    let mut bestd = 0.0f64;
-                    for (k, of) in f.offs.iter().enumerate() {
-                        let mut j = 0usize;
-                        let mut cst = false;
-                        for d in 0..nd {
-                            match mode.map_index(c[d] + of[d], shape[d] as i64) {
-                                Some(q) => j = j * shape[d] + q as usize,
-                                None => {
-                                    cst = true;
-                                    j *= shape[d];
-                                }
-                            }
-                        }
-                        let x = if cst { cv } else { data[j] };
-                        match &f.values {
-                            Some(sv) => {
-                                // SciPy adds −s (erosion) or s (dilation): the first term in
-                                // double, the others cast to the input's type and added there
-                                let xv = x.to_c64().re;
-                                let ss = if dilate { sv[k] } else { -sv[k] };
-                                let v = if k == 0 {
-                                    xv + ss
-                                } else {
-                                    add_in_type::<T>(xv, ss)
-                                };
-                                if k == 0 || (if dilate { v > bestd } else { v < bestd }) {
-                                    bestd = v;
-                                }
-                            }
-                            None => {
-                                if k == 0 || (if dilate { x > best } else { x < best }) {
-                                    best = x;
-                                }
-                            }
-                        }
-                    }
-                    if f.values.is_some() {
-                        c_cast::<T>(bestd)
-                    } else {
-                        best
-                    }
-                })
+            // the points' flat offsets and per axis their extent: an element whose every point
+            // lies inside reads them at fixed offsets, the others map each point by the mode
+            let mut lo = vec![0i64; nd];
+            let mut hi = vec![0i64; nd];
+            for of in &f.offs {
+                for d in 0..nd {
+                    lo[d] = lo[d].min(of[d]);
+                    hi[d] = hi[d].max(of[d]);
+                }
+            }
+            let lin: Vec<i64> = f
+                .offs
+                .iter()
+                .map(|of| (0..nd).map(|d| of[d] * st[d] as i64).sum())
                 .collect();
+            const CHUNK: usize = 4096;
+            let mut out = vec![T::zero(); n];
+            out.par_chunks_mut(CHUNK).enumerate().for_each_init(
+                || vec![0i64; nd],
+                |c, (ci, chunk)| {
+                    let mut r = ci * CHUNK;
+                    for d in 0..nd {
+                        c[d] = (r / st[d]) as i64;
+                        r %= st[d];
+                    }
+                    for (j, slot) in chunk.iter_mut().enumerate() {
+                        let i = ci * CHUNK + j;
+                        let inside =
+                            (0..nd).all(|d| c[d] + lo[d] >= 0 && c[d] + hi[d] < shape[d] as i64);
+                        let point = |k: usize| -> T {
+                            if inside {
+                                return data[(i as i64 + lin[k]) as usize];
+                            }
+                            let of = &f.offs[k];
+                            let mut q = 0usize;
+                            for d in 0..nd {
+                                match mode.map_index(c[d] + of[d], shape[d] as i64) {
+                                    Some(m) => q = q * shape[d] + m as usize,
+                                    None => return cv,
+                                }
+                            }
+                            data[q]
+                        };
+                        *slot = match &f.values {
+                            Some(sv) => {
+                                // SciPy adds −s (erosion) or s (dilation): the first term
+                                // in double, the others cast to the input's type and added
+                                // there
+                                let mut bestd = 0.0f64;
+                                for (k, &s) in sv.iter().enumerate() {
+                                    let xv = point(k).to_c64().re;
+                                    let ss = if dilate { s } else { -s };
+                                    let v = if k == 0 {
+                                        xv + ss
+                                    } else {
+                                        add_in_type::<T>(xv, ss)
+                                    };
+                                    if k == 0 || (if dilate { v > bestd } else { v < bestd }) {
+                                        bestd = v;
+                                    }
+                                }
+                                c_cast::<T>(bestd)
+                            }
+                            // the first point, then strictly better ones
+                            None if f.offs.is_empty() => data[i],
+                            None if inside => {
+                                let at = |l: i64| data[(i as i64 + l) as usize];
+                                if dilate {
+                                    lin[1..].iter().fold(at(lin[0]), |b, &l| {
+                                        let x = at(l);
+                                        if x > b {
+                                            x
+                                        } else {
+                                            b
+                                        }
+                                    })
+                                } else {
+                                    lin[1..].iter().fold(at(lin[0]), |b, &l| {
+                                        let x = at(l);
+                                        if x < b {
+                                            x
+                                        } else {
+                                            b
+                                        }
+                                    })
+                                }
+                            }
+                            None => (1..f.offs.len()).fold(point(0), |b, k| {
+                                let x = point(k);
+                                if (dilate && x > b) || (!dilate && x < b) {
+                                    x
+                                } else {
+                                    b
+                                }
+                            }),
+                        };
+                        // the next element's coordinates
+                        let mut d = nd;
+                        while d > 0 {
+                            d -= 1;
+                            c[d] += 1;
+                            if c[d] < shape[d] as i64 {
+                                break;
+                            }
+                            c[d] = 0;
+                        }
+                    }
+                },
+            );
             Array::from_vec(out, &shape, &Device::Cpu)
         }
         Device::Cuda(cd) => {
