@@ -516,18 +516,46 @@ pub fn distance_transform_cdt<T: Element>(
             let bwd: Vec<Vec<i64>> = fwd.iter().map(|o| o.iter().map(|c| -c).collect()).collect();
             for (offs, rev) in [(&fwd, false), (&bwd, true)] {
                 let dl: Vec<i64> = offs.iter().map(delta).collect();
+                // the element's coordinates, stepped in raster order (backwards for `rev`)
+                let mut c: Vec<i64> = if rev {
+                    shape.iter().map(|&s| s as i64 - 1).collect()
+                } else {
+                    vec![0; nd]
+                };
                 for t in 0..n {
                     let i = if rev { n - 1 - t } else { t };
+                    if t > 0 {
+                        let mut a = nd;
+                        while a > 0 {
+                            a -= 1;
+                            if rev {
+                                c[a] -= 1;
+                                if c[a] >= 0 {
+                                    break;
+                                }
+                                c[a] = shape[a] as i64 - 1;
+                            } else {
+                                c[a] += 1;
+                                if c[a] < shape[a] as i64 {
+                                    break;
+                                }
+                                c[a] = 0;
+                            }
+                        }
+                    }
                     if d[i] == 0 {
                         continue;
                     }
+                    // every neighbour inside (the structure is 3 along every axis)
+                    let interior = (0..nd).all(|a| c[a] >= 1 && c[a] + 1 < shape[a] as i64);
                     let mut best = d[i];
                     let mut bf = ft[i];
                     for (o, &dd) in offs.iter().zip(&dl) {
-                        let inside = o.iter().enumerate().all(|(a, &c)| {
-                            let q = ((i / st[a]) % shape[a]) as i64 + c;
-                            q >= 0 && q < shape[a] as i64
-                        });
+                        let inside = interior
+                            || o.iter()
+                                .zip(&c)
+                                .zip(&shape)
+                                .all(|((&oa, &ca), &sa)| ca + oa >= 0 && ca + oa < sa as i64);
                         if !inside {
                             continue;
                         }
