@@ -58,44 +58,66 @@ fn cpu_step(
 ) -> bool {
     let nd = shape.len();
     let st = c_strides_u(shape);
+    // per axis the offsets' extent: an element whose every point lies inside reads them at
+    // fixed flat offsets
+    let (mut lo, mut hi) = (vec![0i64; nd], vec![0i64; nd]);
+    for o in offs {
+        for d in 0..nd {
+            lo[d] = lo[d].min(o[d]);
+            hi[d] = hi[d].max(o[d]);
+        }
+    }
     const CH: usize = 4096;
     out.par_chunks_mut(CH)
         .enumerate()
         .map(|(ci, chunk)| {
             let mut changed = false;
             let mut c = vec![0i64; nd];
+            let mut r = ci * CH;
+            for d in 0..nd {
+                c[d] = (r / st[d]) as i64;
+                r %= st[d];
+            }
             for (j, o) in chunk.iter_mut().enumerate() {
                 let i = ci * CH + j;
                 let v = inp[i];
                 let mut r = v;
                 if mask.is_none_or(|m| m[i]) {
-                    for d in 0..nd {
-                        c[d] = ((i / st[d]) % shape[d]) as i64;
-                    }
+                    let interior =
+                        (0..nd).all(|d| c[d] + lo[d] >= 0 && c[d] + hi[d] < shape[d] as i64);
+                    // the first point equal to the value that decides (true for a dilation,
+                    // false for an erosion) decides
                     r = !dilate;
                     for (of, &dl) in offs.iter().zip(delta) {
-                        let inside = of
-                            .iter()
-                            .zip(&c)
-                            .zip(shape)
-                            .all(|((&o, &c), &s)| c + o >= 0 && c + o < s as i64);
-                        let x = if inside {
+                        let x = if interior
+                            || of
+                                .iter()
+                                .zip(&c)
+                                .zip(shape)
+                                .all(|((&o, &c), &s)| c + o >= 0 && c + o < s as i64)
+                        {
                             inp[(i as i64 + dl) as usize]
                         } else {
                             border
                         };
-                        if dilate && x {
-                            r = true;
-                            break;
-                        }
-                        if !dilate && !x {
-                            r = false;
+                        if x == dilate {
+                            r = dilate;
                             break;
                         }
                     }
                 }
                 *o = r;
                 changed |= r != v;
+                // the next element's coordinates
+                let mut d = nd;
+                while d > 0 {
+                    d -= 1;
+                    c[d] += 1;
+                    if c[d] < shape[d] as i64 {
+                        break;
+                    }
+                    c[d] = 0;
+                }
             }
             changed
         })
