@@ -200,6 +200,27 @@ impl Structure {
     }
 }
 
+/// The coordinates `c` of flat index `i` in a C-contiguous array of `shape`.
+pub(crate) fn unravel(mut i: usize, shape: &[usize], c: &mut [i64]) {
+    for d in (0..shape.len()).rev() {
+        c[d] = (i % shape[d]) as i64;
+        i /= shape[d];
+    }
+}
+
+/// Steps the coordinates `c` to the next element of `shape` in C order (the last axis fastest;
+/// past the last element they wrap to zeros).
+#[inline]
+pub(crate) fn step_index(c: &mut [i64], shape: &[usize]) {
+    for d in (0..c.len()).rev() {
+        c[d] += 1;
+        if c[d] < shape[d] as i64 {
+            return;
+        }
+        c[d] = 0;
+    }
+}
+
 /// C-order strides (in elements) of `shape`.
 pub(crate) fn c_strides_u(shape: &[usize]) -> Vec<usize> {
     let mut st = vec![1usize; shape.len()];

@@ -4,6 +4,8 @@
 //! the CUDA side runs the kernels of `filters.cu`.
 
 use crate::modes::{Mode, MODES_CUH};
+use crate::structure::step_index;
+pub(crate) use crate::structure::unravel;
 use cusci_core::cuda::kernel::{Args, LaunchConfig};
 use cusci_core::device::CudaDevice;
 use cusci_core::dtype::{DType, Element};
@@ -619,13 +621,6 @@ pub(crate) fn fetch<T: Real>(
     xv[lin].to_f()
 }
 
-pub(crate) fn unravel(mut i: usize, shape: &[usize], c: &mut [i64]) {
-    for d in (0..shape.len()).rev() {
-        c[d] = (i % shape[d]) as i64;
-        i /= shape[d];
-    }
-}
-
 /// The rank filters' order as an integer: the values' order, −0 equal to 0, NaN last (as
 /// np.sort).
 #[inline]
@@ -827,15 +822,8 @@ fn windows_cpu<T: Real>(
                     }
                 }
                 *o = T::from_f(g(buf));
-                // the next output's coordinates
-                let mut d = last;
-                c[d] += 1;
-                while c[d] == shape[d] as i64 && d > 0 {
-                    c[d] = 0;
-                    d -= 1;
-                    c[d] += 1;
-                }
-                if d < last {
+                step_index(c, shape);
+                if c[last] == 0 {
                     row_in = rows_in(c);
                 }
             }

@@ -2,8 +2,8 @@
 //! `binary_hit_or_miss`, `binary_propagation`, `binary_fill_holes`.
 
 use crate::structure::{
-    c_strides_u, contig, dptr, kernel, launch, norm_origin, offsets_on, real_only, CusciShape,
-    Structure,
+    c_strides_u, contig, dptr, kernel, launch, norm_origin, offsets_on, real_only, step_index,
+    unravel, CusciShape, Structure,
 };
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
@@ -57,7 +57,6 @@ fn cpu_step(
     border: bool,
 ) -> bool {
     let nd = shape.len();
-    let st = c_strides_u(shape);
     // per axis the offsets' extent: an element whose every point lies inside reads them at
     // fixed flat offsets
     let (mut lo, mut hi) = (vec![0i64; nd], vec![0i64; nd]);
@@ -73,11 +72,7 @@ fn cpu_step(
         .map(|(ci, chunk)| {
             let mut changed = false;
             let mut c = vec![0i64; nd];
-            let mut r = ci * CH;
-            for d in 0..nd {
-                c[d] = (r / st[d]) as i64;
-                r %= st[d];
-            }
+            unravel(ci * CH, shape, &mut c);
             for (j, o) in chunk.iter_mut().enumerate() {
                 let i = ci * CH + j;
                 let v = inp[i];
@@ -108,16 +103,7 @@ fn cpu_step(
                 }
                 *o = r;
                 changed |= r != v;
-                // the next element's coordinates
-                let mut d = nd;
-                while d > 0 {
-                    d -= 1;
-                    c[d] += 1;
-                    if c[d] < shape[d] as i64 {
-                        break;
-                    }
-                    c[d] = 0;
-                }
+                step_index(&mut c, shape);
             }
             changed
         })
@@ -204,16 +190,9 @@ fn cpu_propagate(
 ) -> Vec<bool> {
     let v = dilate;
     let nd = shape.len();
-    let st = c_strides_u(shape);
     let delta = deltas(shape, offs);
     let free = |q: usize, a: &[bool]| a[q] != v && mask.is_none_or(|m| m[q]);
     let mut a = input.to_vec();
-    let coords = |mut i: usize, c: &mut [i64]| {
-        for d in 0..nd {
-            c[d] = (i / st[d]) as i64;
-            i %= st[d];
-        }
-    };
     let mut c = vec![0i64; nd];
     // step 1: the elements that hold v spread it; elements reading outside take the border's
     let mut frontier: Vec<usize> = (0..a.len()).filter(|&i| a[i] == v).collect();
@@ -223,7 +202,7 @@ fn cpu_propagate(
             if !free(q, &a) {
                 continue;
             }
-            coords(q, &mut c);
+            unravel(q, shape, &mut c);
             let outside = offs.iter().any(|o| {
                 o.iter()
                     .zip(&c)
@@ -242,7 +221,7 @@ fn cpu_propagate(
     loop {
         // the elements whose structure reaches a frontier element p: q = p − o
         for &p in &frontier {
-            coords(p, &mut c);
+            unravel(p, shape, &mut c);
             for (o, &dl) in offs.iter().zip(&delta) {
                 let inside = o
                     .iter()

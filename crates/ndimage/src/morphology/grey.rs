@@ -4,7 +4,8 @@
 use crate::filters::output::{c_cast, scast};
 use crate::filters::{maximum_filter_as, minimum_filter_as, FilterOptions, Footprint};
 use crate::structure::{
-    c_strides_u, contig, dptr, kernel, launch, norm_origin, offsets_on, CusciShape,
+    c_strides_u, contig, dptr, kernel, launch, norm_origin, offsets_on, step_index, unravel,
+    CusciShape,
 };
 use crate::Mode;
 use cusci_core::cuda::kernel::Args;
@@ -237,11 +238,7 @@ fn min_or_max<T: Numeric + Ordered>(
             out.par_chunks_mut(CHUNK).enumerate().for_each_init(
                 || vec![0i64; nd],
                 |c, (ci, chunk)| {
-                    let mut r = ci * CHUNK;
-                    for d in 0..nd {
-                        c[d] = (r / st[d]) as i64;
-                        r %= st[d];
-                    }
+                    unravel(ci * CHUNK, &shape, c);
                     for (j, slot) in chunk.iter_mut().enumerate() {
                         let i = ci * CHUNK + j;
                         let inside =
@@ -313,16 +310,7 @@ fn min_or_max<T: Numeric + Ordered>(
                                 }
                             }),
                         };
-                        // the next element's coordinates
-                        let mut d = nd;
-                        while d > 0 {
-                            d -= 1;
-                            c[d] += 1;
-                            if c[d] < shape[d] as i64 {
-                                break;
-                            }
-                            c[d] = 0;
-                        }
+                        step_index(c, &shape);
                     }
                 },
             );
