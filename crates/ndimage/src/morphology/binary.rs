@@ -126,7 +126,8 @@ fn monotone(offs: &[Vec<i64>]) -> bool {
 
 /// Repeated erosion (`dilate == false`) or dilation on the host: `iterations < 1` until stable,
 /// or `InvalidArgument` (from `op`) when the result cycles instead, found by Brent's method (one
-/// saved state, re-saved at powers of two) where the structure does not hold its origin.
+/// saved state, re-saved at powers of two) where the structure does not hold its origin. With
+/// a structure that holds its origin and more than one step, [`cpu_propagate`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn cpu_iterate(
     op: &str,
@@ -144,7 +145,8 @@ pub(crate) fn cpu_iterate(
         ));
     }
     let delta = deltas(shape, offs);
-    let watch = iterations < 1 && !monotone(offs);
+    // until stable here: the structure does not hold its origin, so the result may cycle
+    let watch = iterations < 1;
     let mut saved: Option<Vec<bool>> = None;
     let mut a = input.to_vec();
     let mut b = vec![false; a.len()];
