@@ -1,7 +1,7 @@
 //! `scipy.ndimage.label`: connected components of the nonzero elements.
 
 use crate::structure::{
-    contig, dptr, kernel, launch, offsets_on, real_only, CusciShape, Structure,
+    contig, dptr, kernel, launch, offsets_on, real_only, step_index, CusciShape, Structure,
 };
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
@@ -186,13 +186,7 @@ fn cpu<T: Element>(
                 }
             }
         }
-        for d in (0..nd).rev() {
-            c[d] += 1;
-            if (c[d] as usize) < shape[d] {
-                break;
-            }
-            c[d] = 0;
-        }
+        step_index(&mut c, shape);
     }
     // second pass: roots are the smallest index of their component, met first in raster order
     let mut out = vec![0i32; n];
