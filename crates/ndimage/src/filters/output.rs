@@ -59,6 +59,7 @@ use cusci_core::dtype::{DType, Element, Numeric};
 use cusci_core::elementwise::{Arg, Scalar};
 use cusci_core::error::make;
 use cusci_core::{Array, Device, ElementwiseKernel, Result};
+use rayon::prelude::*;
 use std::sync::OnceLock;
 
 /// How a pass's double result is stored (the output type's C cast).
@@ -225,8 +226,11 @@ pub(crate) fn apply(a: Array<f64>, code: i32) -> Result<Array<f64>> {
     }
     match a.device() {
         Device::Cpu => {
-            let v: Vec<f64> = a.to_vec()?.into_iter().map(|x| scast(x, code)).collect();
-            Array::from_vec(v, a.shape(), &Device::Cpu)
+            // in place where the array is not shared (a pass's fresh output), in parallel
+            let mut a = a;
+            let v = a.cpu_data_mut().expect("a CPU array");
+            v.par_iter_mut().for_each(|x| *x = scast(*x, code));
+            Ok(a)
         }
         Device::Cuda(_) => {
             let mut out = Array::<f64>::empty(a.shape(), a.device())?;
