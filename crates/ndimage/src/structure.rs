@@ -221,6 +221,27 @@ pub(crate) fn step_index(c: &mut [i64], shape: &[usize]) {
     }
 }
 
+/// Per point offset its flat offset in a C-contiguous array of `shape`.
+pub(crate) fn deltas(shape: &[usize], offs: &[Vec<i64>]) -> Vec<i64> {
+    let st = c_strides_u(shape);
+    offs.iter()
+        .map(|o| o.iter().zip(&st).map(|(&c, &s)| c * s as i64).sum())
+        .collect()
+}
+
+/// Per axis the smallest and largest of the point offsets `offs` (0 when there are none): an
+/// element `c` with `c + lo ≥ 0` and `c + hi < shape` on every axis has all its points inside.
+pub(crate) fn offset_extent(offs: &[Vec<i64>], nd: usize) -> (Vec<i64>, Vec<i64>) {
+    let (mut lo, mut hi) = (vec![0i64; nd], vec![0i64; nd]);
+    for o in offs {
+        for d in 0..nd {
+            lo[d] = lo[d].min(o[d]);
+            hi[d] = hi[d].max(o[d]);
+        }
+    }
+    (lo, hi)
+}
+
 /// C-order strides (in elements) of `shape`.
 pub(crate) fn c_strides_u(shape: &[usize]) -> Vec<usize> {
     let mut st = vec![1usize; shape.len()];

@@ -442,13 +442,10 @@ impl SumOrder {
         }
     }
 
-    /// `Σ_k w[k] · win[k]` in this order (0 for no weights). The pair of taps `c − j`, `c + j`
-    /// is `(k, n − 1 − k)` with `k = c − j`, the outermost (`k = 0`) first.
+    /// `Σ_k w[k] · win[k]` in this order (`w` not empty). The pair of taps `c − j`, `c + j` is
+    /// `(k, n − 1 − k)` with `k = c − j`, the outermost (`k = 0`) first.
     fn sum(self, win: &[f64], w: &[f64]) -> f64 {
         let (n, c) = (w.len(), w.len() / 2);
-        if n == 0 {
-            return 0.0;
-        }
         let mut t;
         match self {
             SumOrder::Symmetric | SumOrder::Antisymmetric => {
@@ -475,13 +472,9 @@ impl SumOrder {
     }
 
     /// The same sum for every column of `out`: `rows[k]` is the input row under tap `k`
-    /// (`None`: `cval`).
+    /// (`None`: `cval`; `w` not empty).
     fn sum_rows<T: Real>(self, out: &mut [f64], rows: &[Option<&[T]>], w: &[f64], cval: f64) {
         let (n, c) = (w.len(), w.len() / 2);
-        if n == 0 {
-            out.fill(0.0);
-            return;
-        }
         let first = if self == SumOrder::General { n - 1 } else { c };
         let wf = w[first];
         row_op(out, rows[first], cval, |_, v| v * wf);
@@ -603,22 +596,37 @@ pub(crate) fn dims8(op: &str, shape: &[usize]) -> Result<Dims8> {
     Ok(Dims8(d))
 }
 
-pub(crate) fn fetch<T: Real>(
+/// The values of the footprint `pts` around the element at coordinates `c` into `buf` (the
+/// points in order, as f64): each point's coordinates mapped by the mode, `cval` where the mode
+/// puts it outside.
+pub(crate) fn window_at<T: Real>(
     xv: &[T],
     shape: &[usize],
     c: &[i64],
-    off: &[i64],
+    pts: &Points,
     mode: Mode,
     cval: f64,
-) -> f64 {
-    let mut lin = 0usize;
-    for d in 0..shape.len() {
-        match mode.map_index(c[d] + off[d], shape[d] as i64) {
-            Some(j) => lin = lin * shape[d] + j as usize,
-            None => return cval,
-        }
+    buf: &mut [f64],
+) {
+    let nd = shape.len();
+    if nd == 0 {
+        // a 0-d array: every point is the element itself
+        buf.fill(xv[0].to_f());
+        return;
     }
-    xv[lin].to_f()
+    'points: for (off, b) in pts.offs.chunks_exact(nd).zip(buf.iter_mut()) {
+        let mut lin = 0usize;
+        for d in 0..nd {
+            match mode.map_index(c[d] + off[d], shape[d] as i64) {
+                Some(j) => lin = lin * shape[d] + j as usize,
+                None => {
+                    *b = cval;
+                    continue 'points;
+                }
+            }
+        }
+        *b = xv[lin].to_f();
+    }
 }
 
 /// The rank filters' order as an integer: the values' order, −0 equal to 0, NaN last (as
@@ -732,9 +740,7 @@ fn filternd_cpu<T: Real>(
             let (a, b) = if inside { (j0, j1) } else { (0, 0) };
             for j in (0..a).chain(b..len) {
                 c[last] = j as i64;
-                for (p, v) in buf.iter_mut().enumerate() {
-                    *v = fetch(xv, shape, c, &pts.offs[p * nd..], mode, cval);
-                }
+                window_at(xv, shape, c, pts, mode, cval, buf);
                 orow[j] = T::from_f(g(buf));
             }
             let base = (row * len) as i64;
@@ -817,9 +823,7 @@ fn windows_cpu<T: Real>(
                         *b = xv[(i + l) as usize].to_f();
                     }
                 } else {
-                    for (p, b) in buf.iter_mut().enumerate() {
-                        *b = fetch(xv, shape, c, &pts.offs[p * nd..], mode, cval);
-                    }
+                    window_at(xv, shape, c, pts, mode, cval, buf);
                 }
                 *o = T::from_f(g(buf));
                 step_index(c, shape);

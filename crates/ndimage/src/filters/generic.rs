@@ -2,9 +2,10 @@
 //! a Rust closure (any device; it runs on the host) or a CUDA device function (CUDA inputs; it
 //! is compiled with NVRTC through the device's kernel cache, as CuPy takes a kernel).
 
-use super::engine::{dims8, fetch, from_f64, gpu_io, launch_cfg, to_f64, unravel, Real};
+use super::engine::{dims8, from_f64, gpu_io, launch_cfg, to_f64, window_at, Real};
 use super::{check_origin, norm_axis, rank_points, FilterOptions, Footprint};
 use crate::modes::MODES_CUH;
+use crate::structure::unravel;
 use cusci_core::cuda::kernel::{Args, LaunchConfig};
 use cusci_core::dtype::DType;
 use cusci_core::error::make;
@@ -181,9 +182,7 @@ pub fn generic_filter<T: Real>(
                 let mut buf = vec![0.0; pts.len()];
                 for (k, o) in ch.iter_mut().enumerate() {
                     unravel(ci * 1024 + k, &shape, &mut c);
-                    for (p, b) in buf.iter_mut().enumerate() {
-                        *b = fetch(&xv, &shape, &c, &pts.offs[p * nd..], mode, cval);
-                    }
+                    window_at(&xv, &shape, &c, &pts, mode, cval, &mut buf);
                     *o = f(&buf, extra_arguments);
                 }
             });

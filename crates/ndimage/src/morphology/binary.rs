@@ -2,8 +2,8 @@
 //! `binary_hit_or_miss`, `binary_propagation`, `binary_fill_holes`.
 
 use crate::structure::{
-    c_strides_u, contig, dptr, kernel, launch, norm_origin, offsets_on, real_only, step_index,
-    unravel, CusciShape, Structure,
+    contig, deltas, dptr, kernel, launch, norm_origin, offset_extent, offsets_on, real_only,
+    step_index, unravel, CusciShape, Structure,
 };
 use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
@@ -59,13 +59,7 @@ fn cpu_step(
     let nd = shape.len();
     // per axis the offsets' extent: an element whose every point lies inside reads them at
     // fixed flat offsets
-    let (mut lo, mut hi) = (vec![0i64; nd], vec![0i64; nd]);
-    for o in offs {
-        for d in 0..nd {
-            lo[d] = lo[d].min(o[d]);
-            hi[d] = hi[d].max(o[d]);
-        }
-    }
+    let (lo, hi) = offset_extent(offs, nd);
     const CH: usize = 4096;
     out.par_chunks_mut(CH)
         .enumerate()
@@ -108,13 +102,6 @@ fn cpu_step(
             changed
         })
         .reduce(|| false, |a, b| a || b)
-}
-
-fn deltas(shape: &[usize], offs: &[Vec<i64>]) -> Vec<i64> {
-    let st = c_strides_u(shape);
-    offs.iter()
-        .map(|o| o.iter().zip(&st).map(|(&c, &s)| c * s as i64).sum())
-        .collect()
 }
 
 /// Whether a step only removes elements (erosion) or only adds them (dilation): the structure

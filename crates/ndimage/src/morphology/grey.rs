@@ -4,8 +4,8 @@
 use crate::filters::output::{c_cast, scast};
 use crate::filters::{maximum_filter_as, minimum_filter_as, FilterOptions, Footprint};
 use crate::structure::{
-    c_strides_u, contig, dptr, kernel, launch, norm_origin, offsets_on, step_index, unravel,
-    CusciShape,
+    c_strides_u, contig, deltas, dptr, kernel, launch, norm_origin, offset_extent, offsets_on,
+    step_index, unravel, CusciShape,
 };
 use crate::Mode;
 use cusci_core::cuda::kernel::Args;
@@ -214,25 +214,13 @@ fn min_or_max<T: Numeric + Ordered>(
         Device::Cpu => {
             let data = &input.cpu_data().expect("CPU")[..input.size()];
             let nd = shape.len();
-            let st = c_strides_u(&shape);
             // SciPy's n-D window reads cval as the input's type
             let cv = c_cast::<T>(o.cval);
             let n = data.len();
             // the points' flat offsets and per axis their extent: an element whose every point
             // lies inside reads them at fixed offsets, the others map each point by the mode
-            let mut lo = vec![0i64; nd];
-            let mut hi = vec![0i64; nd];
-            for of in &f.offs {
-                for d in 0..nd {
-                    lo[d] = lo[d].min(of[d]);
-                    hi[d] = hi[d].max(of[d]);
-                }
-            }
-            let lin: Vec<i64> = f
-                .offs
-                .iter()
-                .map(|of| (0..nd).map(|d| of[d] * st[d] as i64).sum())
-                .collect();
+            let (lo, hi) = offset_extent(&f.offs, nd);
+            let lin = deltas(&shape, &f.offs);
             const CHUNK: usize = 4096;
             let mut out = vec![T::zero(); n];
             out.par_chunks_mut(CHUNK).enumerate().for_each_init(
