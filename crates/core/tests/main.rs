@@ -1,0 +1,10 @@
+//! cusci-core's tests: one test executable for the crate (each module was a test file of its own).
+
+mod array_ops;
+mod device;
+mod kernels_compile;
+mod npy;
+mod philox_cpu;
+mod random;
+mod reduce;
+mod validate;

@@ -1,0 +1,6 @@
+//! cusci-linalg's tests: one test executable for the crate (each module was a test file of its own).
+
+mod batched;
+mod decompositions;
+mod extras;
+mod golden;

@@ -1,0 +1,30 @@
+//! cusci-signal's tests: one test executable for the crate (each module was a test file of its own).
+
+mod convolve;
+mod convolve2d;
+mod convwin;
+mod czt;
+mod design_golden;
+mod envelope;
+mod filter;
+mod filter_tiles;
+mod filtfilt;
+mod filtfilt_gust;
+mod hilbert;
+mod lti_golden;
+mod lti_simo;
+mod medfilt;
+mod peaks;
+mod peaks_kernels_compile;
+mod placepoles;
+mod processing2;
+mod processing_kernels_compile;
+mod represent;
+mod resample;
+mod resample_kernels_compile;
+mod shortfft;
+mod spectral;
+mod splines;
+mod symiir;
+mod waveforms;
+mod windows;

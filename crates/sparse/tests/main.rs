@@ -1,0 +1,18 @@
+//! cusci-sparse's tests: one test executable for the crate (each module was a test file of its own).
+
+mod construct;
+mod csgraph;
+mod direct;
+mod eigen;
+mod formats;
+mod golden;
+mod ilu;
+mod index64;
+mod index64_linalg;
+mod index64_ops;
+mod kernels_compile;
+mod linalg;
+mod lsq;
+mod ops;
+mod reduce;
+mod solvers;
