@@ -10,7 +10,8 @@
 
 use crate::array::layout::{broadcast_shapes, broadcast_strides, checked_numel, coalesce};
 use crate::array::{check_same_device, Array, Storage};
-use crate::cuda::kernel::{Args, LaunchConfig};
+use crate::cuda::kernel::LaunchConfig;
+use crate::cuda::launch::{DevPtr, KernelParam, Launch};
 use crate::device::{CudaDevice, Device};
 use crate::dtype::{c32, c64, DType, Element};
 use crate::error::{Error, Result};
@@ -432,17 +433,17 @@ impl Scalar {
             DType::Bool => Scalar::Bool(self.to()),
         }
     }
-    fn push(&self, a: &mut Args) {
+    fn arg<'a>(&self, l: Launch<'a>) -> Launch<'a> {
         match *self {
-            Scalar::F32(v) => a.push(v),
-            Scalar::F64(v) => a.push(v),
-            Scalar::C32(v) => a.push(v),
-            Scalar::C64(v) => a.push(v),
-            Scalar::I32(v) => a.push(v),
-            Scalar::I64(v) => a.push(v),
-            Scalar::U8(v) => a.push(v),
-            Scalar::Bool(v) => a.push(v),
-        };
+            Scalar::F32(v) => l.arg(v),
+            Scalar::F64(v) => l.arg(v),
+            Scalar::C32(v) => l.arg(v),
+            Scalar::C64(v) => l.arg(v),
+            Scalar::I32(v) => l.arg(v),
+            Scalar::I64(v) => l.arg(v),
+            Scalar::U8(v) => l.arg(v),
+            Scalar::Bool(v) => l.arg(v),
+        }
     }
 }
 
@@ -461,21 +462,24 @@ struct KStrides {
     s: [i64; MAXD],
 }
 
-/// A device operand: address of element 0 of the view, strides over the launch shape.
+// SAFETY: plain #[repr(C)] data laid out as the kernels' shape and stride structs.
+unsafe impl KernelParam for KShape {}
+// SAFETY: as above.
+unsafe impl KernelParam for KStrides {}
+
+/// A device operand: the element at the view's offset (borrowed from its array), strides over
+/// the launch shape.
 #[doc(hidden)]
-pub struct Operand {
-    pub ptr: u64,
+pub struct Operand<'a> {
+    pub ptr: DevPtr<'a, u8>,
     pub strides: Vec<isize>,
     pub elem: usize,
 }
 
-impl Operand {
-    pub(crate) fn of<T: Element>(a: &Array<T>, shape: &[usize]) -> Result<Operand> {
-        let v = a
-            .cuda_view()
-            .ok_or_else(|| Error::arg("elementwise", "operand is not on a CUDA device"))?;
+impl<'a> Operand<'a> {
+    pub(crate) fn of<T: Element>(a: &'a Array<T>, shape: &[usize]) -> Result<Operand<'a>> {
         Ok(Operand {
-            ptr: v.ptr,
+            ptr: a.dev_ptr()?.untyped(),
             strides: broadcast_strides("elementwise", &a.shape, &a.strides, shape)?,
             elem: std::mem::size_of::<T>(),
         })
@@ -505,7 +509,9 @@ pub(crate) fn launch(
     let contiguous = dims.len() == 1 && st.iter().all(|s| s[0] == 1);
     let key = spec.key();
     let v = spec.vec_width();
-    let aligned = arrays.iter().all(|o| o.ptr % (o.elem * v) as u64 == 0);
+    let aligned = arrays
+        .iter()
+        .all(|o| o.ptr.addr() % (o.elem * v) as u64 == 0);
     let entry = if contiguous {
         if aligned && v > 1 {
             "v"
@@ -530,9 +536,10 @@ pub(crate) fn launch(
         &[],
         &format!("{}_{entry}", spec.name),
     )?;
-    let mut args = Args::new();
+    let work = if entry == "v" { n / v } else { n };
+    let mut l = dev.launch(&f, LaunchConfig::linear(grid_for(dev, work), THREADS));
     if contiguous {
-        args.push(n as i64);
+        l = l.arg(n as i64);
     } else {
         let mut ks = KShape {
             n: n as i64,
@@ -543,35 +550,29 @@ pub(crate) fn launch(
         for (i, &d) in dims.iter().enumerate() {
             ks.dims[i] = d as i64;
         }
-        args.push(ks);
+        l = l.arg(ks);
     }
     let (mut ai, mut si) = (0, 0);
     for p in &spec.params {
         match p {
             Param::In(..) | Param::Out(..) => {
-                let o = &arrays[ai];
-                args.push(o.ptr);
+                l = l.arg(arrays[ai].ptr);
                 if !contiguous {
                     let mut ks = KStrides { s: [0; MAXD] };
                     for (i, &s) in st[ai].iter().enumerate() {
                         ks.s[i] = s as i64;
                     }
-                    args.push(ks);
+                    l = l.arg(ks);
                 }
                 ai += 1;
             }
             Param::Scalar(..) => {
-                scalars[si].push(&mut args);
+                l = scalars[si].arg(l);
                 si += 1;
             }
         }
     }
-    let work = if entry == "v" { n / v } else { n };
-    f.launch(
-        dev,
-        LaunchConfig::linear(grid_for(dev, work), THREADS),
-        &mut args,
-    )
+    l.run()
 }
 
 /// Launches the built-in kernel `name` over `shape` into a new array of `O`: the array inputs are
@@ -579,7 +580,7 @@ pub(crate) fn launch(
 fn builtin<O: Element>(
     device: &Device,
     name: String,
-    inputs: Vec<(DType, Operand)>,
+    inputs: Vec<(DType, Operand<'_>)>,
     scalar: Option<Scalar>,
     body: &str,
     shape: &[usize],
@@ -607,7 +608,7 @@ fn builtin<O: Element>(
     Ok(out)
 }
 
-fn input<T: Element>(a: &Array<T>, shape: &[usize]) -> Result<(DType, Operand)> {
+fn input<'a, T: Element>(a: &'a Array<T>, shape: &[usize]) -> Result<(DType, Operand<'a>)> {
     Ok((T::DTYPE, Operand::of(a, shape)?))
 }
 
@@ -653,17 +654,15 @@ pub(crate) fn fill_cuda<T: Element>(a: &Array<T>, v: T) -> Result<()> {
 /// `dst[...] = src` on the device (src already broadcast to dst's shape; dst unique).
 pub(crate) fn assign_cuda<T: Element>(dst: &Array<T>, src: &Array<T>) -> Result<()> {
     let dev = cuda_of(&dst.device)?;
-    let (Some(d), Some(s)) = (dst.cuda_view(), src.cuda_view()) else {
-        return Err(Error::arg("assign", "operands are not on a CUDA device"));
-    };
+    let (d, s) = (dst.dev_ptr()?, src.dev_ptr()?);
     let n = dst.size();
     if n > 0 && dst.is_contiguous() && src.is_contiguous() && src.shape == dst.shape {
         dev.bind()?;
         // SAFETY: both ranges hold n elements of T on this device; the copy is stream-ordered.
         return unsafe {
             cudarc::driver::result::memcpy_dtod_async(
-                d.ptr,
-                s.ptr,
+                d.addr(),
+                s.addr(),
                 n * std::mem::size_of::<T>(),
                 dev.raw_stream(),
             )
@@ -810,7 +809,7 @@ pub trait AnyArray {
     /// The device.
     fn any_device(&self) -> &Device;
     #[doc(hidden)]
-    fn operand(&self, shape: &[usize]) -> Result<Operand>;
+    fn operand<'a>(&'a self, shape: &[usize]) -> Result<Operand<'a>>;
     #[doc(hidden)]
     fn read(&self, shape: &[usize]) -> Result<Vec<Scalar>>;
 }
@@ -825,7 +824,7 @@ impl<T: Element> AnyArray for Array<T> {
     fn any_device(&self) -> &Device {
         &self.device
     }
-    fn operand(&self, shape: &[usize]) -> Result<Operand> {
+    fn operand<'a>(&'a self, shape: &[usize]) -> Result<Operand<'a>> {
         Operand::of(self, shape)
     }
     fn read(&self, shape: &[usize]) -> Result<Vec<Scalar>> {
@@ -1191,41 +1190,34 @@ impl RawKernel {
         let key = format!("raw|{}|{:?}|{}", self.name, self.options, self.source);
         let opts: Vec<&str> = self.options.iter().map(String::as_str).collect();
         let f = cd.function(&key, || self.source.clone(), &opts, &self.name)?;
-        let mut a = Args::new();
-        for arg in args {
-            match arg {
+        let ops = args
+            .iter()
+            .map(|arg| match arg {
                 RawArg::Array(x) => {
                     check_same_device("RawKernel", x.any_device(), dev)?;
-                    a.push(x.operand(x.any_shape())?.ptr);
+                    x.operand(x.any_shape()).map(Some)
                 }
-                RawArg::I32(v) => {
-                    a.push(*v);
-                }
-                RawArg::U32(v) => {
-                    a.push(*v);
-                }
-                RawArg::I64(v) => {
-                    a.push(*v);
-                }
-                RawArg::U64(v) => {
-                    a.push(*v);
-                }
-                RawArg::F32(v) => {
-                    a.push(*v);
-                }
-                RawArg::F64(v) => {
-                    a.push(*v);
-                }
-            }
+                _ => Ok(None),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let cfg = LaunchConfig {
+            grid,
+            block,
+            shared_mem_bytes: shared_mem,
+        };
+        let mut l = cd.launch(&f, cfg);
+        for (arg, op) in args.iter().zip(&ops) {
+            l = match (arg, op) {
+                (_, Some(op)) => l.arg(op.ptr),
+                (RawArg::I32(v), _) => l.arg(*v),
+                (RawArg::U32(v), _) => l.arg(*v),
+                (RawArg::I64(v), _) => l.arg(*v),
+                (RawArg::U64(v), _) => l.arg(*v),
+                (RawArg::F32(v), _) => l.arg(*v),
+                (RawArg::F64(v), _) => l.arg(*v),
+                (RawArg::Array(_), None) => unreachable!("every array has its operand"),
+            };
         }
-        f.launch(
-            cd,
-            LaunchConfig {
-                grid,
-                block,
-                shared_mem_bytes: shared_mem,
-            },
-            &mut a,
-        )
+        l.run()
     }
 }

@@ -29,10 +29,25 @@ pub mod reduce;
 pub mod testing;
 pub mod validate;
 
+pub use array::backend::{Backend, BackendMut, CudaArray, HostArray};
 pub use array::Array;
-pub use cuda::kernel::{compile_count, LaunchConfig};
+pub use cuda::kernel::{compile_count, Function, LaunchConfig};
+pub use cuda::launch::{DevPtr, DevPtrMut, KernelModule, KernelParam, Spec};
 pub use device::{CudaDevice, Device, Event, MemoryInfo};
 pub use dtype::{c32, c64, DType, Element, Float, Numeric, Ordered, RealFloat};
 pub use elementwise::{ElementwiseKernel, RawKernel};
 pub use error::{Error, Result};
 pub use ops::where_;
+
+/// Every kernel module of this crate (reductions, scans, random fills, Monte Carlo), for compile
+/// checks; the element-wise kernels are generated per operation
+/// ([`elementwise::sample_sources`]).
+#[doc(hidden)]
+pub fn kernel_modules() -> Vec<&'static KernelModule> {
+    vec![
+        &reduce::REDUCE,
+        &reduce::SCAN,
+        &random::RANDOM,
+        &random::montecarlo::MONTECARLO,
+    ]
+}

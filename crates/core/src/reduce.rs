@@ -35,7 +35,8 @@
 use crate::array::layout::{c_strides, coalesce, norm_axes, norm_axis};
 use crate::array::Array;
 use crate::cpu::{gather, host, CHUNK};
-use crate::cuda::kernel::{Args, LaunchConfig};
+use crate::cuda::kernel::LaunchConfig;
+use crate::cuda::launch::{DevPtr, DevPtrMut, KernelModule, KernelParam, Spec};
 use crate::cuda::memory::DeviceBuffer;
 use crate::device::{CudaDevice, Device};
 use crate::dtype::{c64, DType, Element, Float, Numeric, Ordered, RealFloat};
@@ -537,15 +538,22 @@ fn reduce<T: Element, O: Element>(
             Array::from_vec(cpu(&d, nrows, r), &shape, &Device::Cpu)
         }
         Device::Cuda(dev) => {
-            let out = Array::<O>::alloc(op.name(), &shape, &a.device)?;
+            let mut out = Array::<O>::alloc(op.name(), &shape, &a.device)?;
             let plan = gplan(a, red)?;
-            let y = out.cuda_view().map(|v| v.ptr).unwrap_or(0);
+            let y = out.dev_ptr_mut()?.untyped();
             if matches!(op, GOp::Var | GOp::Std) {
-                let means = DeviceBuffer::alloc(dev, plan.nrows * wide_size(T::DTYPE))?;
-                run_reduce(dev, GOp::MeanW, T::DTYPE, &plan, means.ptr, 0, 0)?;
-                run_reduce(dev, op, T::DTYPE, &plan, y, means.ptr, ddof)?;
+                let mut means = DeviceBuffer::alloc(dev, plan.nrows * wide_size(T::DTYPE))?;
+                run_reduce(
+                    dev,
+                    GOp::MeanW,
+                    &plan,
+                    means.dev_ptr_mut(),
+                    DevPtr::null(),
+                    0,
+                )?;
+                run_reduce(dev, op, &plan, y, means.dev_ptr(), ddof)?;
             } else {
-                run_reduce(dev, op, T::DTYPE, &plan, y, 0, ddof)?;
+                run_reduce(dev, op, &plan, y, DevPtr::null(), ddof)?;
             }
             Ok(out)
         }
@@ -848,26 +856,51 @@ fn scan_source(t: DType) -> String {
     s
 }
 
-/// Every reduction and scan module's name and source (for compile checks without a GPU).
-#[doc(hidden)]
-pub fn kernel_sources() -> Vec<(String, String)> {
-    let types = DType::ALL;
-    let mut v = Vec::new();
-    for t in types {
-        let mut seen: Vec<&str> = Vec::new();
-        for op in ALL_GOPS {
-            let (group, ops) = op.module();
-            if !op.accepts(t) || seen.contains(&group) {
-                continue;
+/// The reduction modules: one per operation group and element type (`Spec`: the element type,
+/// and the index in `ALL_GOPS` of the group's first operation).
+pub(crate) static REDUCE: KernelModule = KernelModule {
+    name: "reduce",
+    source: |s| {
+        let op = usize::try_from(s.int(0)?)
+            .ok()
+            .and_then(|i| ALL_GOPS.get(i))
+            .ok_or_else(|| Error::arg("reduce", "no such reduction group"))?;
+        Ok(reduce_source(op.module().1, s.dtype(0)?))
+    },
+    options: &[],
+    samples: || {
+        let mut v = Vec::new();
+        for t in DType::ALL {
+            for op in ALL_GOPS {
+                let spec = reduce_spec(op, t);
+                if op.accepts(t) && !v.contains(&spec) {
+                    v.push(spec);
+                }
             }
-            seen.push(group);
-            v.push((format!("reduce_{group}_{}", t.tag()), reduce_source(ops, t)));
         }
-        if t != DType::Bool {
-            v.push((format!("cumsum_{}", t.tag()), scan_source(t)));
-        }
-    }
-    v
+        v
+    },
+};
+
+/// The cumulative-sum modules, one per element type (every type but bool).
+pub(crate) static SCAN: KernelModule = KernelModule {
+    name: "cumsum",
+    source: |s| Ok(scan_source(s.dtype(0)?)),
+    options: &[],
+    samples: || {
+        DType::ALL
+            .iter()
+            .filter(|&&t| t != DType::Bool)
+            .map(|&t| Spec::of(&[t]))
+            .collect()
+    },
+};
+
+/// The specialisation of [`REDUCE`] that holds `op`'s kernels for `t`.
+fn reduce_spec(op: GOp, t: DType) -> Spec {
+    let first = op.module().1[0];
+    let i = ALL_GOPS.iter().position(|&g| g == first).unwrap_or(0);
+    Spec::of(&[t]).with(&[i as i64])
 }
 
 /// Outer dimensions as reduce.cu's `RdOuter`.
@@ -879,6 +912,8 @@ struct KOuter {
     dims: [i64; MAXD],
     strides: [i64; MAXD],
 }
+// SAFETY: plain #[repr(C)] data laid out as reduce.cu's RdOuter (int, int, long long[], long long[]).
+unsafe impl KernelParam for KOuter {}
 
 fn kouter(dims: &[usize], strides: &[isize]) -> KOuter {
     let mut k = KOuter {
@@ -895,11 +930,11 @@ fn kouter(dims: &[usize], strides: &[isize]) -> KOuter {
 }
 
 /// How a reduction reads its input on the GPU: `nrows` rows of `r` elements, row `i` starting at
-/// element offset `rd_off(outer, i)` from `ptr`, element `j` of a row at `j * rs` from there.
+/// element offset `rd_off(outer, i)` from the first element of `src`, element `j` of a row at
+/// `j * rs` from there.
 struct GPlan<T: Element> {
-    /// Keeps the storage (possibly a contiguous copy) alive until the launches are queued.
-    _src: Array<T>,
-    ptr: u64,
+    /// The input or a contiguous copy of it.
+    src: Array<T>,
     outer: KOuter,
     nrows: usize,
     r: usize,
@@ -921,10 +956,8 @@ fn gplan<T: Element>(a: &Array<T>, red: &[usize]) -> Result<GPlan<T>> {
         let rs = rstr[0][0] as i64;
         let kin = *kstr[0].last().unwrap_or(&0);
         let col = rs != 1 && r > 1 && kin == 1 && *kd.last().unwrap_or(&0) >= 32;
-        let ptr = a.cuda_view().map(|v| v.ptr).unwrap_or(0);
         return Ok(GPlan {
-            _src: a.clone(),
-            ptr,
+            src: a.clone(),
             outer: kouter(&kd, &kstr[0]),
             nrows,
             r,
@@ -934,10 +967,8 @@ fn gplan<T: Element>(a: &Array<T>, red: &[usize]) -> Result<GPlan<T>> {
     }
     // the reduced block is not one strided run (or too many outer dimensions): copy it so
     let c = a.permute(&perm_to_end(a.ndim(), red))?.contiguous()?;
-    let ptr = c.cuda_view().map(|v| v.ptr).unwrap_or(0);
     Ok(GPlan {
-        _src: c,
-        ptr,
+        src: c,
         outer: kouter(&[nrows], &[r as isize]),
         nrows,
         r,
@@ -963,29 +994,22 @@ fn grid2(x: usize, y: usize) -> LaunchConfig {
 fn run_reduce<T: Element>(
     dev: &CudaDevice,
     op: GOp,
-    t: DType,
     p: &GPlan<T>,
-    y: u64,
-    aux: u64,
+    mut y: DevPtrMut<'_, u8>,
+    aux: DevPtr<'_, u8>,
     ddof: usize,
 ) -> Result<()> {
+    let t = T::DTYPE;
+    let x = p.src.dev_ptr()?;
     if p.nrows == 0 {
         return Ok(());
     }
     if !op.accepts(t) {
         return Err(Error::dtype(op.name(), t));
     }
-    let (group, ops) = op.module();
-    let key = format!("reduce|{group}|{}", t.cuda_name());
+    let spec = reduce_spec(op, t);
     let name = kname(op, t);
-    let get = |kind: &str| {
-        dev.function(
-            &key,
-            || reduce_source(ops, t),
-            &[],
-            &format!("{name}_{kind}"),
-        )
-    };
+    let get = |kind: &str| REDUCE.function(dev, &spec, &format!("{name}_{kind}"));
     let (_, acc_size) = op.acc(t);
     let sms = dev.props().multiprocessors.max(1);
     let (nrows, r) = (p.nrows as i64, p.r as i64);
@@ -1004,71 +1028,71 @@ fn run_reduce<T: Element>(
         let s = p.r.div_ceil(l);
         let gx = p.nrows.div_ceil(span).min(MAX_GRID);
         let f = get("col")?;
-        let part = if s > 1 {
+        let mut part = if s > 1 {
             Some(DeviceBuffer::alloc(dev, s * p.nrows * acc_size)?)
         } else {
             None
         };
-        let dst = part.as_ref().map(|b| b.ptr).unwrap_or(y);
         // many slices (few outputs): partials [nout, s], one block per output combines them;
         // else partials [s, nout], one thread per output
         let by_block = s > 64;
         let (ps, po) = if by_block { (1, s as i64) } else { (nrows, 1) };
-        let mut args = Args::new();
-        args.push(p.ptr)
-            .push(dst)
-            .push(p.outer)
-            .push(nrows)
-            .push(r)
-            .push(p.rs)
-            .push(l as i64)
-            .push(s as i64)
-            .push(aux)
-            .push(ddof)
-            .push(span as i32)
-            .push(ps)
-            .push(po);
-        f.launch(dev, grid2(gx, s.div_ceil(per_block)), &mut args)?;
+        let launch = dev.launch(&f, grid2(gx, s.div_ceil(per_block))).arg(x);
+        let launch = match part.as_mut() {
+            Some(b) => launch.arg(b.dev_ptr_mut()),
+            None => launch.arg(&mut y),
+        };
+        launch
+            .arg(p.outer)
+            .arg(nrows)
+            .arg(r)
+            .arg(p.rs)
+            .arg(l as i64)
+            .arg(s as i64)
+            .arg(aux)
+            .arg(ddof)
+            .arg(span as i32)
+            .arg(ps)
+            .arg(po)
+            .run()?;
         if let Some(part) = &part {
             let f = get(if by_block { "fin" } else { "colfin" })?;
-            let mut args = Args::new();
-            args.push(part.ptr)
-                .push(y)
-                .push(nrows)
-                .push(s as i64)
-                .push(r)
-                .push(ddof);
             let g = if by_block {
                 p.nrows.min(MAX_GRID)
             } else {
                 p.nrows.div_ceil(THREADS as usize).min(MAX_GRID)
             };
-            f.launch(dev, grid2(g, 1), &mut args)?;
+            dev.launch(&f, grid2(g, 1))
+                .arg(part.dev_ptr())
+                .arg(y)
+                .arg(nrows)
+                .arg(s as i64)
+                .arg(r)
+                .arg(ddof)
+                .run()?;
         }
         return Ok(());
     }
 
-    let row_args = |args: &mut Args| {
-        args.push(p.ptr)
-            .push(y)
-            .push(p.outer)
-            .push(nrows)
-            .push(r)
-            .push(p.rs)
-            .push(aux)
-            .push(ddof);
-    };
     if p.r <= WARP_ROW_MAX {
         // groups of g lanes per row, each lane with about 4 loads (vectors when contiguous)
         let v = if p.rs == 1 { 16 / t.size().max(1) } else { 1 };
         let g = p.r.div_ceil(v).div_ceil(4).next_power_of_two().clamp(1, 32);
         let f = get("warp")?;
-        let mut args = Args::new();
-        row_args(&mut args);
-        args.push(g as i32);
         let rows_per_block = (THREADS as usize / 32) * (32 / g);
         let blocks = p.nrows.div_ceil(rows_per_block).min(sms * 64).min(MAX_GRID);
-        return f.launch(dev, grid2(blocks, 1), &mut args);
+        return dev
+            .launch(&f, grid2(blocks, 1))
+            .arg(x)
+            .arg(y)
+            .arg(p.outer)
+            .arg(nrows)
+            .arg(r)
+            .arg(p.rs)
+            .arg(aux)
+            .arg(ddof)
+            .arg(g as i32)
+            .run();
     }
     let fpart = get("part")?;
     let target = sms * fpart.occupancy(THREADS, 0)?.max(1) as usize;
@@ -1079,38 +1103,46 @@ fn run_reduce<T: Element>(
     };
     if s <= 1 {
         let f = get("block")?;
-        let mut args = Args::new();
-        row_args(&mut args);
-        return f.launch(dev, grid2(p.nrows.min(MAX_GRID), 1), &mut args);
+        return dev
+            .launch(&f, grid2(p.nrows.min(MAX_GRID), 1))
+            .arg(x)
+            .arg(y)
+            .arg(p.outer)
+            .arg(nrows)
+            .arg(r)
+            .arg(p.rs)
+            .arg(aux)
+            .arg(ddof)
+            .run();
     }
     // two passes: s slices of l elements per row (l a multiple of 64), then one block per row
     let l = p.r.div_ceil(s).div_ceil(64) * 64;
     let s = p.r.div_ceil(l);
-    let part = DeviceBuffer::alloc(dev, s * p.nrows * acc_size)?;
-    let mut args = Args::new();
-    args.push(p.ptr)
-        .push(part.ptr)
-        .push(p.outer)
-        .push(nrows)
-        .push(r)
-        .push(p.rs)
-        .push(l as i64)
-        .push(s as i64)
-        .push(aux);
-    fpart.launch(dev, grid2(s, p.nrows), &mut args)?;
+    let mut part = DeviceBuffer::alloc(dev, s * p.nrows * acc_size)?;
+    dev.launch(&fpart, grid2(s, p.nrows))
+        .arg(x)
+        .arg(part.dev_ptr_mut())
+        .arg(p.outer)
+        .arg(nrows)
+        .arg(r)
+        .arg(p.rs)
+        .arg(l as i64)
+        .arg(s as i64)
+        .arg(aux)
+        .run()?;
     let f = get("fin")?;
-    let mut args = Args::new();
-    args.push(part.ptr)
-        .push(y)
-        .push(nrows)
-        .push(s as i64)
-        .push(r)
-        .push(ddof);
-    f.launch(dev, grid2(p.nrows.min(MAX_GRID), 1), &mut args)
+    dev.launch(&f, grid2(p.nrows.min(MAX_GRID), 1))
+        .arg(part.dev_ptr())
+        .arg(y)
+        .arg(nrows)
+        .arg(s as i64)
+        .arg(r)
+        .arg(ddof)
+        .run()
 }
 
 fn cumsum_cuda<T: Numeric>(dev: &CudaDevice, a: &Array<T>, axis: usize) -> Result<Array<T>> {
-    let out = Array::<T>::alloc("cumsum", &a.shape, &a.device)?;
+    let mut out = Array::<T>::alloc("cumsum", &a.shape, &a.device)?;
     if a.size() == 0 {
         return Ok(out);
     }
@@ -1131,64 +1163,64 @@ fn cumsum_cuda<T: Numeric>(dev: &CudaDevice, a: &Array<T>, axis: usize) -> Resul
     }
     let oin = kouter(&kd, &kst[0]);
     let oout = kouter(&kd, &kst[1]);
-    let x = src.cuda_view().map(|v| v.ptr).unwrap_or(0);
-    let y = out.cuda_view().map(|v| v.ptr).unwrap_or(0);
+    let x = src.dev_ptr()?;
+    let mut y = out.dev_ptr_mut()?;
     let l = a.shape[axis];
     let nl = a.size() / l;
     let (rs, os) = (src.strides[axis] as i64, cst[axis] as i64);
-    let key = format!("reduce|cumsum|{}", t.cuda_name());
+    let spec = Spec::of(&[t]);
     let name = scan_name(t);
-    let get = |kind: &str| dev.function(&key, || scan_source(t), &[], &format!("{name}_{kind}"));
+    let get = |kind: &str| SCAN.function(dev, &spec, &format!("{name}_{kind}"));
     let sms = dev.props().multiprocessors.max(1);
-    let lane_args = |args: &mut Args| {
-        args.push(x)
-            .push(y)
-            .push(oin)
-            .push(oout)
-            .push(nl as i64)
-            .push(l as i64)
-            .push(rs)
-            .push(os);
+    // the lanes' arguments, shared by the warp, lane and fix kernels
+    let lanes = |f, cfg, y| {
+        dev.launch(f, cfg)
+            .arg(x)
+            .arg(y)
+            .arg(oin)
+            .arg(oout)
+            .arg(nl as i64)
+            .arg(l as i64)
+            .arg(rs)
+            .arg(os)
     };
     if l <= WARP_LANE_MAX {
         let f = get("warp")?;
-        let mut args = Args::new();
-        lane_args(&mut args);
         let g = nl
             .div_ceil(THREADS as usize / 32)
             .min(sms * 64)
             .min(MAX_GRID);
-        f.launch(dev, grid2(g, 1), &mut args)?;
+        lanes(&f, grid2(g, 1), &mut y).run()?;
         return Ok(out);
     }
     if nl >= sms * 2 || l <= 8 * SCAN_CHUNK || nl > 65535 {
         let f = get("lane")?;
-        let mut args = Args::new();
-        lane_args(&mut args);
-        f.launch(dev, grid2(nl.min(MAX_GRID), 1), &mut args)?;
+        lanes(&f, grid2(nl.min(MAX_GRID), 1), &mut y).run()?;
         return Ok(out);
     }
     // long lanes: chunk sums, their exclusive scan, then each chunk from its prefix
     let nch = l.div_ceil(SCAN_CHUNK);
-    let sums = DeviceBuffer::alloc(dev, nl * nch * wide_size(t))?;
+    let mut sums = DeviceBuffer::alloc(dev, nl * nch * wide_size(t))?;
     let f = get("sums")?;
-    let mut args = Args::new();
-    args.push(x)
-        .push(sums.ptr)
-        .push(oin)
-        .push(nl as i64)
-        .push(l as i64)
-        .push(rs)
-        .push(nch as i64);
-    f.launch(dev, grid2(nch, nl), &mut args)?;
+    dev.launch(&f, grid2(nch, nl))
+        .arg(x)
+        .arg(sums.dev_ptr_mut())
+        .arg(oin)
+        .arg(nl as i64)
+        .arg(l as i64)
+        .arg(rs)
+        .arg(nch as i64)
+        .run()?;
     let f = get("excl")?;
-    let mut args = Args::new();
-    args.push(sums.ptr).push(nl as i64).push(nch as i64);
-    f.launch(dev, grid2(nl, 1), &mut args)?;
+    dev.launch(&f, grid2(nl, 1))
+        .arg(sums.dev_ptr_mut())
+        .arg(nl as i64)
+        .arg(nch as i64)
+        .run()?;
     let f = get("fix")?;
-    let mut args = Args::new();
-    lane_args(&mut args);
-    args.push(sums.ptr).push(nch as i64);
-    f.launch(dev, grid2(nch, nl), &mut args)?;
+    lanes(&f, grid2(nch, nl), &mut y)
+        .arg(sums.dev_ptr())
+        .arg(nch as i64)
+        .run()?;
     Ok(out)
 }

@@ -207,3 +207,35 @@ pub fn assert_slices_close<T: Element>(
         );
     }
 }
+
+/// Compiles every sample specialisation of `modules` with NVRTC for `arch` (e.g. `compute_90`)
+/// without a GPU; returns the failures as `key: error` lines, or `None` when NVRTC does not load
+/// (the check is then skipped, unless `CUSCI_REQUIRE_GPU=1`, which panics).
+pub fn compile_modules(
+    modules: &[&crate::cuda::launch::KernelModule],
+    arch: &str,
+) -> Option<Vec<String>> {
+    if crate::cuda::libs::probe("nvrtc").is_none() {
+        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
+            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
+        }
+        eprintln!("note: NVRTC not found: kernel compile checks skipped");
+        return None;
+    }
+    let mut failed = Vec::new();
+    for m in modules {
+        match m.sample_sources() {
+            Ok(srcs) => {
+                assert!(!srcs.is_empty(), "module {} has no sample", m.name);
+                for (key, src) in srcs {
+                    if let Err(e) = crate::cuda::kernel::check_compiles(&key, &src, m.options, arch)
+                    {
+                        failed.push(format!("{key}: {e}"));
+                    }
+                }
+            }
+            Err(e) => failed.push(format!("{}: {e}", m.name)),
+        }
+    }
+    Some(failed)
+}

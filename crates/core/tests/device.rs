@@ -310,7 +310,7 @@ fn kernel_cache_second_process_compiles_nothing() {
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "kernel_cache_child",
+                "device::kernel_cache_child",
                 "--nocapture",
                 "--test-threads=1",
             ])

@@ -1044,25 +1044,3 @@ fn gpu_reduce_timings() {
         w.cumsum(1).unwrap();
     });
 }
-
-#[test]
-fn kernels_compile() {
-    if cusci_core::cuda::libs::probe("nvrtc").is_none() {
-        eprintln!("NVRTC not found: reduction kernel compile check skipped");
-        return;
-    }
-    let srcs = cusci_core::reduce::kernel_sources();
-    let mut failed = Vec::new();
-    for (name, src) in &srcs {
-        if let Err(e) = cusci_core::cuda::kernel::check_compiles(name, src, &[], "compute_90") {
-            failed.push(format!("{name}: {e}"));
-        }
-    }
-    assert!(
-        failed.is_empty(),
-        "{} of {} failed:\n{}",
-        failed.len(),
-        srcs.len(),
-        failed.join("\n")
-    );
-}

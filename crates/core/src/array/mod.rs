@@ -6,6 +6,7 @@
 //! its own (copy-on-write), so a write never changes another array. Work on a CUDA array is
 //! queued on the stream of the array's device handle; only functions that return host data wait.
 
+pub mod backend;
 pub mod layout;
 
 use crate::cuda::memory::DeviceBuffer;

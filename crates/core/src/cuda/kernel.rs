@@ -64,7 +64,7 @@ pub const COMMON_HEADER: &str = include_str!("common.cuh");
 /// A loaded module (its functions looked up lazily).
 pub(crate) struct Module {
     raw: sys::CUmodule,
-    functions: Mutex<HashMap<String, sys::CUfunction>>,
+    functions: Mutex<HashMap<String, Arc<FnInfo>>>,
     /// Resident blocks per multiprocessor, by (function, threads, dynamic shared bytes).
     occupancy: Mutex<HashMap<(usize, u32, usize), u32>>,
     /// The dynamic shared memory each function is allowed beyond 48 KiB (the opt-in attribute).
@@ -87,10 +87,24 @@ unsafe impl Send for Module {}
 // SAFETY: as above; the function table is behind a mutex.
 unsafe impl Sync for Module {}
 
-/// A kernel ready to launch.
+/// A function of a loaded module: its handle, name and parameter sizes.
+struct FnInfo {
+    raw: sys::CUfunction,
+    name: String,
+    /// Each parameter's size in bytes, where the driver can tell (CUDA 12.4 and later).
+    params: Option<Vec<usize>>,
+}
+
+// SAFETY: a function handle is a driver object usable from any thread of its context.
+unsafe impl Send for FnInfo {}
+// SAFETY: as above; the struct is immutable.
+unsafe impl Sync for FnInfo {}
+
+/// A kernel ready to launch ([`CudaDevice::launch`]).
 #[derive(Clone)]
 pub struct Function {
     raw: sys::CUfunction,
+    info: Arc<FnInfo>,
     module: Arc<Module>,
 }
 // SAFETY: see Module.
@@ -223,7 +237,8 @@ impl CudaDevice {
     ///
     /// `key` must identify the source and options uniquely within the process (a static module
     /// name, or a generated kernel's full specification). The common header is prepended to the
-    /// source.
+    /// source. Prefer a crate's [`KernelModule`](crate::cuda::launch::KernelModule), which
+    /// builds the key.
     pub fn function(
         &self,
         key: &str,
@@ -231,11 +246,24 @@ impl CudaDevice {
         options: &[&str],
         name: &str,
     ) -> Result<Function> {
+        self.function_try(key, || Ok(source()), options, name)
+    }
+
+    /// [`function`](Self::function) with a source builder that can fail (its error is returned
+    /// and nothing is compiled).
+    pub(crate) fn function_try(
+        &self,
+        key: &str,
+        source: impl FnOnce() -> Result<String>,
+        options: &[&str],
+        name: &str,
+    ) -> Result<Function> {
         let module = self.module(key, source, options)?;
         let mut fns = module.functions.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&f) = fns.get(name) {
+        if let Some(info) = fns.get(name) {
             return Ok(Function {
-                raw: f,
+                raw: info.raw,
+                info: info.clone(),
                 module: module.clone(),
             });
         }
@@ -247,9 +275,15 @@ impl CudaDevice {
                 library: "driver",
                 status: format!("{:?}", e.0),
             })?;
-        fns.insert(name.to_string(), f);
+        let info = Arc::new(FnInfo {
+            raw: f,
+            name: name.to_string(),
+            params: param_sizes(f),
+        });
+        fns.insert(name.to_string(), info.clone());
         Ok(Function {
             raw: f,
+            info,
             module: module.clone(),
         })
     }
@@ -257,7 +291,7 @@ impl CudaDevice {
     fn module(
         &self,
         key: &str,
-        source: impl FnOnce() -> String,
+        source: impl FnOnce() -> Result<String>,
         options: &[&str],
     ) -> Result<Arc<Module>> {
         let cache = &self.shared.kernels;
@@ -273,7 +307,7 @@ impl CudaDevice {
         // a module compiled twice by a race is loaded once (the first insert wins)
         libs::require("nvrtc")?;
         self.bind()?;
-        let src = format!("{COMMON_HEADER}\n{}", source());
+        let src = format!("{COMMON_HEADER}\n{}", source()?);
         let mut opts: Vec<String> = vec![
             format!("--gpu-architecture={}", cache.arch),
             "--std=c++17".into(),
@@ -357,6 +391,34 @@ impl CudaDevice {
     }
 }
 
+/// Each parameter's size in bytes (`cuFuncGetParamInfo`, CUDA 12.4 and later); `None` where the
+/// driver lacks the call.
+fn param_sizes(f: sys::CUfunction) -> Option<Vec<usize>> {
+    // SAFETY: the driver library is loaded (a device exists); looking a symbol up has no effect.
+    let present = unsafe {
+        sys::culib()
+            .get::<*const c_void>(b"cuFuncGetParamInfo\0")
+            .is_ok()
+    };
+    if !present {
+        return None;
+    }
+    let mut sizes = Vec::new();
+    loop {
+        let (mut off, mut size) = (0usize, 0usize);
+        // SAFETY: the function handle is alive; the call writes two integers.
+        let r = unsafe { sys::cuFuncGetParamInfo(f, sizes.len(), &mut off, &mut size) };
+        match r {
+            sys::CUresult::CUDA_SUCCESS => sizes.push(size),
+            sys::CUresult::CUDA_ERROR_INVALID_VALUE => return Some(sizes),
+            _ => return None,
+        }
+        if sizes.len() > 4096 {
+            return None;
+        }
+    }
+}
+
 /// Kernel arguments, packed by value in launch order: one 8-byte aligned buffer (each value
 /// at a multiple of 8 bytes) and each value's offset in it, so that a launch allocates little.
 pub struct Args {
@@ -427,14 +489,24 @@ impl LaunchConfig {
 }
 
 impl Function {
-    /// Launches on `dev`'s stream. The caller guarantees that the arguments match the kernel's
-    /// parameters and that every pointer it passes is a live device allocation large enough for
-    /// what the kernel touches; kernels of this crate are launched only through checked wrappers.
-    pub fn launch(&self, dev: &CudaDevice, cfg: LaunchConfig, args: &mut Args) -> Result<()> {
+    /// Queues the kernel on `dev`'s stream with packed arguments. Use [`CudaDevice::launch`],
+    /// which types and checks the arguments; this is its last step.
+    ///
+    /// # Safety
+    /// The arguments must match the kernel's parameters, and every device address among them
+    /// must point to live memory of the device large enough for what the kernel touches, which
+    /// stays allocated until the kernel has run (memory freed on the same stream after the
+    /// launch is queued qualifies).
+    pub unsafe fn launch_raw(
+        &self,
+        dev: &CudaDevice,
+        cfg: LaunchConfig,
+        args: &mut Args,
+    ) -> Result<()> {
         dev.bind()?;
         self.allow_smem(cfg.shared_mem_bytes as usize)?;
         let mut p = args.ptrs();
-        // SAFETY: see the doc: argument layout and pointer validity are the caller's contract.
+        // SAFETY: the caller's contract (see the doc).
         unsafe {
             cu::launch_kernel(
                 self.raw,
@@ -446,6 +518,23 @@ impl Function {
             )
         }
         .map_err(|e| Error::driver("cuLaunchKernel", e))
+    }
+
+    /// Transition only (removed once every crate launches through [`CudaDevice::launch`]).
+    #[doc(hidden)]
+    pub fn launch(&self, dev: &CudaDevice, cfg: LaunchConfig, args: &mut Args) -> Result<()> {
+        // SAFETY: transition: the callers' arguments were written for the kernels they launch.
+        unsafe { self.launch_raw(dev, cfg, args) }
+    }
+
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.info.name
+    }
+
+    /// Each parameter's size in bytes, where the driver can tell (CUDA 12.4 and later).
+    pub fn params(&self) -> Option<&[usize]> {
+        self.info.params.as_deref()
     }
 
     /// Opts the function in to `smem` bytes of dynamic shared memory where that is more than the

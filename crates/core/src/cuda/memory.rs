@@ -75,6 +75,16 @@ impl DeviceBuffer {
         })
     }
 
+    /// The buffer's bytes for a kernel that reads them.
+    pub(crate) fn dev_ptr(&self) -> crate::cuda::launch::DevPtr<'_, u8> {
+        crate::cuda::launch::DevPtr::new(self.ptr, self.bytes)
+    }
+
+    /// The buffer's bytes for a kernel that writes them.
+    pub(crate) fn dev_ptr_mut(&mut self) -> crate::cuda::launch::DevPtrMut<'_, u8> {
+        crate::cuda::launch::DevPtrMut::new(self.ptr, self.bytes)
+    }
+
     /// Copies `src` (host) into the start of this buffer, ordered on the buffer's stream, and waits
     /// for the copy (the host slice may be freed right after).
     pub(crate) fn upload_sync(&self, src: &[u8]) -> Result<()> {

@@ -19,7 +19,8 @@ pub mod philox;
 mod ziggurat_tables;
 
 use crate::array::Array;
-use crate::cuda::kernel::{Args, LaunchConfig};
+use crate::cuda::kernel::LaunchConfig;
+use crate::cuda::launch::{KernelModule, Launch, Spec};
 use crate::device::{CudaDevice, Device};
 use crate::dtype::{DType, RealFloat};
 use crate::elementwise::grid_for;
@@ -111,12 +112,14 @@ impl Generator {
             Device::Cuda(d) => launch(
                 d,
                 "cusci_random_raw_u32",
-                &out,
-                n,
-                seed,
-                stream,
-                start,
-                |_| {},
+                &mut out,
+                Words {
+                    n,
+                    seed,
+                    stream,
+                    start,
+                },
+                |l| l,
             ),
         }?;
         Ok(out)
@@ -170,7 +173,18 @@ impl Generator {
                 } else {
                     ("cusci_random_uniform_f64", start / 2)
                 };
-                launch(d, name, &out, n, seed, stream, st, |_| {})?;
+                launch(
+                    d,
+                    name,
+                    &mut out,
+                    Words {
+                        n,
+                        seed,
+                        stream,
+                        start: st,
+                    },
+                    |l| l,
+                )?;
                 if low != 0.0 || high != 1.0 {
                     out = out.mul_scalar(sc)?.add_scalar(lo)?;
                 }
@@ -248,19 +262,30 @@ impl Generator {
             }),
             Device::Cuda(d) => {
                 if T::DTYPE == DType::F32 {
-                    normal_f32_cuda(d, out, (n, seed, stream, start), mean as f32, std as f32)
+                    normal_f32_cuda(
+                        d,
+                        out,
+                        Words {
+                            n,
+                            seed,
+                            stream,
+                            start,
+                        },
+                        mean as f32,
+                        std as f32,
+                    )
                 } else {
                     launch(
                         d,
                         "cusci_random_normal_f64",
                         out,
-                        n,
-                        seed,
-                        stream,
-                        start / 2,
-                        |a| {
-                            a.push(mean).push(std);
+                        Words {
+                            n,
+                            seed,
+                            stream,
+                            start: start / 2,
                         },
+                        |l| l.arg(mean).arg(std),
                     )
                 }
             }
@@ -311,27 +336,27 @@ impl Generator {
                     launch(
                         d,
                         "cusci_random_exponential_f32",
-                        &out,
-                        n,
-                        seed,
-                        stream,
-                        start,
-                        |a| {
-                            a.push(scale as f32);
+                        &mut out,
+                        Words {
+                            n,
+                            seed,
+                            stream,
+                            start,
                         },
+                        |l| l.arg(scale as f32),
                     )
                 } else {
                     launch(
                         d,
                         "cusci_random_exponential_f64",
-                        &out,
-                        n,
-                        seed,
-                        stream,
-                        start / 2,
-                        |a| {
-                            a.push(scale);
+                        &mut out,
+                        Words {
+                            n,
+                            seed,
+                            stream,
+                            start: start / 2,
                         },
+                        |l| l.arg(scale),
                     )
                 }
             }
@@ -392,27 +417,27 @@ impl Generator {
                     launch(
                         d,
                         "cusci_random_lognormal_f32",
-                        &out,
-                        n,
-                        seed,
-                        stream,
-                        start,
-                        |a| {
-                            a.push(mean as f32).push(sigma as f32);
+                        &mut out,
+                        Words {
+                            n,
+                            seed,
+                            stream,
+                            start,
                         },
+                        |l| l.arg(mean as f32).arg(sigma as f32),
                     )
                 } else {
                     launch(
                         d,
                         "cusci_random_lognormal_f64",
-                        &out,
-                        n,
-                        seed,
-                        stream,
-                        start / 2,
-                        |a| {
-                            a.push(mean).push(sigma);
+                        &mut out,
+                        Words {
+                            n,
+                            seed,
+                            stream,
+                            start: start / 2,
                         },
+                        |l| l.arg(mean).arg(sigma),
                     )
                 }
             }
@@ -452,14 +477,14 @@ impl Generator {
             Device::Cuda(d) => launch(
                 d,
                 "cusci_random_integers_i64",
-                &out,
-                n,
-                seed,
-                stream,
-                start,
-                |a| {
-                    a.push(low).push(high);
+                &mut out,
+                Words {
+                    n,
+                    seed,
+                    stream,
+                    start,
                 },
+                |l| l.arg(low).arg(high),
             ),
         }?;
         Ok(out)
@@ -486,14 +511,14 @@ impl Generator {
             Device::Cuda(d) => launch(
                 d,
                 "cusci_random_poisson_i64",
-                &out,
-                n,
-                seed,
-                stream,
-                start,
-                |a| {
-                    a.push(lam);
+                &mut out,
+                Words {
+                    n,
+                    seed,
+                    stream,
+                    start,
                 },
+                |l| l.arg(lam),
             ),
         }?;
         Ok(out)
@@ -514,15 +539,25 @@ fn cpu_fill<T: crate::dtype::Element>(
     Ok(())
 }
 
+/// The random fill kernels (philox.cuh).
+pub(crate) static RANDOM: KernelModule = KernelModule {
+    name: "cusci_random",
+    source: |_| Ok(PHILOX_CUH.to_string()),
+    options: &[],
+    samples: || vec![Spec::default()],
+};
+
 fn module(d: &CudaDevice, name: &str) -> Result<crate::cuda::kernel::Function> {
-    d.function("cusci_random", || PHILOX_CUH.to_string(), &[], name)
+    RANDOM.function(d, &Spec::default(), name)
 }
 
-/// The device address of a CUDA array.
-fn dev_ptr<T: crate::dtype::Element>(a: &Array<T>) -> Result<u64> {
-    Ok(a.cuda_view()
-        .ok_or_else(|| Error::arg("random", "expected a CUDA array"))?
-        .ptr)
+/// Where a fill's values come from: `n` values from Philox block `start` of `(seed, stream)`.
+#[derive(Clone, Copy)]
+struct Words {
+    n: usize,
+    seed: u64,
+    stream: u64,
+    start: u64,
 }
 
 /// The f32 normal fill (philox.cuh `cusci_normal_f32_fill`): one kernel whose blocks finish their
@@ -532,8 +567,13 @@ fn dev_ptr<T: crate::dtype::Element>(a: &Array<T>) -> Result<u64> {
 /// word 1) have their own instantiations.
 fn normal_f32_cuda<T: crate::dtype::Element>(
     d: &CudaDevice,
-    out: &Array<T>,
-    (n, seed, stream, start): (usize, u64, u64, u64),
+    out: &mut Array<T>,
+    Words {
+        n,
+        seed,
+        stream,
+        start,
+    }: Words,
     mean: f32,
     std: f32,
 ) -> Result<()> {
@@ -550,51 +590,45 @@ fn normal_f32_cuda<T: crate::dtype::Element>(
         (false, true) => "cusci_random_normal_f32_wide",
     };
     let f = module(d, name)?;
-    let mut a = Args::new();
-    a.push(dev_ptr(out)?)
-        .push(n as u64)
-        .push(seed)
-        .push(stream)
-        .push(start)
-        .push(mean)
-        .push(std);
     let sms = d.props().multiprocessors.max(1) as u64;
     let grid = nb.div_ceil(256).min(32 * sms).max(nb.div_ceil(1 << 16));
-    f.launch(
-        d,
+    d.launch(
+        &f,
         LaunchConfig::linear(grid.min(u32::MAX as u64) as u32, 256),
-        &mut a,
     )
+    .arg(out.dev_ptr_mut()?)
+    .arg(n as u64)
+    .arg(seed)
+    .arg(stream)
+    .arg(start)
+    .arg(mean)
+    .arg(std)
+    .run()
 }
 
 /// Launches one of philox.cuh's fill kernels: (out, n, seed, stream, start, extra...).
-#[allow(clippy::too_many_arguments)]
 fn launch<T: crate::dtype::Element>(
     d: &CudaDevice,
     name: &str,
-    out: &Array<T>,
-    n: usize,
-    seed: u64,
-    stream: u64,
-    start: u64,
-    extra: impl FnOnce(&mut Args),
+    out: &mut Array<T>,
+    w: Words,
+    extra: impl for<'a> FnOnce(Launch<'a>) -> Launch<'a>,
 ) -> Result<()> {
-    if n == 0 {
+    if w.n == 0 {
         return Ok(());
     }
-    let ptr = dev_ptr(out)?;
     let f = module(d, name)?;
-    let mut a = Args::new();
-    a.push(ptr)
-        .push(n as u64)
-        .push(seed)
-        .push(stream)
-        .push(start);
-    extra(&mut a);
     // one full wave of resident blocks (grid-stride loops): a grid of 8 blocks per SM would leave
     // a partial second wave for kernels whose registers allow fewer
     let resident =
         f.occupancy(256, 0).unwrap_or(8).max(1) * d.props().multiprocessors.max(1) as u32;
-    let grid = grid_for(d, n.div_ceil(4)).min(resident);
-    f.launch(d, LaunchConfig::linear(grid, 256), &mut a)
+    let grid = grid_for(d, w.n.div_ceil(4)).min(resident);
+    let l = d
+        .launch(&f, LaunchConfig::linear(grid, 256))
+        .arg(out.dev_ptr_mut()?)
+        .arg(w.n as u64)
+        .arg(w.seed)
+        .arg(w.stream)
+        .arg(w.start);
+    extra(l).run()
 }
