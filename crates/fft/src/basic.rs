@@ -11,7 +11,7 @@ use crate::{
 };
 use cusci_core::array::layout::norm_axis;
 use cusci_core::error::make;
-use cusci_core::{Array, DType, Device, Element, Result};
+use cusci_core::{Array, Backend, DType, Element, Result};
 
 // ---------- the normalisation ----------
 
@@ -67,11 +67,11 @@ fn c2c_axis<C: FftComplex>(
     forward: bool,
     post: Post,
 ) -> Result<Array<C>> {
-    match x.device() {
-        Device::Cpu => cpu::c2c_axis(x, axis, n, forward, post),
-        Device::Cuda(_) => {
-            cpu::check_size(op, x, axis, n)?;
-            cuda::c2c_axis(x, axis, n, forward, post)
+    match x.backend() {
+        Backend::Host(h) => cpu::c2c_axis(&h, axis, n, forward, post),
+        Backend::Cuda(c) => {
+            cpu::check_size(op, x.shape(), axis, n)?;
+            cuda::c2c_axis(c.dev(), x, axis, n, forward, post)
         }
     }
 }
@@ -84,11 +84,11 @@ fn r2c_axis<T: FftReal>(
     n: usize,
     post: Post,
 ) -> Result<Array<T::Complex>> {
-    match x.device() {
-        Device::Cpu => cpu::r2c_axis(x, axis, n, post),
-        Device::Cuda(_) => {
-            cpu::check_size(op, x, axis, n)?;
-            cuda::r2c_axis(x, axis, n, post)
+    match x.backend() {
+        Backend::Host(h) => cpu::r2c_axis(&h, axis, n, post),
+        Backend::Cuda(c) => {
+            cpu::check_size(op, x.shape(), axis, n)?;
+            cuda::r2c_axis(c.dev(), x, axis, n, post)
         }
     }
 }
@@ -101,11 +101,11 @@ fn c2r_axis<C: FftComplex>(
     n: usize,
     post: Post,
 ) -> Result<Array<C::Real>> {
-    match x.device() {
-        Device::Cpu => cpu::c2r_axis(x, axis, n, post),
-        Device::Cuda(_) => {
-            cpu::check_size(op, x, axis, n)?;
-            cuda::c2r_axis(x, axis, n, post)
+    match x.backend() {
+        Backend::Host(h) => cpu::c2r_axis(&h, axis, n, post),
+        Backend::Cuda(c) => {
+            cpu::check_size(op, x.shape(), axis, n)?;
+            cuda::c2r_axis(c.dev(), x, axis, n, post)
         }
     }
 }
@@ -237,11 +237,16 @@ fn no_plan(op: &str, plan: &Option<FftPlan>) -> Result<()> {
     Ok(())
 }
 
-fn need_axes(op: &str, plan: &[(usize, usize)]) -> Result<()> {
-    if plan.is_empty() {
-        return Err(make::arg(op, "at least one axis must be transformed"));
+/// An (axis, length) pair of an n-d transform.
+type AxisLen = (usize, usize);
+
+/// The last (axis, length) pair of `plan` and the others: `InvalidArgument` when `plan` is empty
+/// (a transform of real data needs an axis).
+fn need_axes<'p>(op: &str, plan: &'p [AxisLen]) -> Result<(AxisLen, &'p [AxisLen])> {
+    match plan.split_last() {
+        Some((&last, rest)) => Ok((last, rest)),
+        None => Err(make::arg(op, "at least one axis must be transformed")),
     }
-    Ok(())
 }
 
 fn total(plan: &[(usize, usize)]) -> usize {
@@ -380,8 +385,10 @@ fn c2c_nd<X: FftInput>(
     check_plan(op, &opts.plan, PlanKind::C2c, x, X::Complex::DTYPE, &plan)?;
     let post = Post::norm(opts.norm, total(&plan), forward);
     let mut y = X::to_complex(x)?;
-    if y.device().is_cuda() && cuda::trailing_fits(y.shape(), &plan) {
-        return cuda::c2c_trailing(&y, &plan, forward, post);
+    if let Backend::Cuda(c) = y.backend() {
+        if cuda::trailing_fits(y.shape(), &plan) {
+            return cuda::c2c_trailing(c.dev(), &y, &plan, forward, post);
+        }
     }
     for (i, &(axis, n)) in plan.iter().rev().enumerate() {
         y = c2c_axis(op, &y, axis, n, forward, at_last(post, i, plan.len()))?;
@@ -396,13 +403,14 @@ fn r2c_nd<T: FftReal>(
     default_axes: Option<&[isize]>,
 ) -> Result<Array<T::Complex>> {
     let plan = check_nd(op, x.shape(), opts, default_axes, false)?;
-    need_axes(op, &plan)?;
+    let ((last, nl), rest) = need_axes(op, &plan)?;
     check_plan(op, &opts.plan, PlanKind::R2c, x, T::DTYPE, &plan)?;
     let post = Post::norm(opts.norm, total(&plan), true);
-    if x.device().is_cuda() && cuda::trailing_fits(x.shape(), &plan) {
-        return cuda::r2c_trailing(x, &plan, post);
+    if let Backend::Cuda(c) = x.backend() {
+        if cuda::trailing_fits(x.shape(), &plan) {
+            return cuda::r2c_trailing(c.dev(), x, &plan, post);
+        }
     }
-    let (&(last, nl), rest) = plan.split_last().expect("checked non-empty");
     let mut y = r2c_axis(op, x, last, nl, at_last(post, 0, plan.len()))?;
     for (i, &(axis, n)) in rest.iter().rev().enumerate() {
         y = c2c_axis(op, &y, axis, n, true, at_last(post, i + 1, plan.len()))?;
@@ -417,9 +425,8 @@ fn c2r_nd<C: FftComplex>(
     default_axes: Option<&[isize]>,
 ) -> Result<Array<C::Real>> {
     let plan = check_nd(op, x.shape(), opts, default_axes, true)?;
-    need_axes(op, &plan)?;
+    let ((last, nl), rest) = need_axes(op, &plan)?;
     check_plan(op, &opts.plan, PlanKind::C2r, x, C::DTYPE, &plan)?;
-    let (&(last, nl), rest) = plan.split_last().expect("checked non-empty");
     let mut y = x.clone();
     for &(axis, n) in rest {
         y = c2c_axis(op, &y, axis, n, false, Post::IDENTITY)?;
@@ -547,9 +554,8 @@ fn hermitian_nd<C: FftComplex>(
     default_axes: Option<&[isize]>,
 ) -> Result<Array<C::Real>> {
     let plan = check_nd(op, x.shape(), opts, default_axes, true)?;
-    need_axes(op, &plan)?;
+    let ((last, nl), rest) = need_axes(op, &plan)?;
     no_plan(op, &opts.plan)?;
-    let (&(last, nl), rest) = plan.split_last().expect("checked non-empty");
     // irfftn(conj(x)): the inverse transforms of conj(x) along the other axes are the conjugated
     // forward transforms of x, so the conjugation moves onto the C2R input copy (with the scale)
     let mut y = x.clone();
@@ -589,10 +595,9 @@ fn inv_hermitian_nd<T: FftReal>(
     default_axes: Option<&[isize]>,
 ) -> Result<Array<T::Complex>> {
     let plan = check_nd(op, x.shape(), opts, default_axes, false)?;
-    need_axes(op, &plan)?;
+    let ((last, nl), rest) = need_axes(op, &plan)?;
     no_plan(op, &opts.plan)?;
     let post = Post::norm(opts.norm, total(&plan), false).conj();
-    let (&(last, nl), rest) = plan.split_last().expect("checked non-empty");
     let mut y = r2c_axis(op, x, last, nl, at_last(post, 0, plan.len()))?;
     for (i, &(axis, n)) in rest.iter().rev().enumerate() {
         y = c2c_axis(op, &y, axis, n, true, at_last(post, i + 1, plan.len()))?;

@@ -9,7 +9,7 @@ use crate::basic::Post;
 use crate::{FftComplex, FftReal};
 use cusci_core::array::layout::checked_numel;
 use cusci_core::error::make;
-use cusci_core::{Array, DType, Device, Element, RealFloat, Result};
+use cusci_core::{Array, DType, Device, Element, HostArray, RealFloat, Result};
 use num_complex::Complex;
 use rayon::prelude::*;
 use realfft::RealFftPlanner;
@@ -78,14 +78,16 @@ static P32: OnceLock<Planners<f32>> = OnceLock::new();
 static P64: OnceLock<Planners<f64>> = OnceLock::new();
 
 /// The process-wide planners of precision `T` (rustfft and realfft cache their plans).
-fn planners<T: FftReal>() -> &'static Planners<T> {
+///
+/// # Errors
+/// `UnsupportedDType` for a type other than f32 and f64 (none: `FftReal` is sealed to them).
+fn planners<T: FftReal>() -> Result<&'static Planners<T>> {
     let any: &'static dyn Any = match T::DTYPE {
         DType::F32 => P32.get_or_init(Planners::new),
         _ => P64.get_or_init(Planners::new),
     };
-    // FftReal is sealed to f32 and f64, so the downcast always succeeds
     any.downcast_ref::<Planners<T>>()
-        .expect("FftReal is implemented only for f32 and f64")
+        .ok_or_else(|| make::dtype("fft", T::DTYPE))
 }
 
 /// Drops every cached CPU plan (both precisions).
@@ -115,13 +117,8 @@ fn lock<P>(m: &Mutex<P>) -> std::sync::MutexGuard<'_, P> {
 
 /// Checks that the result (`x`'s shape with `axis` of length `len`) and a lane buffer of `len`
 /// complex values have sizes that can be allocated (in bytes, up to `isize::MAX`).
-pub(crate) fn check_size<D: Element>(
-    op: &str,
-    x: &Array<D>,
-    axis: usize,
-    len: usize,
-) -> Result<()> {
-    let mut shape = x.shape().to_vec();
+pub(crate) fn check_size(op: &str, x_shape: &[usize], axis: usize, len: usize) -> Result<()> {
+    let mut shape = x_shape.to_vec();
     shape[axis] = len;
     let numel = checked_numel(op, &shape)?;
     // 16 bytes: the widest element involved (c64)
@@ -133,8 +130,7 @@ pub(crate) fn check_size<D: Element>(
         return Err(make::arg(
             op,
             format!(
-                "a transform of {len} points along axis {axis} of shape {:?} is too large",
-                x.shape()
+                "a transform of {len} points along axis {axis} of shape {x_shape:?} is too large"
             ),
         ));
     }
@@ -151,9 +147,8 @@ fn split(shape: &[usize], axis: usize) -> (usize, usize, usize) {
 /// Runs `run` on every lane of `x` along `axis`: the lane is loaded (through `load`) into a
 /// buffer of `lane_in` elements (cut or zero-padded), and `run` writes `lane_out` outputs. The
 /// result is C-contiguous with `axis` of length `lane_out`.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn for_lanes<D, I, O, S>(
-    x: &Array<D>,
+    x: &HostArray<'_, D>,
     axis: usize,
     lane_in: usize,
     lane_out: usize,
@@ -166,11 +161,9 @@ where
     I: Copy + Default + Send,
     O: Element,
 {
-    let xc = x.contiguous()?;
-    let size = xc.size();
-    let data = &xc.cpu_data().unwrap_or(&[])[..size];
-    let (outer, m, inner) = split(xc.shape(), axis);
-    let mut shape = xc.shape().to_vec();
+    let data = x.to_contiguous();
+    let (outer, m, inner) = split(x.shape(), axis);
+    let mut shape = x.shape().to_vec();
     shape[axis] = lane_out;
     let lanes = outer * inner;
     let total = lanes * lane_out;
@@ -213,15 +206,15 @@ where
 
 /// The cached complex plan of `n` points of precision `T` (`forward`: `exp(-2πi jk/n)`), for
 /// the transforms built on the FFT elsewhere in the crate (the real-to-real transforms).
-pub(crate) fn complex_plan<T: FftReal>(n: usize, forward: bool) -> Arc<dyn Fft<T>> {
+pub(crate) fn complex_plan<T: FftReal>(n: usize, forward: bool) -> Result<Arc<dyn Fft<T>>> {
     let dir = if forward {
         FftDirection::Forward
     } else {
         FftDirection::Inverse
     };
-    lock(&planners::<T>().complex)
+    Ok(lock(&planners::<T>()?.complex)
         .admit((n, forward as u8), FftPlanner::new)
-        .plan_fft(n, dir)
+        .plan_fft(n, dir))
 }
 
 /// `post` applied to one value: conjugated when asked, then scaled.
@@ -238,7 +231,7 @@ fn apply<T: FftReal>(post: Post, scale: T, v: Complex<T>) -> Complex<T> {
 /// Complex transform of `n` points along `axis` (forward: `exp(-2πi jk/n)`), `post` applied to
 /// each output as it is written.
 pub(crate) fn c2c_axis<C: FftComplex>(
-    x: &Array<C>,
+    x: &HostArray<'_, C>,
     axis: usize,
     n: usize,
     forward: bool,
@@ -250,8 +243,8 @@ pub(crate) fn c2c_axis<C: FftComplex>(
     } else {
         FftDirection::Inverse
     };
-    check_size("fft", x, axis, n)?;
-    let plan = lock(&planners::<C::Real>().complex)
+    check_size("fft", x.shape(), axis, n)?;
+    let plan = lock(&planners::<C::Real>()?.complex)
         .admit((n, forward as u8), FftPlanner::new)
         .plan_fft(n, dir);
     let scratch_len = plan.get_inplace_scratch_len();
@@ -275,14 +268,14 @@ pub(crate) fn c2c_axis<C: FftComplex>(
 /// Real-to-complex forward transform of `n` points along `axis` (`n/2+1` outputs), `post`
 /// applied to each output as it is written.
 pub(crate) fn r2c_axis<T: FftReal>(
-    x: &Array<T>,
+    x: &HostArray<'_, T>,
     axis: usize,
     n: usize,
     post: Post,
 ) -> Result<Array<T::Complex>> {
     let sc = <T as RealFloat>::from_f64(post.scale);
-    check_size("rfft", x, axis, n)?;
-    let plan = lock(&planners::<T>().real)
+    check_size("rfft", x.shape(), axis, n)?;
+    let plan = lock(&planners::<T>()?.real)
         .admit((n, 2), RealFftPlanner::new)
         .plan_fft_forward(n);
     let scratch_len = plan.get_scratch_len();
@@ -315,14 +308,14 @@ pub(crate) fn r2c_axis<T: FftReal>(
 /// `n`, of the Nyquist term are ignored, as pocketfft does). `post` applies to the *input* as
 /// it is loaded (the scale is the same as on the output; `conj` conjugates the input).
 pub(crate) fn c2r_axis<C: FftComplex>(
-    x: &Array<C>,
+    x: &HostArray<'_, C>,
     axis: usize,
     n: usize,
     post: Post,
 ) -> Result<Array<C::Real>> {
     let sc = <C::Real as RealFloat>::from_f64(post.scale);
-    check_size("irfft", x, axis, n)?;
-    let plan = lock(&planners::<C::Real>().real)
+    check_size("irfft", x.shape(), axis, n)?;
+    let plan = lock(&planners::<C::Real>()?.real)
         .admit((n, 3), RealFftPlanner::new)
         .plan_fft_inverse(n);
     let scratch_len = plan.get_scratch_len();
@@ -347,11 +340,10 @@ pub(crate) fn c2r_axis<C: FftComplex>(
 }
 
 /// `x` rolled by `shift[d]` along each dimension `d` (`out[j] = x[(j + shift) mod len]`).
-pub(crate) fn roll<T: Element>(x: &Array<T>, shift: &[usize]) -> Result<Array<T>> {
-    let xc = x.contiguous()?;
-    let shape = xc.shape().to_vec();
-    let size = xc.size();
-    let data = &xc.cpu_data().unwrap_or(&[])[..size];
+pub(crate) fn roll<T: Element>(x: &HostArray<'_, T>, shift: &[usize]) -> Result<Array<T>> {
+    let shape = x.shape().to_vec();
+    let data = x.to_contiguous();
+    let size = data.len();
     if shape.is_empty() || size == 0 {
         return Array::from_vec(data.to_vec(), &shape, &Device::Cpu);
     }

@@ -3,7 +3,7 @@
 use crate::cpu;
 use cusci_core::array::layout::norm_axis;
 use cusci_core::error::make;
-use cusci_core::{Array, Device, Element, RealFloat, Result};
+use cusci_core::{Array, Backend, Device, Element, RealFloat, Result};
 
 fn check_freq(op: &str, n: usize, d: f64) -> Result<f64> {
     if n == 0 {
@@ -78,9 +78,9 @@ fn shift<T: Element>(
     inverse: bool,
 ) -> Result<Array<T>> {
     let s = shifts(op, x.shape(), axes, inverse)?;
-    match x.device() {
-        Device::Cpu => cpu::roll(x, &s),
-        Device::Cuda(_) => crate::cuda::roll(x, &s),
+    match x.backend() {
+        Backend::Host(h) => cpu::roll(&h, &s),
+        Backend::Cuda(c) => crate::cuda::roll(c.dev(), x, &s),
     }
 }
 

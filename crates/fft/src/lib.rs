@@ -51,6 +51,13 @@ pub use realtransforms::{
     dct, dctn, dst, dstn, idct, idctn, idst, idstn, DctOptions, DctType, DctnOptions,
 };
 
+/// The NVRTC kernel modules of this crate, for the compile checks of its tests
+/// ([`cusci_core::testing::compile_modules`]).
+#[doc(hidden)]
+pub fn kernel_modules() -> Vec<&'static cusci_core::KernelModule> {
+    vec![&cuda::FFT_KERNELS]
+}
+
 /// Drops the cached transform plans of `dev`: on the CPU the rustfft/realfft plans of both
 /// precisions, on a GPU that device's cuFFT plans. Plans are made again on demand. Both caches
 /// are bounded: the CPU's starts afresh past 128 distinct lengths per precision and kind; a

@@ -4,7 +4,7 @@
 use crate::basic::{check_1d, check_nd};
 use crate::{cuda, fftn, ifftn, FftComplex, FftInput, FftOptions, FftnOptions, Norm};
 use cusci_core::error::make;
-use cusci_core::{Array, DType, Device, Element, Result};
+use cusci_core::{Array, Backend, DType, Device, Element, Result};
 
 /// The kind of transform a plan is for (CuPy's `value_type=`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -108,29 +108,29 @@ fn make_plan<X: Element>(
     norm: Norm,
 ) -> Result<FftPlan> {
     let double = matches!(X::DTYPE, DType::F64 | DType::C64);
-    match x.device() {
-        Device::Cpu => match kind {
+    match x.backend() {
+        Backend::Host(_) => match kind {
             PlanKind::C2c => {
                 for &(_, n) in &axes {
                     if double {
-                        crate::cpu::complex_plan::<f64>(n, true);
-                        crate::cpu::complex_plan::<f64>(n, false);
+                        crate::cpu::complex_plan::<f64>(n, true)?;
+                        crate::cpu::complex_plan::<f64>(n, false)?;
                     } else {
-                        crate::cpu::complex_plan::<f32>(n, true);
-                        crate::cpu::complex_plan::<f32>(n, false);
+                        crate::cpu::complex_plan::<f32>(n, true)?;
+                        crate::cpu::complex_plan::<f32>(n, false)?;
                     }
                 }
             }
             // the real plans are made on the first call (and cached)
             PlanKind::R2c | PlanKind::C2r => {}
         },
-        Device::Cuda(d) => {
+        Backend::Cuda(c) => {
             let k = match kind {
                 PlanKind::C2c => cuda::Kind::C2c,
                 PlanKind::R2c => cuda::Kind::R2c,
                 PlanKind::C2r => cuda::Kind::C2r,
             };
-            cuda::prepare(d, k, double, x.shape(), &axes)?;
+            cuda::prepare(c.dev(), k, double, x.shape(), &axes)?;
         }
     }
     Ok(FftPlan {

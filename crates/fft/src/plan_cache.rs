@@ -75,14 +75,16 @@ impl<K: PartialEq, V> LruCache<K, V> {
             bytes,
             last: self.tick,
         });
+        self.evict()
+    }
+
+    /// Drops the least recently used entries until both bounds hold; returns them.
+    fn evict(&mut self) -> Vec<V> {
         let mut dropped = Vec::new();
         while self.entries.len() > self.max_count || self.bytes() > self.max_bytes {
-            let (i, _) = self
-                .entries
-                .iter()
-                .enumerate()
-                .min_by_key(|(_, e)| e.last)
-                .expect("non-empty while over a bound");
+            let Some((i, _)) = self.entries.iter().enumerate().min_by_key(|(_, e)| e.last) else {
+                break;
+            };
             dropped.push(self.entries.swap_remove(i).val);
         }
         dropped
@@ -107,19 +109,7 @@ impl<K: PartialEq, V> LruCache<K, V> {
     pub(crate) fn set_limits(&mut self, max_count: usize, max_bytes: usize) -> Vec<V> {
         self.max_count = max_count;
         self.max_bytes = max_bytes;
-        let mut dropped = Vec::new();
-        while !self.entries.is_empty()
-            && (self.entries.len() > self.max_count || self.bytes() > self.max_bytes)
-        {
-            let (i, _) = self
-                .entries
-                .iter()
-                .enumerate()
-                .min_by_key(|(_, e)| e.last)
-                .expect("non-empty");
-            dropped.push(self.entries.swap_remove(i).val);
-        }
-        dropped
+        self.evict()
     }
 }
 

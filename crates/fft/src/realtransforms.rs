@@ -18,7 +18,7 @@
 
 use crate::basic::{bad_len, check_1d, check_nd};
 use crate::{cpu, cuda, FftOptions, FftReal, FftnOptions, Norm};
-use cusci_core::{Array, Device, RealFloat, Result};
+use cusci_core::{Array, Backend, HostArray, RealFloat, Result};
 use num_complex::Complex;
 use rustfft::Fft;
 use std::f64::consts::{FRAC_1_SQRT_2, PI, SQRT_2};
@@ -119,11 +119,11 @@ pub struct DctnOptions {
 /// One normalised 1-D real-to-real transform along one axis: the kind, whether it is a cosine
 /// transform, the orthogonalisation of the special terms and the overall factor.
 #[derive(Debug, Clone, Copy)]
-struct R2r {
-    kind: DctType,
-    cosine: bool,
-    ortho: bool,
-    fct: f64,
+pub(crate) struct R2r {
+    pub(crate) kind: DctType,
+    pub(crate) cosine: bool,
+    pub(crate) ortho: bool,
+    pub(crate) fct: f64,
 }
 
 /// The length SciPy's normalisation counts for a transform of `n` points: `2(n-1)` for DCT-I,
@@ -167,12 +167,12 @@ fn r2r_of(
 
 /// The normalised transform `t` of `n` points along `axis` (input cut or zero-padded).
 fn r2r_axis<T: FftReal>(op: &str, x: &Array<T>, axis: usize, n: usize, t: R2r) -> Result<Array<T>> {
-    match x.device() {
-        Device::Cpu => r2r_axis_cpu(op, x, axis, n, t),
-        Device::Cuda(_) => {
+    match x.backend() {
+        Backend::Host(h) => r2r_axis_cpu(op, &h, axis, n, t),
+        Backend::Cuda(c) => {
             let m = ext_len(t.kind, t.cosine, n);
-            cpu::check_size(op, x, axis, m)?;
-            cuda::r2r_axis(x, axis, n, t.kind.number(), t.cosine, t.ortho, t.fct, m)
+            cpu::check_size(op, x.shape(), axis, m)?;
+            cuda::r2r_axis(c.dev(), x, axis, n, t, m)
         }
     }
 }
@@ -209,13 +209,13 @@ fn cis<T: FftReal>(a: f64) -> Complex<T> {
 
 fn r2r_axis_cpu<T: FftReal>(
     op: &str,
-    x: &Array<T>,
+    x: &HostArray<'_, T>,
     axis: usize,
     n: usize,
     t: R2r,
 ) -> Result<Array<T>> {
     let m = ext_len(t.kind, t.cosine, n);
-    cpu::check_size(op, x, axis, m)?;
+    cpu::check_size(op, x.shape(), axis, m)?;
     let nf = n as f64;
     let tw = if t.kind == DctType::Type1 {
         Vec::new()
@@ -230,7 +230,7 @@ fn r2r_axis_cpu<T: FftReal>(
         Vec::new()
     };
     let tab = Tables {
-        fft: cpu::complex_plan::<T>(m, true),
+        fft: cpu::complex_plan::<T>(m, true)?,
         m,
         tw,
         pre,

@@ -9,9 +9,7 @@
 //!
 //! Without a GPU the GPU half is skipped (with a note); `CUSCI_REQUIRE_GPU=1` makes that a failure.
 
-use cusci_core::cuda::kernel::check_compiles;
-use cusci_core::cuda::libs;
-use cusci_core::testing::{assert_slices_close, gpu, randn, rtol_for};
+use cusci_core::testing::{assert_slices_close, compile_modules, gpu, randn, rtol_for};
 use cusci_core::{c32, c64, Array, Device, Element, Result};
 use cusci_fft::*;
 
@@ -83,20 +81,14 @@ const SIZES: [usize; 9] = [1, 2, 3, 31, 32, 33, 257, 1009, 4096];
 #[test]
 fn kernels_compile() {
     let _serial = serial();
-    if libs::probe("nvrtc").is_none() {
-        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
-            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
-        }
-        eprintln!("note: NVRTC not found: kernel compile checks skipped");
+    let Some(failed) = compile_modules(&kernel_modules(), "compute_90") else {
         return;
-    }
-    check_compiles(
-        "fft.cu",
-        include_str!("../src/cuda/fft.cu"),
-        &[],
-        "compute_90",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    };
+    assert!(
+        failed.is_empty(),
+        "kernels that do not compile:\n{}",
+        failed.join("\n")
+    );
 }
 
 #[test]

@@ -7,91 +7,26 @@
 //! returned as its transposed view; complex: one tiled conjugating pass). `svd` of a wide or square matrix takes `Aᵀ = U' S V'ᴴ` in the storage's own layout and
 //! reads `U = conj(V')` and `Vᴴ = U'ᵀ` from the outputs' storage without copies.
 
-use crate::cuda::{kernels, ptr, Bound};
-use crate::solve::{ptr_i32, ptr_i64, tri};
-use crate::util::{
-    cat, cpu_array, cpu_map, mat_dims, prod, same_device, square_dims, transposed_copy, which,
-};
-use crate::{cpu, Scalar};
+use crate::solve::tri;
+use crate::util::{cat, cpu_array, cpu_map, mat_dims, prod, same_device, square_dims, which};
+use crate::{cpu, cuda, Scalar};
+use cusci_core::array::layout::broadcast_shapes;
 use cusci_core::error::make;
-use cusci_core::{Array, Device, Error, Result};
+use cusci_core::{Array, Backend, Error, Result};
 
-fn not_pd(op: &str, index: usize) -> Error {
+pub(crate) fn not_pd(op: &str, index: usize) -> Error {
     Error::NotPositiveDefinite {
         op: op.into(),
         index,
     }
 }
 
-fn no_conv(op: &str, info: i32) -> Error {
+pub(crate) fn no_conv(op: &str, info: i32) -> Error {
     Error::NoConvergence {
         op: op.into(),
         iterations: 0,
         residual: info as f64,
     }
-}
-
-/// Which GPU route a stack of `count` small matrices takes: one batched cuSOLVER call for the
-/// whole stack, or one call per matrix. The batched routines (`potrfBatched`, `syevjBatched`,
-/// `gesvdjBatched`) run the stack in one launch sequence; the per-matrix routines (`Xpotrf`,
-/// `Xsyevd`, `Xgesvd`) cost a fixed launch and host overhead per matrix, which a batch of many
-/// small matrices multiplies.
-///
-/// Measured on the H200 (`benches/results/2026-12-02e-kernel-checks/linalg-1.txt`, cuSOLVER
-/// 12.0.4): the batched call beat the per-matrix loop at every measured point (n 2..=32 for the
-/// Jacobi routines and 2..=256 for potrf; counts 16 to 65536), by 1.6x (complex eigh n = 8,
-/// 16 matrices) up to thousands of times. A single per-matrix call costs 17-19 us for potrf and
-/// 35-240 us for syevd/gesvd, while one batched call of 16 costs 16-85 us, so the crossover
-/// is at a count of about 4 for potrf and 2 for the Jacobi routines.
-pub(crate) mod route {
-    /// The smallest stack that goes to `syevjBatched` or `gesvdjBatched`.
-    pub(crate) const JACOBI_BATCHED_MIN_COUNT: usize = 2;
-    /// The smallest stack that goes to `potrfBatched` (one `Xpotrf` is only ~17 us).
-    pub(crate) const POTRF_BATCHED_MIN_COUNT: usize = 4;
-    /// `potrfBatched` up to this order: the largest measured, still 5.5x the loop for 16
-    /// matrices and 64x for 4096.
-    pub(crate) const POTRF_BATCHED_MAX_N: usize = 256;
-    /// `syevjBatched` and `gesvdjBatched` accept orders (rows and columns) up to 32 only.
-    pub(crate) const JACOBI_BATCHED_MAX_N: usize = 32;
-
-    /// `potrfBatched` for `count` matrices of order `n`.
-    pub(crate) fn potrf_batched(n: usize, count: usize) -> bool {
-        count >= POTRF_BATCHED_MIN_COUNT && n <= POTRF_BATCHED_MAX_N
-    }
-
-    /// `syevjBatched` for `count` Hermitian matrices of order `n`.
-    pub(crate) fn syevj_batched(n: usize, count: usize) -> bool {
-        count >= JACOBI_BATCHED_MIN_COUNT && n <= JACOBI_BATCHED_MAX_N
-    }
-
-    /// `gesvdjBatched` for `count` matrices `m x n`.
-    pub(crate) fn gesvdj_batched(m: usize, n: usize, count: usize) -> bool {
-        count >= JACOBI_BATCHED_MIN_COUNT && m <= JACOBI_BATCHED_MAX_N && n <= JACOBI_BATCHED_MAX_N
-    }
-}
-
-/// A device array of the `count` pointers `base + i * stride` bytes (the pointer arrays of the
-/// batched routines). The upload is queued on the array's stream; dropping the array after the
-/// call is queued is safe (the pool frees in stream order).
-fn pointer_array(dev: &Device, base: u64, stride: u64, count: usize) -> Result<Array<i64>> {
-    let v: Vec<i64> = (0..count as u64)
-        .map(|i| (base + i * stride) as i64)
-        .collect();
-    Array::from_vec(v, &[count], dev)
-}
-
-/// `info` of a Jacobi or per-matrix eigen/SVD routine: positive is `NoConvergence`, negative an
-/// argument cuSOLVER rejected.
-fn check_conv_infos(op: &str, infos: &[i32]) -> Result<()> {
-    for &v in infos {
-        if v > 0 {
-            return Err(no_conv(op, v));
-        }
-        if v < 0 {
-            return Err(make::arg(op, format!("cuSOLVER rejected argument {}", -v)));
-        }
-    }
-    Ok(())
 }
 
 /// Lower Cholesky factor `L` of a Hermitian positive-definite matrix, `a = L Lᴴ` (NumPy's
@@ -129,20 +64,17 @@ impl<T: Scalar> Cholesky<T> {
     pub fn new(a: &Array<T>, lower: bool) -> Result<Cholesky<T>> {
         let op = "cholesky";
         let (batch, n) = square_dims(op, a)?;
-        if let Device::Cpu = a.device() {
-            // on the GPU the check is fused into the copy that potrf overwrites
-            crate::util::check_finite(op, a)?;
-        }
         let count = prod(&batch);
         let batched = !batch.is_empty();
-        if count == 0 || n == 0 {
-            return Ok(Cholesky {
-                l: a.copy()?,
-                lower,
-            });
-        }
-        let l = match a.device() {
-            Device::Cpu => {
+        let l = match a.backend() {
+            Backend::Host(_) => {
+                crate::util::check_finite(op, a)?;
+                if count == 0 || n == 0 {
+                    return Ok(Cholesky {
+                        l: a.copy()?,
+                        lower,
+                    });
+                }
                 let av = a.to_vec()?;
                 let r = cpu_map(&av, count, n * n, |i, m| {
                     let l =
@@ -161,44 +93,9 @@ impl<T: Scalar> Cholesky<T> {
                 })?;
                 cpu_array(r.concat(), a.shape())?
             }
-            Device::Cuda(d) => {
-                // status: [non-finite flag, potrf info per matrix], read back once at the end
-                let status = Array::<i32>::zeros(&[count + 1], a.device())?;
-                let f = kernels::checked_copy(a, &status)?;
-                {
-                    let bound = Bound::get(d)?;
-                    let h = bound.lock(d)?;
-                    let es = std::mem::size_of::<T>() as u64;
-                    let info = kernels::addr(&status) + 4;
-                    // row-major lower = column-major upper of the storage (no transpose)
-                    if route::potrf_batched(n, count) {
-                        let ptrs = pointer_array(a.device(), ptr(&f), (n * n) as u64 * es, count)?;
-                        h.potrf_batched::<T>(lower, n, ptr_i64(&ptrs), info, count)?;
-                        drop(ptrs);
-                    } else {
-                        for i in 0..count {
-                            h.potrf::<T>(
-                                lower,
-                                n,
-                                ptr(&f) + (i * n * n) as u64 * es,
-                                info + 4 * i as u64,
-                            )?;
-                        }
-                    }
-                }
-                // the other triangle still holds a's: zeros written in place (no read)
-                kernels::tri_zero(&f, lower, 0)?;
-                let st = status.to_vec()?;
-                if st[0] != 0 {
-                    return Err(crate::util::nonfinite(op));
-                }
-                for (i, &v) in st[1..].iter().enumerate() {
-                    if v > 0 {
-                        return Err(not_pd(op, which(batched, i, v as usize)));
-                    }
-                }
-                f
-            }
+            // the finiteness check is fused into the copy that potrf overwrites
+            Backend::Cuda(_) if count == 0 || n == 0 => a.copy()?,
+            Backend::Cuda(c) => cuda::decomp::cholesky(c.dev(), a, lower, &batch, n)?,
         };
         Ok(Cholesky { l, lower })
     }
@@ -231,7 +128,7 @@ impl<T: Scalar> Cholesky<T> {
                 format!("factor is {:?} but b is {:?}", self.l.shape(), b.shape()),
             ));
         }
-        let batch = crate::util::broadcast_shapes(op, &batch_a, &bb)?;
+        let batch = broadcast_shapes(op, &batch_a, &bb)?;
         let count = prod(&batch);
         let out_shape = cat(&batch, &[n, k]);
         // the lower factor L with a = L Lᴴ
@@ -243,8 +140,8 @@ impl<T: Scalar> Cholesky<T> {
         let x = if count == 0 || n == 0 || k == 0 {
             Array::zeros(&out_shape, b.device())?
         } else {
-            match b.device() {
-                Device::Cpu => {
+            match b.backend() {
+                Backend::Host(_) => {
                     let lv = l.broadcast_to(&cat(&batch, &[n, n]))?.to_vec()?;
                     let bv = b2.broadcast_to(&out_shape)?.to_vec()?;
                     let xs = cpu_map(&lv, count, n * n, |i, l| {
@@ -254,36 +151,7 @@ impl<T: Scalar> Cholesky<T> {
                     })?;
                     cpu_array(xs.concat(), &out_shape)?
                 }
-                Device::Cuda(d) => {
-                    let f = l.broadcast_to(&cat(&batch, &[n, n]))?.contiguous()?;
-                    // the storage of L is column-major Lᵀ = U' with U'ᴴ U' = conj(a):
-                    // solve conj(a) conj(x) = conj(b)
-                    let cplx = T::DTYPE.is_complex();
-                    let mut bt = transposed_copy(&b2.broadcast_to(&out_shape)?)?;
-                    if cplx {
-                        bt = bt.conj()?;
-                    }
-                    let info = Array::<i32>::zeros(&[count], b.device())?;
-                    {
-                        let bound = Bound::get(d)?;
-                        let h = bound.lock(d)?;
-                        let es = std::mem::size_of::<T>() as u64;
-                        for i in 0..count {
-                            h.potrs::<T>(
-                                true,
-                                n,
-                                k,
-                                ptr(&f) + (i * n * n) as u64 * es,
-                                ptr(&bt) + (i * n * k) as u64 * es,
-                                ptr_i32(&info) + 4 * i as u64,
-                            )?;
-                        }
-                    }
-                    if cplx {
-                        bt = bt.conj()?;
-                    }
-                    bt.swapaxes(-1, -2)?.contiguous()?
-                }
+                Backend::Cuda(c) => cuda::decomp::cho_solve(c.dev(), &l, &b2, &batch)?,
             }
         };
         if vector {
@@ -394,17 +262,8 @@ pub fn qr<T: Scalar>(a: &Array<T>, mode: QrMode) -> Result<Qr<T>> {
     let count = prod(&batch);
     let q_shape = cat(&batch, &[m, qc]);
     let r_shape = cat(&batch, &[rr, n]);
-    if let Device::Cuda(d) = a.device() {
-        if count == 0 || m == 0 || n == 0 {
-            let q = Array::<T>::eye(m, Some(qc), 0, a.device())?
-                .broadcast_to(&q_shape)?
-                .copy()?;
-            return Ok(Qr {
-                q: if mode == QrMode::R { None } else { Some(q) },
-                r: Array::zeros(&r_shape, a.device())?,
-            });
-        }
-        return qr_gpu(d, a, mode, &batch, m, n);
+    if let Backend::Cuda(c) = a.backend() {
+        return cuda::decomp::qr(c.dev(), a, mode, &batch, m, n);
     }
     let av = a.to_vec()?;
     let r = cpu_map(&av, count, m * n, |_, x| {
@@ -520,8 +379,9 @@ pub fn svd<T: Scalar>(a: &Array<T>, opts: SvdOptions) -> Result<Svd<T>> {
             },
         });
     }
-    match a.device() {
-        Device::Cpu => {
+    match a.backend() {
+        Backend::Cuda(c) => cuda::decomp::svd(c.dev(), a, opts, &batch, m, n),
+        Backend::Host(_) => {
             let av = a.to_vec()?;
             let r = cpu_map(&av, count, m * n, |_, x| {
                 let v = cpu::view(x, m, n);
@@ -562,159 +422,7 @@ pub fn svd<T: Scalar>(a: &Array<T>, opts: SvdOptions) -> Result<Svd<T>> {
                 },
             })
         }
-        Device::Cuda(d) => {
-            if route::gesvdj_batched(m, n, count) {
-                return svd_gesvdj_batched(d, a, opts, &batch, m, n);
-            }
-            let dev = a.device().clone();
-            let es = std::mem::size_of::<T>() as u64;
-            let rs = std::mem::size_of::<T::R>() as u64;
-            let job = if !opts.compute_uv {
-                b'N'
-            } else if opts.full_matrices {
-                b'A'
-            } else {
-                b'S'
-            };
-            let wide = n >= m;
-            // column-major matrix handed to gesvd: rows cm >= cols cn
-            let (f, cm, cn) = if wide {
-                (a.copy()?, n, m)
-            } else {
-                (transposed_copy(a)?, m, n)
-            };
-            let ucols = if opts.full_matrices { cm } else { cn };
-            let s = Array::<T::R>::zeros(&[count, cn], &dev)?;
-            let uu = Array::<T>::zeros(&[count, ucols.max(1), cm], &dev)?; // column-major cm x ucols
-            let vt = Array::<T>::zeros(&[count, cn, cn], &dev)?; // column-major cn x cn
-            let info = Array::<i32>::zeros(&[count], &dev)?;
-            {
-                let bound = Bound::get(d)?;
-                let h = bound.lock(d)?;
-                for i in 0..count {
-                    h.gesvd::<T>(
-                        job,
-                        cm,
-                        cn,
-                        ptr(&f) + (i * m * n) as u64 * es,
-                        s.cuda_view().map(|v| v.ptr).unwrap_or(0) + (i * cn) as u64 * rs,
-                        ptr(&uu) + (i * ucols.max(1) * cm) as u64 * es,
-                        cm,
-                        ptr(&vt) + (i * cn * cn) as u64 * es,
-                        cn,
-                        ptr_i32(&info) + 4 * i as u64,
-                    )?;
-                }
-            }
-            for &v in &info.to_vec()? {
-                if v > 0 {
-                    return Err(no_conv(op, v));
-                }
-            }
-            let s = s.reshape(&s_shape.iter().map(|&v| v as isize).collect::<Vec<_>>())?;
-            if !opts.compute_uv {
-                return Ok(Svd {
-                    u: None,
-                    s,
-                    vh: None,
-                });
-            }
-            let shp = |v: &[usize]| v.iter().map(|&x| x as isize).collect::<Vec<_>>();
-            let (u, vh) = if wide {
-                // Aᵀ = U' S V'ᴴ: U = conj(V') is vt's storage read row-major; Vᴴ = U'ᵀ is uu's
-                (vt.reshape(&shp(&u_shape))?, uu.reshape(&shp(&vh_shape))?)
-            } else {
-                // A = U S Vᴴ in column-major: transpose both back to row-major
-                (
-                    kernels::tile_copy(&uu.swapaxes(-1, -2)?, 0, 0, false)?
-                        .reshape(&shp(&u_shape))?,
-                    kernels::tile_copy(&vt.swapaxes(-1, -2)?, 0, 0, false)?
-                        .reshape(&shp(&vh_shape))?,
-                )
-            };
-            Ok(Svd {
-                u: Some(u),
-                s,
-                vh: Some(vh),
-            })
-        }
     }
-}
-
-/// [`svd`] of a stack of small matrices (`m, n <= 32`, see [`route`]) by one `gesvdjBatched`
-/// call. The storage of the row-major `A` is the column-major `X = Aᵀ` (`n x m`); with
-/// `X = U' Σ V'ᴴ` (the routine returns `V'`, not `V'ᴴ`, and always the full square factors),
-/// `A = conj(V') Σ U'ᵀ`: `vh = U'ᵀ` is `U'`'s storage read row-major (no copy for full
-/// matrices; the first `K` rows otherwise) and `u = conj(V')` one tiled conjugating transpose of
-/// `V'`'s storage (its first `K` columns for reduced matrices).
-fn svd_gesvdj_batched<T: Scalar>(
-    d: &cusci_core::CudaDevice,
-    a: &Array<T>,
-    opts: SvdOptions,
-    batch: &[usize],
-    m: usize,
-    n: usize,
-) -> Result<Svd<T>> {
-    let op = "svd";
-    let dev = a.device().clone();
-    let k = m.min(n);
-    let count = prod(batch);
-    let shp = |v: &[usize]| v.iter().map(|&x| x as isize).collect::<Vec<_>>();
-    // the routine destroys its input: a contiguous copy (= column-major Aᵀ)
-    let f = a.copy()?;
-    let s = Array::<T::R>::zeros(&[count, k], &dev)?;
-    // U' (n x n) and V' (m x m) per matrix, column-major; allocated without vectors too
-    let up = Array::<T>::empty(&[count, n, n], &dev)?;
-    let vp = Array::<T>::empty(&[count, m, m], &dev)?;
-    let info = Array::<i32>::zeros(&[count], &dev)?;
-    {
-        let bound = Bound::get(d)?;
-        let h = bound.lock(d)?;
-        h.gesvdj_batched::<T>(
-            opts.compute_uv,
-            n,
-            m,
-            ptr(&f),
-            s.cuda_view().map(|v| v.ptr).unwrap_or(0),
-            ptr(&up),
-            ptr(&vp),
-            ptr_i32(&info),
-            count,
-        )?;
-    }
-    check_conv_infos(op, &info.to_vec()?)?;
-    let s = s.reshape(&shp(&cat(batch, &[k])))?;
-    if !opts.compute_uv {
-        return Ok(Svd {
-            u: None,
-            s,
-            vh: None,
-        });
-    }
-    let (uc, vr) = if opts.full_matrices { (m, n) } else { (k, k) };
-    let vh = up.reshape(&shp(&cat(batch, &[n, n])))?;
-    let vh = if vr == n {
-        vh
-    } else {
-        kernels::tile_copy(
-            &vh.slice_axis(-2, Some(0), Some(vr as isize), 1)?,
-            0,
-            0,
-            false,
-        )?
-    };
-    let vt = vp.reshape(&shp(&cat(batch, &[m, m])))?.swapaxes(-1, -2)?;
-    let vt = if uc == m {
-        vt
-    } else {
-        vt.slice_axis(-1, Some(0), Some(uc as isize), 1)?
-    };
-    let u = kernels::tile_copy(&vt, 0, 0, T::DTYPE.is_complex())?;
-    Ok(Svd {
-        u: Some(u),
-        s,
-        vh: Some(vh),
-    })
 }
 
 /// Eigenvalues (ascending) and eigenvectors (columns) of Hermitian matrices (NumPy's
@@ -733,7 +441,8 @@ fn svd_gesvdj_batched<T: Scalar>(
 /// ```
 pub fn eigh<T: Scalar>(a: &Array<T>, lower: bool) -> Result<(Array<T::R>, Array<T>)> {
     let (w, v) = eigh_impl(a, lower, true)?;
-    Ok((w, v.expect("vectors requested")))
+    let v = v.ok_or_else(|| make::arg("eigh", "eigenvectors missing"))?;
+    Ok((w, v))
 }
 
 /// Eigenvalues (ascending) of Hermitian matrices (NumPy's `linalg.eigvalsh`).
@@ -767,8 +476,9 @@ fn eigh_impl<T: Scalar>(
             if vectors { Some(a.copy()?) } else { None },
         ));
     }
-    match a.device() {
-        Device::Cpu => {
+    match a.backend() {
+        Backend::Cuda(c) => cuda::decomp::eigh(c.dev(), a, lower, vectors, &batch, n),
+        Backend::Host(_) => {
             let av = a.to_vec()?;
             let r = cpu_map(&av, count, n * n, |_, x| {
                 let v = cpu::view(x, n, n);
@@ -798,138 +508,7 @@ fn eigh_impl<T: Scalar>(
                 },
             ))
         }
-        Device::Cuda(d) => {
-            let dev = a.device().clone();
-            let f = a.copy()?;
-            let w = Array::<T::R>::zeros(&[count, n], &dev)?;
-            let info = Array::<i32>::zeros(&[count], &dev)?;
-            {
-                let bound = Bound::get(d)?;
-                let h = bound.lock(d)?;
-                let es = std::mem::size_of::<T>() as u64;
-                let rs = std::mem::size_of::<T::R>() as u64;
-                let wp = w.cuda_view().map(|v| v.ptr).unwrap_or(0);
-                // storage = conj(A) column-major; row-major lower = column-major upper; both
-                // routes write ascending eigenvalues and the eigenvectors over the storage
-                if route::syevj_batched(n, count) {
-                    h.syevj_batched::<T>(vectors, lower, n, ptr(&f), wp, ptr_i32(&info), count)?;
-                } else {
-                    for i in 0..count {
-                        h.syevd::<T>(
-                            vectors,
-                            lower,
-                            n,
-                            ptr(&f) + (i * n * n) as u64 * es,
-                            wp + (i * n) as u64 * rs,
-                            ptr_i32(&info) + 4 * i as u64,
-                        )?;
-                    }
-                }
-            }
-            check_conv_infos(op, &info.to_vec()?)?;
-            let w = w.reshape(&w_shape.iter().map(|&v| v as isize).collect::<Vec<_>>())?;
-            if !vectors {
-                return Ok((w, None));
-            }
-            // the storage read row-major is Vᴴ
-            // real: V is a view of the column-major result (as CuPy's F-ordered one), no copy;
-            // complex: V = conj of the storage read row-major, one tiled pass
-            let v = if T::DTYPE.is_complex() {
-                kernels::tile_copy(&f.swapaxes(-1, -2)?, 0, 0, true)?
-            } else {
-                f.swapaxes(-1, -2)?
-            };
-            Ok((w, Some(v)))
-        }
     }
-}
-
-fn qr_gpu<T: Scalar>(
-    d: &cusci_core::CudaDevice,
-    a: &Array<T>,
-    mode: QrMode,
-    batch: &[usize],
-    m: usize,
-    n: usize,
-) -> Result<Qr<T>> {
-    let op = "qr";
-    let dev = a.device().clone();
-    let k = m.min(n);
-    let count = prod(batch);
-    // complete Q of a tall matrix: A is placed in an m x m buffer [A 0]
-    let pad = mode == QrMode::Complete && m > n;
-    let cols = if pad { m } else { n };
-    // column-major A (or [A 0]) is the row-major storage of its transpose
-    let f = if pad {
-        crate::matmul(&Array::<T>::eye(m, Some(n), 0, &dev)?, &a.swapaxes(-1, -2)?)?
-    } else {
-        transposed_copy(a)?
-    };
-    // the reflectors of A's own n columns only (k of them); orgqr then builds all m columns of
-    // Q from those k reflectors in the m x m buffer (LAPACK's dorgqr with N = m > K = n), so no
-    // reflector is computed from the zero padding
-    let kk = k;
-    let tau = Array::<T>::zeros(&[count, kk.max(1)], &dev)?;
-    let info = Array::<i32>::zeros(&[count], &dev)?;
-    let es = std::mem::size_of::<T>() as u64;
-    let bound = Bound::get(d)?;
-    {
-        let h = bound.lock(d)?;
-        for i in 0..count {
-            h.geqrf::<T>(
-                m,
-                n,
-                ptr(&f) + (i * m * cols) as u64 * es,
-                ptr(&tau) + (i * kk) as u64 * es,
-                ptr_i32(&info) + 4 * i as u64,
-            )?;
-        }
-    }
-    // R: the upper triangle of the first rr rows (of the first n columns)
-    let rr = if mode == QrMode::Complete { m } else { k };
-    let shp = |v: &[usize]| v.iter().map(|&x| x as isize).collect::<Vec<_>>();
-    let fv = f.reshape(&shp(&cat(batch, &[cols, m])))?.swapaxes(-1, -2)?; // (.., m, cols) view
-    let rv = fv
-        .slice_axis(-2, Some(0), Some(rr as isize), 1)?
-        .slice_axis(-1, Some(0), Some(n as isize), 1)?;
-    let r = tri(&rv, 0, false)?;
-    if mode == QrMode::R {
-        check_infos(op, &info)?;
-        return Ok(Qr { q: None, r });
-    }
-    let qc = if mode == QrMode::Complete { m } else { k };
-    {
-        let h = bound.lock(d)?;
-        for i in 0..count {
-            h.orgqr::<T>(
-                m,
-                qc,
-                kk,
-                ptr(&f) + (i * m * cols) as u64 * es,
-                ptr(&tau) + (i * kk) as u64 * es,
-                ptr_i32(&info) + 4 * i as u64,
-            )?;
-        }
-    }
-    check_infos(op, &info)?;
-    let q = kernels::tile_copy(
-        &f.reshape(&shp(&cat(batch, &[cols, m])))?
-            .slice_axis(-2, Some(0), Some(qc as isize), 1)?
-            .swapaxes(-1, -2)?,
-        0,
-        0,
-        false,
-    )?;
-    Ok(Qr { q: Some(q), r })
-}
-
-fn check_infos(op: &str, info: &Array<i32>) -> Result<()> {
-    for &v in &info.to_vec()? {
-        if v < 0 {
-            return Err(make::arg(op, format!("cuSOLVER rejected argument {}", -v)));
-        }
-    }
-    Ok(())
 }
 
 /// Options of [`solve_triangular`] (SciPy's keyword arguments).
@@ -983,7 +562,7 @@ pub fn solve_triangular<T: Scalar>(
             format!("a is {:?} but b is {:?}", a.shape(), b.shape()),
         ));
     }
-    let batch = crate::util::broadcast_shapes(op, &ba, &bb)?;
+    let batch = broadcast_shapes(op, &ba, &bb)?;
     crate::util::check_finite(op, a)?;
     crate::util::check_finite(op, b)?;
     let count = prod(&batch);
@@ -993,26 +572,19 @@ pub fn solve_triangular<T: Scalar>(
         Array::zeros(&out_shape, a.device())?
     } else {
         let ab = a.broadcast_to(&cat(&batch, &[n, n]))?;
-        if !opts.unit_diagonal {
-            let zero = match a.device() {
-                Device::Cpu => {
-                    let av = ab.to_vec()?;
-                    (0..count * n)
-                        .find(|&z| av[(z / n) * n * n + (z % n) * (n + 1)] == T::zero())
-                        .map(|z| (z / n, z % n))
-                }
-                Device::Cuda(_) => kernels::diagonal(&ab, false, true)?.1,
-            };
-            if let Some((mat, z)) = zero {
-                return Err(Error::Singular {
-                    op: op.into(),
-                    index: which(batched, mat, z),
-                });
-            }
-        }
-        match a.device() {
-            Device::Cpu => {
+        match a.backend() {
+            Backend::Host(_) => {
                 let av = ab.to_vec()?;
+                if !opts.unit_diagonal {
+                    let zero = (0..count * n)
+                        .find(|&z| av[(z / n) * n * n + (z % n) * (n + 1)] == T::zero());
+                    if let Some(z) = zero {
+                        return Err(Error::Singular {
+                            op: op.into(),
+                            index: which(batched, z / n, z % n),
+                        });
+                    }
+                }
                 let bv = b2.broadcast_to(&out_shape)?.to_vec()?;
                 let xs = cpu_map(&av, count, n * n, |i, m| {
                     let mut x = bv[i * n * k..(i + 1) * n * k].to_vec();
@@ -1021,54 +593,7 @@ pub fn solve_triangular<T: Scalar>(
                 })?;
                 cpu_array(xs.concat(), &out_shape)?
             }
-            Device::Cuda(d) => {
-                let f = ab.contiguous()?;
-                let bt = transposed_copy(&b2.broadcast_to(&out_shape)?)?;
-                // storage = column-major aᵀ: lower <-> upper, and op(a) = op'(aᵀ)
-                let (tr, cj) = match opts.trans {
-                    0 => (true, false),
-                    1 => (false, false),
-                    _ => (false, true),
-                };
-                let es = std::mem::size_of::<T>() as u64;
-                {
-                    let bound = Bound::get(d)?;
-                    let h = bound.lock(d)?;
-                    if opts.trans == 2 {
-                        // aᴴ x = b  <=>  (aᵀ)ᵀ... with conj: conj(aᵀ) x = b; solve aᵀ conj(x) = conj(b)
-                        let btc = bt.conj()?;
-                        for i in 0..count {
-                            h.trsm::<T>(
-                                opts.lower,
-                                false,
-                                false,
-                                opts.unit_diagonal,
-                                n,
-                                k,
-                                ptr(&f) + (i * n * n) as u64 * es,
-                                ptr(&btc) + (i * n * k) as u64 * es,
-                            )?;
-                        }
-                        drop(h);
-                        let _ = cj;
-                        let x = btc.conj()?.swapaxes(-1, -2)?.contiguous()?;
-                        return if vector { x.index_axis(-1, 0) } else { Ok(x) };
-                    }
-                    for i in 0..count {
-                        h.trsm::<T>(
-                            opts.lower,
-                            tr,
-                            false,
-                            opts.unit_diagonal,
-                            n,
-                            k,
-                            ptr(&f) + (i * n * n) as u64 * es,
-                            ptr(&bt) + (i * n * k) as u64 * es,
-                        )?;
-                    }
-                }
-                bt.swapaxes(-1, -2)?.contiguous()?
-            }
+            Backend::Cuda(c) => cuda::decomp::solve_triangular(c.dev(), &ab, &b2, &batch, opts)?,
         }
     };
     if vector {
@@ -1157,8 +682,8 @@ pub fn qr_raw<T: Scalar>(a: &Array<T>) -> Result<QrRaw<T>> {
     if count == 0 || k == 0 {
         return finish(a.copy()?, Array::zeros(&tau_shape, a.device())?);
     }
-    match a.device() {
-        Device::Cpu => {
+    match a.backend() {
+        Backend::Host(_) => {
             let av = a.to_vec()?;
             let r = cpu_map(&av, count, m * n, |_, x| {
                 let mut h = x.to_vec();
@@ -1173,27 +698,8 @@ pub fn qr_raw<T: Scalar>(a: &Array<T>) -> Result<QrRaw<T>> {
             }
             finish(cpu_array(hs, &h_shape)?, cpu_array(ts, &tau_shape)?)
         }
-        Device::Cuda(d) => {
-            let dev = a.device().clone();
-            let f = transposed_copy(a)?; // column-major A
-            let tau = Array::<T>::zeros(&[count, k], &dev)?;
-            let info = Array::<i32>::zeros(&[count], &dev)?;
-            let es = std::mem::size_of::<T>() as u64;
-            {
-                let bound = Bound::get(d)?;
-                let h = bound.lock(d)?;
-                for i in 0..count {
-                    h.geqrf::<T>(
-                        m,
-                        n,
-                        ptr(&f) + (i * m * n) as u64 * es,
-                        ptr(&tau) + (i * k) as u64 * es,
-                        ptr_i32(&info) + 4 * i as u64,
-                    )?;
-                }
-            }
-            check_infos(op, &info)?;
-            let h = kernels::tile_copy(&f.swapaxes(-1, -2)?, 0, 0, false)?;
+        Backend::Cuda(c) => {
+            let (h, tau) = cuda::decomp::qr_raw(c.dev(), a, count, m, n)?;
             finish(h, tau.reshape(&shp(&tau_shape))?)
         }
     }

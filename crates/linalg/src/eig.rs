@@ -2,10 +2,9 @@
 //! cuSOLVER's `Xgeev` on the GPU (CUDA 12.6 and later; with an older cuSOLVER the matrices are
 //! solved on the host and the results copied back to the device).
 
-use crate::cuda::{has_xgeev, ptr, Bound};
-use crate::util::{cat, check_finite, cpu_array, cpu_map, prod, square_dims, transposed_copy};
-use crate::{cpu, Scalar};
-use cusci_core::{Array, Device, Error, Float, Result};
+use crate::util::{cat, check_finite, cpu_array, cpu_map, prod, square_dims};
+use crate::{cpu, cuda, Scalar};
+use cusci_core::{Array, Backend, Error, Float, Result};
 
 /// Eigenvalues and right eigenvectors of square matrices (NumPy's `linalg.eig`, SciPy's
 /// `linalg.eig` with `left=False`): `w` (`(..., N)`) and `v` (`(..., N, N)`) with
@@ -40,7 +39,7 @@ pub fn eigvals<T: Scalar>(a: &Array<T>) -> Result<Array<T::C>> {
     Ok(eig_impl(a, false)?.0)
 }
 
-fn no_conv(op: &str, info: i32) -> Error {
+pub(crate) fn no_conv(op: &str, info: i32) -> Error {
     // `residual` carries cuSOLVER's info (the number of eigenvalues that did not converge)
     Error::NoConvergence {
         op: op.into(),
@@ -65,81 +64,15 @@ fn eig_impl<T: Scalar>(a: &Array<T>, vectors: bool) -> Result<(Array<T::C>, Opti
         return Ok((Array::zeros(&w_shape, a.device())?, v));
     }
     check_finite(op, a)?;
-    match a.device() {
-        Device::Cpu => eig_cpu(op, a, vectors, count, n, &w_shape, &v_shape),
-        Device::Cuda(d) => {
-            let bound = Bound::get(d)?;
-            if !has_xgeev() {
-                let (w, v) = eig_cpu(
-                    op,
-                    &a.to_device(&Device::Cpu)?,
-                    vectors,
-                    count,
-                    n,
-                    &w_shape,
-                    &v_shape,
-                )?;
-                let v = match v {
-                    Some(v) => Some(v.to_device(a.device())?),
-                    None => None,
-                };
-                return Ok((w.to_device(a.device())?, v));
-            }
-            let dev = a.device().clone();
-            // Xgeev on the complex matrix: real inputs are promoted (the eigenvectors of a real
-            // matrix come back from LAPACK packed in real pairs; the complex solve returns them
-            // as they are, with the same normalisation)
-            let f = transposed_copy(&a.astype::<T::C>()?)?; // column-major A
-            let w = Array::<T::C>::empty(&[count, n], &dev)?;
-            let vr = if vectors {
-                Array::<T::C>::empty(&[count, n, n], &dev)?
-            } else {
-                Array::<T::C>::empty(&[1], &dev)?
-            };
-            let info = Array::<i32>::zeros(&[count], &dev)?;
-            let es = std::mem::size_of::<T::C>() as u64;
-            let mut hosts = Vec::with_capacity(count);
-            {
-                let h = bound.lock(d)?;
-                for i in 0..count {
-                    hosts.push(h.geev::<T::C>(
-                        vectors,
-                        n,
-                        ptr(&f) + (i * n * n) as u64 * es,
-                        ptr(&w) + (i * n) as u64 * es,
-                        if vectors {
-                            ptr(&vr) + (i * n * n) as u64 * es
-                        } else {
-                            ptr(&vr)
-                        },
-                        ptr(&info) + 4 * i as u64,
-                    )?);
-                }
-            }
-            // one small read-back after all the work is queued (it synchronises the stream)
-            let infos = info.to_vec()?;
-            drop(hosts);
-            if let Some(&v) = infos.iter().find(|&&v| v != 0) {
-                return Err(if v > 0 {
-                    no_conv(op, v)
-                } else {
-                    cusci_core::error::make::arg(op, format!("cuSOLVER rejected argument {}", -v))
-                });
-            }
-            let shp = |v: &[usize]| v.iter().map(|&x| x as isize).collect::<Vec<_>>();
-            let w = w.reshape(&shp(&w_shape))?;
-            if !vectors {
-                return Ok((w, None));
-            }
-            // column-major VR read row-major is VRᵀ
-            let v = vr.reshape(&shp(&v_shape))?.swapaxes(-1, -2)?.copy()?;
-            Ok((w, Some(v)))
-        }
+    match a.backend() {
+        Backend::Host(_) => eig_cpu(op, a, vectors, count, n, &w_shape, &v_shape),
+        Backend::Cuda(c) => cuda::eig::eig(c.dev(), op, a, vectors, &batch, n),
     }
 }
 
+/// `eig` on the CPU (faer) of the `count` matrices `n x n` of `a` (none empty).
 #[allow(clippy::type_complexity)]
-fn eig_cpu<T: Scalar>(
+pub(crate) fn eig_cpu<T: Scalar>(
     op: &str,
     a: &Array<T>,
     vectors: bool,

@@ -47,8 +47,9 @@ pub use special::{
 };
 pub use tensor::{einsum, tensorinv, tensorsolve};
 
-/// Every CUDA module source of this crate (name, source), for the compile checks of the tests.
+/// The NVRTC kernel modules of this crate, for the compile checks of its tests
+/// ([`cusci_core::testing::compile_modules`]).
 #[doc(hidden)]
-pub fn __kernel_sources() -> Vec<(String, String)> {
-    cuda::kernels::all_sources()
+pub fn kernel_modules() -> Vec<&'static cusci_core::KernelModule> {
+    vec![&cuda::kernels::KERNELS, &cuda::kernels::SMALL_SOLVE]
 }

@@ -220,7 +220,8 @@ pub fn pinv<T: Scalar>(a: &Array<T>, rcond: Option<f64>) -> Result<Array<T>> {
             compute_uv: true,
         },
     )?;
-    let (u, s, vh) = (r.u.expect("u"), r.s, r.vh.expect("vh"));
+    let missing = || make::arg("pinv", "singular vectors missing");
+    let (u, s, vh) = (r.u.ok_or_else(missing)?, r.s, r.vh.ok_or_else(missing)?);
     let rc = rcond.unwrap_or(m.max(n) as f64 * T::eps());
     let cutoff = s
         .slice_axis(-1, Some(0), Some(1), 1)?
@@ -420,7 +421,8 @@ pub fn matrix_power<T: Scalar>(a: &Array<T>, n: i64) -> Result<Array<T>> {
         }
         p = matmul(&p, &p)?;
     }
-    Ok(result.expect("n != 0"))
+    // n != 0: its lowest set bit made the result
+    result.ok_or_else(|| make::arg("matrix_power", "empty product"))
 }
 
 /// Matrix exponential (SciPy's `linalg.expm`) by scaling and squaring with the degree-13 Padé

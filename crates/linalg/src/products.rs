@@ -6,11 +6,11 @@
 //! (`a.t()`) is passed with the transpose flag instead of being copied; an operand whose batch is
 //! one matrix is broadcast with a batch stride of zero.
 
-use crate::cuda::Bound;
-use crate::util::{broadcast_shapes, cat, cpu_array, mat_dims, prod, same_device};
-use crate::{cpu, Scalar};
+use crate::util::{cat, cpu_array, mat_dims, prod, same_device};
+use crate::{cpu, cuda, Scalar};
+use cusci_core::array::layout::{broadcast_shapes, norm_axis};
 use cusci_core::error::make;
-use cusci_core::{Array, Device, Result};
+use cusci_core::{Array, Backend, Result};
 use rayon::prelude::*;
 
 /// Matrix product of two arrays with NumPy's `matmul` rules (`a @ b`).
@@ -78,8 +78,8 @@ fn matmul_nd<T: Scalar>(op: &str, a: &Array<T>, b: &Array<T>) -> Result<Array<T>
     if count == 0 || m == 0 || n == 0 || k == 0 {
         return Array::zeros(&out_shape, a.device());
     }
-    match a.device() {
-        Device::Cpu => {
+    match a.backend() {
+        Backend::Host(_) => {
             let av = a.broadcast_to(&cat(&batch, &[m, k]))?.to_vec()?;
             let bv = b.broadcast_to(&cat(&batch, &[k, n]))?.to_vec()?;
             let mut c = vec![T::zero(); count * m * n];
@@ -105,64 +105,8 @@ fn matmul_nd<T: Scalar>(op: &str, a: &Array<T>, b: &Array<T>) -> Result<Array<T>
             }
             cpu_array(c, &out_shape)
         }
-        Device::Cuda(d) => {
-            let (a_arr, a_t, sa) = gpu_operand(a, &batch, m, k)?;
-            let (b_arr, b_t, sb) = gpu_operand(b, &batch, k, n)?;
-            // every element is written by the GEMM (beta = 0): no fill pass
-            let c = Array::<T>::empty(&out_shape, a.device())?;
-            let bound = Bound::get(d)?;
-            let h = bound.lock(d)?;
-            // column-major: Cᵀ (n x m) = op(B') (n x k) · op(A') (k x m)
-            h.gemm::<T>(
-                b_t,
-                a_t,
-                n,
-                m,
-                k,
-                crate::cuda::ptr(&b_arr),
-                if b_t { k } else { n },
-                sb,
-                crate::cuda::ptr(&a_arr),
-                if a_t { m } else { k },
-                sa,
-                crate::cuda::ptr(&c),
-                n,
-                m * n,
-                count,
-            )?;
-            Ok(c)
-        }
+        Backend::Cuda(c) => cuda::products::matmul(c.dev(), a, b, &batch),
     }
-}
-
-/// A GPU operand `(rows x cols)` of a batched product: the array whose storage is used, whether
-/// that storage holds the matrix column-major (a transposed view), and the batch stride.
-fn gpu_operand<T: Scalar>(
-    x: &Array<T>,
-    batch: &[usize],
-    rows: usize,
-    cols: usize,
-) -> Result<(Array<T>, bool, usize)> {
-    let xb = &x.shape()[..x.ndim() - 2];
-    let nb = prod(xb);
-    let st = x.strides();
-    let nd = x.ndim();
-    if nb == 1 {
-        // one matrix: broadcast with stride 0; a transposed view is used as it is
-        let col_major = rows > 1 && cols > 1 && st[nd - 2] == 1 && st[nd - 1] == rows as isize;
-        if col_major {
-            return Ok((x.clone(), true, 0));
-        }
-        return Ok((x.contiguous()?, false, 0));
-    }
-    let padded: Vec<usize> = std::iter::repeat_n(1, batch.len() - xb.len())
-        .chain(xb.iter().copied())
-        .collect();
-    if padded == batch {
-        return Ok((x.contiguous()?, false, rows * cols));
-    }
-    let full = x.broadcast_to(&cat(batch, &[rows, cols]))?.copy()?;
-    Ok((full, false, rows * cols))
 }
 
 /// Dot product with NumPy's `dot` rules: 1-D·1-D is the inner product (a 0-d array), 2-D·2-D the
@@ -254,20 +198,15 @@ pub fn outer<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
     x.mul(&y)
 }
 
+/// The axes normalised, in the order given (they pair with the other operand's), none repeated.
 fn norm_axes(op: &str, axes: &[isize], nd: usize) -> Result<Vec<usize>> {
     let mut out = Vec::new();
     for &ax in axes {
-        let a = if ax < 0 { ax + nd as isize } else { ax };
-        if a < 0 || a >= nd as isize {
-            return Err(make::arg(
-                op,
-                format!("axis {ax} out of range for {nd} dimensions"),
-            ));
-        }
-        if out.contains(&(a as usize)) {
+        let a = norm_axis(op, ax, nd)?;
+        if out.contains(&a) {
             return Err(make::arg(op, format!("repeated axis {ax}")));
         }
-        out.push(a as usize);
+        out.push(a);
     }
     Ok(out)
 }

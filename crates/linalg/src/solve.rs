@@ -9,21 +9,18 @@
 //! Finiteness flags and `info` are read back once, after all the work is queued (this
 //! synchronises) and become `InvalidArgument` / `Error::Singular`.
 
-use crate::cuda::{kernels, ptr, Bound};
-use crate::util::{
-    broadcast_shapes, cat, cpu_array, cpu_map, mat_dims, prod, same_device, square_dims,
-    transposed_copy, which,
-};
-use crate::{cpu, Scalar};
+use crate::util::{cat, cpu_array, cpu_map, mat_dims, prod, same_device, square_dims, which};
+use crate::{cpu, cuda, Scalar};
+use cusci_core::array::layout::broadcast_shapes;
 use cusci_core::error::make;
-use cusci_core::{Array, CudaDevice, Device, Error, Result};
+use cusci_core::{Array, Backend, Device, Error, Result};
 
 /// Up to this order `solve` and `inv` run on the GPU as one kernel for the whole stack (LU with
 /// partial pivoting in registers, a warp's lanes holding the rows) and `det`/`slogdet` of a stack
 /// use cuBLAS's batched LU; above it, one cuSOLVER `Xgetrf` per matrix.
 pub const BATCHED_LU_MAX_N: usize = 32;
 
-fn singular(op: &str, index: usize) -> Error {
+pub(crate) fn singular(op: &str, index: usize) -> Error {
     Error::Singular {
         op: op.into(),
         index,
@@ -34,141 +31,10 @@ fn singular(op: &str, index: usize) -> Error {
 /// finds it: the GPU reports it too, on its error path only (the GPU factors the transposed
 /// storage, or the rows in another order, whose first zero pivot can be another one), so that
 /// the error is the same on both devices.
-fn cpu_pivot<T: Scalar>(a: &Array<T>, n: usize) -> Result<usize> {
+pub(crate) fn cpu_pivot<T: Scalar>(a: &Array<T>, n: usize) -> Result<usize> {
     let mut lu = a.to_vec()?;
     let mut piv = vec![0; n];
     Ok(cpu::lu_inplace(&mut lu, n, n, &mut piv).unwrap_or(0))
-}
-
-/// Pivots of a GPU LU of a stack: `Xgetrf`'s (i64, 1-based) or `getrfBatched`'s (i32, 1-based).
-enum GpuPiv {
-    X(Array<i64>),
-    Batched(Array<i32>, Array<i64>),
-}
-
-/// LU-factors in place the `count` column-major `m x n` matrices stored back to back in `f`,
-/// returns the pivots and the per-matrix `info` (read back: synchronises).
-fn gpu_getrf<T: Scalar>(
-    d: &CudaDevice,
-    f: &Array<T>,
-    count: usize,
-    m: usize,
-    n: usize,
-) -> Result<(GpuPiv, Vec<i32>)> {
-    let dev = Device::Cuda(d.clone());
-    let bound = Bound::get(d)?;
-    let h = bound.lock(d)?;
-    let es = std::mem::size_of::<T>() as u64;
-    if m == n && n <= BATCHED_LU_MAX_N && count > 1 {
-        let base = ptr(f);
-        let ptrs: Vec<i64> = (0..count)
-            .map(|i| (base + (i * n * n) as u64 * es) as i64)
-            .collect();
-        let ptrs = Array::from_vec(ptrs, &[count], &dev)?;
-        let piv = Array::<i32>::zeros(&[count, n], &dev)?;
-        let info = Array::<i32>::zeros(&[count], &dev)?;
-        h.getrf_batched::<T>(n, ptr_i64(&ptrs), ptr_i32(&piv), ptr_i32(&info), count)?;
-        drop(h);
-        let infos = info.to_vec()?;
-        return Ok((GpuPiv::Batched(piv, ptrs), infos));
-    }
-    let k = m.min(n);
-    let piv = Array::<i64>::zeros(&[count, k.max(1)], &dev)?;
-    let info = Array::<i32>::zeros(&[count], &dev)?;
-    for i in 0..count {
-        h.getrf::<T>(
-            m,
-            n,
-            ptr(f) + (i * m * n) as u64 * es,
-            m,
-            ptr_i64(&piv) + (i * k.max(1) * 8) as u64,
-            ptr_i32(&info) + (i * 4) as u64,
-        )?;
-    }
-    drop(h);
-    let infos = info.to_vec()?;
-    Ok((GpuPiv::X(piv), infos))
-}
-
-pub(crate) fn ptr_i64(a: &Array<i64>) -> u64 {
-    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
-}
-pub(crate) fn ptr_i32(a: &Array<i32>) -> u64 {
-    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
-}
-
-/// Solves with the factors of `gpu_getrf` (square `n`): `bt` holds `count` column-major `n x k`
-/// right-hand sides, overwritten by the solutions. `trans`/`conj` apply to the factored matrix.
-#[allow(clippy::too_many_arguments)]
-fn gpu_getrs<T: Scalar>(
-    d: &CudaDevice,
-    f: &Array<T>,
-    piv: &GpuPiv,
-    count: usize,
-    n: usize,
-    bt: &Array<T>,
-    k: usize,
-    trans: bool,
-    conj: bool,
-) -> Result<()> {
-    let dev = Device::Cuda(d.clone());
-    let bound = Bound::get(d)?;
-    let h = bound.lock(d)?;
-    let es = std::mem::size_of::<T>() as u64;
-    match piv {
-        GpuPiv::Batched(p, aptrs) => {
-            if conj && T::DTYPE.is_complex() {
-                return Err(make::not_implemented("lu_solve (trans=2, batched)", &dev));
-            }
-            let base = ptr(bt);
-            let bptrs: Vec<i64> = (0..count)
-                .map(|i| (base + (i * n * k) as u64 * es) as i64)
-                .collect();
-            let bptrs = Array::from_vec(bptrs, &[count], &dev)?;
-            h.getrs_batched::<T>(
-                trans,
-                n,
-                k,
-                ptr_i64(aptrs),
-                ptr_i32(p),
-                ptr_i64(&bptrs),
-                count,
-            )?;
-            drop(h);
-            // the pointer array must outlive the launch: it is freed stream-ordered after it
-            drop(bptrs);
-        }
-        GpuPiv::X(p) => {
-            let info = Array::<i32>::zeros(&[count], &dev)?;
-            for i in 0..count {
-                h.getrs::<T>(
-                    trans,
-                    conj,
-                    n,
-                    k,
-                    ptr(f) + (i * n * n) as u64 * es,
-                    n,
-                    ptr_i64(p) + (i * n.max(1) * 8) as u64,
-                    ptr(bt) + (i * n * k) as u64 * es,
-                    n,
-                    ptr_i32(&info) + (i * 4) as u64,
-                )?;
-            }
-        }
-    }
-    Ok(())
-}
-
-fn first_singular(op: &str, infos: &[i32], batched: bool) -> Result<()> {
-    for (i, &v) in infos.iter().enumerate() {
-        if v > 0 {
-            return Err(singular(op, which(batched, i, v as usize - 1)));
-        }
-        if v < 0 {
-            return Err(make::arg(op, format!("cuSOLVER rejected argument {}", -v)));
-        }
-    }
-    Ok(())
 }
 
 /// Solves `a @ x = b` for `x` (NumPy's `linalg.solve`, NumPy 2 rules): `a` is `(..., N, N)`; `b`
@@ -206,139 +72,55 @@ pub fn solve<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T>> {
         ));
     }
     let batch = broadcast_shapes(op, &ba, &bb)?;
-    if let Device::Cpu = a.device() {
-        crate::util::check_finite(op, a)?;
-        crate::util::check_finite(op, b)?;
-    }
-    // on the GPU the finiteness check is part of solve_impl's passes and status read
-    let x = solve_impl(op, a, Some(&b2), &batch, n, k)?;
+    let x = match a.backend() {
+        Backend::Host(_) => {
+            crate::util::check_finite(op, a)?;
+            crate::util::check_finite(op, b)?;
+            solve_cpu(op, a, Some(&b2), &batch, k)?
+        }
+        // the finiteness checks are part of the GPU's passes and status read
+        Backend::Cuda(c) => cuda::solve::solve(c.dev(), op, a, Some(&b2), &batch, k)?,
+    };
     if vector {
         return x.index_axis(-1, 0);
     }
     Ok(x)
 }
 
-/// Shared by solve and inv: `a x = b` for `b` (`None`: the identity, `k = n`). On the GPU this
-/// also checks `a` and `b` for NaN and infinity (SciPy's `check_finite`), in the same passes, and
-/// reads every status back once, after all the work is queued.
-fn solve_impl<T: Scalar>(
+/// Shared by `solve` and `inv` on the CPU: `a x = b` for `b` (`None`: the identity, `k = n`),
+/// `a` and `b` broadcast to `batch`.
+fn solve_cpu<T: Scalar>(
     op: &str,
     a: &Array<T>,
     b: Option<&Array<T>>,
     batch: &[usize],
-    n: usize,
     k: usize,
 ) -> Result<Array<T>> {
+    let n = a.shape()[a.ndim() - 1];
     let count = prod(batch);
     let out_shape = cat(batch, &[n, k]);
     if count == 0 || n == 0 || k == 0 {
-        if let Device::Cuda(_) = a.device() {
-            // the GPU's check is otherwise part of the work below: same errors as the CPU
-            crate::util::check_finite(op, a)?;
-            if let Some(b) = b {
-                crate::util::check_finite(op, b)?;
-            }
-        }
         return Array::zeros(&out_shape, a.device());
     }
     let batched = !batch.is_empty();
-    match a.device() {
-        Device::Cpu => {
-            let av = a.broadcast_to(&cat(batch, &[n, n]))?.to_vec()?;
-            let bv = match b {
-                Some(b) => b.broadcast_to(&out_shape)?.to_vec()?,
-                None => crate::util::eye::<T>(n, a.device())?
-                    .broadcast_to(&out_shape)?
-                    .to_vec()?,
-            };
-            let xs = cpu_map(&av, count, n * n, |i, m| {
-                let mut lu = m.to_vec();
-                let mut piv = vec![0; n];
-                if let Some(z) = cpu::lu_inplace(&mut lu, n, n, &mut piv) {
-                    return Err(singular(op, which(batched, i, z)));
-                }
-                let mut x = bv[i * n * k..(i + 1) * n * k].to_vec();
-                cpu::lu_solve_inplace(&lu, &piv, n, &mut x, k, 0);
-                Ok(x)
-            })?;
-            cpu_array(xs.concat(), &out_shape)
+    let av = a.broadcast_to(&cat(batch, &[n, n]))?.to_vec()?;
+    let bv = match b {
+        Some(b) => b.broadcast_to(&out_shape)?.to_vec()?,
+        None => Array::<T>::eye(n, None, 0, a.device())?
+            .broadcast_to(&out_shape)?
+            .to_vec()?,
+    };
+    let xs = cpu_map(&av, count, n * n, |i, m| {
+        let mut lu = m.to_vec();
+        let mut piv = vec![0; n];
+        if let Some(z) = cpu::lu_inplace(&mut lu, n, n, &mut piv) {
+            return Err(singular(op, which(batched, i, z)));
         }
-        Device::Cuda(d) => {
-            if n <= BATCHED_LU_MAX_N {
-                // one kernel: LU in registers, substitutions, finiteness, singularity
-                let ac = a.broadcast_to(&cat(batch, &[n, n]))?.contiguous()?;
-                let bc = match b {
-                    Some(b) => Some(b.broadcast_to(&out_shape)?.contiguous()?),
-                    None => None,
-                };
-                let (x, st) = kernels::small_solve(&ac, bc.as_ref(), count, n, k)?;
-                if st.nonfinite {
-                    return Err(crate::util::nonfinite(op));
-                }
-                if let Some((s, z)) = st.singular {
-                    let z = if batched { z } else { cpu_pivot(a, n)? };
-                    return Err(singular(op, which(batched, s, z)));
-                }
-                return x.reshape(&out_shape.iter().map(|&v| v as isize).collect::<Vec<_>>());
-            }
-            // status: [non-finite flag, getrf info per matrix, getrs info per matrix]
-            let status = Array::<i32>::zeros(&[1 + 2 * count], a.device())?;
-            let f = kernels::checked_copy(&a.broadcast_to(&cat(batch, &[n, n]))?, &status)?;
-            let info = kernels::addr(&status) + 4;
-            let info_s = info + 4 * count as u64;
-            let piv = Array::<i64>::empty(&[count, n], a.device())?;
-            // b: the column-major right-hand sides. For the identity (inv) no transposes at all:
-            // the storage of A is Aᵀ column-major, and solving Aᵀ Y = I (trans N) gives
-            // Y = A⁻ᵀ column-major, whose storage read row-major is A⁻¹.
-            let (bt, trans) = match b {
-                Some(b) => {
-                    let bt = transposed_copy(&b.broadcast_to(&out_shape)?)?;
-                    kernels::finite_copy(&bt, None, kernels::addr(&status))?;
-                    (bt, true)
-                }
-                None => (kernels::eye_batch::<T>(n, count, a.device())?, false),
-            };
-            {
-                let bound = Bound::get(d)?;
-                let h = bound.lock(d)?;
-                let es = std::mem::size_of::<T>() as u64;
-                for i in 0..count {
-                    let fi = ptr(&f) + (i * n * n) as u64 * es;
-                    let pi = ptr_i64(&piv) + (i * n * 8) as u64;
-                    h.getrf::<T>(n, n, fi, n, pi, info + 4 * i as u64)?;
-                    h.getrs::<T>(
-                        trans,
-                        false,
-                        n,
-                        k,
-                        fi,
-                        n,
-                        pi,
-                        ptr(&bt) + (i * n * k) as u64 * es,
-                        n,
-                        info_s + 4 * i as u64,
-                    )?;
-                }
-            }
-            // the one synchronisation: flag and infos together
-            let st = status.to_vec()?;
-            if st[0] != 0 {
-                return Err(crate::util::nonfinite(op));
-            }
-            match first_singular(op, &st[1..1 + count], batched) {
-                Err(Error::Singular { .. }) if !batched => {
-                    return Err(singular(op, cpu_pivot(a, n)?));
-                }
-                r => r?,
-            }
-            let shape: Vec<isize> = out_shape.iter().map(|&v| v as isize).collect();
-            if trans {
-                transposed_copy(&bt)?.reshape(&shape)
-            } else {
-                bt.reshape(&shape)
-            }
-        }
-    }
+        let mut x = bv[i * n * k..(i + 1) * n * k].to_vec();
+        cpu::lu_solve_inplace(&lu, &piv, n, &mut x, k, 0);
+        Ok(x)
+    })?;
+    cpu_array(xs.concat(), &out_shape)
 }
 
 /// Inverse of a square matrix or a stack of them (NumPy's `linalg.inv`).
@@ -357,10 +139,13 @@ fn solve_impl<T: Scalar>(
 pub fn inv<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
     let op = "inv";
     let (batch, n) = square_dims(op, a)?;
-    if let Device::Cpu = a.device() {
-        crate::util::check_finite(op, a)?;
+    match a.backend() {
+        Backend::Host(_) => {
+            crate::util::check_finite(op, a)?;
+            solve_cpu(op, a, None, &batch, n)
+        }
+        Backend::Cuda(c) => cuda::solve::solve(c.dev(), op, a, None, &batch, n),
     }
-    solve_impl(op, a, None, &batch, n, n)
 }
 
 /// Per-matrix LU diagonals and swap counts, the common part of `det` and `slogdet`.
@@ -374,8 +159,8 @@ fn lu_diagonals<T: Scalar>(
     if count == 0 || n == 0 {
         return Ok((batch, n, Vec::new(), vec![false; count]));
     }
-    match a.device() {
-        Device::Cpu => {
+    let (diag, odd) = match a.backend() {
+        Backend::Host(_) => {
             let av = a.to_vec()?;
             let r = cpu_map(&av, count, n * n, |_, m| {
                 let mut lu = m.to_vec();
@@ -387,34 +172,11 @@ fn lu_diagonals<T: Scalar>(
             })?;
             let odd = r.iter().map(|x| x.1).collect();
             let diag = r.into_iter().flat_map(|x| x.0).collect();
-            Ok((batch, n, diag, odd))
+            (diag, odd)
         }
-        Device::Cuda(d) => {
-            // det(Aᵀ) = det(A): factor the storage as it is
-            let f = a.copy()?;
-            let (piv, _) = gpu_getrf(d, &f, count, n, n)?;
-            let diag = match kernels::diagonal(&f, true, false)?.0 {
-                Some(v) => v.to_vec()?,
-                None => Vec::new(),
-            };
-            let pv: Vec<i64> = match &piv {
-                GpuPiv::X(p) => p.to_vec()?,
-                GpuPiv::Batched(p, _) => p.to_vec()?.into_iter().map(|v| v as i64).collect(),
-            };
-            let odd = (0..count)
-                .map(|i| {
-                    pv[i * n..(i + 1) * n]
-                        .iter()
-                        .enumerate()
-                        .filter(|(j, p)| **p != *j as i64 + 1)
-                        .count()
-                        % 2
-                        == 1
-                })
-                .collect();
-            Ok((batch, n, diag, odd))
-        }
-    }
+        Backend::Cuda(c) => cuda::solve::lu_diagonals(c.dev(), a, count, n)?,
+    };
+    Ok((batch, n, diag, odd))
 }
 
 /// Determinant of a square matrix or a stack (NumPy's `linalg.det`), through LU.
@@ -504,7 +266,8 @@ pub struct Lu<T: Scalar> {
     pub lu: Array<T>,
     /// SciPy's pivots (0-based), shape `(..., min(M, N))`.
     pub piv: Array<i64>,
-    gpu: Option<(Array<T>, Array<i64>)>,
+    /// On the GPU: the column-major factor cuSOLVER solves with and its pivots (1-based).
+    pub(crate) gpu: Option<(Array<T>, Array<i64>)>,
 }
 
 /// Options of [`lu_factor`] (SciPy's keyword arguments).
@@ -553,8 +316,8 @@ pub fn lu_factor<T: Scalar>(a: &Array<T>, opts: LuFactorOptions) -> Result<Lu<T>
             gpu: None,
         });
     }
-    match a.device() {
-        Device::Cpu => {
+    match a.backend() {
+        Backend::Host(_) => {
             let av = a.to_vec()?;
             let r = cpu_map(&av, count, m * n, |_, x| {
                 let mut lu = x.to_vec();
@@ -569,50 +332,8 @@ pub fn lu_factor<T: Scalar>(a: &Array<T>, opts: LuFactorOptions) -> Result<Lu<T>
                 gpu: None,
             })
         }
-        Device::Cuda(d) => {
-            // column-major A is the transposed copy's storage
-            let f = transposed_copy(a)?;
-            let (piv, _) = gpu_getrf_x(d, &f, count, m, n)?;
-            // SciPy's row-major factor is a view of the column-major one (as CuPy's F-ordered
-            // result): no copy
-            let lu = f.swapaxes(-1, -2)?;
-            let piv0 = piv.sub_scalar(1)?;
-            Ok(Lu {
-                lu,
-                piv: piv0.reshape(&piv_shape.iter().map(|&v| v as isize).collect::<Vec<_>>())?,
-                gpu: if m == n { Some((f, piv)) } else { None },
-            })
-        }
+        Backend::Cuda(c) => cuda::solve::lu_factor(c.dev(), a, count, &piv_shape),
     }
-}
-
-/// `Xgetrf` on every matrix (no batched path: SciPy's pivots are wanted as i64), without
-/// reading `info` (no synchronisation).
-fn gpu_getrf_x<T: Scalar>(
-    d: &CudaDevice,
-    f: &Array<T>,
-    count: usize,
-    m: usize,
-    n: usize,
-) -> Result<(Array<i64>, Array<i32>)> {
-    let dev = Device::Cuda(d.clone());
-    let bound = Bound::get(d)?;
-    let h = bound.lock(d)?;
-    let es = std::mem::size_of::<T>() as u64;
-    let k = m.min(n);
-    let piv = Array::<i64>::empty(&[count, k], &dev)?;
-    let info = Array::<i32>::empty(&[count], &dev)?;
-    for i in 0..count {
-        h.getrf::<T>(
-            m,
-            n,
-            ptr(f) + (i * m * n) as u64 * es,
-            m,
-            ptr_i64(&piv) + (i * k * 8) as u64,
-            ptr_i32(&info) + (i * 4) as u64,
-        )?;
-    }
-    Ok((piv, info))
 }
 
 impl<T: Scalar> Lu<T> {
@@ -650,8 +371,8 @@ impl<T: Scalar> Lu<T> {
         let x = if count == 0 || n == 0 || k == 0 {
             Array::zeros(&out_shape, b.device())?
         } else {
-            match b.device() {
-                Device::Cpu => {
+            match b.backend() {
+                Backend::Host(_) => {
                     let lu = self.lu.broadcast_to(&cat(&batch, &[n, n]))?.to_vec()?;
                     let pv = self.piv.broadcast_to(&cat(&batch, &[n]))?.to_vec()?;
                     let bv = b2.broadcast_to(&out_shape)?.to_vec()?;
@@ -670,40 +391,7 @@ impl<T: Scalar> Lu<T> {
                     })?;
                     cpu_array(xs.concat(), &out_shape)?
                 }
-                Device::Cuda(d) => {
-                    let (f, p1) = match &self.gpu {
-                        Some((f, p)) => (f.clone(), p.clone()),
-                        None => (transposed_copy(&self.lu)?, self.piv.add_scalar(1)?),
-                    };
-                    let ab = prod(&batch_a);
-                    let (f, p1) = if ab == count {
-                        (f, p1)
-                    } else {
-                        (
-                            f.broadcast_to(&cat(&batch, &[n, n]))?.copy()?,
-                            p1.reshape(
-                                &cat(&batch_a, &[n])
-                                    .iter()
-                                    .map(|&v| v as isize)
-                                    .collect::<Vec<_>>(),
-                            )?
-                            .broadcast_to(&cat(&batch, &[n]))?
-                            .copy()?,
-                        )
-                    };
-                    // U's diagonal: a zero is a singular factor (one kernel, 8 bytes read)
-                    if let (_, Some((mat, z))) = kernels::diagonal(&f, false, true)? {
-                        return Err(singular(op, which(batched, mat, z)));
-                    }
-                    let bt = transposed_copy(&b2.broadcast_to(&out_shape)?)?;
-                    let piv = GpuPiv::X(p1);
-                    match trans {
-                        0 => gpu_getrs(d, &f, &piv, count, n, &bt, k, false, false)?,
-                        1 => gpu_getrs(d, &f, &piv, count, n, &bt, k, true, false)?,
-                        _ => gpu_getrs(d, &f, &piv, count, n, &bt, k, true, true)?,
-                    }
-                    bt.swapaxes(-1, -2)?.contiguous()?
-                }
+                Backend::Cuda(c) => cuda::solve::lu_solve(c.dev(), self, &b2, &batch, trans)?,
             }
         };
         if vector {
@@ -759,9 +447,9 @@ pub(crate) fn tri_mask(
 
 /// The lower (`lower`) or upper triangle of the last two axes, from diagonal `k`.
 pub(crate) fn tri<T: Scalar>(a: &Array<T>, k: isize, lower: bool) -> Result<Array<T>> {
-    if let Device::Cuda(_) = a.device() {
+    if let Backend::Cuda(c) = a.backend() {
         // one tiled kernel: reads the (possibly transposed) view, writes zeros outside
-        return kernels::tile_copy(a, if lower { 1 } else { 2 }, k, false);
+        return cuda::kernels::tile_copy(c.dev(), a, if lower { 1 } else { 2 }, k, false);
     }
     let nd = a.ndim();
     let (m, n) = (a.shape()[nd - 2], a.shape()[nd - 1]);

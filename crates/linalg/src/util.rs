@@ -2,7 +2,7 @@
 
 use crate::Scalar;
 use cusci_core::error::make;
-use cusci_core::{Array, Device, Result};
+use cusci_core::{Array, Backend, Device, Result};
 use rayon::prelude::*;
 
 /// `(batch shape, rows, cols)` of an array of ndim ≥ 2.
@@ -30,35 +30,6 @@ pub(crate) fn square_dims<T: Scalar>(op: &str, a: &Array<T>) -> Result<(Vec<usiz
         ));
     }
     Ok((b, n))
-}
-
-/// NumPy's broadcast of two batch shapes.
-pub(crate) fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
-    let n = a.len().max(b.len());
-    let mut out = vec![0; n];
-    for i in 0..n {
-        let x = if i + a.len() >= n {
-            a[i + a.len() - n]
-        } else {
-            1
-        };
-        let y = if i + b.len() >= n {
-            b[i + b.len() - n]
-        } else {
-            1
-        };
-        out[i] = if x == y || y == 1 {
-            x
-        } else if x == 1 {
-            y
-        } else {
-            return Err(make::shape(
-                op,
-                format!("batch shapes {a:?} and {b:?} do not broadcast"),
-            ));
-        };
-    }
-    Ok(out)
 }
 
 pub(crate) fn prod(s: &[usize]) -> usize {
@@ -115,27 +86,20 @@ pub(crate) fn cpu_array<T: cusci_core::Element>(data: Vec<T>, shape: &[usize]) -
 /// synchronises); callers that read other results anyway fold the check into their own status
 /// read instead (`cuda::kernels::checked_copy`).
 pub(crate) fn check_finite<T: Scalar>(op: &str, a: &Array<T>) -> Result<()> {
-    if a.is_empty() {
-        return Ok(());
-    }
-    let ok = match a.device() {
-        Device::Cpu => {
+    match a.backend() {
+        Backend::Host(h) => {
             use cusci_core::RealFloat;
-            a.to_vec()?
+            let ok = h
+                .to_contiguous()
                 .iter()
-                .all(|s| s.re().to_f64().is_finite() && s.im().to_f64().is_finite())
+                .all(|s| s.re().to_f64().is_finite() && s.im().to_f64().is_finite());
+            if !ok {
+                return Err(nonfinite(op));
+            }
+            Ok(())
         }
-        Device::Cuda(_) => {
-            let flag = Array::<i32>::zeros(&[1], a.device())?;
-            let c = a.contiguous()?;
-            crate::cuda::kernels::finite_copy(&c, None, crate::cuda::kernels::addr(&flag))?;
-            flag.to_vec()?[0] == 0
-        }
-    };
-    if !ok {
-        return Err(nonfinite(op));
+        Backend::Cuda(c) => crate::cuda::kernels::check_finite(c.dev(), op, a),
     }
-    Ok(())
 }
 
 /// SciPy's `check_finite` error.
@@ -143,22 +107,12 @@ pub(crate) fn nonfinite(op: &str) -> cusci_core::Error {
     make::arg(op, "array must not contain infs or NaNs")
 }
 
-/// The transposed (last two axes) contiguous copy: the column-major storage of the matrices.
-/// GPU: one tiled kernel (coalesced reads and writes).
-pub(crate) fn transposed_copy<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
-    let t = a.swapaxes(-1, -2)?;
-    match a.device() {
-        Device::Cpu => t.copy(),
-        Device::Cuda(_) => crate::cuda::kernels::tile_copy(&t, 0, 0, false),
-    }
-}
-
 /// The `n x n` identity on `dev` (on the GPU written by a kernel, not uploaded).
 pub(crate) fn eye<T: Scalar>(n: usize, dev: &Device) -> Result<Array<T>> {
     match dev {
         Device::Cpu => Array::<T>::eye(n, None, 0, dev),
-        Device::Cuda(_) => {
-            crate::cuda::kernels::eye_batch::<T>(n, 1, dev)?.reshape(&[n as isize, n as isize])
+        Device::Cuda(d) => {
+            crate::cuda::kernels::eye_batch::<T>(d, n, 1)?.reshape(&[n as isize, n as isize])
         }
     }
 }

@@ -28,17 +28,27 @@
 
 use crate::basic::Post;
 use crate::plan_cache::LruCache;
+use crate::realtransforms::R2r;
 use crate::{FftComplex, FftReal};
 use cudarc::cufft::sys as cf;
 use cudarc::driver::{result as drv, sys as dsys};
-use cusci_core::cuda::kernel::{Args, Function, LaunchConfig};
+use cusci_core::cuda::launch::{i32_of, i64_of};
 use cusci_core::cuda::libs;
-use cusci_core::{Array, CudaDevice, DType, Device, Element, Error, Result};
+use cusci_core::{
+    Array, CudaDevice, DType, DevPtr, DevPtrMut, Device, Element, Error, Function, KernelModule,
+    KernelParam, LaunchConfig, Result, Spec,
+};
+use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
-/// The kernels of this crate (`fft.cu`).
-pub(crate) const SRC: &str = include_str!("fft.cu");
-const MODULE_KEY: &str = "cusci-fft/fft.cu";
+/// The kernels of this crate (`fft.cu`): one module, no specialisation (the element types are
+/// in the kernel names).
+pub(crate) static FFT_KERNELS: KernelModule = KernelModule {
+    name: "fft_kernels",
+    source: |_| Ok(include_str!("fft.cu").to_string()),
+    options: &[],
+    samples: || vec![Spec::default()],
+};
 
 /// Default bounds of a device's plan cache: 64 plans, 1 GiB of work areas.
 pub(crate) const DEFAULT_MAX_PLANS: usize = 64;
@@ -256,17 +266,47 @@ impl Drop for Work {
 /// One call (input offset, output offset, both in elements of their types).
 type Call = (usize, usize);
 
-/// Runs the plan `key` on `dev`'s stream for each call: input at `inp + off_in·in_size`, output
-/// at `out + off_out·out_size`. `inverse` picks the direction of complex transforms.
-#[allow(clippy::too_many_arguments)]
-fn execute(
-    op: &str,
-    dev: &CudaDevice,
-    key: PlanKey,
+/// The buffers of a cuFFT execution: raw addresses (cuFFT takes them) with their element sizes,
+/// borrowing the arrays they come from until the execution is queued.
+struct Io<'a> {
     inp: u64,
     in_size: usize,
     out: u64,
     out_size: usize,
+    _arrays: PhantomData<&'a ()>,
+}
+
+impl<'a> Io<'a> {
+    /// `inp` transformed into `out`.
+    fn new<I, O>(inp: DevPtr<'a, I>, out: DevPtrMut<'a, O>) -> Io<'a> {
+        Io {
+            inp: inp.addr(),
+            in_size: std::mem::size_of::<I>(),
+            out: out.addr(),
+            out_size: std::mem::size_of::<O>(),
+            _arrays: PhantomData,
+        }
+    }
+    /// `buf` transformed in place.
+    fn in_place<E>(buf: DevPtrMut<'a, E>) -> Io<'a> {
+        let sz = std::mem::size_of::<E>();
+        Io {
+            inp: buf.addr(),
+            in_size: sz,
+            out: buf.addr(),
+            out_size: sz,
+            _arrays: PhantomData,
+        }
+    }
+}
+
+/// Runs the plan `key` on `dev`'s stream for each call: input at `io.inp + off_in·in_size`,
+/// output at `io.out + off_out·out_size`. `inverse` picks the direction of complex transforms.
+fn execute(
+    op: &str,
+    dev: &CudaDevice,
+    key: PlanKey,
+    io: Io<'_>,
     calls: &[Call],
     inverse: bool,
 ) -> Result<()> {
@@ -297,8 +337,8 @@ fn execute(
         }
         let dir = if inverse { 1 } else { -1 };
         for &(oi, oo) in calls {
-            let i = inp + (oi * in_size) as u64;
-            let o = out + (oo * out_size) as u64;
+            let i = io.inp + (oi * io.in_size) as u64;
+            let o = io.out + (oo * io.out_size) as u64;
             // SAFETY: the callers size the buffers for the plan's layout at these offsets.
             let r = unsafe {
                 match key.ty {
@@ -393,24 +433,12 @@ fn axis_layout(
 // ---------- kernels ----------
 
 fn function(dev: &CudaDevice, name: &str) -> Result<Function> {
-    dev.function(MODULE_KEY, || SRC.to_string(), &[], name)
+    FFT_KERNELS.function(dev, &Spec::default(), name)
 }
 
+/// The grid of every kernel here: grid-stride loops, 256 threads, at most 8 blocks per SM.
 fn grid(dev: &CudaDevice, total: usize) -> LaunchConfig {
-    let cap = (dev.props().multiprocessors * 8).max(1);
-    LaunchConfig::linear(total.div_ceil(256).clamp(1, cap) as u32, 256)
-}
-
-fn cuda_dev<T: Element>(x: &Array<T>) -> &CudaDevice {
-    x.device()
-        .as_cuda()
-        .expect("the CUDA side is only called for CUDA arrays")
-}
-
-fn ptr<T: Element>(x: &Array<T>) -> u64 {
-    x.cuda_view()
-        .expect("the CUDA side is only called for CUDA arrays")
-        .ptr
+    dev.grid_stride(total, 256, 8)
 }
 
 /// (product before `axis`, length of `axis`, product after).
@@ -441,37 +469,41 @@ fn sfx(d: DType) -> &'static str {
 /// `x` (contiguous) cut or zero-padded to `n` points along `axis`, into a new array, each value
 /// multiplied by `post.scale` and (complex) conjugated when `post.conj`: the normalisation of
 /// the transform that follows, folded into the copy.
-fn resize<E: Element>(x: &Array<E>, axis: usize, n: usize, post: Post) -> Result<Array<E>> {
-    let d = cuda_dev(x);
+fn resize<E: Element>(
+    d: &CudaDevice,
+    x: &Array<E>,
+    axis: usize,
+    n: usize,
+    post: Post,
+) -> Result<Array<E>> {
     let (outer, m, inner) = split(x.shape(), axis);
     let mut shape = x.shape().to_vec();
     shape[axis] = n;
-    let out = alloc_out::<E>(&shape, x.device())?;
+    let mut out = alloc_out::<E>(&shape, x.device())?;
     let total = outer * n * inner;
     if total == 0 {
         return Ok(out);
     }
     let f = function(d, &format!("fft_resize_{}", sfx(E::DTYPE)))?;
-    let mut a = Args::new();
-    a.push(ptr(x))
-        .push(ptr(&out))
-        .push(outer as i64)
-        .push(m as i64)
-        .push(n as i64)
-        .push(inner as i64)
-        .push(post.scale)
-        .push(post.conj as i32);
-    f.launch(d, grid(d, total), &mut a)?;
+    d.launch(&f, grid(d, total))
+        .arg(x.dev_ptr()?)
+        .arg(out.dev_ptr_mut()?)
+        .arg(i64_of("fft", outer)?)
+        .arg(i64_of("fft", m)?)
+        .arg(i64_of("fft", n)?)
+        .arg(i64_of("fft", inner)?)
+        .arg(post.scale)
+        .arg(post.conj as i32)
+        .run()?;
     Ok(out)
 }
 
 /// `post` applied in place to the fresh contiguous array `x` (one vectorised pass; nothing when
 /// `post` is the identity): the normalisation of a transform no copy ran before.
-fn post_inplace<E: Element>(x: &Array<E>, post: Post) -> Result<()> {
+fn post_inplace<E: Element>(d: &CudaDevice, x: &mut Array<E>, post: Post) -> Result<()> {
     if post.is_identity() || x.size() == 0 {
         return Ok(());
     }
-    let d = cuda_dev(x);
     let (name, reals) = match E::DTYPE {
         DType::F32 => ("fft_scale_f32", x.size()),
         DType::F64 => ("fft_scale_f64", x.size()),
@@ -480,19 +512,19 @@ fn post_inplace<E: Element>(x: &Array<E>, post: Post) -> Result<()> {
     };
     // the conjugation only concerns complex arrays (odd reals are the imaginary parts)
     let conj = post.conj && E::DTYPE.is_complex();
-    let f = function(d, name)?;
-    let mut a = Args::new();
-    a.push(ptr(x))
-        .push(reals as i64)
-        .push(post.scale)
-        .push(conj as i32);
     let width = if matches!(E::DTYPE, DType::F32 | DType::C32) {
         4
     } else {
         2
     };
-    f.launch(d, grid(d, reals.div_ceil(width)), &mut a)?;
-    Ok(())
+    let f = function(d, name)?;
+    // the kernel reads a complex array as its `reals` real and imaginary parts
+    d.launch(&f, grid(d, reals.div_ceil(width)))
+        .arg(x.dev_ptr_mut()?)
+        .arg(i64_of("fft", reals)?)
+        .arg(post.scale)
+        .arg(conj as i32)
+        .run()
 }
 
 /// The plan key of a 1-D transform of `kind` of `n` points along `axis` of a contiguous array
@@ -590,57 +622,51 @@ pub(crate) fn prepare(
 /// the result: folded into the cut/pad copy when there is one (a conjugated output is the
 /// transform of the other direction of the conjugated input), else one in-place pass.
 pub(crate) fn c2c_axis<C: FftComplex>(
+    d: &CudaDevice,
     x: &Array<C>,
     axis: usize,
     n: usize,
     forward: bool,
     post: Post,
 ) -> Result<Array<C>> {
-    let d = cuda_dev(x);
     let xc = x.contiguous()?;
     let (outer, m, inner) = split(xc.shape(), axis);
-    // a fresh buffer (cut / padded) is transformed in place; otherwise out of place
-    let (src, out, forward, pending) = if m != n {
-        let r = resize(&xc, axis, n, post)?;
-        (r.clone(), r, forward != post.conj, Post::IDENTITY)
-    } else {
-        let mut shape = xc.shape().to_vec();
-        shape[axis] = n;
-        (xc, alloc_out::<C>(&shape, x.device())?, forward, post)
-    };
+    let double = C::DTYPE == DType::C64;
+    if m != n {
+        // a fresh buffer (cut / padded, `post` applied) transformed in place
+        let mut r = resize(d, &xc, axis, n, post)?;
+        if outer * inner == 0 {
+            return Ok(r);
+        }
+        let (key, calls) = axis_layout(Kind::C2c, double, n, outer, n, n, inner);
+        let io = Io::in_place(r.dev_ptr_mut()?);
+        execute("fft", d, key, io, &calls, forward == post.conj)?;
+        return Ok(r);
+    }
+    let mut out = alloc_out::<C>(xc.shape(), x.device())?;
     if outer * inner == 0 {
         return Ok(out);
     }
-    let (key, calls) = axis_layout(Kind::C2c, C::DTYPE == DType::C64, n, outer, n, n, inner);
-    let sz = std::mem::size_of::<C>();
-    execute(
-        "fft",
-        d,
-        key,
-        ptr(&src),
-        sz,
-        ptr(&out),
-        sz,
-        &calls,
-        !forward,
-    )?;
-    post_inplace(&out, pending)?;
+    let (key, calls) = axis_layout(Kind::C2c, double, n, outer, n, n, inner);
+    let io = Io::new(xc.dev_ptr()?, out.dev_ptr_mut()?);
+    execute("fft", d, key, io, &calls, !forward)?;
+    post_inplace(d, &mut out, post)?;
     Ok(out)
 }
 
 /// Real-to-complex transform of `n` points along `axis` (`n/2+1` outputs), `post` applied to
 /// the result (the scale folded into the cut/pad copy when there is one).
 pub(crate) fn r2c_axis<T: FftReal>(
+    d: &CudaDevice,
     x: &Array<T>,
     axis: usize,
     n: usize,
     post: Post,
 ) -> Result<Array<T::Complex>> {
-    let d = cuda_dev(x);
     let mut xc = x.contiguous()?;
     let mut pending = post;
     if xc.shape()[axis] != n {
-        xc = resize(&xc, axis, n, post)?;
+        xc = resize(d, &xc, axis, n, post)?;
         pending = Post {
             scale: 1.0,
             conj: post.conj,
@@ -651,28 +677,19 @@ pub(crate) fn r2c_axis<T: FftReal>(
     if !real_offsets_aligned(outer, n, h, inner) {
         let last = xc.ndim() as isize - 1;
         let moved = xc.swapaxes(axis as isize, last)?;
-        let y = r2c_axis(&moved, last as usize, n, pending)?;
+        let y = r2c_axis(d, &moved, last as usize, n, pending)?;
         return y.swapaxes(axis as isize, last)?.contiguous();
     }
     let mut shape = xc.shape().to_vec();
     shape[axis] = h;
-    let out = alloc_out::<T::Complex>(&shape, x.device())?;
+    let mut out = alloc_out::<T::Complex>(&shape, x.device())?;
     if outer * inner == 0 {
         return Ok(out);
     }
     let (key, calls) = axis_layout(Kind::R2c, T::DTYPE == DType::F64, n, outer, n, h, inner);
-    execute(
-        "rfft",
-        d,
-        key,
-        ptr(&xc),
-        std::mem::size_of::<T>(),
-        ptr(&out),
-        std::mem::size_of::<T::Complex>(),
-        &calls,
-        false,
-    )?;
-    post_inplace(&out, pending)?;
+    let io = Io::new(xc.dev_ptr()?, out.dev_ptr_mut()?);
+    execute("rfft", d, key, io, &calls, false)?;
+    post_inplace(d, &mut out, pending)?;
     Ok(out)
 }
 
@@ -682,27 +699,27 @@ pub(crate) fn r2c_axis<T: FftReal>(
 /// the *input* in that copy (scale: the same as on the output; `conj`: the input conjugated,
 /// as `hfft` needs), so it costs nothing.
 pub(crate) fn c2r_axis<C: FftComplex>(
+    d: &CudaDevice,
     x: &Array<C>,
     axis: usize,
     n: usize,
     post: Post,
 ) -> Result<Array<C::Real>> {
-    let d = cuda_dev(x);
     let xc = x.contiguous()?;
     let (outer, m, inner) = split(xc.shape(), axis);
     let h = n / 2 + 1;
     if !real_offsets_aligned(outer, h, n, inner) {
         let last = xc.ndim() as isize - 1;
         let moved = xc.swapaxes(axis as isize, last)?;
-        let y = c2r_axis(&moved, last as usize, n, post)?;
+        let y = c2r_axis(d, &moved, last as usize, n, post)?;
         return y.swapaxes(axis as isize, last)?.contiguous();
     }
     let mut hshape = xc.shape().to_vec();
     hshape[axis] = h;
-    let tmp = alloc_out::<C>(&hshape, x.device())?;
+    let mut tmp = alloc_out::<C>(&hshape, x.device())?;
     let mut oshape = xc.shape().to_vec();
     oshape[axis] = n;
-    let out = alloc_out::<C::Real>(&oshape, x.device())?;
+    let mut out = alloc_out::<C::Real>(&oshape, x.device())?;
     let lanes = outer * inner;
     if lanes == 0 {
         return Ok(out);
@@ -716,28 +733,20 @@ pub(crate) fn c2r_axis<C: FftComplex>(
             "fft_c2r_prep_c32"
         },
     )?;
-    let mut a = Args::new();
-    a.push(ptr(&xc))
-        .push(ptr(&tmp))
-        .push(outer as i64)
-        .push(m as i64)
-        .push(n as i64)
-        .push(inner as i64)
-        .push(post.scale)
-        .push(post.conj as i32);
-    f.launch(d, grid(d, lanes * h), &mut a)?;
+    d.launch(&f, grid(d, lanes * h))
+        .arg(xc.dev_ptr()?)
+        .arg(tmp.dev_ptr_mut()?)
+        .arg(i64_of("fft", outer)?)
+        .arg(i64_of("fft", m)?)
+        .arg(i64_of("fft", n)?)
+        .arg(i64_of("fft", inner)?)
+        .arg(post.scale)
+        .arg(post.conj as i32)
+        .run()?;
     let (key, calls) = axis_layout(Kind::C2r, double, n, outer, h, n, inner);
-    execute(
-        "irfft",
-        d,
-        key,
-        ptr(&tmp),
-        std::mem::size_of::<C>(),
-        ptr(&out),
-        std::mem::size_of::<C::Real>(),
-        &calls,
-        true,
-    )?;
+    // (cuFFT's C2R overwrites its input: tmp is this call's own copy)
+    let io = Io::new(tmp.dev_ptr()?, out.dev_ptr_mut()?);
+    execute("irfft", d, key, io, &calls, true)?;
     Ok(out)
 }
 
@@ -771,74 +780,75 @@ fn trailing_key(kind: Kind, double: bool, plan: &[(usize, usize)], size: usize) 
 /// Complex transform over the trailing axes of `plan` (see [`trailing_fits`]), `post` applied
 /// to the result in one in-place pass.
 pub(crate) fn c2c_trailing<C: FftComplex>(
+    d: &CudaDevice,
     x: &Array<C>,
     plan: &[(usize, usize)],
     forward: bool,
     post: Post,
 ) -> Result<Array<C>> {
-    let d = cuda_dev(x);
     let xc = x.contiguous()?;
-    let out = alloc_out::<C>(xc.shape(), x.device())?;
+    let mut out = alloc_out::<C>(xc.shape(), x.device())?;
     let key = trailing_key(Kind::C2c, C::DTYPE == DType::C64, plan, xc.size());
     if key.batch == 0 {
         return Ok(out);
     }
-    let sz = std::mem::size_of::<C>();
-    execute(
-        "fftn",
-        d,
-        key,
-        ptr(&xc),
-        sz,
-        ptr(&out),
-        sz,
-        &[(0, 0)],
-        !forward,
-    )?;
-    post_inplace(&out, post)?;
+    let io = Io::new(xc.dev_ptr()?, out.dev_ptr_mut()?);
+    execute("fftn", d, key, io, &[(0, 0)], !forward)?;
+    post_inplace(d, &mut out, post)?;
     Ok(out)
 }
 
 /// Real-to-complex transform over the trailing axes of `plan` (the last one holds `n/2+1`
 /// outputs), `post` applied to the result in one in-place pass.
 pub(crate) fn r2c_trailing<T: FftReal>(
+    d: &CudaDevice,
     x: &Array<T>,
     plan: &[(usize, usize)],
     post: Post,
 ) -> Result<Array<T::Complex>> {
-    let d = cuda_dev(x);
     let xc = x.contiguous()?;
     let mut shape = xc.shape().to_vec();
     let nd = shape.len();
     shape[nd - 1] = shape[nd - 1] / 2 + 1;
-    let out = alloc_out::<T::Complex>(&shape, x.device())?;
+    let mut out = alloc_out::<T::Complex>(&shape, x.device())?;
     let key = trailing_key(Kind::R2c, T::DTYPE == DType::F64, plan, xc.size());
     if key.batch == 0 {
         return Ok(out);
     }
-    execute(
-        "rfftn",
-        d,
-        key,
-        ptr(&xc),
-        std::mem::size_of::<T>(),
-        ptr(&out),
-        std::mem::size_of::<T::Complex>(),
-        &[(0, 0)],
-        false,
-    )?;
-    post_inplace(&out, post)?;
+    let io = Io::new(xc.dev_ptr()?, out.dev_ptr_mut()?);
+    execute("rfftn", d, key, io, &[(0, 0)], false)?;
+    post_inplace(d, &mut out, post)?;
     Ok(out)
 }
 
 // ---------- fftshift ----------
 
+/// The shape argument of the roll kernel (`CusciShape`: at most 8 dimensions).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RollShape {
+    n: i64,
+    ndim: i32,
+    dims: [i64; 8],
+}
+
+/// The shifts argument of the roll kernel (`CusciStrides`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RollShifts {
+    s: [i64; 8],
+}
+
+// SAFETY: plain integers laid out as the kernels' `CusciShape` (i64, int, padding, i64[8]).
+unsafe impl KernelParam for RollShape {}
+// SAFETY: plain integers laid out as the kernels' `CusciStrides` (i64[8]).
+unsafe impl KernelParam for RollShifts {}
+
 /// `x` rolled by `shift[d]` along each dimension (`out[j] = x[(j + shift) mod len]`).
-pub(crate) fn roll<T: Element>(x: &Array<T>, shift: &[usize]) -> Result<Array<T>> {
-    let d = cuda_dev(x);
+pub(crate) fn roll<T: Element>(d: &CudaDevice, x: &Array<T>, shift: &[usize]) -> Result<Array<T>> {
     let xc = x.contiguous()?;
     let shape = xc.shape().to_vec();
-    let out = alloc_out::<T>(&shape, x.device())?;
+    let mut out = alloc_out::<T>(&shape, x.device())?;
     let total = xc.size();
     if total == 0 || shape.is_empty() {
         return if shape.is_empty() { xc.copy() } else { Ok(out) };
@@ -858,27 +868,15 @@ pub(crate) fn roll<T: Element>(x: &Array<T>, shift: &[usize]) -> Result<Array<T>
             ),
         ));
     }
-    #[repr(C)]
-    #[derive(Clone, Copy)]
-    struct Shape {
-        n: i64,
-        ndim: i32,
-        dims: [i64; 8],
-    }
-    #[repr(C)]
-    #[derive(Clone, Copy)]
-    struct Strides {
-        s: [i64; 8],
-    }
-    let mut s = Shape {
-        n: total as i64,
-        ndim: dims.len() as i32,
+    let mut s = RollShape {
+        n: i64_of("fftshift", total)?,
+        ndim: i32_of("fftshift", dims.len())?,
         dims: [1; 8],
     };
-    let mut sh = Strides { s: [0; 8] };
+    let mut sh = RollShifts { s: [0; 8] };
     for (i, &(l, k)) in dims.iter().enumerate() {
-        s.dims[i] = l as i64;
-        sh.s[i] = k as i64;
+        s.dims[i] = i64_of("fftshift", l)?;
+        sh.s[i] = i64_of("fftshift", k)?;
     }
     let name = match std::mem::size_of::<T>() {
         1 => "fft_roll_b1",
@@ -888,9 +886,12 @@ pub(crate) fn roll<T: Element>(x: &Array<T>, shift: &[usize]) -> Result<Array<T>
         _ => return Err(cusci_core::error::make::dtype("fftshift", T::DTYPE)),
     };
     let f = function(d, name)?;
-    let mut a = Args::new();
-    a.push(ptr(&xc)).push(ptr(&out)).push(s).push(sh);
-    f.launch(d, grid(d, total), &mut a)?;
+    d.launch(&f, grid(d, total))
+        .arg(xc.dev_ptr()?)
+        .arg(out.dev_ptr_mut()?)
+        .arg(s)
+        .arg(sh)
+        .run()?;
     Ok(out)
 }
 
@@ -911,55 +912,63 @@ struct R2rParams {
     fct: f64,
 }
 
-/// The normalised real-to-real transform of `n` points along `axis`: type `kind` (1..4),
-/// cosine or sine, `ortho` (the orthogonalisation), overall factor `fct`; through one batched
+// SAFETY: plain numbers laid out as the kernels' `R2rParams` (5 × i64, 3 × int, padding, double).
+unsafe impl KernelParam for R2rParams {}
+
+/// The normalised real-to-real transform `t` of `n` points along `axis`, through one batched
 /// complex FFT of length `big_m` of the extended lanes (as the CPU reference).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn r2r_axis<T: FftReal>(
+    d: &CudaDevice,
     x: &Array<T>,
     axis: usize,
     n: usize,
-    kind: u8,
-    cosine: bool,
-    ortho: bool,
-    fct: f64,
+    t: R2r,
     big_m: usize,
 ) -> Result<Array<T>> {
-    let d = cuda_dev(x);
     let xc = x.contiguous()?;
     let (outer, m, inner) = split(xc.shape(), axis);
     let mut shape = xc.shape().to_vec();
     shape[axis] = n;
-    let out = alloc_out::<T>(&shape, x.device())?;
+    let mut out = alloc_out::<T>(&shape, x.device())?;
     let lanes = outer * inner;
     if lanes == 0 {
         return Ok(out);
     }
-    let buf = alloc_out::<T::Complex>(&[lanes, big_m], x.device())?;
+    let mut buf = alloc_out::<T::Complex>(&[lanes, big_m], x.device())?;
     let p = R2rParams {
-        outer: outer as i64,
-        m: m as i64,
-        n: n as i64,
-        inner: inner as i64,
-        big_m: big_m as i64,
-        kind: kind as i32,
-        cosine: cosine as i32,
-        ortho: ortho as i32,
-        fct,
+        outer: i64_of("dct", outer)?,
+        m: i64_of("dct", m)?,
+        n: i64_of("dct", n)?,
+        inner: i64_of("dct", inner)?,
+        big_m: i64_of("dct", big_m)?,
+        kind: t.kind.number() as i32,
+        cosine: t.cosine as i32,
+        ortho: t.ortho as i32,
+        fct: t.fct,
     };
     let double = T::DTYPE == DType::F64;
     let sfx = if double { "f64" } else { "f32" };
     let pre = function(d, &format!("fft_r2r_pre_{sfx}"))?;
-    let mut a = Args::new();
-    a.push(ptr(&xc)).push(ptr(&buf)).push(p);
-    pre.launch(d, grid(d, lanes * big_m), &mut a)?;
+    d.launch(&pre, grid(d, lanes * big_m))
+        .arg(xc.dev_ptr()?)
+        .arg(buf.dev_ptr_mut()?)
+        .arg(p)
+        .run()?;
     let (key, calls) = axis_layout(Kind::C2c, double, big_m, lanes, big_m, big_m, 1);
-    let sz = std::mem::size_of::<T::Complex>();
-    let bp = ptr(&buf);
-    execute("dct", d, key, bp, sz, bp, sz, &calls, false)?;
+    execute(
+        "dct",
+        d,
+        key,
+        Io::in_place(buf.dev_ptr_mut()?),
+        &calls,
+        false,
+    )?;
     let post = function(d, &format!("fft_r2r_post_{sfx}"))?;
-    let mut a = Args::new();
-    a.push(ptr(&xc)).push(bp).push(ptr(&out)).push(p);
-    post.launch(d, grid(d, lanes * n), &mut a)?;
+    d.launch(&post, grid(d, lanes * n))
+        .arg(xc.dev_ptr()?)
+        .arg(buf.dev_ptr()?)
+        .arg(out.dev_ptr_mut()?)
+        .arg(p)
+        .run()?;
     Ok(out)
 }

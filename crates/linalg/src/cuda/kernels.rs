@@ -2,146 +2,175 @@
 //! around the vendor calls (finiteness checks fused with copies, triangles, tiled transposes,
 //! identities, diagonals) and the batched small-system LU solve.
 //!
-//! Nothing here synchronises: kernels that detect a problem write a device status word that the
-//! caller reads once, with cuSOLVER's `info`, where it must return to the host anyway.
+//! Nothing here synchronises, except where a function says it reads a result back: kernels that
+//! detect a problem write a device status word that the caller reads once, with cuSOLVER's
+//! `info`, where it must return to the host anyway.
 
 use crate::Scalar;
-use cusci_core::cuda::kernel::{Args, Function, LaunchConfig};
+use cusci_core::cuda::launch::{i32_of, i64_of, DevPtr, KernelArg, Launch};
 use cusci_core::dtype::DType;
-use cusci_core::{Array, CudaDevice, Device, Element, Result};
+use cusci_core::{
+    Array, CudaDevice, Device, Element, Function, KernelModule, LaunchConfig, Result, Spec,
+};
 
-/// The source of the module of small kernels (every element type).
-pub(crate) const KERNELS_CU: &str = include_str!("kernels.cu");
-/// The batched small-system solver, before its `#define`s.
-pub(crate) const SMALL_SOLVE_CU: &str = include_str!("small_solve.cu");
-const KEY: &str = "cusci-linalg/kernels";
+/// The small kernels, every element type in one module (kernel names end in the type's tag).
+pub(crate) static KERNELS: KernelModule = KernelModule {
+    name: "linalg_kernels",
+    source: |_| Ok(include_str!("kernels.cu").to_string()),
+    options: &[],
+    samples: || vec![Spec::default()],
+};
+
+/// The batched small-system solver, one module per element type (`dtypes[0]`) and lane width
+/// (`ints[0]`: lanes per system, a power of two up to 32).
+pub(crate) static SMALL_SOLVE: KernelModule = KernelModule {
+    name: "linalg_small_solve",
+    source: small_solve_source,
+    options: &[],
+    // every element type and every lane width, each width with one type (the same template;
+    // the widest complex ones take seconds each to compile, and the types all appear)
+    samples: || {
+        [
+            (DType::F32, 1),
+            (DType::F64, 2),
+            (DType::C32, 4),
+            (DType::C64, 8),
+            (DType::F64, 16),
+            (DType::F32, 32),
+        ]
+        .iter()
+        .map(|&(t, w)| Spec::of(&[t]).with(&[w]))
+        .collect()
+    },
+};
+
+/// The operation named in the errors of the counts passed to the kernels (none overflows: they
+/// count elements of arrays).
+const OP: &str = "linalg kernel";
 
 /// Largest order the small-system kernel handles (one warp holds a system).
 pub(crate) const SMALL_MAX_N: usize = crate::BATCHED_LU_MAX_N;
 
-/// The small-system solver's source for element type `t` and `w` lanes per system.
-pub(crate) fn small_solve_source(t: DType, w: usize) -> String {
+/// The small-system solver's source for the element type and lane width of `spec`.
+fn small_solve_source(spec: &Spec) -> Result<String> {
+    let t = spec.dtype(0)?;
+    let w = spec.int(0)?;
     let r = match t {
         DType::F32 | DType::C32 => "float",
         _ => "double",
     };
-    format!(
-        "#define LT {}\n#define LR {r}\n#define LW {w}\n{SMALL_SOLVE_CU}",
-        t.cuda_name()
-    )
-}
-
-/// The module sources of this crate with a name, for compile checks: the kernel module (every
-/// type) and the small-system solver for every element type and every lane width, each width
-/// with one type (the same template; the widest complex ones take seconds each to compile, and
-/// the types all appear).
-pub(crate) fn all_sources() -> Vec<(String, String)> {
-    let mut v = vec![("linalg_kernels".to_string(), KERNELS_CU.to_string())];
-    for (t, w) in [
-        (DType::F32, 1usize),
-        (DType::F64, 2),
-        (DType::C32, 4),
-        (DType::C64, 8),
-        (DType::F64, 16),
-        (DType::F32, 32),
-    ] {
-        v.push((
-            format!("linalg_small_solve_{}_{w}", t.tag()),
-            small_solve_source(t, w),
-        ));
-    }
-    v
+    Ok(format!(
+        "#define LT {}\n#define LR {r}\n#define LW {w}\n{}",
+        t.cuda_name(),
+        include_str!("small_solve.cu")
+    ))
 }
 
 fn func<T: Element>(d: &CudaDevice, base: &str) -> Result<Function> {
-    d.function(
-        KEY,
-        || KERNELS_CU.to_string(),
-        &[],
-        &format!("{base}_{}", T::DTYPE.tag()),
-    )
+    KERNELS.function(d, &Spec::default(), &format!("{base}_{}", T::DTYPE.tag()))
 }
 
+/// Grid-stride kernels: blocks of 256 threads, at most 8 per SM.
 fn grid(d: &CudaDevice, total: usize) -> LaunchConfig {
-    let cap = (d.props().multiprocessors * 8).max(1);
-    LaunchConfig::linear(total.div_ceil(256).clamp(1, cap) as u32, 256)
+    d.grid_stride(total, 256, 8)
 }
 
-/// One block of 256 threads per matrix row at a time (row-wise kernels), at most 16 per SM.
+/// Row-wise kernels: one block of 256 threads per matrix row at a time, at most 16 per SM.
 fn row_grid(d: &CudaDevice, rows: usize) -> LaunchConfig {
-    let cap = (d.props().multiprocessors * 16).max(1);
-    LaunchConfig::linear(rows.clamp(1, cap) as u32, 256)
+    d.grid_stride(rows.saturating_mul(256), 256, 16)
 }
 
-fn cuda<T: Element>(a: &Array<T>) -> &CudaDevice {
-    a.device()
-        .as_cuda()
-        .expect("the CUDA kernels are only called for CUDA arrays")
-}
-
-/// Device address of the first element of a CUDA array (any element type).
-pub(crate) fn addr<T: Element>(a: &Array<T>) -> u64 {
-    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
+/// `p`, or a null pointer where the kernel is given none.
+fn arg_or_null<'a, A: KernelArg<'a>>(l: Launch<'a>, p: Option<A>) -> Launch<'a> {
+    match p {
+        Some(p) => l.arg(p),
+        None => l.arg(DevPtr::<u8>::null()),
+    }
 }
 
 /// Copies the contiguous `src` into the contiguous `dst` (same size) when given, and sets the
-/// device `i32` at `flag` to 1 when any element of `src` is not finite.
+/// first element of `flag` to 1 when any element of `src` is not finite.
 pub(crate) fn finite_copy<T: Scalar>(
+    d: &CudaDevice,
     src: &Array<T>,
-    dst: Option<&Array<T>>,
-    flag: u64,
+    dst: Option<&mut Array<T>>,
+    flag: &mut Array<i32>,
 ) -> Result<()> {
     let n = src.size();
     if n == 0 {
         return Ok(());
     }
     debug_assert!(src.is_contiguous());
-    let d = cuda(src);
     let f = func::<T>(d, "la_finite_copy")?;
-    let mut args = Args::new();
-    args.push(addr(src))
-        .push(dst.map(addr).unwrap_or(0))
-        .push(n as i64)
-        .push(flag);
-    f.launch(d, grid(d, n), &mut args)
+    let l = d.launch(&f, grid(d, n)).arg(src.dev_ptr()?);
+    let out = match dst {
+        Some(o) => Some(o.dev_ptr_mut()?),
+        None => None,
+    };
+    arg_or_null(l, out)
+        .arg(i64_of(OP, n)?)
+        .arg(flag.dev_ptr_mut()?)
+        .run()
 }
 
 /// A contiguous copy of `a` that the caller may overwrite, and a device flag set by the copy when
 /// any element is not finite (the copy and the check are one pass when `a` is contiguous). The
 /// flag is the first element of `status` (an `i32` array of the caller, zeroed).
-pub(crate) fn checked_copy<T: Scalar>(a: &Array<T>, status: &Array<i32>) -> Result<Array<T>> {
+pub(crate) fn checked_copy<T: Scalar>(
+    d: &CudaDevice,
+    a: &Array<T>,
+    status: &mut Array<i32>,
+) -> Result<Array<T>> {
     if a.is_contiguous() {
-        let out = Array::<T>::empty(a.shape(), a.device())?;
-        finite_copy(a, Some(&out), addr(status))?;
+        let mut out = Array::<T>::empty(a.shape(), a.device())?;
+        finite_copy(d, a, Some(&mut out), status)?;
         Ok(out)
     } else {
         let out = a.copy()?;
-        finite_copy(&out, None, addr(status))?;
+        finite_copy(d, &out, None, status)?;
         Ok(out)
     }
 }
 
-/// Zeroes in place the part of every row-major `rows x cols` matrix of the contiguous `a` outside
-/// the triangle (`keep_lower`: `j - i <= k` kept, else `j - i >= k`). `a` must own its storage.
-pub(crate) fn tri_zero<T: Scalar>(a: &Array<T>, keep_lower: bool, k: isize) -> Result<()> {
+/// `InvalidArgument` unless every element of `a` is finite: one read-only pass sets a device
+/// flag, which is read back (4 bytes; this synchronises).
+pub(crate) fn check_finite<T: Scalar>(d: &CudaDevice, op: &str, a: &Array<T>) -> Result<()> {
+    if a.is_empty() {
+        return Ok(());
+    }
+    let mut flag = Array::<i32>::zeros(&[1], a.device())?;
+    let c = a.contiguous()?;
+    finite_copy(d, &c, None, &mut flag)?;
+    if flag.to_vec()?[0] != 0 {
+        return Err(crate::util::nonfinite(op));
+    }
+    Ok(())
+}
+
+/// Zeroes in place the part of every row-major `rows x cols` matrix of `a` outside the triangle
+/// (`keep_lower`: `j - i <= k` kept, else `j - i >= k`). `a` is made its storage's own and
+/// contiguous first (a fresh array already is).
+pub(crate) fn tri_zero<T: Scalar>(
+    d: &CudaDevice,
+    a: &mut Array<T>,
+    keep_lower: bool,
+    k: isize,
+) -> Result<()> {
     let nd = a.ndim();
     let (rows, cols) = (a.shape()[nd - 2], a.shape()[nd - 1]);
     let total = a.size();
     if total == 0 {
         return Ok(());
     }
-    debug_assert!(a.is_contiguous());
-    let d = cuda(a);
     let f = func::<T>(d, "la_tri_zero")?;
-    let mut args = Args::new();
-    let nrows = total / cols;
-    args.push(addr(a))
-        .push(rows as i64)
-        .push(cols as i64)
-        .push((total / (rows * cols)) as i64)
-        .push(keep_lower as i32)
-        .push(k as i64);
-    f.launch(d, row_grid(d, nrows), &mut args)
+    d.launch(&f, row_grid(d, total / cols))
+        .arg(a.dev_ptr_mut()?)
+        .arg(i64_of(OP, rows)?)
+        .arg(i64_of(OP, cols)?)
+        .arg(i64_of(OP, total / (rows * cols))?)
+        .arg(keep_lower as i32)
+        .arg(k as i64)
+        .run()
 }
 
 /// `(count, stride)` when the batch axes of a view are one arithmetic progression of matrices.
@@ -172,6 +201,7 @@ fn batch_stride(shape: &[usize], strides: &[isize]) -> Option<(usize, isize)> {
 /// `conj`, with the part outside a triangle zeroed (`mode` 0: none; 1: `j - i <= k` kept; 2:
 /// `j - i >= k` kept). Tiled through shared memory: coalesced for transposed inputs too.
 pub(crate) fn tile_copy<T: Scalar>(
+    d: &CudaDevice,
     a: &Array<T>,
     mode: i32,
     k: isize,
@@ -182,56 +212,61 @@ pub(crate) fn tile_copy<T: Scalar>(
     let (si, sj) = (a.strides()[nd - 2], a.strides()[nd - 1]);
     let Some((count, sb)) = batch_stride(&a.shape()[..nd - 2], &a.strides()[..nd - 2]) else {
         // batch axes that no single stride describes: make them contiguous first
-        return tile_copy(&a.copy()?, mode, k, conj);
+        return tile_copy(d, &a.copy()?, mode, k, conj);
     };
-    let out = Array::<T>::empty(a.shape(), a.device())?;
+    let mut out = Array::<T>::empty(a.shape(), a.device())?;
     if out.size() == 0 {
         return Ok(out);
     }
     let (gx, gy) = (cols.div_ceil(32), rows.div_ceil(32));
     if gy > 65535 || gx > u32::MAX as usize {
         // too many tile rows for the grid: the generic copy, then the triangle in place
-        let c = if conj { a.conj()? } else { a.copy()? };
+        let mut c = if conj { a.conj()? } else { a.copy()? };
         if mode != 0 {
-            tri_zero(&c, mode == 1, k)?;
+            tri_zero(d, &mut c, mode == 1, k)?;
         }
         return Ok(c);
     }
-    let d = cuda(a);
     let f = func::<T>(d, "la_tile_copy")?;
     let cfg = LaunchConfig {
         grid: (gx as u32, gy as u32, count.clamp(1, 65535) as u32),
         block: (32, 8, 1),
         shared_mem_bytes: 0,
     };
-    let mut args = Args::new();
-    args.push(addr(a))
-        .push(addr(&out))
-        .push(rows as i64)
-        .push(cols as i64)
-        .push(count as i64)
-        .push(sb as i64)
-        .push(si as i64)
-        .push(sj as i64)
-        .push(mode)
-        .push(k as i64)
-        .push(conj as i32);
-    f.launch(d, cfg, &mut args)?;
+    d.launch(&f, cfg)
+        .arg(a.dev_ptr()?)
+        .arg(out.dev_ptr_mut()?)
+        .arg(i64_of(OP, rows)?)
+        .arg(i64_of(OP, cols)?)
+        .arg(i64_of(OP, count)?)
+        .arg(sb as i64)
+        .arg(si as i64)
+        .arg(sj as i64)
+        .arg(mode)
+        .arg(k as i64)
+        .arg(conj as i32)
+        .run()?;
     Ok(out)
 }
 
-/// `count` identity matrices `n x n` (shape `[count, n, n]`) on `dev`, written by one kernel.
-pub(crate) fn eye_batch<T: Scalar>(n: usize, count: usize, dev: &Device) -> Result<Array<T>> {
-    let out = Array::<T>::empty(&[count, n, n], dev)?;
-    let total = out.size();
-    if total == 0 {
+/// The transposed (last two axes) contiguous copy of `a`: the column-major storage of its
+/// matrices, by one tiled kernel (coalesced reads and writes).
+pub(crate) fn transposed_copy<T: Scalar>(d: &CudaDevice, a: &Array<T>) -> Result<Array<T>> {
+    tile_copy(d, &a.swapaxes(-1, -2)?, 0, 0, false)
+}
+
+/// `count` identity matrices `n x n` (shape `[count, n, n]`) on `d`, written by one kernel.
+pub(crate) fn eye_batch<T: Scalar>(d: &CudaDevice, n: usize, count: usize) -> Result<Array<T>> {
+    let mut out = Array::<T>::empty(&[count, n, n], &Device::Cuda(d.clone()))?;
+    if out.size() == 0 {
         return Ok(out);
     }
-    let d = cuda(&out);
     let f = func::<T>(d, "la_eye")?;
-    let mut args = Args::new();
-    args.push(addr(&out)).push(n as i64).push(count as i64);
-    f.launch(d, row_grid(d, n * count), &mut args)?;
+    d.launch(&f, row_grid(d, n * count))
+        .arg(out.dev_ptr_mut()?)
+        .arg(i64_of(OP, n)?)
+        .arg(i64_of(OP, count)?)
+        .run()?;
     Ok(out)
 }
 
@@ -240,6 +275,7 @@ pub(crate) fn eye_batch<T: Scalar>(n: usize, count: usize, dev: &Device) -> Resu
 /// synchronises).
 #[allow(clippy::type_complexity)]
 pub(crate) fn diagonal<T: Scalar>(
+    d: &CudaDevice,
     a: &Array<T>,
     want: bool,
     find_zero: bool,
@@ -248,11 +284,11 @@ pub(crate) fn diagonal<T: Scalar>(
     let n = a.shape()[nd - 1];
     let batch = &a.shape()[..nd - 2];
     let Some((count, sb)) = batch_stride(batch, &a.strides()[..nd - 2]) else {
-        return diagonal(&a.copy()?, want, find_zero);
+        return diagonal(d, &a.copy()?, want, find_zero);
     };
     let mut shape = batch.to_vec();
     shape.push(n);
-    let out = if want {
+    let mut out = if want {
         Some(Array::<T>::empty(&shape, a.device())?)
     } else {
         None
@@ -260,23 +296,20 @@ pub(crate) fn diagonal<T: Scalar>(
     if count * n == 0 {
         return Ok((out, None));
     }
-    let first = if find_zero {
+    let mut first = if find_zero {
         Some(Array::<i64>::zeros(&[1], a.device())?)
     } else {
         None
     };
-    let d = cuda(a);
     let f = func::<T>(d, "la_diag")?;
-    let mut args = Args::new();
-    args.push(addr(a))
-        .push(out.as_ref().map(addr).unwrap_or(0))
-        .push(n as i64)
-        .push(count as i64)
-        .push(sb as i64)
-        .push(a.strides()[nd - 2] as i64)
-        .push(a.strides()[nd - 1] as i64)
-        .push(first.as_ref().map(addr).unwrap_or(0));
-    f.launch(d, grid(d, count * n), &mut args)?;
+    let l = d.launch(&f, grid(d, count * n)).arg(a.dev_ptr()?);
+    let l = arg_or_null(l, out.as_mut().map(|o| o.dev_ptr_mut()).transpose()?)
+        .arg(i64_of(OP, n)?)
+        .arg(i64_of(OP, count)?)
+        .arg(sb as i64)
+        .arg(a.strides()[nd - 2] as i64)
+        .arg(a.strides()[nd - 1] as i64);
+    arg_or_null(l, first.as_mut().map(|z| z.dev_ptr_mut()).transpose()?).run()?;
     let zero = match first {
         Some(z) => decode_key(z.to_vec()?[0]),
         None => None,
@@ -306,6 +339,7 @@ pub(crate) struct SmallStatus {
 /// kernel: LU with partial pivoting in registers, a warp's lanes holding the rows. Returns `x`
 /// (`[count, n, k]`) and the status (reading it synchronises).
 pub(crate) fn small_solve<T: Scalar>(
+    d: &CudaDevice,
     a: &Array<T>,
     b: Option<&Array<T>>,
     count: usize,
@@ -314,34 +348,25 @@ pub(crate) fn small_solve<T: Scalar>(
 ) -> Result<(Array<T>, SmallStatus)> {
     debug_assert!((1..=SMALL_MAX_N).contains(&n) && a.is_contiguous());
     let dev = a.device();
-    let x = Array::<T>::empty(&[count, n, k], dev)?;
-    let status = Array::<i64>::zeros(&[2], dev)?;
+    let mut x = Array::<T>::empty(&[count, n, k], dev)?;
+    let mut status = Array::<i64>::zeros(&[2], dev)?;
     let w = n.next_power_of_two();
-    let d = cuda(a);
-    let key = format!("cusci-linalg/small_solve|{}|{w}", T::DTYPE.tag());
-    let f = d.function(
-        &key,
-        || small_solve_source(T::DTYPE, w),
-        &[],
-        "la_small_solve",
-    )?;
+    let spec = Spec::of(&[T::DTYPE]).with(&[w as i64]);
+    let f = SMALL_SOLVE.function(d, &spec, "la_small_solve")?;
     let threads = 128usize;
     let lanes = count * w; // one lane per row slot
     let blocks = lanes.div_ceil(threads).clamp(1, (u32::MAX / 2) as usize);
-    let mut args = Args::new();
-    args.push(addr(a))
-        .push(b.map(addr).unwrap_or(0))
-        .push(addr(&x))
-        .push(count as i64)
-        .push(n as i32)
-        .push(k as i32)
-        .push(b.is_none() as i32)
-        .push(addr(&status));
-    f.launch(
-        d,
-        LaunchConfig::linear(blocks as u32, threads as u32),
-        &mut args,
-    )?;
+    let l = d
+        .launch(&f, LaunchConfig::linear(blocks as u32, threads as u32))
+        .arg(a.dev_ptr()?);
+    arg_or_null(l, b.map(|b| b.dev_ptr()).transpose()?)
+        .arg(x.dev_ptr_mut()?)
+        .arg(i64_of(OP, count)?)
+        .arg(i32_of(OP, n)?)
+        .arg(i32_of(OP, k)?)
+        .arg(b.is_none() as i32)
+        .arg(status.dev_ptr_mut()?)
+        .run()?;
     let st = status.to_vec()?;
     Ok((
         x,

@@ -10,6 +10,8 @@ use cudarc::cublas::sys as blas;
 use cudarc::cusolver::sys as sol;
 use cusci_core::cuda::libs;
 use cusci_core::{Array, CudaDevice, Error, Result};
+
+mod batched;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
@@ -136,11 +138,6 @@ pub(crate) struct Locked<'a> {
     dev: CudaDevice,
 }
 
-/// Device pointer of a CUDA array's first element.
-pub(crate) fn ptr<T: cusci_core::Element>(a: &Array<T>) -> u64 {
-    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
-}
-
 fn vp(p: u64) -> *mut c_void {
     p as *mut c_void
 }
@@ -170,20 +167,63 @@ pub(crate) fn has_xgeev() -> bool {
     })
 }
 
-fn op(t: bool, conj: bool) -> blas::cublasOperation_t {
-    match (t, conj) {
-        (false, _) => blas::cublasOperation_t::CUBLAS_OP_N,
-        (true, false) => blas::cublasOperation_t::CUBLAS_OP_T,
-        (true, true) => blas::cublasOperation_t::CUBLAS_OP_C,
+/// The operation a routine applies to a matrix operand: none, the transpose, or the conjugate
+/// transpose (cuBLAS's `CUBLAS_OP_N`, `_T`, `_C`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    N,
+    T,
+    C,
+}
+
+impl Op {
+    /// The operation of a `trans` flag (`conj`: conjugated too).
+    pub(crate) fn of(trans: bool, conj: bool) -> Op {
+        match (trans, conj) {
+            (false, _) => Op::N,
+            (true, false) => Op::T,
+            (true, true) => Op::C,
+        }
+    }
+    fn blas(self) -> blas::cublasOperation_t {
+        match self {
+            Op::N => blas::cublasOperation_t::CUBLAS_OP_N,
+            Op::T => blas::cublasOperation_t::CUBLAS_OP_T,
+            Op::C => blas::cublasOperation_t::CUBLAS_OP_C,
+        }
+    }
+    fn solver(self) -> sol::cublasOperation_t {
+        match self {
+            Op::N => sol::cublasOperation_t::CUBLAS_OP_N,
+            Op::T => sol::cublasOperation_t::CUBLAS_OP_T,
+            Op::C => sol::cublasOperation_t::CUBLAS_OP_C,
+        }
     }
 }
 
-fn sop(t: bool, conj: bool) -> sol::cublasOperation_t {
-    match (t, conj) {
-        (false, _) => sol::cublasOperation_t::CUBLAS_OP_N,
-        (true, false) => sol::cublasOperation_t::CUBLAS_OP_T,
-        (true, true) => sol::cublasOperation_t::CUBLAS_OP_C,
-    }
+/// Matrices stored back to back for a strided-batched routine: the device address of the first
+/// (column-major), its leading dimension, and the element stride between matrices (0 broadcasts
+/// one matrix over the batch).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Strided {
+    pub(crate) addr: u64,
+    pub(crate) ld: usize,
+    pub(crate) stride: usize,
+}
+
+/// A strided-batched GEMM, `C_i = op(A_i) op(B_i)` for `batch` matrices, column-major: `C` is
+/// `m x n`, the inner dimension `k`; `ta`/`tb` transpose `A`/`B`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Gemm {
+    pub(crate) m: usize,
+    pub(crate) n: usize,
+    pub(crate) k: usize,
+    pub(crate) batch: usize,
+    pub(crate) a: Strided,
+    pub(crate) ta: bool,
+    pub(crate) b: Strided,
+    pub(crate) tb: bool,
+    pub(crate) c: Strided,
 }
 
 fn fill(upper: bool) -> sol::cublasFillMode_t {
@@ -213,38 +253,36 @@ impl Locked<'_> {
     ) -> Result<Vec<u8>> {
         let (mut dw, mut hw) = (0usize, 0usize);
         sol_check(o, size(&mut dw, &mut hw))?;
-        let work = scratch(&self.dev, dw)?;
+        let mut work = scratch(&self.dev, dw)?;
         let mut host = vec![0u8; hw.max(1)];
         sol_check(
             o,
-            call(vp(ptr(&work)), dw, host.as_mut_ptr() as *mut c_void, hw),
+            call(
+                vp(work.dev_ptr_mut()?.addr()),
+                dw,
+                host.as_mut_ptr() as *mut c_void,
+                hw,
+            ),
         )?;
         drop(work);
         Ok(host)
     }
 
-    /// Column-major strided-batched GEMM: `C_i = op(A_i) op(B_i)` (C is `m x n`), element strides
-    /// between matrices (0 broadcasts one matrix over the batch).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn gemm<T: Scalar>(
-        &self,
-        ta: bool,
-        tb: bool,
-        m: usize,
-        n: usize,
-        k: usize,
-        a: u64,
-        lda: usize,
-        sa: usize,
-        b: u64,
-        ldb: usize,
-        sb: usize,
-        c: u64,
-        ldc: usize,
-        sc: usize,
-        batch: usize,
-    ) -> Result<()> {
+    /// The column-major strided-batched GEMM `g` (`gemmStridedBatchedEx`, compute type = element
+    /// type).
+    pub(crate) fn gemm<T: Scalar>(&self, g: &Gemm) -> Result<()> {
         let o = "matmul";
+        let Gemm {
+            m,
+            n,
+            k,
+            batch,
+            a,
+            ta,
+            b,
+            tb,
+            c,
+        } = *g;
         let one = T::one();
         let zero = T::zero();
         // SAFETY: pointers are device buffers holding the described matrices (callers build them
@@ -254,25 +292,25 @@ impl Locked<'_> {
                 o,
                 blas::cublasGemmStridedBatchedEx(
                     self.g.blas,
-                    op(ta, false),
-                    op(tb, false),
+                    Op::of(ta, false).blas(),
+                    Op::of(tb, false).blas(),
                     i32c(o, m)?,
                     i32c(o, n)?,
                     i32c(o, k)?,
                     &one as *const T as *const c_void,
-                    vp(a),
+                    vp(a.addr),
                     T::blas_type(),
-                    i32c(o, lda.max(1))?,
-                    sa as i64,
-                    vp(b),
+                    i32c(o, a.ld.max(1))?,
+                    a.stride as i64,
+                    vp(b.addr),
                     T::blas_type(),
-                    i32c(o, ldb.max(1))?,
-                    sb as i64,
+                    i32c(o, b.ld.max(1))?,
+                    b.stride as i64,
                     &zero as *const T as *const c_void,
-                    vp(c),
+                    vp(c.addr),
                     T::blas_type(),
-                    i32c(o, ldc.max(1))?,
-                    sc as i64,
+                    i32c(o, c.ld.max(1))?,
+                    c.stride as i64,
                     i32c(o, batch)?,
                     T::blas_compute(),
                     blas::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
@@ -333,19 +371,17 @@ impl Locked<'_> {
         Ok(())
     }
 
-    /// `Xgetrs`: solves `op(A) X = B` with the LU of `getrf`; `B` column-major `n x nrhs`.
+    /// `Xgetrs`: solves `op(A) X = B` with the LU of `getrf` (`A` column-major `n x n` at `a`,
+    /// pivots at `ipiv`); `B` column-major `n x nrhs` at `b` (overwritten by `X`).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn getrs<T: Scalar>(
         &self,
-        trans: bool,
-        conj: bool,
+        op: Op,
         n: usize,
         nrhs: usize,
         a: u64,
-        lda: usize,
         ipiv: u64,
         b: u64,
-        ldb: usize,
         info: u64,
     ) -> Result<()> {
         // SAFETY: valid handle and device pointers.
@@ -355,16 +391,16 @@ impl Locked<'_> {
                 sol::cusolverDnXgetrs(
                     self.g.solver,
                     self.g.params,
-                    sop(trans, conj),
+                    op.solver(),
                     n as i64,
                     nrhs as i64,
                     T::solver_type(),
                     vp(a),
-                    lda.max(1) as i64,
+                    n.max(1) as i64,
                     ipiv as *const i64,
                     T::solver_type(),
                     vp(b),
-                    ldb.max(1) as i64,
+                    n.max(1) as i64,
                     info as *mut i32,
                 ),
             )
@@ -414,7 +450,6 @@ impl Locked<'_> {
     }
 
     /// `Xpotrs` with the factor of `potrf`.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn potrs<T: Scalar>(
         &self,
         upper: bool,
@@ -509,7 +544,8 @@ impl Locked<'_> {
     }
 
     /// `Xgesvd` of the column-major `m x n` matrix at `a` (`m >= n`, destroyed): `s` (real, n),
-    /// `u` (`m x m` or `m x n`), `vt` (`n x n`), per `job` (`b'A'`, `b'S'` or `b'N'`).
+    /// `u` (`m x m` or `m x n`, leading dimension `m`), `vt` (`n x n`), per `job` (`b'A'`, `b'S'`
+    /// or `b'N'`).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn gesvd<T: Scalar>(
         &self,
@@ -519,11 +555,10 @@ impl Locked<'_> {
         a: u64,
         s: u64,
         u: u64,
-        ldu: usize,
         vt: u64,
-        ldvt: usize,
         info: u64,
     ) -> Result<()> {
+        let (ldu, ldvt) = (m, n);
         let o = "gesvd";
         let j = job as std::ffi::c_schar;
         self.x_call(
@@ -591,7 +626,6 @@ impl Locked<'_> {
     /// which the caller keeps alive until the stream has been synchronised (the routine has a
     /// host-side part and the documentation does not promise that it is done with the buffer
     /// when it returns).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn geev<T: Scalar>(
         &self,
         vectors: bool,
@@ -718,422 +752,5 @@ impl Locked<'_> {
             },
         )?;
         Ok(())
-    }
-
-    /// `<t>orgqr`/`<t>ungqr`: the first `n` columns of `Q` from `k` reflectors, over `a`
-    /// (column-major, leading dimension `m`).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn orgqr<T: Scalar>(
-        &self,
-        m: usize,
-        n: usize,
-        k: usize,
-        a: u64,
-        tau: u64,
-        info: u64,
-    ) -> Result<()> {
-        let o = "orgqr";
-        let mut lwork = 0i32;
-        // SAFETY: valid handle and device pointers; out-pointer to a local.
-        unsafe {
-            sol_check(
-                o,
-                T::orgqr_buffer(
-                    self.g.solver,
-                    i32c(o, m)?,
-                    i32c(o, n)?,
-                    i32c(o, k)?,
-                    a as *const T,
-                    i32c(o, m.max(1))?,
-                    tau as *const T,
-                    &mut lwork,
-                ),
-            )?;
-        }
-        let work = scratch(
-            &self.dev,
-            (lwork.max(1) as usize) * std::mem::size_of::<T>(),
-        )?;
-        // SAFETY: the workspace has the size the library asked for.
-        unsafe {
-            sol_check(
-                o,
-                T::orgqr(
-                    self.g.solver,
-                    i32c(o, m)?,
-                    i32c(o, n)?,
-                    i32c(o, k)?,
-                    a as *mut T,
-                    i32c(o, m.max(1))?,
-                    tau as *const T,
-                    ptr(&work) as *mut T,
-                    lwork.max(1),
-                    info as *mut i32,
-                ),
-            )?;
-        }
-        drop(work);
-        Ok(())
-    }
-
-    /// `<t>trsm`: `op(A) X = B` (left side) for the column-major triangular `n x n` `A` and the
-    /// column-major `n x nrhs` `B` (overwritten by `X`).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn trsm<T: Scalar>(
-        &self,
-        upper: bool,
-        trans: bool,
-        conj: bool,
-        unit: bool,
-        n: usize,
-        nrhs: usize,
-        a: u64,
-        b: u64,
-    ) -> Result<()> {
-        let o = "trsm";
-        let one = T::one();
-        let uplo = if upper {
-            blas::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER
-        } else {
-            blas::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER
-        };
-        let diag = if unit {
-            blas::cublasDiagType_t::CUBLAS_DIAG_UNIT
-        } else {
-            blas::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT
-        };
-        // SAFETY: valid handle and device pointers; alpha is a host scalar.
-        unsafe {
-            blas_check(
-                o,
-                T::trsm(
-                    self.g.blas,
-                    blas::cublasSideMode_t::CUBLAS_SIDE_LEFT,
-                    uplo,
-                    op(trans, conj),
-                    diag,
-                    i32c(o, n)?,
-                    i32c(o, nrhs)?,
-                    &one,
-                    a as *const T,
-                    i32c(o, n.max(1))?,
-                    b as *mut T,
-                    i32c(o, n.max(1))?,
-                ),
-            )
-        }
-    }
-
-    /// cuBLAS `getrfBatched` over pointer array `aptrs` (device array of `batch` pointers).
-    pub(crate) fn getrf_batched<T: Scalar>(
-        &self,
-        n: usize,
-        aptrs: u64,
-        piv: u64,
-        info: u64,
-        batch: usize,
-    ) -> Result<()> {
-        let o = "getrfBatched";
-        // SAFETY: pointer arrays and buffers are live device memory of the right sizes.
-        unsafe {
-            blas_check(
-                o,
-                T::getrf_batched(
-                    self.g.blas,
-                    i32c(o, n)?,
-                    aptrs as *const *mut T,
-                    i32c(o, n.max(1))?,
-                    piv as *mut i32,
-                    info as *mut i32,
-                    i32c(o, batch)?,
-                ),
-            )
-        }
-    }
-
-    /// cuBLAS `getrsBatched` (`trans` applies to the factored matrices); B column-major `n x nrhs`.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn getrs_batched<T: Scalar>(
-        &self,
-        trans: bool,
-        n: usize,
-        nrhs: usize,
-        aptrs: u64,
-        piv: u64,
-        bptrs: u64,
-        batch: usize,
-    ) -> Result<()> {
-        let o = "getrsBatched";
-        let mut info = 0i32;
-        // SAFETY: as above; info is a host int.
-        unsafe {
-            blas_check(
-                o,
-                T::getrs_batched(
-                    self.g.blas,
-                    op(trans, false),
-                    i32c(o, n)?,
-                    i32c(o, nrhs)?,
-                    aptrs as *const *const T,
-                    i32c(o, n.max(1))?,
-                    piv as *const i32,
-                    bptrs as *const *mut T,
-                    i32c(o, n.max(1))?,
-                    &mut info,
-                    i32c(o, batch)?,
-                ),
-            )?;
-        }
-        if info != 0 {
-            return Err(cusci_core::error::make::arg(
-                o,
-                format!("argument {} invalid", -info),
-            ));
-        }
-        Ok(())
-    }
-
-    /// cuSOLVER `<t>potrfBatched`: Cholesky in place of the column-major `n x n` matrices whose
-    /// device pointers are the `batch` entries of `aptrs` (leading dimension `n`); one `info`
-    /// per matrix (i32, device) at `info`.
-    pub(crate) fn potrf_batched<T: Scalar>(
-        &self,
-        upper: bool,
-        n: usize,
-        aptrs: u64,
-        info: u64,
-        batch: usize,
-    ) -> Result<()> {
-        let o = "potrfBatched";
-        // SAFETY: the pointer array and the matrices it points to are live device memory of the
-        // described sizes; `info` holds `batch` ints.
-        unsafe {
-            sol_check(
-                o,
-                T::potrf_batched(
-                    self.g.solver,
-                    fill(upper),
-                    i32c(o, n)?,
-                    aptrs as *mut *mut T,
-                    i32c(o, n.max(1))?,
-                    info as *mut i32,
-                    i32c(o, batch)?,
-                ),
-            )
-        }
-    }
-
-    /// cuSOLVER `<t>syevjBatched` / `<t>heevjBatched` (Jacobi, `n <= 32`) of the `batch`
-    /// column-major `n x n` Hermitian matrices stored back to back at `a`: eigenvalues ascending
-    /// into `w` (`batch x n`, real type), eigenvectors over `a` when `vectors`, one `info` per
-    /// matrix (`n + 1`: no convergence). Tolerance `T::eps()`, at most [`JACOBI_MAX_SWEEPS`]
-    /// sweeps.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn syevj_batched<T: Scalar>(
-        &self,
-        vectors: bool,
-        upper: bool,
-        n: usize,
-        a: u64,
-        w: u64,
-        info: u64,
-        batch: usize,
-    ) -> Result<()> {
-        let o = "syevjBatched";
-        let p = SyevjParams::new::<T>()?;
-        let jobz = eig_mode(vectors);
-        let mut lwork = 0i32;
-        // SAFETY: valid handle, params and device pointers; out-pointer to a local.
-        unsafe {
-            sol_check(
-                o,
-                T::syevj_batched_buffer(
-                    self.g.solver,
-                    jobz,
-                    fill(upper),
-                    i32c(o, n)?,
-                    a as *const T,
-                    i32c(o, n.max(1))?,
-                    w as *const T::R,
-                    &mut lwork,
-                    p.0,
-                    i32c(o, batch)?,
-                ),
-            )?;
-        }
-        let work = scratch(&self.dev, lwork.max(1) as usize * std::mem::size_of::<T>())?;
-        // SAFETY: as above; the workspace has the size the library asked for.
-        unsafe {
-            sol_check(
-                o,
-                T::syevj_batched(
-                    self.g.solver,
-                    jobz,
-                    fill(upper),
-                    i32c(o, n)?,
-                    a as *mut T,
-                    i32c(o, n.max(1))?,
-                    w as *mut T::R,
-                    ptr(&work) as *mut T,
-                    lwork.max(1),
-                    info as *mut i32,
-                    p.0,
-                    i32c(o, batch)?,
-                ),
-            )?;
-        }
-        drop(work);
-        Ok(())
-    }
-
-    /// cuSOLVER `<t>gesvdjBatched` (Jacobi, `m, n <= 32`) of the `batch` column-major `m x n`
-    /// matrices stored back to back at `a` (leading dimension `m`, destroyed): singular values
-    /// descending into `s` (`batch x min(m, n)`, real type), the full `U` (`m x m`) and `V` (not
-    /// `Vᴴ`, `n x n`) per matrix into `u` and `v`, one `info` per matrix. `u` and `v` must be
-    /// allocated even without `vectors` (as CuPy does). Tolerance `T::eps()`, at most
-    /// [`JACOBI_MAX_SWEEPS`] sweeps.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn gesvdj_batched<T: Scalar>(
-        &self,
-        vectors: bool,
-        m: usize,
-        n: usize,
-        a: u64,
-        s: u64,
-        u: u64,
-        v: u64,
-        info: u64,
-        batch: usize,
-    ) -> Result<()> {
-        let o = "gesvdjBatched";
-        let p = GesvdjParams::new::<T>()?;
-        let jobz = eig_mode(vectors);
-        let (lda, ldu, ldv) = (i32c(o, m.max(1))?, i32c(o, m.max(1))?, i32c(o, n.max(1))?);
-        let mut lwork = 0i32;
-        // SAFETY: valid handle, params and device pointers; out-pointer to a local.
-        unsafe {
-            sol_check(
-                o,
-                T::gesvdj_batched_buffer(
-                    self.g.solver,
-                    jobz,
-                    i32c(o, m)?,
-                    i32c(o, n)?,
-                    a as *const T,
-                    lda,
-                    s as *const T::R,
-                    u as *const T,
-                    ldu,
-                    v as *const T,
-                    ldv,
-                    &mut lwork,
-                    p.0,
-                    i32c(o, batch)?,
-                ),
-            )?;
-        }
-        let work = scratch(&self.dev, lwork.max(1) as usize * std::mem::size_of::<T>())?;
-        // SAFETY: as above; the workspace has the size the library asked for.
-        unsafe {
-            sol_check(
-                o,
-                T::gesvdj_batched(
-                    self.g.solver,
-                    jobz,
-                    i32c(o, m)?,
-                    i32c(o, n)?,
-                    a as *mut T,
-                    lda,
-                    s as *mut T::R,
-                    u as *mut T,
-                    ldu,
-                    v as *mut T,
-                    ldv,
-                    ptr(&work) as *mut T,
-                    lwork.max(1),
-                    info as *mut i32,
-                    p.0,
-                    i32c(o, batch)?,
-                ),
-            )?;
-        }
-        drop(work);
-        Ok(())
-    }
-}
-
-/// The sweep limit of the Jacobi solvers (`syevjBatched`, `gesvdjBatched`): cuSOLVER's default,
-/// set explicitly. With the tolerance at the type's epsilon a 32 x 32 matrix converges in well
-/// under 15 sweeps; a matrix that does not is reported as `NoConvergence`.
-pub(crate) const JACOBI_MAX_SWEEPS: i32 = 100;
-
-fn eig_mode(vectors: bool) -> sol::cusolverEigMode_t {
-    if vectors {
-        sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
-    } else {
-        sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
-    }
-}
-
-/// `syevjInfo_t` with tolerance `T::eps()` and [`JACOBI_MAX_SWEEPS`], destroyed on drop. The
-/// parameters are read when the call is submitted, so dropping it once the call is queued is
-/// safe (CuPy does the same).
-struct SyevjParams(sol::syevjInfo_t);
-
-impl SyevjParams {
-    fn new<T: Scalar>() -> Result<SyevjParams> {
-        let o = "syevjBatched";
-        let mut p = std::ptr::null_mut();
-        // SAFETY: out-pointer to a local; the object is destroyed once, on drop.
-        unsafe {
-            sol_check(o, sol::cusolverDnCreateSyevjInfo(&mut p))?;
-            let p = SyevjParams(p);
-            sol_check(o, sol::cusolverDnXsyevjSetTolerance(p.0, T::eps()))?;
-            sol_check(o, sol::cusolverDnXsyevjSetMaxSweeps(p.0, JACOBI_MAX_SWEEPS))?;
-            // ascending eigenvalues (the default, set explicitly: NumPy's order)
-            sol_check(o, sol::cusolverDnXsyevjSetSortEig(p.0, 1))?;
-            Ok(p)
-        }
-    }
-}
-
-impl Drop for SyevjParams {
-    fn drop(&mut self) {
-        // SAFETY: created in `new`, destroyed once.
-        unsafe {
-            sol::cusolverDnDestroySyevjInfo(self.0);
-        }
-    }
-}
-
-/// `gesvdjInfo_t` with tolerance `T::eps()`, [`JACOBI_MAX_SWEEPS`] and descending singular
-/// values, destroyed on drop (as [`SyevjParams`]).
-struct GesvdjParams(sol::gesvdjInfo_t);
-
-impl GesvdjParams {
-    fn new<T: Scalar>() -> Result<GesvdjParams> {
-        let o = "gesvdjBatched";
-        let mut p = std::ptr::null_mut();
-        // SAFETY: out-pointer to a local; the object is destroyed once, on drop.
-        unsafe {
-            sol_check(o, sol::cusolverDnCreateGesvdjInfo(&mut p))?;
-            let p = GesvdjParams(p);
-            sol_check(o, sol::cusolverDnXgesvdjSetTolerance(p.0, T::eps()))?;
-            sol_check(
-                o,
-                sol::cusolverDnXgesvdjSetMaxSweeps(p.0, JACOBI_MAX_SWEEPS),
-            )?;
-            sol_check(o, sol::cusolverDnXgesvdjSetSortEig(p.0, 1))?;
-            Ok(p)
-        }
-    }
-}
-
-impl Drop for GesvdjParams {
-    fn drop(&mut self) {
-        // SAFETY: created in `new`, destroyed once.
-        unsafe {
-            sol::cusolverDnDestroyGesvdjInfo(self.0);
-        }
     }
 }
