@@ -1,6 +1,8 @@
 //! The library behind the `cusci` command: `cusci info` ([`info`]) and `cusci demo` ([`demo`],
 //! whose stages later crates extend), and the Black–Scholes closed form the demo checks against
 //! ([`blackscholes`]).
+//!
+#![doc = include_str!("../README.md")]
 
 pub mod blackscholes;
 pub mod demo;

@@ -310,14 +310,15 @@ impl Worker<'_> {
         shape_check(name, &shapes)?;
         let status = (|| -> Result<Array<T>> {
             let a = a?;
-            let out = Array::<T>::empty(&out_shape(a.shape()), &self.device)?;
+            let mut out = Array::<T>::empty(&out_shape(a.shape()), &self.device)?;
             let d = self
                 .device
                 .as_cuda()
                 .ok_or_else(|| make::arg(name, "NCCL on a CPU worker"))?;
             let (dt, k) = T::nccl_type();
-            let src = a.cuda_view().map(|v| v.ptr).unwrap_or(0);
-            let dst = out.cuda_view().map(|v| v.ptr).unwrap_or(0);
+            // NCCL (a vendor call) takes the raw addresses; the borrows last through the call
+            let src = a.dev_ptr()?;
+            let dst = out.dev_ptr_mut()?;
             let guard = self.comm_guard();
             let comm = guard
                 .as_ref()
@@ -325,8 +326,8 @@ impl Worker<'_> {
             if a.size() > 0 {
                 call(
                     comm,
-                    src,
-                    dst,
+                    src.addr(),
+                    dst.addr(),
                     dt,
                     a.size() * k,
                     d.raw_stream() as *mut std::ffi::c_void,

@@ -30,6 +30,8 @@
 //! let b = four.map_reduce(&g, 0.0, f, |x, y| x + y).unwrap();
 //! assert_eq!(a.to_bits(), b.to_bits());
 //! ```
+//!
+#![doc = include_str!("../README.md")]
 
 mod cluster;
 mod collective;

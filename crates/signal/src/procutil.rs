@@ -1,8 +1,12 @@
-//! Helpers shared by the processing modules (filtering, convolution, spectral): the element
-//! types they accept, axis bookkeeping, device pointers and kernel sources.
+//! Helpers shared by the signal modules: the element types they accept, axis bookkeeping, the
+//! pieces of kernel sources, host operands and optional launch arguments.
 
+use cusci_core::array::check_same_device;
 use cusci_core::error::make;
-use cusci_core::{c32, c64, Array, DType, Device, Element, Float, Result};
+use cusci_core::{
+    c32, c64, Array, Backend, DType, DevPtr, DevPtrMut, Device, Element, Float, Result, Spec,
+};
+use std::borrow::Cow;
 use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
 /// The element types of the filtering and convolution functions: `f32`, `f64`, `c32`, `c64`.
@@ -121,28 +125,43 @@ real_scalar!(f64);
 complex_scalar!(c32);
 complex_scalar!(c64);
 
-/// The CUDA type name of `T` in kernel sources.
-pub(crate) fn cuda_type<T: Element>() -> &'static str {
-    match T::DTYPE {
-        DType::F32 => "float",
-        DType::F64 => "double",
-        DType::C32 => "cplx32",
-        DType::C64 => "cplx64",
-        d => d.cuda_name(),
+/// The element types of the filtering and convolution kernels, in the samples' order.
+pub(crate) const SIGNAL_DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C32, DType::C64];
+
+/// The real element types (modules whose kernels take `float`/`double`).
+pub(crate) const REAL_DTYPES: [DType; 2] = [DType::F32, DType::F64];
+
+/// One sample specialisation per element type of `ts` (a module's `samples`).
+pub(crate) fn each_dtype(ts: &[DType]) -> Vec<Spec> {
+    ts.iter().map(|&t| Spec::of(&[t])).collect()
+}
+
+/// The CUDA literal of `t`'s zero (`TZERO` in the kernel sources).
+pub(crate) fn zero_literal(t: DType) -> String {
+    match t {
+        DType::C32 => "mk(0.0f, 0.0f)".into(),
+        DType::C64 => "mk(0.0, 0.0)".into(),
+        _ => format!("(({})0)", t.cuda_name()),
     }
 }
 
-/// Normalises `axis` for an array of `ndim` dimensions (negative counts from the end).
-pub(crate) fn norm_axis(op: &str, axis: isize, ndim: usize) -> Result<usize> {
-    let nd = ndim as isize;
-    let a = if axis < 0 { axis + nd } else { axis };
-    if ndim == 0 || a < 0 || a >= nd {
-        return Err(make::arg(
-            op,
-            format!("axis {axis} is out of bounds for an array of {ndim} dimensions"),
-        ));
+/// The CUDA constructor `TMAKE(re, im)` of `t` from two doubles.
+pub(crate) fn tmake(t: DType) -> &'static str {
+    match t {
+        DType::C32 => "mk((float)(re), (float)(im))",
+        DType::C64 => "mk((double)(re), (double)(im))",
+        DType::F32 => "((float)(re))",
+        _ => "((double)(re))",
     }
-    Ok(a as usize)
+}
+
+/// The real type of `t` (itself for real types).
+pub(crate) fn real_of(t: DType) -> DType {
+    match t {
+        DType::C32 => DType::F32,
+        DType::C64 => DType::F64,
+        t => t,
+    }
 }
 
 /// `(outer, n, inner)`: the products of the dimensions before `axis`, its length, and the
@@ -153,78 +172,33 @@ pub(crate) fn split_axis(shape: &[usize], axis: usize) -> (usize, usize, usize) 
     (outer, shape[axis], inner)
 }
 
-/// The device address of a CUDA array's first element (0 on the CPU).
-pub(crate) fn dptr<T: Element>(a: &Array<T>) -> u64 {
-    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
-}
-
 /// The host values of a (small) array, C order; synchronises when it lives on a GPU.
 pub(crate) fn host<T: Element>(a: &Array<T>) -> Result<Vec<T>> {
     a.to_vec()
 }
 
-/// The contiguous data of a CPU array (a copy only when the array is a view).
-pub(crate) fn cpu_contig<T: Element>(a: &Array<T>) -> Result<std::borrow::Cow<'_, [T]>> {
-    if a.is_contiguous() {
-        if let Some(d) = a.cpu_data() {
-            // cpu_data runs to the end of the storage: a prefix view must stop at its size
-            return Ok(std::borrow::Cow::Borrowed(&d[..a.size()]));
+/// The C-order elements of an operand that lives on the CPU beside the array a front end
+/// matched on (borrowed when contiguous); `DeviceMismatch` for an array on a GPU.
+pub(crate) fn host_elems<T: Element>(a: &Array<T>) -> Result<Cow<'_, [T]>> {
+    match a.backend() {
+        Backend::Host(h) => Ok(h.to_contiguous()),
+        Backend::Cuda(_) => {
+            check_same_device("cusci_signal", &Device::Cpu, a.device())?;
+            Err(make::arg("cusci_signal", "a CPU operand was expected"))
         }
     }
-    Ok(std::borrow::Cow::Owned(a.to_vec()?))
 }
 
-/// Blocks for a grid-stride launch of `total` threads of `threads` per block (capped).
-pub(crate) fn blocks_for(total: usize, threads: u32) -> u32 {
-    total.div_ceil(threads as usize).clamp(1, 1 << 20) as u32
+/// The pointer of an optional input array, or null where it is absent (the kernel's variant
+/// then does not read it).
+pub(crate) fn ptr_or_null<T: Element>(a: Option<&Array<T>>) -> Result<DevPtr<'_, T>> {
+    a.map_or(Ok(DevPtr::null()), |a| a.dev_ptr())
 }
 
-/// `Err(DeviceMismatch)` unless both devices are the same.
-pub(crate) fn same_dev(op: &str, a: &Device, b: &Device) -> Result<()> {
-    cusci_core::array::check_same_device(op, a, b)
-}
-
-/// Every NVRTC kernel source of the processing modules, one per (module, type, variant) that
-/// the launchers can build, for compile checks without a GPU (`check_compiles`). Not part of the
-/// API.
-#[doc(hidden)]
-pub fn processing_kernel_sources() -> Vec<(String, String)> {
-    // one module per form and type; a second state count for f64 (the code paths are the same
-    // for every count: NS only sizes the unrolled loops)
-    let mut v = vec![
-        crate::filter::iir_source::<f32>(false, 8),
-        crate::filter::iir_source::<f64>(false, 1),
-        crate::filter::iir_source::<f64>(false, 8),
-        crate::filter::iir_source::<c32>(false, 2),
-        crate::filter::iir_source::<c64>(false, 4),
-        crate::filter::iir_source::<f32>(true, 16),
-        crate::filter::iir_source::<f64>(true, 2),
-        crate::filter::iir_source::<c64>(true, 4),
-        crate::convolve::conv_source::<f32>(),
-        crate::convolve::conv_source::<f64>(),
-        crate::convolve::conv_source::<c32>(),
-        crate::convolve::conv_source::<c64>(),
-        crate::medfilt::medfilt_source::<f32>(7),
-        crate::medfilt::medfilt_source::<f64>(3),
-        crate::medfilt::medfilt_source::<f64>(33),
-        crate::axisfir::axisfir_source::<f32>(),
-        crate::axisfir::axisfir_source::<f64>(),
-        crate::axisfir::axisfir_source::<c32>(),
-        crate::axisfir::axisfir_source::<c64>(),
-    ];
-    v.extend(crate::rankfilt::rankfilt_sources());
-    for double in [false, true] {
-        let key = if double {
-            "signal_hilbert_f64"
-        } else {
-            "signal_hilbert_f32"
-        };
-        v.push((
-            key.to_string(),
-            crate::hilbert::hilbert_kernel_source(double),
-        ));
-    }
-    v
+/// The launch argument of an optional output pointer, or null where the output is absent (the
+/// kernel skips a null output). The pointer stays borrowed from its array for the launch.
+pub(crate) fn out_or_null<'a, T: Element>(p: &'a Option<DevPtrMut<'_, T>>) -> DevPtr<'a, T> {
+    p.as_ref().map_or(DevPtr::null(), |p| p.as_ptr())
 }
 
 /// `v` as an element of `T` (real part for complex types).

@@ -11,28 +11,46 @@
 //! devices run the same composition. The evaluation functions and the 3-tap mirror FIR of
 //! [`spline_filter`] are NVRTC kernels (`splines.cu`) with a rayon reference.
 
-use crate::procutil::{blocks_for, cpu_contig, cuda_type, dptr, split_axis};
+use crate::procutil::{each_dtype, host_elems, real_of, split_axis, SIGNAL_DTYPES};
 use crate::{lfilter, FilterOptions, SignalScalar};
-use cusci_core::cuda::kernel::{Args, LaunchConfig};
+use cusci_core::array::check_same_device;
 use cusci_core::error::make;
-use cusci_core::{c64, Array, DType, Device, Element, Error, Float, RealFloat, Result};
+use cusci_core::{
+    c64, Array, Backend, CudaDevice, DType, Device, Element, Error, Function, KernelModule,
+    LaunchConfig, RealFloat, Result, Spec,
+};
 use rayon::prelude::*;
 
 const SRC: &str = include_str!("splines.cu");
 
-/// The spline kernel module for coefficients of type `T` (reals of `T::Real`): (key, source).
-pub(crate) fn splines_source<T: Element + Float>() -> (String, String) {
-    let prefix = format!("signal_splines_{}", T::DTYPE.tag());
-    let acc = match T::DTYPE {
-        DType::C32 | DType::C64 => "cplx64",
-        _ => "double",
-    };
-    let src = format!(
-        "#define T {}\n#define R {}\n#define ACC {acc}\n#define NAME(x) {prefix}_##x\n{SRC}",
-        cuda_type::<T>(),
-        cuda_type::<T::Real>(),
-    );
-    (prefix, src)
+/// The spline kernels (`splines.cu`), one module per element type (`R` its real type,
+/// accumulating in `double` or `cplx64`).
+pub(crate) static SPLINES: KernelModule = KernelModule {
+    name: "signal_splines",
+    source: |s| {
+        let t = s.dtype(0)?;
+        let acc = match t {
+            DType::C32 | DType::C64 => "cplx64",
+            _ => "double",
+        };
+        Ok(format!(
+            "#define T {}\n#define R {}\n#define ACC {acc}\n#define NAME(x) signal_splines_{}_##x\n{SRC}",
+            t.cuda_name(),
+            real_of(t).cuda_name(),
+            t.tag()
+        ))
+    },
+    options: &[],
+    samples: || each_dtype(&SIGNAL_DTYPES),
+};
+
+fn kernel<T: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
+    let tag = T::DTYPE.tag();
+    SPLINES.function(
+        d,
+        &Spec::of(&[T::DTYPE]),
+        &format!("signal_splines_{tag}_{name}"),
+    )
 }
 
 /// `v` as a `T` (real part `v`).
@@ -617,9 +635,9 @@ pub fn spline_filter<T: SignalScalar>(iin: &Array<T>, lmbda: f64) -> Result<Arra
 fn fir3_mirror<T: SignalScalar>(x: &Array<T>, axis: usize, e: f64, m: f64) -> Result<Array<T>> {
     let (outer, n, inner) = split_axis(x.shape(), axis);
     let total = x.size();
-    match x.device() {
-        Device::Cpu => {
-            let xd = cpu_contig(x)?;
+    match x.backend() {
+        Backend::Host(h) => {
+            let xd = h.to_contiguous();
             let (te, tm) = (t::<T>(e), t::<T>(m));
             let idx = |o: usize, i: usize, q: usize| (o * n + i) * inner + q;
             let out: Vec<T> = (0..total)
@@ -635,21 +653,20 @@ fn fir3_mirror<T: SignalScalar>(x: &Array<T>, axis: usize, e: f64, m: f64) -> Re
                 .collect();
             Array::from_vec(out, x.shape(), x.device())
         }
-        Device::Cuda(d) => {
+        Backend::Cuda(c) => {
             let xc = x.contiguous()?;
-            let y = Array::<T>::empty(x.shape(), x.device())?;
+            let mut y = Array::<T>::empty(x.shape(), x.device())?;
             if total > 0 {
-                let (key, src) = splines_source::<T>();
-                let f = d.function(&key, || src, &[], &format!("{key}_fir3"))?;
-                let mut a = Args::new();
-                a.push(dptr(&xc))
-                    .push(dptr(&y))
-                    .push(outer as i64)
-                    .push(n as i64)
-                    .push(inner as i64)
-                    .push(e)
-                    .push(m);
-                f.launch(d, LaunchConfig::linear(blocks_for(total, 256), 256), &mut a)?;
+                let d = c.dev();
+                d.launch(&kernel::<T>(d, "fir3")?, LaunchConfig::cover(total, 256)?)
+                    .arg(xc.dev_ptr()?)
+                    .arg(y.dev_ptr_mut()?)
+                    .arg(outer as i64)
+                    .arg(n as i64)
+                    .arg(inner as i64)
+                    .arg(e)
+                    .arg(m)
+                    .run()?;
             }
             Ok(y)
         }
@@ -747,35 +764,34 @@ fn spline_eval<T: SignalScalar>(
             format!("dx must be finite and non-zero and x0 finite (dx {dx}, x0 {x0})"),
         ));
     }
-    crate::procutil::same_dev(op, cj.device(), newx.device())?;
+    check_same_device(op, cj.device(), newx.device())?;
     let m = newx.size();
-    match cj.device() {
-        Device::Cpu => {
-            let c = cpu_contig(cj)?;
-            let xs = cpu_contig(newx)?;
+    match cj.backend() {
+        Backend::Host(h) => {
+            let c = h.to_contiguous();
+            let xs = host_elems(newx)?;
             let out: Vec<T> = xs
                 .par_iter()
                 .map(|&v| eval_point(&c, (v.to_f64() - x0) / dx, cubic))
                 .collect();
             Array::from_vec(out, newx.shape(), newx.device())
         }
-        Device::Cuda(d) => {
+        Backend::Cuda(c) => {
             let cc = cj.contiguous()?;
             let xc = newx.contiguous()?;
-            let y = Array::<T>::empty(newx.shape(), newx.device())?;
+            let mut y = Array::<T>::empty(newx.shape(), newx.device())?;
             if m > 0 {
-                let (key, src) = splines_source::<T>();
-                let f = d.function(&key, || src, &[], &format!("{key}_eval"))?;
-                let mut a = Args::new();
-                a.push(dptr(&cc))
-                    .push(cj.size() as i64)
-                    .push(dptr(&xc))
-                    .push(dptr(&y))
-                    .push(m as i64)
-                    .push(dx)
-                    .push(x0)
-                    .push(cubic as i32);
-                f.launch(d, LaunchConfig::linear(blocks_for(m, 256), 256), &mut a)?;
+                let d = c.dev();
+                d.launch(&kernel::<T>(d, "eval")?, LaunchConfig::cover(m, 256)?)
+                    .arg(cc.dev_ptr()?)
+                    .arg(cj.size() as i64)
+                    .arg(xc.dev_ptr()?)
+                    .arg(y.dev_ptr_mut()?)
+                    .arg(m as i64)
+                    .arg(dx)
+                    .arg(x0)
+                    .arg(cubic as i32)
+                    .run()?;
             }
             Ok(y)
         }
@@ -863,17 +879,6 @@ pub fn gauss_spline<T: SignalScalar>(x: &Array<T>, n: i64) -> Result<Array<T>> {
         .mul_scalar(t(-0.5 / signsq))?
         .exp()?
         .mul_scalar(t(scale))
-}
-
-/// Every NVRTC module of the spline functions, for compile checks without a GPU (not part of
-/// the API).
-pub fn spline_kernel_sources() -> Vec<(String, String)> {
-    vec![
-        splines_source::<f32>(),
-        splines_source::<f64>(),
-        splines_source::<cusci_core::c32>(),
-        splines_source::<c64>(),
-    ]
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //! states too, which the tiled kernel writes from the thread that filters the last sample),
 //! partial last tiles, f32, f64, Complex64, and the ill-conditioned order-8 Butterworth filter in
 //! ba form of the benchmark. On the CPU (no GPU here) the tests check the CPU against itself and
-//! the naive recurrence only; `tile_plan`'s choices have unit tests in `filter/mod.rs`.
+//! the naive recurrence only; `tile_plan`'s choices have unit tests in
+//! `src/filter/iir/cuda/mod.rs`.
 //!
 //! Tolerances: the tiled scan rounds the carried states differently from the serial loop. The
 //! chunk length is the shortest whose carry growth stays <= 64 (see `tile_plan`): order-4 filters

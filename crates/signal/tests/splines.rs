@@ -417,19 +417,7 @@ fn splines_gpu_matches_cpu() {
 
 #[test]
 fn spline_kernels_compile() {
-    if cusci_core::cuda::libs::probe("nvrtc").is_none() {
-        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
-            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
-        }
-        eprintln!("note: NVRTC not found: kernel compile checks skipped");
-        return;
-    }
-    let srcs = cusci_signal::spline_kernel_sources();
-    assert!(!srcs.is_empty());
-    for (n, s) in &srcs {
-        cusci_core::cuda::kernel::check_compiles(n, s, &[], "compute_90")
-            .unwrap_or_else(|e| panic!("{n}: {e}"));
-    }
+    crate::processing_kernels_compile::compile_named(&["signal_splines"]);
 }
 
 #[test]
@@ -679,15 +667,5 @@ fn cwt_gpu_matches_cpu() {
 
 #[test]
 fn wavelet_kernels_compile() {
-    if cusci_core::cuda::libs::probe("nvrtc").is_none() {
-        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
-            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
-        }
-        eprintln!("note: NVRTC not found: kernel compile checks skipped");
-        return;
-    }
-    for (n, s) in &cusci_signal::wavelet_kernel_sources() {
-        cusci_core::cuda::kernel::check_compiles(n, s, &[], "compute_90")
-            .unwrap_or_else(|e| panic!("{n}: {e}"));
-    }
+    crate::processing_kernels_compile::compile_named(&["signal_wavelets"]);
 }

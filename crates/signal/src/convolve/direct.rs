@@ -1,0 +1,107 @@
+//! The direct method of the 1-D convolution on the GPU (`convolve.cu`: one thread per output)
+//! and on the CPU, and the reversed conjugate of a correlation's second input.
+
+use crate::procutil::{each_dtype, host_elems, zero_literal, SignalScalar, SIGNAL_DTYPES};
+use cusci_core::{
+    Array, Backend, CudaDevice, Element, Function, KernelModule, LaunchConfig, Result, Spec,
+};
+use rayon::prelude::*;
+
+const SRC: &str = include_str!("convolve.cu");
+
+/// The direct method's kernels (`convolve.cu`), one module per element type.
+pub(crate) static CONVOLVE: KernelModule = KernelModule {
+    name: "signal_convolve",
+    source: |s| {
+        let t = s.dtype(0)?;
+        Ok(format!(
+            "#define T {}\n#define TZERO {}\n#define NAME(x) signal_convolve_{}_##x\n{SRC}",
+            t.cuda_name(),
+            zero_literal(t),
+            t.tag()
+        ))
+    },
+    options: &[],
+    samples: || each_dtype(&SIGNAL_DTYPES),
+};
+
+fn kernel<T: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
+    let tag = T::DTYPE.tag();
+    CONVOLVE.function(
+        d,
+        &Spec::of(&[T::DTYPE]),
+        &format!("signal_convolve_{tag}_{name}"),
+    )
+}
+
+pub(super) fn revconj<T: SignalScalar>(v: &Array<T>) -> Result<Array<T>> {
+    let m = v.size();
+    match v.backend() {
+        Backend::Host(h) => {
+            let w: Vec<T> = h.to_contiguous().iter().rev().map(|x| x.conj()).collect();
+            Array::from_vec(w, &[m], v.device())
+        }
+        Backend::Cuda(c) => {
+            let vc = v.contiguous()?;
+            let mut out = Array::<T>::empty(&[m], v.device())?;
+            let d = c.dev();
+            d.launch(&kernel::<T>(d, "revconj")?, LaunchConfig::cover(m, 256)?)
+                .arg(vc.dev_ptr()?)
+                .arg(out.dev_ptr_mut()?)
+                .arg(m as i64)
+                .run()?;
+            Ok(out)
+        }
+    }
+}
+
+pub(super) fn direct<T: SignalScalar>(
+    a: &Array<T>,
+    v: &Array<T>,
+    corr: bool,
+    start: usize,
+    len: usize,
+) -> Result<Array<T>> {
+    let (n, m) = (a.size(), v.size());
+    match a.backend() {
+        Backend::Host(h) => {
+            let ad = h.to_contiguous();
+            let vd = host_elems(v)?;
+            let w: Vec<T> = if corr {
+                vd.iter().rev().map(|x| x.conj()).collect()
+            } else {
+                vd.to_vec()
+            };
+            let mut out = vec![T::zero(); len];
+            out.par_chunks_mut(4096).enumerate().for_each(|(c, chunk)| {
+                for (o, slot) in chunk.iter_mut().enumerate() {
+                    let k = start + c * 4096 + o;
+                    let j0 = (k + 1).saturating_sub(n);
+                    let j1 = k.min(m - 1);
+                    let mut acc = T::zero();
+                    for j in j0..=j1 {
+                        acc += ad[k - j] * w[j];
+                    }
+                    *slot = acc;
+                }
+            });
+            Array::from_vec(out, &[len], a.device())
+        }
+        Backend::Cuda(c) => {
+            let (ac, vc) = (a.contiguous()?, v.contiguous()?);
+            let mut out = Array::<T>::empty(&[len], a.device())?;
+            let d = c.dev();
+            d.launch(&kernel::<T>(d, "direct")?, LaunchConfig::cover(len, 256)?)
+                .arg(ac.dev_ptr()?)
+                .arg(n as i64)
+                .arg(vc.dev_ptr()?)
+                .arg(m as i64)
+                .arg(corr as i32)
+                .arg(out.dev_ptr_mut()?)
+                .arg(start as i64)
+                .arg(len as i64)
+                .run()?;
+            Ok(out)
+        }
+    }
+}
