@@ -13,6 +13,8 @@
 //! let b = (&a * &a).unwrap().sum_axes(&[1]).unwrap();
 //! assert_eq!(b.to_vec().unwrap(), vec![5.0, 50.0]);
 //! ```
+//!
+#![doc = include_str!("../README.md")]
 
 pub mod array;
 pub(crate) mod cpu;

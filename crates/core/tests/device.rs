@@ -93,7 +93,7 @@ fn freed_blocks_are_reused_on_their_stream() {
         return;
     };
     let d = dev.as_cuda().unwrap().clone();
-    let ptr = |a: &Array<f32>| a.cuda_view().unwrap().ptr;
+    let ptr = |a: &Array<f32>| a.dev_ptr().unwrap().addr();
     // a block freed while its kernel may still run is handed to the next allocation of the same
     // size on the same stream, which runs after it (12 MiB blocks)
     let n = 3 << 20;

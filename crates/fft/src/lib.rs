@@ -29,6 +29,8 @@
 //! let back = ifft(&y, &FftOptions::default()).unwrap().to_vec().unwrap();
 //! assert!((back[2] - c64::new(3.0, 0.0)).norm() < 1e-12);
 //! ```
+//!
+#![doc = include_str!("../README.md")]
 
 mod basic;
 mod cpu;

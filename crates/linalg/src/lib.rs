@@ -14,6 +14,8 @@
 //!
 //! No TF32: cuBLAS runs in its default math mode with the plain compute types (`COMPUTE_32F`
 //! for f32 and c32), which never use TF32.
+//!
+#![doc = include_str!("../README.md")]
 
 mod cpu;
 pub(crate) mod cuda;

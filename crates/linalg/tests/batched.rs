@@ -14,59 +14,8 @@
 
 use cusci_core::testing::{devices, gpu, randn_vec};
 use cusci_core::Element;
+use crate::common::*;
 use cusci_linalg::*;
-
-fn naive<T: Scalar>(a: &[T], b: &[T], m: usize, k: usize, n: usize) -> Vec<T> {
-    let mut c = vec![T::zero(); m * n];
-    for i in 0..m {
-        for p in 0..k {
-            let x = a[i * k + p];
-            for j in 0..n {
-                c[i * n + j] = c[i * n + j] + x * b[p * n + j];
-            }
-        }
-    }
-    c
-}
-
-fn adjoint<T: Scalar>(a: &[T], m: usize, n: usize) -> Vec<T> {
-    let mut t = vec![T::zero(); m * n];
-    for i in 0..m {
-        for j in 0..n {
-            t[j * m + i] = a[i * n + j].conj();
-        }
-    }
-    t
-}
-
-fn maxabs<T: Element>(a: &[T]) -> f64 {
-    a.iter().map(|x| x.to_c64().norm()).fold(0.0, f64::max)
-}
-
-fn close<T: Element>(got: &[T], want: &[T], tol: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-    let scale = maxabs(want).max(1.0);
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let d = (g.to_c64() - w.to_c64()).norm();
-        assert!(
-            d <= tol * scale,
-            "{what}: index {i}: got {:?}, want {:?} (|d| {d:e}, tol {:e})",
-            g.to_c64(),
-            w.to_c64(),
-            tol * scale
-        );
-    }
-}
-
-fn tol<T: Scalar>(n: usize) -> f64 {
-    200.0 * T::eps() * (n.max(1) as f64)
-}
-
-fn eye<T: Scalar>(n: usize) -> Vec<T> {
-    (0..n * n)
-        .map(|i| if i / n == i % n { T::one() } else { T::zero() })
-        .collect()
-}
 
 fn real<T: Scalar>(x: f64) -> T {
     T::from_c64(cusci_core::c64::new(x, 0.0))

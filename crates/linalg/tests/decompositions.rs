@@ -8,62 +8,10 @@
 
 use cusci_core::testing::{devices, randn_vec};
 use cusci_core::Element;
+use crate::common::*;
 use cusci_linalg::*;
 
 const SIZES: [usize; 6] = [0, 1, 2, 3, 33, 34];
-
-fn naive<T: Scalar>(a: &[T], b: &[T], m: usize, k: usize, n: usize) -> Vec<T> {
-    let mut c = vec![T::zero(); m * n];
-    for i in 0..m {
-        for j in 0..n {
-            let mut s = T::zero();
-            for p in 0..k {
-                s = s + a[i * k + p] * b[p * n + j];
-            }
-            c[i * n + j] = s;
-        }
-    }
-    c
-}
-
-fn adjoint<T: Scalar>(a: &[T], m: usize, n: usize) -> Vec<T> {
-    let mut t = vec![T::zero(); m * n];
-    for i in 0..m {
-        for j in 0..n {
-            t[j * m + i] = a[i * n + j].conj();
-        }
-    }
-    t
-}
-
-fn maxabs<T: Scalar>(a: &[T]) -> f64 {
-    a.iter().map(|x| x.to_c64().norm()).fold(0.0, f64::max)
-}
-
-fn close<T: Scalar>(got: &[T], want: &[T], tol: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-    let scale = maxabs(want).max(1.0);
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let d = (g.to_c64() - w.to_c64()).norm();
-        assert!(
-            d <= tol * scale,
-            "{what}: index {i}: got {:?}, want {:?} (|d| {d:e}, tol {:e})",
-            g.to_c64(),
-            w.to_c64(),
-            tol * scale
-        );
-    }
-}
-
-fn tol<T: Scalar>(n: usize) -> f64 {
-    200.0 * T::eps() * (n.max(1) as f64)
-}
-
-fn eye<T: Scalar>(n: usize) -> Vec<T> {
-    (0..n * n)
-        .map(|i| if i / n == i % n { T::one() } else { T::zero() })
-        .collect()
-}
 
 /// A well-conditioned random matrix: randn + n·I.
 fn shifted<T: Scalar>(n: usize, seed: u64) -> Vec<T> {

@@ -1,6 +1,7 @@
 //! cusci-linalg's tests: one test executable for the crate (each module was a test file of its own).
 
 mod batched;
+mod common;
 mod decompositions;
 mod extras;
 mod golden;

@@ -58,16 +58,6 @@ impl<T: Element> fmt::Debug for Array<T> {
     }
 }
 
-/// Pointers and strides of a CUDA array, for kernel launches by the domain crates.
-#[derive(Debug, Clone)]
-pub struct CudaView {
-    /// Device address of the element at the layout's offset.
-    pub ptr: u64,
-    pub shape: Vec<usize>,
-    /// Strides in elements.
-    pub strides: Vec<isize>,
-}
-
 impl<T: Element> Array<T> {
     // ---------- construction ----------
 
@@ -296,18 +286,6 @@ impl<T: Element> Array<T> {
         let mut a = self.clone();
         a.device = dev.clone();
         Ok(a)
-    }
-
-    /// Device pointer and layout of a CUDA array; `None` on the CPU.
-    pub fn cuda_view(&self) -> Option<CudaView> {
-        match &*self.storage {
-            Storage::Cuda(b) => Some(CudaView {
-                ptr: b.ptr + (self.offset * std::mem::size_of::<T>()) as u64,
-                shape: self.shape.clone(),
-                strides: self.strides.clone(),
-            }),
-            Storage::Cpu(_) => None,
-        }
     }
 
     /// The host data of a CPU array with its layout's offset applied; `None` on a device.
