@@ -1,9 +1,8 @@
 //! `scipy.sparse.csgraph`: [`connected_components`] (weak and strong connection).
 
-use crate::cuda::{blocks, launch_fm, launch_ix, p};
-use crate::matrix::CsrMatrix;
+use crate::cuda::csgraph as gpu;
+use crate::matrix::{hv, CsrMatrix};
 use crate::SpIndex;
-use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{Array, Device, Float, Result};
 
@@ -70,72 +69,57 @@ pub fn connected_components<T: Float, I: SpIndex>(
             format!("{n} nodes do not fit the int32 labels"),
         ));
     }
-    if directed && connection == Connection::Strong {
-        return strong(graph);
-    }
+    let strong = directed && connection == Connection::Strong;
     match graph.device() {
-        Device::Cpu => {
-            let ip = crate::matrix::hv(&graph.indptr);
-            let ind = crate::matrix::hv(&graph.indices);
-            let mut parent: Vec<usize> = (0..n).collect();
-            fn find(p: &mut [usize], mut x: usize) -> usize {
-                while p[x] != x {
-                    p[x] = p[p[x]];
-                    x = p[x];
-                }
-                x
-            }
-            for r in 0..n {
-                for &c in &ind[ip[r].ix()..ip[r + 1].ix()] {
-                    let (a, b) = (find(&mut parent, r), find(&mut parent, c.ix()));
-                    // the smaller index is the root: roots are the components' smallest nodes
-                    if a < b {
-                        parent[b] = a;
-                    } else if b < a {
-                        parent[a] = b;
-                    }
-                }
-            }
-            let mut id = vec![-1i32; n];
-            let mut k = 0;
-            let mut labels = vec![0i32; n];
-            for (i, l) in labels.iter_mut().enumerate() {
-                let r = find(&mut parent, i);
-                if id[r] < 0 {
-                    id[r] = k;
-                    k += 1;
-                }
-                *l = id[r];
-            }
-            Ok((k as usize, Array::from_vec(labels, &[n], &Device::Cpu)?))
+        Device::Cpu if strong => {
+            let (ip, ind) = (hv(&graph.indptr), hv(&graph.indices));
+            let (k, labels) = number_by_smallest(&tarjan(ip, ind));
+            Ok((k, Array::from_vec(labels, &[n], &Device::Cpu)?))
         }
-        Device::Cuda(d) => {
-            let dev = graph.device();
-            // node labels of the index type (the kernels of the graph's module)
-            let label = Array::<I>::empty(&[n], dev)?;
-            let nb = blocks(d, n);
-            launch_ix::<T, I>(d, "cc_init", nb, Args::new().push(p(&label)).push(n as i64))?;
-            loop {
-                let flag = Array::<i32>::zeros(&[1], dev)?;
-                launch_ix::<T, I>(
-                    d,
-                    "cc_hook",
-                    nb,
-                    Args::new()
-                        .push(p(&graph.indptr))
-                        .push(p(&graph.indices))
-                        .push(n as i64)
-                        .push(p(&label))
-                        .push(p(&flag)),
-                )?;
-                launch_ix::<T, I>(d, "cc_jump", nb, Args::new().push(p(&label)).push(n as i64))?;
-                if flag.item()? == 0 {
-                    break;
-                }
+        Device::Cpu => {
+            let (k, labels) = union_find(hv(&graph.indptr), hv(&graph.indices));
+            Ok((k, Array::from_vec(labels, &[n], &Device::Cpu)?))
+        }
+        Device::Cuda(d) if strong => gpu::strong(d, graph),
+        Device::Cuda(d) => gpu::weak(d, graph),
+    }
+}
+
+/// The weak components of the graph of the CSR structure (ip, ind) by union–find (the
+/// smaller node is the root): the count and the labels, numbered by the smallest node.
+fn union_find<I: SpIndex>(ip: &[I], ind: &[I]) -> (usize, Vec<i32>) {
+    let n = ip.len().saturating_sub(1);
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    for r in 0..n {
+        for &c in &ind[ip[r].ix()..ip[r + 1].ix()] {
+            let (a, b) = (find(&mut parent, r), find(&mut parent, c.ix()));
+            // the smaller index is the root: roots are the components' smallest nodes
+            if a < b {
+                parent[b] = a;
+            } else if b < a {
+                parent[a] = b;
             }
-            relabel_by_roots::<T, I>(d, nb, &label, n)
         }
     }
+    let mut id = vec![-1i32; n];
+    let mut k = 0;
+    let mut labels = vec![0i32; n];
+    for (i, l) in labels.iter_mut().enumerate() {
+        let r = find(&mut parent, i);
+        if id[r] < 0 {
+            id[r] = k;
+            k += 1;
+        }
+        *l = id[r];
+    }
+    (k as usize, labels)
 }
 
 /// Numbers the components given by a representative per node (`rep[v]`, any node of v's
@@ -216,173 +200,4 @@ fn tarjan<I: SpIndex>(ip: &[I], ind: &[I]) -> Vec<usize> {
         }
     }
     rep
-}
-
-/// Sweeps of the GPU's strong-component loops queued between two reads of their flag.
-const BATCH: usize = 8;
-
-fn strong<T: Float, I: SpIndex>(graph: &CsrMatrix<T, I>) -> Result<(usize, Array<i32>)> {
-    let n = graph.shape().0;
-    let dev = graph.device();
-    match dev {
-        Device::Cpu => {
-            let ip = crate::matrix::hv(&graph.indptr);
-            let ind = crate::matrix::hv(&graph.indices);
-            let (k, labels) = number_by_smallest(&tarjan(ip, ind));
-            Ok((k, Array::from_vec(labels, &[n], dev)?))
-        }
-        Device::Cuda(d) => {
-            if n == 0 {
-                return Ok((0, Array::<i32>::zeros(&[0], dev)?));
-            }
-            let nb = blocks(d, n);
-            let scc = Array::<i32>::full(&[n], -1, dev)?;
-            let color = Array::<i32>::empty(&[n], dev)?;
-            let mark = Array::<i32>::empty(&[n], dev)?;
-            let (ip, ind) = (&graph.indptr, &graph.indices);
-            let deg = Array::<i32>::empty(&[n], dev)?;
-            // one sweep of `name` over the graph's edges with (scc, extra...) arguments; the
-            // flag is read after BATCH sweeps (a batch without change means converged)
-            let sweeps = |name: &str, extra: &[&Array<i32>]| -> Result<()> {
-                loop {
-                    let flag = Array::<i32>::zeros(&[1], dev)?;
-                    for _ in 0..BATCH {
-                        let mut a = Args::new();
-                        a.push(p(ip)).push(p(ind)).push(n as i64).push(p(&scc));
-                        for x in extra {
-                            a.push(p(*x));
-                        }
-                        a.push(p(&flag));
-                        launch_fm::<T, I>(d, name, nb, &mut a)?;
-                    }
-                    if flag.item()? == 0 {
-                        return Ok(());
-                    }
-                }
-            };
-            loop {
-                // trim nodes without an edge in or out (chains end here), BATCH sweeps a wait
-                loop {
-                    let flag = Array::<i32>::zeros(&[1], dev)?;
-                    for _ in 0..BATCH {
-                        launch_fm::<T, I>(
-                            d,
-                            "scc_clear",
-                            nb,
-                            Args::new().push(p(&deg)).push(n as i64),
-                        )?;
-                        launch_fm::<T, I>(
-                            d,
-                            "scc_deg",
-                            nb,
-                            Args::new()
-                                .push(p(ip))
-                                .push(p(ind))
-                                .push(n as i64)
-                                .push(p(&scc))
-                                .push(p(&deg)),
-                        )?;
-                        launch_fm::<T, I>(
-                            d,
-                            "scc_trim",
-                            nb,
-                            Args::new()
-                                .push(p(&deg))
-                                .push(n as i64)
-                                .push(p(&scc))
-                                .push(p(&flag)),
-                        )?;
-                    }
-                    if flag.item()? == 0 {
-                        break;
-                    }
-                }
-                launch_fm::<T, I>(
-                    d,
-                    "scc_init",
-                    nb,
-                    Args::new().push(p(&color)).push(p(&scc)).push(n as i64),
-                )?;
-                sweeps("scc_fwd", &[&color])?;
-                launch_fm::<T, I>(
-                    d,
-                    "scc_root",
-                    nb,
-                    Args::new()
-                        .push(p(&color))
-                        .push(p(&scc))
-                        .push(n as i64)
-                        .push(p(&mark)),
-                )?;
-                sweeps("scc_bwd", &[&color, &mark])?;
-                let left = Array::<i32>::zeros(&[1], dev)?;
-                launch_fm::<T, I>(
-                    d,
-                    "scc_assign",
-                    nb,
-                    Args::new()
-                        .push(p(&color))
-                        .push(p(&mark))
-                        .push(n as i64)
-                        .push(p(&scc))
-                        .push(p(&left)),
-                )?;
-                if left.item()? == 0 {
-                    break;
-                }
-            }
-            let minid = Array::<i32>::full(&[n], n as i32, dev)?;
-            launch_fm::<T, I>(
-                d,
-                "scc_min",
-                nb,
-                Args::new().push(p(&scc)).push(n as i64).push(p(&minid)),
-            )?;
-            let label = Array::<i32>::empty(&[n], dev)?;
-            launch_fm::<T, I>(
-                d,
-                "scc_label",
-                nb,
-                Args::new()
-                    .push(p(&scc))
-                    .push(p(&minid))
-                    .push(n as i64)
-                    .push(p(&label)),
-            )?;
-            relabel_by_roots::<T, i32>(d, nb, &label, n)
-        }
-    }
-}
-
-/// Component numbers 0..k from root labels (each node labelled by its component's root, the
-/// smallest node): roots flagged, their ranks by a prefix sum, every node relabelled by its
-/// root's rank. Returns k (one scalar read) and the labels.
-fn relabel_by_roots<T: Float, L: SpIndex>(
-    d: &cusci_core::CudaDevice,
-    nb: u32,
-    label: &Array<L>,
-    n: usize,
-) -> Result<(usize, Array<i32>)> {
-    let dev = label.device();
-    let roots = Array::<L>::zeros(&[n + 1], dev)?;
-    launch_ix::<T, L>(
-        d,
-        "cc_roots",
-        nb,
-        Args::new().push(p(label)).push(n as i64).push(p(&roots)),
-    )?;
-    let rank = roots.cumsum(0)?;
-    let k = crate::matrix::last(&rank)?;
-    let out = Array::<i32>::empty(&[n], dev)?;
-    launch_ix::<T, L>(
-        d,
-        "cc_relabel",
-        nb,
-        Args::new()
-            .push(p(label))
-            .push(p(&rank))
-            .push(n as i64)
-            .push(p(&out)),
-    )?;
-    Ok((k, out))
 }

@@ -1,10 +1,9 @@
 //! The DIA format: [`DiaMatrix`] (SciPy's `dia_matrix`), [`spdiags`] and
 //! [`CsrMatrix::todia`](crate::CsrMatrix::todia).
 
-use crate::cuda::{blocks, launch_fm, p};
+use crate::cuda::formats as gpu;
 use crate::matrix::{hv, CsrMatrix};
-use crate::stack::{build_rows, count_scan_write};
-use cusci_core::cuda::kernel::Args;
+use crate::stack::build_rows;
 use cusci_core::error::make;
 use cusci_core::{Array, Device, Float, Result};
 
@@ -21,10 +20,11 @@ use cusci_core::{Array, Device, Float, Result};
 /// ```
 #[derive(Clone, Debug)]
 pub struct DiaMatrix<T: Float> {
-    data: Array<T>,
-    offsets: Vec<i64>,
-    doffsets: Array<i64>,
-    shape: (usize, usize),
+    pub(crate) data: Array<T>,
+    pub(crate) offsets: Vec<i64>,
+    /// The offsets on the data's device.
+    pub(crate) doffsets: Array<i64>,
+    pub(crate) shape: (usize, usize),
 }
 
 impl<T: Float> DiaMatrix<T> {
@@ -154,32 +154,7 @@ impl<T: Float> DiaMatrix<T> {
                 );
                 CsrMatrix::from_host(ip, ind, dat, self.shape, true, &Device::Cpu)
             }
-            Device::Cuda(d) => {
-                let ord: Vec<i64> = order.iter().map(|&x| x as i64).collect();
-                let dord = Array::from_vec(ord, &[nd], self.device())?;
-                let (ip, ind, dat) = count_scan_write::<T, i32>(
-                    d,
-                    m,
-                    "fm_dia_count",
-                    "fm_dia_write",
-                    |x| {
-                        x.push(p(&self.data))
-                            .push(p(&self.doffsets))
-                            .push(nd as i64)
-                            .push(w as i64)
-                            .push(n as i64);
-                    },
-                    |x| {
-                        x.push(p(&self.data))
-                            .push(p(&self.doffsets))
-                            .push(p(&dord))
-                            .push(nd as i64)
-                            .push(w as i64)
-                            .push(n as i64);
-                    },
-                )?;
-                Ok(CsrMatrix::from_parts(dat, ind, ip, self.shape, true))
-            }
+            Device::Cuda(d) => gpu::dia_to_csr(d, self, &order),
         }
     }
 
@@ -200,7 +175,7 @@ impl<T: Float> DiaMatrix<T> {
     pub fn dot(&self, x: &Array<T>) -> Result<Array<T>> {
         let op = "dia_matrix.dot";
         cusci_core::array::check_same_device(op, self.device(), x.device())?;
-        let (m, n, nd, w) = self.dims();
+        let (m, n, _, w) = self.dims();
         if x.ndim() == 0 || x.ndim() > 2 || x.shape()[0] != n {
             return Err(make::shape(
                 op,
@@ -231,26 +206,7 @@ impl<T: Float> DiaMatrix<T> {
                     .collect();
                 Array::from_vec(y, &[m], &Device::Cpu)
             }
-            Device::Cuda(d) => {
-                let y = Array::<T>::empty(&[m], self.device())?;
-                if m > 0 {
-                    launch_fm::<T, i32>(
-                        d,
-                        "fm_dia_spmv",
-                        blocks(d, m),
-                        Args::new()
-                            .push(p(&self.data))
-                            .push(p(&self.doffsets))
-                            .push(nd as i64)
-                            .push(w as i64)
-                            .push(n as i64)
-                            .push(m as i64)
-                            .push(p(&x))
-                            .push(p(&y)),
-                    )?;
-                }
-                Ok(y)
-            }
+            Device::Cuda(d) => gpu::dia_spmv(d, self, &x),
         }
     }
 }
@@ -307,56 +263,7 @@ impl<T: Float, I: crate::SpIndex> CsrMatrix<T, I> {
                 let nd = offs.len();
                 DiaMatrix::new(Array::from_vec(data, &[nd, w], &dev)?, &offs, (m, n))
             }
-            Device::Cuda(d) => {
-                let len = m + n - 1;
-                let flags = Array::<i32>::zeros(&[len], &dev)?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_dia_mark",
-                    blocks(d, m),
-                    Args::new()
-                        .push(p(&a.indptr))
-                        .push(p(&a.indices))
-                        .push(m as i64)
-                        .push(p(&flags)),
-                )?;
-                let rank = flags.cumsum(0)?;
-                let nd = crate::matrix::last(&rank)?;
-                let w = a.indices.max()?.ix() + 1;
-                let doffs = Array::<i64>::empty(&[nd], &dev)?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_dia_offsets",
-                    blocks(d, len),
-                    Args::new()
-                        .push(p(&flags))
-                        .push(p(&rank))
-                        .push(len as i64)
-                        .push(m as i64)
-                        .push(p(&doffs)),
-                )?;
-                let data = Array::<T>::zeros(&[nd, w], &dev)?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_dia_fill",
-                    blocks(d, m),
-                    Args::new()
-                        .push(p(&a.indptr))
-                        .push(p(&a.indices))
-                        .push(p(&a.data))
-                        .push(m as i64)
-                        .push(p(&rank))
-                        .push(w as i64)
-                        .push(p(&data)),
-                )?;
-                let offsets = doffs.to_vec()?;
-                Ok(DiaMatrix {
-                    data,
-                    offsets,
-                    doffsets: doffs,
-                    shape: (m, n),
-                })
-            }
+            Device::Cuda(d) => gpu::csr_to_dia(d, &a),
         }
     }
 }

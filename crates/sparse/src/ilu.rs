@@ -8,11 +8,9 @@
 //! kernels).
 
 use crate::direct::spsolve_triangular;
-use crate::krylov::launch_solver;
 use crate::linalg::LinearOperator;
 use crate::matrix::{as_i32, CsrMatrix};
 use crate::SpIndex;
-use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
 use cusci_core::{Array, Device, Float, RealFloat, Result};
 use std::cmp::Reverse;
@@ -109,34 +107,7 @@ impl<T: Float> SuperLuIlu<T> {
             }
         };
         let b = b.contiguous()?;
-        let pb = match b.device().clone() {
-            Device::Cpu => {
-                let bv = b.to_vec()?;
-                let p = self.p.to_vec()?;
-                let mut out = Vec::with_capacity(bv.len());
-                for &r in &p {
-                    out.extend_from_slice(&bv[r as usize * nc..(r as usize + 1) * nc]);
-                }
-                Array::from_vec(out, b.shape(), &Device::Cpu)?
-            }
-            Device::Cuda(d) => {
-                let out = Array::<T>::empty(b.shape(), b.device())?;
-                if n * nc > 0 {
-                    launch_solver::<T>(
-                        &d,
-                        "sl_gather_rows",
-                        crate::cuda::blocks(&d, n * nc),
-                        Args::new()
-                            .push(crate::cuda::p(&b))
-                            .push(crate::cuda::p(&self.p))
-                            .push(n as i64)
-                            .push(nc as i64)
-                            .push(crate::cuda::p(&out)),
-                    )?;
-                }
-                out
-            }
-        };
+        let pb = crate::direct::gather_rows(&b, &self.p, nc)?;
         let y = spsolve_triangular(&self.l, &pb, true, true)?;
         spsolve_triangular(&self.u, &y, false, false)
     }

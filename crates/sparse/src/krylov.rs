@@ -7,10 +7,11 @@
 //! step (SciPy's loops), with no host synchronisation in between.
 
 use crate::cpu;
-use crate::cuda::{blocks, launch, module_source, p, NT};
+use crate::cuda::{grid, solver_fn, sparse_fn, Elem, NT};
 use crate::linalg::{LinearOperator, POLL};
-use cusci_core::cuda::kernel::Args;
-use cusci_core::{Array, CudaDevice, DType, Device, Float, RealFloat, Result};
+use cusci_core::{
+    Array, CudaDevice, DevPtr, Device, Float, Function, LaunchConfig, RealFloat, Result,
+};
 
 /// Status codes (SciPy's `info` of a breakdown is the negative code).
 pub(crate) const CONVERGED: i32 = 1;
@@ -66,7 +67,7 @@ impl<T: Float> Engine<T> {
                 flags: [0; 4],
             },
             Device::Cuda(d) => {
-                let g = blocks(d, n).max(1) as usize;
+                let g = grid(d, n).grid.0 as usize;
                 let mut v = Vec::with_capacity(lens.len());
                 for &l in lens {
                     v.push(Array::<T>::zeros(&[l], dev)?);
@@ -87,14 +88,6 @@ impl<T: Float> Engine<T> {
         match &self.store {
             Store::Cpu { flags, .. } => flags[2 * self.gate] == 0,
             Store::Cuda { .. } => true,
-        }
-    }
-
-    /// The device address of the gating status word (0 on the CPU).
-    fn gp(&self) -> u64 {
-        match &self.store {
-            Store::Cuda { ist, .. } => p(ist) + 8 * self.gate as u64,
-            Store::Cpu { .. } => 0,
         }
     }
 
@@ -184,7 +177,7 @@ impl<T: Float> Engine<T> {
     /// Scalar `slot` = `x^H y`.
     pub(crate) fn dot(&mut self, x: usize, y: usize, slot: usize) -> Result<()> {
         let live = self.cpu_live();
-        let gp = self.gp();
+        let gate = 2 * self.gate;
         match &mut self.store {
             Store::Cpu { v, s, .. } => {
                 if live {
@@ -192,30 +185,30 @@ impl<T: Float> Engine<T> {
                 }
             }
             Store::Cuda {
-                d, v, st, parts, ..
+                d,
+                v,
+                st,
+                ist,
+                parts,
             } => {
+                // one partial sum per block of the engine's fixed grid (the same bits every run)
                 let g = parts.len();
-                launch::<T>(
-                    d,
-                    "sp_dot_partial",
-                    g as u32,
-                    Args::new()
-                        .push(p(&v[x]))
-                        .push(p(&v[y]))
-                        .push(v[x].len() as i64)
-                        .push(p(parts)),
-                )?;
-                launch::<T>(
-                    d,
-                    "sp_dot_store",
-                    1,
-                    Args::new()
-                        .push(p(parts))
-                        .push(g as i32)
-                        .push(p(st))
-                        .push(gp)
-                        .push(slot as i32),
-                )?;
+                d.launch(
+                    &kernel::<T>(d, "sp_dot_partial")?,
+                    LaunchConfig::linear(g as u32, NT),
+                )
+                .arg(v[x].dev_ptr()?)
+                .arg(v[y].dev_ptr()?)
+                .arg(v[x].len() as i64)
+                .arg(parts.dev_ptr_mut()?)
+                .run()?;
+                d.launch(&kernel::<T>(d, "sp_dot_store")?, single())
+                    .arg(parts.dev_ptr()?)
+                    .arg(g as i32)
+                    .arg(st.dev_ptr_mut()?)
+                    .arg(ist.dev_ptr()?.add(gate)?)
+                    .arg(slot as i32)
+                    .run()?;
             }
         }
         Ok(())
@@ -224,7 +217,7 @@ impl<T: Float> Engine<T> {
     /// Scalar `dst` = `s[a] op s[b]`.
     pub(crate) fn scalar(&mut self, op: Sc, dst: usize, a: usize, b: usize) -> Result<()> {
         let live = self.cpu_live();
-        let gp = self.gp();
+        let gate = 2 * self.gate;
         match &mut self.store {
             Store::Cpu { s, .. } => {
                 if live {
@@ -235,18 +228,15 @@ impl<T: Float> Engine<T> {
                     };
                 }
             }
-            Store::Cuda { d, st, .. } => launch::<T>(
-                d,
-                "sp_scalar",
-                1,
-                Args::new()
-                    .push(p(st))
-                    .push(gp)
-                    .push(op as i32)
-                    .push(dst as i32)
-                    .push(a as i32)
-                    .push(b as i32),
-            )?,
+            Store::Cuda { d, st, ist, .. } => d
+                .launch(&kernel::<T>(d, "sp_scalar")?, single())
+                .arg(st.dev_ptr_mut()?)
+                .arg(ist.dev_ptr()?.add(gate)?)
+                .arg(op as i32)
+                .arg(dst as i32)
+                .arg(a as i32)
+                .arg(b as i32)
+                .run()?,
         }
         Ok(())
     }
@@ -261,7 +251,7 @@ impl<T: Float> Engine<T> {
         code: i32,
         it: usize,
     ) -> Result<()> {
-        let gp = self.gp();
+        let gate = 2 * self.gate;
         match &mut self.store {
             Store::Cpu { s, flags, .. } => {
                 let g = 2 * self.gate;
@@ -276,19 +266,16 @@ impl<T: Float> Engine<T> {
                     }
                 }
             }
-            Store::Cuda { d, st, .. } => launch::<T>(
-                d,
-                "sp_check",
-                1,
-                Args::new()
-                    .push(p(st))
-                    .push(gp)
-                    .push(slot as i32)
-                    .push(tol)
-                    .push(take_sqrt as i32)
-                    .push(code)
-                    .push(it as i32),
-            )?,
+            Store::Cuda { d, st, ist, .. } => d
+                .launch(&kernel::<T>(d, "sp_check")?, single())
+                .arg(st.dev_ptr()?)
+                .arg(ist.dev_ptr_mut()?.add(gate)?)
+                .arg(slot as i32)
+                .arg(tol)
+                .arg(take_sqrt as i32)
+                .arg(code)
+                .arg(it as i32)
+                .run()?,
         }
         Ok(())
     }
@@ -296,7 +283,7 @@ impl<T: Float> Engine<T> {
     /// Vector `y` += `coef · s[slot]` · vector `x` (`coef` alone when `slot` is `None`).
     pub(crate) fn axpy(&mut self, y: usize, x: usize, slot: Option<usize>, coef: T) -> Result<()> {
         let live = self.cpu_live();
-        let gp = self.gp();
+        let gate = 2 * self.gate;
         match &mut self.store {
             Store::Cpu { v, s, .. } => {
                 if live {
@@ -310,19 +297,19 @@ impl<T: Float> Engine<T> {
                     }
                 }
             }
-            Store::Cuda { d, v, st, .. } => launch::<T>(
-                d,
-                "sp_axpy",
-                blocks(d, v[y].len()),
-                Args::new()
-                    .push(p(&v[y]))
-                    .push(p(&v[x]))
-                    .push(v[y].len() as i64)
-                    .push(p(st))
-                    .push(gp)
-                    .push(slot.map_or(-1, |k| k as i32))
-                    .push(coef),
-            )?,
+            Store::Cuda { d, v, st, ist, .. } => {
+                let n = v[y].len();
+                let (py, [px]) = in_place(v, y, [x])?;
+                d.launch(&kernel::<T>(d, "sp_axpy")?, grid(d, n))
+                    .arg(py)
+                    .arg(px)
+                    .arg(n as i64)
+                    .arg(st.dev_ptr()?)
+                    .arg(ist.dev_ptr()?.add(gate)?)
+                    .arg(slot.map_or(-1, |k| k as i32))
+                    .arg(Elem(coef))
+                    .run()?
+            }
         }
         Ok(())
     }
@@ -330,7 +317,7 @@ impl<T: Float> Engine<T> {
     /// Vector `y` = `s[slot]` · vector `y`.
     pub(crate) fn scal(&mut self, y: usize, slot: usize) -> Result<()> {
         let live = self.cpu_live();
-        let gp = self.gp();
+        let gate = 2 * self.gate;
         match &mut self.store {
             Store::Cpu { v, s, .. } => {
                 if live {
@@ -340,24 +327,23 @@ impl<T: Float> Engine<T> {
                     }
                 }
             }
-            Store::Cuda { d, v, st, .. } => launch::<T>(
-                d,
-                "sp_scal",
-                blocks(d, v[y].len()),
-                Args::new()
-                    .push(p(&v[y]))
-                    .push(v[y].len() as i64)
-                    .push(p(st))
-                    .push(gp)
-                    .push(slot as i32),
-            )?,
+            Store::Cuda { d, v, st, ist, .. } => {
+                let n = v[y].len();
+                d.launch(&kernel::<T>(d, "sp_scal")?, grid(d, n))
+                    .arg(v[y].dev_ptr_mut()?)
+                    .arg(n as i64)
+                    .arg(st.dev_ptr()?)
+                    .arg(ist.dev_ptr()?.add(gate)?)
+                    .arg(slot as i32)
+                    .run()?
+            }
         }
         Ok(())
     }
 
-    fn binary(&mut self, kernel: &str, out: usize, a: usize, b: usize, sign: f64) -> Result<()> {
+    fn binary(&mut self, name: &str, out: usize, a: usize, b: usize, sign: f64) -> Result<()> {
         let live = self.cpu_live();
-        let gp = self.gp();
+        let gate = 2 * self.gate;
         match &mut self.store {
             Store::Cpu { v, .. } => {
                 if live {
@@ -369,17 +355,17 @@ impl<T: Float> Engine<T> {
                     v[out] = r;
                 }
             }
-            Store::Cuda { d, v, .. } => launch::<T>(
-                d,
-                kernel,
-                blocks(d, v[out].len()),
-                Args::new()
-                    .push(p(&v[a]))
-                    .push(p(&v[b]))
-                    .push(p(&v[out]))
-                    .push(v[out].len() as i64)
-                    .push(gp),
-            )?,
+            Store::Cuda { d, v, ist, .. } => {
+                let n = v[out].len();
+                let (po, [pa, pb]) = in_place(v, out, [a, b])?;
+                d.launch(&self::kernel::<T>(d, name)?, grid(d, n))
+                    .arg(pa)
+                    .arg(pb)
+                    .arg(po)
+                    .arg(n as i64)
+                    .arg(ist.dev_ptr()?.add(gate)?)
+                    .run()?
+            }
         }
         Ok(())
     }
@@ -397,23 +383,23 @@ impl<T: Float> Engine<T> {
     /// Vector `dst` = vector `src`.
     pub(crate) fn copy(&mut self, dst: usize, src: usize) -> Result<()> {
         let live = self.cpu_live();
-        let gp = self.gp();
+        let gate = 2 * self.gate;
         match &mut self.store {
             Store::Cpu { v, .. } => {
                 if live {
                     v[dst] = v[src].clone();
                 }
             }
-            Store::Cuda { d, v, .. } => launch::<T>(
-                d,
-                "sp_copy_g",
-                blocks(d, v[dst].len()),
-                Args::new()
-                    .push(p(&v[src]))
-                    .push(p(&v[dst]))
-                    .push(v[dst].len() as i64)
-                    .push(gp),
-            )?,
+            Store::Cuda { d, v, ist, .. } => {
+                let n = v[dst].len();
+                let (pd, [ps]) = in_place(v, dst, [src])?;
+                d.launch(&kernel::<T>(d, "sp_copy_g")?, grid(d, n))
+                    .arg(ps)
+                    .arg(pd)
+                    .arg(n as i64)
+                    .arg(ist.dev_ptr()?.add(gate)?)
+                    .run()?
+            }
         }
         Ok(())
     }
@@ -437,16 +423,13 @@ impl<T: Float> Engine<T> {
     pub(crate) fn set_scalar(&mut self, slot: usize, v: T) -> Result<()> {
         match &mut self.store {
             Store::Cpu { s, .. } => s[slot] = v,
-            Store::Cuda { d, st, ist, .. } => launch::<T>(
-                d,
-                "sp_set_scalar",
-                1,
-                Args::new()
-                    .push(p(st))
-                    .push(p(ist))
-                    .push(slot as i32)
-                    .push(v),
-            )?,
+            Store::Cuda { d, st, ist, .. } => d
+                .launch(&kernel::<T>(d, "sp_set_scalar")?, single())
+                .arg(st.dev_ptr_mut()?)
+                .arg(ist.dev_ptr_mut()?)
+                .arg(slot as i32)
+                .arg(Elem(v))
+                .run()?,
         }
         Ok(())
     }
@@ -464,15 +447,8 @@ impl<T: Float> Engine<T> {
         match &mut self.store {
             Store::Cpu { s, flags, .. } => cpu(s, flags),
             Store::Cuda { d, st, ist, .. } => {
-                let mut a = Args::new();
-                a.push(p(st)).push(p(ist));
-                for &i in ints {
-                    a.push(i);
-                }
-                for &r in reals {
-                    a.push(r);
-                }
-                launch::<T>(d, kernel, 1, &mut a)?;
+                let f = self::kernel::<T>(d, kernel)?;
+                scalar_step(d, &f, st, ist, ints, reals)?;
             }
         }
         Ok(())
@@ -490,15 +466,8 @@ impl<T: Float> Engine<T> {
         match &mut self.store {
             Store::Cpu { s, flags, .. } => cpu(s, flags),
             Store::Cuda { d, st, ist, .. } => {
-                let mut a = Args::new();
-                a.push(p(st)).push(p(ist));
-                for &i in ints {
-                    a.push(i);
-                }
-                for &r in reals {
-                    a.push(r);
-                }
-                launch_solver::<T>(d, kernel, 1, &mut a)?;
+                let f = solver_fn::<T>(d, kernel)?;
+                scalar_step(d, &f, st, ist, ints, reals)?;
             }
         }
         Ok(())
@@ -523,17 +492,14 @@ impl<T: Float> Engine<T> {
                 }
                 *dst = Array::from_vec(d, &[n, k], &Device::Cpu)?;
             }
-            Store::Cuda { d, v, .. } => launch_solver::<T>(
-                d,
-                "sl_put_col",
-                blocks(d, n),
-                Args::new()
-                    .push(p(&v[i]))
-                    .push(p(dst))
-                    .push(n as i64)
-                    .push(k as i64)
-                    .push(c as i64),
-            )?,
+            Store::Cuda { d, v, .. } => d
+                .launch(&solver_fn::<T>(d, "sl_put_col")?, grid(d, n))
+                .arg(v[i].dev_ptr()?)
+                .arg(dst.dev_ptr_mut()?)
+                .arg(n as i64)
+                .arg(k as i64)
+                .arg(c as i64)
+                .run()?,
         }
         Ok(())
     }
@@ -567,33 +533,55 @@ impl<T: Float> Engine<T> {
     }
 }
 
-/// The solver module's own kernels (minres, lsqr, lsmr), appended to the crate's module source.
-const SOLVERS: &str = include_str!("cuda/solvers.cu");
-const SPLU: &str = include_str!("cuda/splu.cu");
-
-/// The full source of the solver module for `dtype` (sparse.cu's source, then solvers.cu and
-/// splu.cu).
-pub fn solvers_source(dtype: DType) -> Result<String> {
-    Ok(format!("{}{}{}", module_source(dtype)?, SOLVERS, SPLU))
+/// The kernel `name` of the vector and scalar steps (`sparse.cu`, 32-bit indices) for `T`.
+fn kernel<T: Float>(d: &CudaDevice, name: &str) -> Result<Function> {
+    sparse_fn::<T, i32>(d, name)
 }
 
-/// The kernel `name` of the solver module for `T`.
-pub(crate) fn solver_function<T: Float>(
-    d: &CudaDevice,
-    name: &str,
-) -> Result<cusci_core::cuda::kernel::Function> {
-    let src = solvers_source(T::DTYPE)?;
-    let key = format!("cusci_sparse_solvers_{}", T::DTYPE.tag());
-    d.function(&key, move || src, &[], name)
+/// One block of [`NT`] threads (the single-thread steps).
+fn single() -> LaunchConfig {
+    LaunchConfig::linear(1, NT)
 }
 
-pub(crate) fn launch_solver<T: Float>(
+/// A single-thread scalar step `f(st, ist, ints.., reals..)`.
+fn scalar_step<T: Float>(
     d: &CudaDevice,
-    name: &str,
-    nb: u32,
-    args: &mut Args,
+    f: &Function,
+    st: &mut Array<T>,
+    ist: &mut Array<i32>,
+    ints: &[i32],
+    reals: &[f64],
 ) -> Result<()> {
-    solver_function::<T>(d, name)?.launch(d, cusci_core::LaunchConfig::linear(nb, NT), args)
+    let mut l = d
+        .launch(f, single())
+        .arg(st.dev_ptr_mut()?)
+        .arg(ist.dev_ptr_mut()?);
+    for &i in ints {
+        l = l.arg(i);
+    }
+    for &r in reals {
+        l = l.arg(r);
+    }
+    l.run()
+}
+
+/// Typed pointers for a kernel that writes vector `out` of `v` in place and reads the vectors
+/// `ins` (any of which may be `out` itself): the written vector is first made the engine's own
+/// (copy-on-write, as [`Array::dev_ptr_mut`] does), so that the writes through its pointer
+/// reach no other array; the kernel then reads and writes it through one pointer.
+fn in_place<'v, T: Float, const N: usize>(
+    v: &'v mut [Array<T>],
+    out: usize,
+    ins: [usize; N],
+) -> Result<(DevPtr<'v, T>, [DevPtr<'v, T>; N])> {
+    let _ = v[out].dev_ptr_mut()?;
+    let v: &'v [Array<T>] = v;
+    let w = v[out].dev_ptr()?;
+    let mut r = [w; N];
+    for (p, &i) in r.iter_mut().zip(&ins) {
+        *p = v[i].dev_ptr()?;
+    }
+    Ok((w, r))
 }
 
 /// A real scalar as `T`.

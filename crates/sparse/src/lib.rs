@@ -27,7 +27,7 @@
 mod construct;
 mod cpu;
 pub mod csgraph;
-pub mod cuda;
+mod cuda;
 mod dia;
 mod direct;
 mod eigen;
@@ -38,6 +38,7 @@ pub mod linalg;
 mod lobpcg;
 mod lsq;
 mod matrix;
+mod minres;
 mod ops;
 mod reduce;
 mod stack;
@@ -49,3 +50,15 @@ pub use dia::{spdiags, DiaMatrix};
 pub use index::SpIndex;
 pub use matrix::{CooMatrix, CscMatrix, CsrMatrix};
 pub use stack::{block_diag, bmat, find, hstack, kron, kronsum, tril, triu, vstack};
+
+/// Every NVRTC kernel module of the crate, with the specialisations its launchers build: for
+/// compile checks without a GPU (`cusci_core::testing::compile_modules`).
+#[doc(hidden)]
+pub fn kernel_modules() -> Vec<&'static cusci_core::KernelModule> {
+    vec![
+        &cuda::SPARSE,
+        &cuda::FORMATS,
+        &cuda::spmv::SPMV,
+        &cuda::SOLVERS,
+    ]
+}

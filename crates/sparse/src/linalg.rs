@@ -10,13 +10,11 @@
 //! result is the same as a check after every iteration (SciPy's loop).
 
 use crate::cpu;
-use crate::cuda::{blocks, launch, p};
 use crate::krylov::{self, Engine, Sc};
 use crate::matrix::{CscMatrix, CsrMatrix};
 use crate::SpIndex;
-use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
-use cusci_core::{Array, CudaDevice, Device, Float, RealFloat, Result};
+use cusci_core::{Array, Device, Float, RealFloat, Result};
 
 pub use crate::direct::{
     factorized, splu, splu_with, spsolve, spsolve_triangular, PermcSpec, SpluOptions, SuperLu,
@@ -24,18 +22,13 @@ pub use crate::direct::{
 pub use crate::eigen::{eigsh, EigshOptions, EigshResult, Which};
 pub use crate::ilu::{spilu, IluOptions, SuperLuIlu};
 pub use crate::lobpcg::{lobpcg, LobpcgOptions, LobpcgResult};
-pub use crate::lsq::{lsmr, lsqr, minres, LsmrResult, LsqOptions, LsqrResult};
+pub use crate::lsq::{lsmr, lsqr, LsmrResult, LsqOptions, LsqrResult};
+pub use crate::minres::minres;
 pub use crate::reduce::{matrix_power, norm, norm_axis, NormOrd};
 pub use crate::svds::{svds, SingularVectors, SvdsOptions, SvdsResult};
 /// The element types of [`splu`], [`spsolve`] and [`factorized`] (f32, f64, c32, c64: those of
 /// `cusci_linalg`, whose dense LU factors the dense tail).
 pub use cusci_linalg::Scalar;
-
-/// The NVRTC source of the solver kernels (minres, lsqr, lsmr) for `dtype`: for compile checks.
-#[doc(hidden)]
-pub fn solver_kernels_source(dtype: cusci_core::DType) -> Result<String> {
-    krylov::solvers_source(dtype)
-}
 
 /// Iterations between two reads of the convergence flag on a GPU.
 pub const POLL: usize = 32;
@@ -300,22 +293,46 @@ pub fn cg<T: Float>(
         Some(x0) => x0.contiguous()?.copy()?,
         None => Array::<T>::zeros(&[n], b.device())?,
     };
-    match b.device().clone() {
-        Device::Cpu => cg_cpu(a, &b, x, atol, maxiter, opts.x0.is_some(), opts.m),
-        Device::Cuda(d) => cg_cuda(&d, a, &b, x, atol, maxiter, opts.x0.is_some(), opts.m),
+    let prob = CgProblem {
+        a,
+        b: &b,
+        m: opts.m,
+        atol,
+        maxiter,
+        has_x0: opts.x0.is_some(),
+    };
+    match b.device() {
+        Device::Cpu => cg_cpu(&prob, x),
+        Device::Cuda(d) => crate::cuda::cg::cg(d, &prob, x),
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn cg_cpu<T: Float>(
-    a: &dyn LinearOperator<T>,
-    b: &Array<T>,
-    x: Array<T>,
-    atol: f64,
-    maxiter: usize,
-    has_x0: bool,
-    m: Option<&dyn LinearOperator<T>>,
-) -> Result<Solution<T>> {
+/// The system [`cg`] iterates on, after the checks.
+pub(crate) struct CgProblem<'a, T: Float> {
+    /// The operator.
+    pub(crate) a: &'a dyn LinearOperator<T>,
+    /// The right-hand side (contiguous, nonzero).
+    pub(crate) b: &'a Array<T>,
+    /// The preconditioner.
+    pub(crate) m: Option<&'a dyn LinearOperator<T>>,
+    /// The absolute tolerance `max(atol, rtol · ‖b‖)`.
+    pub(crate) atol: f64,
+    /// The iteration limit.
+    pub(crate) maxiter: usize,
+    /// True when the start `x` is a given `x0` (then `r = b − A x0`), false for zeros.
+    pub(crate) has_x0: bool,
+}
+
+/// [`cg`] on the CPU from the start `x`.
+fn cg_cpu<T: Float>(prob: &CgProblem<'_, T>, x: Array<T>) -> Result<Solution<T>> {
+    let CgProblem {
+        a,
+        b,
+        m,
+        atol,
+        maxiter,
+        has_x0,
+    } = *prob;
     let dev = Device::Cpu;
     let n = b.len();
     let mut xv = x.to_vec()?;
@@ -367,155 +384,6 @@ fn cg_cpu<T: Float>(
     }
     Ok(Solution {
         x: Array::from_vec(xv, &[n], &dev)?,
-        info: maxiter as i64,
-        iterations: maxiter,
-    })
-}
-
-/// Partial sums per block for the dot products (a fixed grid: the same bits on every run).
-fn dot_partial<T: Float>(
-    d: &CudaDevice,
-    x: &Array<T>,
-    y: &Array<T>,
-    parts: &Array<T>,
-) -> Result<()> {
-    let g = parts.len() as u32;
-    launch::<T>(
-        d,
-        "sp_dot_partial",
-        g,
-        Args::new()
-            .push(p(x))
-            .push(p(y))
-            .push(x.len() as i64)
-            .push(p(parts)),
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn cg_cuda<T: Float>(
-    d: &CudaDevice,
-    a: &dyn LinearOperator<T>,
-    b: &Array<T>,
-    x: Array<T>,
-    atol: f64,
-    maxiter: usize,
-    has_x0: bool,
-    m: Option<&dyn LinearOperator<T>>,
-) -> Result<Solution<T>> {
-    let dev = Device::Cuda(d.clone());
-    let n = b.len();
-    let g = blocks(d, n).max(1) as usize;
-    let parts = Array::<T>::empty(&[g], &dev)?;
-    let st = Array::<T>::zeros(&[4], &dev)?;
-    let ist = Array::<i32>::zeros(&[2], &dev)?;
-    let r = if has_x0 {
-        let ax = a.matvec(&x)?;
-        let r = Array::<T>::empty(&[n], &dev)?;
-        launch::<T>(
-            d,
-            "sp_sub",
-            blocks(d, n),
-            Args::new()
-                .push(p(b))
-                .push(p(&ax))
-                .push(p(&r))
-                .push(n as i64),
-        )?;
-        r
-    } else {
-        b.copy()?
-    };
-    let pv = Array::<T>::zeros(&[n], &dev)?;
-    let nb = blocks(d, n);
-    let mut it = 0usize;
-    while it < maxiter {
-        // ‖r‖² (and ρ without a preconditioner); sets the flag when converged
-        dot_partial(d, &r, &r, &parts)?;
-        launch::<T>(
-            d,
-            "sp_cg_rr",
-            1,
-            Args::new()
-                .push(p(&parts))
-                .push(g as i32)
-                .push(p(&st))
-                .push(p(&ist))
-                .push(atol)
-                .push(it as i32)
-                .push(m.is_none() as i32),
-        )?;
-        let z = match m {
-            None => r.clone(),
-            Some(mo) => {
-                let z = mo.matvec(&r)?;
-                dot_partial(d, &r, &z, &parts)?;
-                launch::<T>(
-                    d,
-                    "sp_cg_rho",
-                    1,
-                    Args::new()
-                        .push(p(&parts))
-                        .push(g as i32)
-                        .push(p(&st))
-                        .push(p(&ist)),
-                )?;
-                z
-            }
-        };
-        launch::<T>(
-            d,
-            "sp_cg_update_p",
-            nb,
-            Args::new()
-                .push(p(&z))
-                .push(p(&pv))
-                .push(n as i64)
-                .push(p(&st))
-                .push(p(&ist))
-                .push((it == 0) as i32),
-        )?;
-        let q = a.matvec(&pv)?;
-        dot_partial(d, &pv, &q, &parts)?;
-        launch::<T>(
-            d,
-            "sp_cg_alpha",
-            1,
-            Args::new()
-                .push(p(&parts))
-                .push(g as i32)
-                .push(p(&st))
-                .push(p(&ist)),
-        )?;
-        launch::<T>(
-            d,
-            "sp_cg_update_xr",
-            nb,
-            Args::new()
-                .push(p(&x))
-                .push(p(&r))
-                .push(p(&pv))
-                .push(p(&q))
-                .push(n as i64)
-                .push(p(&st))
-                .push(p(&ist)),
-        )?;
-        it += 1;
-        if it % POLL == 0 && it < maxiter && ist.to_vec()?[0] != 0 {
-            break;
-        }
-    }
-    // the convergence test of the iteration after the last one (SciPy tests at the loop's top)
-    let flags = ist.to_vec()?;
-    if flags[0] != 0 {
-        return Ok(Solution {
-            x,
-            info: 0,
-            iterations: flags[1] as usize,
-        });
-    }
-    Ok(Solution {
-        x,
         info: maxiter as i64,
         iterations: maxiter,
     })

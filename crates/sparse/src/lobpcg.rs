@@ -8,16 +8,14 @@
 //! Rayleigh–Ritz generalized eigenproblem of size ≤ 3k, small SVDs) are solved on the host with
 //! faer in double precision: they are tiny, and cusci-sparse does not depend on cusci-linalg.
 
-use crate::krylov::{self, launch_solver};
+use crate::cuda::{grid, solver_fn, NT, NULL, PER_SM};
+use crate::krylov;
 use crate::linalg::LinearOperator;
-use cusci_core::cuda::kernel::Args;
+use crate::matrix::hv;
+use cusci_core::cuda::launch::i32_of;
 use cusci_core::error::make;
-use cusci_core::{c64, Array, CudaDevice, Device, Error, Float, Result};
+use cusci_core::{c64, Array, CudaDevice, Device, Error, Float, LaunchConfig, Result};
 use rayon::prelude::*;
-
-fn ptr<T: cusci_core::Element>(a: &Array<T>) -> u64 {
-    crate::cuda::p(a)
-}
 
 // ============================================================================== blocks
 
@@ -66,20 +64,16 @@ impl<T: Float> Block<T> {
                 Array::from_vec(v, &[p, n], dev)?
             }
             Device::Cuda(d) => {
-                let out = Array::<T>::empty(&[p, n], dev)?;
-                let es = std::mem::size_of::<T>() as u64;
+                let mut out = Array::<T>::empty(&[p, n], dev)?;
+                let f = solver_fn::<T>(d, "lo_copy")?;
                 for (i, x) in parts.iter().enumerate() {
                     let x = x.contiguous()?;
                     if n > 0 {
-                        launch_solver::<T>(
-                            d,
-                            "lo_copy",
-                            crate::cuda::blocks(d, n),
-                            Args::new()
-                                .push(ptr(&x))
-                                .push(ptr(&out) + (i * n) as u64 * es)
-                                .push(n as i64),
-                        )?;
+                        d.launch(&f, grid(d, n))
+                            .arg(x.dev_ptr()?)
+                            .arg(out.dev_ptr_mut()?.add(i * n)?)
+                            .arg(n as i64)
+                            .run()?;
                     }
                 }
                 out
@@ -128,8 +122,7 @@ impl<T: Float> Block<T> {
         }
         match self.dev() {
             Device::Cpu => {
-                let a = self.a.cpu_data().unwrap_or(&[]);
-                let b = other.a.cpu_data().unwrap_or(&[]);
+                let (a, b) = (hv(&self.a), hv(&other.a));
                 Ok((0..p * q)
                     .into_par_iter()
                     .map(|e| {
@@ -154,8 +147,8 @@ impl<T: Float> Block<T> {
         let ct: Vec<T> = c.iter().map(|&v| T::from_c64(v)).collect();
         let a = match &dev {
             Device::Cpu => {
-                let a = self.a.cpu_data().unwrap_or(&[]);
-                let b = base.map(|b| b.a.cpu_data().unwrap_or(&[]));
+                let a = hv(&self.a);
+                let b = base.map(|b| hv(&b.a));
                 let mut out = vec![T::zero(); q * n];
                 out.par_chunks_mut(n.max(1)).enumerate().for_each(|(j, o)| {
                     if let Some(b) = b {
@@ -171,26 +164,27 @@ impl<T: Float> Block<T> {
                 Array::from_vec(out, &[q, n], &dev)?
             }
             Device::Cuda(d) => {
-                let out = Array::<T>::empty(&[q, n], &dev)?;
+                let mut out = Array::<T>::empty(&[q, n], &dev)?;
                 if q * n > 0 {
                     let cd = Array::from_vec(
                         if ct.is_empty() { vec![T::zero()] } else { ct },
                         &[(p * q).max(1)],
                         &dev,
                     )?;
-                    launch_solver::<T>(
-                        d,
-                        "lo_combine",
-                        crate::cuda::blocks(d, q * n),
-                        Args::new()
-                            .push(ptr(&self.a))
-                            .push(p as i32)
-                            .push(ptr(&cd))
-                            .push(q as i32)
-                            .push(n as i64)
-                            .push(base.map_or(0, |b| ptr(&b.a)))
-                            .push(ptr(&out)),
-                    )?;
+                    let f = solver_fn::<T>(d, "lo_combine")?;
+                    let l = d
+                        .launch(&f, grid(d, q * n))
+                        .arg(self.a.dev_ptr()?)
+                        .arg(i32_of("lobpcg", p)?)
+                        .arg(cd.dev_ptr()?)
+                        .arg(i32_of("lobpcg", q)?)
+                        .arg(n as i64);
+                    // no base: a null pointer, which the kernel tests
+                    let l = match base {
+                        Some(b) => l.arg(b.a.dev_ptr()?),
+                        None => l.arg(NULL),
+                    };
+                    l.arg(out.dev_ptr_mut()?).run()?;
                 }
                 out
             }
@@ -213,36 +207,32 @@ fn gram_cuda<T: Float>(d: &CudaDevice, x: &Block<T>, y: &Block<T>) -> Result<Vec
     let (p, q, n) = (x.p, y.p, x.n);
     let dev = x.dev();
     // chunks per pair: enough blocks in all to fill the device, at most 64 per pair
-    let want = (d.props().multiprocessors * 8).max(1);
+    let want = (d.props().multiprocessors * PER_SM as usize).max(1);
     let g = want
         .div_ceil(p * q)
-        .min(n.div_ceil(crate::cuda::NT as usize))
+        .min(n.div_ceil(NT as usize))
         .clamp(1, 64);
-    let parts = Array::<T>::empty(&[p * q * g], dev)?;
-    launch_solver::<T>(
-        d,
-        "lo_gram_part",
-        (p * q * g) as u32,
-        Args::new()
-            .push(ptr(&x.a))
-            .push(p as i32)
-            .push(ptr(&y.a))
-            .push(q as i32)
-            .push(n as i64)
-            .push(ptr(&parts))
-            .push(g as i32),
-    )?;
-    let out = Array::<T>::empty(&[p * q], dev)?;
-    launch_solver::<T>(
-        d,
-        "lo_gram_sum",
-        crate::cuda::blocks(d, p * q),
-        Args::new()
-            .push(ptr(&parts))
-            .push(g as i32)
-            .push((p * q) as i32)
-            .push(ptr(&out)),
-    )?;
+    let mut parts = Array::<T>::empty(&[p * q * g], dev)?;
+    let op = "lobpcg";
+    d.launch(
+        &solver_fn::<T>(d, "lo_gram_part")?,
+        LaunchConfig::linear(i32_of(op, p * q * g)? as u32, NT),
+    )
+    .arg(x.a.dev_ptr()?)
+    .arg(i32_of(op, p)?)
+    .arg(y.a.dev_ptr()?)
+    .arg(i32_of(op, q)?)
+    .arg(n as i64)
+    .arg(parts.dev_ptr_mut()?)
+    .arg(g as i32)
+    .run()?;
+    let mut out = Array::<T>::empty(&[p * q], dev)?;
+    d.launch(&solver_fn::<T>(d, "lo_gram_sum")?, grid(d, p * q))
+        .arg(parts.dev_ptr()?)
+        .arg(g as i32)
+        .arg(i32_of(op, p * q)?)
+        .arg(out.dev_ptr_mut()?)
+        .run()?;
     Ok(out.to_vec()?.into_iter().map(|v| v.to_c64()).collect())
 }
 

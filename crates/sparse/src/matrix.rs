@@ -12,11 +12,11 @@
 //! refused with `InvalidArgument`.
 
 use crate::cpu;
-use crate::cuda::{self, blocks, launch_fm, p};
+use crate::cuda::{self, formats as gpu};
 use crate::SpIndex;
-use cusci_core::cuda::kernel::Args;
+use cusci_core::array::check_same_device;
 use cusci_core::error::make;
-use cusci_core::{Array, CudaDevice, Device, Float, Result};
+use cusci_core::{Array, Backend, Device, Float, Result};
 use std::sync::{Arc, OnceLock};
 
 pub(crate) fn check_index_range<I: SpIndex>(
@@ -52,9 +52,13 @@ pub(crate) fn as_i32<'a, T: Float, I: SpIndex>(
     Ok(std::borrow::Cow::Owned(a.with_index::<i32>()?))
 }
 
-/// The host data of a CPU array (contiguous by construction).
+/// The elements of a contiguous CPU array (the formats' arrays are contiguous by construction);
+/// empty for a device array.
 pub(crate) fn hv<U: cusci_core::Element>(a: &Array<U>) -> &[U] {
-    a.cpu_data().unwrap_or(&[])
+    match a.backend() {
+        Backend::Host(h) => h.as_slice().unwrap_or(&[]),
+        Backend::Cuda(_) => &[],
+    }
 }
 
 fn check_1d<U: cusci_core::Element>(op: &str, what: &str, a: &Array<U>) -> Result<()> {
@@ -67,18 +71,9 @@ fn check_1d<U: cusci_core::Element>(op: &str, what: &str, a: &Array<U>) -> Resul
     Ok(())
 }
 
-fn same_dev(op: &str, a: &Device, b: &Device) -> Result<()> {
-    cusci_core::array::check_same_device(op, a, b)
-}
-
 /// The last element of a 1-D index array (waits for the device).
 pub(crate) fn last<I: SpIndex>(a: &Array<I>) -> Result<usize> {
     Ok(a.index_axis(0, -1)?.item()?.ix())
-}
-
-/// A flag word computed by a CUDA check kernel.
-fn read_flags(flags: &Array<i32>) -> Result<i32> {
-    flags.item()
 }
 
 fn flags_error(op: &str, f: i32, what: &str) -> Result<()> {
@@ -149,8 +144,8 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         check_1d(op, "data", &data)?;
         check_1d(op, "indices", &indices)?;
         check_1d(op, "indptr", &indptr)?;
-        same_dev(op, data.device(), indices.device())?;
-        same_dev(op, data.device(), indptr.device())?;
+        check_same_device(op, data.device(), indices.device())?;
+        check_same_device(op, data.device(), indptr.device())?;
         let (m, n) = shape;
         if indptr.len() != m + 1 {
             return Err(make::shape(
@@ -173,36 +168,8 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         let indices = indices.contiguous()?;
         let indptr = indptr.contiguous()?;
         let flags = match data.device() {
-            Device::Cpu => cpu::csr_check(
-                indptr.cpu_data().unwrap_or(&[]),
-                indices.cpu_data().unwrap_or(&[]),
-                n,
-                data.len(),
-            ),
-            Device::Cuda(d) => {
-                if m == 0 {
-                    if indptr.item()? != I::zero() || !data.is_empty() {
-                        4
-                    } else {
-                        0
-                    }
-                } else {
-                    let fl = Array::<i32>::zeros(&[1], data.device())?;
-                    launch_fm::<T, I>(
-                        d,
-                        "fm_csr_check",
-                        blocks(d, m),
-                        Args::new()
-                            .push(p(&indptr))
-                            .push(p(&indices))
-                            .push(m as i64)
-                            .push(n as i64)
-                            .push(data.len() as i64)
-                            .push(p(&fl)),
-                    )?;
-                    read_flags(&fl)?
-                }
-            }
+            Device::Cpu => cpu::csr_check(hv(&indptr), hv(&indices), n, data.len()),
+            Device::Cuda(d) => gpu::csr_check::<T, I>(d, &indptr, &indices, shape, data.len())?,
         };
         flags_error(op, flags, "column")?;
         Ok(CsrMatrix {
@@ -258,42 +225,12 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         // every element may be stored: the counts and their scan are of type I
         check_index_range::<I>(op, m, n, m.saturating_mul(n))?;
         let a = a.contiguous()?;
-        let dev = a.device().clone();
-        match &dev {
+        match a.device() {
             Device::Cpu => {
-                let (ip, ind, dat) = cpu::fromdense(m, n, a.cpu_data().unwrap_or(&[]));
-                Self::from_host(ip, ind, dat, (m, n), true, &dev)
+                let (ip, ind, dat) = cpu::fromdense(m, n, hv(&a));
+                Self::from_host(ip, ind, dat, (m, n), true, &Device::Cpu)
             }
-            Device::Cuda(d) => {
-                let counts = Array::<I>::zeros(&[m + 1], &dev)?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_dense_count",
-                    blocks(d, m),
-                    Args::new()
-                        .push(p(&a))
-                        .push(m as i64)
-                        .push(n as i64)
-                        .push(p(&counts)),
-                )?;
-                let indptr = counts.cumsum(0)?;
-                let nnz = last(&indptr)?;
-                let ind = Array::<I>::empty(&[nnz], &dev)?;
-                let dat = Array::<T>::empty(&[nnz], &dev)?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_dense_write",
-                    blocks(d, m),
-                    Args::new()
-                        .push(p(&a))
-                        .push(m as i64)
-                        .push(n as i64)
-                        .push(p(&indptr))
-                        .push(p(&ind))
-                        .push(p(&dat)),
-                )?;
-                Ok(Self::from_parts(dat, ind, indptr, (m, n), true))
-            }
+            Device::Cuda(d) => gpu::from_dense(d, &a),
         }
     }
 
@@ -381,31 +318,11 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         let (m, n) = self.shape;
         match self.device() {
             Device::Cpu => Array::from_vec(
-                cpu::todense(
-                    n,
-                    self.indptr.cpu_data().unwrap_or(&[]),
-                    self.indices.cpu_data().unwrap_or(&[]),
-                    self.data.cpu_data().unwrap_or(&[]),
-                ),
+                cpu::todense(n, hv(&self.indptr), hv(&self.indices), hv(&self.data)),
                 &[m, n],
                 &Device::Cpu,
             ),
-            Device::Cuda(d) => {
-                let out = Array::<T>::zeros(&[m, n], self.device())?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_csr_todense",
-                    blocks(d, m),
-                    Args::new()
-                        .push(p(&self.indptr))
-                        .push(p(&self.indices))
-                        .push(p(&self.data))
-                        .push(m as i64)
-                        .push(n as i64)
-                        .push(p(&out)),
-                )?;
-                Ok(out)
-            }
+            Device::Cuda(d) => gpu::todense(d, self),
         }
     }
 
@@ -414,26 +331,13 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// # Errors
     /// Device errors only.
     pub fn tocoo(&self) -> Result<CooMatrix<T, I>> {
-        let m = self.shape.0;
         let row = match self.device() {
             Device::Cpu => Array::from_vec(
-                cpu::expand_rows(self.indptr.cpu_data().unwrap_or(&[])),
+                cpu::expand_rows(hv(&self.indptr)),
                 &[self.nnz()],
                 &Device::Cpu,
             )?,
-            Device::Cuda(d) => {
-                let rows = Array::<I>::empty(&[self.nnz()], self.device())?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_csr_rows",
-                    blocks(d, m),
-                    Args::new()
-                        .push(p(&self.indptr))
-                        .push(m as i64)
-                        .push(p(&rows)),
-                )?;
-                rows
-            }
+            Device::Cuda(d) => gpu::expand_rows(d, self)?,
         };
         Ok(CooMatrix {
             data: self.data.clone(),
@@ -458,92 +362,13 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// The transpose as a CSR matrix of shape (n, m) (the arrays of this matrix's CSC form).
     pub(crate) fn transpose_copy(&self) -> Result<CsrMatrix<T, I>> {
         let (m, n) = self.shape;
-        let nnz = self.nnz();
-        let dev = self.device().clone();
-        match &dev {
+        match self.device() {
             Device::Cpu => {
-                let (tp, ti, td) = cpu::transpose(
-                    n,
-                    self.indptr.cpu_data().unwrap_or(&[]),
-                    self.indices.cpu_data().unwrap_or(&[]),
-                    self.data.cpu_data().unwrap_or(&[]),
-                );
-                CsrMatrix::from_host(tp, ti, td, (n, m), self.canonical, &dev)
+                let (tp, ti, td) =
+                    cpu::transpose(n, hv(&self.indptr), hv(&self.indices), hv(&self.data));
+                CsrMatrix::from_host(tp, ti, td, (n, m), self.canonical, &Device::Cpu)
             }
-            Device::Cuda(d) if I::DTYPE == cusci_core::DType::I32 => {
-                let full = nnz > 0 && m > 0 && n > 0;
-                // csr2cscEx2 writes every entry of the column pointers: no memset before it
-                let tp = if full {
-                    Array::<I>::empty(&[n + 1], &dev)?
-                } else {
-                    Array::<I>::zeros(&[n + 1], &dev)?
-                };
-                let ti = Array::<I>::empty(&[nnz], &dev)?;
-                let td = Array::<T>::empty(&[nnz], &dev)?;
-                if full {
-                    cuda::ffi::csr2csc(
-                        d,
-                        m,
-                        n,
-                        &self.data,
-                        &self.indptr,
-                        &self.indices,
-                        &td,
-                        &tp,
-                        &ti,
-                    )?;
-                }
-                Ok(CsrMatrix::from_parts(td, ti, tp, (n, m), self.canonical))
-            }
-            Device::Cuda(d) => {
-                // 64-bit indices (csr2cscEx2 takes 32-bit ones): bucket the entries by column
-                // and sort each bucket by (row, position), this crate's COO -> CSR kernels
-                let rows = self.tocoo()?.row;
-                let counts = Array::<I>::zeros(&[n + 1], &dev)?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_coo_count",
-                    blocks(d, nnz),
-                    Args::new()
-                        .push(p(&self.indices))
-                        .push(nnz as i64)
-                        .push(p(&counts)),
-                )?;
-                let tp = counts.cumsum(0)?;
-                let fill = Array::<I>::zeros(&[n.max(1)], &dev)?;
-                let ti = Array::<I>::empty(&[nnz], &dev)?;
-                let bidx = Array::<I>::empty(&[nnz], &dev)?;
-                let td = Array::<T>::empty(&[nnz], &dev)?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_coo_scatter",
-                    blocks(d, nnz),
-                    Args::new()
-                        .push(p(&self.indices))
-                        .push(p(&rows))
-                        .push(p(&self.data))
-                        .push(nnz as i64)
-                        .push(p(&tp))
-                        .push(p(&fill))
-                        .push(p(&ti))
-                        .push(p(&bidx))
-                        .push(p(&td)),
-                )?;
-                let ucount = Array::<I>::zeros(&[n + 1], &dev)?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_row_sort_count",
-                    blocks(d, n),
-                    Args::new()
-                        .push(p(&tp))
-                        .push(n as i64)
-                        .push(p(&ti))
-                        .push(p(&bidx))
-                        .push(p(&td))
-                        .push(p(&ucount)),
-                )?;
-                Ok(CsrMatrix::from_parts(td, ti, tp, (n, m), self.canonical))
-            }
+            Device::Cuda(d) => gpu::transpose(d, self),
         }
     }
 
@@ -626,7 +451,7 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// `DeviceMismatch` when it lives elsewhere.
     pub fn dot(&self, x: &Array<T>) -> Result<Array<T>> {
         let op = "csr_matrix.dot";
-        same_dev(op, self.device(), x.device())?;
+        check_same_device(op, self.device(), x.device())?;
         let (m, n) = self.shape;
         if x.ndim() == 0 || x.ndim() > 2 || x.shape()[0] != n {
             return Err(make::shape(
@@ -638,84 +463,22 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
             ));
         }
         let x = x.contiguous()?;
-        let dev = self.device().clone();
-        if x.ndim() == 1 {
-            match &dev {
-                Device::Cpu => Array::from_vec(
-                    cpu::spmv(
-                        self.indptr.cpu_data().unwrap_or(&[]),
-                        self.indices.cpu_data().unwrap_or(&[]),
-                        self.data.cpu_data().unwrap_or(&[]),
-                        x.cpu_data().unwrap_or(&[]),
-                    ),
-                    &[m],
-                    &dev,
-                ),
-                Device::Cuda(d) => {
-                    // both routes write every element of y: no fill pass
-                    if m > 0 && n > 0 && self.nnz() > 0 {
-                        let y = Array::<T>::empty(&[m], &dev)?;
-                        if self.nnz() as f64 / m as f64 <= cuda::SPMV_SHORT_ROW_MAX {
-                            cuda::spmv_short_rows(
-                                d,
-                                &self.indptr,
-                                &self.indices,
-                                &self.data,
-                                &x,
-                                &y,
-                            )?;
-                        } else {
-                            let a = self.descr()?;
-                            cuda::ffi::spmv(d, &a, &x, &y)?;
-                        }
-                        Ok(y)
-                    } else {
-                        Array::<T>::zeros(&[m], &dev)
-                    }
-                }
-            }
-        } else {
-            let k = x.shape()[1];
-            match &dev {
-                Device::Cpu => Array::from_vec(
-                    cpu::spmm(
-                        self.indptr.cpu_data().unwrap_or(&[]),
-                        self.indices.cpu_data().unwrap_or(&[]),
-                        self.data.cpu_data().unwrap_or(&[]),
-                        x.cpu_data().unwrap_or(&[]),
-                        k,
-                    ),
-                    &[m, k],
-                    &dev,
-                ),
-                Device::Cuda(d) => {
-                    if m > 0 && n > 0 && k > 0 && self.nnz() > 0 {
-                        let y = Array::<T>::empty(&[m, k], &dev)?;
-                        let a = self.descr()?;
-                        cuda::ffi::spmm(d, &a, &x, &y)?;
-                        Ok(y)
-                    } else {
-                        Array::<T>::zeros(&[m, k], &dev)
-                    }
-                }
-            }
+        match self.device() {
+            Device::Cpu => self.dot_cpu(&x),
+            Device::Cuda(d) => cuda::spmv::dot(d, self, &x),
         }
     }
 
-    fn descr(&self) -> Result<cuda::ffi::SpMat> {
-        cuda::ffi::SpMat::csr(
-            self.shape.0,
-            self.shape.1,
-            &self.data,
-            &self.indices,
-            &self.indptr,
-        )
-    }
-
-    /// The CUDA device of a GPU matrix.
-    #[allow(dead_code)]
-    pub(crate) fn cuda_device(&self) -> Option<&CudaDevice> {
-        self.device().as_cuda()
+    /// [`dot`](Self::dot) on the CPU for a contiguous `x`.
+    fn dot_cpu(&self, x: &Array<T>) -> Result<Array<T>> {
+        let m = self.shape.0;
+        let (ip, ind, dat) = (hv(&self.indptr), hv(&self.indices), hv(&self.data));
+        if x.ndim() == 1 {
+            Array::from_vec(cpu::spmv(ip, ind, dat, hv(x)), &[m], &Device::Cpu)
+        } else {
+            let k = x.shape()[1];
+            Array::from_vec(cpu::spmm(ip, ind, dat, hv(x), k), &[m, k], &Device::Cpu)
+        }
     }
 }
 
@@ -863,8 +626,8 @@ impl<T: Float, I: SpIndex> CooMatrix<T, I> {
         check_1d(op, "data", &data)?;
         check_1d(op, "row", &row)?;
         check_1d(op, "col", &col)?;
-        same_dev(op, data.device(), row.device())?;
-        same_dev(op, data.device(), col.device())?;
+        check_same_device(op, data.device(), row.device())?;
+        check_same_device(op, data.device(), col.device())?;
         if row.len() != data.len() || col.len() != data.len() {
             return Err(make::shape(
                 op,
@@ -882,34 +645,11 @@ impl<T: Float, I: SpIndex> CooMatrix<T, I> {
         let row = row.contiguous()?;
         let col = col.contiguous()?;
         let bad = match data.device() {
-            Device::Cpu => {
-                let r = row.cpu_data().unwrap_or(&[]);
-                let c = col.cpu_data().unwrap_or(&[]);
-                r.iter().zip(c).any(|(&r, &c)| {
-                    let (r, c) = (r.to_i64(), c.to_i64());
-                    r < 0 || r as usize >= m || c < 0 || c as usize >= n
-                })
-            }
-            Device::Cuda(d) => {
-                if data.is_empty() {
-                    false
-                } else {
-                    let fl = Array::<i32>::zeros(&[1], data.device())?;
-                    launch_fm::<T, I>(
-                        d,
-                        "fm_coo_check",
-                        blocks(d, data.len()),
-                        Args::new()
-                            .push(p(&row))
-                            .push(p(&col))
-                            .push(data.len() as i64)
-                            .push(m as i64)
-                            .push(n as i64)
-                            .push(p(&fl)),
-                    )?;
-                    read_flags(&fl)? != 0
-                }
-            }
+            Device::Cpu => hv(&row).iter().zip(hv(&col)).any(|(&r, &c)| {
+                let (r, c) = (r.to_i64(), c.to_i64());
+                r < 0 || r as usize >= m || c < 0 || c as usize >= n
+            }),
+            Device::Cuda(d) => gpu::coo_out_of_bounds::<T, I>(d, &row, &col, shape)?,
         };
         if bad {
             return Err(make::arg(
@@ -967,84 +707,13 @@ impl<T: Float, I: SpIndex> CooMatrix<T, I> {
     /// # Errors
     /// Device errors only.
     pub fn tocsr(&self) -> Result<CsrMatrix<T, I>> {
-        let (m, _n) = self.shape;
-        let nnz = self.nnz();
-        let dev = self.device().clone();
-        match &dev {
+        match self.device() {
             Device::Cpu => {
-                let (ip, ind, dat) = cpu::coo_to_csr(
-                    m,
-                    self.row.cpu_data().unwrap_or(&[]),
-                    self.col.cpu_data().unwrap_or(&[]),
-                    self.data.cpu_data().unwrap_or(&[]),
-                );
-                CsrMatrix::from_host(ip, ind, dat, self.shape, true, &dev)
+                let (ip, ind, dat) =
+                    cpu::coo_to_csr(self.shape.0, hv(&self.row), hv(&self.col), hv(&self.data));
+                CsrMatrix::from_host(ip, ind, dat, self.shape, true, &Device::Cpu)
             }
-            Device::Cuda(d) => {
-                let counts = Array::<I>::zeros(&[m + 1], &dev)?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_coo_count",
-                    blocks(d, nnz),
-                    Args::new()
-                        .push(p(&self.row))
-                        .push(nnz as i64)
-                        .push(p(&counts)),
-                )?;
-                let indptr = counts.cumsum(0)?;
-                let fill = Array::<I>::zeros(&[m], &dev)?;
-                let bcol = Array::<I>::empty(&[nnz], &dev)?;
-                let bidx = Array::<I>::empty(&[nnz], &dev)?;
-                let bval = Array::<T>::empty(&[nnz], &dev)?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_coo_scatter",
-                    blocks(d, nnz),
-                    Args::new()
-                        .push(p(&self.row))
-                        .push(p(&self.col))
-                        .push(p(&self.data))
-                        .push(nnz as i64)
-                        .push(p(&indptr))
-                        .push(p(&fill))
-                        .push(p(&bcol))
-                        .push(p(&bidx))
-                        .push(p(&bval)),
-                )?;
-                drop(fill);
-                let ucount = Array::<I>::zeros(&[m + 1], &dev)?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_row_sort_count",
-                    blocks(d, m),
-                    Args::new()
-                        .push(p(&indptr))
-                        .push(m as i64)
-                        .push(p(&bcol))
-                        .push(p(&bidx))
-                        .push(p(&bval))
-                        .push(p(&ucount)),
-                )?;
-                drop(bidx);
-                let outptr = ucount.cumsum(0)?;
-                let total = last(&outptr)?;
-                let ocol = Array::<I>::empty(&[total], &dev)?;
-                let oval = Array::<T>::empty(&[total], &dev)?;
-                launch_fm::<T, I>(
-                    d,
-                    "fm_row_sum_write",
-                    blocks(d, m),
-                    Args::new()
-                        .push(p(&indptr))
-                        .push(m as i64)
-                        .push(p(&bcol))
-                        .push(p(&bval))
-                        .push(p(&outptr))
-                        .push(p(&ocol))
-                        .push(p(&oval)),
-                )?;
-                Ok(CsrMatrix::from_parts(oval, ocol, outptr, self.shape, true))
-            }
+            Device::Cuda(d) => gpu::coo_to_csr(d, self),
         }
     }
 

@@ -4,110 +4,57 @@
 //! both index types (`i32` and `i64`: on the GPU the kernels of `sparse.cu` compiled for the
 //! matrix's index type).
 
-use crate::cuda::{blocks, launch_ix, p};
-use crate::matrix::{last, CooMatrix, CsrMatrix};
+use crate::cuda::ops as gpu;
+use crate::matrix::{hv, CooMatrix, CsrMatrix};
 use crate::SpIndex;
-use cusci_core::cuda::kernel::Args;
+use cusci_core::array::layout::norm_axis;
 use cusci_core::error::make;
-use cusci_core::{c64, Array, CudaDevice, Device, Float, Result};
+use cusci_core::{c64, Array, Device, Float, Result};
 
 fn scalar<T: Float>(v: f64) -> T {
     T::from_c64(c64::new(v, 0.0))
 }
 
-/// Concatenates 1-D arrays on one device (a copy kernel per part; `scale` multiplies values),
-/// with the module of index type `I` (the one the caller's other kernels use).
-fn concat<T: Float, I: SpIndex>(parts: &[(&Array<T>, T)], dev: &Device) -> Result<Array<T>> {
-    let total: usize = parts.iter().map(|(a, _)| a.len()).sum();
+/// The entries of the COO matrices `parts` one after another, each part's values multiplied
+/// by its scale, as a COO matrix of `shape` on `dev` (the GPU's copy kernels of the module of
+/// index type `I`, the one the caller's other kernels use).
+fn concat_coo<T: Float, I: SpIndex>(
+    parts: &[(&CooMatrix<T, I>, T)],
+    shape: (usize, usize),
+    dev: &Device,
+) -> Result<CooMatrix<T, I>> {
     match dev {
         Device::Cpu => {
-            let mut v = Vec::with_capacity(total);
+            let total: usize = parts.iter().map(|(a, _)| a.nnz()).sum();
+            let (mut data, mut row, mut col) = (
+                Vec::with_capacity(total),
+                Vec::with_capacity(total),
+                Vec::with_capacity(total),
+            );
             for (a, s) in parts {
-                v.extend(a.to_vec()?.into_iter().map(|x| s.mul(x)));
+                data.extend(hv(&a.data).iter().map(|&x| s.mul(x)));
+                row.extend_from_slice(hv(&a.row));
+                col.extend_from_slice(hv(&a.col));
             }
-            Array::from_vec(v, &[total], dev)
+            Ok(CooMatrix {
+                data: Array::from_vec(data, &[total], dev)?,
+                row: Array::from_vec(row, &[total], dev)?,
+                col: Array::from_vec(col, &[total], dev)?,
+                shape,
+            })
         }
         Device::Cuda(d) => {
-            let out = Array::<T>::empty(&[total], dev)?;
-            let mut off = 0usize;
-            for (a, s) in parts {
-                let a = a.contiguous()?;
-                launch_ix::<T, I>(
-                    d,
-                    "sp_copy_scaled",
-                    blocks(d, a.len()),
-                    Args::new()
-                        .push(p(&a))
-                        .push(p(&out) + (off * std::mem::size_of::<T>()) as u64)
-                        .push(a.len() as i64)
-                        .push(*s),
-                )?;
-                off += a.len();
-            }
-            Ok(out)
+            let data: Vec<_> = parts.iter().map(|(a, s)| (&a.data, *s)).collect();
+            let row: Vec<_> = parts.iter().map(|(a, _)| &a.row).collect();
+            let col: Vec<_> = parts.iter().map(|(a, _)| &a.col).collect();
+            Ok(CooMatrix {
+                data: gpu::concat_scaled::<T, I>(d, &data, dev)?,
+                row: gpu::concat_indices::<T, I>(d, &row, dev)?,
+                col: gpu::concat_indices::<T, I>(d, &col, dev)?,
+                shape,
+            })
         }
     }
-}
-
-/// Concatenates 1-D index arrays on one device.
-fn concat_idx<T: Float, I: SpIndex>(parts: &[&Array<I>], dev: &Device) -> Result<Array<I>> {
-    let total: usize = parts.iter().map(|a| a.len()).sum();
-    match dev {
-        Device::Cpu => {
-            let mut v = Vec::with_capacity(total);
-            for a in parts {
-                v.extend(a.to_vec()?);
-            }
-            Array::from_vec(v, &[total], dev)
-        }
-        Device::Cuda(d) => {
-            let out = Array::<I>::empty(&[total], dev)?;
-            let mut off = 0usize;
-            for a in parts {
-                let a = a.contiguous()?;
-                launch_ix::<T, I>(
-                    d,
-                    "sp_copy_idx",
-                    blocks(d, a.len()),
-                    Args::new()
-                        .push(p(&a))
-                        .push(p(&out) + (off * std::mem::size_of::<I>()) as u64)
-                        .push(a.len() as i64),
-                )?;
-                off += a.len();
-            }
-            Ok(out)
-        }
-    }
-}
-
-/// Runs a (count per row, scan, write per row) pair of kernels and returns the new CSR arrays.
-fn count_scan_write<T: Float, I: SpIndex>(
-    d: &CudaDevice,
-    m: usize,
-    count: &str,
-    write: &str,
-    count_args: impl Fn(&mut Args),
-    write_args: impl Fn(&mut Args),
-) -> Result<(Array<I>, Array<I>, Array<T>)> {
-    let dev = Device::Cuda(d.clone());
-    let counts = Array::<I>::zeros(&[m + 1], &dev)?;
-    let mut a = Args::new();
-    count_args(&mut a);
-    a.push(m as i64).push(p(&counts));
-    launch_ix::<T, I>(d, count, blocks(d, m), &mut a)?;
-    let outptr = counts.cumsum(0)?;
-    let total = last(&outptr)?;
-    let oind = Array::<I>::empty(&[total], &dev)?;
-    let odat = Array::<T>::empty(&[total], &dev)?;
-    let mut a = Args::new();
-    write_args(&mut a);
-    a.push(m as i64)
-        .push(p(&outptr))
-        .push(p(&oind))
-        .push(p(&odat));
-    launch_ix::<T, I>(d, write, blocks(d, m), &mut a)?;
-    Ok((outptr, oind, odat))
 }
 
 /// The stored entries `(row, column, value)` of a CPU matrix for which `keep` holds, in stored
@@ -118,9 +65,7 @@ fn cpu_keep<T: Float, I: SpIndex>(
     keep: impl Fn(usize, usize, T) -> bool,
 ) -> Result<CsrMatrix<T, I>> {
     let m = a.shape.0;
-    let ip = crate::matrix::hv(&a.indptr);
-    let ind = a.indices.cpu_data().unwrap_or(&[]);
-    let dat = a.data.cpu_data().unwrap_or(&[]);
+    let (ip, ind, dat) = (hv(&a.indptr), hv(&a.indices), hv(&a.data));
     let mut np = vec![I::of(0); m + 1];
     let (mut ni, mut nd) = (Vec::new(), Vec::new());
     for r in 0..m {
@@ -158,32 +103,9 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// # Errors
     /// Device errors only.
     pub fn eliminate_zeros(&self) -> Result<Self> {
-        let m = self.shape.0;
         match self.device() {
             Device::Cpu => cpu_keep(self, self.canonical, |_, _, v| v != T::zero()),
-            Device::Cuda(d) => {
-                let (ip, ind, dat) = count_scan_write::<T, I>(
-                    d,
-                    m,
-                    "sp_nz_count",
-                    "sp_nz_write",
-                    |a| {
-                        a.push(p(&self.indptr)).push(p(&self.data));
-                    },
-                    |a| {
-                        a.push(p(&self.indptr))
-                            .push(p(&self.indices))
-                            .push(p(&self.data));
-                    },
-                )?;
-                Ok(CsrMatrix::from_parts(
-                    dat,
-                    ind,
-                    ip,
-                    self.shape,
-                    self.canonical,
-                ))
-            }
+            Device::Cuda(d) => gpu::eliminate_zeros(d, self),
         }
     }
 
@@ -231,28 +153,7 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
                 let (r, c) = (r as isize, c as isize);
                 c - r != k || (if k >= 0 { r } else { c }) >= len as isize
             })?,
-            Device::Cuda(d) => {
-                let (ip, ind, dat) = count_scan_write::<T, I>(
-                    d,
-                    self.shape.0,
-                    "sp_offdiag_count",
-                    "sp_offdiag_write",
-                    |a| {
-                        a.push(p(&self.indptr))
-                            .push(p(&self.indices))
-                            .push(k as i64)
-                            .push(len as i64);
-                    },
-                    |a| {
-                        a.push(p(&self.indptr))
-                            .push(p(&self.indices))
-                            .push(p(&self.data))
-                            .push(k as i64)
-                            .push(len as i64);
-                    },
-                )?;
-                CsrMatrix::from_parts(dat, ind, ip, self.shape, false)
-            }
+            Device::Cuda(d) => gpu::without_diagonal(d, self, k, len)?,
         };
         // the diagonal's entries, appended and merged by the COO -> CSR conversion
         let (r0, c0) = if k >= 0 { (0, k) } else { (-k, 0) };
@@ -263,13 +164,17 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         let vals = values
             .slice_axis(0, Some(0), Some(len as isize), 1)?
             .contiguous()?;
-        let b = kept.tocoo()?;
-        let c = CooMatrix {
-            data: concat::<T, I>(&[(&b.data, T::one()), (&vals, T::one())], &dev)?,
-            row: concat_idx::<T, I>(&[&b.row, &rows], &dev)?,
-            col: concat_idx::<T, I>(&[&b.col, &cols], &dev)?,
+        let diag = CooMatrix {
+            data: vals,
+            row: rows,
+            col: cols,
             shape: self.shape,
         };
+        let c = concat_coo(
+            &[(&kept.tocoo()?, T::one()), (&diag, T::one())],
+            self.shape,
+            &dev,
+        )?;
         c.tocsr()
     }
 
@@ -282,41 +187,8 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         let (m, n) = (self.shape.0 as isize, self.shape.1 as isize);
         let len = if k >= 0 { m.min(n - k) } else { (m + k).min(n) }.max(0) as usize;
         match self.device() {
-            Device::Cpu => {
-                let ip = crate::matrix::hv(&self.indptr);
-                let ind = self.indices.cpu_data().unwrap_or(&[]);
-                let dat = self.data.cpu_data().unwrap_or(&[]);
-                let out: Vec<T> = (0..len as isize)
-                    .map(|i| {
-                        let r = if k >= 0 { i } else { i - k };
-                        let c = (r + k) as usize;
-                        let mut s = T::zero();
-                        for j in ip[r as usize].ix()..ip[r as usize + 1].ix() {
-                            if ind[j].ix() == c {
-                                s = s.add(dat[j]);
-                            }
-                        }
-                        s
-                    })
-                    .collect();
-                Array::from_vec(out, &[len], &Device::Cpu)
-            }
-            Device::Cuda(d) => {
-                let out = Array::<T>::empty(&[len], self.device())?;
-                launch_ix::<T, I>(
-                    d,
-                    "sp_diagonal",
-                    blocks(d, len),
-                    Args::new()
-                        .push(p(&self.indptr))
-                        .push(p(&self.indices))
-                        .push(p(&self.data))
-                        .push(len as i64)
-                        .push(k as i64)
-                        .push(p(&out)),
-                )?;
-                Ok(out)
-            }
+            Device::Cpu => diagonal_cpu(self, k, len),
+            Device::Cuda(d) => gpu::diagonal(d, self, k, len),
         }
     }
 
@@ -326,15 +198,7 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         let dev = self.device().clone();
         let a = self.tocoo()?;
         let b = other.tocoo()?;
-        let data = concat::<T, I>(&[(&a.data, T::one()), (&b.data, scalar(sign))], &dev)?;
-        let row = concat_idx::<T, I>(&[&a.row, &b.row], &dev)?;
-        let col = concat_idx::<T, I>(&[&a.col, &b.col], &dev)?;
-        let c = CooMatrix {
-            data,
-            row,
-            col,
-            shape: self.shape,
-        };
+        let c = concat_coo(&[(&a, T::one()), (&b, scalar(sign))], self.shape, &dev)?;
         c.tocsr()?.eliminate_zeros()
     }
 
@@ -373,42 +237,9 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         cusci_core::array::check_same_device(op, self.device(), other.device())?;
         let a = self.sum_duplicates()?;
         let b = other.sum_duplicates()?;
-        let m = self.shape.0;
         match self.device() {
-            Device::Cpu => {
-                let (ap, ai, ad) = (a.indptr.to_vec()?, a.indices.to_vec()?, a.data.to_vec()?);
-                let (bp, bi, bd) = (b.indptr.to_vec()?, b.indices.to_vec()?, b.data.to_vec()?);
-                let mut np = vec![I::of(0); m + 1];
-                let (mut ni, mut nd) = (Vec::new(), Vec::new());
-                for r in 0..m {
-                    let brow = &bi[bp[r].ix()..bp[r + 1].ix()];
-                    for j in ap[r].ix()..ap[r + 1].ix() {
-                        if let Ok(t) = brow.binary_search(&ai[j]) {
-                            let v = ad[j].mul(bd[bp[r].ix() + t]);
-                            if v != T::zero() {
-                                ni.push(ai[j]);
-                                nd.push(v);
-                            }
-                        }
-                    }
-                    np[r + 1] = I::of(ni.len());
-                }
-                CsrMatrix::from_host(np, ni, nd, self.shape, true, &Device::Cpu)
-            }
-            Device::Cuda(d) => {
-                let (ip, ind, dat) = {
-                    let args = |args: &mut Args| {
-                        args.push(p(&a.indptr))
-                            .push(p(&a.indices))
-                            .push(p(&a.data))
-                            .push(p(&b.indptr))
-                            .push(p(&b.indices))
-                            .push(p(&b.data));
-                    };
-                    count_scan_write::<T, I>(d, m, "sp_mul_count", "sp_mul_write", args, args)?
-                };
-                Ok(CsrMatrix::from_parts(dat, ind, ip, self.shape, true))
-            }
+            Device::Cpu => multiply_cpu(&a, &b),
+            Device::Cuda(d) => gpu::multiply(d, &a, &b),
         }
     }
 
@@ -439,99 +270,105 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
                 format!("({m}, {k}) @ ({k2}, {n}): inner dimensions differ"),
             ));
         }
-        let dev = self.device().clone();
         let a = self.tocoo()?;
-        let nnz_a = self.nnz();
-        let coo = match &dev {
-            Device::Cpu => {
-                let (ar, ai, ad) = (a.row.to_vec()?, a.col.to_vec()?, a.data.to_vec()?);
-                let (bp, bi, bd) = (
-                    other.indptr.to_vec()?,
-                    other.indices.to_vec()?,
-                    other.data.to_vec()?,
-                );
-                let total: u64 = ai
-                    .iter()
-                    .map(|&c| (bp[c.ix() + 1].ix() - bp[c.ix()].ix()) as u64)
-                    .sum();
-                if total > I::MAX as u64 {
-                    return Err(make::arg(
-                        op,
-                        format!("{total} products need 64-bit indices"),
-                    ));
-                }
-                let (mut r, mut c, mut v) = (
-                    Vec::with_capacity(total as usize),
-                    Vec::with_capacity(total as usize),
-                    Vec::with_capacity(total as usize),
-                );
-                for j in 0..nnz_a {
-                    let kk = ai[j].ix();
-                    for t in bp[kk].ix()..bp[kk + 1].ix() {
-                        r.push(ar[j]);
-                        c.push(bi[t]);
-                        v.push(ad[j].mul(bd[t]));
-                    }
-                }
-                let len = v.len();
-                CooMatrix {
-                    data: Array::from_vec(v, &[len], &dev)?,
-                    row: Array::from_vec(r, &[len], &dev)?,
-                    col: Array::from_vec(c, &[len], &dev)?,
-                    shape: (m, n),
-                }
-            }
-            Device::Cuda(d) => {
-                let counts = Array::<i64>::zeros(&[nnz_a + 1], &dev)?;
-                launch_ix::<T, I>(
-                    d,
-                    "sp_gemm_count",
-                    blocks(d, nnz_a),
-                    Args::new()
-                        .push(p(&a.col))
-                        .push(nnz_a as i64)
-                        .push(p(&other.indptr))
-                        .push(p(&counts)),
-                )?;
-                let off = counts.cumsum(0)?;
-                let total = off.index_axis(0, -1)?.item()?;
-                if total as u64 > I::MAX as u64 {
-                    return Err(make::arg(
-                        op,
-                        format!("{total} products need 64-bit indices"),
-                    ));
-                }
-                let total = total as usize;
-                let row = Array::<I>::empty(&[total], &dev)?;
-                let col = Array::<I>::empty(&[total], &dev)?;
-                let data = Array::<T>::empty(&[total], &dev)?;
-                launch_ix::<T, I>(
-                    d,
-                    "sp_gemm_expand",
-                    blocks(d, nnz_a),
-                    Args::new()
-                        .push(p(&a.row))
-                        .push(p(&a.col))
-                        .push(p(&a.data))
-                        .push(nnz_a as i64)
-                        .push(p(&other.indptr))
-                        .push(p(&other.indices))
-                        .push(p(&other.data))
-                        .push(p(&off))
-                        .push(p(&row))
-                        .push(p(&col))
-                        .push(p(&data)),
-                )?;
-                CooMatrix {
-                    data,
-                    row,
-                    col,
-                    shape: (m, n),
-                }
-            }
+        let coo = match self.device() {
+            Device::Cpu => gemm_expand_cpu(op, &a, other)?,
+            Device::Cuda(d) => gpu::gemm_expand(op, d, &a, other)?,
         };
         coo.tocsr()?.eliminate_zeros()
     }
+}
+
+/// Diagonal `k` (of `len` elements) of a CPU matrix, duplicates summed.
+fn diagonal_cpu<T: Float, I: SpIndex>(
+    a: &CsrMatrix<T, I>,
+    k: isize,
+    len: usize,
+) -> Result<Array<T>> {
+    let (ip, ind, dat) = (hv(&a.indptr), hv(&a.indices), hv(&a.data));
+    let out: Vec<T> = (0..len as isize)
+        .map(|i| {
+            let r = if k >= 0 { i } else { i - k };
+            let c = (r + k) as usize;
+            let mut s = T::zero();
+            for j in ip[r as usize].ix()..ip[r as usize + 1].ix() {
+                if ind[j].ix() == c {
+                    s = s.add(dat[j]);
+                }
+            }
+            s
+        })
+        .collect();
+    Array::from_vec(out, &[len], &Device::Cpu)
+}
+
+/// The element-wise product of the canonical CPU matrices `a` and `b` of one shape, without
+/// stored zeros.
+fn multiply_cpu<T: Float, I: SpIndex>(
+    a: &CsrMatrix<T, I>,
+    b: &CsrMatrix<T, I>,
+) -> Result<CsrMatrix<T, I>> {
+    let m = a.shape.0;
+    let (ap, ai, ad) = (hv(&a.indptr), hv(&a.indices), hv(&a.data));
+    let (bp, bi, bd) = (hv(&b.indptr), hv(&b.indices), hv(&b.data));
+    let mut np = vec![I::of(0); m + 1];
+    let (mut ni, mut nd) = (Vec::new(), Vec::new());
+    for r in 0..m {
+        let brow = &bi[bp[r].ix()..bp[r + 1].ix()];
+        for j in ap[r].ix()..ap[r + 1].ix() {
+            if let Ok(t) = brow.binary_search(&ai[j]) {
+                let v = ad[j].mul(bd[bp[r].ix() + t]);
+                if v != T::zero() {
+                    ni.push(ai[j]);
+                    nd.push(v);
+                }
+            }
+        }
+        np[r + 1] = I::of(ni.len());
+    }
+    CsrMatrix::from_host(np, ni, nd, a.shape, true, &Device::Cpu)
+}
+
+/// Every product `A[i,k]·B[k,j]` of the CPU COO matrix `a` and CSR matrix `b`, in the order of
+/// A's entries and B's rows (matmul's expansion; see `cuda::ops::gemm_expand`).
+fn gemm_expand_cpu<T: Float, I: SpIndex>(
+    op: &str,
+    a: &CooMatrix<T, I>,
+    b: &CsrMatrix<T, I>,
+) -> Result<CooMatrix<T, I>> {
+    let (ar, ai, ad) = (hv(&a.row), hv(&a.col), hv(&a.data));
+    let (bp, bi, bd) = (hv(&b.indptr), hv(&b.indices), hv(&b.data));
+    let total: u64 = ai
+        .iter()
+        .map(|&c| (bp[c.ix() + 1].ix() - bp[c.ix()].ix()) as u64)
+        .sum();
+    if total > I::MAX as u64 {
+        return Err(make::arg(
+            op,
+            format!("{total} products need 64-bit indices"),
+        ));
+    }
+    let (mut r, mut c, mut v) = (
+        Vec::with_capacity(total as usize),
+        Vec::with_capacity(total as usize),
+        Vec::with_capacity(total as usize),
+    );
+    for j in 0..a.nnz() {
+        let kk = ai[j].ix();
+        for t in bp[kk].ix()..bp[kk + 1].ix() {
+            r.push(ar[j]);
+            c.push(bi[t]);
+            v.push(ad[j].mul(bd[t]));
+        }
+    }
+    let len = v.len();
+    let dev = Device::Cpu;
+    Ok(CooMatrix {
+        data: Array::from_vec(v, &[len], &dev)?,
+        row: Array::from_vec(r, &[len], &dev)?,
+        col: Array::from_vec(c, &[len], &dev)?,
+        shape: (a.shape.0, b.shape.1),
+    })
 }
 
 /// Sums and means: generic in the index type (they only use the values, SpMV and the
@@ -553,16 +390,12 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// `InvalidArgument` for an axis other than 0, 1, −1, −2.
     pub fn sum_axis(&self, axis: isize) -> Result<Array<T>> {
         let (m, n) = self.shape;
-        match axis {
-            1 | -1 => self.dot(&Array::ones(&[n], self.device())?),
-            0 | -2 => self
+        match norm_axis("sum", axis, 2)? {
+            1 => self.dot(&Array::ones(&[n], self.device())?),
+            _ => self
                 .transpose()
                 .tocsr()?
                 .dot(&Array::ones(&[m], self.device())?),
-            _ => Err(make::arg(
-                "sum",
-                format!("axis {axis} out of range for 2-D"),
-            )),
         }
     }
 
@@ -581,7 +414,11 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// As [`sum_axis`](Self::sum_axis).
     pub fn mean_axis(&self, axis: isize) -> Result<Array<T>> {
         let (m, n) = self.shape;
-        let c = if matches!(axis, 1 | -1) { n } else { m } as f64;
+        let c = if norm_axis("mean", axis, 2)? == 1 {
+            n
+        } else {
+            m
+        } as f64;
         self.sum_axis(axis)?.div_scalar(scalar(c))
     }
 }

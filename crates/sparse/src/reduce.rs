@@ -5,10 +5,9 @@
 //! the core's element-wise operations, the sparse sums (SpMV with a vector of ones), the
 //! transpose and SpGEMM.
 
-use crate::cuda::{blocks, launch_ix, p};
-use crate::matrix::CsrMatrix;
+use crate::matrix::{hv, CsrMatrix};
 use crate::SpIndex;
-use cusci_core::cuda::kernel::Args;
+use cusci_core::array::layout::norm_axis as axis_of;
 use cusci_core::error::make;
 use cusci_core::{Array, Device, Float, RealFloat, Result};
 
@@ -23,8 +22,7 @@ fn row_minmax<T: Float, I: SpIndex>(
     let (m, n) = a.shape;
     match a.device() {
         Device::Cpu => {
-            let ip = crate::matrix::hv(&a.indptr);
-            let v = vals.cpu_data().unwrap_or(&[]);
+            let (ip, v) = (hv(&a.indptr), hv(vals));
             let out: Vec<T::Real> = (0..m)
                 .map(|r| {
                     let row = &v[ip[r].ix()..ip[r + 1].ix()];
@@ -53,22 +51,7 @@ fn row_minmax<T: Float, I: SpIndex>(
                 .collect();
             Array::from_vec(out, &[m], &Device::Cpu)
         }
-        Device::Cuda(d) => {
-            let out = Array::<T::Real>::empty(&[m], a.device())?;
-            launch_ix::<T, I>(
-                d,
-                "sp_row_minmax",
-                blocks(d, m),
-                Args::new()
-                    .push(p(&a.indptr))
-                    .push(p(vals))
-                    .push(m as i64)
-                    .push(n as i64)
-                    .push(i32::from(want_max))
-                    .push(p(&out)),
-            )?;
-            Ok(out)
-        }
+        Device::Cuda(d) => crate::cuda::ops::row_minmax(d, a, vals, want_max),
     }
 }
 
@@ -96,16 +79,7 @@ fn axis_minmax<T: Float, I: SpIndex>(
     f: impl Fn(&Array<T>) -> Result<Array<T::Real>>,
 ) -> Result<Array<T::Real>> {
     let (m, n) = a.shape;
-    let rows = match axis {
-        1 | -1 => true,
-        0 | -2 => false,
-        _ => {
-            return Err(make::arg(
-                op,
-                format!("axis {axis} out of range for a 2-D matrix"),
-            ))
-        }
-    };
+    let rows = axis_of(op, axis, 2)? == 1;
     if (rows && n == 0) || (!rows && m == 0) {
         return Err(make::arg(
             op,
@@ -371,12 +345,7 @@ pub fn norm_axis<T: Float, I: SpIndex>(
     axis: isize,
 ) -> Result<Array<T::Real>> {
     let op = "norm";
-    if !matches!(axis, -2..=1) {
-        return Err(make::arg(
-            op,
-            format!("axis {axis} out of range for a 2-D matrix"),
-        ));
-    }
+    axis_of(op, axis, 2)?;
     let p = match ord {
         None => 2.0,
         Some(NormOrd::P(p)) if !p.is_nan() => p,

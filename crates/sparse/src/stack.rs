@@ -4,12 +4,11 @@
 //! block functions concatenate the blocks' COO arrays with offsets and convert, `kron`, `tril`
 //! and `triu` count each output row, scan and write, on the CPU in parallel over rows).
 
-use crate::cuda::{blocks, launch_fm, p};
-use crate::matrix::{check_index_range, hv, last, CooMatrix, CsrMatrix};
+use crate::cuda::formats as gpu;
+use crate::matrix::{check_index_range, hv, CooMatrix, CsrMatrix};
 use crate::SpIndex;
-use cusci_core::cuda::kernel::Args;
 use cusci_core::error::make;
-use cusci_core::{Array, CudaDevice, Device, Float, Result};
+use cusci_core::{Array, Device, Float, Result};
 use rayon::prelude::*;
 
 /// CPU: builds CSR arrays row by row in parallel: `count(r)` entries for row `r`, then
@@ -47,98 +46,43 @@ pub(crate) fn build_rows<T: Float, I: SpIndex>(
     (indptr, ind, dat)
 }
 
-/// GPU: counts (kernel `count` with `count_args` then m and the counts), scan, and the write
-/// kernel (`write_args`, then m, the row pointer, the indices and values out).
-pub(crate) fn count_scan_write<T: Float, I: SpIndex>(
-    d: &CudaDevice,
-    m: usize,
-    count: &str,
-    write: &str,
-    count_args: impl Fn(&mut Args),
-    write_args: impl Fn(&mut Args),
-) -> Result<(Array<I>, Array<I>, Array<T>)> {
-    let dev = Device::Cuda(d.clone());
-    let counts = Array::<I>::zeros(&[m + 1], &dev)?;
-    let mut a = Args::new();
-    count_args(&mut a);
-    a.push(m as i64).push(p(&counts));
-    launch_fm::<T, I>(d, count, blocks(d, m), &mut a)?;
-    let outptr = counts.cumsum(0)?;
-    let total = last(&outptr)?;
-    let oind = Array::<I>::empty(&[total], &dev)?;
-    let odat = Array::<T>::empty(&[total], &dev)?;
-    let mut a = Args::new();
-    write_args(&mut a);
-    a.push(m as i64)
-        .push(p(&outptr))
-        .push(p(&oind))
-        .push(p(&odat));
-    launch_fm::<T, I>(d, write, blocks(d, m), &mut a)?;
-    Ok((outptr, oind, odat))
-}
-
-/// Concatenates index arrays adding `off` to each part, or value arrays, on one device.
-fn concat_idx<T: Float, I: SpIndex>(parts: &[(Array<I>, usize)], dev: &Device) -> Result<Array<I>> {
-    let total: usize = parts.iter().map(|(a, _)| a.len()).sum();
+/// The entries of the COO blocks `parts` one after another, each block's rows and columns
+/// moved by its (row, column) offset, as a COO matrix of `shape` on `dev`.
+fn concat_blocks<T: Float, I: SpIndex>(
+    parts: &[(CooMatrix<T, I>, usize, usize)],
+    shape: (usize, usize),
+    dev: &Device,
+) -> Result<CooMatrix<T, I>> {
     match dev {
         Device::Cpu => {
-            let mut v = Vec::with_capacity(total);
-            for (a, off) in parts {
-                v.extend(hv(a).iter().map(|&x| I::of(x.ix() + off)));
+            let total: usize = parts.iter().map(|(c, _, _)| c.nnz()).sum();
+            let (mut data, mut row, mut col) = (
+                Vec::with_capacity(total),
+                Vec::with_capacity(total),
+                Vec::with_capacity(total),
+            );
+            for (c, r0, c0) in parts {
+                data.extend_from_slice(hv(&c.data));
+                row.extend(hv(&c.row).iter().map(|&x| I::of(x.ix() + r0)));
+                col.extend(hv(&c.col).iter().map(|&x| I::of(x.ix() + c0)));
             }
-            Array::from_vec(v, &[total], dev)
+            Ok(CooMatrix {
+                data: Array::from_vec(data, &[total], dev)?,
+                row: Array::from_vec(row, &[total], dev)?,
+                col: Array::from_vec(col, &[total], dev)?,
+                shape,
+            })
         }
         Device::Cuda(d) => {
-            let out = Array::<I>::empty(&[total], dev)?;
-            let mut at = 0usize;
-            for (a, off) in parts {
-                if !a.is_empty() {
-                    launch_fm::<T, I>(
-                        d,
-                        "fm_copy_offset",
-                        blocks(d, a.len()),
-                        Args::new()
-                            .push(p(a))
-                            .push(p(&out) + (at * std::mem::size_of::<I>()) as u64)
-                            .push(a.len() as i64)
-                            .push(*off as i64),
-                    )?;
-                }
-                at += a.len();
-            }
-            Ok(out)
-        }
-    }
-}
-
-fn concat_vals<T: Float, I: SpIndex>(parts: &[Array<T>], dev: &Device) -> Result<Array<T>> {
-    let total: usize = parts.iter().map(|a| a.len()).sum();
-    match dev {
-        Device::Cpu => {
-            let mut v = Vec::with_capacity(total);
-            for a in parts {
-                v.extend_from_slice(hv(a));
-            }
-            Array::from_vec(v, &[total], dev)
-        }
-        Device::Cuda(d) => {
-            let out = Array::<T>::empty(&[total], dev)?;
-            let mut at = 0usize;
-            for a in parts {
-                if !a.is_empty() {
-                    launch_fm::<T, I>(
-                        d,
-                        "fm_copy_vals",
-                        blocks(d, a.len()),
-                        Args::new()
-                            .push(p(a))
-                            .push(p(&out) + (at * std::mem::size_of::<T>()) as u64)
-                            .push(a.len() as i64),
-                    )?;
-                }
-                at += a.len();
-            }
-            Ok(out)
+            let data: Vec<_> = parts.iter().map(|(c, _, _)| &c.data).collect();
+            let row: Vec<_> = parts.iter().map(|(c, r0, _)| (&c.row, *r0)).collect();
+            let col: Vec<_> = parts.iter().map(|(c, _, c0)| (&c.col, *c0)).collect();
+            Ok(CooMatrix {
+                data: gpu::concat_values::<T, I>(d, &data, dev)?,
+                row: gpu::concat_offset::<T, I>(d, &row, dev)?,
+                col: gpu::concat_offset::<T, I>(d, &col, dev)?,
+                shape,
+            })
         }
     }
 }
@@ -224,23 +168,14 @@ pub fn bmat<T: Float, I: SpIndex>(
     let shape = (roff[mrows], coff[ncols]);
     let nnz: usize = blocks.iter().flatten().flatten().map(|b| b.nnz()).sum();
     check_index_range::<I>(op, shape.0, shape.1, nnz)?;
-    let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
+    let mut parts = Vec::new();
     for (i, row) in blocks.iter().enumerate() {
         for (j, b) in row.iter().enumerate() {
             let Some(b) = b else { continue };
-            let c = b.tocoo()?;
-            rows.push((c.row, roff[i]));
-            cols.push((c.col, coff[j]));
-            vals.push(c.data);
+            parts.push((b.tocoo()?, roff[i], coff[j]));
         }
     }
-    let coo = CooMatrix {
-        data: concat_vals::<T, I>(&vals, &dev)?,
-        row: concat_idx::<T, I>(&rows, &dev)?,
-        col: concat_idx::<T, I>(&cols, &dev)?,
-        shape,
-    };
-    coo.tocsr()
+    concat_blocks(&parts, shape, &dev)?.tocsr()
 }
 
 /// `scipy.sparse.hstack(blocks)`: the blocks side by side (one height), through [`bmat`].
@@ -329,28 +264,7 @@ pub fn kron<T: Float, I: SpIndex>(
             );
             CsrMatrix::from_host(ip, ind, dat, (m, n), canonical, &dev)
         }
-        Device::Cuda(d) => {
-            let (ip, ind, dat) = count_scan_write::<T, I>(
-                d,
-                m,
-                "fm_kron_count",
-                "fm_kron_write",
-                |x| {
-                    x.push(p(&a.indptr)).push(p(&b.indptr)).push(mb as i64);
-                },
-                |x| {
-                    x.push(p(&a.indptr))
-                        .push(p(&a.indices))
-                        .push(p(&a.data))
-                        .push(p(&b.indptr))
-                        .push(p(&b.indices))
-                        .push(p(&b.data))
-                        .push(mb as i64)
-                        .push(nb as i64);
-                },
-            )?;
-            Ok(CsrMatrix::from_parts(dat, ind, ip, (m, n), canonical))
-        }
+        Device::Cuda(d) => gpu::kron(d, a, b, (m, n), canonical),
     }
 }
 
@@ -422,35 +336,7 @@ fn tri<T: Float, I: SpIndex>(
                 &Device::Cpu,
             )
         }
-        Device::Cuda(d) => {
-            let lw = i32::from(lower);
-            let (ip, ind, dat) = count_scan_write::<T, I>(
-                d,
-                m,
-                "fm_tri_count",
-                "fm_tri_write",
-                |x| {
-                    x.push(p(&a.indptr))
-                        .push(p(&a.indices))
-                        .push(k as i64)
-                        .push(lw);
-                },
-                |x| {
-                    x.push(p(&a.indptr))
-                        .push(p(&a.indices))
-                        .push(p(&a.data))
-                        .push(k as i64)
-                        .push(lw);
-                },
-            )?;
-            Ok(CsrMatrix::from_parts(
-                dat,
-                ind,
-                ip,
-                a.shape(),
-                a.has_canonical_format(),
-            ))
-        }
+        Device::Cuda(d) => gpu::tri(d, a, k, lower),
     }
 }
 

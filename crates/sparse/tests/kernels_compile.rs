@@ -1,99 +1,56 @@
-//! Every kernel of cusci-sparse compiles with NVRTC for each element type (no GPU needed).
+//! Every kernel module of cusci-sparse compiles with NVRTC for every specialisation its
+//! launchers build (no GPU needed), and the sources refuse the specialisations they lack.
 
-use cusci_core::cuda::kernel::check_compiles;
-use cusci_core::cuda::libs;
-use cusci_core::DType;
+use cusci_core::{DType, KernelModule, Spec};
+
+/// The module `name` of the crate's registry.
+fn module(name: &str) -> &'static KernelModule {
+    cusci_sparse::kernel_modules()
+        .into_iter()
+        .find(|m| m.name == name)
+        .unwrap_or_else(|| panic!("no kernel module {name}"))
+}
 
 #[test]
 fn sparse_kernels_compile() {
-    if libs::probe("nvrtc").is_none() {
-        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
-            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
-        }
-        eprintln!("note: NVRTC not found: kernel compile checks skipped");
+    let modules = cusci_sparse::kernel_modules();
+    let Some(failed) = cusci_core::testing::compile_modules(&modules, "compute_90") else {
         return;
-    }
-    for dt in [DType::F32, DType::F64, DType::C32, DType::C64] {
-        let src = cusci_sparse::cuda::module_source(dt).unwrap();
-        check_compiles(
-            &format!("cusci_sparse_{}", dt.tag()),
-            &src,
-            &[],
-            "compute_90",
-        )
-        .unwrap_or_else(|e| panic!("{dt}: {e}"));
-    }
-    assert!(cusci_sparse::cuda::module_source(DType::I32).is_err());
+    };
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
 #[test]
-fn solver_kernels_compile() {
-    if libs::probe("nvrtc").is_none() {
-        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
-            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
+fn kernel_sources_refuse_other_specialisations() {
+    let elements = [DType::F32, DType::F64, DType::C32, DType::C64];
+    let indices = [DType::I32, DType::I64];
+    for name in ["cusci_sparse", "cusci_sparse_formats"] {
+        let m = module(name);
+        for t in elements {
+            for i in indices {
+                assert!((m.source)(&Spec::of(&[t, i])).is_ok(), "{name} {t}/{i}");
+            }
         }
-        eprintln!("note: NVRTC not found: kernel compile checks skipped");
-        return;
+        // an element type that is not a float, an index type that is not an integer
+        assert!((m.source)(&Spec::of(&[DType::I32, DType::I32])).is_err());
+        assert!((m.source)(&Spec::of(&[DType::F64, DType::F32])).is_err());
+        // the samples: every (element, index) pair
+        assert_eq!((m.samples)().len(), 8, "{name}");
     }
-    for dt in [DType::F32, DType::F64, DType::C32, DType::C64] {
-        let src = cusci_sparse::cuda::solvers_source(dt).unwrap();
-        check_compiles(
-            &format!("cusci_sparse_solvers_{}", dt.tag()),
-            &src,
-            &[],
-            "compute_90",
-        )
-        .unwrap_or_else(|e| panic!("{dt}: {e}"));
+    let solvers = module("cusci_sparse_solvers");
+    for t in elements {
+        assert!((solvers.source)(&Spec::of(&[t])).is_ok(), "{t}");
     }
-}
-
-#[test]
-fn sparse_kernels_compile_for_64_bit_indices() {
-    if libs::probe("nvrtc").is_none() {
-        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
-            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
-        }
-        eprintln!("note: NVRTC not found: kernel compile checks skipped");
-        return;
+    assert!((solvers.source)(&Spec::of(&[DType::I32])).is_err());
+    assert_eq!((solvers.samples)().len(), 4);
+    // the SpMV module: one per rows-per-lane value that spmv.cu instantiates
+    let spmv = module("cusci_sparse_spmv");
+    let s = |r: i64| Spec::of(&[DType::F64, DType::I32]).with(&[r]);
+    for r in [1, 2, 3, 4, 6, 8] {
+        let src = (spmv.source)(&s(r)).unwrap();
+        assert!(src.contains(&format!("SPMV_KERNELS({r})")));
     }
-    for dt in [DType::F32, DType::F64, DType::C32, DType::C64] {
-        let src = cusci_sparse::cuda::module_index_source(dt, DType::I64).unwrap();
-        check_compiles(
-            &format!("cusci_sparse_{}_i64", dt.tag()),
-            &src,
-            &[],
-            "compute_90",
-        )
-        .unwrap_or_else(|e| panic!("{dt}/i64: {e}"));
-    }
-    // the i32 module is the default one
-    assert_eq!(
-        cusci_sparse::cuda::module_index_source(DType::F64, DType::I32).unwrap(),
-        cusci_sparse::cuda::module_source(DType::F64).unwrap()
-    );
-    assert!(cusci_sparse::cuda::module_index_source(DType::F64, DType::F32).is_err());
-}
-
-#[test]
-fn format_kernels_compile_for_both_index_types() {
-    if libs::probe("nvrtc").is_none() {
-        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
-            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
-        }
-        eprintln!("note: NVRTC not found: kernel compile checks skipped");
-        return;
-    }
-    for dt in [DType::F32, DType::F64, DType::C32, DType::C64] {
-        for it in [DType::I32, DType::I64] {
-            let src = cusci_sparse::cuda::formats_source(dt, it).unwrap();
-            check_compiles(
-                &format!("cusci_sparse_fm_{}_{}", dt.tag(), it.tag()),
-                &src,
-                &[],
-                "compute_90",
-            )
-            .unwrap_or_else(|e| panic!("{dt}/{it}: {e}"));
-        }
-    }
-    assert!(cusci_sparse::cuda::formats_source(DType::F64, DType::F32).is_err());
+    assert!((spmv.source)(&s(5)).is_err());
+    assert!((spmv.source)(&Spec::of(&[DType::F64, DType::F32]).with(&[1])).is_err());
+    assert_eq!((spmv.samples)().len(), 8 * 6);
 }

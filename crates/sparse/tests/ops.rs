@@ -429,39 +429,3 @@ fn spmv_shape_errors() {
         assert!(matches!(a.dot(&z), Err(Error::ShapeMismatch { .. })));
     }
 }
-
-#[test]
-fn spmv_kernels_compile_for_every_type_and_index_width() {
-    if cusci_core::cuda::libs::probe("nvrtc").is_none() {
-        if std::env::var("CUSCI_REQUIRE_GPU").as_deref() == Ok("1") {
-            panic!("CUSCI_REQUIRE_GPU=1 but NVRTC does not load");
-        }
-        eprintln!("note: NVRTC not found: kernel compile checks skipped");
-        return;
-    }
-    for dt in [DType::F32, DType::F64, DType::C32, DType::C64] {
-        for it in [DType::I32, DType::I64] {
-            let src = cusci_sparse::cuda::spmv_source(dt, it).unwrap();
-            cusci_core::cuda::kernel::check_compiles(
-                &format!("cusci_sparse_spmv_{}_{}", dt.tag(), it.tag()),
-                &src,
-                &[],
-                "compute_90",
-            )
-            .unwrap_or_else(|e| panic!("{dt}/{it}: {e}"));
-        }
-    }
-    // the per-launch modules (one rows-per-lane value each)
-    for rpt in cusci_sparse::cuda::SPMV_RPTS {
-        let src = cusci_sparse::cuda::spmv_module_source(DType::F64, DType::I32, rpt).unwrap();
-        cusci_core::cuda::kernel::check_compiles(
-            &format!("cusci_sparse_spmv_f64_i32_r{rpt}"),
-            &src,
-            &[],
-            "compute_90",
-        )
-        .unwrap_or_else(|e| panic!("rpt {rpt}: {e}"));
-    }
-    assert!(cusci_sparse::cuda::spmv_source(DType::F64, DType::F32).is_err());
-    assert!(cusci_sparse::cuda::spmv_module_source(DType::F64, DType::I32, 5).is_err());
-}

@@ -3,10 +3,12 @@
 //! descriptors that destroy themselves; statuses checked and turned into `Error::Cuda` with the
 //! status name.
 
+use crate::matrix::CsrMatrix;
 use cudarc::cusparse::sys;
 use cusci_core::cuda::libs;
-use cusci_core::{Array, CudaDevice, DType, Element, Error, Float, Result};
+use cusci_core::{Array, CudaDevice, DType, DevPtr, Element, Error, Float, Result};
 use std::ffi::c_void;
+use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
 /// Checks a cuSPARSE status.
@@ -61,8 +63,8 @@ impl Handle {
         let bytes = bytes.max(256);
         let d = cusci_core::Device::Cuda(dev.clone());
         if bytes > WORKSPACE_CACHE_MAX {
-            let b = Array::<u8>::empty(&[bytes], &d)?;
-            let p = ptr(&b);
+            let mut b = Array::<u8>::empty(&[bytes], &d)?;
+            let p = b.dev_ptr_mut()?.addr();
             *keep = Some(b);
             return Ok(p);
         }
@@ -75,7 +77,10 @@ impl Handle {
             self.1 = None;
             self.1 = Some(Array::<u8>::empty(&[size], &d)?);
         }
-        Ok(self.1.as_ref().map(ptr).unwrap_or(0))
+        match self.1.as_mut() {
+            Some(b) => Ok(b.dev_ptr_mut()?.addr()),
+            None => Ok(0),
+        }
     }
 }
 
@@ -117,17 +122,13 @@ pub(crate) fn data_type<T: Element>() -> Result<sys::cudaDataType> {
     })
 }
 
-/// Device address of a CUDA array's first element (the caller knows it is contiguous).
-pub(crate) fn ptr<T: Element>(a: &Array<T>) -> u64 {
-    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
-}
-
-/// An owned cuSPARSE descriptor (`$raw`), destroyed by `$destroy` when dropped.
+/// An owned cuSPARSE descriptor (`$raw`), destroyed by `$destroy` when dropped, over device
+/// memory borrowed for `'a`.
 macro_rules! descriptor {
     ($(#[$m:meta])* $name:ident, $raw:ty, $destroy:path) => {
         $(#[$m])*
-        pub(crate) struct $name($raw);
-        impl Drop for $name {
+        pub(crate) struct $name<'a>($raw, PhantomData<&'a ()>);
+        impl Drop for $name<'_> {
             fn drop(&mut self) {
                 // SAFETY: created once by the type's constructor and destroyed once, here.
                 unsafe {
@@ -139,19 +140,19 @@ macro_rules! descriptor {
 }
 
 descriptor!(
-    /// A CSR matrix descriptor over arrays that outlive it.
+    /// A CSR matrix descriptor over arrays borrowed for its life.
     SpMat,
     sys::cusparseSpMatDescr_t,
     sys::cusparseDestroySpMat
 );
 descriptor!(
-    /// A dense vector descriptor.
+    /// A dense vector descriptor over an array borrowed for its life.
     DnVec,
     sys::cusparseDnVecDescr_t,
     sys::cusparseDestroyDnVec
 );
 descriptor!(
-    /// A dense row-major matrix descriptor.
+    /// A dense row-major matrix descriptor over an array borrowed for its life.
     DnMat,
     sys::cusparseDnMatDescr_t,
     sys::cusparseDestroyDnMat
@@ -175,81 +176,89 @@ fn buffered(
     })
 }
 
-impl SpMat {
-    /// CSR descriptor (zero based; 32- or 64-bit indices, `I`).
-    pub(crate) fn csr<T: Float, I: crate::SpIndex>(
-        rows: usize,
-        cols: usize,
-        data: &Array<T>,
-        indices: &Array<I>,
-        indptr: &Array<I>,
-    ) -> Result<SpMat> {
+impl<'a> SpMat<'a> {
+    /// The CSR descriptor of `a` (zero based; 32- or 64-bit indices, `I`).
+    pub(crate) fn csr<T: Float, I: crate::SpIndex>(a: &'a CsrMatrix<T, I>) -> Result<Self> {
+        let (rows, cols) = a.shape();
+        let (pd, pi, pp) = (
+            a.data().dev_ptr()?,
+            a.indices().dev_ptr()?,
+            a.indptr().dev_ptr()?,
+        );
         let mut d = std::ptr::null_mut();
-        // SAFETY: the pointers are live device arrays of the stated lengths (CsrMatrix invariants).
+        // SAFETY: the pointers are live device arrays of the stated lengths (CsrMatrix
+        // invariants), borrowed for the descriptor's life.
         check("cusparseCreateCsr", unsafe {
             sys::cusparseCreateCsr(
                 &mut d,
                 rows as i64,
                 cols as i64,
-                data.len() as i64,
-                ptr(indptr) as *mut c_void,
-                ptr(indices) as *mut c_void,
-                ptr(data) as *mut c_void,
+                a.nnz() as i64,
+                pp.addr() as *mut c_void,
+                pi.addr() as *mut c_void,
+                pd.addr() as *mut c_void,
                 I::cusparse(),
                 I::cusparse(),
                 sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
                 data_type::<T>()?,
             )
         })?;
-        Ok(SpMat(d))
+        Ok(SpMat(d, PhantomData))
     }
 }
 
-impl DnVec {
-    pub(crate) fn new<T: Float>(a: &Array<T>) -> Result<DnVec> {
+impl<'a> DnVec<'a> {
+    /// The descriptor of the `len` elements at `p` (written through it only where `p` comes
+    /// from a [`DevPtrMut`](cusci_core::DevPtrMut)).
+    fn new<T: Float>(p: DevPtr<'a, T>, len: usize) -> Result<Self> {
         let mut d = std::ptr::null_mut();
-        // SAFETY: a is a live contiguous device array.
+        // SAFETY: p points to a live device array of len elements, borrowed for the
+        // descriptor's life.
         check("cusparseCreateDnVec", unsafe {
             sys::cusparseCreateDnVec(
                 &mut d,
-                a.len() as i64,
-                ptr(a) as *mut c_void,
+                len as i64,
+                p.addr() as *mut c_void,
                 data_type::<T>()?,
             )
         })?;
-        Ok(DnVec(d))
+        Ok(DnVec(d, PhantomData))
     }
 }
 
-impl DnMat {
-    pub(crate) fn row_major<T: Float>(a: &Array<T>) -> Result<DnMat> {
-        let (r, c) = (a.shape()[0], a.shape()[1]);
+impl<'a> DnMat<'a> {
+    /// The descriptor of the row-major (r, c) matrix at `p` (written through it only where `p`
+    /// comes from a [`DevPtrMut`](cusci_core::DevPtrMut)).
+    fn row_major<T: Float>(p: DevPtr<'a, T>, r: usize, c: usize) -> Result<Self> {
         let mut d = std::ptr::null_mut();
-        // SAFETY: a is a live contiguous (row-major) device array of r x c.
+        // SAFETY: p points to a live contiguous (row-major) device array of r x c, borrowed for
+        // the descriptor's life.
         check("cusparseCreateDnMat", unsafe {
             sys::cusparseCreateDnMat(
                 &mut d,
                 r as i64,
                 c as i64,
                 c.max(1) as i64,
-                ptr(a) as *mut c_void,
+                p.addr() as *mut c_void,
                 data_type::<T>()?,
                 sys::cusparseOrder_t::CUSPARSE_ORDER_ROW,
             )
         })?;
-        Ok(DnMat(d))
+        Ok(DnMat(d, PhantomData))
     }
 }
 
-/// y = A x (cusparseSpMV, the default algorithm).
+/// y = A x (cusparseSpMV, the default algorithm) for contiguous `x` and `y`.
 pub(crate) fn spmv<T: Float>(
     dev: &CudaDevice,
     a: &SpMat,
     x: &Array<T>,
-    y: &Array<T>,
+    y: &mut Array<T>,
 ) -> Result<()> {
-    let vx = DnVec::new(x)?;
-    let vy = DnVec::new(y)?;
+    let ny = y.len();
+    let (px, py) = (x.dev_ptr()?, y.dev_ptr_mut()?);
+    let vx = DnVec::new(px, x.len())?;
+    let vy = DnVec::new(py.as_ptr(), ny)?;
     let one = T::one();
     let zero = T::zero();
     let ty = data_type::<T>()?;
@@ -271,15 +280,17 @@ pub(crate) fn spmv<T: Float>(
     )
 }
 
-/// C = A B with B and C row-major (cusparseSpMM, the default algorithm).
+/// C = A B with B and C contiguous 2-D (row-major; cusparseSpMM, the default algorithm).
 pub(crate) fn spmm<T: Float>(
     dev: &CudaDevice,
     a: &SpMat,
     b: &Array<T>,
-    c: &Array<T>,
+    c: &mut Array<T>,
 ) -> Result<()> {
-    let mb = DnMat::row_major(b)?;
-    let mc = DnMat::row_major(c)?;
+    let (cr, cc) = (c.shape()[0], c.shape()[1]);
+    let (pb, pc) = (b.dev_ptr()?, c.dev_ptr_mut()?);
+    let mb = DnMat::row_major(pb, b.shape()[0], b.shape()[1])?;
+    let mc = DnMat::row_major(pc.as_ptr(), cr, cc)?;
     let one = T::one();
     let zero = T::zero();
     let ty = data_type::<T>()?;
@@ -303,19 +314,13 @@ pub(crate) fn spmm<T: Float>(
     )
 }
 
-/// CSR (m x n) to CSC, i.e. the CSR of the transpose (cusparseCsr2cscEx2, values copied).
-/// 32-bit indices only (the routine has no 64-bit form): `InvalidArgument` otherwise.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn csr2csc<T: Float, I: Element>(
+/// The CSR arrays of the transpose of the m x n CSR matrix `a` (its CSC form) written to
+/// `out` = (data, indptr, indices) of lengths (nnz, n + 1, nnz) (cusparseCsr2cscEx2, values
+/// copied). 32-bit indices only (the routine has no 64-bit form): `InvalidArgument` otherwise.
+pub(crate) fn csr2csc<T: Float, I: crate::SpIndex>(
     dev: &CudaDevice,
-    m: usize,
-    n: usize,
-    data: &Array<T>,
-    indptr: &Array<I>,
-    indices: &Array<I>,
-    out_data: &Array<T>,
-    out_ptr: &Array<I>,
-    out_ind: &Array<I>,
+    a: &CsrMatrix<T, I>,
+    out: (&mut Array<T>, &mut Array<I>, &mut Array<I>),
 ) -> Result<()> {
     if I::DTYPE != DType::I32 {
         return Err(cusci_core::error::make::arg(
@@ -323,26 +328,38 @@ pub(crate) fn csr2csc<T: Float, I: Element>(
             "32-bit indices only",
         ));
     }
+    let (m, n) = a.shape();
     let ty = data_type::<T>()?;
-    let nnz = data.len() as i32;
+    let nnz = a.nnz() as i32;
     let action = sys::cusparseAction_t::CUSPARSE_ACTION_NUMERIC;
     let base = sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO;
     let alg = sys::cusparseCsr2CscAlg_t::CUSPARSE_CSR2CSC_ALG_DEFAULT;
+    let (sd, sp, si) = (
+        a.data().dev_ptr()?,
+        a.indptr().dev_ptr()?,
+        a.indices().dev_ptr()?,
+    );
+    let (wd, wp, wi) = (
+        out.0.dev_ptr_mut()?,
+        out.1.dev_ptr_mut()?,
+        out.2.dev_ptr_mut()?,
+    );
     let (pd, pp, pi) = (
-        ptr(data) as *const c_void,
-        ptr(indptr) as *const i32,
-        ptr(indices) as *const i32,
+        sd.addr() as *const c_void,
+        sp.addr() as *const i32,
+        si.addr() as *const i32,
     );
     let (od, op_, oi) = (
-        ptr(out_data) as *mut c_void,
-        ptr(out_ptr) as *mut i32,
-        ptr(out_ind) as *mut i32,
+        wd.addr() as *mut c_void,
+        wp.addr() as *mut i32,
+        wi.addr() as *mut i32,
     );
     let (m, n) = (m as i32, n as i32);
     buffered(
         dev,
         ("cusparseCsr2cscEx2_bufferSize", "cusparseCsr2cscEx2"),
-        // SAFETY: the arrays are live device arrays of the CSR/CSC lengths.
+        // SAFETY: the arrays are live device arrays of the CSR/CSC lengths, borrowed (typed
+        // pointers) until the call is queued.
         |h, bytes| unsafe {
             sys::cusparseCsr2cscEx2_bufferSize(
                 h, m, n, nnz, pd, pp, pi, od, op_, oi, ty, action, base, alg, bytes,

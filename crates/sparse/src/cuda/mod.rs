@@ -1,20 +1,91 @@
-//! The CUDA side: cuSPARSE through the private `ffi` module and this crate's NVRTC kernels (`sparse.cu`).
+//! The CUDA side: cuSPARSE through the private `ffi` module, and this crate's NVRTC kernels,
+//! declared once each as a [`KernelModule`] (listed by [`crate::kernel_modules`]) beside the
+//! launchers of their `.cu` source. The front ends (`matrix.rs`, `ops.rs`, ...) match on the
+//! device once and call the GPU side here:
+//!
+//! - [`SPARSE`] (`sparse.cu`): the structure operations of `ops.rs` and `reduce.rs` ([`ops`]),
+//!   the weak components ([`csgraph`]), `cg` ([`cg`]) and the solver engine's vector and scalar
+//!   steps (`krylov.rs`).
+//! - [`FORMATS`] (`formats.cu`): checks and conversions between the formats, DIA, the stacking
+//!   functions ([`formats`]), the strong components ([`csgraph`]).
+//! - [`spmv::SPMV`] (`spmv.cu`): SpMV for short rows, one module per rows-per-lane value.
+//! - [`SOLVERS`] (`sparse.cu`, `solvers.cu` and `splu.cu`): the scalar steps of minres, lsqr and
+//!   lsmr (`krylov.rs`), the triangular solves and the sparse LU ([`direct`]), lobpcg's block
+//!   kernels (`lobpcg.rs`).
+//!
+//! Every module is specialised by its [`Spec`]: the element type, then the index type (`i32` or
+//! `i64`; `SOLVERS` takes the element type alone and uses 32-bit indices), then for `SPMV` the
+//! rows per lane. The source is built only when the module is not loaded yet.
 
+pub(crate) mod cg;
+pub(crate) mod csgraph;
+pub(crate) mod direct;
 pub(crate) mod ffi;
+pub(crate) mod formats;
+pub(crate) mod ops;
+pub(crate) mod spmv;
 
-use cusci_core::cuda::kernel::{Args, Function};
-use cusci_core::{Array, CudaDevice, DType, Element, Error, Result};
+use crate::SpIndex;
+use cusci_core::cuda::launch::Launch;
+use cusci_core::{
+    Array, CudaDevice, DType, DevPtr, Device, Element, Error, Float, Function, KernelModule,
+    KernelParam, Result, Spec,
+};
 
-/// The kernels' source.
-pub const SOURCE: &str = include_str!("sparse.cu");
-
-pub use crate::krylov::solvers_source;
-
-/// Threads per block of every kernel here (`NT` in the source).
+/// Threads per block of the grid-stride kernels (`NT` in the sources).
 pub(crate) const NT: u32 = 256;
+/// Blocks per multiprocessor at most of a grid-stride launch of `NT` threads.
+pub(crate) const PER_SM: u32 = 8;
 
-/// The type prelude of the module for `dtype` (f32, f64, c32, c64).
-pub fn prelude(dtype: DType) -> Result<String> {
+/// The element types the kernels are compiled for.
+const ELEMENTS: [DType; 4] = [DType::F32, DType::F64, DType::C32, DType::C64];
+/// The index types.
+const INDICES: [DType; 2] = [DType::I32, DType::I64];
+
+/// The module of `sparse.cu`; `Spec`: element type, index type.
+pub(crate) static SPARSE: KernelModule = KernelModule {
+    name: "cusci_sparse",
+    source: |s| with_prelude(s, include_str!("sparse.cu")),
+    options: &[],
+    samples: element_index_pairs,
+};
+
+/// The module of `formats.cu`; `Spec`: element type, index type.
+pub(crate) static FORMATS: KernelModule = KernelModule {
+    name: "cusci_sparse_formats",
+    source: |s| with_prelude(s, include_str!("formats.cu")),
+    options: &[],
+    samples: element_index_pairs,
+};
+
+/// The solver module: `sparse.cu` with 32-bit indices, then `solvers.cu` and `splu.cu`;
+/// `Spec`: element type.
+pub(crate) static SOLVERS: KernelModule = KernelModule {
+    name: "cusci_sparse_solvers",
+    source: |s| {
+        let base = Spec::of(&[s.dtype(0)?, DType::I32]);
+        Ok(format!(
+            "{}{}{}",
+            with_prelude(&base, include_str!("sparse.cu"))?,
+            include_str!("solvers.cu"),
+            include_str!("splu.cu")
+        ))
+    },
+    options: &[],
+    samples: || ELEMENTS.iter().map(|&t| Spec::of(&[t])).collect(),
+};
+
+/// Every (element type, index type) pair.
+fn element_index_pairs() -> Vec<Spec> {
+    ELEMENTS
+        .iter()
+        .flat_map(|&t| INDICES.iter().map(move |&i| Spec::of(&[t, i])))
+        .collect()
+}
+
+/// The type prelude for element type `dtype` (f32, f64, c32, c64): `T`, its real type `R`,
+/// `TZERO` and `TRE(x)`.
+fn prelude(dtype: DType) -> Result<String> {
     let (t, r, zero, tre) = match dtype {
         DType::F32 => ("float", "float", "0.0f", "((float)(x))"),
         DType::F64 => ("double", "double", "0.0", "((double)(x))"),
@@ -32,89 +103,10 @@ pub fn prelude(dtype: DType) -> Result<String> {
     ))
 }
 
-/// The C name of index type `index` (`I32`: `int`, `I64`: `long long`).
-fn index_name(index: DType) -> Result<&'static str> {
-    match index {
-        DType::I32 => Ok("int"),
-        DType::I64 => Ok("long long"),
-        d => Err(Error::UnsupportedDType {
-            op: "cusci-sparse index".into(),
-            dtype: d,
-        }),
-    }
-}
-
-/// The full source of the module (`sparse.cu`) for element type `dtype` and index type
-/// `index` (`I32` or `I64`).
-pub fn module_index_source(dtype: DType, index: DType) -> Result<String> {
-    Ok(format!(
-        "{}typedef {} I;\n{}",
-        prelude(dtype)?,
-        index_name(index)?,
-        SOURCE
-    ))
-}
-
-/// The full source of the module for `dtype` with `i32` indices (the module of the vector and
-/// solver kernels, which do not use the index type).
-pub fn module_source(dtype: DType) -> Result<String> {
-    module_index_source(dtype, DType::I32)
-}
-
-/// The kernel `name` of the module for element type `T` and index type `I`.
-pub(crate) fn kernel_ix<T: Element, I: crate::SpIndex>(
-    dev: &CudaDevice,
-    name: &str,
-) -> Result<Function> {
-    let src = module_index_source(T::DTYPE, I::DTYPE)?;
-    let key = format!("cusci_sparse_{}_{}", T::DTYPE.tag(), I::DTYPE.tag());
-    dev.function(&key, move || src, &[], name)
-}
-
-/// The kernel `name` of the module for `T` (`i32` indices).
-pub(crate) fn kernel<T: Element>(dev: &CudaDevice, name: &str) -> Result<Function> {
-    kernel_ix::<T, i32>(dev, name)
-}
-
-/// Blocks for a grid-stride loop over `n` items: enough to fill the device, at most 8 per SM.
-pub(crate) fn blocks(dev: &CudaDevice, n: usize) -> u32 {
-    let cap = (dev.props().multiprocessors * 8).max(1);
-    n.div_ceil(NT as usize).clamp(1, cap) as u32
-}
-
-/// Device address of a CUDA array's first element (0 for an empty one).
-pub(crate) fn p<T: Element>(a: &Array<T>) -> u64 {
-    ffi::ptr(a)
-}
-
-/// Launches `name` of the module for `T` on `blocks` blocks of [`NT`] threads.
-pub(crate) fn launch<T: Element>(
-    dev: &CudaDevice,
-    name: &str,
-    blocks: u32,
-    args: &mut Args,
-) -> Result<()> {
-    kernel::<T>(dev, name)?.launch(dev, cusci_core::LaunchConfig::linear(blocks, NT), args)
-}
-
-/// Launches `name` of the module for element type `T` and index type `I` on `blocks` blocks of
-/// [`NT`] threads.
-pub(crate) fn launch_ix<T: Element, I: crate::SpIndex>(
-    dev: &CudaDevice,
-    name: &str,
-    blocks: u32,
-    args: &mut Args,
-) -> Result<()> {
-    kernel_ix::<T, I>(dev, name)?.launch(dev, cusci_core::LaunchConfig::linear(blocks, NT), args)
-}
-
-/// The format kernels' source (`formats.cu`), generic in the index type `I`.
-pub const FORMATS_SOURCE: &str = include_str!("formats.cu");
-
-/// The full source of the format module for element type `dtype` and index type `index`
-/// (`I32` or `I64`).
-pub fn formats_source(dtype: DType, index: DType) -> Result<String> {
-    let i = match index {
+/// `body` after the prelude of the spec's element type (`dtype(0)`) and the typedef of its
+/// index type `I` (`dtype(1)`: `int` or `long long`).
+fn with_prelude(s: &Spec, body: &str) -> Result<String> {
+    let index = match s.dtype(1)? {
         DType::I32 => "int",
         DType::I64 => "long long",
         d => {
@@ -125,129 +117,124 @@ pub fn formats_source(dtype: DType, index: DType) -> Result<String> {
         }
     };
     Ok(format!(
-        "{}typedef {i} I;\n{}",
-        prelude(dtype)?,
-        FORMATS_SOURCE
+        "{}typedef {index} I;\n{body}",
+        prelude(s.dtype(0)?)?
     ))
 }
 
-/// Launches the format kernel `name` for element type `T` and index type `I` on `blocks`
-/// blocks of [`NT`] threads.
-pub(crate) fn launch_fm<T: Element, I: crate::SpIndex>(
-    dev: &CudaDevice,
-    name: &str,
-    blocks: u32,
-    args: &mut Args,
-) -> Result<()> {
-    let src = formats_source(T::DTYPE, I::DTYPE)?;
-    let key = format!("cusci_sparse_fm_{}_{}", T::DTYPE.tag(), I::DTYPE.tag());
-    dev.function(&key, move || src, &[], name)?.launch(
-        dev,
-        cusci_core::LaunchConfig::linear(blocks, NT),
-        args,
-    )
+/// The specialisation for element type `T` and index type `I`.
+pub(crate) fn spec<T: Element, I: SpIndex>() -> Spec {
+    Spec::of(&[T::DTYPE, I::DTYPE])
 }
 
-/// The short-row SpMV kernels' source (`spmv.cu`), generic in the index type `I`.
-pub const SPMV_SOURCE: &str = include_str!("spmv.cu");
-
-/// Resident blocks per SM asked of the compiler (`SPMV_MINB`); the grid is this many per SM.
-const SPMV_MIN_BLOCKS_PER_SM: usize = 4;
-/// Warps per block of the SpMV kernels (`SPMV_WARPS`).
-const SPMV_WARPS: usize = 8;
-/// The rows-per-lane values `spmv.cu` instantiates (`SPMV_KERNELS(R)`).
-pub const SPMV_RPTS: [usize; 6] = [1, 2, 3, 4, 6, 8];
-/// The largest average row length (nnz / rows) for which [`spmv_short_rows`] is used; longer
-/// rows go to cuSPARSE's SpMV.
-pub(crate) const SPMV_SHORT_ROW_MAX: f64 = 32.0;
-
-/// The full source of the SpMV module for element type `dtype` and index type `index`
-/// (`I32` or `I64`).
-pub fn spmv_source(dtype: DType, index: DType) -> Result<String> {
-    let i = match index {
-        DType::I32 => "int",
-        DType::I64 => "long long",
-        d => {
-            return Err(Error::UnsupportedDType {
-                op: "cusci-sparse index".into(),
-                dtype: d,
-            })
-        }
-    };
-    Ok(format!(
-        "{}typedef {i} I;\n{}",
-        prelude(dtype)?,
-        SPMV_SOURCE
-    ))
+/// The kernel `name` of [`SPARSE`] for element type `T` and index type `I`.
+pub(crate) fn sparse_fn<T: Element, I: SpIndex>(d: &CudaDevice, name: &str) -> Result<Function> {
+    SPARSE.function(d, &spec::<T, I>(), name)
 }
 
-/// The source of the module launched for `rpt` rows per lane: [`spmv_source`] with only the
-/// kernel of that value (`sp_spmv_r<rpt>`), so that a first call compiles one kernel, not all
-/// of them. `InvalidArgument` for a value `spmv.cu` does not
-/// instantiate.
-pub fn spmv_module_source(dtype: DType, index: DType, rpt: usize) -> Result<String> {
-    if !SPMV_RPTS.contains(&rpt) {
-        return Err(cusci_core::error::make::arg(
-            "cusci-sparse spmv",
-            format!("rows per lane {rpt} is not one of {SPMV_RPTS:?}"),
-        ));
+/// The kernel `name` of [`FORMATS`] for element type `T` and index type `I`.
+pub(crate) fn formats_fn<T: Element, I: SpIndex>(d: &CudaDevice, name: &str) -> Result<Function> {
+    FORMATS.function(d, &spec::<T, I>(), name)
+}
+
+/// The kernel `name` of [`SOLVERS`] for element type `T`.
+pub(crate) fn solver_fn<T: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
+    SOLVERS.function(d, &Spec::of(&[T::DTYPE]), name)
+}
+
+/// The grid of a grid-stride kernel over `n` items: blocks of [`NT`] threads, at most
+/// [`PER_SM`] per multiprocessor.
+pub(crate) fn grid(d: &CudaDevice, n: usize) -> cusci_core::LaunchConfig {
+    d.grid_stride(n, NT, PER_SM)
+}
+
+/// An element value passed to a kernel by value (a `T` parameter of the sources).
+#[repr(transparent)]
+#[derive(Clone, Copy)]
+pub(crate) struct Elem<T>(pub(crate) T);
+
+// SAFETY: `T: Float` is one of core's sealed element types f32, f64, c32, c64: plain numbers
+// that the sources' `float`, `double`, `cplx32` and `cplx64` (same size and layout) read as the
+// same value.
+unsafe impl<T: Float> KernelParam for Elem<T> {}
+
+/// A null pointer for a kernel's optional pointer parameter (the kernel tests it).
+#[repr(transparent)]
+#[derive(Clone, Copy)]
+pub(crate) struct Null(u64);
+
+/// The null pointer.
+pub(crate) const NULL: Null = Null(0);
+
+// SAFETY: a 64-bit zero, which the kernel reads as a null pointer of the same size.
+unsafe impl KernelParam for Null {}
+
+/// One leading argument of the kernels of [`count_scan_write`]: a pointer to values, to
+/// indices or to 64-bit integers, or a number.
+pub(crate) enum Arg<'a, T, I> {
+    /// Values (`const T*`).
+    Val(DevPtr<'a, T>),
+    /// Indices (`const I*`).
+    Idx(DevPtr<'a, I>),
+    /// 64-bit integers (`const i64*`).
+    Wide(DevPtr<'a, i64>),
+    /// A `long long`.
+    I64(i64),
+    /// An `int`.
+    I32(i32),
+}
+
+impl<T, I> Clone for Arg<'_, T, I> {
+    fn clone(&self) -> Self {
+        *self
     }
-    Ok(format!(
-        "#define SPMV_CUSTOM_INSTANCES\n{}SPMV_KERNELS({rpt})\n",
-        spmv_source(dtype, index)?
-    ))
 }
+impl<T, I> Copy for Arg<'_, T, I> {}
 
-/// Rows per lane for an average row length `avg`: `16 / avg` rounded, within 1..=3. Measured on
-/// the H200 (2 KiB chunk, persistent grid; `benches/results/2026-12-03-spmv/spmv-2.txt`):
-/// Poisson 4096² (5 per row) ran fastest with 3 rows per lane, f64 0.372 ms (87.8 % of the
-/// copy roof, 1.53x cuSPARSE) and f32 0.257 ms (1.60x), against 0.390 and 0.318 ms with 2;
-/// random columns with 8 per row: 2 and 1 within 3 %; 16 and 32 per row: 1 best.
-pub(crate) fn spmv_rows_per_lane(avg: f64) -> usize {
-    (16.0 / avg.max(1e-9)).round().clamp(1.0, 3.0) as usize
-}
-
-/// `y = A x` with the short-row kernels of `spmv.cu` for an m-row CSR matrix with at least one
-/// stored entry; every element of `y` (length m) is written. Any alignment of the arrays.
-pub(crate) fn spmv_short_rows<T: Element, I: crate::SpIndex>(
-    dev: &CudaDevice,
-    indptr: &Array<I>,
-    indices: &Array<I>,
-    data: &Array<T>,
-    x: &Array<T>,
-    y: &Array<T>,
-) -> Result<()> {
-    let m = indptr.len().saturating_sub(1);
-    if m == 0 {
-        return Ok(());
+/// Appends `args` to a launch.
+fn push_args<'a, T, I>(mut l: Launch<'a>, args: &[Arg<'a, T, I>]) -> Launch<'a> {
+    for &a in args {
+        l = match a {
+            Arg::Val(p) => l.arg(p),
+            Arg::Idx(p) => l.arg(p),
+            Arg::Wide(p) => l.arg(p),
+            Arg::I64(v) => l.arg(v),
+            Arg::I32(v) => l.arg(v),
+        };
     }
-    let rpt = spmv_rows_per_lane(data.len() as f64 / m as f64);
-    let name = format!("sp_spmv_r{rpt}");
-    let ntiles = m.div_ceil(32 * rpt);
-    // a persistent grid: as many blocks as are resident at once (SPMV_MINB per SM), each warp
-    // looping over tiles; on the H200 528 blocks ran 6 % faster than one tile per warp
-    let resident = SPMV_MIN_BLOCKS_PER_SM * dev.props().multiprocessors.max(1);
-    let blocks = ntiles.div_ceil(SPMV_WARPS).min(resident) as u32;
-    // the source is built only when the module is not loaded yet; the element type is checked
-    // here (SpIndex is i32 or i64 and rpt one of SPMV_RPTS), so the closure cannot fail
-    prelude(T::DTYPE)?;
-    let src = move || spmv_module_source(T::DTYPE, I::DTYPE, rpt).unwrap_or_default();
-    let key = format!(
-        "cusci_sparse_spmv_{}_{}_r{rpt}",
-        T::DTYPE.tag(),
-        I::DTYPE.tag()
-    );
-    let mut args = Args::new();
-    args.push(p(indptr))
-        .push(p(indices))
-        .push(p(data))
-        .push(p(x))
-        .push(p(y))
-        .push(m as i64)
-        .push(ntiles as i64);
-    dev.function(&key, src, &[], &name)?.launch(
-        dev,
-        cusci_core::LaunchConfig::linear(blocks, (SPMV_WARPS * 32) as u32),
-        &mut args,
-    )
+    l
+}
+
+/// A new CSR structure by rows, on the GPU: the kernel `count.0` (arguments `count.1`, then the
+/// row count m and the per-row counts out, at `[r + 1]`), a scan, and the kernel `write.0`
+/// (arguments `write.1`, then m, the row pointer, and the indices and values out) of `module`
+/// for element type `T` and index type `I`. Returns (indptr, indices, data); one wait, for the
+/// number of entries.
+pub(crate) fn count_scan_write<T: Float, I: SpIndex>(
+    d: &CudaDevice,
+    module: &KernelModule,
+    m: usize,
+    count: (&str, &[Arg<'_, T, I>]),
+    write: (&str, &[Arg<'_, T, I>]),
+) -> Result<(Array<I>, Array<I>, Array<T>)> {
+    let dev = Device::Cuda(d.clone());
+    let spec = spec::<T, I>();
+    let mut counts = Array::<I>::zeros(&[m + 1], &dev)?;
+    let f = module.function(d, &spec, count.0)?;
+    push_args(d.launch(&f, grid(d, m)), count.1)
+        .arg(m as i64)
+        .arg(counts.dev_ptr_mut()?)
+        .run()?;
+    let outptr = counts.cumsum(0)?;
+    let total = crate::matrix::last(&outptr)?;
+    let mut oind = Array::<I>::empty(&[total], &dev)?;
+    let mut odat = Array::<T>::empty(&[total], &dev)?;
+    let f = module.function(d, &spec, write.0)?;
+    push_args(d.launch(&f, grid(d, m)), write.1)
+        .arg(m as i64)
+        .arg(outptr.dev_ptr()?)
+        .arg(oind.dev_ptr_mut()?)
+        .arg(odat.dev_ptr_mut()?)
+        .run()?;
+    Ok((outptr, oind, odat))
 }
