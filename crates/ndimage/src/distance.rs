@@ -1,21 +1,40 @@
 //! Distance transforms: `distance_transform_edt` (exact, separable), `distance_transform_cdt`
 //! (chamfer) and `distance_transform_bf` (brute force).
 
-use crate::structure::{
-    c_strides_u, contig, dptr, kernel, launch, offsets_on, real_only, CusciShape, Structure, MAXD,
+use crate::cuda::{
+    linear, module_source, offsets_on, per_item, real_dtypes, specs, CusciShape, LaunchExt, MAXD,
 };
-use cusci_core::cuda::kernel::Args;
+use crate::morphology::binary::{cpu_iterate, Steps};
+use crate::structure::{c_strides_u, contig, real_only, Structure};
+use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::error::make;
-use cusci_core::{Array, CudaDevice, DType, Device, Element, Result};
+use cusci_core::{
+    Array, Backend, CudaDevice, DType, Device, Element, Function, KernelParam, LaunchConfig, Result,
+};
 use rayon::prelude::*;
 
-pub(crate) const DISTANCE_CU: &str = include_str!("distance.cu");
+/// The distance transform kernels (`distance.cu`) for an input element type: `Spec::of(&[T])`.
+pub(crate) static DISTANCE: KernelModule = KernelModule {
+    name: "ndimage_distance",
+    source: |spec| Ok(module_source(include_str!("distance.cu"), spec.dtype(0)?)),
+    options: &[],
+    samples: || specs(real_dtypes()),
+};
 
+/// The distance kernel `name` for input element type `dtype`.
+fn function(cd: &CudaDevice, dtype: DType, name: &str) -> Result<Function> {
+    DISTANCE.function(cd, &Spec::of(&[dtype]), name)
+}
+
+/// The sampling per axis by value (`NdiSampling` of distance.cu).
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct NdiSampling {
     s: [f64; MAXD],
 }
+
+// SAFETY: plain data, the layout of distance.cu's `struct NdiSampling { double s[CUSCI_MAXD]; }`.
+unsafe impl KernelParam for NdiSampling {}
 
 /// Options of [`distance_transform_edt`] and [`distance_transform_bf`].
 #[derive(Debug, Clone)]
@@ -114,10 +133,11 @@ fn fh_line(
         let qf = q as f64;
         let mut s;
         loop {
-            let vk = *v.last().expect("nonempty");
+            // v holds at least one position (only a second one is ever popped)
+            let k = v.len() - 1;
+            let vk = v[k];
             let vf = vk as f64;
             s = ((g[q] + w * qf * qf) - (g[vk] + w * vf * vf)) / (2.0 * w * (qf - vf));
-            let k = v.len() - 1;
             if k > 0 && s <= z[k] {
                 v.pop();
                 z.pop();
@@ -178,19 +198,18 @@ pub fn distance_transform_edt<T: Element>(
     let nd = shape.len();
     let smp = sampling(OP, &opts.sampling, nd)?;
     let input = contig(input)?;
-    match input.device() {
-        Device::Cpu => edt_cpu(&input, &shape, &smp, opts),
-        Device::Cuda(cd) => edt_cuda(cd, &input, &shape, &smp, opts),
+    match input.backend() {
+        Backend::Host(h) => edt_cpu(&h.to_contiguous(), &shape, &smp, opts),
+        Backend::Cuda(c) => edt_cuda(c.dev(), &input, &shape, &smp, opts),
     }
 }
 
 fn edt_cpu<T: Element>(
-    input: &Array<T>,
+    data: &[T],
     shape: &[usize],
     smp: &[f64],
     opts: &DistanceOptions,
 ) -> Result<DistanceResult<f64>> {
-    let data = &input.cpu_data().expect("CPU")[..input.size()];
     let n = data.len();
     let nd = shape.len();
     let mut f: Vec<f64> = data
@@ -309,12 +328,12 @@ fn edt_cuda<T: Element>(
     // every buffer below is overwritten completely by a kernel before it is read
     let mut f = Array::<f64>::empty(&[n], dev)?;
     let mut k = Array::<i64>::empty(&[n], dev)?;
-    let dist = if opts.return_distances {
+    let mut dist = if opts.return_distances {
         Some(Array::<f64>::empty(shape, dev)?)
     } else {
         None
     };
-    let idx = if opts.return_indices {
+    let mut idx = if opts.return_indices {
         Some(Array::<i32>::empty(&idx_shape(shape), dev)?)
     } else {
         None
@@ -330,19 +349,17 @@ fn edt_cuda<T: Element>(
     {
         let m = shape[0];
         let nlines = n / m;
-        let first = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_edt_first")?;
+        let first = function(cd, dt, "ndi_edt_first")?;
         let threads = nlines * m.div_ceil(32);
-        let mut args = Args::new();
-        args.push(dptr(input))
-            .push(dptr(&f))
-            .push(dptr(&k))
-            .push(m as i64)
-            .push(st[0] as i64)
-            .push(nlines as i64)
-            .push(smp[0] * smp[0]);
-        let cfg =
-            cusci_core::LaunchConfig::linear(threads.div_ceil(256).clamp(1, 1 << 20) as u32, 256);
-        first.launch(cd, cfg, &mut args)?;
+        cd.launch(&first, linear(threads))
+            .arg(input.dev_ptr()?)
+            .arg(f.dev_ptr_mut()?)
+            .arg(k.dev_ptr_mut()?)
+            .arg(m as i64)
+            .arg(st[0] as i64)
+            .arg(nlines as i64)
+            .arg(smp[0] * smp[0])
+            .run()?;
     }
     // Later passes: with unit sampling, a bounded search per element (one block per line, the
     // line in shared memory) that marks the lines it cannot settle within 128 positions; the
@@ -358,81 +375,82 @@ fn edt_cuda<T: Element>(
         let w = smp[a] * smp[a];
         let mut need: Option<Array<i32>> = None;
         if w == 1.0 && 8 * m <= smem_cap {
-            let nd_ = Array::<i32>::empty(&[nlines], dev)?;
-            let bounded = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_edt_pass_bounded")?;
-            let mut args = Args::new();
-            args.push(dptr(&f))
-                .push(dptr(&k))
-                .push(dptr(&f2))
-                .push(dptr(&k2))
-                .push(m as i64)
-                .push(st[a] as i64)
-                .push(nlines as i64)
-                .push(128i32)
-                .push(dptr(&nd_));
-            let cfg = cusci_core::LaunchConfig {
+            let mut nd_ = Array::<i32>::empty(&[nlines], dev)?;
+            let bounded = function(cd, dt, "ndi_edt_pass_bounded")?;
+            let cfg = LaunchConfig {
                 grid: (nlines.min(sms * 16).max(1) as u32, 1, 1),
                 block: (256, 1, 1),
                 shared_mem_bytes: (8 * m) as u32,
             };
-            bounded.launch(cd, cfg, &mut args)?;
+            cd.launch(&bounded, cfg)
+                .arg(f.dev_ptr()?)
+                .arg(k.dev_ptr()?)
+                .arg(f2.dev_ptr_mut()?)
+                .arg(k2.dev_ptr_mut()?)
+                .arg(m as i64)
+                .arg(st[a] as i64)
+                .arg(nlines as i64)
+                .arg(128i32)
+                .arg(nd_.dev_ptr_mut()?)
+                .run()?;
             need = Some(nd_);
         }
-        let need_ptr = need.as_ref().map(dptr).unwrap_or(0);
-        let mut args = Args::new();
-        args.push(dptr(&f))
-            .push(dptr(&k))
-            .push(dptr(&f2))
-            .push(dptr(&k2));
+        let need_ptr = need.as_ref().map(|v| v.dev_ptr()).transpose()?;
         if 12 * m <= smem_cap {
-            args.push(m as i64)
-                .push(st[a] as i64)
-                .push(nlines as i64)
-                .push(w)
-                .push(need_ptr);
             let blocks = nlines.min(sms * 64) as u32;
-            let cfg = cusci_core::LaunchConfig {
+            let cfg = LaunchConfig {
                 grid: (blocks.max(1), 1, 1),
                 block: (32, 1, 1),
                 shared_mem_bytes: (12 * m) as u32,
             };
-            let pass = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_edt_pass_smem")?;
-            pass.launch(cd, cfg, &mut args)?;
+            let pass = function(cd, dt, "ndi_edt_pass_smem")?;
+            cd.launch(&pass, cfg)
+                .arg(f.dev_ptr()?)
+                .arg(k.dev_ptr()?)
+                .arg(f2.dev_ptr_mut()?)
+                .arg(k2.dev_ptr_mut()?)
+                .arg(m as i64)
+                .arg(st[a] as i64)
+                .arg(nlines as i64)
+                .arg(w)
+                .opt(need_ptr)
+                .run()?;
         } else {
-            if scratch.is_none() {
-                scratch = Some((
+            let (vv, zz) = match &mut scratch {
+                Some(s) => s,
+                None => scratch.insert((
                     Array::<i64>::empty(&[n], dev)?,
                     Array::<f64>::empty(&[n], dev)?,
-                ));
-            }
-            let (vv, zz) = scratch.as_ref().expect("scratch");
-            args.push(dptr(vv))
-                .push(dptr(zz))
-                .push(m as i64)
-                .push(st[a] as i64)
-                .push(nlines as i64)
-                .push(w)
-                .push(need_ptr);
-            let cfg = cusci_core::LaunchConfig::linear(nlines.div_ceil(128).max(1) as u32, 128);
-            let pass = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_edt_pass")?;
-            pass.launch(cd, cfg, &mut args)?;
+                )),
+            };
+            let cfg = LaunchConfig::linear(nlines.div_ceil(128).max(1) as u32, 128);
+            let pass = function(cd, dt, "ndi_edt_pass")?;
+            cd.launch(&pass, cfg)
+                .arg(f.dev_ptr()?)
+                .arg(k.dev_ptr()?)
+                .arg(f2.dev_ptr_mut()?)
+                .arg(k2.dev_ptr_mut()?)
+                .arg(vv.dev_ptr_mut()?)
+                .arg(zz.dev_ptr_mut()?)
+                .arg(m as i64)
+                .arg(st[a] as i64)
+                .arg(nlines as i64)
+                .arg(w)
+                .opt(need_ptr)
+                .run()?;
         }
         drop(need);
         std::mem::swap(&mut f, &mut f2);
         std::mem::swap(&mut k, &mut k2);
     }
-    let fin = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_edt_final")?;
-    launch(
-        &fin,
-        cd,
-        n,
-        Args::new()
-            .push(dptr(&k))
-            .push(dist.as_ref().map(dptr).unwrap_or(0))
-            .push(idx.as_ref().map(dptr).unwrap_or(0))
-            .push(sh)
-            .push(smp_arg(smp)),
-    )?;
+    let fin = function(cd, dt, "ndi_edt_final")?;
+    cd.launch(&fin, per_item(cd, n))
+        .arg(k.dev_ptr()?)
+        .opt(dist.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
+        .opt(idx.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
+        .arg(sh)
+        .arg(smp_arg(smp))
+        .run()?;
     Ok((dist, idx))
 }
 
@@ -478,8 +496,8 @@ pub fn distance_transform_cdt<T: Element>(
     let shape = input.shape().to_vec();
     let nd = shape.len();
     let s = match metric {
-        CdtMetric::Chessboard => Structure::default(nd, nd as i64),
-        CdtMetric::Taxicab => Structure::default(nd, 1),
+        CdtMetric::Chessboard => Structure::default(OP, nd, nd as i64)?,
+        CdtMetric::Taxicab => Structure::default(OP, nd, 1)?,
         CdtMetric::Structure(s) => {
             let s = Structure::from_array(OP, *s, nd)?;
             if s.shape.iter().any(|&d| d != 3) {
@@ -505,9 +523,9 @@ pub fn distance_transform_cdt<T: Element>(
     let n = input.size();
     let st = c_strides_u(&shape);
     let delta = |o: &Vec<i64>| -> i64 { o.iter().zip(&st).map(|(&c, &s)| c * s as i64).sum() };
-    match input.device() {
-        Device::Cpu => {
-            let data = &input.cpu_data().expect("CPU")[..n];
+    match input.backend() {
+        Backend::Host(h) => {
+            let data = h.to_contiguous();
             let mut d: Vec<i32> = data
                 .iter()
                 .map(|&x| if x != T::zero() { -1 } else { 0 })
@@ -590,15 +608,16 @@ pub fn distance_transform_cdt<T: Element>(
             };
             Ok((dist, idx))
         }
-        Device::Cuda(cd) => {
+        Backend::Cuda(c) => {
+            let cd = c.dev();
             let dev = input.device();
             let sh = CusciShape::new(OP, &shape)?;
-            let dist = if return_distances {
+            let mut dist = if return_distances {
                 Some(Array::<i32>::empty(&shape, dev)?)
             } else {
                 None
             };
-            let idx = if return_indices {
+            let mut idx = if return_indices {
                 Some(Array::<i32>::empty(&idx_shape(&shape), dev)?)
             } else {
                 None
@@ -619,22 +638,19 @@ pub fn distance_transform_cdt<T: Element>(
                 dev,
             )?;
             let dt = T::DTYPE;
+            let cfg = per_item(cd, n);
             let mut d = Array::<i32>::empty(&[n], dev)?;
             let mut ft = Array::<i64>::empty(&[n], dev)?;
             let mut d2 = Array::<i32>::empty(&[n], dev)?;
             let mut ft2 = Array::<i64>::empty(&[n], dev)?;
-            let init = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_cdt_init")?;
-            launch(
-                &init,
-                cd,
-                n,
-                Args::new()
-                    .push(dptr(&input))
-                    .push(dptr(&d))
-                    .push(dptr(&ft))
-                    .push(n as i64),
-            )?;
-            let step = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_cdt_step")?;
+            let init = function(cd, dt, "ndi_cdt_init")?;
+            cd.launch(&init, cfg)
+                .arg(c.ptr())
+                .arg(d.dev_ptr_mut()?)
+                .arg(ft.dev_ptr_mut()?)
+                .arg(n as i64)
+                .run()?;
+            let step = function(cd, dt, "ndi_cdt_step")?;
             let mut changed = Array::<i32>::zeros(&[1], dev)?;
             // only every CHECK_EVERY-th step sets the change flag and syncs with the host (steps
             // after the fixed point change nothing)
@@ -646,35 +662,36 @@ pub fn distance_transform_cdt<T: Element>(
                 if check {
                     changed.fill(0)?;
                 }
-                let mut args = Args::new();
-                args.push(dptr(&d))
-                    .push(dptr(&ft))
-                    .push(dptr(&d2))
-                    .push(dptr(&ft2))
-                    .push(sh)
-                    .push(dptr(&offs_d))
-                    .push(dptr(&dl_d))
-                    .push(all.len() as i32)
-                    .push(if check { dptr(&changed) } else { 0u64 });
-                launch(&step, cd, n, &mut args)?;
+                let flag = if check {
+                    Some(changed.dev_ptr_mut()?)
+                } else {
+                    None
+                };
+                cd.launch(&step, cfg)
+                    .arg(d.dev_ptr()?)
+                    .arg(ft.dev_ptr()?)
+                    .arg(d2.dev_ptr_mut()?)
+                    .arg(ft2.dev_ptr_mut()?)
+                    .arg(sh)
+                    .arg(offs_d.dev_ptr()?)
+                    .arg(dl_d.dev_ptr()?)
+                    .arg(all.len() as i32)
+                    .opt(flag)
+                    .run()?;
                 std::mem::swap(&mut d, &mut d2);
                 std::mem::swap(&mut ft, &mut ft2);
                 if check && changed.item()? == 0 {
                     break;
                 }
             }
-            let fin = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_cdt_final")?;
-            launch(
-                &fin,
-                cd,
-                n,
-                Args::new()
-                    .push(dptr(&d))
-                    .push(dptr(&ft))
-                    .push(dist.as_ref().map(dptr).unwrap_or(0))
-                    .push(idx.as_ref().map(dptr).unwrap_or(0))
-                    .push(sh),
-            )?;
+            let fin = function(cd, dt, "ndi_cdt_final")?;
+            cd.launch(&fin, cfg)
+                .arg(d.dev_ptr()?)
+                .arg(ft.dev_ptr()?)
+                .opt(dist.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
+                .opt(idx.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
+                .arg(sh)
+                .run()?;
             Ok((dist, idx))
         }
     }
@@ -731,21 +748,19 @@ pub fn distance_transform_bf<T: Element>(
         BfMetric::Taxicab => 1,
         BfMetric::Chessboard => 2,
     };
-    match input.device() {
-        Device::Cpu => {
-            let data = &input.cpu_data().expect("CPU")[..n];
-            let fg: Vec<bool> = data.iter().map(|&x| x != T::zero()).collect();
-            let full = Structure::default(nd, nd as i64);
-            let dil = crate::morphology::binary::cpu_iterate(
-                "distance_transform_bf",
-                &fg,
-                &shape,
-                &full.dilation_offsets(&vec![0; nd]),
-                true,
-                1,
-                None,
-                false,
-            )?;
+    match input.backend() {
+        Backend::Host(h) => {
+            let fg: Vec<bool> = h.to_contiguous().iter().map(|&x| x != T::zero()).collect();
+            let full = Structure::default(OP, nd, nd as i64)?;
+            let offs = full.dilation_offsets(&vec![0; nd]);
+            let once = Steps {
+                shape: &shape,
+                offs: &offs,
+                dilate: true,
+                iterations: 1,
+                border: false,
+            };
+            let dil = cpu_iterate(OP, &fg, &once, None)?;
             let st = c_strides_u(&shape);
             let list: Vec<usize> = (0..n).filter(|&i| dil[i] && !fg[i]).collect();
             let res: Vec<(f64, i64)> = (0..n)
@@ -803,15 +818,16 @@ pub fn distance_transform_bf<T: Element>(
             };
             Ok((dist, idx))
         }
-        Device::Cuda(cd) => {
+        Backend::Cuda(c) => {
+            let cd = c.dev();
             let dev = input.device();
             let sh = CusciShape::new(OP, &shape)?;
-            let dist = if opts.return_distances {
+            let mut dist = if opts.return_distances {
                 Some(Array::<f64>::empty(&shape, dev)?)
             } else {
                 None
             };
-            let idx = if opts.return_indices {
+            let mut idx = if opts.return_indices {
                 Some(Array::<i32>::empty(&idx_shape(&shape), dev)?)
             } else {
                 None
@@ -820,62 +836,39 @@ pub fn distance_transform_bf<T: Element>(
                 return Ok((dist, idx));
             }
             let dt = T::DTYPE;
-            let flag = Array::<i64>::empty(&[n], dev)?;
-            let b = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_bf_border")?;
-            launch(
-                &b,
-                cd,
-                n,
-                Args::new().push(dptr(&input)).push(dptr(&flag)).push(sh),
-            )?;
+            let cfg = per_item(cd, n);
+            let mut flag = Array::<i64>::empty(&[n], dev)?;
+            let b = function(cd, dt, "ndi_bf_border")?;
+            cd.launch(&b, cfg)
+                .arg(c.ptr())
+                .arg(flag.dev_ptr_mut()?)
+                .arg(sh)
+                .run()?;
             let rank = contig(&flag.cumsum(0)?)?;
             let nlist = rank
                 .slice_axis(0, Some(n as isize - 1), None, 1)?
                 .item()?
                 .max(0) as usize;
-            let list = Array::<i64>::empty(&[nlist.max(1)], dev)?;
-            let c = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_compact")?;
-            launch(
-                &c,
-                cd,
-                n,
-                Args::new()
-                    .push(dptr(&flag))
-                    .push(dptr(&rank))
-                    .push(dptr(&list))
-                    .push(n as i64),
-            )?;
-            let k = kernel(cd, "distance", DISTANCE_CU, dt, "ndi_bf")?;
-            launch(
-                &k,
-                cd,
-                n,
-                Args::new()
-                    .push(dptr(&input))
-                    .push(dptr(&list))
-                    .push(nlist as i64)
-                    .push(dist.as_ref().map(dptr).unwrap_or(0))
-                    .push(idx.as_ref().map(dptr).unwrap_or(0))
-                    .push(sh)
-                    .push(smp_arg(&smp))
-                    .push(code),
-            )?;
+            let mut list = Array::<i64>::empty(&[nlist.max(1)], dev)?;
+            let f = function(cd, dt, "ndi_compact")?;
+            cd.launch(&f, cfg)
+                .arg(flag.dev_ptr()?)
+                .arg(rank.dev_ptr()?)
+                .arg(list.dev_ptr_mut()?)
+                .arg(n as i64)
+                .run()?;
+            let k = function(cd, dt, "ndi_bf")?;
+            cd.launch(&k, cfg)
+                .arg(c.ptr())
+                .arg(list.dev_ptr()?)
+                .arg(nlist as i64)
+                .opt(dist.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
+                .opt(idx.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
+                .arg(sh)
+                .arg(smp_arg(&smp))
+                .arg(code)
+                .run()?;
             Ok((dist, idx))
         }
     }
-}
-
-#[doc(hidden)]
-/// Every kernel module of this file for every real element type (compile checks).
-pub fn kernel_sources() -> Vec<(String, String)> {
-    DType::ALL
-        .into_iter()
-        .filter(|d| !d.is_complex())
-        .map(|d| {
-            (
-                format!("distance_{}", d.tag()),
-                crate::structure::module_source(DISTANCE_CU, d),
-            )
-        })
-        .collect()
 }

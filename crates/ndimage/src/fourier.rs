@@ -15,10 +15,12 @@
 //! SciPy does. One generic `*_as` per filter (rather than a function per input kind) keeps the
 //! crate's convention of the filters' and interpolation's `*_as`.
 
-use cusci_core::cuda::kernel::{Args, LaunchConfig};
+use crate::cuda::{dims8, linear};
+use cusci_core::array::layout::norm_axis;
+use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::dtype::{c64, DType, Element};
 use cusci_core::error::make;
-use cusci_core::{Array, Device, Result};
+use cusci_core::{Array, Backend, CudaDevice, Device, KernelParam, Result};
 use rayon::prelude::*;
 
 #[derive(Clone, Copy, PartialEq)]
@@ -29,20 +31,34 @@ enum Kind {
     Shift = 3,
 }
 
-/// The CUDA source of the Fourier filters for one element type (for compile checks).
-pub fn kernel_source(dtype: DType) -> String {
-    let (r, cplx) = match dtype {
-        DType::C32 => ("float", "#define NDI_CPLX\n"),
-        DType::C64 => ("double", "#define NDI_CPLX\n"),
-        DType::F32 => ("float", ""),
-        _ => ("double", ""),
-    };
-    format!(
-        "#define T {}\n#define R {r}\n{cplx}{}",
-        dtype.cuda_name(),
-        include_str!("fourier.cu")
-    )
-}
+/// The Fourier filters' kernel (`fourier.cu`) for one element type: `Spec::of(&[T])`.
+pub(crate) static FOURIER: KernelModule = KernelModule {
+    name: "ndimage_fourier",
+    source: |spec| {
+        let dtype = spec.dtype(0)?;
+        let (r, cplx) = match dtype {
+            DType::C32 => ("float", "#define NDI_CPLX\n"),
+            DType::C64 => ("double", "#define NDI_CPLX\n"),
+            DType::F32 => ("float", ""),
+            _ => ("double", ""),
+        };
+        Ok(format!(
+            "#define T {}\n#define R {r}\n{cplx}{}",
+            dtype.cuda_name(),
+            include_str!("fourier.cu")
+        ))
+    },
+    options: &[],
+    samples: || crate::cuda::specs([DType::F32, DType::F64, DType::C32, DType::C64]),
+};
+
+/// The per-axis parameters by value (`NdiParams { double p[8]; }` of fourier.cu).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Params8([f64; 8]);
+
+// SAFETY: plain data, the layout of `struct { double p[8]; }`.
+unsafe impl KernelParam for Params8 {}
 
 /// J1 by the trapezoidal rule on Bessel's integral (exponentially convergent; same as the GPU).
 fn j1(x: f64) -> f64 {
@@ -138,11 +154,7 @@ fn apply<T: Element>(
     if kind == Kind::Ellipsoid && rank > 3 {
         return Err(make::arg(op, "fourier_ellipsoid supports ranks 1 to 3"));
     }
-    let a = if axis < 0 { axis + rank as isize } else { axis };
-    if a < 0 || a >= rank as isize {
-        return Err(make::arg(op, format!("axis {axis} out of range")));
-    }
-    let axis = a as usize;
+    let axis = norm_axis(op, axis, rank)?;
     let v: Vec<f64> = match values.len() {
         1 => vec![values[0]; rank],
         k if k == rank => values.to_vec(),
@@ -188,80 +200,95 @@ fn apply<T: Element>(
     if x.size() == 0 {
         return x.copy();
     }
-    match x.device() {
-        Device::Cpu => {
-            // the axes' terms once per index (SciPy's tables), then row by row: the terms of
-            // the axes before the last combined once per row, in axis order
-            let product = matches!(kind, Kind::Gaussian | Kind::Uniform);
-            let combine = |a: f64, t: f64| if product { a * t } else { a + t };
-            let terms: Vec<Vec<f64>> = (0..rank)
-                .map(|d| {
-                    let len = shape[d] as i64;
-                    let real_axis = d == axis && nfull >= 0;
-                    (0..len)
-                        .map(|c| axis_term(kind, d, c, len, real_axis, &par))
-                        .collect()
-                })
-                .collect();
-            let last = rank - 1;
-            let xc = x.contiguous()?;
-            let xv = &xc.cpu_data().expect("a CPU array")[..x.size()];
-            let mut out = xv.to_vec();
-            out.par_chunks_mut(shape[last])
-                .enumerate()
-                .for_each(|(row, o)| {
-                    let mut acc = if product { 1.0 } else { 0.0 };
-                    let mut r = row;
-                    let mut idx = [0usize; 8];
-                    for d in (0..last).rev() {
-                        idx[d] = r % shape[d];
-                        r /= shape[d];
-                    }
-                    for d in 0..last {
-                        acc = combine(acc, terms[d][idx[d]]);
-                    }
-                    for (e, &t) in o.iter_mut().zip(&terms[last]) {
-                        let (fr, fi) = factor(kind, rank, combine(acc, t));
-                        *e = T::from_c64(e.to_c64() * c64::new(fr, fi));
-                    }
-                });
-            Array::from_vec(out, &shape, &Device::Cpu)
-        }
-        Device::Cuda(d) => {
-            let xc = x.contiguous()?;
-            let out = Array::<T>::empty(&shape, x.device())?; // every element is written
-            let key = format!("ndi_fourier_{}", T::DTYPE.tag());
-            let f = d.function(&key, || kernel_source(T::DTYPE), &[], "ndi_fourier")?;
-            #[repr(C)]
-            #[derive(Clone, Copy)]
-            struct D8([i64; 8]);
-            #[repr(C)]
-            #[derive(Clone, Copy)]
-            struct P8([f64; 8]);
-            let mut dims = [1i64; 8];
-            let mut p = [0f64; 8];
-            for k in 0..rank {
-                dims[k] = shape[k] as i64;
-                p[k] = par[k];
-            }
-            let total = x.size();
-            let mut args = Args::new();
-            args.push(xc.cuda_view().map(|v| v.ptr).unwrap_or(0));
-            args.push(out.cuda_view().map(|v| v.ptr).unwrap_or(0));
-            args.push(total as i64)
-                .push(rank as i32)
-                .push(D8(dims))
-                .push(axis as i32)
-                .push(nfull);
-            args.push(kind as i32).push(P8(p));
-            f.launch(
-                d,
-                LaunchConfig::linear(total.div_ceil(256).clamp(1, 1 << 20) as u32, 256),
-                &mut args,
-            )?;
-            Ok(out)
-        }
+    let f = Factors {
+        kind,
+        axis,
+        nfull,
+        par: &par,
+    };
+    match x.backend() {
+        Backend::Host(h) => fourier_cpu(&h.to_contiguous(), &shape, &f),
+        Backend::Cuda(c) => fourier_cuda(c.dev(), x, &f),
     }
+}
+
+/// The factors of one filter: its kind, the axis holding a real transform of length `nfull`
+/// (`nfull < 0`: none) and the per-axis parameters.
+#[derive(Clone, Copy)]
+struct Factors<'a> {
+    kind: Kind,
+    axis: usize,
+    nfull: i64,
+    par: &'a [f64],
+}
+
+/// The CPU filter of the C-order elements `xv` of `shape`: the axes' terms once per index
+/// (SciPy's tables), then row by row, the terms of the axes before the last combined once per
+/// row, in axis order.
+fn fourier_cpu<T: Element>(xv: &[T], shape: &[usize], f: &Factors) -> Result<Array<T>> {
+    let Factors {
+        kind,
+        axis,
+        nfull,
+        par,
+    } = *f;
+    let rank = shape.len();
+    let product = matches!(kind, Kind::Gaussian | Kind::Uniform);
+    let combine = |a: f64, t: f64| if product { a * t } else { a + t };
+    let terms: Vec<Vec<f64>> = (0..rank)
+        .map(|d| {
+            let len = shape[d] as i64;
+            let real_axis = d == axis && nfull >= 0;
+            (0..len)
+                .map(|c| axis_term(kind, d, c, len, real_axis, par))
+                .collect()
+        })
+        .collect();
+    let last = rank - 1;
+    let mut out = xv.to_vec();
+    out.par_chunks_mut(shape[last])
+        .enumerate()
+        .for_each(|(row, o)| {
+            let mut acc = if product { 1.0 } else { 0.0 };
+            let mut r = row;
+            let mut idx = [0usize; 8];
+            for d in (0..last).rev() {
+                idx[d] = r % shape[d];
+                r /= shape[d];
+            }
+            for d in 0..last {
+                acc = combine(acc, terms[d][idx[d]]);
+            }
+            for (e, &t) in o.iter_mut().zip(&terms[last]) {
+                let (fr, fi) = factor(kind, rank, combine(acc, t));
+                *e = T::from_c64(e.to_c64() * c64::new(fr, fi));
+            }
+        });
+    Array::from_vec(out, shape, &Device::Cpu)
+}
+
+/// The CUDA filter: one element-wise pass (`ndi_fourier`).
+fn fourier_cuda<T: Element>(d: &CudaDevice, x: &Array<T>, f: &Factors) -> Result<Array<T>> {
+    let shape = x.shape();
+    let rank = shape.len();
+    let xc = x.contiguous()?;
+    let mut out = Array::<T>::empty(shape, x.device())?; // every element is written
+    let k = FOURIER.function(d, &Spec::of(&[T::DTYPE]), "ndi_fourier")?;
+    let mut p = [0f64; 8];
+    p[..rank].copy_from_slice(&f.par[..rank]);
+    let total = x.size();
+    d.launch(&k, linear(total))
+        .arg(xc.dev_ptr()?)
+        .arg(out.dev_ptr_mut()?)
+        .arg(total as i64)
+        .arg(rank as i32)
+        .arg(dims8("fourier filter", shape)?)
+        .arg(f.axis as i32)
+        .arg(f.nfull)
+        .arg(f.kind as i32)
+        .arg(Params8(p))
+        .run()?;
+    Ok(out)
 }
 
 /// Multiplies a Fourier transform by that of a Gaussian of standard deviation `sigma` (one value

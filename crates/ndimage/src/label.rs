@@ -1,18 +1,43 @@
 //! `scipy.ndimage.label`: connected components of the nonzero elements.
 
-use crate::structure::{
-    contig, dptr, kernel, launch, offsets_on, real_only, step_index, CusciShape, Structure,
-};
-use cusci_core::cuda::kernel::Args;
+use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape};
+use crate::structure::{contig, real_only, step_index, Structure};
+use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::error::make;
-use cusci_core::{Array, Device, Element, Result};
+use cusci_core::{Array, Backend, CudaDevice, Device, Element, Result};
 
-pub(crate) const LABEL_CU: &str = include_str!("label.cu");
+/// The label kernels (`label.cu`) with 64-bit forest indices, flags and ranks, for an input
+/// element type: `Spec::of(&[T])`.
+pub(crate) static LABEL: KernelModule = KernelModule {
+    name: "ndimage_label",
+    source: |spec| Ok(module_source(include_str!("label.cu"), spec.dtype(0)?)),
+    options: &[],
+    samples: || specs(real_dtypes()),
+};
+
 /// The same kernels with 32-bit forest indices, flags and ranks (below 2^31 elements).
-pub(crate) const LABEL32_CU: &str = concat!(
-    "#define NDI_U unsigned int\n#define NDI_F int\n",
-    include_str!("label.cu")
-);
+pub(crate) static LABEL32: KernelModule = KernelModule {
+    name: "ndimage_label32",
+    source: |spec| {
+        Ok(module_source(
+            concat!(
+                "#define NDI_U unsigned int\n#define NDI_F int\n",
+                include_str!("label.cu")
+            ),
+            spec.dtype(0)?,
+        ))
+    },
+    options: &[],
+    samples: || specs(real_dtypes()),
+};
+
+/// The neighbours a union looks at: the structure's offsets before its centre (`back`), their
+/// flat offsets (`delta`) and, per offset, the earlier offsets adjacent to it (`adj`).
+struct Links<'a> {
+    back: &'a [Vec<i64>],
+    delta: &'a [i64],
+    adj: &'a [u64],
+}
 
 /// `scipy.ndimage.label(input, structure)`: labels the connected components of the nonzero
 /// elements of `input` (any rank; connectivity given by `structure`, a symmetric `3 × … × 3`
@@ -41,6 +66,25 @@ pub fn label<T: Element>(
     input: &Array<T>,
     structure: Option<&Array<bool>>,
 ) -> Result<(Array<i32>, usize)> {
+    label_impl(input, structure, false)
+}
+
+/// Tests only: [`label`] with the GPU's 64-bit forest whatever the size (the same result; the
+/// forest is otherwise 32-bit below 2^31 elements).
+#[doc(hidden)]
+pub fn label_with_wide_forest<T: Element>(
+    input: &Array<T>,
+    structure: Option<&Array<bool>>,
+) -> Result<(Array<i32>, usize)> {
+    label_impl(input, structure, true)
+}
+
+/// [`label`], with the 64-bit forest on the GPU for every size when `wide`.
+fn label_impl<T: Element>(
+    input: &Array<T>,
+    structure: Option<&Array<bool>>,
+    wide: bool,
+) -> Result<(Array<i32>, usize)> {
     const OP: &str = "label";
     real_only::<T>(OP)?;
     let orig_shape = input.shape().to_vec();
@@ -51,9 +95,9 @@ pub fn label<T: Element>(
     };
     let nd = shape.len();
     let s = match structure {
-        Some(s) if input.ndim() == 0 && s.ndim() == 0 => Structure::default(1, 1),
+        Some(s) if input.ndim() == 0 && s.ndim() == 0 => Structure::default(OP, 1, 1)?,
         Some(s) => Structure::from_array(OP, s, input.ndim())?,
-        None => Structure::default(nd, 1),
+        None => Structure::default(OP, nd, 1)?,
     };
     if s.shape.iter().any(|&d| d != 3) {
         return Err(make::arg(OP, "structure dimensions must be equal to 3"));
@@ -117,9 +161,14 @@ pub fn label<T: Element>(
         .map(|o| o.iter().zip(&st).map(|(&c, &s)| c * s as i64).sum())
         .collect();
     let input = contig(input)?.reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>())?;
-    let (out, n) = match input.device() {
-        Device::Cpu => cpu(&input, &shape, &back, &delta, &adj)?,
-        Device::Cuda(_) => cuda(&input, &shape, &back, &delta, &adj)?,
+    let links = Links {
+        back: &back,
+        delta: &delta,
+        adj: &adj,
+    };
+    let (out, n) = match input.backend() {
+        Backend::Host(h) => cpu(&h.to_contiguous(), &shape, &links)?,
+        Backend::Cuda(c) => cuda(c.dev(), &input, &shape, &links, wide)?,
     };
     if n > i32::MAX as usize {
         return Err(make::arg(
@@ -144,14 +193,8 @@ fn find(p: &mut [usize], mut x: usize) -> usize {
     r
 }
 
-fn cpu<T: Element>(
-    input: &Array<T>,
-    shape: &[usize],
-    back: &[Vec<i64>],
-    delta: &[i64],
-    adj: &[u64],
-) -> Result<(Array<i32>, usize)> {
-    let data = input.cpu_data().expect("a CPU array");
+fn cpu<T: Element>(data: &[T], shape: &[usize], l: &Links) -> Result<(Array<i32>, usize)> {
+    let Links { back, delta, adj } = *l;
     let n: usize = shape.iter().product();
     let nd = shape.len();
     const BG: usize = usize::MAX;
@@ -206,51 +249,42 @@ fn cpu<T: Element>(
     Ok((Array::from_vec(out, shape, &Device::Cpu)?, count))
 }
 
-static WIDE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-#[doc(hidden)]
-/// Tests only: force the 64-bit forest on the GPU for every size (results are the same).
-pub fn force_wide_label_indices(wide: bool) {
-    WIDE.store(wide, std::sync::atomic::Ordering::Relaxed);
-}
-
+/// The GPU label: 32-bit forest indices below 2^31 elements (unless `wide`), else 64-bit.
 fn cuda<T: Element>(
+    cd: &CudaDevice,
     input: &Array<T>,
     shape: &[usize],
-    back: &[Vec<i64>],
-    delta: &[i64],
-    adj: &[u64],
+    l: &Links,
+    wide: bool,
 ) -> Result<(Array<i32>, usize)> {
     let n: usize = shape.iter().product();
-    if n < i32::MAX as usize && !WIDE.load(std::sync::atomic::Ordering::Relaxed) {
-        cuda_impl::<T, i32>(input, shape, back, delta, adj, "label32", LABEL32_CU)
+    if n < i32::MAX as usize && !wide {
+        cuda_impl::<T, i32>(cd, input, shape, l, &LABEL32)
     } else {
-        cuda_impl::<T, i64>(input, shape, back, delta, adj, "label", LABEL_CU)
+        cuda_impl::<T, i64>(cd, input, shape, l, &LABEL)
     }
 }
 
 /// The GPU label with forest indices, flags and ranks of type `P` (i32 below 2^31 elements,
-/// else i64), from kernel module `module` (`src`).
+/// else i64), from kernel module `module`.
 fn cuda_impl<T: Element, P: cusci_core::Numeric>(
+    cd: &CudaDevice,
     input: &Array<T>,
     shape: &[usize],
-    back: &[Vec<i64>],
-    delta: &[i64],
-    adj: &[u64],
-    module: &str,
-    src: &'static str,
+    l: &Links,
+    module: &KernelModule,
 ) -> Result<(Array<i32>, usize)> {
+    let Links { back, delta, adj } = *l;
     let dev = input.device().clone();
-    let cd = dev.as_cuda().expect("a CUDA array");
     let sh = CusciShape::new("label", shape)?;
     let n = sh.n as usize;
     // written completely: out by ndi_label_write, parent by init, flag by flatten
-    let out = Array::<i32>::empty(shape, &dev)?;
+    let mut out = Array::<i32>::empty(shape, &dev)?;
     if n == 0 {
         return Ok((out, 0));
     }
-    let parent = Array::<P>::empty(&[n], &dev)?;
-    let flag = Array::<P>::empty(&[n], &dev)?;
+    let mut parent = Array::<P>::empty(&[n], &dev)?;
+    let mut flag = Array::<P>::empty(&[n], &dev)?;
     let offs = offsets_on(&dev, back, shape.len())?;
     let dl = if delta.is_empty() {
         vec![0i64]
@@ -264,79 +298,43 @@ fn cuda_impl<T: Element, P: cusci_core::Numeric>(
         adj.iter().map(|&m| m as i64).collect()
     };
     let adj = Array::from_vec(adj.clone(), &[adj.len()], &dev)?;
-    let dt = T::DTYPE;
-    let f = kernel(cd, module, src, dt, "ndi_label_init")?;
-    launch(
-        &f,
-        cd,
-        n,
-        Args::new().push(dptr(input)).push(dptr(&parent)).push(sh.n),
-    )?;
+    let spec = Spec::of(&[T::DTYPE]);
+    let cfg = per_item(cd, n);
+    let f = module.function(cd, &spec, "ndi_label_init")?;
+    cd.launch(&f, cfg)
+        .arg(input.dev_ptr()?)
+        .arg(parent.dev_ptr_mut()?)
+        .arg(sh.n)
+        .run()?;
     if !back.is_empty() {
-        let f = kernel(cd, module, src, dt, "ndi_label_merge")?;
-        launch(
-            &f,
-            cd,
-            n,
-            Args::new()
-                .push(dptr(&parent))
-                .push(sh)
-                .push(dptr(&offs))
-                .push(dptr(&dl))
-                .push(dptr(&adj))
-                .push(back.len() as i32),
-        )?;
+        let f = module.function(cd, &spec, "ndi_label_merge")?;
+        cd.launch(&f, cfg)
+            .arg(parent.dev_ptr_mut()?)
+            .arg(sh)
+            .arg(offs.dev_ptr()?)
+            .arg(dl.dev_ptr()?)
+            .arg(adj.dev_ptr()?)
+            .arg(back.len() as i32)
+            .run()?;
     }
-    let f = kernel(cd, module, src, dt, "ndi_label_flatten")?;
-    launch(
-        &f,
-        cd,
-        n,
-        Args::new().push(dptr(&parent)).push(dptr(&flag)).push(sh.n),
-    )?;
+    let f = module.function(cd, &spec, "ndi_label_flatten")?;
+    cd.launch(&f, cfg)
+        .arg(parent.dev_ptr_mut()?)
+        .arg(flag.dev_ptr_mut()?)
+        .arg(sh.n)
+        .run()?;
     let rank = flag.cumsum(0)?;
     let rank = contig(&rank)?;
-    let f = kernel(cd, module, src, dt, "ndi_label_write")?;
-    launch(
-        &f,
-        cd,
-        n,
-        Args::new()
-            .push(dptr(&parent))
-            .push(dptr(&rank))
-            .push(dptr(&out))
-            .push(sh.n),
-    )?;
+    let f = module.function(cd, &spec, "ndi_label_write")?;
+    cd.launch(&f, cfg)
+        .arg(parent.dev_ptr()?)
+        .arg(rank.dev_ptr()?)
+        .arg(out.dev_ptr_mut()?)
+        .arg(sh.n)
+        .run()?;
     let count = rank
         .slice_axis(0, Some(n as isize - 1), None, 1)?
         .item()?
         .to_i64();
     Ok((out, count.max(0) as usize))
-}
-
-#[doc(hidden)]
-/// Every kernel module of this file, as compiled for each element type (compile checks).
-pub fn kernel_sources() -> Vec<(String, String)> {
-    label_dtypes()
-        .into_iter()
-        .flat_map(|d| {
-            [
-                (
-                    format!("label_{}", d.tag()),
-                    crate::structure::module_source(LABEL_CU, d),
-                ),
-                (
-                    format!("label32_{}", d.tag()),
-                    crate::structure::module_source(LABEL32_CU, d),
-                ),
-            ]
-        })
-        .collect()
-}
-
-fn label_dtypes() -> Vec<cusci_core::DType> {
-    cusci_core::DType::ALL
-        .into_iter()
-        .filter(|d| !d.is_complex())
-        .collect()
 }

@@ -3,6 +3,7 @@
 //! Every function takes [`Array`]s on any device and runs there: NVRTC kernels on a CUDA device,
 //! a rayon reference on the CPU. Boundary handling is [`Mode`] (module [`modes`]).
 
+mod cuda;
 pub mod filters;
 pub mod fourier;
 pub mod interpolation;
@@ -50,3 +51,23 @@ pub use morphology::{
     GreyOptions,
 };
 pub use structure::{generate_binary_structure, iterate_structure};
+
+/// Every kernel module of the crate (each declared once, beside its launcher), for the compile
+/// checks of the tests (`cusci_core::testing::compile_modules`).
+#[doc(hidden)]
+pub fn kernel_modules() -> Vec<&'static cusci_core::KernelModule> {
+    vec![
+        &filters::FILTERS,
+        &filters::GENERIC,
+        &filters::STORE,
+        &fourier::FOURIER,
+        &interpolation::INTERP,
+        &morphology::binary::BINARY,
+        &morphology::grey::GREY,
+        &label::LABEL,
+        &label::LABEL32,
+        &measurements::MEAS,
+        &distance::DISTANCE,
+        &sort::SORT,
+    ]
+}

@@ -312,10 +312,12 @@ extern "C" __global__ void ndi_meas_lc_keys(const NDI_T* __restrict__ x, const i
   }
 }
 
-// [start[s], end[s]) = the elements of slot s < k in slot-sorted keys (both zero-initialised, so
+// [se[s], se[k + s]) = the elements of slot s < k in slot-sorted keys (se zero-initialised, so
 // an empty slot is [0, 0))
 extern "C" __global__ void ndi_meas_segments(const unsigned int* __restrict__ skey, i64 n, i64 k,
-                                             i64* __restrict__ start, i64* __restrict__ end) {
+                                             i64* __restrict__ se) {
+  i64* __restrict__ start = se;
+  i64* __restrict__ end = se + k;
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)blockDim.x * gridDim.x) {
     const unsigned int s = skey[i];
     if ((i64)s >= k) continue;

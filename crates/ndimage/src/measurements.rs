@@ -22,28 +22,50 @@
 //! result per entry of `index` (negative values too, as SciPy). Labels must have an integer (or
 //! bool) element type.
 
+use crate::cuda::{module_source, per_item, real_dtypes, specs, CusciShape, LaunchExt};
 use crate::sort::{bits_for, sort_pairs, RadixWord};
-use crate::structure::{c_strides_u, contig, dptr, kernel, launch, real_only, CusciShape};
-use cusci_core::cuda::kernel::Args;
+use crate::structure::{c_strides_u, contig, real_only};
+use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::error::make;
-use cusci_core::{Array, DType, Device, Element, Result};
+use cusci_core::{Array, Backend, CudaDevice, DType, Element, Function, LaunchConfig, Result};
 use std::collections::BTreeMap;
 
-pub(crate) const MEAS_CU: &str = include_str!("measurements.cu");
+/// The measurement kernels (`measurements.cu`) for an element type (of the values, or of the
+/// labels for the label kernels): `Spec::of(&[T])`.
+pub(crate) static MEAS: KernelModule = KernelModule {
+    name: "ndimage_meas",
+    source: |spec| {
+        Ok(module_source(
+            include_str!("measurements.cu"),
+            spec.dtype(0)?,
+        ))
+    },
+    options: &[],
+    samples: || specs(real_dtypes()),
+};
+
+/// The measurement kernel `name` for element type `dtype`.
+fn function(cd: &CudaDevice, dtype: DType, name: &str) -> Result<Function> {
+    MEAS.function(cd, &Spec::of(&[dtype]), name)
+}
 
 /// Elements mapped to slots, on the input's device.
 struct Seg<T: Element> {
     x: Array<T>,
-    /// CPU: the slot of every element (−1: not measured).
-    cpu_slots: Option<Vec<i64>>,
-    /// CUDA: the same on the device.
-    gpu_slots: Option<Array<i64>>,
+    /// The slot of every element (−1: not measured), on the input's device.
+    slots: Slots,
     nslots: usize,
     /// 1: no labels (one region); 2: labels > 0 (one region); 0: one slot per `index` entry.
     mode: i32,
     /// CUDA: per slot, the bits of the largest finite |value| and the flags of the non-finite
     /// values (the scale of the fixed-point sums), computed once.
     scale: std::cell::OnceCell<(Array<i64>, Array<i32>)>,
+}
+
+/// The elements' slots on the host or on the device.
+enum Slots {
+    Host(Vec<i64>),
+    Cuda(Array<i64>),
 }
 
 /// The widest range of `index` values (largest − smallest, and 0) the label-to-slot table
@@ -105,116 +127,107 @@ fn seg<T: Element, L: Element>(
             (0, t, lo, ix.len())
         }
     };
-    match x.device() {
-        Device::Cpu => {
-            let slots: Vec<i64> = match labels {
-                None => vec![0; n],
-                Some(l) => {
-                    let lv = l.to_vec()?;
-                    lv.iter()
-                        .map(|&v| {
-                            let v = v.to_i64();
-                            match mode {
-                                2 => {
-                                    if v > 0 {
-                                        0
-                                    } else {
-                                        -1
-                                    }
-                                }
-                                _ => {
-                                    let k = v.wrapping_sub(lo);
-                                    if k >= 0 && (k as usize) < table.len() {
-                                        table[k as usize]
-                                    } else {
-                                        -1
-                                    }
+    let slots = match x.backend() {
+        Backend::Host(_) => Slots::Host(match labels {
+            None => vec![0; n],
+            Some(l) => {
+                let lv = l.to_vec()?;
+                lv.iter()
+                    .map(|&v| {
+                        let v = v.to_i64();
+                        match mode {
+                            2 => {
+                                if v > 0 {
+                                    0
+                                } else {
+                                    -1
                                 }
                             }
-                        })
-                        .collect()
-                }
-            };
-            Ok(Seg {
-                x,
-                cpu_slots: Some(slots),
-                gpu_slots: None,
-                nslots,
-                mode,
-                scale: std::cell::OnceCell::new(),
-            })
-        }
-        Device::Cuda(cd) => {
+                            _ => {
+                                let k = v.wrapping_sub(lo);
+                                if k >= 0 && (k as usize) < table.len() {
+                                    table[k as usize]
+                                } else {
+                                    -1
+                                }
+                            }
+                        }
+                    })
+                    .collect()
+            }
+        }),
+        Backend::Cuda(c) => {
+            let cd = c.dev();
             let dev = x.device();
-            let slots = Array::<i64>::zeros(&[n], dev)?;
+            let mut slots = Array::<i64>::zeros(&[n], dev)?;
             let tl = table.len();
             let table = Array::from_vec(table, &[tl], dev)?;
             let lab = match labels {
                 Some(l) => Some(contig(l)?),
                 None => None,
             };
-            let f = kernel(cd, "meas", MEAS_CU, L::DTYPE, "ndi_meas_slots")?;
-            launch(
-                &f,
-                cd,
-                n,
-                Args::new()
-                    .push(lab.as_ref().map(dptr).unwrap_or(0))
-                    .push(dptr(&table))
-                    .push(tl as i64)
-                    .push(lo)
-                    .push(dptr(&slots))
-                    .push(n as i64)
-                    .push(mode),
-            )?;
-            Ok(Seg {
-                x,
-                cpu_slots: None,
-                gpu_slots: Some(slots),
-                nslots,
-                mode,
-                scale: std::cell::OnceCell::new(),
-            })
+            if n > 0 {
+                let f = function(cd, L::DTYPE, "ndi_meas_slots")?;
+                cd.launch(&f, per_item(cd, n))
+                    .opt(lab.as_ref().map(|l| l.dev_ptr()).transpose()?)
+                    .arg(table.dev_ptr()?)
+                    .arg(tl as i64)
+                    .arg(lo)
+                    .arg(slots.dev_ptr_mut()?)
+                    .arg(n as i64)
+                    .arg(mode)
+                    .run()?;
+            }
+            Slots::Cuda(slots)
         }
-    }
+    };
+    Ok(Seg {
+        x,
+        slots,
+        nslots,
+        mode,
+        scale: std::cell::OnceCell::new(),
+    })
 }
 
-/// CUDA: the fixed-point sums `acc` (2 words per slot and axis, `per` axes) as f64 on the host
-/// (`ndi_fx_finish`: exponent `mul·e + add (+ eaxis)`; `nonfinite_nan`: any NaN/inf gives NaN).
-#[allow(clippy::too_many_arguments)]
-fn fx_finish(
-    cd: &cusci_core::CudaDevice,
-    acc: &Array<i64>,
-    amax: &Array<i64>,
-    flags: &Array<i32>,
+/// CUDA: how [`fx_finish`] turns fixed-point sums into f64: `acc` holds 2 words per slot and
+/// axis (`per` axes of `k` slots); the exponent is `mul·e + add` (`+ eaxis[axis]`);
+/// `nonfinite_nan`: any NaN/inf of the slot gives NaN.
+struct Fixed<'a> {
+    acc: &'a Array<i64>,
     k: usize,
     per: usize,
     mul: i32,
     add: i32,
-    eaxis: Option<&Array<i32>>,
+    eaxis: Option<&'a Array<i32>>,
     nonfinite_nan: bool,
+}
+
+/// CUDA: the fixed-point sums `fx.acc` with the per-slot `scale` (`ndi_fx_finish`), as f64 on
+/// the host.
+fn fx_finish(
+    cd: &CudaDevice,
+    (amax, flags): &(Array<i64>, Array<i32>),
+    fx: &Fixed,
 ) -> Result<Vec<f64>> {
-    if k * per == 0 {
-        return Ok(vec![0.0; k * per]);
+    let n = fx.k * fx.per;
+    if n == 0 {
+        return Ok(Vec::new());
     }
-    let out = Array::<f64>::empty(&[k * per], acc.device())?;
-    let f = kernel(cd, "meas", MEAS_CU, DType::F64, "ndi_fx_finish")?;
-    launch(
-        &f,
-        cd,
-        k * per,
-        Args::new()
-            .push(dptr(acc))
-            .push(dptr(amax))
-            .push(dptr(flags))
-            .push(k as i64)
-            .push(per as i32)
-            .push(mul)
-            .push(add)
-            .push(eaxis.map(dptr).unwrap_or(0))
-            .push(nonfinite_nan as i32)
-            .push(dptr(&out)),
-    )?;
+    let mut out = Array::<f64>::empty(&[n], fx.acc.device())?;
+    let f = function(cd, DType::F64, "ndi_fx_finish")?;
+    cd.launch(&f, per_item(cd, n))
+        .arg(fx.acc.dev_ptr()?)
+        .arg(amax.dev_ptr()?)
+        .arg(flags.dev_ptr()?)
+        .arg(fx.k as i64)
+        .arg(fx.per as i32)
+        .arg(fx.mul)
+        .arg(fx.add)
+        .opt(fx.eaxis.map(|e| e.dev_ptr()).transpose()?)
+        .arg(fx.nonfinite_nan as i32)
+        .arg(out.dev_ptr_mut()?)
+        .run()?;
     out.to_vec()
 }
 
@@ -231,10 +244,20 @@ fn f64v<T: Element>(v: T) -> f64 {
 }
 
 impl<T: Element> Seg<T> {
+    /// CPU: the values and their slots.
     fn cpu(&self) -> Option<(&[T], &[i64])> {
-        self.cpu_slots
-            .as_ref()
-            .map(|s| (&self.x.cpu_data().expect("CPU")[..s.len()], s.as_slice()))
+        match (&self.slots, self.x.backend()) {
+            (Slots::Host(s), Backend::Host(h)) => h.as_slice().map(|x| (&x[..s.len()], &s[..])),
+            _ => None,
+        }
+    }
+
+    /// CUDA: the device and the slots.
+    fn gpu(&self) -> Result<(&CudaDevice, &Array<i64>)> {
+        match (self.x.backend(), &self.slots) {
+            (Backend::Cuda(c), Slots::Cuda(s)) => Ok((c.dev(), s)),
+            _ => Err(make::arg("measurements", "internal: no device slots")),
+        }
     }
 
     fn basic(&self) -> Result<Basic> {
@@ -265,28 +288,36 @@ impl<T: Element> Seg<T> {
         }
         let (cd, sl) = self.gpu()?;
         let dev = self.x.device();
-        let (amax, flags) = self.scale()?;
-        let cnt = Array::<i64>::zeros(&[k], dev)?;
-        let acc = Array::<i64>::zeros(&[2 * k.max(1)], dev)?;
-        let mn = Array::<f64>::full(&[k], f64::INFINITY, dev)?;
-        let mx = Array::<f64>::full(&[k], f64::NEG_INFINITY, dev)?;
-        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_basic")?;
-        launch(
-            &f,
-            cd,
-            self.x.size(),
-            Args::new()
-                .push(dptr(&self.x))
-                .push(dptr(sl))
-                .push(self.x.size() as i64)
-                .push(dptr(&cnt))
-                .push(dptr(&acc))
-                .push(dptr(amax))
-                .push(dptr(&mn))
-                .push(dptr(&mx)),
-        )?;
+        let scale = self.scale()?;
+        let mut cnt = Array::<i64>::zeros(&[k], dev)?;
+        let mut acc = Array::<i64>::zeros(&[2 * k.max(1)], dev)?;
+        let mut mn = Array::<f64>::full(&[k], f64::INFINITY, dev)?;
+        let mut mx = Array::<f64>::full(&[k], f64::NEG_INFINITY, dev)?;
+        let n = self.x.size();
+        if n > 0 {
+            let f = function(cd, T::DTYPE, "ndi_meas_basic")?;
+            cd.launch(&f, per_item(cd, n))
+                .arg(self.x.dev_ptr()?)
+                .arg(sl.dev_ptr()?)
+                .arg(n as i64)
+                .arg(cnt.dev_ptr_mut()?)
+                .arg(acc.dev_ptr_mut()?)
+                .arg(scale.0.dev_ptr()?)
+                .arg(mn.dev_ptr_mut()?)
+                .arg(mx.dev_ptr_mut()?)
+                .run()?;
+        }
         b.cnt = cnt.to_vec()?.into_iter().map(|c| c as u64).collect();
-        b.sum = fx_finish(cd, &acc, amax, flags, k, 1, 1, 0, None, false)?;
+        let fx = Fixed {
+            acc: &acc,
+            k,
+            per: 1,
+            mul: 1,
+            add: 0,
+            eaxis: None,
+            nonfinite_nan: false,
+        };
+        b.sum = fx_finish(cd, scale, &fx)?;
         b.mn = mn.to_vec()?;
         b.mx = mx.to_vec()?;
         Ok(b)
@@ -300,30 +331,20 @@ impl<T: Element> Seg<T> {
         let (cd, sl) = self.gpu()?;
         let dev = self.x.device();
         let k = self.nslots.max(1);
-        let amax = Array::<i64>::zeros(&[k], dev)?;
-        let flags = Array::<i32>::zeros(&[k], dev)?;
-        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_scale")?;
+        let mut amax = Array::<i64>::zeros(&[k], dev)?;
+        let mut flags = Array::<i32>::zeros(&[k], dev)?;
         let n = self.x.size();
-        launch(
-            &f,
-            cd,
-            n,
-            Args::new()
-                .push(dptr(&self.x))
-                .push(dptr(sl))
-                .push(n as i64)
-                .push(dptr(&amax))
-                .push(dptr(&flags)),
-        )?;
-        let _ = self.scale.set((amax, flags));
-        Ok(self.scale.get().expect("just set"))
-    }
-
-    fn gpu(&self) -> Result<(&cusci_core::CudaDevice, &Array<i64>)> {
-        match (self.x.device(), &self.gpu_slots) {
-            (Device::Cuda(cd), Some(s)) => Ok((cd, s)),
-            _ => Err(make::arg("measurements", "internal: no device slots")),
+        if n > 0 {
+            let f = function(cd, T::DTYPE, "ndi_meas_scale")?;
+            cd.launch(&f, per_item(cd, n))
+                .arg(self.x.dev_ptr()?)
+                .arg(sl.dev_ptr()?)
+                .arg(n as i64)
+                .arg(amax.dev_ptr_mut()?)
+                .arg(flags.dev_ptr_mut()?)
+                .run()?;
         }
+        Ok(self.scale.get_or_init(|| (amax, flags)))
     }
 
     /// Σ (x − mean[slot])² per slot.
@@ -342,23 +363,30 @@ impl<T: Element> Seg<T> {
         let (cd, sl) = self.gpu()?;
         let dev = self.x.device();
         let m = Array::from_vec(mean.to_vec(), &[k], dev)?;
-        let (amax, flags) = self.scale()?;
-        let acc = Array::<i64>::zeros(&[2 * k.max(1)], dev)?;
-        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_sq")?;
+        let scale = self.scale()?;
+        let mut acc = Array::<i64>::zeros(&[2 * k.max(1)], dev)?;
         let n = self.x.size();
-        launch(
-            &f,
-            cd,
-            n,
-            Args::new()
-                .push(dptr(&self.x))
-                .push(dptr(sl))
-                .push(n as i64)
-                .push(dptr(&m))
-                .push(dptr(amax))
-                .push(dptr(&acc)),
-        )?;
-        fx_finish(cd, &acc, amax, flags, k, 1, 2, 2, None, true)
+        if n > 0 {
+            let f = function(cd, T::DTYPE, "ndi_meas_sq")?;
+            cd.launch(&f, per_item(cd, n))
+                .arg(self.x.dev_ptr()?)
+                .arg(sl.dev_ptr()?)
+                .arg(n as i64)
+                .arg(m.dev_ptr()?)
+                .arg(scale.0.dev_ptr()?)
+                .arg(acc.dev_ptr_mut()?)
+                .run()?;
+        }
+        let fx = Fixed {
+            acc: &acc,
+            k,
+            per: 1,
+            mul: 2,
+            add: 2,
+            eaxis: None,
+            nonfinite_nan: true,
+        };
+        fx_finish(cd, scale, &fx)
     }
 
     /// First flat index (raster order) per slot where the value equals `target[slot]`.
@@ -376,20 +404,18 @@ impl<T: Element> Seg<T> {
         let (cd, sl) = self.gpu()?;
         let dev = self.x.device();
         let t = Array::from_vec(target.to_vec(), &[k], dev)?;
-        let pos = Array::<i64>::full(&[k], -1, dev)?;
-        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_pos")?;
+        let mut pos = Array::<i64>::full(&[k], -1, dev)?;
         let n = self.x.size();
-        launch(
-            &f,
-            cd,
-            n,
-            Args::new()
-                .push(dptr(&self.x))
-                .push(dptr(sl))
-                .push(n as i64)
-                .push(dptr(&t))
-                .push(dptr(&pos)),
-        )?;
+        if n > 0 {
+            let f = function(cd, T::DTYPE, "ndi_meas_pos")?;
+            cd.launch(&f, per_item(cd, n))
+                .arg(self.x.dev_ptr()?)
+                .arg(sl.dev_ptr()?)
+                .arg(n as i64)
+                .arg(t.dev_ptr()?)
+                .arg(pos.dev_ptr_mut()?)
+                .run()?;
+        }
         Ok(pos.to_vec()?.into_iter().map(|p| p as u64).collect())
     }
 
@@ -420,22 +446,19 @@ impl<T: Element> Seg<T> {
 
     /// CUDA: per slot `s < nslots`, `[start, end)` of its elements in slot-sorted keys `sk`, as
     /// one array `[start…, end…]` (an empty slot: `[0, 0)`).
-    fn segments(&self, cd: &cusci_core::CudaDevice, sk: &Array<i32>) -> Result<Array<i64>> {
+    fn segments(&self, cd: &CudaDevice, sk: &Array<i32>) -> Result<Array<i64>> {
         let k = self.nslots;
-        let se = Array::<i64>::zeros(&[2 * k], self.x.device())?;
-        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_segments")?;
+        let mut se = Array::<i64>::zeros(&[2 * k], self.x.device())?;
         let n = sk.size();
-        launch(
-            &f,
-            cd,
-            n,
-            Args::new()
-                .push(dptr(sk))
-                .push(n as i64)
-                .push(k as i64)
-                .push(dptr(&se))
-                .push(dptr(&se) + (8 * k) as u64),
-        )?;
+        if n > 0 {
+            let f = function(cd, T::DTYPE, "ndi_meas_segments")?;
+            cd.launch(&f, per_item(cd, n))
+                .arg(sk.dev_ptr()?)
+                .arg(n as i64)
+                .arg(k as i64)
+                .arg(se.dev_ptr_mut()?)
+                .run()?;
+        }
         Ok(se)
     }
 
@@ -450,38 +473,33 @@ impl<T: Element> Seg<T> {
             return Ok(Vec::new());
         }
         let sbits = self.slot_bits()?;
-        let vkey = Array::<W>::empty(&[n], dev)?;
-        let skey = Array::<i32>::empty(&[n], dev)?;
-        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_med_keys")?;
-        launch(
-            &f,
-            cd,
-            n,
-            Args::new()
-                .push(dptr(&self.x))
-                .push(dptr(sl))
-                .push(n as i64)
-                .push(k as i64)
-                .push(dptr(&vkey))
-                .push(dptr(&skey)),
-        )?;
+        let mut vkey = Array::<W>::empty(&[n], dev)?;
+        let mut skey = Array::<i32>::empty(&[n], dev)?;
+        if n > 0 {
+            let f = function(cd, T::DTYPE, "ndi_meas_med_keys")?;
+            cd.launch(&f, per_item(cd, n))
+                .arg(self.x.dev_ptr()?)
+                .arg(sl.dev_ptr()?)
+                .arg(n as i64)
+                .arg(k as i64)
+                .arg(vkey.dev_ptr_mut()?)
+                .arg(skey.dev_ptr_mut()?)
+                .run()?;
+        }
         let (vk, sk) = sort_pairs(&vkey, Some(&skey), W::BITS)?;
         let (sk, vk) = sort_pairs(&sk, Some(&vk), sbits)?;
         let se = self.segments(cd, &sk)?;
-        let out = Array::<f64>::empty(&[k], dev)?;
-        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_median")?;
-        launch(
-            &f,
-            cd,
-            k,
-            Args::new()
-                .push(dptr(&vk))
-                .push(dptr(&se))
-                .push(dptr(&se) + (8 * k) as u64)
-                .push(k as i64)
-                .push(np_median as i32)
-                .push(dptr(&out)),
-        )?;
+        let mut out = Array::<f64>::empty(&[k], dev)?;
+        let f = function(cd, T::DTYPE, "ndi_meas_median")?;
+        let sp = se.dev_ptr()?;
+        cd.launch(&f, per_item(cd, k))
+            .arg(vk.dev_ptr()?)
+            .arg(sp)
+            .arg(sp.add(k)?)
+            .arg(k as i64)
+            .arg(np_median as i32)
+            .arg(out.dev_ptr_mut()?)
+            .run()?;
         out.to_vec()
     }
 
@@ -496,21 +514,19 @@ impl<T: Element> Seg<T> {
             return Ok((Vec::new(), Vec::new()));
         }
         let sbits = self.slot_bits()?;
-        let skey = Array::<i32>::empty(&[n], dev)?;
-        let vals = Array::<i64>::empty(&[n], dev)?;
-        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_lc_keys")?;
-        launch(
-            &f,
-            cd,
-            n,
-            Args::new()
-                .push(dptr(&self.x))
-                .push(dptr(sl))
-                .push(n as i64)
-                .push(k as i64)
-                .push(dptr(&skey))
-                .push(dptr(&vals)),
-        )?;
+        let mut skey = Array::<i32>::empty(&[n], dev)?;
+        let mut vals = Array::<i64>::empty(&[n], dev)?;
+        if n > 0 {
+            let f = function(cd, T::DTYPE, "ndi_meas_lc_keys")?;
+            cd.launch(&f, per_item(cd, n))
+                .arg(self.x.dev_ptr()?)
+                .arg(sl.dev_ptr()?)
+                .arg(n as i64)
+                .arg(k as i64)
+                .arg(skey.dev_ptr_mut()?)
+                .arg(vals.dev_ptr_mut()?)
+                .run()?;
+        }
         let (sk, sv) = sort_pairs(&skey, Some(&vals), sbits)?;
         let bounds = self.segments(cd, &sk)?.to_vec()?;
         // the measured elements (slots < k) come first
@@ -912,8 +928,8 @@ pub fn center_of_mass<T: Element, L: Element>(
         acc
     } else {
         let (cd, sl) = s.gpu()?;
-        let (amax, flags) = s.scale()?;
-        let acc = Array::<i64>::zeros(&[2 * (k * nd).max(1)], s.x.device())?;
+        let scale = s.scale()?;
+        let mut acc = Array::<i64>::zeros(&[2 * (k * nd).max(1)], s.x.device())?;
         // coordinates along d are < shape[d] <= 2^eaxis[d]
         let mut eaxis: Vec<i32> = shape
             .iter()
@@ -923,21 +939,29 @@ pub fn center_of_mass<T: Element, L: Element>(
             eaxis.push(0);
         }
         let eaxis = Array::from_vec(eaxis, &[nd.max(1)], s.x.device())?;
-        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_com")?;
         let sh = CusciShape::new("center_of_mass", &shape)?;
-        launch(
-            &f,
-            cd,
-            s.x.size(),
-            Args::new()
-                .push(dptr(&s.x))
-                .push(dptr(sl))
-                .push(sh)
-                .push(dptr(amax))
-                .push(dptr(&eaxis))
-                .push(dptr(&acc)),
-        )?;
-        fx_finish(cd, &acc, amax, flags, k, nd, 1, 0, Some(&eaxis), false)?
+        let n = s.x.size();
+        if n > 0 {
+            let f = function(cd, T::DTYPE, "ndi_meas_com")?;
+            cd.launch(&f, per_item(cd, n))
+                .arg(s.x.dev_ptr()?)
+                .arg(sl.dev_ptr()?)
+                .arg(sh)
+                .arg(scale.0.dev_ptr()?)
+                .arg(eaxis.dev_ptr()?)
+                .arg(acc.dev_ptr_mut()?)
+                .run()?;
+        }
+        let fx = Fixed {
+            acc: &acc,
+            k,
+            per: nd,
+            mul: 1,
+            add: 0,
+            eaxis: Some(&eaxis),
+            nonfinite_nan: false,
+        };
+        fx_finish(cd, scale, &fx)?
     };
     Ok((0..k)
         .map(|j| (0..nd).map(|d| acc[j * nd + d] / b.sum[j]).collect())
@@ -1014,22 +1038,20 @@ pub fn histogram<T: Element, L: Element>(
         h
     } else {
         let (cd, sl) = s.gpu()?;
-        let h = Array::<i64>::zeros(&[k * bins], s.x.device())?;
-        let f = kernel(cd, "meas", MEAS_CU, T::DTYPE, "ndi_meas_hist")?;
+        let mut h = Array::<i64>::zeros(&[k * bins], s.x.device())?;
         let n = s.x.size();
-        launch(
-            &f,
-            cd,
-            n,
-            Args::new()
-                .push(dptr(&s.x))
-                .push(dptr(sl))
-                .push(n as i64)
-                .push(min)
-                .push(max)
-                .push(bins as i64)
-                .push(dptr(&h)),
-        )?;
+        if n > 0 {
+            let f = function(cd, T::DTYPE, "ndi_meas_hist")?;
+            cd.launch(&f, per_item(cd, n))
+                .arg(s.x.dev_ptr()?)
+                .arg(sl.dev_ptr()?)
+                .arg(n as i64)
+                .arg(min)
+                .arg(max)
+                .arg(bins as i64)
+                .arg(h.dev_ptr_mut()?)
+                .run()?;
+        }
         h.to_vec()?.into_iter().map(|c| c as u64).collect()
     };
     Ok(h.chunks(bins).map(|c| c.to_vec()).collect())
@@ -1118,8 +1140,8 @@ pub fn find_objects<L: Element>(
             }
         }
     };
-    let bb: Vec<i64> = match x.device() {
-        Device::Cpu => {
+    let bb: Vec<i64> = match x.backend() {
+        Backend::Host(h) => {
             let mut bb = vec![0i64; nmax * 2 * nd];
             for s in 0..nmax {
                 for d in 0..nd {
@@ -1127,7 +1149,7 @@ pub fn find_objects<L: Element>(
                 }
             }
             let st = c_strides_u(&shape);
-            for (i, v) in x.cpu_data().expect("CPU")[..x.size()].iter().enumerate() {
+            for (i, v) in h.to_contiguous().iter().enumerate() {
                 let l = v.to_i64();
                 if l < 1 || l as usize > nmax {
                     continue;
@@ -1143,7 +1165,8 @@ pub fn find_objects<L: Element>(
             }
             bb
         }
-        Device::Cuda(cd) => {
+        Backend::Cuda(c) => {
+            let cd = c.dev();
             let dev = x.device();
             let mut init = vec![0i64; (nmax * 2 * nd).max(1)];
             for s in 0..nmax {
@@ -1152,19 +1175,17 @@ pub fn find_objects<L: Element>(
                 }
             }
             let l = init.len();
-            let bb = Array::from_vec(init, &[l], dev)?;
-            let f = kernel(cd, "meas", MEAS_CU, L::DTYPE, "ndi_meas_bbox")?;
+            let mut bb = Array::from_vec(init, &[l], dev)?;
             let sh = CusciShape::new(OP, &shape)?;
-            launch(
-                &f,
-                cd,
-                x.size(),
-                Args::new()
-                    .push(dptr(&x))
-                    .push(sh)
-                    .push(nmax as i64)
-                    .push(dptr(&bb)),
-            )?;
+            if x.size() > 0 {
+                let f = function(cd, L::DTYPE, "ndi_meas_bbox")?;
+                cd.launch(&f, per_item(cd, x.size()))
+                    .arg(c.ptr())
+                    .arg(sh)
+                    .arg(nmax as i64)
+                    .arg(bb.dev_ptr_mut()?)
+                    .run()?;
+            }
             bb.to_vec()?
         }
     };
@@ -1229,8 +1250,8 @@ pub fn value_indices<L: Element>(
     }
     let shape = arr.shape().to_vec();
     let nd = shape.len();
-    if let Device::Cuda(cd) = arr.device() {
-        return value_indices_cuda(cd, arr, ignore_value);
+    if let Backend::Cuda(c) = arr.backend() {
+        return value_indices_cuda(c.dev(), arr, ignore_value);
     }
     let st = c_strides_u(&shape);
     let mut m: BTreeMap<i64, Vec<Vec<usize>>> = BTreeMap::new();
@@ -1248,7 +1269,7 @@ pub fn value_indices<L: Element>(
 }
 
 fn value_indices_cuda<L: Element>(
-    cd: &cusci_core::CudaDevice,
+    cd: &CudaDevice,
     arr: &Array<L>,
     ignore_value: Option<i64>,
 ) -> Result<BTreeMap<i64, Vec<Vec<usize>>>> {
@@ -1259,14 +1280,13 @@ fn value_indices_cuda<L: Element>(
         return Ok(m);
     }
     let dev = x.device();
-    let mm = Array::from_vec(vec![i64::MAX, i64::MIN], &[2], dev)?;
-    let f = kernel(cd, "meas", MEAS_CU, L::DTYPE, "ndi_vi_minmax")?;
-    launch(
-        &f,
-        cd,
-        n,
-        Args::new().push(dptr(&x)).push(n as i64).push(dptr(&mm)),
-    )?;
+    let mut mm = Array::from_vec(vec![i64::MAX, i64::MIN], &[2], dev)?;
+    let f = function(cd, L::DTYPE, "ndi_vi_minmax")?;
+    cd.launch(&f, per_item(cd, n))
+        .arg(x.dev_ptr()?)
+        .arg(n as i64)
+        .arg(mm.dev_ptr_mut()?)
+        .run()?;
     let mm = mm.to_vec()?;
     let span = (mm[1] as i128 - mm[0] as i128) as u64;
     let out = if span <= u32::MAX as u64 {
@@ -1301,74 +1321,55 @@ fn value_indices_cuda<L: Element>(
 /// CUDA value_indices: keys `label − mn` (`W` words, `kbits` bits), their stable argsort, and the
 /// values and coordinates `[(ndim + 1) · n]` back in one copy.
 fn vi_sorted<L: Element, W: RadixWord>(
-    cd: &cusci_core::CudaDevice,
+    cd: &CudaDevice,
     x: &Array<L>,
     mn: i64,
     kbits: u32,
 ) -> Result<Vec<i64>> {
     let n = x.size();
     let dev = x.device();
-    let key = Array::<W>::empty(&[n], dev)?;
-    let f = kernel(
-        cd,
-        "meas",
-        MEAS_CU,
-        L::DTYPE,
-        &format!("ndi_vi_keys{}", W::BITS),
-    )?;
-    launch(
-        &f,
-        cd,
-        n,
-        Args::new()
-            .push(dptr(x))
-            .push(n as i64)
-            .push(mn)
-            .push(dptr(&key)),
-    )?;
+    let cfg = per_item(cd, n);
+    let mut key = Array::<W>::empty(&[n], dev)?;
+    let f = function(cd, L::DTYPE, &format!("ndi_vi_keys{}", W::BITS))?;
+    cd.launch(&f, cfg)
+        .arg(x.dev_ptr()?)
+        .arg(n as i64)
+        .arg(mn)
+        .arg(key.dev_ptr_mut()?)
+        .run()?;
     let sh = CusciShape::new("value_indices", x.shape())?;
-    let out = Array::<i64>::empty(&[(x.ndim() + 1) * n], dev)?;
-    let unravel = |sk: &Array<W>, ip: u64, ibits: u32| -> Result<()> {
-        let f = kernel(
-            cd,
-            "meas",
-            MEAS_CU,
-            L::DTYPE,
-            &format!("ndi_vi_unravel_k{}_i{}", W::BITS, ibits),
-        )?;
-        launch(
-            &f,
-            cd,
-            n,
-            Args::new()
-                .push(dptr(sk))
-                .push(ip)
-                .push(mn)
-                .push(sh)
-                .push(dptr(&out)),
-        )
-    };
+    let mut out = Array::<i64>::empty(&[(x.ndim() + 1) * n], dev)?;
     if n as u64 <= u32::MAX as u64 + 1 {
         let (sk, idx) = sort_pairs::<W, i32>(&key, None, kbits)?;
-        unravel(&sk, dptr(&idx), 32)?;
+        vi_unravel(cd, cfg, L::DTYPE, (&sk, &idx), mn, sh, &mut out)?;
     } else {
         let (sk, idx) = sort_pairs::<W, i64>(&key, None, kbits)?;
-        unravel(&sk, dptr(&idx), 64)?;
+        vi_unravel(cd, cfg, L::DTYPE, (&sk, &idx), mn, sh, &mut out)?;
     }
     out.to_vec()
 }
 
-#[doc(hidden)]
-/// Every kernel module of this file for every real element type (compile checks).
-pub fn kernel_sources() -> Vec<(String, String)> {
-    DType::ALL
-        .into_iter()
-        .filter(|d| !d.is_complex())
-        .map(|d| {
-            (
-                format!("meas_{}", d.tag()),
-                crate::structure::module_source(MEAS_CU, d),
-            )
-        })
-        .collect()
+/// CUDA value_indices: the values `mn + key` of the sorted keys `sk` and the coordinates of
+/// their flat indices `idx` into `out` (`ndi_vi_unravel_k{K}_i{I}`).
+fn vi_unravel<K: RadixWord, I: RadixWord>(
+    cd: &CudaDevice,
+    cfg: LaunchConfig,
+    dtype: DType,
+    (sk, idx): (&Array<K>, &Array<I>),
+    mn: i64,
+    sh: CusciShape,
+    out: &mut Array<i64>,
+) -> Result<()> {
+    let f = function(
+        cd,
+        dtype,
+        &format!("ndi_vi_unravel_k{}_i{}", K::BITS, I::BITS),
+    )?;
+    cd.launch(&f, cfg)
+        .arg(sk.dev_ptr()?)
+        .arg(idx.dev_ptr()?)
+        .arg(mn)
+        .arg(sh)
+        .arg(out.dev_ptr_mut()?)
+        .run()
 }

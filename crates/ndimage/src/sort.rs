@@ -13,12 +13,39 @@
 //!
 //! Not part of the public API (hidden; used by the measurements and their tests).
 
-use crate::structure::{contig, dptr, launch};
-use cusci_core::cuda::kernel::{Args, Function};
+use crate::cuda::{per_item, LaunchExt};
+use crate::structure::contig;
+use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::error::make;
-use cusci_core::{Array, CudaDevice, Device, Element, LaunchConfig, Result};
+use cusci_core::{Array, Backend, CudaDevice, DType, Element, Function, LaunchConfig, Result};
 
-pub(crate) const SORT_CU: &str = include_str!("sort.cu");
+/// The sort kernels (`sort.cu`) for key and payload words: `Spec::of(&[K, V])` with `K`, `V`
+/// each `I32` (u32 bits) or `I64` (u64 bits).
+pub(crate) static SORT: KernelModule = KernelModule {
+    name: "ndimage_sort",
+    source: |spec| {
+        let word = |i: usize| -> Result<&'static str> {
+            match spec.dtype(i)? {
+                DType::I32 => Ok("unsigned int"),
+                DType::I64 => Ok("unsigned long long"),
+                d => Err(make::dtype("sort_pairs", d)),
+            }
+        };
+        Ok(format!(
+            "#define NDI_SK {}\n#define NDI_SV {}\n{}",
+            word(0)?,
+            word(1)?,
+            include_str!("sort.cu")
+        ))
+    },
+    options: &[],
+    samples: || {
+        let w = [DType::I32, DType::I64];
+        w.iter()
+            .flat_map(|&k| w.iter().map(move |&v| Spec::of(&[k, v])))
+            .collect()
+    },
+};
 
 /// Elements per tile of the GPU passes (`NDI_SORT_TILE` of sort.cu).
 const TILE: usize = 256 * 16;
@@ -28,8 +55,6 @@ const TILE: usize = 256 * 16;
 pub trait RadixWord: Element {
     /// Bits of the word.
     const BITS: u32;
-    /// The CUDA type of the unsigned word.
-    const CUDA: &'static str;
     /// The word's bits, zero-extended.
     fn bits(self) -> u64;
     /// The word holding the low bits of `v`.
@@ -38,7 +63,6 @@ pub trait RadixWord: Element {
 
 impl RadixWord for i32 {
     const BITS: u32 = 32;
-    const CUDA: &'static str = "unsigned int";
     fn bits(self) -> u64 {
         self as u32 as u64
     }
@@ -49,7 +73,6 @@ impl RadixWord for i32 {
 
 impl RadixWord for i64 {
     const BITS: u32 = 64;
-    const CUDA: &'static str = "unsigned long long";
     fn bits(self) -> u64 {
         self as u64
     }
@@ -115,9 +138,9 @@ pub fn sort_pairs<K: RadixWord, V: RadixWord>(
         }
     };
     let passes = key_bits.div_ceil(8);
-    match &dev {
-        Device::Cpu => {
-            let k = keys.to_vec()?;
+    match keys.backend() {
+        Backend::Host(h) => {
+            let k = h.to_contiguous().into_owned();
             let v = match &vals {
                 Some(v) => v.to_vec()?,
                 None => (0..n as u64).map(V::from_bits).collect(),
@@ -128,7 +151,7 @@ pub fn sort_pairs<K: RadixWord, V: RadixWord>(
                 Array::from_vec(v, &[n], &dev)?,
             ))
         }
-        Device::Cuda(cd) => cuda_sort(cd, &keys, vals.as_ref(), passes),
+        Backend::Cuda(c) => cuda_sort(c.dev(), &keys, vals.as_ref(), passes),
     }
 }
 
@@ -168,12 +191,7 @@ fn cpu_sort<K: RadixWord, V: RadixWord>(
 
 /// The sort.cu kernel `name` for keys `K` and payloads `V`.
 fn sort_fn<K: RadixWord, V: RadixWord>(cd: &CudaDevice, name: &str) -> Result<Function> {
-    let key = format!("cusci_ndimage_sort_k{}_v{}", K::BITS, V::BITS);
-    cd.function(&key, || module_source(K::CUDA, V::CUDA), &[], name)
-}
-
-fn module_source(k: &str, v: &str) -> String {
-    format!("#define NDI_SK {k}\n#define NDI_SV {v}\n{SORT_CU}")
+    SORT.function(cd, &Spec::of(&[K::DTYPE, V::DTYPE]), name)
 }
 
 fn cuda_sort<K: RadixWord, V: RadixWord>(
@@ -191,9 +209,12 @@ fn cuda_sort<K: RadixWord, V: RadixWord>(
         let v = match vals {
             Some(v) => v.clone(),
             None => {
-                let v = Array::<V>::empty(&[n], dev)?;
+                let mut v = Array::<V>::empty(&[n], dev)?;
                 let f = sort_fn::<K, V>(cd, "ndi_sort_iota")?;
-                launch(&f, cd, n, Args::new().push(dptr(&v)).push(n as i64))?;
+                cd.launch(&f, per_item(cd, n))
+                    .arg(v.dev_ptr_mut()?)
+                    .arg(n as i64)
+                    .run()?;
                 v
             }
         };
@@ -208,56 +229,39 @@ fn cuda_sort<K: RadixWord, V: RadixWord>(
     }
     let fh = sort_fn::<K, V>(cd, "ndi_sort_hist")?;
     let fs = sort_fn::<K, V>(cd, "ndi_sort_scatter")?;
-    let hist = Array::<i64>::empty(&[256 * nblocks], dev)?;
-    let bufs = [
-        (Array::<K>::empty(&[n], dev)?, Array::<V>::empty(&[n], dev)?),
-        (Array::<K>::empty(&[n], dev)?, Array::<V>::empty(&[n], dev)?),
-    ];
+    let mut hist = Array::<i64>::empty(&[256 * nblocks], dev)?;
+    // the passes alternate between two buffers: each reads the previous pass's output (the
+    // input for the first; no payload there for an argsort) and writes the other buffer
+    let mut out = (Array::<K>::empty(&[n], dev)?, Array::<V>::empty(&[n], dev)?);
+    let mut prev = (Array::<K>::empty(&[n], dev)?, Array::<V>::empty(&[n], dev)?);
     let cfg = LaunchConfig::linear(nblocks as u32, 256);
-    let (mut kin, mut vin) = (dptr(keys), vals.map(dptr).unwrap_or(0));
     for p in 0..passes {
         let shift = (8 * p) as i32;
-        fh.launch(
-            cd,
-            cfg,
-            Args::new()
-                .push(kin)
-                .push(n as i64)
-                .push(shift)
-                .push(dptr(&hist))
-                .push(nblocks as i64),
-        )?;
+        let (kin, vin) = if p == 0 {
+            (keys.dev_ptr()?, vals.map(|v| v.dev_ptr()).transpose()?)
+        } else {
+            (prev.0.dev_ptr()?, Some(prev.1.dev_ptr()?))
+        };
+        cd.launch(&fh, cfg)
+            .arg(kin)
+            .arg(n as i64)
+            .arg(shift)
+            .arg(hist.dev_ptr_mut()?)
+            .arg(nblocks as i64)
+            .run()?;
         let incl = hist.cumsum(0)?;
-        let (ko, vo) = &bufs[(p % 2) as usize];
-        fs.launch(
-            cd,
-            cfg,
-            Args::new()
-                .push(kin)
-                .push(vin)
-                .push(dptr(ko))
-                .push(dptr(vo))
-                .push(n as i64)
-                .push(shift)
-                .push(dptr(&hist))
-                .push(dptr(&incl))
-                .push(nblocks as i64),
-        )?;
-        kin = dptr(ko);
-        vin = dptr(vo);
+        cd.launch(&fs, cfg)
+            .arg(kin)
+            .opt(vin)
+            .arg(out.0.dev_ptr_mut()?)
+            .arg(out.1.dev_ptr_mut()?)
+            .arg(n as i64)
+            .arg(shift)
+            .arg(hist.dev_ptr()?)
+            .arg(incl.dev_ptr()?)
+            .arg(nblocks as i64)
+            .run()?;
+        std::mem::swap(&mut out, &mut prev);
     }
-    let [a, b] = bufs;
-    Ok(if passes % 2 == 1 { a } else { b })
-}
-
-#[doc(hidden)]
-/// The kernel modules of this file (compile checks): every key/payload width pair.
-pub fn kernel_sources() -> Vec<(String, String)> {
-    let w = [("32", "unsigned int"), ("64", "unsigned long long")];
-    w.iter()
-        .flat_map(|&(kb, k)| {
-            w.iter()
-                .map(move |&(vb, v)| (format!("sort_k{kb}_v{vb}"), module_source(k, v)))
-        })
-        .collect()
+    Ok(prev)
 }

@@ -1,13 +1,9 @@
 //! Structuring elements (`generate_binary_structure`, `iterate_structure`) and the helpers that the
-//! morphology, label, measurement and distance modules share (flat offsets of a structure, CUDA
-//! launch plumbing).
+//! morphology, label, measurement and distance modules share (flat offsets of a structure,
+//! coordinates, origins).
 
-use cusci_core::cuda::kernel::{Args, Function};
 use cusci_core::error::make;
-use cusci_core::{Array, CudaDevice, DType, Device, Element, LaunchConfig, Result};
-
-/// The most dimensions a CUDA kernel of this crate handles (the core's `CUSCI_MAXD`).
-pub(crate) const MAXD: usize = 8;
+use cusci_core::{Array, Device, Element, Result};
 
 /// `scipy.ndimage.generate_binary_structure(rank, connectivity)`: a `3 × … × 3` boolean array
 /// (`rank` axes) whose element at offset `d` from the centre is true when
@@ -32,10 +28,14 @@ pub fn generate_binary_structure(
             format!("rank {rank} is more than 32"),
         ));
     }
-    let shape = vec![3usize; rank];
+    Array::from_vec(structure_data(rank, connectivity), &vec![3usize; rank], dev)
+}
+
+/// The elements of `generate_binary_structure(rank, connectivity)` in C order.
+fn structure_data(rank: usize, connectivity: i64) -> Vec<bool> {
     let n = 3usize.pow(rank as u32);
     let conn = connectivity.max(0);
-    let data: Vec<bool> = (0..n)
+    (0..n)
         .map(|mut k| {
             let mut s = 0i64;
             for _ in 0..rank {
@@ -48,8 +48,7 @@ pub fn generate_binary_structure(
                 s <= conn
             }
         })
-        .collect();
-    Array::from_vec(data, &shape, dev)
+        .collect()
 }
 
 /// `scipy.ndimage.iterate_structure(structure, iterations, origin)`: `structure` dilated by itself
@@ -102,16 +101,15 @@ pub fn iterate_structure(
         }
         out[idx] = v;
     }
-    let dil = crate::morphology::binary::cpu_iterate(
-        "iterate_structure",
-        &out,
-        &shape,
-        &s.dilation_offsets(&vec![0; nd]),
-        true,
-        ni as i64,
-        None,
-        false,
-    )?;
+    let offs = s.dilation_offsets(&vec![0; nd]);
+    let steps = crate::morphology::binary::Steps {
+        shape: &shape,
+        offs: &offs,
+        dilate: true,
+        iterations: ni as i64,
+        border: false,
+    };
+    let dil = crate::morphology::binary::cpu_iterate("iterate_structure", &out, &steps, None)?;
     Ok((Array::from_vec(dil, &shape, structure.device())?, scaled))
 }
 
@@ -149,13 +147,17 @@ impl Structure {
         })
     }
     /// `generate_binary_structure(ndim, connectivity)` on the host.
-    pub fn default(ndim: usize, connectivity: i64) -> Structure {
-        let s =
-            generate_binary_structure(ndim, connectivity, &Device::Cpu).expect("a host structure");
-        Structure {
-            shape: vec![3; ndim],
-            data: s.to_vec().expect("host data"),
+    ///
+    /// # Errors
+    /// `InvalidArgument` for more than 32 dimensions (as `generate_binary_structure`).
+    pub fn default(op: &str, ndim: usize, connectivity: i64) -> Result<Structure> {
+        if ndim > 32 {
+            return Err(make::arg(op, format!("rank {ndim} is more than 32")));
         }
+        Ok(Structure {
+            shape: vec![3; ndim],
+            data: structure_data(ndim, connectivity),
+        })
     }
     /// Coordinates of the true elements relative to the centre `shape // 2 + origin`:
     /// the offsets `k - c - origin` of SciPy's erosion.
@@ -293,88 +295,4 @@ pub(crate) fn contig<T: Element>(a: &Array<T>) -> Result<Array<T>> {
     } else {
         a.contiguous()
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// CUDA plumbing
-
-/// The core's `CusciShape` (common.cuh): element count, rank and extents.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub(crate) struct CusciShape {
-    pub n: i64,
-    pub ndim: i32,
-    pub dims: [i64; MAXD],
-}
-
-impl CusciShape {
-    pub fn new(op: &str, shape: &[usize]) -> Result<CusciShape> {
-        if shape.len() > MAXD {
-            return Err(make::not_implemented(
-                &format!("{op} with more than {MAXD} dimensions"),
-                "CUDA",
-            ));
-        }
-        let mut dims = [1i64; MAXD];
-        for (d, &s) in shape.iter().enumerate() {
-            dims[d] = s as i64;
-        }
-        Ok(CusciShape {
-            n: shape.iter().product::<usize>() as i64,
-            ndim: shape.len() as i32,
-            dims,
-        })
-    }
-}
-
-/// The device pointer of a contiguous CUDA array.
-pub(crate) fn dptr<T: Element>(a: &Array<T>) -> u64 {
-    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
-}
-
-/// A grid-stride launch over `n` items: 256 threads, at most 32 blocks per SM.
-pub(crate) fn grid(dev: &CudaDevice, n: usize) -> LaunchConfig {
-    let cap = dev.props().multiprocessors.max(1) * 32;
-    LaunchConfig::linear(n.div_ceil(256).clamp(1, cap) as u32, 256)
-}
-
-/// The kernel `name` of module `module` built from `src` for element type `dtype`
-/// (`NDI_T` is its CUDA type; the boundary modes header is included).
-pub(crate) fn kernel(
-    dev: &CudaDevice,
-    module: &str,
-    src: &'static str,
-    dtype: DType,
-    name: &str,
-) -> Result<Function> {
-    let key = format!("cusci_ndimage_{module}_{}", dtype.tag());
-    dev.function(&key, || module_source(src, dtype), &[], name)
-}
-
-/// The full source of a module of this crate for element type `dtype`.
-pub(crate) fn module_source(src: &str, dtype: DType) -> String {
-    format!(
-        "#define NDI_T {}\n{}\n{}",
-        dtype.cuda_name(),
-        crate::modes::MODES_CUH,
-        src
-    )
-}
-
-/// Launches `f` over `n` items on `dev`.
-pub(crate) fn launch(f: &Function, dev: &CudaDevice, n: usize, args: &mut Args) -> Result<()> {
-    if n == 0 {
-        return Ok(());
-    }
-    f.launch(dev, grid(dev, n), args)
-}
-
-/// Flattened offsets as a device array of i64 (`ndim` coordinates per offset), never empty.
-pub(crate) fn offsets_on(dev: &Device, offs: &[Vec<i64>], ndim: usize) -> Result<Array<i64>> {
-    let mut flat: Vec<i64> = offs.iter().flatten().copied().collect();
-    if flat.is_empty() {
-        flat = vec![0; ndim.max(1)];
-    }
-    let l = flat.len();
-    Array::from_vec(flat, &[l], dev)
 }

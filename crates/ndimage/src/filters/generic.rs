@@ -2,14 +2,16 @@
 //! a Rust closure (any device; it runs on the host) or a CUDA device function (CUDA inputs; it
 //! is compiled with NVRTC through the device's kernel cache, as CuPy takes a kernel).
 
-use super::engine::{dims8, from_f64, gpu_io, launch_cfg, to_f64, window_at, Real};
-use super::{check_origin, norm_axis, rank_points, FilterOptions, Footprint};
+use super::engine::{from_f64, io, to_f64, window_at, Real};
+use super::{check_origin, rank_points, FilterOptions, Footprint};
+use crate::cuda::{dims8, linear};
 use crate::modes::MODES_CUH;
 use crate::structure::unravel;
-use cusci_core::cuda::kernel::{Args, LaunchConfig};
+use cusci_core::array::layout::norm_axis;
+use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::dtype::DType;
 use cusci_core::error::make;
-use cusci_core::{Array, Device, Result};
+use cusci_core::{Array, Backend, CudaDevice, LaunchConfig, Result};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
 
@@ -75,28 +77,61 @@ fn store_f64<T: Real>(mut v: Vec<f64>, shape: &[usize]) -> Result<Array<T>> {
     from_f64::<T>(v, shape)
 }
 
-fn tname(dtype: DType) -> &'static str {
-    dtype.cuda_name()
-}
-
-/// The CUDA source of `generic_filter`'s kernel for a user function (`npts`: the footprint size)
-/// or of `generic_filter1d`'s (`npts == None`), for compile checks.
-pub fn generic_kernel_source(
-    dtype: DType,
-    source: &str,
-    name: &str,
-    npts: Option<usize>,
-) -> String {
+/// The CUDA source of `generic_filter`'s kernel for the user function `name` defined in
+/// `source` (`npts`: the footprint size) or of `generic_filter1d`'s (`npts == None`).
+fn generic_source(dtype: DType, source: &str, name: &str, npts: Option<usize>) -> String {
     let np = match npts {
         Some(n) => format!("#define NDI_NPTS {n}\n"),
         None => String::new(),
     };
     format!(
         "#define T {}\n{MODES_CUH}\n{source}\n#define NDI_FN {name}\n{np}{}",
-        tname(dtype),
+        dtype.cuda_name(),
         include_str!("generic.cu")
     )
 }
+
+/// The kernel of `generic_filter` / `generic_filter1d` with a user function, for compile checks:
+/// a user function is compiled with the user's source at run time (keyed by a hash of it,
+/// [`cache_key`]), so this module builds `generic.cu` around sample functions of each form:
+/// `Spec::of(&[T]).with(&[npts])` for `generic_filter` (a mean over `npts` points), `npts == 0`
+/// for `generic_filter1d` (a correlation of each line with the extra arguments).
+pub(crate) static GENERIC: KernelModule = KernelModule {
+    name: "ndimage_generic",
+    source: |spec| {
+        let npts = usize::try_from(spec.int(0)?).ok().filter(|&n| n > 0);
+        let (src, name) = match npts {
+            Some(_) => (SAMPLE_FN, "ndi_sample_mean"),
+            None => (SAMPLE_FN1D, "ndi_sample_corr"),
+        };
+        Ok(generic_source(spec.dtype(0)?, src, name, npts))
+    },
+    options: &[],
+    samples: || {
+        [DType::F32, DType::F64, DType::U8]
+            .into_iter()
+            .flat_map(|d| [Spec::of(&[d]).with(&[9]), Spec::of(&[d]).with(&[0])])
+            .collect()
+    },
+};
+
+/// A `generic_filter` function of the documented signature (the samples of [`GENERIC`]).
+const SAMPLE_FN: &str = "__device__ double ndi_sample_mean(const double* v, long long n, \
+    const double* e, int ne) {
+  double s = 0.0;
+  for (long long k = 0; k < n; ++k) s += v[k];
+  return s / (double)n * e[0] + e[1];
+}";
+
+/// A `generic_filter1d` function of the documented signature (the samples of [`GENERIC`]).
+const SAMPLE_FN1D: &str = "__device__ void ndi_sample_corr(const double* in, long long ni, \
+    double* out, long long no, const double* w, int nw) {
+  for (long long k = 0; k < no; ++k) {
+    double s = 0.0;
+    for (int j = 0; j < nw; ++j) s += w[j] * in[k + j];
+    out[k] = s;
+  }
+}";
 
 fn cache_key(dtype: DType, source: &str, name: &str, npts: Option<usize>) -> String {
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -127,10 +162,6 @@ fn extra_on<T: Real>(extra: &[f64], x: &Array<T>) -> Result<Array<f64>> {
     };
     let n = v.len();
     Array::from_vec(v, &[n], x.device())
-}
-
-fn ptr<U: cusci_core::dtype::Element>(a: &Array<U>) -> u64 {
-    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
 }
 
 /// Generic n-D filter (`scipy.ndimage.generic_filter`): `out[i] = function(values)`, `values`
@@ -195,7 +226,7 @@ pub fn generic_filter<T: Real>(
         }
         GenericFunction::Cuda { source, name } => {
             check_name(op, name)?;
-            let Device::Cuda(d) = input.device() else {
+            let Backend::Cuda(c) = input.backend() else {
                 return Err(make::arg(
                     op,
                     "a CUDA function needs an input on a CUDA device (use a closure on the CPU)",
@@ -204,30 +235,50 @@ pub fn generic_filter<T: Real>(
             if input.size() == 0 {
                 return input.copy();
             }
+            let d = c.dev();
             let dims = dims8(op, &shape)?;
-            let (_xc, out, xp, op_) = gpu_io(input)?;
+            let (xc, mut out) = io(input)?;
             let offs = Array::from_vec(pts.offs.clone(), &[pts.offs.len()], input.device())?;
             let ex = extra_on(extra_arguments, input)?;
-            let npts = Some(pts.len());
-            let f = d.function(
-                &cache_key(T::DTYPE, source, name, npts),
-                || generic_kernel_source(T::DTYPE, source, name, npts),
-                &[],
-                "ndi_generic",
-            )?;
+            let f = user_function(d, T::DTYPE, source, name, Some(pts.len()))?;
             let n = input.size();
-            let mut a = Args::new();
-            a.push(xp)
-                .push(op_)
-                .push(n as i64)
-                .push(nd as i32)
-                .push(dims);
-            a.push(ptr(&offs)).push(mode.code()).push(cval);
-            a.push(ptr(&ex)).push(extra_arguments.len() as i32);
-            f.launch(d, launch_cfg(n), &mut a)?;
+            d.launch(&f, linear(n))
+                .arg(xc.dev_ptr()?)
+                .arg(out.dev_ptr_mut()?)
+                .arg(n as i64)
+                .arg(nd as i32)
+                .arg(dims)
+                .arg(offs.dev_ptr()?)
+                .arg(mode.code())
+                .arg(cval)
+                .arg(ex.dev_ptr()?)
+                .arg(extra_arguments.len() as i32)
+                .run()?;
             Ok(out)
         }
     }
+}
+
+/// The kernel `ndi_generic` (`npts`: the footprint size) or `ndi_generic1d` (`None`) around the
+/// user's function `name` of `source`, compiled on the first use of that source on `d`.
+fn user_function(
+    d: &CudaDevice,
+    dtype: DType,
+    source: &str,
+    name: &str,
+    npts: Option<usize>,
+) -> Result<cusci_core::Function> {
+    let kernel = if npts.is_some() {
+        "ndi_generic"
+    } else {
+        "ndi_generic1d"
+    };
+    d.function(
+        &cache_key(dtype, source, name, npts),
+        || generic_source(dtype, source, name, npts),
+        &[],
+        kernel,
+    )
 }
 
 /// Lines of scratch per launch of the CUDA `generic_filter1d` (bounds its scratch memory).
@@ -323,41 +374,42 @@ pub fn generic_filter1d<T: Real>(
             }
         }
         GenericFunction1d::Cuda { source, name } => {
-            let Device::Cuda(d) = input.device() else {
-                unreachable!("checked above");
+            let Backend::Cuda(c) = input.backend() else {
+                return Err(make::arg(
+                    op,
+                    "a CUDA function needs an input on a CUDA device (use a closure on the CPU)",
+                ));
             };
-            let (_xc, out, xp, op_) = gpu_io(input)?;
+            let d = c.dev();
+            let (xc, mut out) = io(input)?;
             let ex = extra_on(extra_arguments, input)?;
-            let f = d.function(
-                &cache_key(T::DTYPE, source, name, None),
-                || generic_kernel_source(T::DTYPE, source, name, None),
-                &[],
-                "ndi_generic1d",
-            )?;
+            let f = user_function(d, T::DTYPE, source, name, None)?;
             let per = nlines.min(LINES_PER_LAUNCH);
-            let lin = Array::<f64>::empty(&[per * ext], input.device())?;
-            let lout = Array::<f64>::empty(&[per * len], input.device())?;
+            let mut lin = Array::<f64>::empty(&[per * ext], input.device())?;
+            let mut lout = Array::<f64>::empty(&[per * len], input.device())?;
+            let (xp, ep) = (xc.dev_ptr()?, ex.dev_ptr()?);
+            let mut op_ = out.dev_ptr_mut()?;
+            let mut lp = lin.dev_ptr_mut()?;
+            let mut lop = lout.dev_ptr_mut()?;
             let mut l0 = 0;
             while l0 < nlines {
                 let cnt = per.min(nlines - l0);
-                let mut a = Args::new();
-                a.push(xp)
-                    .push(op_)
-                    .push(l0 as i64)
-                    .push(cnt as i64)
-                    .push(len as i64)
-                    .push(inner as i64);
-                a.push(filter_size as i32)
-                    .push(shift as i32)
-                    .push(mode.code())
-                    .push(cval);
-                a.push(ptr(&lin)).push(ptr(&lout));
-                a.push(ptr(&ex)).push(extra_arguments.len() as i32);
-                f.launch(
-                    d,
-                    LaunchConfig::linear(cnt.div_ceil(128) as u32, 128),
-                    &mut a,
-                )?;
+                d.launch(&f, LaunchConfig::linear(cnt.div_ceil(128) as u32, 128))
+                    .arg(xp)
+                    .arg(&mut op_)
+                    .arg(l0 as i64)
+                    .arg(cnt as i64)
+                    .arg(len as i64)
+                    .arg(inner as i64)
+                    .arg(filter_size as i32)
+                    .arg(shift as i32)
+                    .arg(mode.code())
+                    .arg(cval)
+                    .arg(&mut lp)
+                    .arg(&mut lop)
+                    .arg(ep)
+                    .arg(extra_arguments.len() as i32)
+                    .run()?;
                 l0 += cnt;
             }
             Ok(out)

@@ -8,15 +8,17 @@
 //! (wrapping stores), see [`output`] (`correlate_as::<I, O>`, `gaussian_filter_as`, ...).
 
 mod engine;
+mod footprint;
+mod fused;
 mod generic;
+mod line;
 pub mod output;
+mod rank;
 
-pub use engine::{kernel_source, Real};
+pub use engine::Real;
 #[doc(hidden)]
-pub use engine::{stream2_launches, with_stream2_disabled};
-pub use generic::{
-    generic_filter, generic_filter1d, generic_kernel_source, GenericFunction, GenericFunction1d,
-};
+pub use fused::{plan_sum_passes, Pass, Step};
+pub use generic::{generic_filter, generic_filter1d, GenericFunction, GenericFunction1d};
 pub use output::{
     convolve1d_as, convolve_as, correlate1d_as, correlate_as, gaussian_filter1d_as,
     gaussian_filter_as, gaussian_gradient_magnitude_as, gaussian_laplace_as, generic_filter1d_as,
@@ -25,10 +27,19 @@ pub use output::{
     sobel_as, uniform_filter1d_as, uniform_filter_as,
 };
 
+pub(crate) use engine::{Op, FILTERS};
+pub(crate) use generic::GENERIC;
+pub(crate) use output::STORE;
+
 use crate::modes::Mode;
+use cusci_core::array::layout::norm_axis;
 use cusci_core::error::make;
 use cusci_core::{Array, Result};
-use engine::{filter1d, filternd, ranknd, sum_passes, Op, Pass, Points};
+use engine::Points;
+use footprint::filternd;
+use fused::sum_passes;
+use line::{filter1d, Line};
+use rank::ranknd;
 
 /// Options shared by the filters (SciPy's `mode`, `cval`, `origin`, `axes`).
 ///
@@ -79,18 +90,7 @@ pub enum Footprint {
     Mask(Array<bool>),
 }
 
-pub(crate) fn norm_axis(op: &str, axis: isize, ndim: usize) -> Result<usize> {
-    let n = ndim as isize;
-    let a = if axis < 0 { axis + n } else { axis };
-    if a < 0 || a >= n {
-        return Err(make::arg(
-            op,
-            format!("axis {axis} out of range for {ndim} dimensions"),
-        ));
-    }
-    Ok(a as usize)
-}
-
+/// The filtered axes, normalised, in the order given (`None`: every axis in order).
 fn norm_axes(op: &str, axes: &Option<Vec<isize>>, ndim: usize) -> Result<Vec<usize>> {
     match axes {
         None => Ok((0..ndim).collect()),
@@ -198,7 +198,16 @@ pub fn correlate1d<T: Real>(
     let mode = single_mode(op, opts.mode, &opts.modes)?;
     let o = opts.origin.first().copied().unwrap_or(0);
     let shift = check_origin(op, o, weights.len())?;
-    filter1d(input, ax, weights, shift, mode, opts.cval, 1.0, Op::Sum)
+    let line = Line {
+        axis: ax,
+        w: weights,
+        shift,
+        mode,
+        cval: opts.cval,
+        div: 1.0,
+        op: Op::Sum,
+    };
+    filter1d(input, &line)
 }
 
 /// One-dimensional convolution along `axis` (`scipy.ndimage.convolve1d`): [`correlate1d`] with
@@ -593,7 +602,16 @@ pub fn gaussian_filter1d<T: Real>(
     let radius = opts.radius.as_ref().and_then(|r| r.first().copied());
     let w = gaussian_weights(op, sigma, order, opts.truncate, radius)?;
     let shift = (w.len() / 2) as i64;
-    filter1d(input, ax, &w, shift, mode, opts.cval, 1.0, Op::Sum)
+    let line = Line {
+        axis: ax,
+        w: &w,
+        shift,
+        mode,
+        cval: opts.cval,
+        div: 1.0,
+        op: Op::Sum,
+    };
+    filter1d(input, &line)
 }
 
 /// n-dimensional Gaussian filter (`scipy.ndimage.gaussian_filter`): one 1-D pass per axis
@@ -668,7 +686,16 @@ fn window1d<T: Real>(
     }
     let shift = check_origin(op, origin, size)?;
     let w = vec![1.0; size];
-    filter1d(input, axis, &w, shift, mode, cval, size as f64, kind)
+    let line = Line {
+        axis,
+        w: &w,
+        shift,
+        mode,
+        cval,
+        div: size as f64,
+        op: kind,
+    };
+    filter1d(input, &line)
 }
 
 /// One-dimensional uniform (moving-average) filter of `size` along `axis`
@@ -1283,8 +1310,16 @@ pub fn laplace<T: Real + cusci_core::dtype::Numeric>(
     let axes = norm_axes(op, &opts.axes, input.ndim())?;
     let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
     sum_terms(input, axes.len(), |k| {
-        let w = [1.0, -2.0, 1.0];
-        filter1d(input, axes[k], &w, 1, modes[k], opts.cval, 1.0, Op::Sum)
+        let line = Line {
+            axis: axes[k],
+            w: &[1.0, -2.0, 1.0],
+            shift: 1,
+            mode: modes[k],
+            cval: opts.cval,
+            div: 1.0,
+            op: Op::Sum,
+        };
+        filter1d(input, &line)
     })
 }
 
@@ -1423,9 +1458,6 @@ pub fn gaussian_gradient_magnitude<T: Real + cusci_core::dtype::Float>(
     }
     let sig = per_axis(op, "sigma", sigma, nd, 0.0)?;
     let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
-    if axes.is_empty() {
-        return input.copy();
-    }
     let mut out: Option<Array<T>> = None;
     for (k, &a) in axes.iter().enumerate() {
         let d = gaussian_term(input, &sig, a, 1, modes[k], opts)?;
@@ -1435,5 +1467,8 @@ pub fn gaussian_gradient_magnitude<T: Real + cusci_core::dtype::Float>(
             Some(o) => o.add(&sq)?,
         });
     }
-    out.expect("at least one axis").sqrt()
+    match out {
+        Some(o) => o.sqrt(),
+        None => input.copy(),
+    }
 }

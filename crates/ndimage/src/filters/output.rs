@@ -51,14 +51,16 @@ use super::generic::{generic_filter, generic_filter1d, GenericFunction, GenericF
 use super::{
     axis_modes, check_origin, check_rank, convolve, convolve1d, correlate, correlate1d,
     gaussian_filter, gaussian_filter1d, gaussian_weights, laplace_sigmas, maximum_filter,
-    maximum_filter1d, minimum_filter, minimum_filter1d, norm_axes, norm_axis, per_axis, rank_box,
-    rank_filter, uniform_filter, uniform_filter1d, FilterOptions, Footprint, GaussianOptions,
+    maximum_filter1d, minimum_filter, minimum_filter1d, norm_axes, per_axis, rank_box, rank_filter,
+    uniform_filter, uniform_filter1d, FilterOptions, Footprint, GaussianOptions,
 };
 use crate::modes::Mode;
+use cusci_core::array::layout::norm_axis;
+use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::dtype::{DType, Element, Numeric};
 use cusci_core::elementwise::{Arg, Scalar};
 use cusci_core::error::make;
-use cusci_core::{Array, Device, ElementwiseKernel, Result};
+use cusci_core::{Array, Backend, BackendMut, ElementwiseKernel, Result};
 use rayon::prelude::*;
 use std::sync::OnceLock;
 
@@ -189,19 +191,20 @@ __device__ __forceinline__ double ndi_scast(double v, int m) {
 }
 "#;
 
-/// The CUDA source of the store of SciPy's casts the `*_as` filters run on the GPU (the device
-/// function `ndi_scast(v, code)` of an element-wise kernel), with a one-line kernel around it, for
-/// compile checks.
-///
-/// ```
-/// assert!(cusci_ndimage::filters::output::store_kernel_source().contains("ndi_scast"));
-/// ```
-pub fn store_kernel_source() -> String {
-    format!(
-        "{SCAST_CUDA}\nextern \"C\" __global__ void ndi_scast_check(const double* x, double* y, \
-         int m) {{ y[threadIdx.x] = ndi_scast(x[threadIdx.x], m); }}\n"
-    )
-}
+/// The store of SciPy's casts that the `*_as` filters run on the GPU: the device function
+/// `ndi_scast(v, code)`, the preamble of an element-wise kernel ([`scast_kernel`], compiled by
+/// the core's element-wise machinery), here with a one-line kernel around it for compile checks.
+pub(crate) static STORE: KernelModule = KernelModule {
+    name: "ndimage_store",
+    source: |_| {
+        Ok(format!(
+            "{SCAST_CUDA}\nextern \"C\" __global__ void ndi_scast_check(const double* x, \
+             double* y, int m) {{ y[threadIdx.x] = ndi_scast(x[threadIdx.x], m); }}\n"
+        ))
+    },
+    options: &[],
+    samples: || vec![Spec::default()],
+};
 
 fn scast_kernel() -> Result<&'static ElementwiseKernel> {
     static K: OnceLock<ElementwiseKernel> = OnceLock::new();
@@ -224,23 +227,20 @@ pub(crate) fn apply(a: Array<f64>, code: i32) -> Result<Array<f64>> {
     if code == 0 {
         return Ok(a);
     }
-    match a.device() {
-        Device::Cpu => {
-            // in place where the array is not shared (a pass's fresh output), in parallel
-            let mut a = a;
-            let v = a.cpu_data_mut().expect("a CPU array");
-            v.par_iter_mut().for_each(|x| *x = scast(*x, code));
-            Ok(a)
-        }
-        Device::Cuda(_) => {
-            let mut out = Array::<f64>::empty(a.shape(), a.device())?;
-            scast_kernel()?.call(
-                &[Arg::Array(&a), Arg::Scalar(Scalar::I32(code))],
-                &mut [&mut out],
-            )?;
-            Ok(out)
-        }
+    if let Backend::Cuda(_) = a.backend() {
+        let mut out = Array::<f64>::empty(a.shape(), a.device())?;
+        scast_kernel()?.call(
+            &[Arg::Array(&a), Arg::Scalar(Scalar::I32(code))],
+            &mut [&mut out],
+        )?;
+        return Ok(out);
     }
+    // in place where the array is not shared (a pass's fresh output), in parallel
+    let mut a = a;
+    if let BackendMut::Host(v) = a.backend_mut()? {
+        v.par_iter_mut().for_each(|x| *x = scast(*x, code));
+    }
+    Ok(a)
 }
 
 fn store(a: Array<f64>, s: Store) -> Result<Array<f64>> {

@@ -12,13 +12,14 @@
 //! SciPy's `output=` dtype: [`output`] (`*_as::<In, Out>`, computed in f64, stored with SciPy's
 //! rounding and clamping rules).
 
+use crate::cuda::{dims8, linear, LaunchExt};
 use crate::filters::Real;
 use crate::modes::{Mode, MODES_CUH};
-use cusci_core::cuda::kernel::{Args, Function, LaunchConfig};
-use cusci_core::device::CudaDevice;
-use cusci_core::dtype::DType;
+use cusci_core::array::layout::norm_axis;
+use cusci_core::cuda::launch::{KernelModule, Spec};
+use cusci_core::dtype::{DType, Element};
 use cusci_core::error::make;
-use cusci_core::{Array, Device, Result};
+use cusci_core::{Array, Backend, CudaDevice, DevPtr, Device, Function, KernelParam, Result};
 use rayon::prelude::*;
 
 pub mod output;
@@ -47,80 +48,50 @@ impl Default for InterpOptions {
     }
 }
 
-/// The CUDA source of the interpolation kernels for output type `t` and working type `w`.
-pub fn kernel_source(t: DType, w: DType) -> String {
-    let round = if t.is_integer() {
-        "#define NDI_ROUND\n"
-    } else {
-        ""
-    };
-    format!(
-        "#define T {}\n#define W {}\n{round}{MODES_CUH}\n{}\n{}",
-        t.cuda_name(),
-        w.cuda_name(),
-        include_str!("interp.cuh"),
-        include_str!("interpolation.cu")
-    )
-}
-
-/// The source of the transform kernel `ndi_transform_r{rank}o{order}` (an input of rank 1–3,
-/// one spline order on every axis): [`kernel_source`] plus that one instantiation.
-pub fn fixed_kernel_source(t: DType, w: DType, rank: usize, order: usize) -> String {
-    format!(
-        "{}\nNDI_TRANSFORM_FIXED({rank}, {order})\n",
-        kernel_source(t, w)
-    )
-}
-
-fn function(d: &CudaDevice, t: DType, w: DType, name: &str) -> Result<Function> {
-    let key = format!("ndi_interp_{}_{}", t.tag(), w.tag());
-    d.function(&key, || kernel_source(t, w), &[], name)
-}
-
-fn fixed_function(
-    d: &CudaDevice,
-    t: DType,
-    w: DType,
-    rank: usize,
-    order: usize,
-) -> Result<Function> {
-    let key = format!("ndi_interp_{}_{}_r{rank}o{order}", t.tag(), w.tag());
-    d.function(
-        &key,
-        || fixed_kernel_source(t, w, rank, order),
-        &[],
-        &format!("ndi_transform_r{rank}o{order}"),
-    )
-}
-
-fn cfg(n: usize) -> LaunchConfig {
-    LaunchConfig::linear(n.div_ceil(256).clamp(1, 1 << 20) as u32, 256)
-}
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct Dims8([i64; 8]);
-
-/// The affine map by value (`NdiMat`: irank × orank matrix, the offset, then the output
-/// coordinates' shift per output axis; at most 80 values).
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct Mat80([f64; 80]);
-
-fn dims8(op: &str, s: &[usize]) -> Result<Dims8> {
-    if s.len() > 8 {
-        return Err(make::arg(op, "more than 8 dimensions"));
-    }
-    let mut d = [1i64; 8];
-    for (a, &v) in d.iter_mut().zip(s) {
-        *a = v as i64;
-    }
-    Ok(Dims8(d))
-}
-
-fn ptr<T: cusci_core::dtype::Element>(a: &Array<T>) -> u64 {
-    a.cuda_view().map(|v| v.ptr).unwrap_or(0)
-}
+/// The interpolation kernels (`interp.cuh`, `interpolation.cu`) for element type `T` and
+/// working type `W`: `Spec::of(&[T, W])`; with `.with(&[rank, order])` also the transform kernel
+/// `ndi_transform_r{rank}o{order}` (an input of rank 1–3, one spline order on every axis).
+pub(crate) static INTERP: KernelModule = KernelModule {
+    name: "ndimage_interp",
+    source: |spec| {
+        let (t, w) = (spec.dtype(0)?, spec.dtype(1)?);
+        let round = if t.is_integer() {
+            "#define NDI_ROUND\n"
+        } else {
+            ""
+        };
+        let mut s = format!(
+            "#define T {}\n#define W {}\n{round}{MODES_CUH}\n{}\n{}",
+            t.cuda_name(),
+            w.cuda_name(),
+            include_str!("interp.cuh"),
+            include_str!("interpolation.cu")
+        );
+        if !spec.ints.is_empty() {
+            let (rank, order) = (spec.int(0)?, spec.int(1)?);
+            s += &format!("\nNDI_TRANSFORM_FIXED({rank}, {order})\n");
+        }
+        Ok(s)
+    },
+    options: &[],
+    samples: || {
+        let reals = [DType::F32, DType::F64, DType::I32, DType::I64, DType::U8];
+        let mut v: Vec<Spec> = reals
+            .into_iter()
+            .flat_map(|t| [DType::F32, DType::F64].map(|w| Spec::of(&[t, w])))
+            .collect();
+        // every rank and order for f32 (the benchmarked type); other type pairs on a few
+        for r in 1..=3 {
+            for o in 0..=5 {
+                v.push(Spec::of(&[DType::F32, DType::F32]).with(&[r, o]));
+            }
+        }
+        v.push(Spec::of(&[DType::F64, DType::F64]).with(&[2, 3]));
+        v.push(Spec::of(&[DType::U8, DType::F64]).with(&[1, 5]));
+        v.push(Spec::of(&[DType::I32, DType::F64]).with(&[3, 1]));
+        v
+    },
+};
 
 // ---------------------------------------------------------------- CPU formulas (as interp.cuh)
 
@@ -558,127 +529,121 @@ fn spline_axis_cpu(v: &mut [f64], shape: &[usize], axis: usize, order: usize, mo
 
 // ---------------------------------------------------------------- the working input
 
-/// The working input of a transform: the input as W (f32 for f32 inputs on the GPU, else f64),
-/// padded and prefiltered as SciPy does for the order and mode.
-enum Work {
-    Cpu(Vec<f64>),
-    F32(Array<f32>),
-    F64(Array<f64>),
-    /// The contiguous input (its type is the working type), kept alive while its pointer is used.
-    Input {
-        ptr: u64,
-        _keep: Box<dyn std::any::Any>,
-    },
-}
-
-fn work_dtype<T: Real>(dev: &Device) -> DType {
-    if T::DTYPE == DType::F32 && matches!(dev, Device::Cuda(_)) {
-        DType::F32
-    } else {
-        DType::F64
-    }
-}
-
-/// Pads (npad on each side), converts to the working type and applies the spline prefilter on
-/// `axes` (all when None). Returns the working data and its shape.
-#[allow(clippy::too_many_arguments)]
-fn prepare<T: Real>(
-    x: &Array<T>,
+/// How a transform prepares its input (SciPy's `_prepad_for_spline_filter` and `spline_filter`):
+/// `npad` elements of padding on each side (edge values when `nearest`, else `cval`), then the
+/// spline prefilter of `order` in `mode` along `axes` when `filter`.
+#[derive(Clone, Copy)]
+struct Prep<'a> {
     npad: usize,
     cval: f64,
     nearest: bool,
     order: usize,
     mode: Mode,
     filter: bool,
-    wdt: DType,
-    axes: &[usize],
-) -> Result<(Work, Vec<usize>)> {
-    let shape: Vec<usize> = x.shape().iter().map(|&s| s + 2 * npad).collect();
-    match x.device() {
-        Device::Cpu => {
-            let xv: Vec<f64> = x.to_vec()?.into_iter().map(Real::to_f).collect();
-            let mut v = if npad == 0 {
-                xv
-            } else {
-                let n: usize = shape.iter().product();
-                let ish = x.shape();
-                (0..n)
-                    .into_par_iter()
-                    .map(|i| {
-                        let mut r = i;
-                        let mut lin = 0usize;
-                        let mut mul = 1usize;
-                        for d in (0..shape.len()).rev() {
-                            let mut o = (r % shape[d]) as i64 - npad as i64;
-                            r /= shape[d];
-                            if o < 0 || o >= ish[d] as i64 {
-                                if !nearest {
-                                    return cval;
-                                }
-                                o = o.clamp(0, ish[d] as i64 - 1);
-                            }
-                            lin += o as usize * mul;
-                            mul *= ish[d];
+    axes: &'a [usize],
+}
+
+impl Prep<'_> {
+    /// The shape of the padded input.
+    fn shape(&self, ishape: &[usize]) -> Vec<usize> {
+        ishape.iter().map(|&s| s + 2 * self.npad).collect()
+    }
+}
+
+/// The CPU's working input: the input's C-order values `xv` (shape `ishape`) as f64, padded and
+/// prefiltered as `p` says. Returns the data and its shape.
+fn prepare_cpu(xv: Vec<f64>, ishape: &[usize], p: &Prep) -> (Vec<f64>, Vec<usize>) {
+    let shape = p.shape(ishape);
+    let npad = p.npad;
+    let mut v = if npad == 0 {
+        xv
+    } else {
+        let n: usize = shape.iter().product();
+        (0..n)
+            .into_par_iter()
+            .map(|i| {
+                let mut r = i;
+                let mut lin = 0usize;
+                let mut mul = 1usize;
+                for d in (0..shape.len()).rev() {
+                    let mut o = (r % shape[d]) as i64 - npad as i64;
+                    r /= shape[d];
+                    if o < 0 || o >= ishape[d] as i64 {
+                        if !p.nearest {
+                            return p.cval;
                         }
-                        xv[lin]
-                    })
-                    .collect()
-            };
-            if filter {
-                for &a in axes {
-                    spline_axis_cpu(&mut v, &shape, a, order, mode);
+                        o = o.clamp(0, ishape[d] as i64 - 1);
+                    }
+                    lin += o as usize * mul;
+                    mul *= ishape[d];
                 }
-            }
-            Ok((Work::Cpu(v), shape))
+                xv[lin]
+            })
+            .collect()
+    };
+    if p.filter {
+        for &a in p.axes {
+            spline_axis_cpu(&mut v, &shape, a, p.order, p.mode);
         }
-        Device::Cuda(d) => {
-            let direct = npad == 0 && !filter && T::DTYPE == wdt;
-            let n: usize = shape.iter().product();
-            let work = if direct {
-                // the input itself (no conversion copy: it has the working type already)
-                let c = x.contiguous()?;
-                Work::Input {
-                    ptr: ptr(&c),
-                    _keep: Box::new(c),
-                }
-            } else {
-                let xc = x.contiguous()?;
-                let w = if wdt == DType::F32 {
-                    Work::F32(Array::<f32>::empty(&shape, x.device())?)
-                } else {
-                    Work::F64(Array::<f64>::empty(&shape, x.device())?)
-                };
-                if n > 0 {
-                    let f = function(d, T::DTYPE, wdt, "ndi_pad")?;
-                    let mut a = Args::new();
-                    a.push(ptr(&xc))
-                        .push(w.ptr())
-                        .push(n as i64)
-                        .push(shape.len() as i32);
-                    a.push(dims8("spline prefilter", x.shape())?)
-                        .push(dims8("spline prefilter", &shape)?);
-                    a.push(npad as i64).push(nearest as i32).push(cval);
-                    f.launch(d, cfg(n), &mut a)?;
-                }
-                w
-            };
-            if filter && n > 0 {
-                spline_cuda(d, &work, &shape, axes, order, mode, wdt, T::DTYPE)?;
-            }
-            Ok((work, shape))
+    }
+    (v, shape)
+}
+
+/// The GPU's working input in the working type `W`: the contiguous input itself where nothing is
+/// to be done and it has that type already, else a padded, converted and prefiltered copy.
+enum DevWork<T: Element, W: Element> {
+    Input(Array<T>),
+    Own(Array<W>),
+}
+
+impl<T: Element, W: Element> DevWork<T, W> {
+    /// The working data for a kernel that reads it.
+    fn ptr(&self) -> Result<DevPtr<'_, W>> {
+        match self {
+            DevWork::Input(a) => a.dev_ptr()?.cast::<W>(),
+            DevWork::Own(a) => a.dev_ptr(),
         }
     }
 }
 
-impl Work {
-    fn ptr(&self) -> u64 {
-        match self {
-            Work::Cpu(_) => 0,
-            Work::F32(a) => ptr(a),
-            Work::F64(a) => ptr(a),
-            Work::Input { ptr, .. } => *ptr,
+/// The interpolation kernel `name` for element type `T` and working type `W`.
+fn function<T: Element, W: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
+    INTERP.function(d, &Spec::of(&[T::DTYPE, W::DTYPE]), name)
+}
+
+/// The GPU's working input of `x` in the working type `W` (`ndi_pad`, then [`spline_cuda`]).
+/// Returns it with its shape.
+fn prepare_cuda<T: Real, W: Element>(
+    d: &CudaDevice,
+    x: &Array<T>,
+    p: &Prep,
+) -> Result<(DevWork<T, W>, Vec<usize>)> {
+    let shape = p.shape(x.shape());
+    let n: usize = shape.iter().product();
+    let xc = x.contiguous()?;
+    if p.npad == 0 && !p.filter && T::DTYPE == W::DTYPE {
+        // the input itself (no conversion copy: it has the working type already)
+        return Ok((DevWork::Input(xc), shape));
+    }
+    let mut w = Array::<W>::empty(&shape, x.device())?;
+    if n > 0 {
+        let f = function::<T, W>(d, "ndi_pad")?;
+        d.launch(&f, linear(n))
+            .arg(xc.dev_ptr()?)
+            .arg(w.dev_ptr_mut()?)
+            .arg(n as i64)
+            .arg(shape.len() as i32)
+            .arg(dims8("spline prefilter", x.shape())?)
+            .arg(dims8("spline prefilter", &shape)?)
+            .arg(p.npad as i64)
+            .arg(p.nearest as i32)
+            .arg(p.cval)
+            .run()?;
+        if p.filter {
+            spline_cuda::<T, W>(d, &mut w, &shape, p)?;
         }
     }
+    Ok((DevWork::Own(w), shape))
 }
 
 /// Chunk length of the GPU prefilter passes: about 2^18 threads or more, at least 32 positions.
@@ -691,33 +656,23 @@ fn spline_warm(z: f64) -> usize {
     ((1e-16f64).ln() / z.abs().ln()).ceil().max(1.0) as usize
 }
 
-/// The GPU spline prefilter of `work` (shape `shape`, type `wdt`) along `axes`: per axis and pole a
-/// causal pass into a scratch array and an anticausal pass back (chunked lines, see
+/// The GPU spline prefilter of `work` (shape `shape`) along `p.axes` in place: per axis and pole
+/// a causal pass into a scratch array and an anticausal pass back (chunked lines, see
 /// `ndi_spline_causal`).
-#[allow(clippy::too_many_arguments)]
-fn spline_cuda(
+fn spline_cuda<T: Real, W: Element>(
     d: &CudaDevice,
-    work: &Work,
+    work: &mut Array<W>,
     shape: &[usize],
-    axes: &[usize],
-    order: usize,
-    mode: Mode,
-    wdt: DType,
-    t: DType,
+    p: &Prep,
 ) -> Result<()> {
     let n: usize = shape.iter().product();
-    let dev = Device::Cuda(d.clone());
-    let scratch = if wdt == DType::F32 {
-        Work::F32(Array::<f32>::empty(shape, &dev)?)
-    } else {
-        Work::F64(Array::<f64>::empty(shape, &dev)?)
-    };
-    let p = poles(order);
-    let gain: f64 = p.iter().map(|&z| (1.0 - z) * (1.0 - 1.0 / z)).product();
-    let causal = function(d, t, wdt, "ndi_spline_causal")?;
-    let anti = function(d, t, wdt, "ndi_spline_anticausal")?;
+    let mut scratch = Array::<W>::empty(shape, work.device())?;
+    let poles = poles(p.order);
+    let gain: f64 = poles.iter().map(|&z| (1.0 - z) * (1.0 - 1.0 / z)).product();
+    let causal = function::<T, W>(d, "ndi_spline_causal")?;
+    let anti = function::<T, W>(d, "ndi_spline_anticausal")?;
     let ch = spline_chunk(n);
-    for &ax in axes {
+    for &ax in p.axes {
         let len = shape[ax];
         if len <= 1 {
             continue;
@@ -725,52 +680,47 @@ fn spline_cuda(
         let inner: usize = shape[ax + 1..].iter().product();
         let outer = n / (len * inner);
         let threads = outer * len.div_ceil(ch) * inner;
-        let lc = cfg(threads);
-        for (k, &z) in p.iter().enumerate() {
+        let lc = linear(threads);
+        for (k, &z) in poles.iter().enumerate() {
             let warm = spline_warm(z);
             let g = if k == 0 { gain } else { 1.0 };
-            let mut a = Args::new();
-            a.push(work.ptr())
-                .push(scratch.ptr())
-                .push(outer as i64)
-                .push(len as i64)
-                .push(inner as i64);
-            a.push(ch as i32)
-                .push(warm as i32)
-                .push(z)
-                .push(g)
-                .push(spline_init(mode));
-            causal.launch(d, lc, &mut a)?;
-            let mut a = Args::new();
-            a.push(scratch.ptr())
-                .push(work.ptr())
-                .push(outer as i64)
-                .push(len as i64)
-                .push(inner as i64);
-            a.push(ch as i32)
-                .push(warm as i32)
-                .push(z)
-                .push(spline_init(mode));
-            anti.launch(d, lc, &mut a)?;
+            d.launch(&causal, lc)
+                .arg(work.dev_ptr()?)
+                .arg(scratch.dev_ptr_mut()?)
+                .arg(outer as i64)
+                .arg(len as i64)
+                .arg(inner as i64)
+                .arg(ch as i32)
+                .arg(warm as i32)
+                .arg(z)
+                .arg(g)
+                .arg(spline_init(p.mode))
+                .run()?;
+            d.launch(&anti, lc)
+                .arg(scratch.dev_ptr()?)
+                .arg(work.dev_ptr_mut()?)
+                .arg(outer as i64)
+                .arg(len as i64)
+                .arg(inner as i64)
+                .arg(ch as i32)
+                .arg(warm as i32)
+                .arg(z)
+                .arg(spline_init(p.mode))
+                .run()?;
         }
     }
     Ok(())
 }
 
 /// How output elements find their input coordinates.
-enum Coords<'a> {
-    /// `coords[d * n + i]`, on the input's device, in the working type (f64 on the CPU).
-    List(&'a CoordList),
+enum Coords<'a, C: Real> {
+    /// `coordinates[d, i]`: an array whose leading axis is the input's rank, on the input's
+    /// device (read as f64 on the CPU, in the working type on the GPU).
+    List(&'a Array<C>),
     /// `c = offset + M · (o + h)`: M row-major irank × orank, then the offset (irank values),
     /// then `h` (orank values: 0, or ½ for `zoom`'s grid mode, SciPy's `(o + ½) · z − ½`). Each
     /// product rounded, then added in axis order (no fused multiply-add), on both devices.
     Affine(Vec<f64>),
-}
-
-enum CoordList {
-    Cpu(Vec<f64>),
-    /// A device pointer to `irank × n` values of the working type (the caller keeps the array).
-    Dev(u64),
 }
 
 /// `InvalidArgument` unless `lo <= order <= 5` (SciPy's "spline order not supported").
@@ -785,11 +735,11 @@ pub(crate) fn check_order(op: &str, order: usize, lo: usize) -> Result<()> {
 }
 
 /// The common body of every geometric transform.
-fn transform<T: Real>(
+fn transform<T: Real, C: Real>(
     op: &str,
     x: &Array<T>,
     oshape: &[usize],
-    coords: Coords,
+    coords: Coords<C>,
     o: &InterpOptions,
     pad: Option<f64>,
 ) -> Result<Array<T>> {
@@ -812,15 +762,25 @@ fn pad_value(cval: f64, dtype: DType) -> f64 {
     }
 }
 
+/// A transform's plan: the output shape, the spline order per input axis, the options, and the
+/// input's preparation.
+struct Plan<'a> {
+    op: &'a str,
+    oshape: &'a [usize],
+    ords: &'a [usize],
+    o: &'a InterpOptions,
+    prep: Prep<'a>,
+}
+
 /// [`transform`] with a spline order per input axis (0 on the axes a rotation leaves alone,
 /// which are then neither prefiltered nor interpolated, as SciPy rotates plane by plane).
 /// `pad`: the value of the 12-element padding of `grid-constant` before the prefilter (SciPy pads
 /// in the input's type; default `cval` stored in `T`).
-fn transform_axes<T: Real>(
+fn transform_axes<T: Real, C: Real>(
     op: &str,
     x: &Array<T>,
     oshape: &[usize],
-    coords: Coords,
+    coords: Coords<C>,
     o: &InterpOptions,
     ords: &[usize],
     pad: Option<f64>,
@@ -865,172 +825,246 @@ fn transform_axes<T: Real>(
         } else {
             0
         };
-    let wdt = work_dtype::<T>(x.device());
     let axes: Vec<usize> = (0..irank).filter(|&a| ords[a] > 1).collect();
     if n == 0 {
         return Array::<T>::zeros(oshape, x.device());
     }
-    let (work, ishape) = prepare(
-        x,
-        npad,
-        pad.unwrap_or_else(|| pad_value(o.cval, T::DTYPE)),
-        o.mode == Mode::Nearest,
-        o.order,
-        o.mode,
-        filter,
-        wdt,
-        &axes,
-    )?;
-    // the padding shifts every input coordinate by npad, added after the affine sum (SciPy's
-    // order) on either device
-    let padc = npad as f64;
-    let round = T::DTYPE.is_integer();
-    match (x.device(), work) {
-        (Device::Cpu, Work::Cpu(xv)) => {
-            const CHUNK: usize = 4096;
-            let orank = oshape.len();
-            // a diagonal affine map (zoom, shift): each axis's stencils depend on that axis's
-            // output index only, so they are tabulated once per axis (the coordinate computed as
-            // below; the other axes' terms are zero)
-            let tables: Option<Vec<Vec<Option<AxisStencil>>>> = match &coords {
-                Coords::Affine(m)
-                    if orank == irank
-                        && (0..irank)
-                            .all(|d| (0..orank).all(|e| e == d || m[d * orank + e] == 0.0)) =>
-                {
-                    let stride = strides(&ishape);
-                    Some(
-                        (0..irank)
-                            .map(|d| {
-                                (0..oshape[d])
-                                    .map(|t| {
-                                        let mut acc = m[irank * orank + d];
-                                        let h = m[irank * orank + irank + d];
-                                        acc += m[d * orank + d] * (t as f64 + h);
-                                        acc += padc;
-                                        let mut a = NO_STENCIL;
-                                        axis_stencil(
-                                            acc, ishape[d], stride[d], ords[d], o.mode, &mut a,
-                                        )
-                                        .then_some(a)
-                                    })
-                                    .collect()
-                            })
-                            .collect(),
-                    )
-                }
-                _ => None,
+    let plan = Plan {
+        op,
+        oshape,
+        ords,
+        o,
+        prep: Prep {
+            npad,
+            cval: pad.unwrap_or_else(|| pad_value(o.cval, T::DTYPE)),
+            nearest: o.mode == Mode::Nearest,
+            order: o.order,
+            mode: o.mode,
+            filter,
+            axes: &axes,
+        },
+    };
+    match x.backend() {
+        Backend::Host(h) => {
+            let xv: Vec<f64> = h.to_contiguous().iter().map(|v| v.to_f()).collect();
+            let list: Option<Vec<f64>> = match coords {
+                Coords::List(c) => Some(c.to_vec()?.into_iter().map(Real::to_f).collect()),
+                Coords::Affine(_) => None,
             };
-            let mut out = vec![T::from_f(0.0); n];
-            out.par_chunks_mut(CHUNK).enumerate().for_each(|(ci, ch)| {
-                // the output coordinates of the chunk's first element, then stepped (the last
-                // axis fastest)
-                let mut oi = [0i64; 8];
-                let mut r = ci * CHUNK;
-                for d in (0..orank).rev() {
-                    oi[d] = (r % oshape[d]) as i64;
-                    r /= oshape[d];
-                }
-                for (k, slot) in ch.iter_mut().enumerate() {
-                    let i = ci * CHUNK + k;
-                    let v = if let Some(tb) = &tables {
-                        let mut refs = [&NO_STENCIL; 8];
-                        let mut inside = true;
-                        for d in 0..irank {
-                            match &tb[d][oi[d] as usize] {
-                                Some(a) => refs[d] = a,
-                                None => inside = false,
-                            }
-                        }
-                        if inside {
-                            stencil_sum(&xv, &refs[..irank], ords, o.cval)
-                        } else {
-                            o.cval
-                        }
-                    } else {
-                        let mut c = [0f64; 8];
-                        match &coords {
-                            Coords::List(CoordList::Cpu(v)) => {
-                                for d in 0..irank {
-                                    c[d] = v[d * n + i] + padc;
-                                }
-                            }
-                            Coords::Affine(m) => {
-                                for d in 0..irank {
-                                    let mut acc = m[irank * orank + d];
-                                    for e in 0..orank {
-                                        let h = m[irank * orank + irank + e];
-                                        acc += m[d * orank + e] * (oi[e] as f64 + h);
-                                    }
-                                    c[d] = acc + padc;
-                                }
-                            }
-                            _ => unreachable!("coordinates on another device"),
-                        }
-                        interp_cpu(&xv, &ishape, &c[..irank], ords, o.mode, o.cval)
-                    };
-                    let v = if round {
-                        if v < 0.0 {
-                            v - 0.5
-                        } else {
-                            v + 0.5
-                        }
-                    } else {
-                        v
-                    };
-                    *slot = T::from_f(v);
-                    let mut d = orank;
-                    while d > 0 {
-                        d -= 1;
-                        oi[d] += 1;
-                        if oi[d] < oshape[d] as i64 {
-                            break;
-                        }
-                        oi[d] = 0;
+            let m = match &coords {
+                Coords::Affine(m) => Some(&m[..]),
+                Coords::List(_) => None,
+            };
+            transform_cpu::<T>(xv, x.shape(), list.as_deref(), m, &plan)
+        }
+        Backend::Cuda(c) => transform_cuda::<T, T::W, C>(c.dev(), x, &coords, &plan),
+    }
+}
+
+/// The CPU transform of the input's values `xv` (shape `ishape`): the coordinates from the f64
+/// `list` (`[irank][n]`) or the affine map `m`.
+fn transform_cpu<T: Real>(
+    xv: Vec<f64>,
+    ishape: &[usize],
+    list: Option<&[f64]>,
+    m: Option<&[f64]>,
+    plan: &Plan,
+) -> Result<Array<T>> {
+    let Plan {
+        oshape, ords, o, ..
+    } = *plan;
+    let irank = ishape.len();
+    let n: usize = oshape.iter().product();
+    let (xv, ishape) = prepare_cpu(xv, ishape, &plan.prep);
+    // the padding shifts every input coordinate by npad, added after the affine sum (SciPy's
+    // order)
+    let padc = plan.prep.npad as f64;
+    let round = T::DTYPE.is_integer();
+    const CHUNK: usize = 4096;
+    let orank = oshape.len();
+    // a diagonal affine map (zoom, shift): each axis's stencils depend on that axis's
+    // output index only, so they are tabulated once per axis (the coordinate computed as
+    // below; the other axes' terms are zero)
+    let tables: Option<Vec<Vec<Option<AxisStencil>>>> = match m {
+        Some(m)
+            if orank == irank
+                && (0..irank).all(|d| (0..orank).all(|e| e == d || m[d * orank + e] == 0.0)) =>
+        {
+            let stride = strides(&ishape);
+            Some(
+                (0..irank)
+                    .map(|d| {
+                        (0..oshape[d])
+                            .map(|t| {
+                                let mut acc = m[irank * orank + d];
+                                let h = m[irank * orank + irank + d];
+                                acc += m[d * orank + d] * (t as f64 + h);
+                                acc += padc;
+                                let mut a = NO_STENCIL;
+                                axis_stencil(acc, ishape[d], stride[d], ords[d], o.mode, &mut a)
+                                    .then_some(a)
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            )
+        }
+        _ => None,
+    };
+    let mut out = vec![T::from_f(0.0); n];
+    out.par_chunks_mut(CHUNK).enumerate().for_each(|(ci, ch)| {
+        // the output coordinates of the chunk's first element, then stepped (the last
+        // axis fastest)
+        let mut oi = [0i64; 8];
+        let mut r = ci * CHUNK;
+        for d in (0..orank).rev() {
+            oi[d] = (r % oshape[d]) as i64;
+            r /= oshape[d];
+        }
+        for (k, slot) in ch.iter_mut().enumerate() {
+            let i = ci * CHUNK + k;
+            let v = if let Some(tb) = &tables {
+                let mut refs = [&NO_STENCIL; 8];
+                let mut inside = true;
+                for d in 0..irank {
+                    match &tb[d][oi[d] as usize] {
+                        Some(a) => refs[d] = a,
+                        None => inside = false,
                     }
                 }
-            });
-            Array::from_vec(out, oshape, &Device::Cpu)
-        }
-        (Device::Cuda(d), work) => {
-            // every element is written
-            let out = Array::<T>::empty(oshape, x.device())?;
-            let orank = oshape.len();
-            // the padding shift is a kernel argument; the affine map is passed by value (no
-            // upload)
-            let (cptr, cshift, mat, list) = match &coords {
-                Coords::List(CoordList::Dev(p)) => (*p, padc, [0.0f64; 80], true),
-                Coords::Affine(m) => {
-                    let mut mm = [0.0f64; 80];
-                    mm[..m.len()].copy_from_slice(m);
-                    (0u64, padc, mm, false)
+                if inside {
+                    stencil_sum(&xv, &refs[..irank], ords, o.cval)
+                } else {
+                    o.cval
                 }
-                _ => return Err(make::arg(op, "coordinates on another device")),
-            };
-            let fixed =
-                irank <= 3 && ords.iter().all(|&k| k == o.order) && (list || orank == irank);
-            let mut a = Args::new();
-            a.push(work.ptr()).push(ptr(&out)).push(n as i64);
-            let f = if fixed {
-                a.push(dims8(op, &ishape)?).push(dims8(op, oshape)?);
-                a.push(cptr).push(cshift).push(Mat80(mat));
-                fixed_function(d, T::DTYPE, wdt, irank, o.order)?
             } else {
-                a.push(irank as i32)
-                    .push(dims8(op, &ishape)?)
-                    .push(orank as i32)
-                    .push(dims8(op, oshape)?);
-                a.push(cptr).push(cshift).push(Mat80(mat));
-                a.push(dims8(op, ords)?);
-                function(d, T::DTYPE, wdt, "ndi_transform")?
+                let mut c = [0f64; 8];
+                if let Some(v) = list {
+                    for d in 0..irank {
+                        c[d] = v[d * n + i] + padc;
+                    }
+                } else if let Some(m) = m {
+                    for d in 0..irank {
+                        let mut acc = m[irank * orank + d];
+                        for e in 0..orank {
+                            let h = m[irank * orank + irank + e];
+                            acc += m[d * orank + e] * (oi[e] as f64 + h);
+                        }
+                        c[d] = acc + padc;
+                    }
+                }
+                interp_cpu(&xv, &ishape, &c[..irank], ords, o.mode, o.cval)
             };
-            a.push(o.mode.code()).push(o.cval);
-            f.launch(d, cfg(n), &mut a)?;
-            drop(work);
-            Ok(out)
+            let v = if round {
+                if v < 0.0 {
+                    v - 0.5
+                } else {
+                    v + 0.5
+                }
+            } else {
+                v
+            };
+            *slot = T::from_f(v);
+            let mut d = orank;
+            while d > 0 {
+                d -= 1;
+                oi[d] += 1;
+                if oi[d] < oshape[d] as i64 {
+                    break;
+                }
+                oi[d] = 0;
+            }
         }
-        _ => Err(make::arg(op, "internal: working data on another device")),
+    });
+    Array::from_vec(out, oshape, &Device::Cpu)
+}
+
+/// The affine map by value (`NdiMat`: irank × orank matrix, the offset, then the output
+/// coordinates' shift per output axis; at most 80 values).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Mat80([f64; 80]);
+
+// SAFETY: plain data, the layout of interpolation.cu's `struct NdiMat { double m[80]; }`.
+unsafe impl KernelParam for Mat80 {}
+
+/// The GPU transform of `x` in the working type `W`: the coordinates from the list (the array
+/// itself where it has the working type, else a converted copy) or the affine map (by value).
+fn transform_cuda<T: Real, W: Element, C: Real>(
+    d: &CudaDevice,
+    x: &Array<T>,
+    coords: &Coords<C>,
+    plan: &Plan,
+) -> Result<Array<T>> {
+    let Plan {
+        op,
+        oshape,
+        ords,
+        o,
+        ..
+    } = *plan;
+    let irank = x.ndim();
+    let orank = oshape.len();
+    let n: usize = oshape.iter().product();
+    let (work, ishape) = prepare_cuda::<T, W>(d, x, &plan.prep)?;
+    // every element is written
+    let mut out = Array::<T>::empty(oshape, x.device())?;
+    // the coordinates as they are when they have the working type (no copy), else cast
+    let (list, mat): (Option<Array<C>>, [f64; 80]) = match coords {
+        Coords::List(c) => (Some(c.contiguous()?), [0.0; 80]),
+        Coords::Affine(m) => {
+            let mut mm = [0.0f64; 80];
+            mm[..m.len()].copy_from_slice(m);
+            (None, mm)
+        }
+    };
+    let cast = match &list {
+        Some(c) if C::DTYPE != W::DTYPE => Some(c.astype::<W>()?),
+        _ => None,
+    };
+    let cptr = match (&cast, &list) {
+        (Some(c), _) => Some(c.dev_ptr()?),
+        (None, Some(c)) => Some(c.dev_ptr()?.cast::<W>()?),
+        (None, None) => None,
+    };
+    // the padding shift is a kernel argument; the affine map is passed by value (no upload)
+    let cshift = plan.prep.npad as f64;
+    let fixed =
+        irank <= 3 && ords.iter().all(|&k| k == o.order) && (list.is_some() || orank == irank);
+    if fixed {
+        let spec = Spec::of(&[T::DTYPE, W::DTYPE]).with(&[irank as i64, o.order as i64]);
+        let f = INTERP.function(d, &spec, &format!("ndi_transform_r{irank}o{}", o.order))?;
+        d.launch(&f, linear(n))
+            .arg(work.ptr()?)
+            .arg(out.dev_ptr_mut()?)
+            .arg(n as i64)
+            .arg(dims8(op, &ishape)?)
+            .arg(dims8(op, oshape)?)
+            .opt(cptr)
+            .arg(cshift)
+            .arg(Mat80(mat))
+            .arg(o.mode.code())
+            .arg(o.cval)
+            .run()?;
+    } else {
+        let f = function::<T, W>(d, "ndi_transform")?;
+        d.launch(&f, linear(n))
+            .arg(work.ptr()?)
+            .arg(out.dev_ptr_mut()?)
+            .arg(n as i64)
+            .arg(irank as i32)
+            .arg(dims8(op, &ishape)?)
+            .arg(orank as i32)
+            .arg(dims8(op, oshape)?)
+            .opt(cptr)
+            .arg(cshift)
+            .arg(Mat80(mat))
+            .arg(dims8(op, ords)?)
+            .arg(o.mode.code())
+            .arg(o.cval)
+            .run()?;
     }
+    Ok(out)
 }
 
 // ---------------------------------------------------------------- public functions
@@ -1049,12 +1083,25 @@ fn spline_out<T: Real>(
     if x.size() == 0 {
         return x.astype::<f64>();
     }
-    let (w, shape) = prepare(x, 0, 0.0, false, order, mode, true, DType::F64, axes)?;
-    match w {
-        Work::Cpu(v) => Array::from_vec(v, &shape, &Device::Cpu),
-        Work::F64(a) => Ok(a),
-        Work::F32(a) => a.astype::<f64>(),
-        Work::Input { .. } => x.astype::<f64>(),
+    let prep = Prep {
+        npad: 0,
+        cval: 0.0,
+        nearest: false,
+        order,
+        mode,
+        filter: true,
+        axes,
+    };
+    match x.backend() {
+        Backend::Host(h) => {
+            let xv: Vec<f64> = h.to_contiguous().iter().map(|v| v.to_f()).collect();
+            let (v, shape) = prepare_cpu(xv, x.shape(), &prep);
+            Array::from_vec(v, &shape, &Device::Cpu)
+        }
+        Backend::Cuda(c) => match prepare_cuda::<T, f64>(c.dev(), x, &prep)?.0 {
+            DevWork::Own(a) => Ok(a),
+            DevWork::Input(_) => x.astype::<f64>(),
+        },
     }
 }
 
@@ -1079,7 +1126,7 @@ pub fn spline_filter1d<T: Real>(
     mode: Mode,
 ) -> Result<Array<f64>> {
     let op = "spline_filter1d";
-    let a = crate::filters::norm_axis(op, axis, input.ndim())?;
+    let a = norm_axis(op, axis, input.ndim())?;
     spline_out(op, input, order, &[a], mode)
 }
 
@@ -1155,29 +1202,7 @@ fn map_coordinates_impl<T: Real, C: Real>(
         ));
     }
     let oshape = cs[1..].to_vec();
-    match input.device() {
-        Device::Cpu => {
-            let list = CoordList::Cpu(coordinates.to_vec()?.into_iter().map(Real::to_f).collect());
-            transform(op, input, &oshape, Coords::List(&list), opts, pad)
-        }
-        Device::Cuda(_) => {
-            // the coordinates as they are when they have the working type (no copy), else cast
-            let wdt = work_dtype::<T>(input.device());
-            let cc = coordinates.contiguous()?;
-            if C::DTYPE == wdt {
-                let list = CoordList::Dev(ptr(&cc));
-                transform(op, input, &oshape, Coords::List(&list), opts, pad)
-            } else if wdt == DType::F32 {
-                let c32 = cc.astype::<f32>()?;
-                let list = CoordList::Dev(ptr(&c32));
-                transform(op, input, &oshape, Coords::List(&list), opts, pad)
-            } else {
-                let c64 = cc.astype::<f64>()?;
-                let list = CoordList::Dev(ptr(&c64));
-                transform(op, input, &oshape, Coords::List(&list), opts, pad)
-            }
-        }
-    }
+    transform(op, input, &oshape, Coords::List(coordinates), opts, pad)
 }
 
 /// The matrix forms `affine_transform` accepts.
@@ -1219,23 +1244,38 @@ pub fn affine_transform<T: Real>(
     output_shape: Option<&[usize]>,
     opts: &InterpOptions,
 ) -> Result<Array<T>> {
-    affine_impl(input, matrix, offset, output_shape, opts, None, None, None)
+    affine_impl(
+        input,
+        matrix,
+        offset,
+        output_shape,
+        opts,
+        AffineExtra::default(),
+    )
 }
 
-/// The body of the affine transforms: `ords` an order per axis (rotate's unrotated axes take 0),
-/// `pad` the grid-constant padding value of the `_as` functions, `half` the shift of the output
-/// coordinates per output axis (zoom's grid mode, see [`Coords::Affine`]).
-#[allow(clippy::too_many_arguments)]
+/// What the other transforms add to [`affine_transform`]'s arguments.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct AffineExtra<'a> {
+    /// An order per axis (rotate's unrotated axes take 0); `None`: `opts.order` on every axis.
+    pub ords: Option<&'a [usize]>,
+    /// The grid-constant padding value of the `_as` functions.
+    pub pad: Option<f64>,
+    /// The shift of the output coordinates per output axis (zoom's grid mode, see
+    /// [`Coords::Affine`]).
+    pub half: Option<&'a [f64]>,
+}
+
+/// The body of the affine transforms.
 fn affine_impl<T: Real>(
     input: &Array<T>,
     matrix: &Matrix,
     offset: &[f64],
     output_shape: Option<&[usize]>,
     opts: &InterpOptions,
-    ords: Option<&[usize]>,
-    pad: Option<f64>,
-    half: Option<&[f64]>,
+    extra: AffineExtra,
 ) -> Result<Array<T>> {
+    let AffineExtra { ords, pad, half } = extra;
     let op = "affine_transform";
     let nd = input.ndim();
     let oshape = output_shape
@@ -1324,8 +1364,8 @@ fn affine_impl<T: Real>(
         m[nd * orank + nd..].copy_from_slice(h);
     }
     match ords {
-        Some(o) => transform_axes(op, input, &oshape, Coords::Affine(m), opts, o, pad),
-        None => transform(op, input, &oshape, Coords::Affine(m), opts, pad),
+        Some(o) => transform_axes(op, input, &oshape, Coords::<f64>::Affine(m), opts, o, pad),
+        None => transform(op, input, &oshape, Coords::<f64>::Affine(m), opts, pad),
     }
 }
 
@@ -1359,7 +1399,11 @@ fn shift_impl<T: Real>(
     };
     let off: Vec<f64> = s.iter().map(|v| -v).collect();
     let m = Matrix::Diagonal(vec![1.0; nd]);
-    affine_impl(input, &m, &off, None, opts, None, pad, None)
+    let extra = AffineExtra {
+        pad,
+        ..Default::default()
+    };
+    affine_impl(input, &m, &off, None, opts, extra)
 }
 
 /// Zoom (`scipy.ndimage.zoom`): the output has `round(shape · zoom)` elements per axis; with
@@ -1455,7 +1499,12 @@ fn zoom_impl<T: Real>(
         }
     }
     let m = Matrix::Diagonal(diag);
-    affine_impl(input, &m, &off, Some(&oshape), opts, None, pad, Some(&half))
+    let extra = AffineExtra {
+        ords: None,
+        pad,
+        half: Some(&half),
+    };
+    affine_impl(input, &m, &off, Some(&oshape), opts, extra)
 }
 
 /// cos and sin of `angle` degrees (SciPy's `cosdg`, `sindg`): the angle reduced exactly to
@@ -1610,9 +1659,11 @@ fn rotate_impl<T: Real>(
         &off,
         Some(&oshape),
         opts,
-        Some(&ords),
-        pad,
-        None,
+        AffineExtra {
+            ords: Some(&ords),
+            pad,
+            half: None,
+        },
     )
 }
 

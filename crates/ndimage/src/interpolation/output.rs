@@ -126,7 +126,11 @@ pub fn affine_transform_as<I: Element, O: Element>(
     opts: &InterpOptions,
 ) -> Result<Array<O>> {
     run("affine_transform", input, opts, |x, pad| {
-        super::affine_impl(x, matrix, offset, output_shape, opts, None, pad, None)
+        let extra = super::AffineExtra {
+            pad,
+            ..Default::default()
+        };
+        super::affine_impl(x, matrix, offset, output_shape, opts, extra)
     })
 }
 
@@ -241,7 +245,7 @@ pub fn spline_filter1d_as<I: Element, O: Element>(
 ) -> Result<Array<O>> {
     let op = "spline_filter1d";
     check_order(op, order, 0)?;
-    let a = crate::filters::norm_axis(op, axis, input.ndim())?;
+    let a = cusci_core::array::layout::norm_axis(op, axis, input.ndim())?;
     let mut passes: Vec<PassFn> = Vec::new();
     if order >= 2 {
         passes.push(Box::new(move |x| {

@@ -1,16 +1,39 @@
 //! Binary morphology: `binary_erosion`, `binary_dilation`, `binary_opening`, `binary_closing`,
 //! `binary_hit_or_miss`, `binary_propagation`, `binary_fill_holes`.
 
+use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape, LaunchExt};
 use crate::structure::{
-    contig, deltas, dptr, kernel, launch, norm_origin, offset_extent, offsets_on, real_only,
-    step_index, unravel, CusciShape, Structure,
+    contig, deltas, norm_origin, offset_extent, real_only, step_index, unravel, Structure,
 };
-use cusci_core::cuda::kernel::Args;
+use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::error::make;
-use cusci_core::{Array, DType, Device, Element, Result};
+use cusci_core::{Array, Backend, CudaDevice, DType, Device, Element, Function, Result};
 use rayon::prelude::*;
 
-pub(crate) const BINARY_CU: &str = include_str!("binary.cu");
+/// The binary morphology kernels (`binary.cu`) for an input element type: `Spec::of(&[T])`
+/// (`ndi_to_bool` reads `T`; the step kernels run on the bool module).
+pub(crate) static BINARY: KernelModule = KernelModule {
+    name: "ndimage_binary",
+    source: |spec| Ok(module_source(include_str!("binary.cu"), spec.dtype(0)?)),
+    options: &[],
+    samples: || specs(real_dtypes()),
+};
+
+/// The binary kernel `name` of the module for element type `dtype`.
+fn function(cd: &CudaDevice, dtype: DType, name: &str) -> Result<Function> {
+    BINARY.function(cd, &Spec::of(&[dtype]), name)
+}
+
+/// Repeated erosion (`dilate == false`) or dilation of an array of `shape` by the structure's
+/// point offsets `offs`: `iterations` steps (`< 1`: until stable), `border` the value outside.
+#[derive(Clone, Copy)]
+pub(crate) struct Steps<'a> {
+    pub shape: &'a [usize],
+    pub offs: &'a [Vec<i64>],
+    pub dilate: bool,
+    pub iterations: i64,
+    pub border: bool,
+}
 
 /// Options of the binary morphology functions (SciPy's keyword arguments).
 #[derive(Debug, Clone)]
@@ -44,18 +67,22 @@ impl Default for BinaryOptions<'_> {
     }
 }
 
-/// One erosion or dilation step on the host; returns whether something changed.
-#[allow(clippy::too_many_arguments)]
+/// One erosion or dilation step on the host (`delta`: the offsets' flat offsets); returns
+/// whether something changed.
 fn cpu_step(
     inp: &[bool],
     out: &mut [bool],
-    shape: &[usize],
-    offs: &[Vec<i64>],
+    s: &Steps,
     delta: &[i64],
-    dilate: bool,
     mask: Option<&[bool]>,
-    border: bool,
 ) -> bool {
+    let Steps {
+        shape,
+        offs,
+        dilate,
+        border,
+        ..
+    } = *s;
     let nd = shape.len();
     // per axis the offsets' extent: an element whose every point lies inside reads them at
     // fixed flat offsets
@@ -115,23 +142,17 @@ fn monotone(offs: &[Vec<i64>]) -> bool {
 /// or `InvalidArgument` (from `op`) when the result cycles instead, found by Brent's method (one
 /// saved state, re-saved at powers of two) where the structure does not hold its origin. With
 /// a structure that holds its origin and more than one step, [`cpu_propagate`].
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn cpu_iterate(
     op: &str,
     input: &[bool],
-    shape: &[usize],
-    offs: &[Vec<i64>],
-    dilate: bool,
-    iterations: i64,
+    s: &Steps,
     mask: Option<&[bool]>,
-    border: bool,
 ) -> Result<Vec<bool>> {
-    if iterations != 1 && monotone(offs) {
-        return Ok(cpu_propagate(
-            input, shape, offs, dilate, iterations, mask, border,
-        ));
+    let iterations = s.iterations;
+    if iterations != 1 && monotone(s.offs) {
+        return Ok(cpu_propagate(input, s, mask));
     }
-    let delta = deltas(shape, offs);
+    let delta = deltas(s.shape, s.offs);
     // until stable here: the structure does not hold its origin, so the result may cycle
     let watch = iterations < 1;
     let mut saved: Option<Vec<bool>> = None;
@@ -139,7 +160,7 @@ pub(crate) fn cpu_iterate(
     let mut b = vec![false; a.len()];
     let mut it = 0i64;
     loop {
-        let changed = cpu_step(&a, &mut b, shape, offs, &delta, dilate, mask, border);
+        let changed = cpu_step(&a, &mut b, s, &delta, mask);
         std::mem::swap(&mut a, &mut b);
         it += 1;
         if !changed || (iterations >= 1 && it >= iterations) {
@@ -168,15 +189,14 @@ pub(crate) fn cpu_iterate(
 /// `border == v`). Elements holding `v` keep it (the structure holds its origin), so each step
 /// needs only the previous step's changes: the same result as whole-array steps (`iterations`
 /// of them, or until nothing changes for `iterations < 1`) in time proportional to the changes.
-fn cpu_propagate(
-    input: &[bool],
-    shape: &[usize],
-    offs: &[Vec<i64>],
-    dilate: bool,
-    iterations: i64,
-    mask: Option<&[bool]>,
-    border: bool,
-) -> Vec<bool> {
+fn cpu_propagate(input: &[bool], s: &Steps, mask: Option<&[bool]>) -> Vec<bool> {
+    let Steps {
+        shape,
+        offs,
+        dilate,
+        iterations,
+        border,
+    } = *s;
     let v = dilate;
     let nd = shape.len();
     let delta = deltas(shape, offs);
@@ -252,7 +272,7 @@ fn prepare<T: Element>(
     let nd = input.ndim();
     let s = match o.structure {
         Some(s) => Structure::from_array(op, s, nd)?,
-        None => Structure::default(nd, 1),
+        None => Structure::default(op, nd, 1)?,
     };
     let origin = norm_origin(op, &o.origin, &s.shape)?;
     let mask = match o.mask {
@@ -287,127 +307,126 @@ fn prepare<T: Element>(
 /// Nonzero elements of `input` as a contiguous bool array on its device (negated if `invert`).
 pub(crate) fn to_bool<T: Element>(input: &Array<T>, invert: bool) -> Result<Array<bool>> {
     let input = contig(input)?;
-    match input.device() {
-        Device::Cpu => {
-            let v: Vec<bool> = input.cpu_data().expect("CPU")[..input.size()]
+    match input.backend() {
+        Backend::Host(h) => {
+            let v: Vec<bool> = h
+                .to_contiguous()
                 .par_iter()
                 .map(|&x| (x != T::zero()) != invert)
                 .collect();
             Array::from_vec(v, input.shape(), &Device::Cpu)
         }
-        Device::Cuda(cd) => {
-            let out = Array::<bool>::empty(input.shape(), input.device())?;
-            let f = kernel(cd, "binary", BINARY_CU, T::DTYPE, "ndi_to_bool")?;
+        Backend::Cuda(c) => {
+            let cd = c.dev();
+            let mut out = Array::<bool>::empty(input.shape(), input.device())?;
             let n = input.size();
-            launch(
-                &f,
-                cd,
-                n,
-                Args::new()
-                    .push(dptr(&input))
-                    .push(dptr(&out))
-                    .push(n as i64)
-                    .push(invert as i32),
-            )?;
+            if n > 0 {
+                let f = function(cd, T::DTYPE, "ndi_to_bool")?;
+                cd.launch(&f, per_item(cd, n))
+                    .arg(c.ptr())
+                    .arg(out.dev_ptr_mut()?)
+                    .arg(n as i64)
+                    .arg(invert as i32)
+                    .run()?;
+            }
             Ok(out)
         }
     }
 }
 
-/// Repeated erosion/dilation of a contiguous bool array on its device.
-#[allow(clippy::too_many_arguments)]
+/// Repeated erosion/dilation `s` of a contiguous bool array on its device; only `mask` elements
+/// change.
 pub(crate) fn iterate(
     op: &str,
     x: &Array<bool>,
-    shape: &[usize],
-    offs: &[Vec<i64>],
-    dilate: bool,
-    iterations: i64,
+    s: &Steps,
     mask: Option<&Array<bool>>,
-    border: bool,
 ) -> Result<Array<bool>> {
-    if iterations < 1 && !monotone(offs) && x.device().is_cuda() {
-        // the result may cycle: the host's iteration finds out (rare: a structure without its
-        // origin, repeated until stable)
-        let m = mask.map(|m| m.to_device(&Device::Cpu)).transpose()?;
-        let y = iterate(
-            op,
-            &x.to_device(&Device::Cpu)?,
-            shape,
-            offs,
-            dilate,
-            iterations,
-            m.as_ref(),
-            border,
-        )?;
-        return y.to_device(x.device());
-    }
-    match x.device() {
-        Device::Cpu => {
-            let n = x.size();
-            let m = mask.map(|m| &m.cpu_data().expect("CPU")[..n]);
-            let v = cpu_iterate(
-                op,
-                &x.cpu_data().expect("CPU")[..n],
-                shape,
-                offs,
-                dilate,
-                iterations,
-                m,
-                border,
-            )?;
-            Array::from_vec(v, shape, &Device::Cpu)
+    match x.backend() {
+        Backend::Host(h) => {
+            let m = match mask.map(|m| m.backend()) {
+                Some(Backend::Host(m)) => Some(m.to_contiguous()),
+                Some(Backend::Cuda(_)) => {
+                    return Err(make::arg(op, "internal: a mask on another device"))
+                }
+                None => None,
+            };
+            let v = cpu_iterate(op, &h.to_contiguous(), s, m.as_deref())?;
+            Array::from_vec(v, s.shape, &Device::Cpu)
         }
-        Device::Cuda(cd) => {
-            let dev = x.device();
-            let sh = CusciShape::new("binary morphology", shape)?;
-            let n = x.size();
-            let delta = deltas(shape, offs);
-            let noff = offs.len();
-            let offs_d = offsets_on(dev, offs, shape.len())?;
-            let dl = if delta.is_empty() { vec![0] } else { delta };
-            let dl = Array::from_vec(dl.clone(), &[dl.len()], dev)?;
-            let f = kernel(cd, "binary", BINARY_CU, DType::Bool, "ndi_binary_step")?;
-            let mut a = x.copy()?;
-            // every element of b is written by each step
-            let mut b = Array::<bool>::empty(shape, dev)?;
-            let mut changed = Array::<i32>::zeros(&[1], dev)?;
-            let until = iterations < 1;
-            // Until stable: only the last step of each group of CHECK_EVERY steps sets the flag,
-            // and only then does the host read it (one synchronisation per group). Steps after
-            // the fixed point change nothing, so the result is the same as checking every step.
-            const CHECK_EVERY: i64 = 16;
-            let mut it = 0i64;
-            loop {
-                let check = until && (it + 1) % CHECK_EVERY == 0;
-                if check {
-                    changed.fill(0)?;
-                }
-                let mut args = Args::new();
-                args.push(dptr(&a))
-                    .push(dptr(&b))
-                    .push(mask.map(dptr).unwrap_or(0))
-                    .push(sh)
-                    .push(dptr(&offs_d))
-                    .push(dptr(&dl))
-                    .push(noff as i32)
-                    .push(dilate as i32)
-                    .push(border as i32)
-                    .push(if check { dptr(&changed) } else { 0u64 });
-                launch(&f, cd, n, &mut args)?;
-                std::mem::swap(&mut a, &mut b);
-                it += 1;
-                if check {
-                    if changed.item()? == 0 {
-                        break;
-                    }
-                } else if !until && it >= iterations {
-                    break;
-                }
+        Backend::Cuda(_) if s.iterations < 1 && !monotone(s.offs) => {
+            // the result may cycle: the host's iteration finds out (rare: a structure without
+            // its origin, repeated until stable)
+            let m = mask.map(|m| m.to_vec()).transpose()?;
+            let v = cpu_iterate(op, &x.to_vec()?, s, m.as_deref())?;
+            Array::from_vec(v, s.shape, x.device())
+        }
+        Backend::Cuda(c) => iterate_cuda(c.dev(), x, s, mask),
+    }
+}
+
+/// The GPU's [`iterate`]: whole-array steps (`ndi_binary_step`) between two buffers.
+fn iterate_cuda(
+    cd: &CudaDevice,
+    x: &Array<bool>,
+    s: &Steps,
+    mask: Option<&Array<bool>>,
+) -> Result<Array<bool>> {
+    let shape = s.shape;
+    let dev = x.device();
+    let sh = CusciShape::new("binary morphology", shape)?;
+    let n = x.size();
+    let delta = deltas(shape, s.offs);
+    let noff = s.offs.len();
+    let offs_d = offsets_on(dev, s.offs, shape.len())?;
+    let dl = if delta.is_empty() { vec![0] } else { delta };
+    let dl = Array::from_vec(dl.clone(), &[dl.len()], dev)?;
+    let f = function(cd, DType::Bool, "ndi_binary_step")?;
+    let mut a = x.copy()?;
+    // every element of b is written by each step
+    let mut b = Array::<bool>::empty(shape, dev)?;
+    let mut changed = Array::<i32>::zeros(&[1], dev)?;
+    let until = s.iterations < 1;
+    // Until stable: only the last step of each group of CHECK_EVERY steps sets the flag, and
+    // only then does the host read it (one synchronisation per group). Steps after the fixed
+    // point change nothing, so the result is the same as checking every step.
+    const CHECK_EVERY: i64 = 16;
+    let mut it = 0i64;
+    loop {
+        let check = until && (it + 1) % CHECK_EVERY == 0;
+        if check {
+            changed.fill(0)?;
+        }
+        if n > 0 {
+            let flag = if check {
+                Some(changed.dev_ptr_mut()?)
+            } else {
+                None
+            };
+            cd.launch(&f, per_item(cd, n))
+                .arg(a.dev_ptr()?)
+                .arg(b.dev_ptr_mut()?)
+                .opt(mask.map(|m| m.dev_ptr()).transpose()?)
+                .arg(sh)
+                .arg(offs_d.dev_ptr()?)
+                .arg(dl.dev_ptr()?)
+                .arg(noff as i32)
+                .arg(s.dilate as i32)
+                .arg(s.border as i32)
+                .opt(flag)
+                .run()?;
+        }
+        std::mem::swap(&mut a, &mut b);
+        it += 1;
+        if check {
+            if changed.item()? == 0 {
+                break;
             }
-            Ok(a)
+        } else if !until && it >= s.iterations {
+            break;
         }
     }
+    Ok(a)
 }
 
 fn erode_or_dilate<T: Element>(
@@ -418,16 +437,14 @@ fn erode_or_dilate<T: Element>(
 ) -> Result<Array<bool>> {
     let p = prepare(op, input, o, dilate)?;
     let x = to_bool(input, false)?;
-    iterate(
-        op,
-        &x,
-        &p.shape,
-        &p.offs,
+    let s = Steps {
+        shape: &p.shape,
+        offs: &p.offs,
         dilate,
-        o.iterations,
-        p.mask.as_ref(),
-        o.border_value,
-    )
+        iterations: o.iterations,
+        border: o.border_value,
+    };
+    iterate(op, &x, &s, p.mask.as_ref())
 }
 
 /// `scipy.ndimage.binary_erosion`: an element stays true when every element under the structure
@@ -491,41 +508,41 @@ pub fn binary_closing<T: Element>(input: &Array<T>, opts: &BinaryOptions) -> Res
     binary_erosion(&d, opts)
 }
 
+/// `a && b` element-wise, or `!a` for no `b` (contiguous bool arrays on one device).
 fn and_or_not(a: &Array<bool>, b: Option<&Array<bool>>) -> Result<Array<bool>> {
-    match a.device() {
-        Device::Cpu => {
-            let av = a.to_vec()?;
+    match a.backend() {
+        Backend::Host(h) => {
+            let av = h.to_contiguous();
             let v = match b {
                 Some(b) => av.iter().zip(b.to_vec()?).map(|(&x, y)| x && y).collect(),
                 None => av.iter().map(|&x| !x).collect(),
             };
             Array::from_vec(v, a.shape(), &Device::Cpu)
         }
-        Device::Cuda(cd) => {
-            let out = Array::<bool>::empty(a.shape(), a.device())?;
+        Backend::Cuda(c) => {
+            let cd = c.dev();
+            let mut out = Array::<bool>::empty(a.shape(), a.device())?;
             let n = a.size();
+            if n == 0 {
+                return Ok(out);
+            }
             match b {
                 Some(b) => {
-                    let f = kernel(cd, "binary", BINARY_CU, DType::Bool, "ndi_bool_and")?;
-                    launch(
-                        &f,
-                        cd,
-                        n,
-                        Args::new()
-                            .push(dptr(a))
-                            .push(dptr(b))
-                            .push(dptr(&out))
-                            .push(n as i64),
-                    )?;
+                    let f = function(cd, DType::Bool, "ndi_bool_and")?;
+                    cd.launch(&f, per_item(cd, n))
+                        .arg(c.ptr())
+                        .arg(b.dev_ptr()?)
+                        .arg(out.dev_ptr_mut()?)
+                        .arg(n as i64)
+                        .run()?;
                 }
                 None => {
-                    let f = kernel(cd, "binary", BINARY_CU, DType::Bool, "ndi_bool_not")?;
-                    launch(
-                        &f,
-                        cd,
-                        n,
-                        Args::new().push(dptr(a)).push(dptr(&out)).push(n as i64),
-                    )?;
+                    let f = function(cd, DType::Bool, "ndi_bool_not")?;
+                    cd.launch(&f, per_item(cd, n))
+                        .arg(c.ptr())
+                        .arg(out.dev_ptr_mut()?)
+                        .arg(n as i64)
+                        .run()?;
                 }
             }
             Ok(out)
@@ -559,7 +576,7 @@ pub fn binary_hit_or_miss<T: Element>(
     let nd = input.ndim();
     let s1 = match structure1 {
         Some(s) => Structure::from_array(OP, s, nd)?,
-        None => Structure::default(nd, 1),
+        None => Structure::default(OP, nd, 1)?,
     };
     let s2 = match structure2 {
         Some(s) => Structure::from_array(OP, s, nd)?,
@@ -573,26 +590,16 @@ pub fn binary_hit_or_miss<T: Element>(
     let shape = input.shape().to_vec();
     let x = to_bool(input, false)?;
     let nx = to_bool(input, true)?;
-    let a = iterate(
-        OP,
-        &x,
-        &shape,
-        &s1.erosion_offsets(&o1),
-        false,
-        1,
-        None,
-        false,
-    )?;
-    let b = iterate(
-        OP,
-        &nx,
-        &shape,
-        &s2.erosion_offsets(&o2),
-        false,
-        1,
-        None,
-        false,
-    )?;
+    let (e1, e2) = (s1.erosion_offsets(&o1), s2.erosion_offsets(&o2));
+    let once = Steps {
+        shape: &shape,
+        offs: &e1,
+        dilate: false,
+        iterations: 1,
+        border: false,
+    };
+    let a = iterate(OP, &x, &once, None)?;
+    let b = iterate(OP, &nx, &Steps { offs: &e2, ..once }, None)?;
     and_or_not(&a, Some(&b))
 }
 
@@ -641,21 +648,13 @@ pub fn binary_fill_holes<T: Element>(
         ..Default::default()
     };
     let p = prepare(OP, &zeros, &o, true)?;
-    let t = iterate(OP, &zeros, &p.shape, &p.offs, true, -1, Some(&mask), true)?;
+    let s = Steps {
+        shape: &p.shape,
+        offs: &p.offs,
+        dilate: true,
+        iterations: -1,
+        border: true,
+    };
+    let t = iterate(OP, &zeros, &s, Some(&mask))?;
     and_or_not(&t, None)
-}
-
-#[doc(hidden)]
-/// Every kernel module of this file for every element type (compile checks).
-pub fn kernel_sources() -> Vec<(String, String)> {
-    DType::ALL
-        .into_iter()
-        .filter(|d| !d.is_complex())
-        .map(|d| {
-            (
-                format!("binary_{}", d.tag()),
-                crate::structure::module_source(BINARY_CU, d),
-            )
-        })
-        .collect()
 }

@@ -1,19 +1,25 @@
 //! Grey morphology: `grey_erosion`, `grey_dilation`, `grey_opening`, `grey_closing`,
 //! `morphological_gradient`, `morphological_laplace`, `white_tophat`, `black_tophat`.
 
+use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape, LaunchExt};
 use crate::filters::output::{c_cast, scast};
 use crate::filters::{maximum_filter_as, minimum_filter_as, FilterOptions, Footprint};
 use crate::structure::{
-    c_strides_u, contig, deltas, dptr, kernel, launch, norm_origin, offset_extent, offsets_on,
-    step_index, unravel, CusciShape,
+    c_strides_u, contig, deltas, norm_origin, offset_extent, step_index, unravel,
 };
 use crate::Mode;
-use cusci_core::cuda::kernel::Args;
+use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::error::make;
-use cusci_core::{Array, DType, Device, Element, Numeric, Ordered, Result};
+use cusci_core::{Array, Backend, CudaDevice, DType, Device, Element, Numeric, Ordered, Result};
 use rayon::prelude::*;
 
-pub(crate) const GREY_CU: &str = include_str!("grey.cu");
+/// The grey morphology kernel (`grey.cu`) for an element type: `Spec::of(&[T])`.
+pub(crate) static GREY: KernelModule = KernelModule {
+    name: "ndimage_grey",
+    source: |spec| Ok(module_source(include_str!("grey.cu"), spec.dtype(0)?)),
+    options: &[],
+    samples: || specs(real_dtypes().filter(|&d| d != DType::Bool)),
+};
 
 /// Options of the grey morphology functions (SciPy's keyword arguments). One of `size`,
 /// `footprint` or `structure` must be given.
@@ -210,9 +216,10 @@ fn min_or_max<T: Numeric + Ordered>(
     let input = contig(input)?;
     let shape = input.shape().to_vec();
     let mode = o.mode.for_filter();
-    match input.device() {
-        Device::Cpu => {
-            let data = &input.cpu_data().expect("CPU")[..input.size()];
+    match input.backend() {
+        Backend::Host(h) => {
+            let data = h.to_contiguous();
+            let data = &data[..];
             let nd = shape.len();
             // SciPy's n-D window reads cval as the input's type
             let cv = c_cast::<T>(o.cval);
@@ -304,30 +311,44 @@ fn min_or_max<T: Numeric + Ordered>(
             );
             Array::from_vec(out, &shape, &Device::Cpu)
         }
-        Device::Cuda(cd) => {
-            let dev = input.device();
-            let sh = CusciShape::new(op, &shape)?;
-            let out = Array::<T>::empty(&shape, dev)?;
-            let offs = offsets_on(dev, &f.offs, shape.len())?;
-            let sv = match &f.values {
-                Some(v) if !v.is_empty() => Some(Array::from_vec(v.clone(), &[v.len()], dev)?),
-                _ => None,
-            };
-            let k = kernel(cd, "grey", GREY_CU, T::DTYPE, "ndi_grey")?;
-            let mut args = Args::new();
-            args.push(dptr(&input))
-                .push(dptr(&out))
-                .push(sh)
-                .push(dptr(&offs))
-                .push(sv.as_ref().map(dptr).unwrap_or(0))
-                .push(f.offs.len() as i32)
-                .push(dilate as i32)
-                .push(mode.code())
-                .push(o.cval);
-            launch(&k, cd, input.size(), &mut args)?;
-            Ok(out)
-        }
+        Backend::Cuda(c) => grey_cuda(op, c.dev(), &input, &f, dilate, (mode, o.cval)),
     }
+}
+
+/// The GPU's flat or non-flat erosion / dilation of the contiguous `input` (`ndi_grey`).
+fn grey_cuda<T: Element>(
+    op: &str,
+    cd: &CudaDevice,
+    input: &Array<T>,
+    f: &Foot,
+    dilate: bool,
+    (mode, cval): (Mode, f64),
+) -> Result<Array<T>> {
+    let shape = input.shape();
+    let dev = input.device();
+    let sh = CusciShape::new(op, shape)?;
+    let mut out = Array::<T>::empty(shape, dev)?;
+    let offs = offsets_on(dev, &f.offs, shape.len())?;
+    let sv = match &f.values {
+        Some(v) if !v.is_empty() => Some(Array::from_vec(v.clone(), &[v.len()], dev)?),
+        _ => None,
+    };
+    let n = input.size();
+    if n > 0 {
+        let k = GREY.function(cd, &Spec::of(&[T::DTYPE]), "ndi_grey")?;
+        cd.launch(&k, per_item(cd, n))
+            .arg(input.dev_ptr()?)
+            .arg(out.dev_ptr_mut()?)
+            .arg(sh)
+            .arg(offs.dev_ptr()?)
+            .opt(sv.as_ref().map(|v| v.dev_ptr()).transpose()?)
+            .arg(f.offs.len() as i32)
+            .arg(dilate as i32)
+            .arg(mode.code())
+            .arg(cval)
+            .run()?;
+    }
+    Ok(out)
 }
 
 /// `scipy.ndimage.grey_erosion`: the minimum over the footprint (minus the structure's values
@@ -472,19 +493,4 @@ pub fn black_tophat<T: Numeric + Ordered>(
 ) -> Result<Array<T>> {
     let c = grey_closing(input, opts)?;
     c.sub(input)
-}
-
-#[doc(hidden)]
-/// Every kernel module of this file for every real element type (compile checks).
-pub fn kernel_sources() -> Vec<(String, String)> {
-    DType::ALL
-        .into_iter()
-        .filter(|d| !d.is_complex() && *d != DType::Bool)
-        .map(|d| {
-            (
-                format!("grey_{}", d.tag()),
-                crate::structure::module_source(GREY_CU, d),
-            )
-        })
-        .collect()
 }
