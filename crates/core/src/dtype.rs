@@ -126,7 +126,15 @@ mod sealed {
 
 /// Every element type an [`Array`](crate::Array) can hold. Sealed: the eight types of the table above.
 pub trait Element:
-    Copy + Send + Sync + Default + PartialEq + fmt::Debug + 'static + sealed::Sealed
+    Copy
+    + Send
+    + Sync
+    + Default
+    + PartialEq
+    + fmt::Debug
+    + 'static
+    + sealed::Sealed
+    + crate::cuda::launch::KernelParam
 {
     /// The run-time tag of the type.
     const DTYPE: DType;
@@ -157,16 +165,18 @@ pub trait Element:
     }
 }
 
-macro_rules! real_float {
-    ($t:ty, $d:ident) => {
+/// The real types (floats and integers): converted with `as`; float to integer truncates toward
+/// zero and saturates, NaN to 0 (as CUDA's cvt.rzi). `$is_nan` for the floats.
+macro_rules! real {
+    ($t:ty, $d:ident, $zero:literal, $one:literal $(, $is_nan:path)?) => {
         impl sealed::Sealed for $t {}
         impl Element for $t {
             const DTYPE: DType = DType::$d;
             fn zero() -> Self {
-                0.0
+                $zero
             }
             fn one() -> Self {
-                1.0
+                $one
             }
             #[inline]
             fn to_c64(self) -> c64 {
@@ -184,14 +194,19 @@ macro_rules! real_float {
             fn from_i64(v: i64) -> Self {
                 v as $t
             }
-            fn is_nan(self) -> bool {
-                <$t>::is_nan(self)
-            }
+            $(
+                fn is_nan(self) -> bool {
+                    $is_nan(self)
+                }
+            )?
         }
     };
 }
-real_float!(f32, F32);
-real_float!(f64, F64);
+real!(f32, F32, 0.0, 1.0, f32::is_nan);
+real!(f64, F64, 0.0, 1.0, f64::is_nan);
+real!(i32, I32, 0, 1);
+real!(i64, I64, 0, 1);
+real!(u8, U8, 0, 1);
 
 macro_rules! complex_float {
     ($t:ty, $r:ty, $d:ident) => {
@@ -228,41 +243,6 @@ macro_rules! complex_float {
 }
 complex_float!(c32, f32, C32);
 complex_float!(c64, f64, C64);
-
-macro_rules! integer {
-    ($t:ty, $d:ident) => {
-        impl sealed::Sealed for $t {}
-        impl Element for $t {
-            const DTYPE: DType = DType::$d;
-            fn zero() -> Self {
-                0
-            }
-            fn one() -> Self {
-                1
-            }
-            #[inline]
-            fn to_c64(self) -> c64 {
-                c64::new(self as f64, 0.0)
-            }
-            #[inline]
-            fn to_i64(self) -> i64 {
-                self as i64
-            }
-            #[inline]
-            fn from_c64(v: c64) -> Self {
-                // float -> integer: truncate toward zero, saturate; NaN -> 0 (as CUDA's cvt.rzi)
-                v.re as $t
-            }
-            #[inline]
-            fn from_i64(v: i64) -> Self {
-                v as $t
-            }
-        }
-    };
-}
-integer!(i32, I32);
-integer!(i64, I64);
-integer!(u8, U8);
 
 impl sealed::Sealed for bool {}
 impl Element for bool {

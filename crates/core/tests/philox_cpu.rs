@@ -1,4 +1,4 @@
-//! CPU tests of the Philox4x32-10 random streams (`src/random/philox.rs`):
+//! CPU tests of the Philox4x32-10 random streams (`src/random/philox/`):
 //! known answers, stream layout, accuracy of the bit-reproducible elementary
 //! functions, distribution moments, fills with offsets, golden hashes of the
 //! derived streams (the same hashes the CUDA twin `philox.cuh` produced on a
@@ -6,7 +6,7 @@
 //! constants.
 
 #[allow(dead_code)]
-#[path = "../src/random/philox.rs"]
+#[path = "../src/random/philox/mod.rs"]
 mod philox;
 #[rustfmt::skip]
 #[path = "../src/random/ziggurat_tables.rs"]
@@ -858,10 +858,15 @@ fn golden_stream_hashes() {
 
 #[test]
 fn cuda_twin_shares_constants() {
-    let rs = include_str!("../src/random/philox.rs");
+    let rs = [
+        include_str!("../src/random/philox/mod.rs"),
+        include_str!("../src/random/philox/math.rs"),
+        include_str!("../src/random/philox/normal.rs"),
+        include_str!("../src/random/philox/poisson.rs"),
+    ];
     let cuh = include_str!("../src/random/philox.cuh");
     let mut checked = 0;
-    for line in rs.lines() {
+    for line in rs.iter().flat_map(|f| f.lines()) {
         let line = line.trim_start().trim_start_matches("pub ");
         let Some(rest) = line.strip_prefix("const ") else {
             continue;

@@ -128,38 +128,34 @@ fn long_normal_fills_match_the_cpu_bit_for_bit() {
         let mut g = Generator::with_stream(seed, stream);
         g.set_position(start);
         let mut c = g;
-        let a = g
-            .standard_normal::<f32>(&[n], &gpu)
-            .unwrap()
-            .to_vec()
-            .unwrap();
-        let b = c
-            .standard_normal::<f32>(&[n], &Device::Cpu)
-            .unwrap()
-            .to_vec()
-            .unwrap();
-        if let Some(i) = (0..n).find(|&i| a[i].to_bits() != b[i].to_bits()) {
-            panic!(
-                "f32 normal {i} (seed {seed}, start {start}): gpu {} cpu {}",
-                a[i], b[i]
-            );
-        }
-        let a = g
-            .standard_normal::<f64>(&[n], &gpu)
-            .unwrap()
-            .to_vec()
-            .unwrap();
-        let b = c
-            .standard_normal::<f64>(&[n], &Device::Cpu)
-            .unwrap()
-            .to_vec()
-            .unwrap();
-        if let Some(i) = (0..n).find(|&i| a[i].to_bits() != b[i].to_bits()) {
-            panic!(
-                "f64 normal {i} (seed {seed}, start {start}): gpu {} cpu {}",
-                a[i], b[i]
-            );
-        }
+        let ctx = format!("(seed {seed}, start {start})");
+        same_normals::<f32>(&mut g, &mut c, &gpu, n, |v| v.to_bits() as u64, &ctx);
+        same_normals::<f64>(&mut g, &mut c, &gpu, n, f64::to_bits, &ctx);
+    }
+}
+
+/// `n` standard normals of `T` drawn by `g` on `gpu` and by `c` on the CPU have the same bits.
+fn same_normals<T: cusci_core::RealFloat + std::fmt::Display>(
+    g: &mut Generator,
+    c: &mut Generator,
+    gpu: &Device,
+    n: usize,
+    bits: impl Fn(T) -> u64,
+    ctx: &str,
+) {
+    let a = g.standard_normal::<T>(&[n], gpu).unwrap().to_vec().unwrap();
+    let b = c
+        .standard_normal::<T>(&[n], &Device::Cpu)
+        .unwrap()
+        .to_vec()
+        .unwrap();
+    if let Some(i) = (0..n).find(|&i| bits(a[i]) != bits(b[i])) {
+        panic!(
+            "{} normal {i} {ctx}: gpu {} cpu {}",
+            T::DTYPE.tag(),
+            a[i],
+            b[i]
+        );
     }
 }
 

@@ -161,6 +161,51 @@ fn subsets(nd: usize) -> Vec<Vec<isize>> {
         .collect()
 }
 
+/// An input of the naive checks: its shape, its view's label, the array and its elements in C order.
+type Input<T> = (&'static [usize], &'static str, Array<T>, Vec<T>);
+
+/// The inputs of the naive checks: each of [`SHAPES`] as its [`views`] on the CPU.
+fn cpu_inputs<T: Element>(seed: u64) -> Vec<Input<T>> {
+    let mut v = Vec::new();
+    for shape in SHAPES {
+        for (label, a) in views::<T>(shape, seed, &Device::Cpu) {
+            let x = a.to_vec().unwrap();
+            v.push((shape, label, a, x));
+        }
+    }
+    v
+}
+
+/// One reduction of a naive check: the axes (`axes` as passed, `red` sorted and non-negative),
+/// the output shape `os`, and each output's `n` elements (`g`, C order).
+struct AxesCase<T> {
+    axes: Vec<isize>,
+    red: Vec<usize>,
+    os: Vec<usize>,
+    g: Vec<Vec<T>>,
+    n: usize,
+}
+
+/// Every subset of the axes of `shape` as an [`AxesCase`] of the elements `x`.
+fn axes_cases<T: Copy>(x: &[T], shape: &[usize]) -> Vec<AxesCase<T>> {
+    let nd = shape.len();
+    subsets(nd)
+        .into_iter()
+        .map(|axes| {
+            let red = norm_red(&axes, nd);
+            let (os, g) = groups(x, shape, &red);
+            let n = g.first().map_or(0, |g| g.len());
+            AxesCase {
+                axes,
+                red,
+                os,
+                g,
+                n,
+            }
+        })
+        .collect()
+}
+
 /// Float tolerance for a result of `n` inputs (f32 results are rounded once from f64 sums).
 fn rtol<T: Element>(n: usize) -> f64 {
     let l = 1.0 + (n.max(1) as f64).log2();
@@ -190,46 +235,46 @@ fn close<T: Element>(got: &[T], exp: &[T], shape: &[usize], n: usize, ctx: &str)
 // ------------------------------------------------------------------------------------------------
 
 fn check_sum_mean<T: Numeric>(seed: u64) {
-    let dev = Device::Cpu;
-    for shape in SHAPES {
-        for (label, a) in views::<T>(shape, seed, &dev) {
-            let x = a.to_vec().unwrap();
-            let nd = shape.len();
-            for axes in subsets(nd) {
-                let neg: Vec<isize> = axes.iter().map(|&d| d - nd as isize).collect();
-                let red = norm_red(&axes, nd);
-                let (os, g) = groups(&x, shape, &red);
-                let ctx = format!("{} sum {label} {shape:?} axes {axes:?}", T::DTYPE);
-                let exp: Vec<T> = g.iter().map(|g| naive_sum(g)).collect();
-                let got = a.sum_axes(&axes).unwrap();
-                assert_eq!(got.shape(), &os[..], "{ctx}");
-                let n = g.first().map_or(0, |g| g.len());
-                close(&got.to_vec().unwrap(), &exp, &os, n, &ctx);
-                // negative axes give the same
-                let got2 = a.sum_axes(&neg).unwrap();
-                assert_eq!(
-                    got2.to_vec().unwrap(),
-                    got.to_vec().unwrap(),
-                    "{ctx} negative"
-                );
-                // keepdims
-                let k = a.sum_axes_keepdims(&axes).unwrap();
-                let ks: Vec<usize> = (0..nd)
-                    .map(|d| if red.contains(&d) { 1 } else { shape[d] })
-                    .collect();
-                assert_eq!(k.shape(), &ks[..], "{ctx} keepdims");
-                assert_eq!(k.to_vec().unwrap(), got.to_vec().unwrap(), "{ctx} keepdims");
-            }
-            // full sum
-            let all: Vec<T> = vec![naive_sum(&x)];
-            close(
-                &[a.sum().unwrap()],
-                &all,
-                &[],
-                x.len(),
-                &format!("{label} sum()"),
+    for (shape, label, a, x) in cpu_inputs::<T>(seed) {
+        let nd = shape.len();
+        for AxesCase {
+            axes,
+            red,
+            os,
+            g,
+            n,
+        } in axes_cases(&x, shape)
+        {
+            let neg: Vec<isize> = axes.iter().map(|&d| d - nd as isize).collect();
+            let ctx = format!("{} sum {label} {shape:?} axes {axes:?}", T::DTYPE);
+            let exp: Vec<T> = g.iter().map(|g| naive_sum(g)).collect();
+            let got = a.sum_axes(&axes).unwrap();
+            assert_eq!(got.shape(), &os[..], "{ctx}");
+            close(&got.to_vec().unwrap(), &exp, &os, n, &ctx);
+            // negative axes give the same
+            let got2 = a.sum_axes(&neg).unwrap();
+            assert_eq!(
+                got2.to_vec().unwrap(),
+                got.to_vec().unwrap(),
+                "{ctx} negative"
             );
+            // keepdims
+            let k = a.sum_axes_keepdims(&axes).unwrap();
+            let ks: Vec<usize> = (0..nd)
+                .map(|d| if red.contains(&d) { 1 } else { shape[d] })
+                .collect();
+            assert_eq!(k.shape(), &ks[..], "{ctx} keepdims");
+            assert_eq!(k.to_vec().unwrap(), got.to_vec().unwrap(), "{ctx} keepdims");
         }
+        // full sum
+        let all: Vec<T> = vec![naive_sum(&x)];
+        close(
+            &[a.sum().unwrap()],
+            &all,
+            &[],
+            x.len(),
+            &format!("{label} sum()"),
+        );
     }
 }
 
@@ -245,56 +290,48 @@ fn cpu_sum_matches_naive() {
 }
 
 fn check_float_stats<T: Float>(seed: u64) {
-    let dev = Device::Cpu;
-    for shape in SHAPES {
-        for (label, a) in views::<T>(shape, seed, &dev) {
-            let x = a.to_vec().unwrap();
-            let nd = shape.len();
-            for axes in subsets(nd) {
-                let red = norm_red(&axes, nd);
-                let (os, g) = groups(&x, shape, &red);
-                let n = g.first().map_or(0, |g| g.len());
-                let ctx = format!("{} {label} {shape:?} axes {axes:?}", T::DTYPE);
-                // mean (empty axes: a copy)
-                let exp: Vec<T> = g.iter().map(|g| T::from_c64(naive_mean_w(g))).collect();
-                let got = a.mean_axes(&axes).unwrap().to_vec().unwrap();
-                close(&got, &exp, &os, n, &format!("{ctx} mean"));
-                // var / std with ddof 0 and 1
-                for ddof in [0, 1] {
-                    let ev: Vec<T::Real> = g
-                        .iter()
-                        .map(|g| T::Real::from_c64(c64::new(naive_var(g, ddof), 0.0)))
-                        .collect();
-                    let gv = a.var_axes(&axes, ddof).unwrap().to_vec().unwrap();
-                    close(&gv, &ev, &os, n, &format!("{ctx} var ddof {ddof}"));
-                    let es: Vec<T::Real> = g
-                        .iter()
-                        .map(|g| T::Real::from_c64(c64::new(naive_var(g, ddof).sqrt(), 0.0)))
-                        .collect();
-                    let gs = a.std_axes(&axes, ddof).unwrap().to_vec().unwrap();
-                    close(&gs, &es, &os, n, &format!("{ctx} std ddof {ddof}"));
-                }
-                // norm
-                let en: Vec<T::Real> = g
+    for (shape, label, a, x) in cpu_inputs::<T>(seed) {
+        for AxesCase { axes, os, g, n, .. } in axes_cases(&x, shape) {
+            let ctx = format!("{} {label} {shape:?} axes {axes:?}", T::DTYPE);
+            // mean (empty axes: a copy)
+            let exp: Vec<T> = g.iter().map(|g| T::from_c64(naive_mean_w(g))).collect();
+            let got = a.mean_axes(&axes).unwrap().to_vec().unwrap();
+            close(&got, &exp, &os, n, &format!("{ctx} mean"));
+            // var / std with ddof 0 and 1
+            for ddof in [0, 1] {
+                let ev: Vec<T::Real> = g
                     .iter()
-                    .map(|g| {
-                        let s: f64 = g.iter().map(|x| x.to_c64().norm_sqr()).sum();
-                        T::Real::from_c64(c64::new(s.sqrt(), 0.0))
-                    })
+                    .map(|g| T::Real::from_c64(c64::new(naive_var(g, ddof), 0.0)))
                     .collect();
-                let gn = a.norm_axes(&axes).unwrap().to_vec().unwrap();
-                close(&gn, &en, &os, n, &format!("{ctx} norm"));
+                let gv = a.var_axes(&axes, ddof).unwrap().to_vec().unwrap();
+                close(&gv, &ev, &os, n, &format!("{ctx} var ddof {ddof}"));
+                let es: Vec<T::Real> = g
+                    .iter()
+                    .map(|g| T::Real::from_c64(c64::new(naive_var(g, ddof).sqrt(), 0.0)))
+                    .collect();
+                let gs = a.std_axes(&axes, ddof).unwrap().to_vec().unwrap();
+                close(&gs, &es, &os, n, &format!("{ctx} std ddof {ddof}"));
             }
-            // full reductions
-            let m = a.mean().unwrap();
-            if x.is_empty() {
-                assert!(is_nan(m), "{label} mean of nothing is NaN");
-                assert!(is_nan(a.var(0).unwrap()), "{label} var of nothing is NaN");
-            } else {
-                close(&[m], &[T::from_c64(naive_mean_w(&x))], &[], x.len(), label);
-                let v = T::Real::from_c64(c64::new(naive_var(&x, 1), 0.0));
-                close(&[a.var(1).unwrap()], &[v], &[], x.len(), label);
-            }
+            // norm
+            let en: Vec<T::Real> = g
+                .iter()
+                .map(|g| {
+                    let s: f64 = g.iter().map(|x| x.to_c64().norm_sqr()).sum();
+                    T::Real::from_c64(c64::new(s.sqrt(), 0.0))
+                })
+                .collect();
+            let gn = a.norm_axes(&axes).unwrap().to_vec().unwrap();
+            close(&gn, &en, &os, n, &format!("{ctx} norm"));
+        }
+        // full reductions
+        let m = a.mean().unwrap();
+        if x.is_empty() {
+            assert!(is_nan(m), "{label} mean of nothing is NaN");
+            assert!(is_nan(a.var(0).unwrap()), "{label} var of nothing is NaN");
+        } else {
+            close(&[m], &[T::from_c64(naive_mean_w(&x))], &[], x.len(), label);
+            let v = T::Real::from_c64(c64::new(naive_var(&x, 1), 0.0));
+            close(&[a.var(1).unwrap()], &[v], &[], x.len(), label);
         }
     }
 }
@@ -308,66 +345,63 @@ fn cpu_float_stats_match_naive() {
 }
 
 fn check_minmax_arg<T: Ordered>(seed: u64) {
-    let dev = Device::Cpu;
-    for shape in SHAPES {
-        for (label, a) in views::<T>(shape, seed, &dev) {
-            let x = a.to_vec().unwrap();
-            let nd = shape.len();
-            for axes in subsets(nd) {
-                let red = norm_red(&axes, nd);
-                let ctx = format!("{} {label} {shape:?} axes {axes:?}", T::DTYPE);
-                let (os, g) = groups(&x, shape, &red);
-                let empty = red.iter().any(|&d| shape[d] == 0);
-                for max in [false, true] {
-                    let got = if max {
-                        a.max_axes(&axes)
-                    } else {
-                        a.min_axes(&axes)
-                    };
-                    if empty && !axes.is_empty() {
-                        assert!(
-                            matches!(got, Err(Error::InvalidArgument { .. })),
-                            "{ctx}: empty reduction must fail"
-                        );
-                        continue;
-                    }
-                    let got = got.unwrap();
-                    assert_eq!(got.shape(), &os[..], "{ctx}");
-                    let exp: Vec<T> = g.iter().map(|g| naive_minmax(g, max)).collect();
-                    assert_eq!(got.to_vec().unwrap(), exp, "{ctx} max={max}");
-                }
-            }
-            for ax in 0..nd {
-                let (os, g) = groups(&x, shape, &[ax]);
-                for max in [false, true] {
-                    let got = if max {
-                        a.argmax_axis(ax as isize)
-                    } else {
-                        a.argmin_axis(ax as isize)
-                    };
-                    if shape[ax] == 0 {
-                        assert!(matches!(got, Err(Error::InvalidArgument { .. })));
-                        continue;
-                    }
-                    let got = got.unwrap();
-                    assert_eq!(got.shape(), &os[..]);
-                    let exp: Vec<i64> = g.iter().map(|g| naive_arg(g, max)).collect();
-                    assert_eq!(
-                        got.to_vec().unwrap(),
-                        exp,
-                        "{label} {shape:?} arg axis {ax} max={max}"
+    for (shape, label, a, x) in cpu_inputs::<T>(seed) {
+        let nd = shape.len();
+        for AxesCase {
+            axes, red, os, g, ..
+        } in axes_cases(&x, shape)
+        {
+            let ctx = format!("{} {label} {shape:?} axes {axes:?}", T::DTYPE);
+            let empty = red.iter().any(|&d| shape[d] == 0);
+            for max in [false, true] {
+                let got = if max {
+                    a.max_axes(&axes)
+                } else {
+                    a.min_axes(&axes)
+                };
+                if empty && !axes.is_empty() {
+                    assert!(
+                        matches!(got, Err(Error::InvalidArgument { .. })),
+                        "{ctx}: empty reduction must fail"
                     );
+                    continue;
                 }
+                let got = got.unwrap();
+                assert_eq!(got.shape(), &os[..], "{ctx}");
+                let exp: Vec<T> = g.iter().map(|g| naive_minmax(g, max)).collect();
+                assert_eq!(got.to_vec().unwrap(), exp, "{ctx} max={max}");
             }
-            if x.is_empty() {
-                assert!(matches!(a.min(), Err(Error::InvalidArgument { .. })));
-                assert!(matches!(a.argmax(), Err(Error::InvalidArgument { .. })));
-            } else {
-                assert_eq!(a.min().unwrap(), naive_minmax(&x, false));
-                assert_eq!(a.max().unwrap(), naive_minmax(&x, true));
-                assert_eq!(a.argmin().unwrap() as i64, naive_arg(&x, false));
-                assert_eq!(a.argmax().unwrap() as i64, naive_arg(&x, true));
+        }
+        for ax in 0..nd {
+            let (os, g) = groups(&x, shape, &[ax]);
+            for max in [false, true] {
+                let got = if max {
+                    a.argmax_axis(ax as isize)
+                } else {
+                    a.argmin_axis(ax as isize)
+                };
+                if shape[ax] == 0 {
+                    assert!(matches!(got, Err(Error::InvalidArgument { .. })));
+                    continue;
+                }
+                let got = got.unwrap();
+                assert_eq!(got.shape(), &os[..]);
+                let exp: Vec<i64> = g.iter().map(|g| naive_arg(g, max)).collect();
+                assert_eq!(
+                    got.to_vec().unwrap(),
+                    exp,
+                    "{label} {shape:?} arg axis {ax} max={max}"
+                );
             }
+        }
+        if x.is_empty() {
+            assert!(matches!(a.min(), Err(Error::InvalidArgument { .. })));
+            assert!(matches!(a.argmax(), Err(Error::InvalidArgument { .. })));
+        } else {
+            assert_eq!(a.min().unwrap(), naive_minmax(&x, false));
+            assert_eq!(a.max().unwrap(), naive_minmax(&x, true));
+            assert_eq!(a.argmin().unwrap() as i64, naive_arg(&x, false));
+            assert_eq!(a.argmax().unwrap() as i64, naive_arg(&x, true));
         }
     }
 }

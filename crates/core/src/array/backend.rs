@@ -2,7 +2,7 @@
 //! device view, matched on once in each operation's front end.
 //!
 //! ```
-//! use cusci_core::array::Backend;
+//! use cusci_core::Backend;
 //! use cusci_core::{Array, Device};
 //! let a = Array::<f32>::from_vec(vec![1.0, 2.0, 3.0], &[3], &Device::cpu()).unwrap();
 //! let total = match a.backend() {

@@ -520,13 +520,6 @@ impl Function {
         .map_err(|e| Error::driver("cuLaunchKernel", e))
     }
 
-    /// Transition only (removed once every crate launches through [`CudaDevice::launch`]).
-    #[doc(hidden)]
-    pub fn launch(&self, dev: &CudaDevice, cfg: LaunchConfig, args: &mut Args) -> Result<()> {
-        // SAFETY: transition: the callers' arguments were written for the kernels they launch.
-        unsafe { self.launch_raw(dev, cfg, args) }
-    }
-
     /// The kernel's name.
     pub fn name(&self) -> &str {
         &self.info.name

@@ -79,125 +79,84 @@ pub struct DevPtrMut<'a, T> {
     _borrow: PhantomData<&'a mut [T]>,
 }
 
-impl<'a, T> DevPtr<'a, T> {
-    pub(crate) fn new(addr: u64, len: usize) -> Self {
-        DevPtr {
-            addr,
-            len,
-            _borrow: PhantomData,
+/// The methods [`DevPtr`] and [`DevPtrMut`] share (`$p`: the type, also the name in errors).
+macro_rules! dev_ptr_methods {
+    ($p:ident) => {
+        impl<'a, T> $p<'a, T> {
+            pub(crate) fn new(addr: u64, len: usize) -> Self {
+                $p {
+                    addr,
+                    len,
+                    _borrow: PhantomData,
+                }
+            }
+            /// Elements of storage from the pointer to the end of the allocation.
+            pub fn len(&self) -> usize {
+                self.len
+            }
+            /// True when no element lies behind the pointer.
+            pub fn is_empty(&self) -> bool {
+                self.len == 0
+            }
+            /// The pointer `k` elements further (a sub-array of the same storage).
+            ///
+            /// # Errors
+            /// `InvalidArgument` when `k` passes the end of the storage.
+            #[allow(clippy::should_implement_trait)] // fallible, so not `ops::Add`
+            pub fn add(self, k: usize) -> Result<Self> {
+                if k > self.len {
+                    return Err(Error::arg(
+                        concat!(stringify!($p), "::add"),
+                        format!("offset {k} passes the {} elements of storage", self.len),
+                    ));
+                }
+                Ok($p::new(
+                    self.addr + (k * std::mem::size_of::<T>()) as u64,
+                    self.len - k,
+                ))
+            }
+            /// The same memory seen as elements of `U` (`T` and `U` of the same size).
+            ///
+            /// # Errors
+            /// `InvalidArgument` when the sizes differ.
+            pub fn cast<U: Element>(self) -> Result<$p<'a, U>>
+            where
+                T: Element,
+            {
+                if std::mem::size_of::<T>() != std::mem::size_of::<U>() {
+                    return Err(Error::arg(
+                        concat!(stringify!($p), "::cast"),
+                        "element sizes differ",
+                    ));
+                }
+                Ok($p::new(self.addr, self.len))
+            }
+            /// The raw address, for a vendor library call (cuBLAS, cuSPARSE, cuFFT) that takes
+            /// one; a kernel launch takes the typed pointer.
+            pub fn addr(&self) -> u64 {
+                self.addr
+            }
+            /// The same memory as bytes (for kernels whose parameter type depends on the variant).
+            pub fn untyped(self) -> $p<'a, u8> {
+                $p::new(self.addr, self.len * std::mem::size_of::<T>())
+            }
         }
-    }
-    /// Elements of storage from the pointer to the end of the allocation.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-    /// True when no element lies behind the pointer.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    /// The pointer `k` elements further (a sub-array of the same storage).
-    ///
-    /// # Errors
-    /// `InvalidArgument` when `k` passes the end of the storage.
-    #[allow(clippy::should_implement_trait)] // fallible, so not `ops::Add`
-    pub fn add(self, k: usize) -> Result<Self> {
-        if k > self.len {
-            return Err(Error::arg(
-                "DevPtr::add",
-                format!("offset {k} passes the {} elements of storage", self.len),
-            ));
-        }
-        Ok(DevPtr::new(
-            self.addr + (k * std::mem::size_of::<T>()) as u64,
-            self.len - k,
-        ))
-    }
-    /// The same memory seen as elements of `U` (`T` and `U` of the same size: complex as two
-    /// reals is [`DevPtr::cast_parts`]).
-    ///
-    /// # Errors
-    /// `InvalidArgument` when the sizes differ.
-    pub fn cast<U: Element>(self) -> Result<DevPtr<'a, U>>
-    where
-        T: Element,
-    {
-        if std::mem::size_of::<T>() != std::mem::size_of::<U>() {
-            return Err(Error::arg("DevPtr::cast", "element sizes differ"));
-        }
-        Ok(DevPtr::new(self.addr, self.len))
-    }
-    /// The raw address, for a vendor library call (cuBLAS, cuSPARSE, cuFFT) that takes one; a
-    /// kernel launch takes the typed pointer.
-    pub fn addr(&self) -> u64 {
-        self.addr
-    }
+    };
+}
+dev_ptr_methods!(DevPtr);
+dev_ptr_methods!(DevPtrMut);
+
+impl<T> DevPtr<'_, T> {
     /// A null pointer, for a kernel parameter that the launch's variant never reads.
     pub fn null() -> DevPtr<'static, T> {
         DevPtr::new(0, 0)
     }
-    /// The same memory as bytes (for kernels whose parameter type depends on the variant).
-    pub fn untyped(self) -> DevPtr<'a, u8> {
-        DevPtr::new(self.addr, self.len * std::mem::size_of::<T>())
-    }
 }
 
-impl<'a, T> DevPtrMut<'a, T> {
-    pub(crate) fn new(addr: u64, len: usize) -> Self {
-        DevPtrMut {
-            addr,
-            len,
-            _borrow: PhantomData,
-        }
-    }
-    /// Elements of storage from the pointer to the end of the array.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-    /// True when no element lies behind the pointer.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    /// The pointer `k` elements further.
-    ///
-    /// # Errors
-    /// `InvalidArgument` when `k` passes the end of the array.
-    #[allow(clippy::should_implement_trait)] // fallible, so not `ops::Add`
-    pub fn add(self, k: usize) -> Result<Self> {
-        if k > self.len {
-            return Err(Error::arg(
-                "DevPtrMut::add",
-                format!("offset {k} passes the {} elements of storage", self.len),
-            ));
-        }
-        Ok(DevPtrMut::new(
-            self.addr + (k * std::mem::size_of::<T>()) as u64,
-            self.len - k,
-        ))
-    }
-    /// The same memory seen as elements of `U` of the same size.
-    ///
-    /// # Errors
-    /// `InvalidArgument` when the sizes differ.
-    pub fn cast<U: Element>(self) -> Result<DevPtrMut<'a, U>>
-    where
-        T: Element,
-    {
-        if std::mem::size_of::<T>() != std::mem::size_of::<U>() {
-            return Err(Error::arg("DevPtrMut::cast", "element sizes differ"));
-        }
-        Ok(DevPtrMut::new(self.addr, self.len))
-    }
+impl<T> DevPtrMut<'_, T> {
     /// A read-only pointer to the same memory for the same borrow.
     pub fn as_ptr(&self) -> DevPtr<'_, T> {
         DevPtr::new(self.addr, self.len)
-    }
-    /// The raw address, for a vendor library call that takes one.
-    pub fn addr(&self) -> u64 {
-        self.addr
-    }
-    /// The same memory as bytes (for kernels whose parameter type depends on the variant).
-    pub fn untyped(self) -> DevPtrMut<'a, u8> {
-        DevPtrMut::new(self.addr, self.len * std::mem::size_of::<T>())
     }
 }
 
@@ -232,6 +191,22 @@ impl<'a, T> KernelArg<'a> for DevPtrMut<'a, T> {
 impl<'a, 'b: 'a, T> KernelArg<'a> for &'a mut DevPtrMut<'b, T> {
     fn push_to(self, args: &mut Args) -> usize {
         args.push(self.addr);
+        8
+    }
+}
+
+/// An optional array: its pointer, or a null pointer for a kernel that takes none.
+impl<'a, T> KernelArg<'a> for Option<DevPtr<'a, T>> {
+    fn push_to(self, args: &mut Args) -> usize {
+        args.push(self.map_or(0, |p| p.addr));
+        8
+    }
+}
+
+/// An optional output: its pointer, or a null pointer for a kernel that writes none.
+impl<'a, T> KernelArg<'a> for Option<DevPtrMut<'a, T>> {
+    fn push_to(self, args: &mut Args) -> usize {
+        args.push(self.map_or(0, |p| p.addr));
         8
     }
 }

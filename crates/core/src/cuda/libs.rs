@@ -33,8 +33,13 @@ fn cache() -> &'static Mutex<HashMap<&'static str, Option<PathBuf>>> {
     C.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// Folders searched after the dynamic loader's own search fails.
-fn search_dirs() -> Vec<PathBuf> {
+/// The folders where CUDA's libraries are looked for after the dynamic loader's own search fails,
+/// those that exist, in order: `CUSCI_CUDA_LIB_DIRS`, `lib64` and `lib` under `CUDA_PATH`,
+/// `CUDA_HOME` and `CUDA_ROOT`, the usual toolkit and driver folders, and the `lib` folder of
+/// each package of NVIDIA's Python wheels (`<site-packages>/nvidia/<package>/lib`) in the
+/// virtual, conda, user, pyenv, `/usr/local`, `/usr` and `/opt` environments. Other crates that
+/// load a CUDA library themselves (dist's NCCL) search the same folders.
+pub fn search_dirs() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     if let Ok(v) = std::env::var("CUSCI_CUDA_LIB_DIRS") {
         dirs.extend(std::env::split_paths(&v));

@@ -96,31 +96,31 @@ impl Generator {
         }
     }
 
+    /// Takes the words of `n` values of `per` words each (1 or 2) and returns the fill that draws
+    /// them: from value `start / per` (two-word value `i` uses half of Philox block `i / 2`).
+    fn take_values(&mut self, n: usize, per: u64) -> Words {
+        let start = self.take(n as u64 * per) / per;
+        Words {
+            n,
+            seed: self.seed,
+            stream: self.stream,
+            start,
+        }
+    }
+
     /// Raw 32-bit Philox words, each stored bit for bit in an `i32` (use `as u32` to read them
     /// as unsigned).
     pub fn random_raw(&mut self, shape: &[usize], dev: &Device) -> Result<Array<i32>> {
         let mut out = Array::<i32>::alloc("random_raw", shape, dev)?;
         let n = out.size();
-        let start = self.take(n as u64);
-        let (seed, stream) = (self.seed, self.stream);
+        let w = self.take_values(n, 1);
         match dev {
             Device::Cpu => cpu_fill(&mut out, |s, o: &mut [i32]| {
-                let mut w = vec![0u32; o.len()];
-                philox::fill_raw(seed, stream, start + s as u64, &mut w);
-                o.iter_mut().zip(w).for_each(|(o, w)| *o = w as i32);
+                let mut raw = vec![0u32; o.len()];
+                philox::fill_raw(w.seed, w.stream, w.start + s as u64, &mut raw);
+                o.iter_mut().zip(raw).for_each(|(o, r)| *o = r as i32);
             }),
-            Device::Cuda(d) => launch(
-                d,
-                "cusci_random_raw_u32",
-                &mut out,
-                Words {
-                    n,
-                    seed,
-                    stream,
-                    start,
-                },
-                |l| l,
-            ),
+            Device::Cuda(d) => launch(d, "cusci_random_raw_u32", &mut out, w, |l| l),
         }?;
         Ok(out)
     }
@@ -147,44 +147,33 @@ impl Generator {
             format!("low={low}, high={high}: need finite low <= high"),
         )?;
         let mut out = Array::<T>::alloc("uniform", shape, dev)?;
-        let n = out.size();
-        let start = self.take(n as u64 * Self::words_per::<T>());
+        let w = self.take_values(out.size(), Self::words_per::<T>());
         let (seed, stream) = (self.seed, self.stream);
         let (lo, sc) = (T::from_f64(low), T::from_f64(high - low));
         match dev {
             Device::Cpu => cpu_fill(&mut out, |s, o: &mut [T]| {
+                let first = w.start + s as u64;
                 if T::DTYPE == DType::F32 {
                     let mut v = vec![0f32; o.len()];
-                    philox::fill_uniform_f32(seed, stream, start + s as u64, &mut v);
+                    philox::fill_uniform_f32(seed, stream, first, &mut v);
                     o.iter_mut()
                         .zip(v)
                         .for_each(|(o, v)| *o = lo + sc * T::from_f64(v as f64));
                 } else {
                     let mut v = vec![0f64; o.len()];
-                    philox::fill_uniform_f64(seed, stream, start / 2 + s as u64, &mut v);
+                    philox::fill_uniform_f64(seed, stream, first, &mut v);
                     o.iter_mut()
                         .zip(v)
                         .for_each(|(o, v)| *o = lo + sc * T::from_f64(v));
                 }
             }),
             Device::Cuda(d) => {
-                let (name, st) = if T::DTYPE == DType::F32 {
-                    ("cusci_random_uniform_f32", start)
+                let name = if T::DTYPE == DType::F32 {
+                    "cusci_random_uniform_f32"
                 } else {
-                    ("cusci_random_uniform_f64", start / 2)
+                    "cusci_random_uniform_f64"
                 };
-                launch(
-                    d,
-                    name,
-                    &mut out,
-                    Words {
-                        n,
-                        seed,
-                        stream,
-                        start: st,
-                    },
-                    |l| l,
-                )?;
+                launch(d, name, &mut out, w, |l| l)?;
                 if low != 0.0 || high != 1.0 {
                     out = out.mul_scalar(sc)?.add_scalar(lo)?;
                 }
@@ -239,56 +228,21 @@ impl Generator {
             format!("mean={mean}, std={std}: need finite mean and finite std >= 0"),
         )?;
         out.make_unique()?;
-        let n = out.size();
-        let start = self.take(n as u64 * Self::words_per::<T>());
+        let w = self.take_values(out.size(), Self::words_per::<T>());
         let (seed, stream) = (self.seed, self.stream);
+        let (m, sd) = (mean as f32, std as f32);
         let dev = out.device().clone();
         match &dev {
-            Device::Cpu => cpu_fill(out, |s, o: &mut [T]| {
-                if T::DTYPE == DType::F32 {
-                    let mut v = vec![0f32; o.len()];
-                    philox::fill_normal_f32(seed, stream, start + s as u64, &mut v);
-                    let (m, sd) = (mean as f32, std as f32);
-                    o.iter_mut()
-                        .zip(v)
-                        .for_each(|(o, z)| *o = T::from_f64((m + sd * z) as f64));
-                } else {
-                    let mut v = vec![0f64; o.len()];
-                    philox::fill_normal_f64(seed, stream, start / 2 + s as u64, &mut v);
-                    o.iter_mut()
-                        .zip(v)
-                        .for_each(|(o, z)| *o = T::from_f64(mean + std * z));
-                }
+            Device::Cpu => cpu_fill_float(
+                out,
+                w,
+                |i, v| philox::fill_normal_f32_scaled(seed, stream, i, m, sd, v),
+                |i, v| philox::fill_normal_f64_scaled(seed, stream, i, mean, std, v),
+            ),
+            Device::Cuda(d) if T::DTYPE == DType::F32 => normal_f32_cuda(d, out, w, m, sd),
+            Device::Cuda(d) => launch(d, "cusci_random_normal_f64", out, w, |l| {
+                l.arg(mean).arg(std)
             }),
-            Device::Cuda(d) => {
-                if T::DTYPE == DType::F32 {
-                    normal_f32_cuda(
-                        d,
-                        out,
-                        Words {
-                            n,
-                            seed,
-                            stream,
-                            start,
-                        },
-                        mean as f32,
-                        std as f32,
-                    )
-                } else {
-                    launch(
-                        d,
-                        "cusci_random_normal_f64",
-                        out,
-                        Words {
-                            n,
-                            seed,
-                            stream,
-                            start: start / 2,
-                        },
-                        |l| l.arg(mean).arg(std),
-                    )
-                }
-            }
         }
     }
 
@@ -308,58 +262,23 @@ impl Generator {
             format!("scale={scale}: need finite scale >= 0"),
         )?;
         let mut out = Array::<T>::alloc("exponential", shape, dev)?;
-        let n = out.size();
-        let start = self.take(n as u64 * Self::words_per::<T>());
+        let w = self.take_values(out.size(), Self::words_per::<T>());
         let (seed, stream) = (self.seed, self.stream);
         match dev {
-            Device::Cpu => cpu_fill(&mut out, |s, o: &mut [T]| {
-                if T::DTYPE == DType::F32 {
-                    let mut v = vec![0f32; o.len()];
-                    philox::fill_exponential_f32(
-                        seed,
-                        stream,
-                        start + s as u64,
-                        scale as f32,
-                        &mut v,
-                    );
-                    o.iter_mut()
-                        .zip(v)
-                        .for_each(|(o, z)| *o = T::from_f64(z as f64));
-                } else {
-                    let mut v = vec![0f64; o.len()];
-                    philox::fill_exponential_f64(seed, stream, start / 2 + s as u64, scale, &mut v);
-                    o.iter_mut().zip(v).for_each(|(o, z)| *o = T::from_f64(z));
-                }
-            }),
-            Device::Cuda(d) => {
-                if T::DTYPE == DType::F32 {
-                    launch(
-                        d,
-                        "cusci_random_exponential_f32",
-                        &mut out,
-                        Words {
-                            n,
-                            seed,
-                            stream,
-                            start,
-                        },
-                        |l| l.arg(scale as f32),
-                    )
-                } else {
-                    launch(
-                        d,
-                        "cusci_random_exponential_f64",
-                        &mut out,
-                        Words {
-                            n,
-                            seed,
-                            stream,
-                            start: start / 2,
-                        },
-                        |l| l.arg(scale),
-                    )
-                }
+            Device::Cpu => cpu_fill_float(
+                &mut out,
+                w,
+                |i, v| philox::fill_exponential_f32(seed, stream, i, scale as f32, v),
+                |i, v| philox::fill_exponential_f64(seed, stream, i, scale, v),
+            ),
+            Device::Cuda(d) if T::DTYPE == DType::F32 => {
+                launch(d, "cusci_random_exponential_f32", &mut out, w, |l| {
+                    l.arg(scale as f32)
+                })
             }
+            Device::Cuda(d) => launch(d, "cusci_random_exponential_f64", &mut out, w, |l| {
+                l.arg(scale)
+            }),
         }?;
         Ok(out)
     }
@@ -381,66 +300,24 @@ impl Generator {
             format!("mean={mean}, sigma={sigma}: need finite mean and finite sigma >= 0"),
         )?;
         let mut out = Array::<T>::alloc("lognormal", shape, dev)?;
-        let n = out.size();
-        let start = self.take(n as u64 * Self::words_per::<T>());
+        let w = self.take_values(out.size(), Self::words_per::<T>());
         let (seed, stream) = (self.seed, self.stream);
+        let (m, s) = (mean as f32, sigma as f32);
         match dev {
-            Device::Cpu => cpu_fill(&mut out, |s, o: &mut [T]| {
-                if T::DTYPE == DType::F32 {
-                    let mut v = vec![0f32; o.len()];
-                    philox::fill_lognormal_f32(
-                        seed,
-                        stream,
-                        start + s as u64,
-                        mean as f32,
-                        sigma as f32,
-                        &mut v,
-                    );
-                    o.iter_mut()
-                        .zip(v)
-                        .for_each(|(o, z)| *o = T::from_f64(z as f64));
-                } else {
-                    let mut v = vec![0f64; o.len()];
-                    philox::fill_lognormal_f64(
-                        seed,
-                        stream,
-                        start / 2 + s as u64,
-                        mean,
-                        sigma,
-                        &mut v,
-                    );
-                    o.iter_mut().zip(v).for_each(|(o, z)| *o = T::from_f64(z));
-                }
-            }),
-            Device::Cuda(d) => {
-                if T::DTYPE == DType::F32 {
-                    launch(
-                        d,
-                        "cusci_random_lognormal_f32",
-                        &mut out,
-                        Words {
-                            n,
-                            seed,
-                            stream,
-                            start,
-                        },
-                        |l| l.arg(mean as f32).arg(sigma as f32),
-                    )
-                } else {
-                    launch(
-                        d,
-                        "cusci_random_lognormal_f64",
-                        &mut out,
-                        Words {
-                            n,
-                            seed,
-                            stream,
-                            start: start / 2,
-                        },
-                        |l| l.arg(mean).arg(sigma),
-                    )
-                }
+            Device::Cpu => cpu_fill_float(
+                &mut out,
+                w,
+                |i, v| philox::fill_lognormal_f32(seed, stream, i, m, s, v),
+                |i, v| philox::fill_lognormal_f64(seed, stream, i, mean, sigma, v),
+            ),
+            Device::Cuda(d) if T::DTYPE == DType::F32 => {
+                launch(d, "cusci_random_lognormal_f32", &mut out, w, |l| {
+                    l.arg(m).arg(s)
+                })
             }
+            Device::Cuda(d) => launch(d, "cusci_random_lognormal_f64", &mut out, w, |l| {
+                l.arg(mean).arg(sigma)
+            }),
         }?;
         Ok(out)
     }
@@ -464,28 +341,19 @@ impl Generator {
         let mut out = Array::<i64>::alloc("integers", shape, dev)?;
         let n = out.size();
         // ranges up to 2^32 use one word per value, wider ranges two (element i: block i/2)
-        let start = if philox::integers_use_one_word(low, high) {
-            self.take(n as u64)
+        let per = if philox::integers_use_one_word(low, high) {
+            1
         } else {
-            self.take(n as u64 * 2) / 2
+            2
         };
-        let (seed, stream) = (self.seed, self.stream);
+        let w = self.take_values(n, per);
         match dev {
             Device::Cpu => cpu_fill(&mut out, |s, o: &mut [i64]| {
-                philox::fill_integers_i64(seed, stream, start + s as u64, low, high, o);
+                philox::fill_integers_i64(w.seed, w.stream, w.start + s as u64, low, high, o);
             }),
-            Device::Cuda(d) => launch(
-                d,
-                "cusci_random_integers_i64",
-                &mut out,
-                Words {
-                    n,
-                    seed,
-                    stream,
-                    start,
-                },
-                |l| l.arg(low).arg(high),
-            ),
+            Device::Cuda(d) => launch(d, "cusci_random_integers_i64", &mut out, w, |l| {
+                l.arg(low).arg(high)
+            }),
         }?;
         Ok(out)
     }
@@ -502,24 +370,12 @@ impl Generator {
         )?;
         let mut out = Array::<i64>::alloc("poisson", shape, dev)?;
         let n = out.size();
-        let start = self.take(n as u64);
-        let (seed, stream) = (self.seed, self.stream);
+        let w = self.take_values(n, 1);
         match dev {
             Device::Cpu => cpu_fill(&mut out, |s, o: &mut [i64]| {
-                philox::fill_poisson_i64(seed, stream, start + s as u64, lam, o);
+                philox::fill_poisson_i64(w.seed, w.stream, w.start + s as u64, lam, o);
             }),
-            Device::Cuda(d) => launch(
-                d,
-                "cusci_random_poisson_i64",
-                &mut out,
-                Words {
-                    n,
-                    seed,
-                    stream,
-                    start,
-                },
-                |l| l.arg(lam),
-            ),
+            Device::Cuda(d) => launch(d, "cusci_random_poisson_i64", &mut out, w, |l| l.arg(lam)),
         }?;
         Ok(out)
     }
@@ -537,6 +393,30 @@ fn cpu_fill<T: crate::dtype::Element>(
         .enumerate()
         .for_each(|(c, o)| f(c * CPU_CHUNK, o));
     Ok(())
+}
+
+/// Fills a CPU float array with the values of `w` ([`Generator::take_values`]): philox's f32 fill
+/// `f32s(first value, values)` or its f64 fill `f64s`, by precision, each value stored exactly.
+fn cpu_fill_float<T: RealFloat>(
+    out: &mut Array<T>,
+    w: Words,
+    f32s: impl Fn(u64, &mut [f32]) + Sync,
+    f64s: impl Fn(u64, &mut [f64]) + Sync,
+) -> Result<()> {
+    cpu_fill(out, |s, o: &mut [T]| {
+        let first = w.start + s as u64;
+        if T::DTYPE == DType::F32 {
+            let mut v = vec![0f32; o.len()];
+            f32s(first, &mut v);
+            o.iter_mut()
+                .zip(v)
+                .for_each(|(o, z)| *o = T::from_f64(z as f64));
+        } else {
+            let mut v = vec![0f64; o.len()];
+            f64s(first, &mut v);
+            o.iter_mut().zip(v).for_each(|(o, z)| *o = T::from_f64(z));
+        }
+    })
 }
 
 /// The random fill kernels (philox.cuh).

@@ -16,7 +16,6 @@ use crate::device::Device;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 
-
 /// The fused Monte Carlo pricing kernel (montecarlo.cu on philox.cuh).
 pub(crate) static MONTECARLO: KernelModule = KernelModule {
     name: "cusci_montecarlo",

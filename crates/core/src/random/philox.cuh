@@ -1,9 +1,9 @@
 /*
- * philox.cuh: CUDA device twin of crates/core/src/random/philox.rs.
+ * philox.cuh: CUDA device twin of crates/core/src/random/philox/ (Rust module philox).
  *
  * Philox4x32-10 counter-based random streams whose raw words AND derived
  * floating-point values are bit-identical with the Rust (CPU) implementation.
- * See philox.rs for the stream layout, the numerics and the accuracy of every
+ * See philox/mod.rs for the stream layout, the numerics and the accuracy of every
  * function; each function here is the same sequence of IEEE-754 operations,
  * in the same order, as its Rust namesake (`cusci_` prefix).
  *
@@ -29,7 +29,7 @@ typedef unsigned long long cusci_u64;
 typedef long long cusci_i64;
 
 /* ------------------------------------------------------------------------- */
-/* Constants (same literals as philox.rs)                                    */
+/* Constants (same literals as the Rust module philox)                       */
 /* ------------------------------------------------------------------------- */
 
 #define CUSCI_PHILOX_M0 (0xD2511F53u)
@@ -489,7 +489,7 @@ __device__ __forceinline__ float2 cusci_sincospi_f32(float x)
 /* Normal (ziggurat; the tables are ziggurat.cuh, prepended to this file)    */
 /* ------------------------------------------------------------------------- */
 
-/* The f32 word: layer in its low CUSCI_ZIG_LB_F32 bits, then the sign, then J (philox.rs). */
+/* The f32 word: layer in its low CUSCI_ZIG_LB_F32 bits, then the sign, then J (philox/normal.rs). */
 #define CUSCI_ZIG_LAYERS_F32 (1u << CUSCI_ZIG_LB_F32)
 #define CUSCI_ZIG_LAYER_MASK_F32 (CUSCI_ZIG_LAYERS_F32 - 1u)
 #define CUSCI_ZIG_SIGN_F32 CUSCI_ZIG_LAYERS_F32
@@ -512,7 +512,7 @@ __device__ __forceinline__ uint4 cusci_zig_block(uint2 zkey, unsigned int tag, c
     return cusci_philox4x32_10(make_uint4(k, tag, (unsigned int)i, (unsigned int)(i >> 32)), zkey);
 }
 
-/* The whole ziggurat for raw word w of normal number i (philox.rs normal_f32);
+/* The whole ziggurat for raw word w of normal number i (philox::normal_f32);
    kept out of line: the fast path inlines only the first test. */
 __device__ __noinline__ float cusci_zig_slow_f32(unsigned int w, uint2 zkey, cusci_u64 i)
 {
@@ -545,7 +545,7 @@ __device__ __noinline__ float cusci_zig_slow_f32(unsigned int w, uint2 zkey, cus
     }
 }
 
-/* Standard normal f32 number i from its raw word w (philox.rs normal_f32). */
+/* Standard normal f32 number i from its raw word w (philox::normal_f32). */
 __device__ __forceinline__ float cusci_zig_normal_f32(unsigned int w, uint2 zkey, cusci_u64 i)
 {
     const unsigned int l = w & CUSCI_ZIG_LAYER_MASK_F32, j = w >> CUSCI_ZIG_J_SHIFT_F32;
@@ -556,7 +556,7 @@ __device__ __forceinline__ float cusci_zig_normal_f32(unsigned int w, uint2 zkey
     return cusci_zig_slow_f32(w, zkey, i);
 }
 
-/* philox.rs normal_f64: the 52-bit J = (hi >> 9) << 29 | lo >> 3. */
+/* philox::normal_f64: the 52-bit J = (hi >> 9) << 29 | lo >> 3. */
 __device__ __noinline__ double cusci_zig_slow_f64(unsigned int hi, unsigned int lo, uint2 zkey, cusci_u64 i)
 {
     const double r = __longlong_as_double((long long)CUSCI_ZIG_R_F64);
@@ -591,7 +591,7 @@ __device__ __noinline__ double cusci_zig_slow_f64(unsigned int hi, unsigned int 
     }
 }
 
-/* Standard normal f64 number i from its words (hi, lo) (philox.rs normal_f64). */
+/* Standard normal f64 number i from its words (hi, lo) (philox::normal_f64). */
 __device__ __forceinline__ double cusci_zig_normal_f64(unsigned int hi, unsigned int lo, uint2 zkey, cusci_u64 i)
 {
     const unsigned int l = hi & 255u;
@@ -741,7 +741,7 @@ __device__ __forceinline__ cusci_poisson_params cusci_poisson_params_new(double 
     return p;
 }
 
-/* Poisson element i with sub-stream key `key` (see philox.rs poisson_sample). */
+/* Poisson element i with sub-stream key `key` (see philox::poisson_sample). */
 __device__ __forceinline__ cusci_i64 cusci_poisson_sample(const cusci_poisson_params& p, uint2 key, cusci_u64 i)
 {
     const double lam = p.lam;
@@ -1021,7 +1021,7 @@ __device__ __forceinline__ void cusci_zig_flush_f64(double* out, cusci_u64 start
    expected) redoes the first test of each of its elements and finishes the failing ones. A queue entry
    is (iteration << 10) | (threadIdx.x << 2) | word (blockDim.x = 256).
    The first-test value x = j * w is computed as (1 + j 2^-20) * W - W with W = w 2^20 in one FMA (the
-   product is exact, so this is j * w rounded once, as philox.rs computes it), with the sign folded
+   product is exact, so this is j * w rounded once, as philox::normal_f32 computes it), with the sign folded
    into W; x = +0 for j = 0 either way. STD1 (mean 0, std 1) stores x; otherwise mean + std * x (multiply,
    then add). WIDE = false when every Philox block of the launch has the same counter word 1 (block >> 32,
    then uniform): the counter is (first_lo + t, first_hi, ...) in 32-bit arithmetic. */
@@ -1315,7 +1315,7 @@ extern "C" __global__ void cusci_random_integers_i32(int* out, unsigned long lon
 }
 
 /* Poisson(lam), lam >= 0 finite (lam == 0 gives 0); element i uses its own
-   sub-stream (philox.rs poisson_key / poisson_sample). */
+   sub-stream (philox::poisson_key / poisson_sample). */
 extern "C" __global__ void cusci_random_poisson_i64(long long* out, unsigned long long n, unsigned long long seed,
                                                     unsigned long long stream, unsigned long long start, double lam)
 {

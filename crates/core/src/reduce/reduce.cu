@@ -1,6 +1,6 @@
 // cusci reductions and scans (sum, mean, var, std, norm, min, max, argmin, argmax, cumsum).
 //
-// reduce.rs builds each kernel module from this file: the library part (everything above the
+// reduce/cuda.rs builds each kernel module from this file: the library part (everything above the
 // REDUCE marker line), then one copy of the REDUCE section per operation of the module, or one copy
 // of the SCAN section, with these tokens replaced:
 //   {{NAME}}  kernel-name prefix (cusci_reduce_sum_f32, cusci_cumsum_f32)
