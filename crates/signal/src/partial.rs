@@ -387,6 +387,24 @@ fn check_rp(op: &str, r: &[c64], p: &[c64]) -> Result<()> {
     Ok(())
 }
 
+/// The checks of [`invres`] and [`invresz`], then the factors of the expansion and its
+/// denominator, consecutive poles within `tol` grouped as one repeated pole.
+#[allow(clippy::type_complexity)]
+fn inverse_factors(
+    op: &str,
+    r: &[c64],
+    p: &[c64],
+    k: &[f64],
+    tol: f64,
+    rtype: RootType,
+) -> Result<(Vec<Vec<c64>>, Vec<c64>)> {
+    check_tol(op, tol)?;
+    check_rp(op, r, p)?;
+    check_finite(op, k)?;
+    let (up, mult) = group_poles(p, tol, rtype);
+    Ok(compute_factors(&up, &mult, true))
+}
+
 /// `scipy.signal.invres(r, p, k, tol, rtype)`: the numerator and denominator (complex, highest
 /// power first) of the expansion of [`residue`]; consecutive poles within `tol` are one repeated
 /// pole, whose entries are the residues of powers 1, 2, ….
@@ -409,13 +427,8 @@ pub fn invres(
     tol: f64,
     rtype: RootType,
 ) -> Result<(Vec<c64>, Vec<c64>)> {
-    let op = "invres";
-    check_tol(op, tol)?;
-    check_rp(op, r, p)?;
-    check_finite(op, k)?;
+    let (factors, den) = inverse_factors("invres", r, p, k, tol, rtype)?;
     let k = trim_front(k);
-    let (up, mult) = group_poles(p, tol, rtype);
-    let (factors, den) = compute_factors(&up, &mult, true);
     let mut num = if k.is_empty() {
         vec![c64::new(0.0, 0.0)]
     } else {
@@ -440,13 +453,8 @@ pub fn invresz(
     tol: f64,
     rtype: RootType,
 ) -> Result<(Vec<c64>, Vec<c64>)> {
-    let op = "invresz";
-    check_tol(op, tol)?;
-    check_rp(op, r, p)?;
-    check_finite(op, k)?;
+    let (factors, den) = inverse_factors("invresz", r, p, k, tol, rtype)?;
     let k = trim_back(k);
-    let (up, mult) = group_poles(p, tol, rtype);
-    let (factors, den) = compute_factors(&up, &mult, true);
     let rev = |v: &[c64]| -> Vec<c64> { v.iter().rev().copied().collect() };
     let mut num = if k.is_empty() {
         vec![c64::new(0.0, 0.0)]

@@ -11,13 +11,15 @@
 //! devices run the same composition. The evaluation functions and the 3-tap mirror FIR of
 //! [`spline_filter`] are NVRTC kernels (`splines.cu`) with a rayon reference.
 
-use crate::procutil::{each_dtype, host_elems, real_of, split_axis, SIGNAL_DTYPES};
+use crate::procutil::{
+    each_dtype, host_elems, split_axis, typed_kernel, typed_source, DEF_ACC, DEF_R, SIGNAL_DTYPES,
+};
 use crate::{lfilter, FilterOptions, SignalScalar};
 use cusci_core::array::check_same_device;
 use cusci_core::error::make;
 use cusci_core::{
     c64, Array, Backend, CudaDevice, DType, Device, Element, Error, Function, KernelModule,
-    LaunchConfig, RealFloat, Result, Spec,
+    LaunchConfig, RealFloat, Result,
 };
 use rayon::prelude::*;
 
@@ -27,30 +29,13 @@ const SRC: &str = include_str!("splines.cu");
 /// accumulating in `double` or `cplx64`).
 pub(crate) static SPLINES: KernelModule = KernelModule {
     name: "signal_splines",
-    source: |s| {
-        let t = s.dtype(0)?;
-        let acc = match t {
-            DType::C32 | DType::C64 => "cplx64",
-            _ => "double",
-        };
-        Ok(format!(
-            "#define T {}\n#define R {}\n#define ACC {acc}\n#define NAME(x) signal_splines_{}_##x\n{SRC}",
-            t.cuda_name(),
-            real_of(t).cuda_name(),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_splines", s, &[DEF_R, DEF_ACC], SRC),
     options: &[],
     samples: || each_dtype(&SIGNAL_DTYPES),
 };
 
 fn kernel<T: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
-    let tag = T::DTYPE.tag();
-    SPLINES.function(
-        d,
-        &Spec::of(&[T::DTYPE]),
-        &format!("signal_splines_{tag}_{name}"),
-    )
+    typed_kernel(&SPLINES, d, T::DTYPE, name)
 }
 
 /// `v` as a `T` (real part `v`).

@@ -2,46 +2,9 @@
 //! `tests/data/design.npz` (written by the `signal_design` section of
 //! `tests/golden/gen.py`).
 
-use cusci_core::npy::{load_npz, DynArray};
-use cusci_core::{c64, Device};
+use crate::common::Golden;
+use cusci_core::c64;
 use cusci_signal::*;
-use std::collections::BTreeMap;
-
-const NPZ: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/design.npz");
-
-struct Golden(BTreeMap<String, DynArray>);
-
-impl Golden {
-    fn load() -> Self {
-        let dev = Device::cpu();
-        Golden(
-            load_npz(NPZ, &dev)
-                .unwrap_or_else(|e| panic!("loading {NPZ}: {e}"))
-                .into_iter()
-                .collect(),
-        )
-    }
-    fn f64s(&self, name: &str) -> Vec<f64> {
-        self.0[name].as_array::<f64>().unwrap().to_vec().unwrap()
-    }
-    fn shape(&self, name: &str) -> Vec<usize> {
-        self.0[name].shape().to_vec()
-    }
-    fn c64s(&self, name: &str) -> Vec<c64> {
-        self.0[name].as_array::<c64>().unwrap().to_vec().unwrap()
-    }
-    fn i64s(&self, name: &str) -> Vec<i64> {
-        self.0[name].as_array::<i64>().unwrap().to_vec().unwrap()
-    }
-    fn ragged_f(&self, name: &str, i: usize) -> Vec<f64> {
-        let off = self.i64s(&format!("{name}_off"));
-        self.f64s(name)[off[i] as usize..off[i + 1] as usize].to_vec()
-    }
-    fn ragged_c(&self, name: &str, i: usize) -> Vec<c64> {
-        let off = self.i64s(&format!("{name}_off"));
-        self.c64s(name)[off[i] as usize..off[i + 1] as usize].to_vec()
-    }
-}
 
 /// Every expected root matched to a distinct computed root within `rtol·max(1, |root|)`.
 fn roots_match(got: &[c64], want: &[c64], rtol: f64) -> Result<(), String> {
@@ -142,10 +105,10 @@ const RTOL: f64 = 1e-10;
 
 #[test]
 fn iir_designs_match_scipy() {
-    let g = Golden::load();
-    let params = g.f64s("iir_params");
+    let g = Golden::load("design.npz");
+    let params = g.f("iir_params");
     let ncase = g.shape("iir_params")[0];
-    let ks = g.f64s("iir_k");
+    let ks = g.f("iir_k");
     let mut failures = Vec::new();
     for i in 0..ncase {
         let p = &params[i * 9..(i + 1) * 9];
@@ -167,8 +130,8 @@ fn iir_designs_match_scipy() {
                 failures.push(format!("{name}: {what}: {e}"));
             }
         };
-        check("z", roots_match(&zpk.z, &g.ragged_c("iir_z", i), RTOL));
-        check("p", roots_match(&zpk.p, &g.ragged_c("iir_p", i), RTOL));
+        check("z", roots_match(&zpk.z, &g.ragc("iir_z", i), RTOL));
+        check("p", roots_match(&zpk.p, &g.ragc("iir_p", i), RTOL));
         let kw = ks[i];
         check(
             "k",
@@ -189,8 +152,8 @@ fn iir_designs_match_scipy() {
         )
         .and_then(|f| f.into_ba())
         .unwrap();
-        check("b", vec_match(&ba.b, &g.ragged_f("iir_b", i), RTOL));
-        check("a", vec_match(&ba.a, &g.ragged_f("iir_a", i), RTOL));
+        check("b", vec_match(&ba.b, &g.rag("iir_b", i), RTOL));
+        check("a", vec_match(&ba.a, &g.rag("iir_a", i), RTOL));
         if !o.analog {
             let sos = iirfilter(
                 n,
@@ -203,7 +166,7 @@ fn iir_designs_match_scipy() {
             )
             .and_then(|f| f.into_sos())
             .unwrap();
-            let want = g.ragged_f("iir_sos", i);
+            let want = g.rag("iir_sos", i);
             let got: Vec<f64> = sos.iter().flatten().copied().collect();
             if got.len() != want.len() {
                 check(
@@ -230,29 +193,29 @@ fn iir_designs_match_scipy() {
 /// SciPy's coefficients, so that the comparison measures the evaluation only.
 fn design_ba_sos(g: &Golden, i: usize) -> (Ba, Sos, Zpk) {
     let ba = Ba {
-        b: g.ragged_f("iir_b", i),
-        a: g.ragged_f("iir_a", i),
+        b: g.rag("iir_b", i),
+        a: g.rag("iir_a", i),
     };
     let sos = g
-        .ragged_f("iir_sos", i)
+        .rag("iir_sos", i)
         .chunks(6)
         .map(|r| [r[0], r[1], r[2], r[3], r[4], r[5]])
         .collect();
     let zpk = Zpk {
-        z: g.ragged_c("iir_z", i),
-        p: g.ragged_c("iir_p", i),
-        k: g.f64s("iir_k")[i],
+        z: g.ragc("iir_z", i),
+        p: g.ragc("iir_p", i),
+        k: g.f("iir_k")[i],
     };
     (ba, sos, zpk)
 }
 
 #[test]
 fn frequency_responses_match_scipy() {
-    let g = Golden::load();
-    let cases = g.i64s("fz_case");
-    let (fzw, fzh) = (g.f64s("fz_w"), g.c64s("fz_h"));
-    let (fsw, fsh) = (g.f64s("fzsos_w"), g.c64s("fzsos_h"));
-    let (gdw, gdv) = (g.f64s("gd_w"), g.f64s("gd"));
+    let g = Golden::load("design.npz");
+    let cases = g.i("fz_case");
+    let (fzw, fzh) = (g.f("fz_w"), g.c("fz_h"));
+    let (fsw, fsh) = (g.f("fzsos_w"), g.c("fzsos_h"));
+    let (gdw, gdv) = (g.f("gd_w"), g.f("gd"));
     for (c, &i) in cases.iter().enumerate() {
         let (ba, sos, _) = design_ba_sos(&g, i as usize);
         let o = FreqzOptions {
@@ -282,14 +245,14 @@ fn frequency_responses_match_scipy() {
         // where the response vanishes the delay is 0/0, rounding noise. SciPy's own formula is
         // off by up to 2e-3 relative on these order-16 filters (1e-8 at order 8), so it is
         // compared only on the orders ≤ 4, to 1e-6.
-        let gde = g.f64s("gd_exact");
+        let gde = g.f("gd_exact");
         let keep: Vec<usize> = (0..32)
             .filter(|&j| fzh[c * 64 + 2 * j].norm() > 1e-3)
             .collect();
         let pick = |v: &[f64]| -> Vec<f64> { keep.iter().map(|&j| v[j]).collect() };
         vec_match(&pick(&gd), &pick(&gde[c * 32..(c + 1) * 32]), 1e-8)
             .unwrap_or_else(|e| panic!("group_delay case {i} (exact): {e}"));
-        if g.f64s("iir_params")[i as usize * 9 + 1] <= 4.0 {
+        if g.f("iir_params")[i as usize * 9 + 1] <= 4.0 {
             vec_match(&pick(&gd), &pick(&gdv[c * 32..(c + 1) * 32]), 1e-6)
                 .unwrap_or_else(|e| panic!("group_delay case {i} (SciPy): {e}"));
         }
@@ -302,30 +265,30 @@ fn frequency_responses_match_scipy() {
         ..Default::default()
     };
     let r = freqz(&ba.b, &ba.a, &o).unwrap();
-    vec_match(&r.w, &g.f64s("fz_fs_w"), 1e-15).unwrap();
-    cvec_match(&r.h, &g.c64s("fz_fs_h"), 1e-9).unwrap();
+    vec_match(&r.w, &g.f("fz_fs_w"), 1e-15).unwrap();
+    cvec_match(&r.h, &g.c("fz_fs_h"), 1e-9).unwrap();
     let o = FreqzOptions {
         wor_n: WorN::N(33),
         include_nyquist: true,
         ..Default::default()
     };
     let r = freqz(&ba.b, &ba.a, &o).unwrap();
-    vec_match(&r.w, &g.f64s("fz_nyq_w"), 1e-15).unwrap();
-    cvec_match(&r.h, &g.c64s("fz_nyq_h"), 1e-9).unwrap();
+    vec_match(&r.w, &g.f("fz_nyq_w"), 1e-15).unwrap();
+    cvec_match(&r.h, &g.c("fz_nyq_h"), 1e-9).unwrap();
     // freqz_zpk
-    let (_, _, zpk) = design_ba_sos(&g, g.i64s("fzz_case")[0] as usize);
+    let (_, _, zpk) = design_ba_sos(&g, g.i("fzz_case")[0] as usize);
     let o = FreqzOptions {
         wor_n: WorN::N(40),
         whole: true,
         ..Default::default()
     };
     let r = freqz_zpk(&zpk.z, &zpk.p, zpk.k, &o).unwrap();
-    vec_match(&r.w, &g.f64s("fzz_w"), 1e-15).unwrap();
-    cvec_match(&r.h, &g.c64s("fzz_h"), 1e-10).unwrap();
+    vec_match(&r.w, &g.f("fzz_w"), 1e-15).unwrap();
+    cvec_match(&r.h, &g.c("fzz_h"), 1e-10).unwrap();
     // freqs / freqs_zpk with findfreqs
-    let an = g.i64s("fs_case");
-    let (fw, fh) = (g.f64s("fs_w"), g.c64s("fs_h"));
-    let (zw, zh) = (g.f64s("fszpk_w"), g.c64s("fszpk_h"));
+    let an = g.i("fs_case");
+    let (fw, fh) = (g.f("fs_w"), g.c("fs_h"));
+    let (zw, zh) = (g.f("fszpk_w"), g.c("fszpk_h"));
     for (c, &i) in an.iter().enumerate() {
         let (ba, _, zpk) = design_ba_sos(&g, i as usize);
         let r = freqs(&ba.b, &ba.a, &WorN::N(50)).unwrap();
@@ -343,10 +306,10 @@ fn frequency_responses_match_scipy() {
 
 #[test]
 fn polynomial_transforms_match_scipy() {
-    let g = Golden::load();
+    let g = Golden::load("design.npz");
     let tb = [0.5, 1.0, 2.0];
     let ta = [1.0, 0.7, 1.3, 0.4];
-    let lens = g.i64s("tr_lens");
+    let lens = g.i("tr_lens");
     let got = [
         lp2lp(&tb, &ta, 2.5).unwrap(),
         lp2hp(&tb, &ta, 2.5).unwrap(),
@@ -356,7 +319,7 @@ fn polynomial_transforms_match_scipy() {
     ];
     let names = ["lp2lp", "lp2hp", "lp2bp", "lp2bs", "bilinear"];
     for (j, (ba, name)) in got.iter().zip(names).enumerate() {
-        let want = g.f64s(&format!("tr_{name}"));
+        let want = g.f(&format!("tr_{name}"));
         let nb = lens[2 * j] as usize;
         assert_eq!(ba.b.len(), nb, "{name}: b length");
         assert_eq!(ba.a.len(), lens[2 * j + 1] as usize, "{name}: a length");
@@ -367,7 +330,7 @@ fn polynomial_transforms_match_scipy() {
 
 #[test]
 fn fir_and_notch_designs_match_scipy() {
-    let g = Golden::load();
+    let g = Golden::load("design.npz");
     let d = FirwinOptions::default();
     let cases: Vec<(usize, Vec<f64>, FirwinOptions)> = vec![
         (31, vec![0.3], d),
@@ -445,21 +408,21 @@ fn fir_and_notch_designs_match_scipy() {
     ];
     for (j, (n, c, o)) in cases.iter().enumerate() {
         let h = firwin(*n, c, o).unwrap();
-        vec_match(&h, &g.f64s(&format!("fir_{j}")), 1e-13)
+        vec_match(&h, &g.f(&format!("fir_{j}")), 1e-13)
             .unwrap_or_else(|e| panic!("firwin case {j}: {e}"));
     }
     let betas: Vec<f64> = [10.0, 21.0, 30.0, 50.0, 65.0, 120.0]
         .iter()
         .map(|&a| kaiser_beta(a))
         .collect();
-    vec_match(&betas, &g.f64s("kaiser_beta"), 1e-15).unwrap();
+    vec_match(&betas, &g.f("kaiser_beta"), 1e-15).unwrap();
     let att = [
         kaiser_atten(11, 0.1),
         kaiser_atten(101, 0.05),
         kaiser_atten(2, 0.3),
     ];
-    vec_match(&att, &g.f64s("kaiser_atten"), 1e-15).unwrap();
-    let ko = g.f64s("kaiserord");
+    vec_match(&att, &g.f("kaiser_atten"), 1e-15).unwrap();
+    let ko = g.f("kaiserord");
     for (j, (r, w)) in [(65.0, 0.05), (8.5, 0.3), (120.0, 0.01)].iter().enumerate() {
         let (n, b) = kaiserord(*r, *w).unwrap();
         assert_eq!(n as f64, ko[2 * j]);
@@ -468,25 +431,25 @@ fn fir_and_notch_designs_match_scipy() {
     let cat = |ba: Ba| [ba.b, ba.a].concat();
     vec_match(
         &cat(iirnotch(60.0, 30.0, 1000.0).unwrap()),
-        &g.f64s("iirnotch"),
+        &g.f("iirnotch"),
         1e-15,
     )
     .unwrap();
     vec_match(
         &cat(iirpeak(0.3, 5.0, 2.0).unwrap()),
-        &g.f64s("iirpeak"),
+        &g.f("iirpeak"),
         1e-15,
     )
     .unwrap();
     vec_match(
         &cat(iircomb(20.0, 30.0, CombType::Notch, 200.0, false).unwrap()),
-        &g.f64s("iircomb_notch"),
+        &g.f("iircomb_notch"),
         1e-15,
     )
     .unwrap();
     vec_match(
         &cat(iircomb(250.0, 30.0, CombType::Peak, 1000.0, true).unwrap()),
-        &g.f64s("iircomb_peak"),
+        &g.f("iircomb_peak"),
         1e-15,
     )
     .unwrap();
@@ -504,7 +467,7 @@ fn fir_and_notch_designs_match_scipy() {
         16000.0,
     )
     .unwrap();
-    vec_match(&cat(gf), &g.f64s("gammatone_fir"), 1e-13).unwrap();
+    vec_match(&cat(gf), &g.f("gammatone_fir"), 1e-13).unwrap();
     let gf = gammatone(
         0.2,
         GammatoneType::Fir {
@@ -514,9 +477,9 @@ fn fir_and_notch_designs_match_scipy() {
         2.0,
     )
     .unwrap();
-    vec_match(&cat(gf), &g.f64s("gammatone_fir_default"), 1e-13).unwrap();
+    vec_match(&cat(gf), &g.f("gammatone_fir_default"), 1e-13).unwrap();
     let gi = gammatone(440.0, GammatoneType::Iir, 16000.0).unwrap();
-    vec_match(&cat(gi), &g.f64s("gammatone_iir"), 1e-12).unwrap();
+    vec_match(&cat(gi), &g.f("gammatone_iir"), 1e-12).unwrap();
     assert!(gammatone(0.0, GammatoneType::Iir, 2.0).is_err());
     assert!(gammatone(
         0.2,

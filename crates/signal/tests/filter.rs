@@ -2,6 +2,7 @@
 //! golden values, every device against the CPU, chunked filtering with carried states, and the
 //! typed errors of bad input on every device.
 
+use crate::common::with_zi;
 use cusci_core::npy::load_npz_array;
 use cusci_core::testing::{assert_allclose, assert_slices_close, devices, randn, randn_vec};
 use cusci_core::{c64, Array, Device, Error};
@@ -103,10 +104,7 @@ fn golden_scipy() {
             zi2.extend(ziv.iter().map(|z| z * xv[r * 64]));
         }
         let zi2 = Array::from_vec(zi2, &[3, 4], &dev).unwrap();
-        let o = FilterOptions {
-            axis: -1,
-            zi: Some(&zi2),
-        };
+        let o = with_zi(-1, &zi2);
         let r = lfilter(&b, &a, &xd, &o).unwrap();
         assert_allclose(
             &r.y,
@@ -161,31 +159,14 @@ fn steady_state_from_zi() {
     );
     let x = Array::<f64>::ones(&[40], &cpu).unwrap();
     let zi = lfilter_zi(&b, &a).unwrap();
-    let y = lfilter(
-        &b,
-        &a,
-        &x,
-        &FilterOptions {
-            axis: -1,
-            zi: Some(&zi),
-        },
-    )
-    .unwrap();
+    let y = lfilter(&b, &a, &x, &with_zi(-1, &zi)).unwrap();
     let gain: f64 =
         b.to_vec().unwrap().iter().sum::<f64>() / a.to_vec().unwrap().iter().sum::<f64>();
     for v in y.y.to_vec().unwrap() {
         assert!((v - gain).abs() < 1e-12, "{v} vs {gain}");
     }
     let zs = sosfilt_zi(&sos).unwrap().reshape(&[4, 2]).unwrap();
-    let y = sosfilt(
-        &sos,
-        &x,
-        &FilterOptions {
-            axis: -1,
-            zi: Some(&zs),
-        },
-    )
-    .unwrap();
+    let y = sosfilt(&sos, &x, &with_zi(-1, &zs)).unwrap();
     for v in y.y.to_vec().unwrap() {
         assert!((v - 1.0).abs() < 1e-10, "{v}");
     }
@@ -221,25 +202,8 @@ fn chunked_with_carried_state() {
         let x = randn::<f64>(&[2, n], 5, &dev).unwrap();
         let zl = Array::<f64>::zeros(&[2, 4], &dev).unwrap();
         let zs = Array::<f64>::zeros(&[4, 2, 2], &dev).unwrap();
-        let full_l = lfilter(
-            &b,
-            &a,
-            &x,
-            &FilterOptions {
-                axis: -1,
-                zi: Some(&zl),
-            },
-        )
-        .unwrap();
-        let full_s = sosfilt(
-            &sos,
-            &x,
-            &FilterOptions {
-                axis: -1,
-                zi: Some(&zs),
-            },
-        )
-        .unwrap();
+        let full_l = lfilter(&b, &a, &x, &with_zi(-1, &zl)).unwrap();
+        let full_s = sosfilt(&sos, &x, &with_zi(-1, &zs)).unwrap();
         let (mut zl, mut zs) = (zl, zs);
         let mut yl = Vec::new();
         let mut ys = Vec::new();
@@ -248,27 +212,10 @@ fn chunked_with_carried_state() {
             let part = x
                 .slice_axis(1, Some(w[0] as isize), Some(w[1] as isize), 1)
                 .unwrap();
-            let r = lfilter(
-                &b,
-                &a,
-                &part,
-                &FilterOptions {
-                    axis: 1,
-                    zi: Some(&zl),
-                },
-            )
-            .unwrap();
+            let r = lfilter(&b, &a, &part, &with_zi(1, &zl)).unwrap();
             yl.push(r.y.to_vec().unwrap());
             zl = r.zf.unwrap();
-            let r = sosfilt(
-                &sos,
-                &part,
-                &FilterOptions {
-                    axis: 1,
-                    zi: Some(&zs),
-                },
-            )
-            .unwrap();
+            let r = sosfilt(&sos, &part, &with_zi(1, &zs)).unwrap();
             ys.push(r.y.to_vec().unwrap());
             zs = r.zf.unwrap();
         }
@@ -345,39 +292,13 @@ fn devices_agree_with_cpu() {
         zss.insert(0, 4);
         let zl = randn::<f64>(&zls, 12, &cpu).unwrap();
         let zs = randn::<f64>(&zss, 13, &cpu).unwrap();
-        let el = lfilter(
-            &b,
-            &a,
-            &x,
-            &FilterOptions {
-                axis,
-                zi: Some(&zl),
-            },
-        )
-        .unwrap();
-        let es = sosfilt(
-            &sos,
-            &x,
-            &FilterOptions {
-                axis,
-                zi: Some(&zs),
-            },
-        )
-        .unwrap();
+        let el = lfilter(&b, &a, &x, &with_zi(axis, &zl)).unwrap();
+        let es = sosfilt(&sos, &x, &with_zi(axis, &zs)).unwrap();
         for dev in devices() {
             let xd = x.to_device(&dev).unwrap();
             let (zld, zsd) = (zl.to_device(&dev).unwrap(), zs.to_device(&dev).unwrap());
             let ctx = format!("{shape:?} axis {axis} on {dev}");
-            let r = lfilter(
-                &b,
-                &a,
-                &xd,
-                &FilterOptions {
-                    axis,
-                    zi: Some(&zld),
-                },
-            )
-            .unwrap();
+            let r = lfilter(&b, &a, &xd, &with_zi(axis, &zld)).unwrap();
             assert_allclose(&r.y, &el.y, 1e-9, 1e-10, &ctx);
             assert_allclose(
                 r.zf.as_ref().unwrap(),
@@ -386,15 +307,7 @@ fn devices_agree_with_cpu() {
                 1e-12,
                 &ctx,
             );
-            let r = sosfilt(
-                &sos,
-                &xd,
-                &FilterOptions {
-                    axis,
-                    zi: Some(&zsd),
-                },
-            )
-            .unwrap();
+            let r = sosfilt(&sos, &xd, &with_zi(axis, &zsd)).unwrap();
             assert_allclose(&r.y, &es.y, 1e-9, 1e-10, &ctx);
             assert_allclose(
                 r.zf.as_ref().unwrap(),
@@ -496,10 +409,7 @@ fn bad_input_same_typed_errors() {
         assert!(is_arg(&sosfilt(&bad, &x, &opts()).unwrap_err()));
         // zi of the wrong shape
         let zi = Array::<f64>::zeros(&[2, 2], &dev).unwrap();
-        let o = FilterOptions {
-            axis: -1,
-            zi: Some(&zi),
-        };
+        let o = with_zi(-1, &zi);
         assert!(is_shape(
             &lfilter(
                 &arr(&[1.0, 0.1, 0.2], &cpu),

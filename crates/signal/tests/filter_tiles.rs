@@ -14,17 +14,13 @@
 //! the kernel; 6e-10 on an H200 before the maps' powers were squared in double-double; CuPy's
 //! lfilter: 3.5e-7), hence 1e-9 of the scale there.
 
+use crate::common::with_zi;
 use cusci_core::testing::{assert_allclose, devices, randn};
 use cusci_core::{c64, Array, Device};
 use cusci_signal::*;
 
 fn host(v: &[f64]) -> Array<f64> {
     Array::from_vec(v.to_vec(), &[v.len()], &Device::cpu()).unwrap()
-}
-
-/// Options with initial states along `axis`.
-fn with_zi<T: cusci_core::Element>(axis: isize, z: &Array<T>) -> FilterOptions<'_, T> {
-    FilterOptions { axis, zi: Some(z) }
 }
 
 fn butter_ba(order: usize, wn: f64) -> (Array<f64>, Array<f64>) {
@@ -62,40 +58,14 @@ fn tiled_scan_agrees_with_cpu() {
         let x = randn::<f64>(&shape, 31, &cpu).unwrap();
         let zl = randn::<f64>(&[shape[0], 4], 32, &cpu).unwrap();
         let zs = randn::<f64>(&[3, shape[0], 2], 33, &cpu).unwrap();
-        let el = lfilter(
-            &b,
-            &a,
-            &x,
-            &FilterOptions {
-                axis: -1,
-                zi: Some(&zl),
-            },
-        )
-        .unwrap();
-        let es = sosfilt(
-            &sos,
-            &x,
-            &FilterOptions {
-                axis: -1,
-                zi: Some(&zs),
-            },
-        )
-        .unwrap();
+        let el = lfilter(&b, &a, &x, &with_zi(-1, &zl)).unwrap();
+        let es = sosfilt(&sos, &x, &with_zi(-1, &zs)).unwrap();
         let e0 = lfilter(&b, &a, &x, &FilterOptions::default()).unwrap();
         for dev in devices() {
             let xd = x.to_device(&dev).unwrap();
             let (zld, zsd) = (zl.to_device(&dev).unwrap(), zs.to_device(&dev).unwrap());
             let ctx = format!("{shape:?} on {dev}");
-            let r = lfilter(
-                &b,
-                &a,
-                &xd,
-                &FilterOptions {
-                    axis: -1,
-                    zi: Some(&zld),
-                },
-            )
-            .unwrap();
+            let r = lfilter(&b, &a, &xd, &with_zi(-1, &zld)).unwrap();
             assert_allclose(&r.y, &el.y, 1e-11, 1e-12, &ctx);
             assert_allclose(
                 r.zf.as_ref().unwrap(),
@@ -104,15 +74,7 @@ fn tiled_scan_agrees_with_cpu() {
                 1e-12,
                 &ctx,
             );
-            let r = sosfilt(
-                &sos,
-                &xd,
-                &FilterOptions {
-                    axis: -1,
-                    zi: Some(&zsd),
-                },
-            )
-            .unwrap();
+            let r = sosfilt(&sos, &xd, &with_zi(-1, &zsd)).unwrap();
             assert_allclose(&r.y, &es.y, 1e-11, 1e-12, &ctx);
             assert_allclose(
                 r.zf.as_ref().unwrap(),

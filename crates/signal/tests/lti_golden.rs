@@ -2,83 +2,10 @@
 //! fractions against SciPy's own results (`tests/data/lti.npz`, written by the `signal_lti`
 //! section of `tests/golden/gen.py`), round trips, and the array functions on every device.
 
-use cusci_core::npy::{load_npz, DynArray};
+use crate::common::{close, closec, Golden};
 use cusci_core::testing::{assert_slices_close, for_each_device};
 use cusci_core::{c64, Array, Device, Error};
 use cusci_signal::*;
-use std::collections::BTreeMap;
-
-const NPZ: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/lti.npz");
-
-struct Golden(BTreeMap<String, DynArray>);
-
-impl Golden {
-    fn load() -> Self {
-        Golden(
-            load_npz(NPZ, &Device::cpu())
-                .unwrap_or_else(|e| panic!("loading {NPZ}: {e}"))
-                .into_iter()
-                .collect(),
-        )
-    }
-    fn f(&self, name: &str) -> Vec<f64> {
-        self.0
-            .get(name)
-            .unwrap_or_else(|| panic!("{name} missing"))
-            .as_array::<f64>()
-            .unwrap()
-            .to_vec()
-            .unwrap()
-    }
-    fn c(&self, name: &str) -> Vec<c64> {
-        self.0[name].as_array::<c64>().unwrap().to_vec().unwrap()
-    }
-    fn i(&self, name: &str) -> Vec<i64> {
-        self.0[name].as_array::<i64>().unwrap().to_vec().unwrap()
-    }
-    fn shape(&self, name: &str) -> Vec<usize> {
-        self.0[name].shape().to_vec()
-    }
-    fn mat(&self, name: &str) -> Mat {
-        let s = self.shape(name);
-        let (r, c) = match s.len() {
-            1 => (1, s[0]),
-            _ => (s[0], s[1]),
-        };
-        Mat::new(r, c, self.f(name)).unwrap()
-    }
-    fn rag(&self, name: &str, i: usize) -> Vec<f64> {
-        let off = self.i(&format!("{name}_off"));
-        self.f(name)[off[i] as usize..off[i + 1] as usize].to_vec()
-    }
-    fn ragc(&self, name: &str, i: usize) -> Vec<c64> {
-        let off = self.i(&format!("{name}_off"));
-        self.c(name)[off[i] as usize..off[i + 1] as usize].to_vec()
-    }
-}
-
-/// Element-wise, relative to the largest magnitude of the expected vector.
-fn close(got: &[f64], want: &[f64], rtol: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= rtol * scale,
-            "{what}[{i}]: {g} vs {w} (scale {scale:e})"
-        );
-    }
-}
-
-fn closec(got: &[c64], want: &[c64], rtol: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.norm())).max(1e-300);
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).norm() <= rtol * scale,
-            "{what}[{i}]: {g} vs {w} (scale {scale:e})"
-        );
-    }
-}
 
 /// Each expected (pole, residue) pair matched to a distinct computed pair (NumPy's sort may
 /// order poles of equal magnitude differently).
@@ -107,7 +34,7 @@ fn pairs_match(gp: &[c64], gr: &[c64], wp: &[c64], wr: &[c64], tol: f64, what: &
 
 #[test]
 fn order_selection_matches_scipy() {
-    let g = Golden::load();
+    let g = Golden::load("lti.npz");
     let p = g.f("ord_params");
     let ncase = g.shape("ord_params")[0];
     let ns = g.i("ord_n");
@@ -166,7 +93,7 @@ fn order_selection_matches_scipy() {
 
 #[test]
 fn iirdesign_matches_scipy() {
-    let g = Golden::load();
+    let g = Golden::load("lti.npz");
     let p = g.f("iird_params");
     for i in 0..g.shape("iird_params")[0] {
         let r = &p[i * 10..(i + 1) * 10];
@@ -229,7 +156,7 @@ fn order_selection_bad_inputs() {
 
 #[test]
 fn state_space_conversions_match_scipy() {
-    let g = Golden::load();
+    let g = Golden::load("lti.npz");
     let n = g.i("tf2ss_num_off").len() - 1;
     for i in 0..n {
         let (b, a) = (g.rag("tf2ss_num", i), g.rag("tf2ss_den", i));
@@ -390,7 +317,7 @@ fn sys_tf(g: &Golden) -> Lti {
 
 #[test]
 fn continuous_responses_match_scipy_on_every_device() {
-    let g = Golden::load();
+    let g = Golden::load("lti.npz");
     let sys = sys_tf(&g);
     let t = g.f("lsim_t");
     let u = g.f("lsim_u");
@@ -495,7 +422,7 @@ fn dsys(g: &Golden) -> Lti {
 
 #[test]
 fn discrete_responses_match_scipy_on_every_device() {
-    let g = Golden::load();
+    let g = Golden::load("lti.npz");
     let sys = dsys(&g);
     let ud = g.f("dlsim_u");
     let nt = ud.len() / 2;
@@ -523,7 +450,7 @@ fn discrete_responses_match_scipy_on_every_device() {
 
 #[test]
 fn dlsim_batches_edges_and_errors_agree_across_devices() {
-    let g = Golden::load();
+    let g = Golden::load("lti.npz");
     let sys = dsys(&g);
     for &nt in &[0usize, 1, 2, 31, 33, 257] {
         let data: Vec<f64> = (0..3 * nt * 2)
@@ -615,7 +542,7 @@ fn dlsim_batches_edges_and_errors_agree_across_devices() {
 
 #[test]
 fn frequency_responses_match_scipy() {
-    let g = Golden::load();
+    let g = Golden::load("lti.npz");
     let sys = sys_tf(&g);
     let w = g.f("fr_w");
     let forms = [
@@ -680,7 +607,7 @@ fn frequency_responses_match_scipy() {
 
 #[test]
 fn partial_fractions_match_scipy() {
-    let g = Golden::load();
+    let g = Golden::load("lti.npz");
     let n = g.i("res_b_off").len() - 1;
     for i in 0..n {
         let (b, a) = (g.rag("res_b", i), g.rag("res_a", i));
@@ -802,7 +729,7 @@ type FirlsCase = (usize, Vec<f64>, Vec<f64>, Option<Vec<f64>>, Option<f64>);
 
 #[test]
 fn fir_designs_match_scipy() {
-    let g = Golden::load();
+    let g = Golden::load("lti.npz");
     let w = |win: Option<FirWindow>| Firwin2Options {
         window: win,
         ..Default::default()

@@ -1,58 +1,11 @@
 //! dlsim's `t` argument and single-input multiple-output transfer functions against SciPy
 //! (`tests/data/lti2.npz`, the `signal_lti2` section of `tests/golden/gen.py`), on every device.
 
-use cusci_core::npy::{load_npz, DynArray};
+use crate::common::{close, Golden};
 use cusci_core::testing::{assert_slices_close, for_each_device};
 use cusci_core::{Array, Device, Error};
 use cusci_signal::ltisys::{normalize_simo, ss2tf, tf2ss_simo};
 use cusci_signal::*;
-use std::collections::BTreeMap;
-
-const NPZ: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/lti2.npz");
-
-struct Golden(BTreeMap<String, DynArray>);
-
-impl Golden {
-    fn load() -> Self {
-        Golden(
-            load_npz(NPZ, &Device::cpu())
-                .unwrap_or_else(|e| panic!("loading {NPZ}: {e}"))
-                .into_iter()
-                .collect(),
-        )
-    }
-    fn f(&self, name: &str) -> Vec<f64> {
-        self.0
-            .get(name)
-            .unwrap_or_else(|| panic!("{name} missing"))
-            .as_array::<f64>()
-            .unwrap()
-            .to_vec()
-            .unwrap()
-    }
-    fn shape(&self, name: &str) -> Vec<usize> {
-        self.0[name].shape().to_vec()
-    }
-    fn mat(&self, name: &str) -> Mat {
-        let s = self.shape(name);
-        Mat::new(s[0], s[1], self.f(name)).unwrap()
-    }
-    fn rows(&self, name: &str) -> Vec<Vec<f64>> {
-        let s = self.shape(name);
-        self.f(name).chunks(s[1]).map(|r| r.to_vec()).collect()
-    }
-}
-
-fn close(got: &[f64], want: &[f64], rtol: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= rtol * scale,
-            "{what}[{i}]: {g} vs {w} (scale {scale:e})"
-        );
-    }
-}
 
 fn dsys(g: &Golden) -> Lti {
     Lti::dss(
@@ -67,7 +20,7 @@ fn dsys(g: &Golden) -> Lti {
 
 #[test]
 fn dlsim_with_t_matches_scipy_on_every_device() {
-    let g = Golden::load();
+    let g = Golden::load("lti2.npz");
     let sys = dsys(&g);
     let x0 = [0.3, -0.2, 0.5];
     for k in 0..4 {
@@ -122,7 +75,7 @@ fn dlsim_with_t_matches_scipy_on_every_device() {
 
 #[test]
 fn dlsim_t_errors_as_scipy() {
-    let g = Golden::load();
+    let g = Golden::load("lti2.npz");
     let sys = dsys(&g);
     for_each_device(|dev| {
         let u = Array::from_vec(vec![1.0f64; 10], &[5, 2], dev).unwrap();
@@ -171,7 +124,7 @@ fn dlsim_t_errors_as_scipy() {
 
 #[test]
 fn simo_transfer_functions_match_scipy() {
-    let g = Golden::load();
+    let g = Golden::load("lti2.npz");
     let num = g.rows("simo_num");
     let den = g.f("simo_den");
     let ss = tf2ss_simo(&num, &den).unwrap();
@@ -231,7 +184,7 @@ fn simo_transfer_functions_match_scipy() {
 
 #[test]
 fn simo_lsim_and_discretisation() {
-    let g = Golden::load();
+    let g = Golden::load("lti2.npz");
     let sys = Lti::tf_simo(&g.rows("simo_num"), &g.f("simo_den")).unwrap();
     let t = g.f("simo_lsim_t");
     let ud = g.f("simo_lsim_u");

@@ -1,36 +1,23 @@
 //! find_peaks, peak_prominences, peak_widths and argrelextrema against SciPy
 //! (tests/data/analysis.npz) on every device, GPU against CPU on a larger signal, bad inputs.
 
-use cusci_core::npy::{load_npz, DynArray};
+use crate::common::Golden;
+use cusci_core::npy::DynArray;
 use cusci_core::testing::{assert_allclose, for_each_device, randn};
 use cusci_core::{Array, Device, Error};
 use cusci_signal::*;
-use std::collections::BTreeMap;
 
-const NPZ: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/analysis.npz");
-
-struct G(BTreeMap<String, DynArray>);
-impl G {
-    fn load() -> G {
-        G(load_npz(NPZ, &Device::cpu()).unwrap().into_iter().collect())
-    }
-    fn f(&self, k: &str) -> Vec<f64> {
-        self.0[k].as_array::<f64>().unwrap().to_vec().unwrap()
-    }
-    fn i(&self, k: &str) -> Vec<i64> {
-        self.0[k].as_array::<i64>().unwrap().to_vec().unwrap()
-    }
-    fn keys(&self, case: &str) -> Vec<String> {
-        let b: Vec<u8> = match &self.0[&format!("fp_{case}_keys")] {
-            DynArray::U8(a) => a.to_vec().unwrap(),
-            _ => panic!("keys"),
-        };
-        let s = String::from_utf8(b).unwrap();
-        s.split(',')
-            .filter(|k| !k.is_empty())
-            .map(String::from)
-            .collect()
-    }
+/// The comma-separated names stored as `fp_<case>_keys`.
+fn keys(g: &Golden, case: &str) -> Vec<String> {
+    let b: Vec<u8> = match &g.0[&format!("fp_{case}_keys")] {
+        DynArray::U8(a) => a.to_vec().unwrap(),
+        _ => panic!("keys"),
+    };
+    let s = String::from_utf8(b).unwrap();
+    s.split(',')
+        .filter(|k| !k.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 fn cases() -> Vec<(&'static str, &'static str, FindPeaksOptions)> {
@@ -129,7 +116,7 @@ fn props_present(p: &PeakProperties) -> Vec<(&'static str, Option<Vec<f64>>)> {
 
 #[test]
 fn find_peaks_matches_scipy() {
-    let g = G::load();
+    let g = Golden::load("analysis.npz");
     for_each_device(|dev| {
         for (case, sig, o) in cases() {
             let x = Array::from_vec(g.f(sig), &[400], dev).unwrap();
@@ -140,7 +127,7 @@ fn find_peaks_matches_scipy() {
                 g.i(&format!("fp_{case}_peaks")),
                 "{case}"
             );
-            let keys = g.keys(case);
+            let keys = keys(&g, case);
             for (k, v) in props_present(&props) {
                 assert_eq!(
                     v.is_some(),
@@ -187,7 +174,7 @@ fn find_peaks_matches_scipy() {
 
 #[test]
 fn prominences_and_widths_helpers() {
-    let g = G::load();
+    let g = Golden::load("analysis.npz");
     for_each_device(|dev| {
         let x = Array::from_vec(g.f("fp_x"), &[400], dev).unwrap();
         let peaks =
@@ -269,7 +256,7 @@ fn find_peaks_gpu_matches_cpu_on_a_long_signal() {
 
 #[test]
 fn argrelextrema_matches_scipy() {
-    let g = G::load();
+    let g = Golden::load("analysis.npz");
     let a = g.f("ar_a");
     let want = |k: &str| -> Vec<Vec<i64>> {
         let v = g.i(k);

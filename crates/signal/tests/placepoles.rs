@@ -9,51 +9,10 @@
 //! `|det X|` (unit columns) must reach at least half of SciPy's, and `X` must be the closed-loop
 //! eigenvector matrix: `(A - BK) X = X Λ`. Host data: there is no device half.
 
-use cusci_core::npy::{load_npz, DynArray};
+use crate::common::{closec, Golden};
 use cusci_core::{c64, Error};
 use cusci_signal::ltisys::Mat;
 use cusci_signal::{place_poles, PlacePolesMethod, PlacePolesOptions};
-use std::collections::BTreeMap;
-
-const NPZ: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/lti2.npz");
-
-struct Golden(BTreeMap<String, DynArray>);
-
-impl Golden {
-    fn load() -> Self {
-        Golden(
-            load_npz(NPZ, &cusci_core::Device::cpu())
-                .unwrap_or_else(|e| panic!("loading {NPZ}: {e}"))
-                .into_iter()
-                .collect(),
-        )
-    }
-    fn f(&self, name: &str) -> Vec<f64> {
-        self.0[name].as_array::<f64>().unwrap().to_vec().unwrap()
-    }
-    fn c(&self, name: &str) -> Vec<c64> {
-        self.0[name].as_array::<c64>().unwrap().to_vec().unwrap()
-    }
-    fn i(&self, name: &str) -> Vec<i64> {
-        self.0[name].as_array::<i64>().unwrap().to_vec().unwrap()
-    }
-    fn rag(&self, name: &str, k: usize) -> Vec<f64> {
-        let off = self.i(&format!("{name}_off"));
-        self.f(name)[off[k] as usize..off[k + 1] as usize].to_vec()
-    }
-    fn ragc(&self, name: &str, k: usize) -> Vec<c64> {
-        let off = self.i(&format!("{name}_off"));
-        self.c(name)[off[k] as usize..off[k + 1] as usize].to_vec()
-    }
-}
-
-fn closec(got: &[c64], want: &[c64], rtol: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.norm())).max(1e-300);
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!((g - w).norm() <= rtol * scale, "{what}[{i}]: {g} vs {w}");
-    }
-}
 
 fn sorted(p: &[c64]) -> Vec<c64> {
     let mut v = p.to_vec();
@@ -97,7 +56,7 @@ fn abs_det_unit(x: &[c64], n: usize) -> f64 {
 
 #[test]
 fn place_poles_matches_scipy() {
-    let g = Golden::load();
+    let g = Golden::load("lti2.npz");
     let dims = g.i("pp_dims");
     let ncases = dims.len() / 4;
     assert!(ncases >= 15);
@@ -207,7 +166,7 @@ fn place_poles_options_and_small_systems() {
     assert!((r.gain_matrix.data[1] - 2.0).abs() < 1e-12);
     assert_eq!(r.requested_poles[0], c64::new(-1.0, -2.0));
     // rtol <= 0 runs maxiter sweeps
-    let g = Golden::load();
+    let g = Golden::load("lti2.npz");
     let a4 = Mat::new(4, 4, g.rag("pp_a", 0)).unwrap();
     let b4 = Mat::new(4, 2, g.rag("pp_b", 0)).unwrap();
     let p4: Vec<c64> = [-0.2, -0.5, -5.0566, -8.6659]
@@ -229,7 +188,7 @@ fn place_poles_options_and_small_systems() {
 
 #[test]
 fn place_poles_errors_as_scipy() {
-    let g = Golden::load();
+    let g = Golden::load("lti2.npz");
     let a = Mat::new(4, 4, g.rag("pp_a", 0)).unwrap();
     let b = Mat::new(4, 2, g.rag("pp_b", 0)).unwrap();
     let re = |v: &[f64]| v.iter().map(|&x| c64::new(x, 0.0)).collect::<Vec<_>>();

@@ -272,20 +272,15 @@ fn spline2d_golden() {
         );
 
         let img2 = g.f_on("img2", dev);
-        close(
-            &spline_filter(&img2, 5.0).unwrap(),
-            &g.f("sf"),
-            1e-11,
-            1e-12,
-            &format!("spline_filter on {dev}"),
-        );
-        close(
-            &spline_filter(&img2, 0.5).unwrap(),
-            &g.f("sf_lam0.5"),
-            1e-11,
-            1e-12,
-            &format!("spline_filter 0.5 on {dev}"),
-        );
+        for (lmbda, key) in [(5.0, "sf"), (0.5, "sf_lam0.5")] {
+            close(
+                &spline_filter(&img2, lmbda).unwrap(),
+                &g.f(key),
+                1e-11,
+                1e-12,
+                &format!("spline_filter {lmbda} on {dev}"),
+            );
+        }
         let s = spline_filter(&img2.astype::<f32>().unwrap(), 5.0).unwrap();
         close(
             &s.astype::<f64>().unwrap(),

@@ -4,10 +4,13 @@
 //! shared memory use an untiled kernel. The CPU runs the same sums (rayon over output rows).
 
 use super::method::ConvMode;
-use crate::procutil::{each_dtype, host_elems, tmake, zero_literal, SignalScalar, SIGNAL_DTYPES};
+use crate::procutil::{
+    each_dtype, host_elems, typed_kernel, typed_source, SignalScalar, DEF_TMAKE, DEF_TZERO,
+    SIGNAL_DTYPES,
+};
 use cusci_core::array::check_same_device;
 use cusci_core::error::make;
-use cusci_core::{Array, Backend, Element, KernelModule, LaunchConfig, Result, Spec};
+use cusci_core::{Array, Backend, Element, KernelModule, LaunchConfig, Result};
 use rayon::prelude::*;
 
 const SRC: &str = include_str!("convolve2d.cu");
@@ -15,16 +18,7 @@ const SRC: &str = include_str!("convolve2d.cu");
 /// The 2-D convolution kernels (`convolve2d.cu`), one module per element type.
 pub(crate) static CONVOLVE2D: KernelModule = KernelModule {
     name: "signal_convolve2d",
-    source: |s| {
-        let t = s.dtype(0)?;
-        Ok(format!(
-            "#define T {}\n#define TZERO {}\n#define TMAKE(re, im) {}\n#define NAME(x) signal_convolve2d_{}_##x\n{SRC}",
-            t.cuda_name(),
-            zero_literal(t),
-            tmake(t),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_convolve2d", s, &[DEF_TZERO, DEF_TMAKE], SRC),
     options: &[],
     samples: || each_dtype(&SIGNAL_DTYPES),
 };
@@ -238,11 +232,7 @@ fn conv2d<T: SignalScalar>(
             let tiled = smem <= 48 * 1024 && gy <= 65535;
             let name = if tiled { "tiled" } else { "direct" };
             let d = c.dev();
-            let f = CONVOLVE2D.function(
-                d,
-                &Spec::of(&[T::DTYPE]),
-                &format!("signal_convolve2d_{}_{name}", T::DTYPE.tag()),
-            )?;
+            let f = typed_kernel(&CONVOLVE2D, d, T::DTYPE, name)?;
             let cfg = if tiled {
                 LaunchConfig {
                     grid: (on.div_ceil(TILE) as u32, gy as u32, 1),

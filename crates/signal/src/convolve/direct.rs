@@ -1,9 +1,11 @@
 //! The direct method of the 1-D convolution on the GPU (`convolve.cu`: one thread per output)
 //! and on the CPU, and the reversed conjugate of a correlation's second input.
 
-use crate::procutil::{each_dtype, host_elems, zero_literal, SignalScalar, SIGNAL_DTYPES};
+use crate::procutil::{
+    each_dtype, host_elems, typed_kernel, typed_source, SignalScalar, DEF_TZERO, SIGNAL_DTYPES,
+};
 use cusci_core::{
-    Array, Backend, CudaDevice, Element, Function, KernelModule, LaunchConfig, Result, Spec,
+    Array, Backend, CudaDevice, Element, Function, KernelModule, LaunchConfig, Result,
 };
 use rayon::prelude::*;
 
@@ -12,26 +14,13 @@ const SRC: &str = include_str!("convolve.cu");
 /// The direct method's kernels (`convolve.cu`), one module per element type.
 pub(crate) static CONVOLVE: KernelModule = KernelModule {
     name: "signal_convolve",
-    source: |s| {
-        let t = s.dtype(0)?;
-        Ok(format!(
-            "#define T {}\n#define TZERO {}\n#define NAME(x) signal_convolve_{}_##x\n{SRC}",
-            t.cuda_name(),
-            zero_literal(t),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_convolve", s, &[DEF_TZERO], SRC),
     options: &[],
     samples: || each_dtype(&SIGNAL_DTYPES),
 };
 
 fn kernel<T: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
-    let tag = T::DTYPE.tag();
-    CONVOLVE.function(
-        d,
-        &Spec::of(&[T::DTYPE]),
-        &format!("signal_convolve_{tag}_{name}"),
-    )
+    typed_kernel(&CONVOLVE, d, T::DTYPE, name)
 }
 
 pub(super) fn revconj<T: SignalScalar>(v: &Array<T>) -> Result<Array<T>> {

@@ -5,12 +5,14 @@
 
 use super::convnd::nd_conv;
 use super::method::{ConvMethod, ConvMode};
-use crate::procutil::{each_dtype, split_axis, zero_literal, SignalScalar, SIGNAL_DTYPES};
+use crate::procutil::{
+    each_dtype, split_axis, typed_kernel, typed_source, SignalScalar, DEF_TZERO, SIGNAL_DTYPES,
+};
 use cusci_core::array::check_same_device;
 use cusci_core::array::layout::norm_axis;
 use cusci_core::error::make;
 use cusci_core::{
-    Array, Backend, CudaDevice, Element, Function, KernelModule, LaunchConfig, Result, Spec,
+    Array, Backend, CudaDevice, Element, Function, KernelModule, LaunchConfig, Result,
 };
 use rayon::prelude::*;
 
@@ -19,26 +21,13 @@ const SRC: &str = include_str!("oaconv.cu");
 /// The overlap-add helpers' kernels (`oaconv.cu`), one module per element type.
 pub(crate) static OACONV: KernelModule = KernelModule {
     name: "signal_oaconv",
-    source: |s| {
-        let t = s.dtype(0)?;
-        Ok(format!(
-            "#define T {}\n#define TZERO {}\n#define NAME(x) signal_oaconv_{}_##x\n{SRC}",
-            t.cuda_name(),
-            zero_literal(t),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_oaconv", s, &[DEF_TZERO], SRC),
     options: &[],
     samples: || each_dtype(&SIGNAL_DTYPES),
 };
 
 fn kernel<T: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
-    let tag = T::DTYPE.tag();
-    OACONV.function(
-        d,
-        &Spec::of(&[T::DTYPE]),
-        &format!("signal_oaconv_{tag}_{name}"),
-    )
+    typed_kernel(&OACONV, d, T::DTYPE, name)
 }
 
 /// The principal-branch-(-1) Lambert W, `w <= -1` with `w e^w = x`, for `-1/e < x < 0`
@@ -173,6 +162,29 @@ fn apply_mode<T: SignalScalar>(
     y.contiguous()
 }
 
+/// A new array of `shape` written by the kernel `name` from `x` (made contiguous), one thread
+/// per output element: `name(x, out, dims as 64-bit integers...)`.
+fn launch_into<T: SignalScalar>(
+    d: &CudaDevice,
+    name: &str,
+    x: &Array<T>,
+    shape: &[usize],
+    dims: &[usize],
+) -> Result<Array<T>> {
+    let xc = x.contiguous()?;
+    let mut out = Array::<T>::empty(shape, x.device())?;
+    let f = kernel::<T>(d, name)?;
+    let mut launch = d
+        .launch(&f, LaunchConfig::cover(out.size(), 256)?)
+        .arg(xc.dev_ptr()?)
+        .arg(out.dev_ptr_mut()?);
+    for &v in dims {
+        launch = launch.arg(v as i64);
+    }
+    launch.run()?;
+    Ok(out)
+}
+
 /// Zero padding of contiguous `x` at the end of `axis` to length `npad`.
 fn pad_axis<T: SignalScalar>(x: &Array<T>, axis: usize, npad: usize) -> Result<Array<T>> {
     let (outer, n, inner) = split_axis(x.shape(), axis);
@@ -189,21 +201,7 @@ fn pad_axis<T: SignalScalar>(x: &Array<T>, axis: usize, npad: usize) -> Result<A
             }
             Array::from_vec(out, &shape, x.device())
         }
-        Backend::Cuda(c) => {
-            let xc = x.contiguous()?;
-            let mut out = Array::<T>::empty(&shape, x.device())?;
-            let total = outer * npad * inner;
-            let d = c.dev();
-            d.launch(&kernel::<T>(d, "pad")?, LaunchConfig::cover(total, 256)?)
-                .arg(xc.dev_ptr()?)
-                .arg(out.dev_ptr_mut()?)
-                .arg(outer as i64)
-                .arg(n as i64)
-                .arg(npad as i64)
-                .arg(inner as i64)
-                .run()?;
-            Ok(out)
-        }
+        Backend::Cuda(c) => launch_into(c.dev(), "pad", x, &shape, &[outer, n, npad, inner]),
     }
 }
 
@@ -249,24 +247,13 @@ fn overlap_add<T: SignalScalar>(
             }
             Array::from_vec(out, &shape, r.device())
         }
-        Backend::Cuda(c) => {
-            let rc = r.contiguous()?;
-            let mut out = Array::<T>::empty(&shape, r.device())?;
-            let total = outer * len * inner;
-            let d = c.dev();
-            d.launch(&kernel::<T>(d, "oa")?, LaunchConfig::cover(total, 256)?)
-                .arg(rc.dev_ptr()?)
-                .arg(out.dev_ptr_mut()?)
-                .arg(outer as i64)
-                .arg(nsteps as i64)
-                .arg(block as i64)
-                .arg(step as i64)
-                .arg(overlap as i64)
-                .arg(len as i64)
-                .arg(inner as i64)
-                .run()?;
-            Ok(out)
-        }
+        Backend::Cuda(c) => launch_into(
+            c.dev(),
+            "oa",
+            r,
+            &shape,
+            &[outer, nsteps, block, step, overlap, len, inner],
+        ),
     }
 }
 

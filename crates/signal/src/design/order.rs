@@ -388,6 +388,26 @@ fn postprocess(wn: Vec<f64>, opts: &OrdOptions) -> Vec<f64> {
     w
 }
 
+/// The start of every order selection: the checked specification's band type `t` (as
+/// [`validate`]), and the natural frequency and (possibly moved) pass band of its pre-warped
+/// edges ([`find_nat_freq`]).
+fn natural(
+    op: &str,
+    wp: &[f64],
+    ws: &[f64],
+    gpass: f64,
+    gstop: f64,
+    opts: &OrdOptions,
+    kind: OrdKind,
+) -> Result<(f64, Vec<f64>, u8)> {
+    check_gains(op, gpass, gstop)?;
+    let (wp, ws, t) = validate(op, wp, ws, opts)?;
+    let passb = pre_warp(&wp, opts.analog);
+    let stopb = pre_warp(&ws, opts.analog);
+    let (nat, passb) = find_nat_freq(&stopb, &passb, gpass, gstop, t, kind);
+    Ok((nat, passb, t))
+}
+
 fn order_of(op: &str, x: f64) -> Result<usize> {
     let c = x.ceil();
     if !c.is_finite() || c < 1.0 {
@@ -423,11 +443,7 @@ pub fn buttord(
     opts: &OrdOptions,
 ) -> Result<FilterOrder> {
     let op = "buttord";
-    check_gains(op, gpass, gstop)?;
-    let (wp, ws, t) = validate(op, wp, ws, opts)?;
-    let passb = pre_warp(&wp, opts.analog);
-    let stopb = pre_warp(&ws, opts.analog);
-    let (nat, passb) = find_nat_freq(&stopb, &passb, gpass, gstop, t, OrdKind::Butter);
+    let (nat, passb, t) = natural(op, wp, ws, gpass, gstop, opts, OrdKind::Butter)?;
     let gs = 10f64.powf(0.1 * gstop.abs());
     let gp = 10f64.powf(0.1 * gpass.abs());
     let n = order_of(op, ((gs - 1.0) / (gp - 1.0)).log10() / (2.0 * nat.log10()))?;
@@ -476,11 +492,7 @@ pub fn cheb1ord(
     opts: &OrdOptions,
 ) -> Result<FilterOrder> {
     let op = "cheb1ord";
-    check_gains(op, gpass, gstop)?;
-    let (wp, ws, t) = validate(op, wp, ws, opts)?;
-    let passb = pre_warp(&wp, opts.analog);
-    let stopb = pre_warp(&ws, opts.analog);
-    let (nat, passb) = find_nat_freq(&stopb, &passb, gpass, gstop, t, OrdKind::Cheby);
+    let (nat, passb, _) = natural(op, wp, ws, gpass, gstop, opts, OrdKind::Cheby)?;
     let n = order_of(op, cheb_v(gpass, gstop) / nat.acosh_c())?;
     Ok(FilterOrder {
         n,
@@ -501,11 +513,7 @@ pub fn cheb2ord(
     opts: &OrdOptions,
 ) -> Result<FilterOrder> {
     let op = "cheb2ord";
-    check_gains(op, gpass, gstop)?;
-    let (wp, ws, t) = validate(op, wp, ws, opts)?;
-    let passb = pre_warp(&wp, opts.analog);
-    let stopb = pre_warp(&ws, opts.analog);
-    let (nat, passb) = find_nat_freq(&stopb, &passb, gpass, gstop, t, OrdKind::Cheby);
+    let (nat, passb, t) = natural(op, wp, ws, gpass, gstop, opts, OrdKind::Cheby)?;
     let v = cheb_v(gpass, gstop);
     let n = order_of(op, v / nat.acosh_c())?;
     let new_freq = 1.0 / (1.0 / n as f64 * v).cosh();
@@ -544,11 +552,7 @@ pub fn ellipord(
     opts: &OrdOptions,
 ) -> Result<FilterOrder> {
     let op = "ellipord";
-    check_gains(op, gpass, gstop)?;
-    let (wp, ws, t) = validate(op, wp, ws, opts)?;
-    let passb = pre_warp(&wp, opts.analog);
-    let stopb = pre_warp(&ws, opts.analog);
-    let (nat, passb) = find_nat_freq(&stopb, &passb, gpass, gstop, t, OrdKind::Ellip);
+    let (nat, passb, _) = natural(op, wp, ws, gpass, gstop, opts, OrdKind::Ellip)?;
     let ln10 = 10f64.ln();
     let arg1_sq = (ln10 * 0.1 * gpass).exp_m1() / (ln10 * 0.1 * gstop).exp_m1();
     let arg0 = 1.0 / nat;

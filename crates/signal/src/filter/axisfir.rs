@@ -4,12 +4,13 @@
 //! output lines on the CPU.
 
 use crate::procutil::{
-    each_dtype, from_f64, split_axis, zero_literal, SignalScalar, SIGNAL_DTYPES,
+    each_dtype, from_f64, split_axis, typed_kernel, typed_source, SignalScalar, DEF_TZERO,
+    SIGNAL_DTYPES,
 };
 use cusci_core::array::check_same_device;
 use cusci_core::array::layout::norm_axis;
 use cusci_core::error::make;
-use cusci_core::{Array, Backend, KernelModule, LaunchConfig, RealFloat, Result, Spec};
+use cusci_core::{Array, Backend, KernelModule, LaunchConfig, RealFloat, Result};
 use rayon::prelude::*;
 
 const SRC: &str = include_str!("axisfir.cu");
@@ -17,15 +18,7 @@ const SRC: &str = include_str!("axisfir.cu");
 /// The table FIR's kernel (`axisfir.cu`), one module per element type.
 pub(crate) static AXISFIR: KernelModule = KernelModule {
     name: "signal_axisfir",
-    source: |s| {
-        let t = s.dtype(0)?;
-        Ok(format!(
-            "#define T {}\n#define TZERO {}\n#define NAME(x) signal_axisfir_{}_##x\n{SRC}",
-            t.cuda_name(),
-            zero_literal(t),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_axisfir", s, &[DEF_TZERO], SRC),
     options: &[],
     samples: || each_dtype(&SIGNAL_DTYPES),
 };
@@ -177,8 +170,7 @@ pub(crate) fn table_fir<T: SignalScalar>(
             let w = Array::from_vec(tab, &[ntab + 1], x.device())?;
             let mut y = Array::<T>::empty(x.shape(), x.device())?;
             let d = c.dev();
-            let name = format!("signal_axisfir_{}_table_fir", T::DTYPE.tag());
-            let f = AXISFIR.function(d, &Spec::of(&[T::DTYPE]), &name)?;
+            let f = typed_kernel(&AXISFIR, d, T::DTYPE, "table_fir")?;
             d.launch(&f, LaunchConfig::cover(x.size(), 256)?)
                 .arg(xc.dev_ptr()?)
                 .arg(y.dev_ptr_mut()?)

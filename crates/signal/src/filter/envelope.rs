@@ -7,11 +7,11 @@
 //! with its Nyquist-bin rules) is folded on the host into an index/weight table, so each
 //! output spectrum is one gather followed by one inverse FFT on the input's device.
 
-use crate::procutil::{each_dtype, real_of, REAL_DTYPES};
+use crate::procutil::{each_dtype, real_of, typed_kernel, typed_source, REAL_DTYPES};
 use cusci_core::array::layout::norm_axis;
 use cusci_core::dtype::Float;
 use cusci_core::error::make;
-use cusci_core::{c64, Array, Backend, Element, KernelModule, LaunchConfig, Result, Spec};
+use cusci_core::{c64, Array, Backend, Element, KernelModule, LaunchConfig, Result};
 use cusci_fft::{FftComplex, FftInput, FftOptions};
 use rayon::prelude::*;
 
@@ -204,14 +204,7 @@ fn tables(
 /// The gather kernel (`envelope.cu`) for the real type of the spectrum.
 pub(crate) static ENVELOPE: KernelModule = KernelModule {
     name: "signal_envelope",
-    source: |s| {
-        let t = s.dtype(0)?;
-        Ok(format!(
-            "#define T {}\n#define NAME(x) signal_envelope_{}_##x\n{SRC}",
-            t.cuda_name(),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_envelope", s, &[], SRC),
     options: &[],
     samples: || each_dtype(&REAL_DTYPES),
 };
@@ -250,9 +243,7 @@ fn gather<C: FftComplex>(src: &Array<C>, taps: &Taps) -> Result<Array<C>> {
             let idx = Array::from_vec(idx, &[2 * nout], src.device())?;
             let w = Array::from_vec(w, &[2 * nout], src.device())?;
             let d = c.dev();
-            let r = real_of(C::DTYPE);
-            let name = format!("signal_envelope_{}_gather2", r.tag());
-            let f = ENVELOPE.function(d, &Spec::of(&[r]), &name)?;
+            let f = typed_kernel(&ENVELOPE, d, real_of(C::DTYPE), "gather2")?;
             let tot = rows * nout;
             d.launch(&f, LaunchConfig::cover(tot, 256)?)
                 .arg(c.ptr())

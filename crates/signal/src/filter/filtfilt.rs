@@ -5,14 +5,16 @@
 //! host round trip besides reading the coefficients.
 
 use super::iir::{ba_filter, lfilter, lfilter_zi_host, sosfilt, sosfilt_zi, FilterOptions};
-use crate::procutil::SignalScalar;
-use crate::procutil::{each_dtype, host, host_elems, split_axis, zero_literal, SIGNAL_DTYPES};
+use crate::procutil::{
+    each_dtype, host, host_elems, split_axis, typed_kernel, typed_source, SignalScalar, DEF_TZERO,
+    SIGNAL_DTYPES,
+};
 use cusci_core::array::check_same_device;
 use cusci_core::array::layout::norm_axis;
 use cusci_core::error::make;
 use cusci_core::{
     Array, Backend, BackendMut, CudaDevice, Device, Element, Function, KernelModule, LaunchConfig,
-    RealFloat, Result, Spec,
+    RealFloat, Result,
 };
 use rayon::prelude::*;
 
@@ -84,26 +86,13 @@ impl Default for FiltfiltOptions {
 /// type.
 pub(crate) static FILTFILT: KernelModule = KernelModule {
     name: "signal_filtfilt",
-    source: |s| {
-        let t = s.dtype(0)?;
-        Ok(format!(
-            "#define T {}\n#define TZERO {}\n#define NAME(x) signal_filtfilt_{}_##x\n{SRC}",
-            t.cuda_name(),
-            zero_literal(t),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_filtfilt", s, &[DEF_TZERO], SRC),
     options: &[],
     samples: || each_dtype(&SIGNAL_DTYPES),
 };
 
 fn kernel<T: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
-    let tag = T::DTYPE.tag();
-    FILTFILT.function(
-        d,
-        &Spec::of(&[T::DTYPE]),
-        &format!("signal_filtfilt_{tag}_{name}"),
-    )
+    typed_kernel(&FILTFILT, d, T::DTYPE, name)
 }
 
 /// SciPy's `_validate_pad` + the extension: `(edge, extended x)`.

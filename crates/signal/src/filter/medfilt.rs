@@ -1,5 +1,6 @@
 //! The median filter [`medfilt`] (SciPy's `scipy.signal.medfilt` along the last axis).
 
+use crate::procutil::{sized_kernel, sized_source};
 use cusci_core::error::make;
 use cusci_core::{
     Array, Backend, DType, Element, KernelModule, LaunchConfig, RealFloat, Result, Spec,
@@ -8,27 +9,11 @@ use rayon::prelude::*;
 
 const SRC: &str = include_str!("medfilt.cu");
 
-/// The kernels' name prefix for a specialisation of [`MEDFILT`].
-fn medfilt_prefix(s: &Spec) -> Result<String> {
-    Ok(format!(
-        "signal_medfilt_{}_k{}",
-        s.dtype(0)?.tag(),
-        s.int(0)?
-    ))
-}
-
 /// The median filter's kernel (`medfilt.cu`) for an element type and a kernel size `[k]`
 /// (sorting networks up to 31 points, a selection beyond).
 pub(crate) static MEDFILT: KernelModule = KernelModule {
     name: "signal_medfilt",
-    source: |s| {
-        Ok(format!(
-            "#define T {}\n#define K {}\n#define NAME(x) {}_##x\n{SRC}",
-            s.dtype(0)?.cuda_name(),
-            s.int(0)?,
-            medfilt_prefix(s)?
-        ))
-    },
+    source: |s| sized_source("signal_medfilt", "K", s, SRC),
     options: &[],
     samples: || {
         vec![
@@ -99,8 +84,7 @@ pub fn medfilt<T: RealFloat>(x: &Array<T>, kernel_size: usize) -> Result<Array<T
             if x.size() > 0 {
                 let d = c.dev();
                 let spec = Spec::of(&[T::DTYPE]).with(&[k as i64]);
-                let f =
-                    MEDFILT.function(d, &spec, &format!("{}_medfilt", medfilt_prefix(&spec)?))?;
+                let f = sized_kernel(&MEDFILT, d, &spec, "medfilt")?;
                 d.launch(&f, LaunchConfig::cover(x.size(), 256)?)
                     .arg(xc.dev_ptr()?)
                     .arg(y.dev_ptr_mut()?)

@@ -3,7 +3,7 @@
 //! [`wiener`] (local mean and variance through [`correlate`](crate::correlate), then the core's
 //! element-wise ops) and [`hilbert2`] (`cusci_fft`'s 2-D transforms).
 
-use crate::procutil::{from_f64, REAL_DTYPES};
+use crate::procutil::{from_f64, sized_kernel, sized_source, REAL_DTYPES};
 use cusci_core::array::check_same_device;
 use cusci_core::array::layout::norm_axis;
 use cusci_core::error::make;
@@ -16,26 +16,10 @@ const SRC: &str = include_str!("rankfilt.cu");
 /// Window capacities the kernel is compiled for.
 const KMAX: [usize; 4] = [16, 64, 256, 1024];
 
-/// The kernels' name prefix for a specialisation of [`RANKFILT`].
-fn rankfilt_prefix(s: &Spec) -> Result<String> {
-    Ok(format!(
-        "signal_rankfilt_{}_k{}",
-        s.dtype(0)?.tag(),
-        s.int(0)?
-    ))
-}
-
 /// The rank filter's kernel (`rankfilt.cu`) for a real type and a window capacity `[kmax]`.
 pub(crate) static RANKFILT: KernelModule = KernelModule {
     name: "signal_rankfilt",
-    source: |s| {
-        Ok(format!(
-            "#define T {}\n#define KMAX {}\n#define NAME(x) {}_##x\n{SRC}",
-            s.dtype(0)?.cuda_name(),
-            s.int(0)?,
-            rankfilt_prefix(s)?
-        ))
-    },
+    source: |s| sized_source("signal_rankfilt", "KMAX", s, SRC),
     options: &[],
     samples: || {
         KMAX.iter()
@@ -112,8 +96,7 @@ fn rank_filter<T: RealFloat>(
             let mut y = Array::<T>::empty(x.shape(), x.device())?;
             let d = c.dev();
             let spec = Spec::of(&[T::DTYPE]).with(&[kmax as i64]);
-            let name = format!("{}_rank_filter", rankfilt_prefix(&spec)?);
-            let f = RANKFILT.function(d, &spec, &name)?;
+            let f = sized_kernel(&RANKFILT, d, &spec, "rank_filter")?;
             d.launch(&f, LaunchConfig::cover(x.size(), 128)?)
                 .arg(xc.dev_ptr()?)
                 .arg(y.dev_ptr_mut()?)

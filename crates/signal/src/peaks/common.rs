@@ -1,9 +1,9 @@
 //! The peak kernels (`peaks.cu`) and the helpers that every peak function shares: index and
 //! value arrays, and the compaction of flags to indices.
 
-use crate::procutil::{each_dtype, REAL_DTYPES};
+use crate::procutil::{each_dtype, typed_kernel, typed_source, REAL_DTYPES};
 use cusci_core::{
-    Array, Backend, CudaDevice, Device, Element, Function, KernelModule, LaunchConfig, Result, Spec,
+    Array, Backend, CudaDevice, Device, Element, Function, KernelModule, LaunchConfig, Result,
 };
 
 const SRC: &str = include_str!("peaks.cu");
@@ -12,26 +12,14 @@ const SRC: &str = include_str!("peaks.cu");
 /// its helpers use the f64 module).
 pub(crate) static PEAKS: KernelModule = KernelModule {
     name: "signal_peaks",
-    source: |s| {
-        let t = s.dtype(0)?;
-        Ok(format!(
-            "#define T {}\n#define NAME(x) signal_peaks_{}_##x\n{SRC}",
-            t.cuda_name(),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_peaks", s, &[], SRC),
     options: &[],
     samples: || each_dtype(&REAL_DTYPES),
 };
 
 /// The kernel `name` of [`PEAKS`] for `T`.
 pub(super) fn kernel<T: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
-    let tag = T::DTYPE.tag();
-    PEAKS.function(
-        d,
-        &Spec::of(&[T::DTYPE]),
-        &format!("signal_peaks_{tag}_{name}"),
-    )
+    typed_kernel(&PEAKS, d, T::DTYPE, name)
 }
 
 /// One thread per item (`n > 0`).

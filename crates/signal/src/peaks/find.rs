@@ -1,10 +1,10 @@
 //! [`find_peaks`], [`peak_prominences`] and [`peak_widths`].
 
 use super::common::{compact, grid, kernel, vf, vi, zeros_f, zeros_i};
-use crate::procutil::{host_elems, ptr_or_null};
+use crate::procutil::host_elems;
 use cusci_core::array::check_same_device;
 use cusci_core::error::make;
-use cusci_core::{Array, Backend, RealFloat, Result};
+use cusci_core::{Array, Backend, Element, RealFloat, Result};
 use rayon::prelude::*;
 
 /// A condition's interval (SciPy's number or `(min, max)` pair; `None` ends are open).
@@ -210,43 +210,20 @@ fn local_maxima(x: &Array<f64>) -> Result<(Array<i64>, Array<i64>, Array<i64>)> 
     }
 }
 
-fn gather_i(src: &Array<i64>, idx: &Array<i64>) -> Result<Array<i64>> {
+/// `src[idx]` through the kernel `name` (`gather_i` or `gather_f`, by the element type).
+fn gather<T: Element>(src: &Array<T>, idx: &Array<i64>, name: &str) -> Result<Array<T>> {
     let dev = src.device();
+    let m = idx.size();
     match src.backend() {
         Backend::Host(h) => {
             let (s, i) = (h.to_contiguous(), host_elems(idx)?);
-            vi(i.iter().map(|&k| s[k as usize]).collect(), dev)
+            Array::from_vec(i.iter().map(|&k| s[k as usize]).collect(), &[m], dev)
         }
         Backend::Cuda(c) => {
             let d = c.dev();
-            let m = idx.size();
-            let mut out = zeros_i(dev, m)?;
+            let mut out = Array::<T>::empty(&[m], dev)?;
             if m > 0 {
-                d.launch(&kernel::<f64>(d, "gather_i")?, grid(m)?)
-                    .arg(c.ptr())
-                    .arg(idx.dev_ptr()?)
-                    .arg(m as i64)
-                    .arg(out.dev_ptr_mut()?)
-                    .run()?;
-            }
-            Ok(out)
-        }
-    }
-}
-
-fn gather_f(src: &Array<f64>, idx: &Array<i64>) -> Result<Array<f64>> {
-    let dev = src.device();
-    match src.backend() {
-        Backend::Host(h) => {
-            let (s, i) = (h.to_contiguous(), host_elems(idx)?);
-            vf(i.iter().map(|&k| s[k as usize]).collect(), dev)
-        }
-        Backend::Cuda(c) => {
-            let d = c.dev();
-            let m = idx.size();
-            let mut out = zeros_f(dev, m)?;
-            if m > 0 {
-                d.launch(&kernel::<f64>(d, "gather_f")?, grid(m)?)
+                d.launch(&kernel::<f64>(d, name)?, grid(m)?)
                     .arg(c.ptr())
                     .arg(idx.dev_ptr()?)
                     .arg(m as i64)
@@ -346,7 +323,7 @@ fn bound_keep(a: &Array<f64>, b: Option<&Array<f64>>, bd: &Bound) -> Result<Arra
             if m > 0 {
                 d.launch(&kernel::<f64>(d, "bound")?, grid(m)?)
                     .arg(c.ptr())
-                    .arg(ptr_or_null(b)?)
+                    .arg(b.map(Array::dev_ptr).transpose()?)
                     .arg(m as i64)
                     .arg(bd.min.is_some() as i32)
                     .arg(bd.min.unwrap_or(0.0))
@@ -673,12 +650,12 @@ struct State {
 impl State {
     fn select(&mut self, keep: &Array<i64>) -> Result<()> {
         let idx = compact(keep)?;
-        self.peaks = gather_i(&self.peaks, &idx)?;
+        self.peaks = gather(&self.peaks, &idx, "gather_i")?;
         for c in self.cols_i.iter_mut().flatten() {
-            *c = gather_i(c, &idx)?;
+            *c = gather(c, &idx, "gather_i")?;
         }
         for c in self.cols_f.iter_mut().flatten() {
-            *c = gather_f(c, &idx)?;
+            *c = gather(c, &idx, "gather_f")?;
         }
         Ok(())
     }

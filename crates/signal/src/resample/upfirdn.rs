@@ -2,15 +2,15 @@
 //! a batch. The GPU runs one thread per output sample with the filter taps staged in shared
 //! memory; the CPU runs the same sums (rayon over output rows).
 
-use crate::procutil::SignalScalar;
 use crate::procutil::{
-    each_dtype, host, host_elems, ptr_or_null, split_axis, tmake, zero_literal, SIGNAL_DTYPES,
+    each_dtype, host, host_elems, split_axis, typed_kernel, typed_source, SignalScalar, DEF_TMAKE,
+    DEF_TZERO, SIGNAL_DTYPES,
 };
 use crate::{firwin, FirWindow, FirwinOptions};
 use cusci_core::array::check_same_device;
 use cusci_core::array::layout::norm_axis;
 use cusci_core::error::make;
-use cusci_core::{c64, Array, Backend, Element, KernelModule, LaunchConfig, Result, Spec};
+use cusci_core::{c64, Array, Backend, Element, KernelModule, LaunchConfig, Result};
 use rayon::prelude::*;
 
 const SRC: &str = include_str!("resample.cu");
@@ -138,16 +138,7 @@ fn xval<T: SignalScalar>(
 /// The resampling kernel (`resample.cu`), one module per element type.
 pub(crate) static RESAMPLE: KernelModule = KernelModule {
     name: "signal_resample",
-    source: |s| {
-        let t = s.dtype(0)?;
-        Ok(format!(
-            "#define T {}\n#define TZERO {}\n#define TMAKE(re, im) {}\n#define NAME(x) signal_resample_{}_##x\n{SRC}",
-            t.cuda_name(),
-            zero_literal(t),
-            tmake(t),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_resample", s, &[DEF_TZERO, DEF_TMAKE], SRC),
     options: &[],
     samples: || each_dtype(&SIGNAL_DTYPES),
 };
@@ -223,8 +214,7 @@ pub(crate) fn upfirdn_core<T: SignalScalar>(x: &Array<T>, u: &Upfirdn<'_, T>) ->
                 None => None,
             };
             let d = c.dev();
-            let name = format!("signal_resample_{}_upfirdn", T::DTYPE.tag());
-            let f = RESAMPLE.function(d, &Spec::of(&[T::DTYPE]), &name)?;
+            let f = typed_kernel(&RESAMPLE, d, T::DTYPE, "upfirdn")?;
             let hbytes = std::mem::size_of_val(h);
             let hshared = hbytes <= 32 * 1024;
             let cv = ext.cval.to_c64();
@@ -251,7 +241,7 @@ pub(crate) fn upfirdn_core<T: SignalScalar>(x: &Array<T>, u: &Upfirdn<'_, T>) ->
                 .arg(cv.re)
                 .arg(cv.im)
                 .arg(cval_zero as i32)
-                .arg(ptr_or_null(bgc.as_ref())?)
+                .arg(bgc.as_ref().map(Array::dev_ptr).transpose()?)
                 .arg(hshared as i32)
                 .run()?;
             Ok(y)

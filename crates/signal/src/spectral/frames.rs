@@ -3,39 +3,26 @@
 
 use super::options::*;
 use super::plan::*;
-use crate::procutil::{each_dtype, host_elems, ptr_or_null, REAL_DTYPES};
+use crate::procutil::{each_dtype, host_elems, typed_kernel, typed_source, REAL_DTYPES};
 use cusci_core::{
     Array, Backend, CudaDevice, Element, Function, KernelModule, LaunchConfig, RealFloat, Result,
-    Spec,
 };
 use cusci_fft::{FftComplex, FftOptions, FftReal};
 use rayon::prelude::*;
 
-const SRC: &str = include_str!("spectral.cu");
+const SRC: &str = concat!(include_str!("block_sum.cuh"), include_str!("spectral.cu"));
 
 /// The spectral kernels (`spectral.cu`) for a real type (complex spectra are read as pairs).
 pub(crate) static SPECTRAL: KernelModule = KernelModule {
     name: "signal_spectral",
-    source: |s| {
-        let t = s.dtype(0)?;
-        Ok(format!(
-            "#define T {}\n#define NAME(x) signal_spectral_{}_##x\n{SRC}",
-            t.cuda_name(),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_spectral", s, &[], SRC),
     options: &[],
     samples: || each_dtype(&REAL_DTYPES),
 };
 
 /// The kernel `name` of [`SPECTRAL`] for the real type `T`.
 pub(super) fn kernel_fn<T: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
-    let tag = T::DTYPE.tag();
-    SPECTRAL.function(
-        d,
-        &Spec::of(&[T::DTYPE]),
-        &format!("signal_spectral_{tag}_{name}"),
-    )
+    typed_kernel(&SPECTRAL, d, T::DTYPE, name)
 }
 
 /// The sample at extended position `p` (see `sample` in spectral.cu).
@@ -294,7 +281,7 @@ pub(super) fn average<T: FftReal, E: Element>(
                 LaunchConfig::cover(tot, 256)?,
             )
             .arg(c.ptr())
-            .arg(ptr_or_null(y)?)
+            .arg(y.map(Array::dev_ptr).transpose()?)
             .arg(rows as i64)
             .arg(pl.nseg as i64)
             .arg(pl.nfreq as i64)
@@ -340,7 +327,7 @@ fn spec_gpu<T: FftReal, E: Element>(
         LaunchConfig::cover(total, 256)?,
     )
     .arg(x.dev_ptr()?)
-    .arg(ptr_or_null(y)?)
+    .arg(y.map(Array::dev_ptr).transpose()?)
     .arg(rows as i64)
     .arg(pl.nseg as i64)
     .arg(pl.nfreq as i64)

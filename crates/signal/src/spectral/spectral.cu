@@ -1,5 +1,6 @@
 // Spectral analysis (welch, csd, spectrogram, stft, istft). Prepended defines: T (float or
-// double, the real type), NAME(x). Complex arrays are read and written as (re, im) pairs of T.
+// double, the real type), NAME(x); then block_sum.cuh (NAME(block_sum)). Complex arrays are
+// read and written as (re, im) pairs of T.
 
 // The sample at position p of the boundary-extended (ext points each side, kind bnd:
 // 0 none, 1 even, 2 odd, 3 constant, 4 zeros) and zero-padded signal x of length L.
@@ -24,21 +25,6 @@ __device__ __forceinline__ double NAME(sample)(const T* __restrict__ x, i64 L, i
     case 3: return (double)x[L - 1];
     default: return 0.0;
   }
-}
-
-__device__ __forceinline__ double NAME(block_sum)(double v, double* sh) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) sh[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < (int)(blockDim.x >> 5) ? sh[lane] : 0.0;
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-    if (lane == 0) sh[32] = v;
-  }
-  __syncthreads();
-  return sh[32];
 }
 
 // One block per frame row r = b * nseg + s: out[r, j] = (x_ext[s*step + j] - trend_j) * win[j]

@@ -44,23 +44,32 @@ where
     Ok((pl, lead, ax, xf))
 }
 
+/// The [`Params`] of `op` from the options `$o` (any of [`WelchOptions`], [`SpectrogramOptions`],
+/// [`StftOptions`]: the fields they share), one-sided as `$onesided`, overlapping by
+/// `nperseg / $div` by default; no boundary extension or padding, not an STFT.
+macro_rules! params {
+    ($op:expr, $o:expr, $onesided:expr, $div:expr) => {
+        Params {
+            op: $op,
+            fs: $o.fs,
+            window: &$o.window,
+            nperseg: $o.nperseg,
+            default_nperseg: 256,
+            noverlap: $o.noverlap,
+            default_overlap_div: $div,
+            nfft: $o.nfft,
+            detrend: $o.detrend,
+            onesided: $onesided,
+            scaling: $o.scaling,
+            boundary: None,
+            padded: false,
+            stft: false,
+        }
+    };
+}
+
 fn welch_params<'a>(op: &'a str, o: &'a WelchOptions, onesided: bool) -> Params<'a> {
-    Params {
-        op,
-        fs: o.fs,
-        window: &o.window,
-        nperseg: o.nperseg,
-        default_nperseg: 256,
-        noverlap: o.noverlap,
-        default_overlap_div: 2,
-        nfft: o.nfft,
-        detrend: o.detrend,
-        onesided,
-        scaling: o.scaling,
-        boundary: None,
-        padded: false,
-        stft: false,
-    }
+    params!(op, o, onesided, 2)
 }
 
 fn freq_array<T: RealFloat>(pl: &Plan, dev: &Device) -> Result<Array<T>> {
@@ -258,20 +267,8 @@ where
     T: FftReal + cusci_fft::FftInput<Complex = <T as FftReal>::Complex>,
 {
     let p = Params {
-        op: "spectrogram",
-        fs: opts.fs,
-        window: &opts.window,
-        nperseg: opts.nperseg,
-        default_nperseg: 256,
-        noverlap: opts.noverlap,
-        default_overlap_div: 8,
-        nfft: opts.nfft,
-        detrend: opts.detrend,
-        onesided: opts.return_onesided,
-        scaling: opts.scaling,
-        boundary: None,
-        padded: false,
         stft: opts.mode != SpectrogramMode::Psd,
+        ..params!("spectrogram", opts, opts.return_onesided, 8)
     };
     let (pl, lead, ax, xf) = analyse(x, &p, opts.axis)?;
     let rows = lead.iter().product();
@@ -328,20 +325,10 @@ where
     T: FftReal + cusci_fft::FftInput<Complex = <T as FftReal>::Complex>,
 {
     let p = Params {
-        op: "stft",
-        fs: opts.fs,
-        window: &opts.window,
-        nperseg: opts.nperseg,
-        default_nperseg: 256,
-        noverlap: opts.noverlap,
-        default_overlap_div: 2,
-        nfft: opts.nfft,
-        detrend: opts.detrend,
-        onesided: opts.return_onesided,
-        scaling: opts.scaling,
         boundary: opts.boundary,
         padded: opts.padded,
         stft: true,
+        ..params!("stft", opts, opts.return_onesided, 2)
     };
     let (pl, lead, ax, xf) = analyse(x, &p, opts.axis)?;
     let rows = lead.iter().product();

@@ -5,11 +5,11 @@
 //! Every value is computed in `f64` and rounded to the element type once (SciPy computes in the
 //! array's type: f32 inputs can differ from SciPy's by a few f32 ulps of the phase).
 
-use crate::procutil::{each_dtype, out_or_null, ptr_or_null, REAL_DTYPES};
+use crate::procutil::{each_dtype, typed_kernel, typed_source, REAL_DTYPES};
 use cusci_core::error::make;
 use cusci_core::{
     Array, Backend, CudaDevice, Device, Element, Function, KernelModule, LaunchConfig, RealFloat,
-    Result, Spec,
+    Result,
 };
 use rayon::prelude::*;
 use std::f64::consts::PI;
@@ -19,25 +19,13 @@ const SRC: &str = include_str!("waveforms.cu");
 /// The waveform kernels (`waveforms.cu`) for a real type.
 pub(crate) static WAVEFORMS: KernelModule = KernelModule {
     name: "signal_waveforms",
-    source: |s| {
-        let t = s.dtype(0)?;
-        Ok(format!(
-            "#define T {}\n#define NAME(x) signal_waveforms_{}_##x\n{SRC}",
-            t.cuda_name(),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_waveforms", s, &[], SRC),
     options: &[],
     samples: || each_dtype(&REAL_DTYPES),
 };
 
 fn kernel<T: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
-    let tag = T::DTYPE.tag();
-    WAVEFORMS.function(
-        d,
-        &Spec::of(&[T::DTYPE]),
-        &format!("signal_waveforms_{tag}_{name}"),
-    )
+    typed_kernel(&WAVEFORMS, d, T::DTYPE, name)
 }
 
 const K_LINEAR: i32 = 0;
@@ -179,15 +167,15 @@ fn eval<T: RealFloat>(
                 d.launch(&kernel::<T>(d, "wave")?, LaunchConfig::cover(n, 256)?)
                     .arg(tc.dev_ptr()?)
                     .arg(y.dev_ptr_mut()?)
-                    .arg(out_or_null(&yqp))
-                    .arg(out_or_null(&yep))
+                    .arg(yqp)
+                    .arg(yep)
                     .arg(n as i64)
                     .arg(kind)
                     .arg(p[0])
                     .arg(p[1])
                     .arg(p[2])
                     .arg(p[3])
-                    .arg(ptr_or_null(c.as_ref())?)
+                    .arg(c.as_ref().map(Array::dev_ptr).transpose()?)
                     .arg(coef.len() as i32)
                     .run()?;
             }

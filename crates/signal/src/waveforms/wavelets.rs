@@ -5,10 +5,12 @@
 //! [`cwt`] is one NVRTC kernel (`wavelets.cu`, one thread per output, every width at once) with
 //! a rayon reference doing the same sums.
 
-use crate::procutil::{each_dtype, SignalScalar, SIGNAL_DTYPES};
+use crate::procutil::{
+    each_dtype, typed_kernel, typed_source, SignalScalar, DEF_ACC, SIGNAL_DTYPES,
+};
 use cusci_core::error::make;
 use cusci_core::{
-    c64, Array, Backend, DType, Device, KernelModule, LaunchConfig, RealFloat, Result, Spec,
+    c64, Array, Backend, DType, Device, KernelModule, LaunchConfig, RealFloat, Result,
 };
 use rayon::prelude::*;
 use std::f64::consts::PI;
@@ -19,18 +21,7 @@ const SRC: &str = include_str!("wavelets.cu");
 /// (accumulating in `double` or `cplx64`).
 pub(crate) static WAVELETS: KernelModule = KernelModule {
     name: "signal_wavelets",
-    source: |s| {
-        let t = s.dtype(0)?;
-        let acc = match t {
-            DType::C32 | DType::C64 => "cplx64",
-            _ => "double",
-        };
-        Ok(format!(
-            "#define T {}\n#define ACC {acc}\n#define NAME(x) signal_wavelets_{}_##x\n{SRC}",
-            t.cuda_name(),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_wavelets", s, &[DEF_ACC], SRC),
     options: &[],
     samples: || each_dtype(&SIGNAL_DTYPES),
 };
@@ -318,8 +309,7 @@ pub fn cwt<T: SignalScalar>(
             let la = Array::from_vec(len, &[nw], dev)?;
             let mut y = Array::<T>::empty(&[nw, n], dev)?;
             let d = c.dev();
-            let name = format!("signal_wavelets_{}_cwt", T::DTYPE.tag());
-            let f = WAVELETS.function(d, &Spec::of(&[T::DTYPE]), &name)?;
+            let f = typed_kernel(&WAVELETS, d, T::DTYPE, "cwt")?;
             d.launch(&f, LaunchConfig::cover(nw * n, 256)?)
                 .arg(xc.dev_ptr()?)
                 .arg(n as i64)

@@ -2,11 +2,11 @@
 //! [`step`], [`dimpulse`], [`dstep`] (`ltisys.cu`: one GPU thread per signal).
 
 use super::systems::*;
-use crate::procutil::{each_dtype, REAL_DTYPES};
+use crate::procutil::{each_dtype, typed_kernel, typed_source, REAL_DTYPES};
 use cusci_core::error::make;
 use cusci_core::{
     Array, Backend, CudaDevice, Device, Element, Function, KernelModule, LaunchConfig, RealFloat,
-    Result, Spec,
+    Result,
 };
 use rayon::prelude::*;
 
@@ -28,25 +28,13 @@ pub struct Response<T: Element> {
 /// The state recurrence and input interpolation kernels (`ltisys.cu`) for a real type.
 pub(crate) static LTI: KernelModule = KernelModule {
     name: "signal_lsim",
-    source: |s| {
-        let t = s.dtype(0)?;
-        Ok(format!(
-            "#define T {}\n#define NAME(x) signal_lsim_{}_##x\n{SRC}",
-            t.cuda_name(),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_lsim", s, &[], SRC),
     options: &[],
     samples: || each_dtype(&REAL_DTYPES),
 };
 
 fn kernel<T: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
-    let tag = T::DTYPE.tag();
-    LTI.function(
-        d,
-        &Spec::of(&[T::DTYPE]),
-        &format!("signal_lsim_{tag}_{name}"),
-    )
+    typed_kernel(&LTI, d, T::DTYPE, name)
 }
 
 /// The discrete recurrence to run: `x[i] = ad x[i-1] + b0 u[i-1] + b1 u[i]`, `y = c x + d u`.

@@ -1,6 +1,6 @@
 // ShortTimeFFT (stft / istft of SciPy's class). Prepended defines: T (float or double, the
-// real type), NAME(x). Complex arrays are read and written as (re, im) pairs of T; windows are
-// (re, im) pairs of double.
+// real type), NAME(x); then ../block_sum.cuh (NAME(block_sum)). Complex arrays are read and
+// written as (re, im) pairs of T; windows are (re, im) pairs of double.
 
 __device__ __forceinline__ i64 NAME(fdiv)(i64 a, i64 b) {
   const i64 q = a / b;
@@ -36,21 +36,6 @@ __device__ double2 NAME(padval)(const T* __restrict__ xr, int cplx, i64 i0, i64 
   }
   const double kk = 2.0 * (double)k;
   return make_double2(v.x + kk * (cp.x - c0.x), v.y + kk * (cp.y - c0.y));
-}
-
-__device__ __forceinline__ double NAME(block_sum)(double v, double* sh) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) sh[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < (int)(blockDim.x >> 5) ? sh[lane] : 0.0;
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-    if (lane == 0) sh[32] = v;
-  }
-  __syncthreads();
-  return sh[32];
 }
 
 // One block per frame r = b * pnum + s: the slice of m samples starting at signal position

@@ -3,7 +3,7 @@
 
 use super::options::*;
 use super::plan::*;
-use crate::procutil::{each_dtype, REAL_DTYPES};
+use crate::procutil::{each_dtype, typed_kernel, typed_source, REAL_DTYPES};
 use crate::Detrend;
 use cusci_core::array::check_same_device;
 use cusci_core::array::layout::norm_axis;
@@ -11,12 +11,15 @@ use cusci_core::dtype::Float;
 use cusci_core::error::make;
 use cusci_core::{
     c64, Array, Backend, CudaDevice, DevPtr, DevPtrMut, Device, Element, Function, KernelModule,
-    LaunchConfig, RealFloat, Result, Spec,
+    LaunchConfig, RealFloat, Result,
 };
 use cusci_fft::{FftComplex, FftInput, FftOptions};
 use rayon::prelude::*;
 
-const SRC: &str = include_str!("shortfft.cu");
+const SRC: &str = concat!(
+    include_str!("../block_sum.cuh"),
+    include_str!("shortfft.cu")
+);
 
 impl ShortTimeFft {
     /// `stft(x, p0, p1, k_offset=, padding=, axis=)`: the STFT of `x` along `args.axis`; the
@@ -644,24 +647,12 @@ fn padval(x: &[c64], i0: i64, lc: i64, pad: i32, i: i64) -> c64 {
 /// The short-time Fourier kernels (`shortfft.cu`) for a real type (complex data as pairs).
 pub(crate) static SHORTFFT: KernelModule = KernelModule {
     name: "signal_shortfft",
-    source: |s| {
-        let t = s.dtype(0)?;
-        Ok(format!(
-            "#define T {}\n#define NAME(x) signal_shortfft_{}_##x\n{SRC}",
-            t.cuda_name(),
-            t.tag()
-        ))
-    },
+    source: |s| typed_source("signal_shortfft", s, &[], SRC),
     options: &[],
     samples: || each_dtype(&REAL_DTYPES),
 };
 
 /// The kernel `name` of [`SHORTFFT`] for the real type `T`.
 fn kernel_fn<T: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
-    let tag = T::DTYPE.tag();
-    SHORTFFT.function(
-        d,
-        &Spec::of(&[T::DTYPE]),
-        &format!("signal_shortfft_{tag}_{name}"),
-    )
+    typed_kernel(&SHORTFFT, d, T::DTYPE, name)
 }

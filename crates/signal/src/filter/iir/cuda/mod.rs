@@ -3,10 +3,10 @@
 //! contiguous signals.
 
 use super::form::Iir;
-use crate::procutil::{out_or_null, ptr_or_null, zero_literal, SignalScalar};
+use crate::procutil::{zero_literal, SignalScalar};
 use cusci_core::{
-    c64, Array, CudaDevice, DType, DevPtr, Element, Function, KernelModule, LaunchConfig, Result,
-    Spec,
+    c64, Array, CudaDevice, DType, DevPtr, DevPtrMut, Element, Function, KernelModule,
+    LaunchConfig, Result, Spec,
 };
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -176,15 +176,15 @@ pub(super) struct IirIo<'a, T: Element> {
     pub(super) zf: Option<&'a mut Array<T>>,
 }
 
-/// One launch of the `chunks` kernel: its pointers (`y` null in the first pass of the chunked
-/// scan, `zin`/`zout` null where their mode is 0) and the state modes (see `iir.cu`).
+/// One launch of the `chunks` kernel: its pointers (`y` absent in the first pass of the chunked
+/// scan, `zin`/`zout` absent where their mode is 0) and the state modes (see `iir.cu`).
 struct ChunkPass<'a, T> {
     x: DevPtr<'a, T>,
-    y: DevPtr<'a, T>,
+    y: Option<DevPtr<'a, T>>,
     coef: DevPtr<'a, T>,
-    zin: DevPtr<'a, T>,
+    zin: Option<DevPtr<'a, T>>,
     zin_mode: i32,
-    zout: DevPtr<'a, T>,
+    zout: Option<DevPtr<'a, T>>,
     zout_mode: i32,
 }
 
@@ -215,11 +215,11 @@ fn launch_chunks<T>(
 }
 
 /// One launch of the `scan` kernel: the carry `out = P out_prev + f` over `nitems` items of
-/// `nsig` signals in groups of `g` (see `iir.cu` for `mode`), from `init` when not null.
+/// `nsig` signals in groups of `g` (see `iir.cu` for `mode`), from `init` when given.
 struct ScanPass<'a, T> {
     f: DevPtr<'a, T>,
     p: DevPtr<'a, T>,
-    init: DevPtr<'a, T>,
+    init: Option<DevPtr<'a, T>>,
     out: DevPtr<'a, T>,
     mode: i32,
     nsig: usize,
@@ -452,9 +452,9 @@ fn cuda_tiles<T: SignalScalar>(
         .arg(io.x.dev_ptr()?)
         .arg(io.y.dev_ptr_mut()?)
         .arg(coef.dev_ptr()?)
-        .arg(ptr_or_null(io.zi)?)
+        .arg(io.zi.map(Array::dev_ptr).transpose()?)
         .arg(io.zi.is_some() as i32)
-        .arg(out_or_null(&zout))
+        .arg(zout)
         .arg(zf_mode)
         .arg(nsig as i64)
         .arg(n as i64)
@@ -480,10 +480,9 @@ pub(super) fn cuda_apply<T: SignalScalar>(
     geo: (usize, usize, usize),
 ) -> Result<()> {
     let (outer, n, inner) = geo;
-    // the H200 check of the tiled kernel (benches/results/2026-12-03-iir/req-iir-2.txt) read back
-    // wrong final states when the length is not a whole number of tiles (y right everywhere),
-    // although a CPU emulation of the kernel gives SciPy's zf: until that is settled, calls that
-    // ask for zf keep the chunked scan below
+    // an H200 check of the tiled kernel read back wrong final states when the length is not a
+    // whole number of tiles (y right everywhere), although a CPU emulation of the kernel gives
+    // SciPy's zf: until that is settled, calls that ask for zf keep the chunked scan below
     if io.zf.is_none() {
         if let Some(plan) = tile_plan(iir, outer * inner, n, inner) {
             return cuda_tiles(d, iir, io, (outer * inner, n), plan);
@@ -500,16 +499,16 @@ pub(super) fn cuda_apply<T: SignalScalar>(
     let nsig = outer * inner;
     let (l, nchunks) = gpu_chunking(ns, nsig, n);
     let zi = io.zi;
-    let zin = ptr_or_null(zi)?;
+    let zin = zi.map(Array::dev_ptr).transpose()?;
     let zf_mode = io.zf.is_some() as i32;
     let zout = io.zf.map(|z| z.dev_ptr_mut()).transpose()?;
-    let zout = out_or_null(&zout);
+    let zout = zout.as_ref().map(DevPtrMut::as_ptr);
     let (xp, cp) = (io.x.dev_ptr()?, coef.dev_ptr()?);
     let yp = io.y.dev_ptr_mut()?;
     if nchunks == 1 {
         let pass = ChunkPass {
             x: xp,
-            y: yp.as_ptr(),
+            y: Some(yp.as_ptr()),
             coef: cp,
             zin,
             zin_mode: zi.is_some() as i32,
@@ -524,11 +523,11 @@ pub(super) fn cuda_apply<T: SignalScalar>(
     let fout = fbuf.dev_ptr_mut()?;
     let pass1 = ChunkPass {
         x: xp,
-        y: DevPtr::null(),
+        y: None,
         coef: cp,
-        zin: DevPtr::null(),
+        zin: None,
         zin_mode: 0,
-        zout: fout.as_ptr(),
+        zout: Some(fout.as_ptr()),
         zout_mode: 2,
     };
     launch_chunks(d, &chunks, pass1, geo, l, nchunks)?;
@@ -547,7 +546,7 @@ pub(super) fn cuda_apply<T: SignalScalar>(
         }
         None => None,
     };
-    let z0p = ptr_or_null(z0.as_ref())?;
+    let z0p = z0.as_ref().map(Array::dev_ptr).transpose()?;
     let m = iir.zero_input_map(l);
     let mdev = Array::from_vec(m.clone(), &[ns * ns], dev)?;
     let mut cs = Array::<T>::empty(&[nchunks * nsig * ns], dev)?;
@@ -576,7 +575,7 @@ pub(super) fn cuda_apply<T: SignalScalar>(
         let per_group = ScanPass {
             f: fp,
             p: mp,
-            init: DevPtr::null(),
+            init: None,
             out: gf_out.as_ptr(),
             mode: 1,
             nsig,
@@ -600,7 +599,7 @@ pub(super) fn cuda_apply<T: SignalScalar>(
         let within = ScanPass {
             f: fp,
             p: mp,
-            init: gs.dev_ptr()?,
+            init: Some(gs.dev_ptr()?),
             out: cs_out.as_ptr(),
             mode: 0,
             nsig,
@@ -612,9 +611,9 @@ pub(super) fn cuda_apply<T: SignalScalar>(
     // pass 2: every chunk from its true initial state
     let pass2 = ChunkPass {
         x: xp,
-        y: yp.as_ptr(),
+        y: Some(yp.as_ptr()),
         coef: cp,
-        zin: cs.dev_ptr()?,
+        zin: Some(cs.dev_ptr()?),
         zin_mode: 2,
         zout,
         zout_mode: zf_mode,
