@@ -2085,7 +2085,7 @@ def gen_signal_lti2(out: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# cusci-ndimage filters with SciPy's `output=` dtype (crates/ndimage/src/filters/output.rs):
+# cusci-ndimage filters with SciPy's `output=` dtype (crates/ndimage/src/filters/output/):
 # every input type x every output type for the filters below, on 5x7 inputs. Written to
 # crates/ndimage/tests/data/ndimage_output.npz, read by crates/ndimage/tests/filter_output.rs.
 # Members: `x_<in>` inputs, `W` weights, `FP` footprint, `<case>__<in>__<out>` SciPy's results

@@ -1,10 +1,9 @@
-//! The CUDA plumbing the crate's launchers share: the by-value kernel parameters, null pointers
-//! for a kernel's optional pointer parameters, the prelude of the modules built for one element
-//! type, and the launch grids the kernels were tuned with. The kernel modules themselves are
+//! The CUDA plumbing the crate's launchers share: the by-value kernel parameters, the prelude of
+//! the modules built for one element type, and the launch grids the kernels were tuned with. The kernel modules themselves are
 //! declared beside their launchers and listed by [`crate::kernel_modules`].
 
 use crate::modes::MODES_CUH;
-use cusci_core::cuda::launch::{KernelArg, Launch, Spec};
+use cusci_core::cuda::launch::Spec;
 use cusci_core::error::make;
 use cusci_core::{Array, CudaDevice, DType, Device, KernelParam, LaunchConfig, Result};
 
@@ -75,29 +74,6 @@ pub(crate) const TAPS: usize = 64;
 // SAFETY: an array of 64 numbers of the kernel's working type W (float or double, as the
 // module is built for the element type whose `Real::W` this is).
 unsafe impl<W: KernelParam> KernelParam for Taps<W> {}
-
-/// A null pointer for a kernel's optional pointer parameter (the kernel tests it).
-#[repr(transparent)]
-#[derive(Clone, Copy)]
-pub(crate) struct Null(u64);
-
-// SAFETY: a 64-bit zero, which the kernel reads as a null pointer of the same size.
-unsafe impl KernelParam for Null {}
-
-/// Optional pointer arguments.
-pub(crate) trait LaunchExt<'a> {
-    /// Appends `a`, or a null pointer for `None`.
-    fn opt<A: KernelArg<'a>>(self, a: Option<A>) -> Self;
-}
-
-impl<'a> LaunchExt<'a> for Launch<'a> {
-    fn opt<A: KernelArg<'a>>(self, a: Option<A>) -> Self {
-        match a {
-            Some(a) => self.arg(a),
-            None => self.arg(Null(0)),
-        }
-    }
-}
 
 /// The source of a module of this crate built for element type `dtype` (`NDI_T` is its CUDA
 /// type; the boundary modes header is included).

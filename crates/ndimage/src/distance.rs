@@ -2,7 +2,7 @@
 //! (chamfer) and `distance_transform_bf` (brute force).
 
 use crate::cuda::{
-    linear, module_source, offsets_on, per_item, real_dtypes, specs, CusciShape, LaunchExt, MAXD,
+    linear, module_source, offsets_on, per_item, real_dtypes, specs, CusciShape, MAXD,
 };
 use crate::morphology::binary::{cpu_iterate, Steps};
 use crate::structure::{c_strides_u, contig, real_only, Structure};
@@ -413,7 +413,7 @@ fn edt_cuda<T: Element>(
                 .arg(st[a] as i64)
                 .arg(nlines as i64)
                 .arg(w)
-                .opt(need_ptr)
+                .arg(need_ptr)
                 .run()?;
         } else {
             let (vv, zz) = match &mut scratch {
@@ -436,7 +436,7 @@ fn edt_cuda<T: Element>(
                 .arg(st[a] as i64)
                 .arg(nlines as i64)
                 .arg(w)
-                .opt(need_ptr)
+                .arg(need_ptr)
                 .run()?;
         }
         drop(need);
@@ -446,8 +446,8 @@ fn edt_cuda<T: Element>(
     let fin = function(cd, dt, "ndi_edt_final")?;
     cd.launch(&fin, per_item(cd, n))
         .arg(k.dev_ptr()?)
-        .opt(dist.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
-        .opt(idx.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
+        .arg(dist.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
+        .arg(idx.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
         .arg(sh)
         .arg(smp_arg(smp))
         .run()?;
@@ -676,7 +676,7 @@ pub fn distance_transform_cdt<T: Element>(
                     .arg(offs_d.dev_ptr()?)
                     .arg(dl_d.dev_ptr()?)
                     .arg(all.len() as i32)
-                    .opt(flag)
+                    .arg(flag)
                     .run()?;
                 std::mem::swap(&mut d, &mut d2);
                 std::mem::swap(&mut ft, &mut ft2);
@@ -688,8 +688,8 @@ pub fn distance_transform_cdt<T: Element>(
             cd.launch(&fin, cfg)
                 .arg(d.dev_ptr()?)
                 .arg(ft.dev_ptr()?)
-                .opt(dist.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
-                .opt(idx.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
+                .arg(dist.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
+                .arg(idx.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
                 .arg(sh)
                 .run()?;
             Ok((dist, idx))
@@ -862,8 +862,8 @@ pub fn distance_transform_bf<T: Element>(
                 .arg(c.ptr())
                 .arg(list.dev_ptr()?)
                 .arg(nlist as i64)
-                .opt(dist.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
-                .opt(idx.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
+                .arg(dist.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
+                .arg(idx.as_mut().map(|a| a.dev_ptr_mut()).transpose()?)
                 .arg(sh)
                 .arg(smp_arg(&smp))
                 .arg(code)

@@ -291,99 +291,107 @@ fn fourier_cuda<T: Element>(d: &CudaDevice, x: &Array<T>, f: &Factors) -> Result
     Ok(out)
 }
 
-/// Multiplies a Fourier transform by that of a Gaussian of standard deviation `sigma` (one value
-/// or one per axis): `exp(−2π²σ²f²)` (`scipy.ndimage.fourier_gaussian`).
-///
-/// Numerics: SciPy's factors, per axis `exp(p·k·k)` with `p = −2(σπ/n)²` for the integer
-/// frequency `k`, exactly 0 where `|p·k·k| > 50`, multiplied axis by axis (bit for bit with
-/// SciPy on the CPU; the GPU's `exp` within an ulp).
-///
-/// # Errors
-/// `UnsupportedDType` for integer inputs (SciPy returns float64 for them: use
-/// [`fourier_gaussian_as`]`::<I, f64>`; here the output has the input's type);
-/// `InvalidArgument` for a NaN sigma, `n` = 0, a bad axis or a wrong number of sigmas (as in SciPy, a
-/// negative sigma or ellipsoid size acts as its absolute value, and a uniform size ≤ 0 keeps
-/// only the zero frequency of its axis).
-///
-/// ```
-/// use cusci_ndimage::{fourier_gaussian, Array, Device};
-/// use cusci_core::c64;
-/// let x = Array::from_vec(vec![c64::new(1.0, 0.0); 4], &[4], &Device::Cpu).unwrap();
-/// let y = fourier_gaussian(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
-/// assert_eq!(y[0], c64::new(1.0, 0.0)); // the zero frequency is kept
-/// ```
-pub fn fourier_gaussian<T: Element>(
-    input: &Array<T>,
-    sigma: &[f64],
-    n: Option<usize>,
-    axis: isize,
-) -> Result<Array<T>> {
-    apply("fourier_gaussian", input, Kind::Gaussian, sigma, n, axis)
+/// The public filters, each SciPy's `(input, values, n, axis)`: `pub fn name(values) = "op", Kind`
+/// runs [`apply`] in the input's type, `pub fn name<I, O>(values) = ...` runs [`apply_as`] with
+/// SciPy's output types.
+macro_rules! fourier_filter {
+    ($(#[$doc:meta])* pub fn $name:ident($values:ident) = $op:literal, $kind:ident) => {
+        $(#[$doc])*
+        pub fn $name<T: Element>(
+            input: &Array<T>,
+            $values: &[f64],
+            n: Option<usize>,
+            axis: isize,
+        ) -> Result<Array<T>> {
+            apply($op, input, Kind::$kind, $values, n, axis)
+        }
+    };
+    ($(#[$doc:meta])* pub fn $name:ident<I, O>($values:ident) = $op:literal, $kind:ident) => {
+        $(#[$doc])*
+        pub fn $name<I: Element, O: Element>(
+            input: &Array<I>,
+            $values: &[f64],
+            n: Option<usize>,
+            axis: isize,
+        ) -> Result<Array<O>> {
+            apply_as($op, input, Kind::$kind, $values, n, axis)
+        }
+    };
 }
 
-/// Multiplies a Fourier transform by that of a box of `size` (one value or one per axis): the
-/// product of `sin(πsf)/(πsf)` over axes (`scipy.ndimage.fourier_uniform`).
-///
-/// # Errors
-/// As [`fourier_gaussian`].
-///
-/// ```
-/// use cusci_ndimage::{fourier_uniform, Array, Device};
-/// let x = Array::from_vec(vec![1.0f64; 4], &[4], &Device::Cpu).unwrap();
-/// let y = fourier_uniform(&x, &[2.0], None, -1).unwrap().to_vec().unwrap();
-/// assert!(y[2].abs() < 1e-15); // sinc zero at f = 1/2 for a box of 2
-/// ```
-pub fn fourier_uniform<T: Element>(
-    input: &Array<T>,
-    size: &[f64],
-    n: Option<usize>,
-    axis: isize,
-) -> Result<Array<T>> {
-    apply("fourier_uniform", input, Kind::Uniform, size, n, axis)
+fourier_filter! {
+    /// Multiplies a Fourier transform by that of a Gaussian of standard deviation `sigma` (one
+    /// value or one per axis): `exp(−2π²σ²f²)` (`scipy.ndimage.fourier_gaussian`).
+    ///
+    /// Numerics: SciPy's factors, per axis `exp(p·k·k)` with `p = −2(σπ/n)²` for the integer
+    /// frequency `k`, exactly 0 where `|p·k·k| > 50`, multiplied axis by axis (bit for bit with
+    /// SciPy on the CPU; the GPU's `exp` within an ulp).
+    ///
+    /// # Errors
+    /// `UnsupportedDType` for integer inputs (SciPy returns float64 for them: use
+    /// [`fourier_gaussian_as`]`::<I, f64>`; here the output has the input's type);
+    /// `InvalidArgument` for a NaN sigma, `n` = 0, a bad axis or a wrong number of sigmas (as in
+    /// SciPy, a negative sigma or ellipsoid size acts as its absolute value, and a uniform size
+    /// ≤ 0 keeps only the zero frequency of its axis).
+    ///
+    /// ```
+    /// use cusci_ndimage::{fourier_gaussian, Array, Device};
+    /// use cusci_core::c64;
+    /// let x = Array::from_vec(vec![c64::new(1.0, 0.0); 4], &[4], &Device::Cpu).unwrap();
+    /// let y = fourier_gaussian(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
+    /// assert_eq!(y[0], c64::new(1.0, 0.0)); // the zero frequency is kept
+    /// ```
+    pub fn fourier_gaussian(sigma) = "fourier_gaussian", Gaussian
 }
 
-/// Multiplies a Fourier transform by that of an ellipsoid of semi-axes `size` (ranks 1–3;
-/// `scipy.ndimage.fourier_ellipsoid`).
-///
-/// # Errors
-/// As [`fourier_gaussian`], and `InvalidArgument` for a rank above 3.
-///
-/// ```
-/// use cusci_ndimage::{fourier_ellipsoid, Array, Device};
-/// let x = Array::from_vec(vec![1.0f64; 6], &[2, 3], &Device::Cpu).unwrap();
-/// let y = fourier_ellipsoid(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
-/// assert_eq!(y[0], 1.0);
-/// ```
-pub fn fourier_ellipsoid<T: Element>(
-    input: &Array<T>,
-    size: &[f64],
-    n: Option<usize>,
-    axis: isize,
-) -> Result<Array<T>> {
-    apply("fourier_ellipsoid", input, Kind::Ellipsoid, size, n, axis)
+fourier_filter! {
+    /// Multiplies a Fourier transform by that of a box of `size` (one value or one per axis): the
+    /// product of `sin(πsf)/(πsf)` over axes (`scipy.ndimage.fourier_uniform`).
+    ///
+    /// # Errors
+    /// As [`fourier_gaussian`].
+    ///
+    /// ```
+    /// use cusci_ndimage::{fourier_uniform, Array, Device};
+    /// let x = Array::from_vec(vec![1.0f64; 4], &[4], &Device::Cpu).unwrap();
+    /// let y = fourier_uniform(&x, &[2.0], None, -1).unwrap().to_vec().unwrap();
+    /// assert!(y[2].abs() < 1e-15); // sinc zero at f = 1/2 for a box of 2
+    /// ```
+    pub fn fourier_uniform(size) = "fourier_uniform", Uniform
 }
 
-/// Multiplies a (complex) Fourier transform by `exp(−2πi·shift·f)`, shifting the signal by
-/// `shift` (one value or one per axis; `scipy.ndimage.fourier_shift`).
-///
-/// # Errors
-/// `UnsupportedDType` for real or integer inputs (SciPy returns complex128 for them: use
-/// [`fourier_shift_as`]`::<I, c64>`); as [`fourier_gaussian`].
-///
-/// ```
-/// use cusci_ndimage::{fourier_shift, Array, Device};
-/// use cusci_core::c64;
-/// let x = Array::from_vec(vec![c64::new(1.0, 0.0); 4], &[4], &Device::Cpu).unwrap();
-/// let y = fourier_shift(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
-/// assert!((y[1] - c64::new(0.0, -1.0)).norm() < 1e-15);
-/// ```
-pub fn fourier_shift<T: Element>(
-    input: &Array<T>,
-    shift: &[f64],
-    n: Option<usize>,
-    axis: isize,
-) -> Result<Array<T>> {
-    apply("fourier_shift", input, Kind::Shift, shift, n, axis)
+fourier_filter! {
+    /// Multiplies a Fourier transform by that of an ellipsoid of semi-axes `size` (ranks 1–3;
+    /// `scipy.ndimage.fourier_ellipsoid`).
+    ///
+    /// # Errors
+    /// As [`fourier_gaussian`], and `InvalidArgument` for a rank above 3.
+    ///
+    /// ```
+    /// use cusci_ndimage::{fourier_ellipsoid, Array, Device};
+    /// let x = Array::from_vec(vec![1.0f64; 6], &[2, 3], &Device::Cpu).unwrap();
+    /// let y = fourier_ellipsoid(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
+    /// assert_eq!(y[0], 1.0);
+    /// ```
+    pub fn fourier_ellipsoid(size) = "fourier_ellipsoid", Ellipsoid
+}
+
+fourier_filter! {
+    /// Multiplies a (complex) Fourier transform by `exp(−2πi·shift·f)`, shifting the signal by
+    /// `shift` (one value or one per axis; `scipy.ndimage.fourier_shift`).
+    ///
+    /// # Errors
+    /// `UnsupportedDType` for real or integer inputs (SciPy returns complex128 for them: use
+    /// [`fourier_shift_as`]`::<I, c64>`); as [`fourier_gaussian`].
+    ///
+    /// ```
+    /// use cusci_ndimage::{fourier_shift, Array, Device};
+    /// use cusci_core::c64;
+    /// let x = Array::from_vec(vec![c64::new(1.0, 0.0); 4], &[4], &Device::Cpu).unwrap();
+    /// let y = fourier_shift(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
+    /// assert!((y[1] - c64::new(0.0, -1.0)).norm() < 1e-15);
+    /// ```
+    pub fn fourier_shift(shift) = "fourier_shift", Shift
 }
 
 // ---------------------------------------------------------------- SciPy's output types
@@ -418,105 +426,85 @@ fn apply_as<I: Element, O: Element>(
     }
 }
 
-/// [`fourier_gaussian`] with SciPy's result types (`scipy.ndimage.fourier_gaussian(input,
-/// sigma, n, axis, output=O)`): any input type (integers and bool included), `O` one of f32,
-/// f64, c32, c64. SciPy's default output (`output=None`) is the input's type for f32, f64, c32
-/// and c64 and f64 for every other input (integers, bool): `fourier_gaussian_as::<i32, f64>`
-/// is SciPy's `fourier_gaussian(int_array, sigma)`. The input is read as f64 (or c64), the
-/// factor applied in double and the product stored in `O` (rounded for f32/c32; a real input
-/// gives a zero imaginary part), as SciPy does on either device; the plain
-/// [`fourier_gaussian`] keeps the input's type and works in f32 for f32/c32 inputs on a GPU.
-///
-/// # Errors
-/// `UnsupportedDType` for an integer or bool `O` (SciPy: `output type not supported`) and for a
-/// complex input with a real `O` (SciPy: `data type not supported`); otherwise as
-/// [`fourier_gaussian`].
-///
-/// ```
-/// use cusci_ndimage::{fourier_gaussian_as, Array, Device};
-/// let x = Array::from_vec(vec![1i32, 2, 3, 4], &[4], &Device::Cpu).unwrap();
-/// let y = fourier_gaussian_as::<i32, f64>(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
-/// // exp(-2π²σ²f²) at f = 0, 1/4, -1/2, -1/4
-/// let w = |f: f64| (-2.0 * std::f64::consts::PI.powi(2) * f * f).exp();
-/// assert_eq!(y[0], 1.0);
-/// assert!((y[1] - 2.0 * w(0.25)).abs() < 1e-15);
-/// ```
-pub fn fourier_gaussian_as<I: Element, O: Element>(
-    input: &Array<I>,
-    sigma: &[f64],
-    n: Option<usize>,
-    axis: isize,
-) -> Result<Array<O>> {
-    apply_as("fourier_gaussian", input, Kind::Gaussian, sigma, n, axis)
+fourier_filter! {
+    /// [`fourier_gaussian`] with SciPy's result types (`scipy.ndimage.fourier_gaussian(input,
+    /// sigma, n, axis, output=O)`): any input type (integers and bool included), `O` one of f32,
+    /// f64, c32, c64. SciPy's default output (`output=None`) is the input's type for f32, f64, c32
+    /// and c64 and f64 for every other input (integers, bool): `fourier_gaussian_as::<i32, f64>`
+    /// is SciPy's `fourier_gaussian(int_array, sigma)`. The input is read as f64 (or c64), the
+    /// factor applied in double and the product stored in `O` (rounded for f32/c32; a real input
+    /// gives a zero imaginary part), as SciPy does on either device; the plain
+    /// [`fourier_gaussian`] keeps the input's type and works in f32 for f32/c32 inputs on a GPU.
+    ///
+    /// # Errors
+    /// `UnsupportedDType` for an integer or bool `O` (SciPy: `output type not supported`) and for a
+    /// complex input with a real `O` (SciPy: `data type not supported`); otherwise as
+    /// [`fourier_gaussian`].
+    ///
+    /// ```
+    /// use cusci_ndimage::{fourier_gaussian_as, Array, Device};
+    /// let x = Array::from_vec(vec![1i32, 2, 3, 4], &[4], &Device::Cpu).unwrap();
+    /// let y = fourier_gaussian_as::<i32, f64>(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
+    /// // exp(-2π²σ²f²) at f = 0, 1/4, -1/2, -1/4
+    /// let w = |f: f64| (-2.0 * std::f64::consts::PI.powi(2) * f * f).exp();
+    /// assert_eq!(y[0], 1.0);
+    /// assert!((y[1] - 2.0 * w(0.25)).abs() < 1e-15);
+    /// ```
+    pub fn fourier_gaussian_as<I, O>(sigma) = "fourier_gaussian", Gaussian
 }
 
-/// [`fourier_uniform`] with SciPy's result types (`scipy.ndimage.fourier_uniform(...,
-/// output=O)`): as [`fourier_gaussian_as`] (SciPy's default: f64 for integer and bool input).
-///
-/// # Errors
-/// As [`fourier_gaussian_as`].
-///
-/// ```
-/// use cusci_ndimage::{fourier_uniform_as, Array, Device};
-/// let x = Array::from_vec(vec![4u8, 4, 4, 4], &[4], &Device::Cpu).unwrap();
-/// let y = fourier_uniform_as::<u8, f32>(&x, &[2.0], None, -1).unwrap().to_vec().unwrap();
-/// assert_eq!(y[0], 4.0);
-/// assert!(y[2].abs() < 1e-6); // sinc zero at f = 1/2 for a box of 2
-/// ```
-pub fn fourier_uniform_as<I: Element, O: Element>(
-    input: &Array<I>,
-    size: &[f64],
-    n: Option<usize>,
-    axis: isize,
-) -> Result<Array<O>> {
-    apply_as("fourier_uniform", input, Kind::Uniform, size, n, axis)
+fourier_filter! {
+    /// [`fourier_uniform`] with SciPy's result types (`scipy.ndimage.fourier_uniform(...,
+    /// output=O)`): as [`fourier_gaussian_as`] (SciPy's default: f64 for integer and bool input).
+    ///
+    /// # Errors
+    /// As [`fourier_gaussian_as`].
+    ///
+    /// ```
+    /// use cusci_ndimage::{fourier_uniform_as, Array, Device};
+    /// let x = Array::from_vec(vec![4u8, 4, 4, 4], &[4], &Device::Cpu).unwrap();
+    /// let y = fourier_uniform_as::<u8, f32>(&x, &[2.0], None, -1).unwrap().to_vec().unwrap();
+    /// assert_eq!(y[0], 4.0);
+    /// assert!(y[2].abs() < 1e-6); // sinc zero at f = 1/2 for a box of 2
+    /// ```
+    pub fn fourier_uniform_as<I, O>(size) = "fourier_uniform", Uniform
 }
 
-/// [`fourier_ellipsoid`] with SciPy's result types (`scipy.ndimage.fourier_ellipsoid(...,
-/// output=O)`): as [`fourier_gaussian_as`] (SciPy's default: f64 for integer and bool input).
-///
-/// # Errors
-/// As [`fourier_gaussian_as`], and `InvalidArgument` for a rank above 3.
-///
-/// ```
-/// use cusci_ndimage::{fourier_ellipsoid_as, Array, Device};
-/// use cusci_core::c64;
-/// let x = Array::from_vec(vec![1i64; 6], &[2, 3], &Device::Cpu).unwrap();
-/// let y = fourier_ellipsoid_as::<i64, c64>(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
-/// assert_eq!(y[0], c64::new(1.0, 0.0));
-/// ```
-pub fn fourier_ellipsoid_as<I: Element, O: Element>(
-    input: &Array<I>,
-    size: &[f64],
-    n: Option<usize>,
-    axis: isize,
-) -> Result<Array<O>> {
-    apply_as("fourier_ellipsoid", input, Kind::Ellipsoid, size, n, axis)
+fourier_filter! {
+    /// [`fourier_ellipsoid`] with SciPy's result types (`scipy.ndimage.fourier_ellipsoid(...,
+    /// output=O)`): as [`fourier_gaussian_as`] (SciPy's default: f64 for integer and bool input).
+    ///
+    /// # Errors
+    /// As [`fourier_gaussian_as`], and `InvalidArgument` for a rank above 3.
+    ///
+    /// ```
+    /// use cusci_ndimage::{fourier_ellipsoid_as, Array, Device};
+    /// use cusci_core::c64;
+    /// let x = Array::from_vec(vec![1i64; 6], &[2, 3], &Device::Cpu).unwrap();
+    /// let y = fourier_ellipsoid_as::<i64, c64>(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
+    /// assert_eq!(y[0], c64::new(1.0, 0.0));
+    /// ```
+    pub fn fourier_ellipsoid_as<I, O>(size) = "fourier_ellipsoid", Ellipsoid
 }
 
-/// [`fourier_shift`] with SciPy's result types (`scipy.ndimage.fourier_shift(input, shift, n,
-/// axis, output=O)`): any input type, `O` c32 or c64. SciPy's default output is the input's
-/// type for c32 and c64 and c64 (complex128) for every real input:
-/// `fourier_shift_as::<f64, c64>` is SciPy's `fourier_shift(real_array, shift)` (a real input is
-/// the real part of a transform whose imaginary part is zero). Computed in double as
-/// [`fourier_gaussian_as`].
-///
-/// # Errors
-/// `UnsupportedDType` for a real `O` (SciPy: `output type not supported`); otherwise as
-/// [`fourier_shift`].
-///
-/// ```
-/// use cusci_ndimage::{fourier_shift_as, Array, Device};
-/// use cusci_core::c64;
-/// let x = Array::from_vec(vec![1.0f64; 4], &[4], &Device::Cpu).unwrap();
-/// let y = fourier_shift_as::<f64, c64>(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
-/// assert!((y[1] - c64::new(0.0, -1.0)).norm() < 1e-15);
-/// ```
-pub fn fourier_shift_as<I: Element, O: Element>(
-    input: &Array<I>,
-    shift: &[f64],
-    n: Option<usize>,
-    axis: isize,
-) -> Result<Array<O>> {
-    apply_as("fourier_shift", input, Kind::Shift, shift, n, axis)
+fourier_filter! {
+    /// [`fourier_shift`] with SciPy's result types (`scipy.ndimage.fourier_shift(input, shift, n,
+    /// axis, output=O)`): any input type, `O` c32 or c64. SciPy's default output is the input's
+    /// type for c32 and c64 and c64 (complex128) for every real input:
+    /// `fourier_shift_as::<f64, c64>` is SciPy's `fourier_shift(real_array, shift)` (a real input
+    /// is the real part of a transform whose imaginary part is zero). Computed in double as
+    /// [`fourier_gaussian_as`].
+    ///
+    /// # Errors
+    /// `UnsupportedDType` for a real `O` (SciPy: `output type not supported`); otherwise as
+    /// [`fourier_shift`].
+    ///
+    /// ```
+    /// use cusci_ndimage::{fourier_shift_as, Array, Device};
+    /// use cusci_core::c64;
+    /// let x = Array::from_vec(vec![1.0f64; 4], &[4], &Device::Cpu).unwrap();
+    /// let y = fourier_shift_as::<f64, c64>(&x, &[1.0], None, -1).unwrap().to_vec().unwrap();
+    /// assert!((y[1] - c64::new(0.0, -1.0)).norm() < 1e-15);
+    /// ```
+    pub fn fourier_shift_as<I, O>(shift) = "fourier_shift", Shift
 }

@@ -13,7 +13,7 @@
 //!
 //! Not part of the public API (hidden; used by the measurements and their tests).
 
-use crate::cuda::{per_item, LaunchExt};
+use crate::cuda::per_item;
 use crate::structure::contig;
 use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::error::make;
@@ -252,7 +252,7 @@ fn cuda_sort<K: RadixWord, V: RadixWord>(
         let incl = hist.cumsum(0)?;
         cd.launch(&fs, cfg)
             .arg(kin)
-            .opt(vin)
+            .arg(vin)
             .arg(out.0.dev_ptr_mut()?)
             .arg(out.1.dev_ptr_mut()?)
             .arg(n as i64)

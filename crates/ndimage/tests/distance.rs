@@ -73,49 +73,31 @@ fn golden_edt_cdt_bf() {
             let smp = get::<f64>(&g, &format!("edt_{c}_sampling"), &Device::Cpu)
                 .to_vec()
                 .unwrap();
-            let o = DistanceOptions {
-                return_indices: true,
-                ..Default::default()
-            };
-            let (d, i) = distance_transform_edt(&x, &o).unwrap();
-            let d = d.unwrap();
-            assert_allclose(
-                &d,
-                &get::<f64>(&g, &format!("edt_{c}_out"), &Device::Cpu),
-                1e-13,
-                0.0,
-                &format!("edt {c} on {dev}"),
-            );
-            check_indices(
-                &xv,
-                &shape,
-                &i.unwrap().to_vec().unwrap(),
-                &d.to_vec().unwrap(),
-                &vec![1.0; shape.len()],
-                0,
-            );
-            let o = DistanceOptions {
-                sampling: Some(smp.clone()),
-                return_indices: true,
-                ..Default::default()
-            };
-            let (d, i) = distance_transform_edt(&x, &o).unwrap();
-            let d = d.unwrap();
-            assert_allclose(
-                &d,
-                &get::<f64>(&g, &format!("edt_{c}_sampled"), &Device::Cpu),
-                1e-13,
-                0.0,
-                &format!("edt sampled {c}"),
-            );
-            check_indices(
-                &xv,
-                &shape,
-                &i.unwrap().to_vec().unwrap(),
-                &d.to_vec().unwrap(),
-                &smp,
-                0,
-            );
+            // unit sampling (the default), then the golden sampling
+            for (sampling, key) in [(None, "out"), (Some(smp.clone()), "sampled")] {
+                let o = DistanceOptions {
+                    sampling: sampling.clone(),
+                    return_indices: true,
+                    ..Default::default()
+                };
+                let (d, i) = distance_transform_edt(&x, &o).unwrap();
+                let d = d.unwrap();
+                assert_allclose(
+                    &d,
+                    &get::<f64>(&g, &format!("edt_{c}_{key}"), &Device::Cpu),
+                    1e-13,
+                    0.0,
+                    &format!("edt {key} {c} on {dev}"),
+                );
+                check_indices(
+                    &xv,
+                    &shape,
+                    &i.unwrap().to_vec().unwrap(),
+                    &d.to_vec().unwrap(),
+                    &sampling.unwrap_or_else(|| vec![1.0; shape.len()]),
+                    0,
+                );
+            }
             for (m, metric, code) in [
                 ("chessboard", CdtMetric::Chessboard, 2u8),
                 ("taxicab", CdtMetric::Taxicab, 1),

@@ -1,18 +1,14 @@
-//! The filters with SciPy's `output=` dtype (`*_as::<I, O>`, src/filters/output.rs):
+//! The filters with SciPy's `output=` dtype (`*_as::<I, O>`, src/filters/output/):
 //! every input type × every output type against SciPy (tests/golden/gen.py, section
 //! ndimage_output) on each device, the GPU against the CPU on larger inputs, and the store rules
 //! and errors on the CPU.
 
+use crate::common::golden;
 use cusci_core::dtype::{c64, DType, Element};
-use cusci_core::npy::{load_npz, DynArray};
+use cusci_core::npy::DynArray;
 use cusci_core::testing::{devices, gpu, randn};
 use cusci_ndimage::*;
 use std::collections::HashMap;
-
-fn data() -> HashMap<String, DynArray> {
-    let p = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ndimage_output.npz");
-    load_npz(p, &Device::Cpu).unwrap().into_iter().collect()
-}
 
 fn opts(mode: &str, cval: f64) -> FilterOptions {
     FilterOptions {
@@ -187,7 +183,7 @@ macro_rules! by_out {
 /// Every (filter, input type, output type) SciPy computed, on each device.
 #[test]
 fn golden_every_input_and_output_type() {
-    let d = data();
+    let d = golden("ndimage_output.npz");
     let mut keys: Vec<&String> = d.keys().filter(|k| k.contains("__")).collect();
     keys.sort();
     assert_eq!(keys.len(), CASES.len() * 6 * 6, "cases in the data");

@@ -1,6 +1,7 @@
 //! The filters on every device: the CPU against naive loops, every device against the CPU
 //! (edge sizes, integer types, NaN, non-contiguous views), and the same typed errors everywhere.
 
+use crate::common::{gpu_matches_cpu, input};
 use cusci_core::testing::{assert_allclose, devices, randn};
 use cusci_core::Error;
 use cusci_ndimage::*;
@@ -185,31 +186,13 @@ fn all_filters<T: Real + cusci_core::dtype::Numeric>(
         .collect()
 }
 
-fn gpu_matches_cpu<T: Real + cusci_core::dtype::Numeric>(shape: &[usize], seed: u64, tol: f64) {
-    let x = randn::<f64>(shape, seed, &Device::Cpu)
-        .unwrap()
-        .to_vec()
-        .unwrap();
-    let x: Vec<T> = x.iter().map(|v| T::from_f(v * 10.0)).collect();
-    let xc = Array::from_vec(x, shape, &Device::Cpu).unwrap();
-    for dev in devices().into_iter().skip(1) {
-        let xg = xc.to_device(&dev).unwrap();
-        for mode in Mode::ALL {
-            let cpu = all_filters(&xc, mode);
-            let gpu = all_filters(&xg, mode);
-            for ((n, a), (_, b)) in cpu.iter().zip(&gpu) {
-                assert_eq!(b.device(), &dev);
-                let b = b.to_device(&Device::Cpu).unwrap();
-                assert_allclose(
-                    &b,
-                    a,
-                    tol,
-                    tol,
-                    &format!("{n} {mode} {shape:?} {}", T::DTYPE),
-                );
-            }
-        }
-    }
+/// Every GPU against the CPU on an input ~N(0, 100) of `T`: every filter of [`all_filters`].
+fn every_filter_matches<T: Real + cusci_core::dtype::Numeric>(
+    shape: &[usize],
+    seed: u64,
+    tol: f64,
+) {
+    gpu_matches_cpu(&input::<T>(shape, seed, 10.0), (tol, tol), all_filters);
 }
 
 #[test]
@@ -225,13 +208,13 @@ fn every_device_matches_the_cpu() {
         &[31, 2],
         &[4, 5, 6],
     ] {
-        gpu_matches_cpu::<f64>(shape, 7, 1e-12);
-        gpu_matches_cpu::<f32>(shape, 8, 2e-4);
+        every_filter_matches::<f64>(shape, 7, 1e-12);
+        every_filter_matches::<f32>(shape, 8, 2e-4);
     }
     // integer types: exact sums of integers, same truncation on both devices
-    gpu_matches_cpu::<i32>(&[9, 10], 4, 1.0);
-    gpu_matches_cpu::<u8>(&[33], 5, 1.0);
-    gpu_matches_cpu::<i64>(&[3, 4, 5], 6, 1.0);
+    every_filter_matches::<i32>(&[9, 10], 4, 1.0);
+    every_filter_matches::<u8>(&[33], 5, 1.0);
+    every_filter_matches::<i64>(&[3, 4, 5], 6, 1.0);
 }
 
 #[test]

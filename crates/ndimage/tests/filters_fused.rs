@@ -4,6 +4,7 @@
 //! mode, f32 and f64, both pass orders; and the CPU reference itself against naive sequential
 //! 1-D passes (the constant modes depend on the pass order).
 
+use crate::common::{gpu_matches_cpu, input, naive_pass};
 use cusci_core::testing::{assert_allclose, devices, randn};
 use cusci_ndimage::*;
 
@@ -86,35 +87,6 @@ fn separable<T: Real>(x: &Array<T>, mode: Mode) -> Vec<(String, Array<T>)> {
         .collect()
 }
 
-fn gpu_matches_cpu<T: Real + cusci_core::dtype::Numeric>(
-    shape: &[usize],
-    seed: u64,
-    rtol: f64,
-    atol: f64,
-) {
-    let x: Vec<T> = randn::<f64>(shape, seed, &Device::Cpu)
-        .unwrap()
-        .to_vec()
-        .unwrap()
-        .iter()
-        .map(|v| T::from_f(v * 10.0))
-        .collect();
-    let xc = Array::from_vec(x, shape, &Device::Cpu).unwrap();
-    for dev in devices().into_iter().skip(1) {
-        let xg = xc.to_device(&dev).unwrap();
-        for mode in Mode::ALL {
-            let cpu = separable(&xc, mode);
-            let gpu = separable(&xg, mode);
-            for ((n, a), (_, b)) in cpu.iter().zip(&gpu) {
-                assert_eq!(b.device(), &dev);
-                let b = b.to_device(&Device::Cpu).unwrap();
-                let ctx = format!("{n} {mode} {shape:?} {} on {dev}", T::DTYPE);
-                assert_allclose(&b, a, rtol, atol, &ctx);
-            }
-        }
-    }
-}
-
 #[test]
 fn fused_separable_filters_match_the_cpu_on_edge_shapes() {
     for shape in [
@@ -127,47 +99,10 @@ fn fused_separable_filters_match_the_cpu_on_edge_shapes() {
         &[2, 5, 70],
         &[3, 40, 33],
     ] {
-        gpu_matches_cpu::<f64>(shape, 11, 1e-12, 1e-12);
+        gpu_matches_cpu(&input::<f64>(shape, 11, 10.0), (1e-12, 1e-12), separable);
         // f32 accumulates in f32 on the GPU (as CuPy), the CPU in f64: inputs are ~N(0, 10)
-        gpu_matches_cpu::<f32>(shape, 12, 1e-5, 2e-4);
+        gpu_matches_cpu(&input::<f32>(shape, 12, 10.0), (1e-5, 2e-4), separable);
     }
-}
-
-/// A 1-D weighted-sum pass along `axis` of a C-contiguous (rows, cols) array, as SciPy's
-/// correlate1d: `out[i] = sum_k w[k] x[i + k - shift]`, outside positions mapped by `mode`.
-fn naive_pass(
-    x: &[f64],
-    sh: [usize; 2],
-    axis: usize,
-    w: &[f64],
-    shift: i64,
-    mode: Mode,
-    cval: f64,
-) -> Vec<f64> {
-    let mut out = vec![0.0; x.len()];
-    for i in 0..sh[0] {
-        for j in 0..sh[1] {
-            let mut acc = 0.0;
-            for (k, wk) in w.iter().enumerate() {
-                let d = k as i64 - shift;
-                let (ii, jj) = if axis == 0 {
-                    (i as i64 + d, j as i64)
-                } else {
-                    (i as i64, j as i64 + d)
-                };
-                let v = match (
-                    mode.map_index(ii, sh[0] as i64),
-                    mode.map_index(jj, sh[1] as i64),
-                ) {
-                    (Some(p), Some(q)) => x[p as usize * sh[1] + q as usize],
-                    _ => cval,
-                };
-                acc += wk * v;
-            }
-            out[i * sh[1] + j] = acc;
-        }
-    }
-    out
 }
 
 #[test]

@@ -1,22 +1,11 @@
 //! The filters against SciPy (tests/golden/gen.py, section ndimage_filters): every function ×
 //! every mode, on the CPU, and the same calls on the GPU when one is usable.
 
-use cusci_core::npy::{load_npz, DynArray};
+use crate::common::{cases, golden, nums};
+use cusci_core::npy::DynArray;
 use cusci_core::testing::{assert_allclose, devices};
 use cusci_ndimage::*;
 use std::collections::HashMap;
-
-fn data() -> HashMap<String, DynArray> {
-    let p = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/filters.npz");
-    load_npz(p, &Device::Cpu).unwrap().into_iter().collect()
-}
-
-fn nums<T: std::str::FromStr>(s: &str) -> Vec<T>
-where
-    T::Err: std::fmt::Debug,
-{
-    s.split(',').map(|v| v.parse().unwrap()).collect()
-}
 
 fn run(
     f: &str,
@@ -83,25 +72,15 @@ fn run(
 
 #[test]
 fn filters_match_scipy_on_every_device() {
-    let d = data();
-    let mut names: Vec<&String> = d
-        .keys()
-        .filter(|k| k.starts_with('c') && k.contains("__"))
-        .collect();
-    names.sort();
-    assert!(names.len() >= 200, "only {} golden cases", names.len());
+    let d = golden("filters.npz");
+    let cases = cases(&d, 200);
     let mut seen = std::collections::HashSet::new();
     for dev in devices() {
-        for name in &names {
-            let parts: Vec<&str> = name.split("__").collect();
-            let f = parts[1];
+        for c in &cases {
+            let (name, f) = (c.name, c.f);
             seen.insert(f.to_string());
-            let kv: HashMap<&str, &str> = parts[2..]
-                .iter()
-                .map(|p| p.split_once('=').unwrap())
-                .collect();
-            let y = run(f, &kv, &d, &dev);
-            let want = d[*name].as_array::<f64>().unwrap();
+            let y = run(f, &c.kv, &d, &dev);
+            let want = d[name].as_array::<f64>().unwrap();
             assert_allclose(&y, want, 1e-12, 1e-12, &format!("{name} on {dev}"));
         }
     }

@@ -1,21 +1,15 @@
 //! The Fourier filters against SciPy (interpolation section of gen.py: fourier.npz), GPU against
 //! CPU, and typed errors on every device.
 
+use crate::common::golden;
 use cusci_core::c64;
-use cusci_core::npy::{load_npz, DynArray};
 use cusci_core::testing::{assert_allclose, devices, randn};
 use cusci_core::Error;
 use cusci_ndimage::*;
-use std::collections::HashMap;
-
-fn data() -> HashMap<String, DynArray> {
-    let p = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fourier.npz");
-    load_npz(p, &Device::Cpu).unwrap().into_iter().collect()
-}
 
 #[test]
 fn fourier_filters_match_scipy_on_every_device() {
-    let d = data();
+    let d = golden("fourier.npz");
     let mut count = 0;
     for dev in devices() {
         for (name, want) in &d {

@@ -1,6 +1,7 @@
 //! Interpolation on every device: GPU against CPU for every transform, mode and order (f64,
 //! f32, integer types), identities, edge sizes, and the same typed errors everywhere.
 
+use crate::common::{gpu_matches_cpu, input};
 use cusci_core::testing::{assert_allclose, devices, randn};
 use cusci_core::Error;
 use cusci_ndimage::*;
@@ -28,38 +29,25 @@ fn all<T: Real>(x: &Array<T>, o: &InterpOptions) -> Vec<(String, Array<T>)> {
         .collect()
 }
 
-fn gpu_matches_cpu<T: Real>(shape: &[usize], tol: f64) {
-    let xs: Vec<T> = randn::<f64>(shape, 3, &Device::Cpu)
-        .unwrap()
-        .to_vec()
-        .unwrap()
-        .iter()
-        .map(|v| T::from_f(v * 20.0))
-        .collect();
-    let xc = Array::from_vec(xs, shape, &Device::Cpu).unwrap();
-    for dev in devices().into_iter().skip(1) {
-        let xg = xc.to_device(&dev).unwrap();
-        for mode in Mode::ALL {
-            for order in 0..=5 {
+/// Every GPU against the CPU on an input ~N(0, 400) of `T`: every transform of [`all`] in every
+/// order.
+fn every_transform_matches<T: Real>(shape: &[usize], tol: f64) {
+    let all_orders = |x: &Array<T>, mode: Mode| -> Vec<(String, Array<T>)> {
+        (0..=5)
+            .flat_map(|order| {
                 let o = InterpOptions {
                     order,
                     mode,
                     cval: 0.5,
                     prefilter: true,
                 };
-                for ((k, a), (_, b)) in all(&xc, &o).iter().zip(&all(&xg, &o)) {
-                    let b = b.to_device(&Device::Cpu).unwrap();
-                    assert_allclose(
-                        &b,
-                        a,
-                        tol,
-                        tol,
-                        &format!("{k} {mode} order {order} {shape:?} {}", T::DTYPE),
-                    );
-                }
-            }
-        }
-    }
+                all(x, &o)
+                    .into_iter()
+                    .map(move |(k, a)| (format!("{k} order {order}"), a))
+            })
+            .collect()
+    };
+    gpu_matches_cpu(&input::<T>(shape, 3, 20.0), (tol, tol), all_orders);
 }
 
 #[test]
@@ -73,11 +61,11 @@ fn every_device_matches_the_cpu() {
         &[9, 10],
         &[3, 4, 5],
     ] {
-        gpu_matches_cpu::<f64>(shape, 1e-11);
-        gpu_matches_cpu::<f32>(shape, 2e-3);
+        every_transform_matches::<f64>(shape, 1e-11);
+        every_transform_matches::<f32>(shape, 2e-3);
     }
-    gpu_matches_cpu::<i32>(&[9, 10], 1.0);
-    gpu_matches_cpu::<u8>(&[33], 1.0);
+    every_transform_matches::<i32>(&[9, 10], 1.0);
+    every_transform_matches::<u8>(&[33], 1.0);
 }
 
 #[test]

@@ -1,17 +1,11 @@
 //! Interpolation against SciPy (tests/golden/gen.py, section ndimage_filters, interpolation.npz):
 //! every transform × mode × order 0–5, on every device.
 
-use cusci_core::npy::{load_npz, DynArray};
+use crate::common::{cases, golden, nums};
+use cusci_core::npy::DynArray;
 use cusci_core::testing::{assert_allclose, devices};
 use cusci_ndimage::*;
 use std::collections::HashMap;
-
-fn nums<T: std::str::FromStr>(s: &str) -> Vec<T>
-where
-    T::Err: std::fmt::Debug,
-{
-    s.split(',').map(|v| v.parse().unwrap()).collect()
-}
 
 fn run(
     f: &str,
@@ -63,26 +57,14 @@ fn run(
 
 #[test]
 fn interpolation_matches_scipy_on_every_device() {
-    let p = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/interpolation.npz");
-    let d: HashMap<String, DynArray> = load_npz(p, &Device::Cpu).unwrap().into_iter().collect();
-    let mut names: Vec<&String> = d
-        .keys()
-        .filter(|k| k.starts_with('c') && k.contains("__"))
-        .collect();
-    names.sort();
-    assert!(names.len() >= 400, "only {} golden cases", names.len());
+    let d = golden("interpolation.npz");
+    let cases = cases(&d, 400);
     for dev in devices() {
         let mut failed = Vec::new();
-        for name in &names {
-            let parts: Vec<&str> = name.split("__").collect();
-            let kv: HashMap<&str, &str> = parts[2..]
-                .iter()
-                .map(|p| p.split_once('=').unwrap())
-                .collect();
-            let y = run(parts[1], &kv, &d, &dev)
-                .to_device(&Device::Cpu)
-                .unwrap();
-            let want = d[*name].as_array::<f64>().unwrap();
+        for c in &cases {
+            let name = c.name;
+            let y = run(c.f, &c.kv, &d, &dev).to_device(&Device::Cpu).unwrap();
+            let want = d[name].as_array::<f64>().unwrap();
             let c = cusci_core::testing::compare(
                 &y.to_vec().unwrap(),
                 &want.to_vec().unwrap(),
@@ -101,7 +83,7 @@ fn interpolation_matches_scipy_on_every_device() {
             failed.is_empty(),
             "{} of {} failed on {dev}:\n{}",
             failed.len(),
-            names.len(),
+            cases.len(),
             failed.join("\n")
         );
         let _ = assert_allclose::<f64>;

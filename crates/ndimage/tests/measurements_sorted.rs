@@ -48,6 +48,26 @@ fn bits(a: &[f64], b: &[f64], what: &str) {
     }
 }
 
+/// The medians of `x` (golden `med_{t}`) against SciPy's: by the labels `lab` over the labels
+/// `present`, without labels, and over every label > 0.
+fn medians_match<T: Element>(
+    g: &BTreeMap<String, DynArray>,
+    x: &Array<T>,
+    lab: &Array<i32>,
+    present: &[i64],
+    t: &str,
+) {
+    let none: Option<&Array<i32>> = None;
+    for (l, p, case) in [
+        (Some(lab), Some(present), "index"),
+        (none, None, "nolabels"),
+        (Some(lab), None, "noindex"),
+    ] {
+        let want = host(g, &format!("med_{t}_{case}"));
+        same(&median(x, l, p).unwrap(), &want, &format!("{t} {case}"));
+    }
+}
+
 #[test]
 fn golden_median_comprehension_value_indices() {
     let g: BTreeMap<String, DynArray> = load_npz(NPZ, &Device::Cpu).unwrap().into_iter().collect();
@@ -56,24 +76,9 @@ fn golden_median_comprehension_value_indices() {
     for_each_device(|dev| {
         let lab = get::<i32>(&g, "med_labels", dev);
         let l = Some(&lab);
-        let none: Option<&Array<i32>> = None;
         let p = Some(present.as_slice());
         let x = get::<f64>(&g, "med_f64", dev);
-        same(
-            &median(&x, l, p).unwrap(),
-            &host(&g, "med_f64_index"),
-            "f64 index",
-        );
-        same(
-            &median(&x, none, None).unwrap(),
-            &host(&g, "med_f64_nolabels"),
-            "f64 nolabels",
-        );
-        same(
-            &median(&x, l, None).unwrap(),
-            &host(&g, "med_f64_noindex"),
-            "f64 noindex",
-        );
+        medians_match(&g, &x, &lab, &present, "f64");
         // an index list with a label that does not occur: NaN there (SciPy's value is not
         // meaningful), the others as SciPy
         let m = median(&x, l, Some(&idx)).unwrap();
@@ -83,22 +88,7 @@ fn golden_median_comprehension_value_indices() {
             &host(&g, "med_f64_index"),
             "f64 full index",
         );
-        let xf = get::<f32>(&g, "med_f32", dev);
-        same(
-            &median(&xf, l, p).unwrap(),
-            &host(&g, "med_f32_index"),
-            "f32 index",
-        );
-        same(
-            &median(&xf, l, None).unwrap(),
-            &host(&g, "med_f32_noindex"),
-            "f32 noindex",
-        );
-        same(
-            &median(&xf, none, None).unwrap(),
-            &host(&g, "med_f32_nolabels"),
-            "f32 nolabels",
-        );
+        medians_match(&g, &get::<f32>(&g, "med_f32", dev), &lab, &present, "f32");
         let big = get::<f32>(&g, "med_f32_big", dev);
         let bl = Array::from_vec(vec![1i32, 2, 2], &[3], dev).unwrap();
         same(

@@ -10,7 +10,8 @@
 //! axis order 0, 1, …, so for `axis = 1` it differs from SciPy there: the pinned test below keeps
 //! SciPy's result.
 
-use cusci_core::testing::{assert_allclose, devices, randn};
+use crate::common::{gpu_matches_cpu, input, naive_pass};
+use cusci_core::testing::{assert_allclose, devices};
 use cusci_ndimage::*;
 
 const CVAL: f64 = -0.5;
@@ -92,35 +93,6 @@ fn fused_filters<T: Real>(x: &Array<T>, mode: Mode) -> Vec<(&'static str, Array<
         .collect()
 }
 
-/// Inputs ~N(0, 10) of `T` on the CPU.
-fn input<T: Real>(shape: &[usize], seed: u64) -> Array<T> {
-    let v: Vec<T> = randn::<f64>(shape, seed, &Device::Cpu)
-        .unwrap()
-        .to_vec()
-        .unwrap()
-        .iter()
-        .map(|v| T::from_f(v * 10.0))
-        .collect();
-    Array::from_vec(v, shape, &Device::Cpu).unwrap()
-}
-
-fn gpu_matches_cpu<T: Real>(shape: &[usize], seed: u64, rtol: f64, atol: f64) {
-    let xc = input::<T>(shape, seed);
-    for dev in devices().into_iter().skip(1) {
-        let xg = xc.to_device(&dev).unwrap();
-        for mode in Mode::ALL {
-            let cpu = fused_filters(&xc, mode);
-            let gpu = fused_filters(&xg, mode);
-            for ((n, a), (_, b)) in cpu.iter().zip(&gpu) {
-                assert_eq!(b.device(), &dev);
-                let b = b.to_device(&Device::Cpu).unwrap();
-                let ctx = format!("{n} {mode} {shape:?} {} on {dev}", T::DTYPE);
-                assert_allclose(&b, a, rtol, atol, &ctx);
-            }
-        }
-    }
-}
-
 #[test]
 fn fused_kernel_matches_the_cpu_in_every_mode_and_plane_size() {
     for shape in [
@@ -137,39 +109,17 @@ fn fused_kernel_matches_the_cpu_in_every_mode_and_plane_size() {
         &[130, 257],
         &[2, 9, 70],
     ] {
-        gpu_matches_cpu::<f64>(shape, 21, 1e-12, 1e-12);
+        let x = input::<f64>(shape, 21, 10.0);
+        gpu_matches_cpu(&x, (1e-12, 1e-12), fused_filters);
         // f32 accumulates in f32 on the GPU, the CPU in f64: inputs are ~N(0, 10)
-        gpu_matches_cpu::<f32>(shape, 22, 1e-5, 2e-4);
+        let x = input::<f32>(shape, 22, 10.0);
+        gpu_matches_cpu(&x, (1e-5, 2e-4), fused_filters);
     }
 }
 
-/// SciPy's correlate1d along `axis` of a (rows, cols) array: `out[i] = Σ_k w[k] x[i + k - shift]`,
-/// positions outside mapped by `mode` (`cval` in the constant modes).
+/// [`naive_pass`] with the tests' `cval`.
 fn seq_pass(x: &[f64], sh: [usize; 2], axis: usize, w: &[f64], shift: i64, mode: Mode) -> Vec<f64> {
-    let mut out = vec![0.0; x.len()];
-    for i in 0..sh[0] {
-        for j in 0..sh[1] {
-            let mut acc = 0.0;
-            for (k, &wk) in w.iter().enumerate() {
-                let d = k as i64 - shift;
-                let (ii, jj) = if axis == 0 {
-                    (i as i64 + d, j as i64)
-                } else {
-                    (i as i64, j as i64 + d)
-                };
-                let v = match (
-                    mode.map_index(ii, sh[0] as i64),
-                    mode.map_index(jj, sh[1] as i64),
-                ) {
-                    (Some(p), Some(q)) => x[p as usize * sh[1] + q as usize],
-                    _ => CVAL,
-                };
-                acc += wk * v;
-            }
-            out[i * sh[1] + j] = acc;
-        }
-    }
-    out
+    naive_pass(x, sh, axis, w, shift, mode, CVAL)
 }
 
 /// One sequential pass: (axis, weights, shift).
@@ -191,7 +141,7 @@ fn every_device_runs_scipys_sequential_passes_on_small_planes() {
         .into_iter()
         .enumerate()
     {
-        let x = input::<f64>(&sh, 40 + k as u64);
+        let x = input::<f64>(&sh, 40 + k as u64, 10.0);
         let xv = x.to_vec().unwrap();
         for mode in Mode::ALL {
             let m = mode.for_filter();
@@ -243,7 +193,7 @@ fn constant_mode_sobel_keeps_scipys_pass_order_not_cupyxs() {
     // along 0, whose outside rows are cval: interior 2 d + 2 cval. Axis order (cupyx) = smooth
     // first (2 x + 2 cval), then the derivative: interior 2 d. They differ by 2 cval = -1.
     let sh = [1usize, 37];
-    let x = input::<f64>(&sh, 7);
+    let x = input::<f64>(&sh, 7, 10.0);
     let xv = x.to_vec().unwrap();
     let m = Mode::Constant;
     let d = seq_pass(&xv, sh, 1, &[-1.0, 0.0, 1.0], 1, m);

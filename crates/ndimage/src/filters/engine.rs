@@ -10,7 +10,7 @@ use crate::modes::{Mode, MODES_CUH};
 pub(crate) use crate::structure::unravel;
 use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::dtype::{DType, Element};
-use cusci_core::{Array, CudaDevice, Device, Function, KernelParam, Result};
+use cusci_core::{Array, Backend, CudaDevice, Device, Function, KernelParam, Result};
 use rayon::prelude::*;
 
 /// The element types the filters accept (SciPy's real types): f32, f64, i32, i64, u8.
@@ -89,6 +89,25 @@ fn filters_source(spec: &Spec) -> Result<String> {
         include_str!("filters.cu"),
         include_str!("sep2d.cu")
     ))
+}
+
+/// An engine's body where `x` lives: an empty input is copied; otherwise the CPU body `cpu` on
+/// the input's C-order values, or the CUDA body `cuda` on its device, each given the boundary
+/// mode as the filters apply it ([`Mode::for_filter`]).
+pub(crate) fn on_device<T: Real>(
+    x: &Array<T>,
+    mode: Mode,
+    cpu: impl FnOnce(&[T], Mode) -> Vec<T>,
+    cuda: impl FnOnce(&CudaDevice, Mode) -> Result<Array<T>>,
+) -> Result<Array<T>> {
+    if x.size() == 0 {
+        return x.copy();
+    }
+    let mode = mode.for_filter();
+    match x.backend() {
+        Backend::Host(h) => Array::from_vec(cpu(&h.to_contiguous(), mode), x.shape(), &Device::Cpu),
+        Backend::Cuda(c) => cuda(c.dev(), mode),
+    }
 }
 
 /// The filter kernel `name` for element type `T`.

@@ -199,308 +199,30 @@ __device__ __forceinline__ double ndi_unkey(NdiKey k) {
 }
 #endif
 
-// Median selection networks (generated: Batcher's odd-even merge sort on the next power of
-// two, the padding wires propagated as +inf, pruned backwards to the comparators that reach
-// the median wire). v holds order-preserving keys; v[(N-1)/2] is the median afterwards.
-__device__ __forceinline__ void ndi_median_net3(NdiKey* v) {
-  { const NdiKey a = v[0], b = v[1]; v[0] = min(a, b); v[1] = max(a, b); }
-  v[2] = max(v[0], v[2]);
-  v[1] = min(v[1], v[2]);
+// Median selection networks: Batcher's odd-even merge sort of v[0 .. NP) (NP a power of two),
+// its c-th compare-exchange (in the network's order) leaving the smaller key at index i and the
+// larger at j. Applied by compile-time recursion, every index is a constant (registers, no local
+// memory); the caller pads the wires past N with the largest key (+inf), so the compiler folds
+// the padding wires away and prunes the comparators that do not reach the one wire read
+// afterwards (v[(N-1)/2], the median). v holds order-preserving keys.
+struct NdiCx { int i, j; };
+constexpr NdiCx ndi_batcher_cx(int np, int c) {
+  for (int p = 1; p < np; p *= 2)
+    for (int k = p; k >= 1; k /= 2)
+      for (int j = k % p; j + k < np; j += 2 * k)
+        for (int i = 0; i < k && i + j + k < np; ++i)
+          if ((i + j) / (2 * p) == (i + j + k) / (2 * p) && c-- == 0) return {i + j, i + j + k};
+  return {-1, -1};
 }
-__device__ __forceinline__ void ndi_median_net5(NdiKey* v) {
-  { const NdiKey a = v[0], b = v[1]; v[0] = min(a, b); v[1] = max(a, b); }
-  { const NdiKey a = v[2], b = v[3]; v[2] = min(a, b); v[3] = max(a, b); }
-  { const NdiKey a = v[0], b = v[2]; v[0] = min(a, b); v[2] = max(a, b); }
-  v[1] = min(v[1], v[3]);
-  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
-  v[4] = max(v[0], v[4]);
-  v[2] = min(v[2], v[4]);
-  v[2] = max(v[1], v[2]);
-}
-__device__ __forceinline__ void ndi_median_net7(NdiKey* v) {
-  { const NdiKey a = v[0], b = v[1]; v[0] = min(a, b); v[1] = max(a, b); }
-  { const NdiKey a = v[2], b = v[3]; v[2] = min(a, b); v[3] = max(a, b); }
-  { const NdiKey a = v[4], b = v[5]; v[4] = min(a, b); v[5] = max(a, b); }
-  { const NdiKey a = v[0], b = v[2]; v[0] = min(a, b); v[2] = max(a, b); }
-  { const NdiKey a = v[1], b = v[3]; v[1] = min(a, b); v[3] = max(a, b); }
-  { const NdiKey a = v[4], b = v[6]; v[4] = min(a, b); v[6] = max(a, b); }
-  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
-  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
-  v[4] = max(v[0], v[4]);
-  v[5] = max(v[1], v[5]);
-  v[2] = min(v[2], v[6]);
-  v[4] = max(v[2], v[4]);
-  v[3] = min(v[3], v[5]);
-  v[3] = min(v[3], v[4]);
-}
-__device__ __forceinline__ void ndi_median_net9(NdiKey* v) {
-  { const NdiKey a = v[0], b = v[1]; v[0] = min(a, b); v[1] = max(a, b); }
-  { const NdiKey a = v[2], b = v[3]; v[2] = min(a, b); v[3] = max(a, b); }
-  { const NdiKey a = v[4], b = v[5]; v[4] = min(a, b); v[5] = max(a, b); }
-  { const NdiKey a = v[6], b = v[7]; v[6] = min(a, b); v[7] = max(a, b); }
-  { const NdiKey a = v[0], b = v[2]; v[0] = min(a, b); v[2] = max(a, b); }
-  { const NdiKey a = v[1], b = v[3]; v[1] = min(a, b); v[3] = max(a, b); }
-  { const NdiKey a = v[4], b = v[6]; v[4] = min(a, b); v[6] = max(a, b); }
-  { const NdiKey a = v[5], b = v[7]; v[5] = min(a, b); v[7] = max(a, b); }
-  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
-  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
-  { const NdiKey a = v[0], b = v[4]; v[0] = min(a, b); v[4] = max(a, b); }
-  { const NdiKey a = v[1], b = v[5]; v[1] = min(a, b); v[5] = max(a, b); }
-  { const NdiKey a = v[2], b = v[6]; v[2] = min(a, b); v[6] = max(a, b); }
-  v[3] = min(v[3], v[7]);
-  { const NdiKey a = v[2], b = v[4]; v[2] = min(a, b); v[4] = max(a, b); }
-  { const NdiKey a = v[3], b = v[5]; v[3] = min(a, b); v[5] = max(a, b); }
-  v[2] = max(v[1], v[2]);
-  { const NdiKey a = v[3], b = v[4]; v[3] = min(a, b); v[4] = max(a, b); }
-  v[5] = min(v[5], v[6]);
-  v[8] = max(v[0], v[8]);
-  v[4] = min(v[4], v[8]);
-  v[4] = max(v[2], v[4]);
-  v[3] = min(v[3], v[5]);
-  v[4] = max(v[3], v[4]);
-}
-__device__ __forceinline__ void ndi_median_net25(NdiKey* v) {
-  { const NdiKey a = v[0], b = v[1]; v[0] = min(a, b); v[1] = max(a, b); }
-  { const NdiKey a = v[2], b = v[3]; v[2] = min(a, b); v[3] = max(a, b); }
-  { const NdiKey a = v[4], b = v[5]; v[4] = min(a, b); v[5] = max(a, b); }
-  { const NdiKey a = v[6], b = v[7]; v[6] = min(a, b); v[7] = max(a, b); }
-  { const NdiKey a = v[8], b = v[9]; v[8] = min(a, b); v[9] = max(a, b); }
-  { const NdiKey a = v[10], b = v[11]; v[10] = min(a, b); v[11] = max(a, b); }
-  { const NdiKey a = v[12], b = v[13]; v[12] = min(a, b); v[13] = max(a, b); }
-  { const NdiKey a = v[14], b = v[15]; v[14] = min(a, b); v[15] = max(a, b); }
-  { const NdiKey a = v[16], b = v[17]; v[16] = min(a, b); v[17] = max(a, b); }
-  { const NdiKey a = v[18], b = v[19]; v[18] = min(a, b); v[19] = max(a, b); }
-  { const NdiKey a = v[20], b = v[21]; v[20] = min(a, b); v[21] = max(a, b); }
-  { const NdiKey a = v[22], b = v[23]; v[22] = min(a, b); v[23] = max(a, b); }
-  { const NdiKey a = v[0], b = v[2]; v[0] = min(a, b); v[2] = max(a, b); }
-  { const NdiKey a = v[1], b = v[3]; v[1] = min(a, b); v[3] = max(a, b); }
-  { const NdiKey a = v[4], b = v[6]; v[4] = min(a, b); v[6] = max(a, b); }
-  { const NdiKey a = v[5], b = v[7]; v[5] = min(a, b); v[7] = max(a, b); }
-  { const NdiKey a = v[8], b = v[10]; v[8] = min(a, b); v[10] = max(a, b); }
-  { const NdiKey a = v[9], b = v[11]; v[9] = min(a, b); v[11] = max(a, b); }
-  { const NdiKey a = v[12], b = v[14]; v[12] = min(a, b); v[14] = max(a, b); }
-  { const NdiKey a = v[13], b = v[15]; v[13] = min(a, b); v[15] = max(a, b); }
-  { const NdiKey a = v[16], b = v[18]; v[16] = min(a, b); v[18] = max(a, b); }
-  { const NdiKey a = v[17], b = v[19]; v[17] = min(a, b); v[19] = max(a, b); }
-  { const NdiKey a = v[20], b = v[22]; v[20] = min(a, b); v[22] = max(a, b); }
-  { const NdiKey a = v[21], b = v[23]; v[21] = min(a, b); v[23] = max(a, b); }
-  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
-  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
-  { const NdiKey a = v[9], b = v[10]; v[9] = min(a, b); v[10] = max(a, b); }
-  { const NdiKey a = v[13], b = v[14]; v[13] = min(a, b); v[14] = max(a, b); }
-  { const NdiKey a = v[17], b = v[18]; v[17] = min(a, b); v[18] = max(a, b); }
-  { const NdiKey a = v[21], b = v[22]; v[21] = min(a, b); v[22] = max(a, b); }
-  { const NdiKey a = v[0], b = v[4]; v[0] = min(a, b); v[4] = max(a, b); }
-  { const NdiKey a = v[1], b = v[5]; v[1] = min(a, b); v[5] = max(a, b); }
-  { const NdiKey a = v[2], b = v[6]; v[2] = min(a, b); v[6] = max(a, b); }
-  { const NdiKey a = v[3], b = v[7]; v[3] = min(a, b); v[7] = max(a, b); }
-  { const NdiKey a = v[8], b = v[12]; v[8] = min(a, b); v[12] = max(a, b); }
-  { const NdiKey a = v[9], b = v[13]; v[9] = min(a, b); v[13] = max(a, b); }
-  { const NdiKey a = v[10], b = v[14]; v[10] = min(a, b); v[14] = max(a, b); }
-  { const NdiKey a = v[11], b = v[15]; v[11] = min(a, b); v[15] = max(a, b); }
-  { const NdiKey a = v[16], b = v[20]; v[16] = min(a, b); v[20] = max(a, b); }
-  { const NdiKey a = v[17], b = v[21]; v[17] = min(a, b); v[21] = max(a, b); }
-  { const NdiKey a = v[18], b = v[22]; v[18] = min(a, b); v[22] = max(a, b); }
-  { const NdiKey a = v[19], b = v[23]; v[19] = min(a, b); v[23] = max(a, b); }
-  { const NdiKey a = v[2], b = v[4]; v[2] = min(a, b); v[4] = max(a, b); }
-  { const NdiKey a = v[3], b = v[5]; v[3] = min(a, b); v[5] = max(a, b); }
-  { const NdiKey a = v[10], b = v[12]; v[10] = min(a, b); v[12] = max(a, b); }
-  { const NdiKey a = v[11], b = v[13]; v[11] = min(a, b); v[13] = max(a, b); }
-  { const NdiKey a = v[18], b = v[20]; v[18] = min(a, b); v[20] = max(a, b); }
-  { const NdiKey a = v[19], b = v[21]; v[19] = min(a, b); v[21] = max(a, b); }
-  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
-  { const NdiKey a = v[3], b = v[4]; v[3] = min(a, b); v[4] = max(a, b); }
-  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
-  { const NdiKey a = v[9], b = v[10]; v[9] = min(a, b); v[10] = max(a, b); }
-  { const NdiKey a = v[11], b = v[12]; v[11] = min(a, b); v[12] = max(a, b); }
-  { const NdiKey a = v[13], b = v[14]; v[13] = min(a, b); v[14] = max(a, b); }
-  { const NdiKey a = v[17], b = v[18]; v[17] = min(a, b); v[18] = max(a, b); }
-  { const NdiKey a = v[19], b = v[20]; v[19] = min(a, b); v[20] = max(a, b); }
-  { const NdiKey a = v[21], b = v[22]; v[21] = min(a, b); v[22] = max(a, b); }
-  { const NdiKey a = v[0], b = v[8]; v[0] = min(a, b); v[8] = max(a, b); }
-  { const NdiKey a = v[1], b = v[9]; v[1] = min(a, b); v[9] = max(a, b); }
-  { const NdiKey a = v[2], b = v[10]; v[2] = min(a, b); v[10] = max(a, b); }
-  { const NdiKey a = v[3], b = v[11]; v[3] = min(a, b); v[11] = max(a, b); }
-  { const NdiKey a = v[4], b = v[12]; v[4] = min(a, b); v[12] = max(a, b); }
-  { const NdiKey a = v[5], b = v[13]; v[5] = min(a, b); v[13] = max(a, b); }
-  { const NdiKey a = v[6], b = v[14]; v[6] = min(a, b); v[14] = max(a, b); }
-  v[7] = min(v[7], v[15]);
-  { const NdiKey a = v[16], b = v[24]; v[16] = min(a, b); v[24] = max(a, b); }
-  { const NdiKey a = v[4], b = v[8]; v[4] = min(a, b); v[8] = max(a, b); }
-  { const NdiKey a = v[5], b = v[9]; v[5] = min(a, b); v[9] = max(a, b); }
-  { const NdiKey a = v[6], b = v[10]; v[6] = min(a, b); v[10] = max(a, b); }
-  { const NdiKey a = v[7], b = v[11]; v[7] = min(a, b); v[11] = max(a, b); }
-  { const NdiKey a = v[20], b = v[24]; v[20] = min(a, b); v[24] = max(a, b); }
-  { const NdiKey a = v[2], b = v[4]; v[2] = min(a, b); v[4] = max(a, b); }
-  { const NdiKey a = v[3], b = v[5]; v[3] = min(a, b); v[5] = max(a, b); }
-  { const NdiKey a = v[6], b = v[8]; v[6] = min(a, b); v[8] = max(a, b); }
-  { const NdiKey a = v[7], b = v[9]; v[7] = min(a, b); v[9] = max(a, b); }
-  { const NdiKey a = v[10], b = v[12]; v[10] = min(a, b); v[12] = max(a, b); }
-  { const NdiKey a = v[11], b = v[13]; v[11] = min(a, b); v[13] = max(a, b); }
-  { const NdiKey a = v[18], b = v[20]; v[18] = min(a, b); v[20] = max(a, b); }
-  { const NdiKey a = v[19], b = v[21]; v[19] = min(a, b); v[21] = max(a, b); }
-  { const NdiKey a = v[22], b = v[24]; v[22] = min(a, b); v[24] = max(a, b); }
-  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
-  { const NdiKey a = v[3], b = v[4]; v[3] = min(a, b); v[4] = max(a, b); }
-  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
-  { const NdiKey a = v[7], b = v[8]; v[7] = min(a, b); v[8] = max(a, b); }
-  { const NdiKey a = v[9], b = v[10]; v[9] = min(a, b); v[10] = max(a, b); }
-  { const NdiKey a = v[11], b = v[12]; v[11] = min(a, b); v[12] = max(a, b); }
-  v[13] = min(v[13], v[14]);
-  { const NdiKey a = v[17], b = v[18]; v[17] = min(a, b); v[18] = max(a, b); }
-  { const NdiKey a = v[19], b = v[20]; v[19] = min(a, b); v[20] = max(a, b); }
-  { const NdiKey a = v[21], b = v[22]; v[21] = min(a, b); v[22] = max(a, b); }
-  { const NdiKey a = v[23], b = v[24]; v[23] = min(a, b); v[24] = max(a, b); }
-  v[16] = max(v[0], v[16]);
-  v[17] = max(v[1], v[17]);
-  v[18] = max(v[2], v[18]);
-  v[19] = max(v[3], v[19]);
-  v[20] = max(v[4], v[20]);
-  v[21] = max(v[5], v[21]);
-  v[6] = min(v[6], v[22]);
-  v[7] = min(v[7], v[23]);
-  v[8] = min(v[8], v[24]);
-  v[16] = max(v[8], v[16]);
-  v[17] = max(v[9], v[17]);
-  v[10] = min(v[10], v[18]);
-  v[11] = min(v[11], v[19]);
-  v[12] = min(v[12], v[20]);
-  v[13] = min(v[13], v[21]);
-  v[10] = max(v[6], v[10]);
-  v[11] = max(v[7], v[11]);
-  v[12] = min(v[12], v[16]);
-  v[13] = min(v[13], v[17]);
-  v[12] = max(v[10], v[12]);
-  v[11] = min(v[11], v[13]);
-  v[12] = max(v[11], v[12]);
-}
-__device__ __forceinline__ void ndi_median_net27(NdiKey* v) {
-  { const NdiKey a = v[0], b = v[1]; v[0] = min(a, b); v[1] = max(a, b); }
-  { const NdiKey a = v[2], b = v[3]; v[2] = min(a, b); v[3] = max(a, b); }
-  { const NdiKey a = v[4], b = v[5]; v[4] = min(a, b); v[5] = max(a, b); }
-  { const NdiKey a = v[6], b = v[7]; v[6] = min(a, b); v[7] = max(a, b); }
-  { const NdiKey a = v[8], b = v[9]; v[8] = min(a, b); v[9] = max(a, b); }
-  { const NdiKey a = v[10], b = v[11]; v[10] = min(a, b); v[11] = max(a, b); }
-  { const NdiKey a = v[12], b = v[13]; v[12] = min(a, b); v[13] = max(a, b); }
-  { const NdiKey a = v[14], b = v[15]; v[14] = min(a, b); v[15] = max(a, b); }
-  { const NdiKey a = v[16], b = v[17]; v[16] = min(a, b); v[17] = max(a, b); }
-  { const NdiKey a = v[18], b = v[19]; v[18] = min(a, b); v[19] = max(a, b); }
-  { const NdiKey a = v[20], b = v[21]; v[20] = min(a, b); v[21] = max(a, b); }
-  { const NdiKey a = v[22], b = v[23]; v[22] = min(a, b); v[23] = max(a, b); }
-  { const NdiKey a = v[24], b = v[25]; v[24] = min(a, b); v[25] = max(a, b); }
-  { const NdiKey a = v[0], b = v[2]; v[0] = min(a, b); v[2] = max(a, b); }
-  { const NdiKey a = v[1], b = v[3]; v[1] = min(a, b); v[3] = max(a, b); }
-  { const NdiKey a = v[4], b = v[6]; v[4] = min(a, b); v[6] = max(a, b); }
-  { const NdiKey a = v[5], b = v[7]; v[5] = min(a, b); v[7] = max(a, b); }
-  { const NdiKey a = v[8], b = v[10]; v[8] = min(a, b); v[10] = max(a, b); }
-  { const NdiKey a = v[9], b = v[11]; v[9] = min(a, b); v[11] = max(a, b); }
-  { const NdiKey a = v[12], b = v[14]; v[12] = min(a, b); v[14] = max(a, b); }
-  { const NdiKey a = v[13], b = v[15]; v[13] = min(a, b); v[15] = max(a, b); }
-  { const NdiKey a = v[16], b = v[18]; v[16] = min(a, b); v[18] = max(a, b); }
-  { const NdiKey a = v[17], b = v[19]; v[17] = min(a, b); v[19] = max(a, b); }
-  { const NdiKey a = v[20], b = v[22]; v[20] = min(a, b); v[22] = max(a, b); }
-  { const NdiKey a = v[21], b = v[23]; v[21] = min(a, b); v[23] = max(a, b); }
-  { const NdiKey a = v[24], b = v[26]; v[24] = min(a, b); v[26] = max(a, b); }
-  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
-  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
-  { const NdiKey a = v[9], b = v[10]; v[9] = min(a, b); v[10] = max(a, b); }
-  { const NdiKey a = v[13], b = v[14]; v[13] = min(a, b); v[14] = max(a, b); }
-  { const NdiKey a = v[17], b = v[18]; v[17] = min(a, b); v[18] = max(a, b); }
-  { const NdiKey a = v[21], b = v[22]; v[21] = min(a, b); v[22] = max(a, b); }
-  { const NdiKey a = v[25], b = v[26]; v[25] = min(a, b); v[26] = max(a, b); }
-  { const NdiKey a = v[0], b = v[4]; v[0] = min(a, b); v[4] = max(a, b); }
-  { const NdiKey a = v[1], b = v[5]; v[1] = min(a, b); v[5] = max(a, b); }
-  { const NdiKey a = v[2], b = v[6]; v[2] = min(a, b); v[6] = max(a, b); }
-  { const NdiKey a = v[3], b = v[7]; v[3] = min(a, b); v[7] = max(a, b); }
-  { const NdiKey a = v[8], b = v[12]; v[8] = min(a, b); v[12] = max(a, b); }
-  { const NdiKey a = v[9], b = v[13]; v[9] = min(a, b); v[13] = max(a, b); }
-  { const NdiKey a = v[10], b = v[14]; v[10] = min(a, b); v[14] = max(a, b); }
-  { const NdiKey a = v[11], b = v[15]; v[11] = min(a, b); v[15] = max(a, b); }
-  { const NdiKey a = v[16], b = v[20]; v[16] = min(a, b); v[20] = max(a, b); }
-  { const NdiKey a = v[17], b = v[21]; v[17] = min(a, b); v[21] = max(a, b); }
-  { const NdiKey a = v[18], b = v[22]; v[18] = min(a, b); v[22] = max(a, b); }
-  { const NdiKey a = v[19], b = v[23]; v[19] = min(a, b); v[23] = max(a, b); }
-  { const NdiKey a = v[2], b = v[4]; v[2] = min(a, b); v[4] = max(a, b); }
-  { const NdiKey a = v[3], b = v[5]; v[3] = min(a, b); v[5] = max(a, b); }
-  { const NdiKey a = v[10], b = v[12]; v[10] = min(a, b); v[12] = max(a, b); }
-  { const NdiKey a = v[11], b = v[13]; v[11] = min(a, b); v[13] = max(a, b); }
-  { const NdiKey a = v[18], b = v[20]; v[18] = min(a, b); v[20] = max(a, b); }
-  { const NdiKey a = v[19], b = v[21]; v[19] = min(a, b); v[21] = max(a, b); }
-  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
-  { const NdiKey a = v[3], b = v[4]; v[3] = min(a, b); v[4] = max(a, b); }
-  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
-  { const NdiKey a = v[9], b = v[10]; v[9] = min(a, b); v[10] = max(a, b); }
-  { const NdiKey a = v[11], b = v[12]; v[11] = min(a, b); v[12] = max(a, b); }
-  { const NdiKey a = v[13], b = v[14]; v[13] = min(a, b); v[14] = max(a, b); }
-  { const NdiKey a = v[17], b = v[18]; v[17] = min(a, b); v[18] = max(a, b); }
-  { const NdiKey a = v[19], b = v[20]; v[19] = min(a, b); v[20] = max(a, b); }
-  { const NdiKey a = v[21], b = v[22]; v[21] = min(a, b); v[22] = max(a, b); }
-  { const NdiKey a = v[25], b = v[26]; v[25] = min(a, b); v[26] = max(a, b); }
-  { const NdiKey a = v[0], b = v[8]; v[0] = min(a, b); v[8] = max(a, b); }
-  { const NdiKey a = v[1], b = v[9]; v[1] = min(a, b); v[9] = max(a, b); }
-  { const NdiKey a = v[2], b = v[10]; v[2] = min(a, b); v[10] = max(a, b); }
-  { const NdiKey a = v[3], b = v[11]; v[3] = min(a, b); v[11] = max(a, b); }
-  { const NdiKey a = v[4], b = v[12]; v[4] = min(a, b); v[12] = max(a, b); }
-  { const NdiKey a = v[5], b = v[13]; v[5] = min(a, b); v[13] = max(a, b); }
-  { const NdiKey a = v[6], b = v[14]; v[6] = min(a, b); v[14] = max(a, b); }
-  v[7] = min(v[7], v[15]);
-  { const NdiKey a = v[16], b = v[24]; v[16] = min(a, b); v[24] = max(a, b); }
-  { const NdiKey a = v[17], b = v[25]; v[17] = min(a, b); v[25] = max(a, b); }
-  { const NdiKey a = v[18], b = v[26]; v[18] = min(a, b); v[26] = max(a, b); }
-  { const NdiKey a = v[4], b = v[8]; v[4] = min(a, b); v[8] = max(a, b); }
-  { const NdiKey a = v[5], b = v[9]; v[5] = min(a, b); v[9] = max(a, b); }
-  { const NdiKey a = v[6], b = v[10]; v[6] = min(a, b); v[10] = max(a, b); }
-  { const NdiKey a = v[7], b = v[11]; v[7] = min(a, b); v[11] = max(a, b); }
-  { const NdiKey a = v[20], b = v[24]; v[20] = min(a, b); v[24] = max(a, b); }
-  { const NdiKey a = v[21], b = v[25]; v[21] = min(a, b); v[25] = max(a, b); }
-  { const NdiKey a = v[22], b = v[26]; v[22] = min(a, b); v[26] = max(a, b); }
-  { const NdiKey a = v[2], b = v[4]; v[2] = min(a, b); v[4] = max(a, b); }
-  { const NdiKey a = v[3], b = v[5]; v[3] = min(a, b); v[5] = max(a, b); }
-  { const NdiKey a = v[6], b = v[8]; v[6] = min(a, b); v[8] = max(a, b); }
-  { const NdiKey a = v[7], b = v[9]; v[7] = min(a, b); v[9] = max(a, b); }
-  { const NdiKey a = v[10], b = v[12]; v[10] = min(a, b); v[12] = max(a, b); }
-  { const NdiKey a = v[11], b = v[13]; v[11] = min(a, b); v[13] = max(a, b); }
-  { const NdiKey a = v[18], b = v[20]; v[18] = min(a, b); v[20] = max(a, b); }
-  { const NdiKey a = v[19], b = v[21]; v[19] = min(a, b); v[21] = max(a, b); }
-  { const NdiKey a = v[22], b = v[24]; v[22] = min(a, b); v[24] = max(a, b); }
-  { const NdiKey a = v[23], b = v[25]; v[23] = min(a, b); v[25] = max(a, b); }
-  { const NdiKey a = v[1], b = v[2]; v[1] = min(a, b); v[2] = max(a, b); }
-  { const NdiKey a = v[3], b = v[4]; v[3] = min(a, b); v[4] = max(a, b); }
-  { const NdiKey a = v[5], b = v[6]; v[5] = min(a, b); v[6] = max(a, b); }
-  { const NdiKey a = v[7], b = v[8]; v[7] = min(a, b); v[8] = max(a, b); }
-  { const NdiKey a = v[9], b = v[10]; v[9] = min(a, b); v[10] = max(a, b); }
-  { const NdiKey a = v[11], b = v[12]; v[11] = min(a, b); v[12] = max(a, b); }
-  { const NdiKey a = v[13], b = v[14]; v[13] = min(a, b); v[14] = max(a, b); }
-  { const NdiKey a = v[17], b = v[18]; v[17] = min(a, b); v[18] = max(a, b); }
-  { const NdiKey a = v[19], b = v[20]; v[19] = min(a, b); v[20] = max(a, b); }
-  { const NdiKey a = v[21], b = v[22]; v[21] = min(a, b); v[22] = max(a, b); }
-  { const NdiKey a = v[23], b = v[24]; v[23] = min(a, b); v[24] = max(a, b); }
-  { const NdiKey a = v[25], b = v[26]; v[25] = min(a, b); v[26] = max(a, b); }
-  v[16] = max(v[0], v[16]);
-  v[17] = max(v[1], v[17]);
-  v[18] = max(v[2], v[18]);
-  v[19] = max(v[3], v[19]);
-  v[20] = max(v[4], v[20]);
-  v[21] = max(v[5], v[21]);
-  v[22] = max(v[6], v[22]);
-  v[7] = min(v[7], v[23]);
-  v[8] = min(v[8], v[24]);
-  v[9] = min(v[9], v[25]);
-  v[10] = min(v[10], v[26]);
-  v[16] = max(v[8], v[16]);
-  v[17] = max(v[9], v[17]);
-  v[18] = max(v[10], v[18]);
-  v[11] = min(v[11], v[19]);
-  v[12] = min(v[12], v[20]);
-  v[13] = min(v[13], v[21]);
-  v[14] = min(v[14], v[22]);
-  v[11] = max(v[7], v[11]);
-  v[16] = max(v[12], v[16]);
-  v[13] = min(v[13], v[17]);
-  v[14] = min(v[14], v[18]);
-  v[13] = max(v[11], v[13]);
-  v[14] = min(v[14], v[16]);
-  v[13] = min(v[13], v[14]);
+template <int NP, int C = 0>
+__device__ __forceinline__ void ndi_median_net(NdiKey* v) {
+  constexpr NdiCx cx = ndi_batcher_cx(NP, C);
+  if constexpr (cx.i >= 0) {
+    const NdiKey a = v[cx.i], b = v[cx.j];
+    v[cx.i] = min(a, b);
+    v[cx.j] = max(a, b);
+    ndi_median_net<NP, C + 1>(v);
+  }
 }
 
 // The points of a small footprint by value (kernel parameters: with the loops unrolled every
@@ -535,12 +257,9 @@ __device__ __forceinline__ void ndi_rank_small(const T* __restrict__ x, T* __res
       NdiKey k[NP];
 #pragma unroll
       for (int p = 0; p < N; ++p) k[p] = ndi_key(v[p]);
-      if constexpr (N == 3) ndi_median_net3(k);
-      else if constexpr (N == 5) ndi_median_net5(k);
-      else if constexpr (N == 7) ndi_median_net7(k);
-      else if constexpr (N == 9) ndi_median_net9(k);
-      else if constexpr (N == 25) ndi_median_net25(k);
-      else ndi_median_net27(k);
+#pragma unroll
+      for (int p = N; p < NP; ++p) k[p] = ~(NdiKey)0;
+      ndi_median_net<NP>(k);
       res = ndi_unkey(k[(N - 1) / 2]);
     } else {
 #pragma unroll

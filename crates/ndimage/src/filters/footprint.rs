@@ -3,12 +3,12 @@
 //! row with the interior at fixed offsets; the GPU runs `ndi_corr_tiled2/3` (weighted sums of
 //! 2-D and 3-D arrays: the input box of a tile in shared memory) or `ndi_filternd`.
 
-use super::engine::{function, io, table, unravel, window_at, Op, Points, Real};
+use super::engine::{function, io, on_device, table, unravel, window_at, Op, Points, Real};
 use crate::cuda::{dims8, linear, Dims8};
 use crate::modes::Mode;
 use crate::structure::step_index;
 use cusci_core::dtype::DType;
-use cusci_core::{Array, Backend, CudaDevice, Device, KernelParam, LaunchConfig, Result};
+use cusci_core::{Array, CudaDevice, KernelParam, LaunchConfig, Result};
 use rayon::prelude::*;
 
 /// n-D footprint: weighted sum, minimum or maximum over the points.
@@ -19,27 +19,19 @@ pub(crate) fn filternd<T: Real>(
     cval: f64,
     op: Op,
 ) -> Result<Array<T>> {
-    let shape = x.shape().to_vec();
-    if x.size() == 0 {
-        return x.copy();
-    }
-    let mode = mode.for_filter();
-    match x.backend() {
-        Backend::Host(h) => {
-            let xv = h.to_contiguous();
-            let out = filternd_cpu(&xv, &shape, pts, mode, cval, op);
-            Array::from_vec(out, &shape, &Device::Cpu)
-        }
-        Backend::Cuda(c) => {
-            let d = c.dev();
+    on_device(
+        x,
+        mode,
+        |xv, mode| filternd_cpu(xv, x.shape(), pts, mode, cval, op),
+        |d, mode| {
             if op == Op::Sum {
                 if let Some(y) = corr_tiled(x, d, pts, mode, cval)? {
                     return Ok(y);
                 }
             }
             filternd_cuda(x, d, pts, mode, cval, op)
-        }
-    }
+        },
+    )
 }
 
 /// The CUDA [`filternd`] through `ndi_filternd`: the points' offsets, linear offsets and weights

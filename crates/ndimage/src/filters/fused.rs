@@ -5,7 +5,6 @@
 
 use super::engine::{function, io, taps, weights, Op, Real};
 use super::line::{filter1d, Line};
-use crate::cuda::LaunchExt;
 use crate::modes::Mode;
 use cusci_core::dtype::DType;
 use cusci_core::{Array, Backend, CudaDevice, Function, LaunchConfig, Result};
@@ -413,12 +412,12 @@ fn sep2d<T: Real>(
         .arg(outer as i64)
         .arg(hh as i64)
         .arg(wd as i64)
-        .opt(vt.as_ref().map(|t| t.dev_ptr()).transpose()?)
+        .arg(vt.as_ref().map(|t| t.dev_ptr()).transpose()?)
         .arg(vtaps)
         .arg(v.w.len() as i32)
         .arg(v.shift as i32)
         .arg(T::to_w(v.div))
-        .opt(ht.as_ref().map(|t| t.dev_ptr()).transpose()?)
+        .arg(ht.as_ref().map(|t| t.dev_ptr()).transpose()?)
         .arg(htaps)
         .arg(h.w.len() as i32)
         .arg(h.shift as i32)

@@ -3,7 +3,8 @@
 //! is compiled with NVRTC through the device's kernel cache, as CuPy takes a kernel).
 
 use super::engine::{from_f64, io, to_f64, window_at, Real};
-use super::{check_origin, rank_points, FilterOptions, Footprint};
+use super::rank::rank_points;
+use super::{check_origin, FilterOptions, Footprint};
 use crate::cuda::{dims8, linear};
 use crate::modes::MODES_CUH;
 use crate::structure::unravel;

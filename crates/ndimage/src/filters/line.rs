@@ -3,11 +3,11 @@
 //! `div` for sums. The CPU follows SciPy's order of the sums ([`SumOrder`]); the GPU runs
 //! `ndi_filter1d_tiled` (the tile and its halo in shared memory) or `ndi_filter1d`.
 
-use super::engine::{function, io, weights, Op, Real};
-use crate::cuda::{linear, LaunchExt};
+use super::engine::{function, io, on_device, weights, Op, Real};
+use crate::cuda::linear;
 use crate::modes::Mode;
 use cusci_core::dtype::DType;
-use cusci_core::{Array, Backend, CudaDevice, Device, LaunchConfig, Result};
+use cusci_core::{Array, CudaDevice, LaunchConfig, Result};
 use rayon::prelude::*;
 
 /// A 1-D window along `axis`: the weights `w`, the input position of tap 0 relative to the
@@ -26,33 +26,27 @@ pub(crate) struct Line<'a> {
 /// The window `line` over `x`: `out[i] = op_k(w[k] · x[i + k − shift])`, divided by `div` for
 /// sums.
 pub(crate) fn filter1d<T: Real>(x: &Array<T>, line: &Line) -> Result<Array<T>> {
-    let shape = x.shape().to_vec();
-    if x.size() == 0 {
-        return x.copy();
-    }
+    let shape = x.shape();
     let len = shape[line.axis];
     let inner: usize = shape[line.axis + 1..].iter().product();
-    let line = Line {
-        mode: line.mode.for_filter(),
-        ..*line
-    };
-    match x.backend() {
-        Backend::Host(h) => {
-            let xv = h.to_contiguous();
+    on_device(
+        x,
+        line.mode,
+        |xv, mode| {
             let pass = Win1d {
                 len,
                 inner,
                 w: line.w,
                 shift: line.shift,
-                mode: line.mode,
+                mode,
                 cval: line.cval,
                 div: line.div,
                 op: line.op,
             };
-            Array::from_vec(pass.run(&xv), &shape, &Device::Cpu)
-        }
-        Backend::Cuda(c) => filter1d_cuda(c.dev(), x, len, inner, &line),
-    }
+            pass.run(xv)
+        },
+        |d, mode| filter1d_cuda(d, x, len, inner, &Line { mode, ..*line }),
+    )
 }
 
 /// The CUDA [`filter1d`] over `x` viewed as (outer, `len`, `inner`): tiled where
@@ -70,46 +64,38 @@ fn filter1d_cuda<T: Real>(
     let (xc, mut out) = io(x)?;
     let (table, taps) = weights::<T>(l.w, x.device())?;
     let wt = table.as_ref().map(|t| t.dev_ptr()).transpose()?;
-    if let Some((tl, tis, smem)) = tile_plan::<T>(inner, wl) {
-        let f = function::<T>(d, "ndi_filter1d_tiled")?;
-        let ntiles = outer * len.div_ceil(tl) * inner.div_ceil(1 << tis);
-        let mut cfg = LaunchConfig::linear(ntiles.clamp(1, 1 << 20) as u32, TILE_THREADS);
-        cfg.shared_mem_bytes = smem as u32;
-        d.launch(&f, cfg)
-            .arg(xc.dev_ptr()?)
-            .arg(out.dev_ptr_mut()?)
-            .arg(outer as i64)
-            .arg(len as i64)
-            .arg(inner as i64)
-            .opt(wt)
-            .arg(taps)
-            .arg(wl as i32)
-            .arg(l.shift as i32)
-            .arg(l.mode.code())
-            .arg(T::to_w(l.cval))
-            .arg(T::to_w(l.div))
-            .arg(l.op as i32)
-            .arg(tl as i32)
-            .arg(tis as i32)
-            .run()?;
-        return Ok(out);
-    }
-    let f = function::<T>(d, "ndi_filter1d")?;
-    d.launch(&f, linear(n))
+    // the tiled kernel counts the outer lines and takes the tile after the common arguments;
+    // the other counts the outputs
+    let tile = tile_plan::<T>(inner, wl);
+    let (name, cfg, count) = match tile {
+        Some((tl, tis, smem)) => {
+            let ntiles = outer * len.div_ceil(tl) * inner.div_ceil(1 << tis);
+            let mut cfg = LaunchConfig::linear(ntiles.clamp(1, 1 << 20) as u32, TILE_THREADS);
+            cfg.shared_mem_bytes = smem as u32;
+            ("ndi_filter1d_tiled", cfg, outer)
+        }
+        None => ("ndi_filter1d", linear(n), n),
+    };
+    let f = function::<T>(d, name)?;
+    let launch = d
+        .launch(&f, cfg)
         .arg(xc.dev_ptr()?)
         .arg(out.dev_ptr_mut()?)
-        .arg(n as i64)
+        .arg(count as i64)
         .arg(len as i64)
         .arg(inner as i64)
-        .opt(wt)
+        .arg(wt)
         .arg(taps)
         .arg(wl as i32)
         .arg(l.shift as i32)
         .arg(l.mode.code())
         .arg(T::to_w(l.cval))
         .arg(T::to_w(l.div))
-        .arg(l.op as i32)
-        .run()?;
+        .arg(l.op as i32);
+    match tile {
+        Some((tl, tis, _)) => launch.arg(tl as i32).arg(tis as i32).run()?,
+        None => launch.run()?,
+    }
     Ok(out)
 }
 

@@ -3,12 +3,18 @@
 //! runs the register selection networks `ndi_rank{N}` for small footprints, the radix selection
 //! `ndi_rank_radix2` for large boxes over the last two axes, else `ndi_rank`.
 
-use super::engine::{function, io, Points, Real};
+use super::engine::{function, io, on_device, Op, Points, Real};
 use super::footprint::windows_cpu;
+use super::window::separable;
+use super::{
+    axis_modes, check_rank, expand_origin, footprint_axes, norm_axes, per_axis, points,
+    FilterOptions, Footprint,
+};
 use crate::cuda::{dims8, linear, Dims8};
 use crate::modes::Mode;
 use cusci_core::dtype::DType;
-use cusci_core::{Array, Backend, CudaDevice, Device, KernelParam, LaunchConfig, Result};
+use cusci_core::error::make;
+use cusci_core::{Array, CudaDevice, KernelParam, LaunchConfig, Result};
 
 /// The rank filters' order as an integer: the values' order, −0 equal to 0, NaN last (as
 /// np.sort).
@@ -31,36 +37,29 @@ pub(crate) fn ranknd<T: Real>(
     mode: Mode,
     cval: f64,
 ) -> Result<Array<T>> {
-    let shape = x.shape().to_vec();
-    if x.size() == 0 {
-        return x.copy();
-    }
-    let mode = mode.for_filter();
-    match x.backend() {
-        Backend::Host(h) => {
-            let xv = h.to_contiguous();
-            let out = windows_cpu(&xv, &shape, pts, mode, cval, |buf| {
-                if buf.iter().any(|v| v.is_nan()) {
-                    *buf.select_nth_unstable_by_key(rank, |&v| rank_key(v)).1
-                } else {
-                    *buf.select_nth_unstable_by(rank, |a, b| {
-                        a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal)
-                    })
-                    .1
-                }
-            });
-            Array::from_vec(out, &shape, &Device::Cpu)
+    let select = |buf: &mut [f64]| {
+        if buf.iter().any(|v| v.is_nan()) {
+            *buf.select_nth_unstable_by_key(rank, |&v| rank_key(v)).1
+        } else {
+            *buf.select_nth_unstable_by(rank, |a, b| {
+                a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal)
+            })
+            .1
         }
-        Backend::Cuda(c) => {
-            let d = c.dev();
+    };
+    on_device(
+        x,
+        mode,
+        |xv, mode| windows_cpu(xv, x.shape(), pts, mode, cval, select),
+        |d, mode| {
             if pts.len() > RANK_LOCAL {
                 if let Some(y) = rank_radix(x, d, pts, rank, mode, cval)? {
                     return Ok(y);
                 }
             }
             ranknd_cuda(x, d, pts, rank, mode, cval)
-        }
-    }
+        },
+    )
 }
 
 /// The points of a small footprint by value (`NdiSmallPts` of filters.cu).
@@ -202,4 +201,218 @@ fn rank_radix<T: Real>(
         .arg(T::to_w(cval))
         .run()?;
     Ok(Some(out))
+}
+
+// ---------------------------------------------------------------- the front ends
+
+pub(super) fn rank_points(
+    op: &str,
+    input: &Array<impl Real>,
+    fp: &Footprint,
+    opts: &FilterOptions,
+) -> Result<Points> {
+    let axes = norm_axes(op, &opts.axes, input.ndim())?;
+    let pts = match fp {
+        Footprint::Size(s) => {
+            if s.is_empty() {
+                return Err(make::arg(op, "no size given"));
+            }
+            let sizes = per_axis(op, "size", s, axes.len(), 1)?;
+            points(
+                op,
+                input.ndim(),
+                &axes,
+                &sizes,
+                &opts.origin,
+                |_| true,
+                |_| 1.0,
+            )?
+        }
+        Footprint::Mask(m) => {
+            let mv = m.to_vec()?;
+            points(
+                op,
+                input.ndim(),
+                &axes,
+                m.shape(),
+                &opts.origin,
+                |i| mv[i],
+                |_| 1.0,
+            )?
+        }
+    };
+    if pts.len() == 0 {
+        return Err(make::arg(op, "the footprint selects no element"));
+    }
+    if pts.len() > i32::MAX as usize {
+        return Err(make::arg(op, "footprint too large"));
+    }
+    Ok(pts)
+}
+
+/// The `r`-th smallest of the `pts` of `footprint`. With a mode sequence (`opts.modes`), SciPy's
+/// route: ranks 0 and last of a box footprint (a size or an all-true mask) run as the separable
+/// minimum or maximum filter with the box's sizes, origins and modes on their input axes; other
+/// cases refuse the sequence (SciPy's RuntimeError).
+fn rank_select<T: Real>(
+    op: &str,
+    input: &Array<T>,
+    pts: &Points,
+    r: usize,
+    footprint: &Footprint,
+    opts: &FilterOptions,
+) -> Result<Array<T>> {
+    if opts.modes.is_empty() {
+        return ranknd(input, pts, r, opts.mode, opts.cval);
+    }
+    let n = pts.len();
+    let boxed = if r == 0 || r + 1 == n {
+        rank_box(op, input.ndim(), footprint, opts)?
+    } else {
+        None
+    };
+    let Some((size, o)) = boxed else {
+        return Err(make::arg(
+            op,
+            "a sequence of modes is supported only for the first or last rank of a box footprint \
+             (SciPy's separable minimum/maximum route)",
+        ));
+    };
+    separable(op, input, &size, &o, if r == 0 { Op::Min } else { Op::Max })
+}
+
+/// A rank filter's box footprint (a size, or an all-true mask) as SciPy's `_rank_filter` hands
+/// it to the minimum/maximum filter for the first and last ranks: sizes per input axis (the
+/// footprint on the filtered axes in increasing order, `_expand_footprint`), with options whose
+/// origins and modes are per input axis ([`expand_origin`]; `_expand_mode`: in the order of
+/// `axes`) and `axes` none. `None` for a mask that is not all true.
+pub(crate) fn rank_box(
+    op: &str,
+    nd: usize,
+    footprint: &Footprint,
+    opts: &FilterOptions,
+) -> Result<Option<(Vec<usize>, FilterOptions)>> {
+    let axes = norm_axes(op, &opts.axes, nd)?;
+    let fshape = match footprint {
+        Footprint::Size(s) => per_axis(op, "size", s, axes.len(), 1)?,
+        Footprint::Mask(m) => {
+            if !m.to_vec()?.iter().all(|&b| b) {
+                return Ok(None);
+            }
+            m.shape().to_vec()
+        }
+    };
+    check_rank(op, "footprint", fshape.len(), axes.len())?;
+    let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
+    let mut size = vec![1usize; nd];
+    for (k, &a) in footprint_axes(&axes).iter().enumerate() {
+        size[a] = fshape[k];
+    }
+    let full_origin = expand_origin(&origin, &axes, nd, 0);
+    let modes = if opts.modes.is_empty() {
+        Vec::new()
+    } else {
+        let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
+        let mut full = vec![Mode::Constant; nd];
+        for (k, &a) in axes.iter().enumerate() {
+            full[a] = modes[k];
+        }
+        full
+    };
+    let o = FilterOptions {
+        origin: full_origin,
+        axes: None,
+        modes,
+        ..opts.clone()
+    };
+    Ok(Some((size, o)))
+}
+
+/// Rank filter (`scipy.ndimage.rank_filter`): the `rank`-th smallest value of the footprint
+/// (negative ranks count from the largest). NaN sorts after every number.
+///
+/// # Errors
+/// `InvalidArgument` when the rank is outside the footprint; as [`minimum_filter`](crate::minimum_filter) otherwise.
+///
+/// ```
+/// use cusci_ndimage::{rank_filter, Footprint, FilterOptions, Array, Device};
+/// let x = Array::from_vec(vec![5.0f64, 1.0, 4.0, 2.0, 3.0], &[5], &Device::Cpu).unwrap();
+/// let y = rank_filter(&x, 1, &Footprint::Size(vec![3]), &FilterOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![5.0, 4.0, 2.0, 3.0, 3.0]);
+/// ```
+pub fn rank_filter<T: Real>(
+    input: &Array<T>,
+    rank: isize,
+    footprint: &Footprint,
+    opts: &FilterOptions,
+) -> Result<Array<T>> {
+    let op = "rank_filter";
+    let pts = rank_points(op, input, footprint, opts)?;
+    let n = pts.len() as isize;
+    let r = if rank < 0 { rank + n } else { rank };
+    if r < 0 || r >= n {
+        return Err(make::arg(
+            op,
+            format!("rank {rank} not within the footprint size {n}"),
+        ));
+    }
+    rank_select(op, input, &pts, r as usize, footprint, opts)
+}
+
+/// Median filter (`scipy.ndimage.median_filter`): rank `n / 2` of the `n` footprint points.
+///
+/// # Errors
+/// As [`rank_filter`].
+///
+/// ```
+/// use cusci_ndimage::{median_filter, Footprint, FilterOptions, Array, Device};
+/// let x = Array::from_vec(vec![1.0f32, 9.0, 2.0, 8.0, 3.0], &[5], &Device::Cpu).unwrap();
+/// let y = median_filter(&x, &Footprint::Size(vec![3]), &FilterOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![1.0, 2.0, 8.0, 3.0, 3.0]);
+/// ```
+pub fn median_filter<T: Real>(
+    input: &Array<T>,
+    footprint: &Footprint,
+    opts: &FilterOptions,
+) -> Result<Array<T>> {
+    let op = "median_filter";
+    let pts = rank_points(op, input, footprint, opts)?;
+    let r = pts.len() / 2;
+    rank_select(op, input, &pts, r, footprint, opts)
+}
+
+/// Percentile filter (`scipy.ndimage.percentile_filter`): rank `⌊n · p / 100⌋` (p = 100: the
+/// largest); negative percentiles count from 100.
+///
+/// # Errors
+/// `InvalidArgument` for a percentile outside [−100, 100]; as [`rank_filter`] otherwise.
+///
+/// ```
+/// use cusci_ndimage::{percentile_filter, Footprint, FilterOptions, Array, Device};
+/// let x = Array::from_vec(vec![5.0f64, 1.0, 4.0, 2.0, 3.0], &[5], &Device::Cpu).unwrap();
+/// let y = percentile_filter(&x, 100.0, &Footprint::Size(vec![3]), &FilterOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![5.0, 5.0, 4.0, 4.0, 3.0]);
+/// ```
+pub fn percentile_filter<T: Real>(
+    input: &Array<T>,
+    percentile: f64,
+    footprint: &Footprint,
+    opts: &FilterOptions,
+) -> Result<Array<T>> {
+    let op = "percentile_filter";
+    let mut p = percentile;
+    if p < 0.0 {
+        p += 100.0;
+    }
+    if !(0.0..=100.0).contains(&p) {
+        return Err(make::arg(op, format!("invalid percentile {percentile}")));
+    }
+    let pts = rank_points(op, input, footprint, opts)?;
+    let n = pts.len();
+    let r = if p == 100.0 {
+        n - 1
+    } else {
+        ((n as f64) * p / 100.0) as usize
+    };
+    rank_select(op, input, &pts, r.min(n - 1), footprint, opts)
 }

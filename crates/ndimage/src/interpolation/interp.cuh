@@ -1,5 +1,5 @@
 // scipy.ndimage interpolation helpers (cusci-ndimage interpolation/): coordinate mapping,
-// stencil index mapping and B-spline weights; the same formulas as interpolation/mod.rs.
+// stencil index mapping and B-spline weights; the same formulas as interpolation/cpu.rs.
 
 // Input coordinate c of an axis of length n mapped by the mode; false where the result is cval.
 // Mode nearest leaves the coordinate alone (SciPy clamps each stencil index instead), but for

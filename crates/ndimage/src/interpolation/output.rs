@@ -36,10 +36,11 @@
 //! `spline_filter1d_as` of order 0/1, SciPy's NumPy copy converts i64 to an integer output
 //! exactly, where here i64 beyond ±2^31 goes through the double as above).
 
-use super::{
-    check_order, map_coordinates_impl, pad_value, rotate_impl, shift_impl, spline_filter1d,
-    zoom_impl, zoom_is_copy, InterpOptions, Matrix,
+use super::transforms::{
+    affine_impl, map_coordinates_impl, rotate_impl, shift_impl, zoom_impl, zoom_is_copy,
+    AffineExtra,
 };
+use super::{check_order, pad_value, spline_filter1d, InterpOptions, Matrix};
 use crate::filters::output::{apply, chain, finish, load, PassFn};
 use crate::filters::Real;
 use crate::modes::Mode;
@@ -126,11 +127,11 @@ pub fn affine_transform_as<I: Element, O: Element>(
     opts: &InterpOptions,
 ) -> Result<Array<O>> {
     run("affine_transform", input, opts, |x, pad| {
-        let extra = super::AffineExtra {
+        let extra = AffineExtra {
             pad,
             ..Default::default()
         };
-        super::affine_impl(x, matrix, offset, output_shape, opts, extra)
+        affine_impl(x, matrix, offset, output_shape, opts, extra)
     })
 }
 

@@ -1,7 +1,7 @@
 //! Binary morphology: `binary_erosion`, `binary_dilation`, `binary_opening`, `binary_closing`,
 //! `binary_hit_or_miss`, `binary_propagation`, `binary_fill_holes`.
 
-use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape, LaunchExt};
+use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape};
 use crate::structure::{
     contig, deltas, norm_origin, offset_extent, real_only, step_index, unravel, Structure,
 };
@@ -406,14 +406,14 @@ fn iterate_cuda(
             cd.launch(&f, per_item(cd, n))
                 .arg(a.dev_ptr()?)
                 .arg(b.dev_ptr_mut()?)
-                .opt(mask.map(|m| m.dev_ptr()).transpose()?)
+                .arg(mask.map(|m| m.dev_ptr()).transpose()?)
                 .arg(sh)
                 .arg(offs_d.dev_ptr()?)
                 .arg(dl.dev_ptr()?)
                 .arg(noff as i32)
                 .arg(s.dilate as i32)
                 .arg(s.border as i32)
-                .opt(flag)
+                .arg(flag)
                 .run()?;
         }
         std::mem::swap(&mut a, &mut b);

@@ -1,7 +1,7 @@
 //! Grey morphology: `grey_erosion`, `grey_dilation`, `grey_opening`, `grey_closing`,
 //! `morphological_gradient`, `morphological_laplace`, `white_tophat`, `black_tophat`.
 
-use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape, LaunchExt};
+use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape};
 use crate::filters::output::{c_cast, scast};
 use crate::filters::{maximum_filter_as, minimum_filter_as, FilterOptions, Footprint};
 use crate::structure::{
@@ -341,7 +341,7 @@ fn grey_cuda<T: Element>(
             .arg(out.dev_ptr_mut()?)
             .arg(sh)
             .arg(offs.dev_ptr()?)
-            .opt(sv.as_ref().map(|v| v.dev_ptr()).transpose()?)
+            .arg(sv.as_ref().map(|v| v.dev_ptr()).transpose()?)
             .arg(f.offs.len() as i32)
             .arg(dilate as i32)
             .arg(mode.code())

@@ -1,4 +1,4 @@
-// Measurements over labels (cusci-ndimage measurements.rs): one pass over the image per
+// Measurements over labels (cusci-ndimage measurements/): one pass over the image per
 // statistic, every element adding into its label's slot with atomics (sums in 128-bit fixed
 // point, so they are reproducible). NDI_T: the element type
 // (labels in ndi_meas_slots, values elsewhere).
