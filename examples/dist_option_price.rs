@@ -14,32 +14,19 @@ use cusci::dist::workloads::{option_price, OptionJob};
 use cusci::dist::{Cluster, LocalOptions};
 use std::time::Instant;
 
-fn arg(name: &str, default: u64) -> u64 {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn cluster(per: usize) -> cusci::Result<Cluster> {
-    let opts = LocalOptions {
-        workers_per_device: per,
-        ..Default::default()
-    };
-    #[cfg(feature = "mpi")]
-    return Cluster::from_env_with(&opts);
-    #[cfg(not(feature = "mpi"))]
-    Cluster::with_options(&opts)
-}
+#[path = "common/args.rs"]
+mod args;
+use args::num;
 
 fn main() -> cusci::Result<()> {
-    let c = cluster(arg("--workers-per-device", 1) as usize)?;
+    let c = Cluster::from_job(&LocalOptions {
+        workers_per_device: num("--workers-per-device", 1) as usize,
+        ..Default::default()
+    })?;
     let on_cpu = c.devices().iter().all(|d| !d.is_cuda());
     // the full 2^34 on GPUs; 2^22 by default when only the CPU is there
-    let paths_log2 = arg("--paths-log2", if on_cpu { 22 } else { 34 });
-    let chunk_log2 = arg("--chunk-log2", 26.min(paths_log2));
+    let paths_log2 = num("--paths-log2", if on_cpu { 22 } else { 34 });
+    let chunk_log2 = num("--chunk-log2", 26.min(paths_log2));
     let job = OptionJob {
         option: EuropeanCall {
             s0: 100.0,
@@ -50,7 +37,7 @@ fn main() -> cusci::Result<()> {
         },
         paths: 1 << paths_log2,
         chunk: 1 << chunk_log2,
-        seed: arg("--seed", 7),
+        seed: num("--seed", 7),
     };
     // one small untimed run compiles the kernels on every worker
     option_price(

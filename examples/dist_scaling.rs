@@ -17,17 +17,9 @@ use cusci::Device;
 use std::io::Write;
 use std::time::Instant;
 
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .cloned()
-}
-
-fn num(name: &str, default: u64) -> u64 {
-    arg(name).and_then(|v| v.parse().ok()).unwrap_or(default)
-}
+#[path = "common/args.rs"]
+mod args;
+use args::{arg, num};
 
 fn hash64(words: impl Iterator<Item = u64>) -> u64 {
     words.fold(0xcbf29ce484222325u64, |h, w| {

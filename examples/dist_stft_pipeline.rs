@@ -14,25 +14,9 @@ use cusci::dist::workloads::{spectral_pipeline, SpectralJob};
 use cusci::dist::{Cluster, LocalOptions};
 use std::time::Instant;
 
-fn arg(name: &str, default: u64) -> u64 {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn cluster(per: usize) -> cusci::Result<Cluster> {
-    let opts = LocalOptions {
-        workers_per_device: per,
-        ..Default::default()
-    };
-    #[cfg(feature = "mpi")]
-    return Cluster::from_env_with(&opts);
-    #[cfg(not(feature = "mpi"))]
-    Cluster::with_options(&opts)
-}
+#[path = "common/args.rs"]
+mod args;
+use args::num;
 
 /// FNV-1a over the output's bits: equal hashes mean bit-identical outputs.
 fn hash(v: &[f32]) -> u64 {
@@ -45,14 +29,17 @@ fn hash(v: &[f32]) -> u64 {
 }
 
 fn main() -> cusci::Result<()> {
-    let c = cluster(arg("--workers-per-device", 1) as usize)?;
+    let c = Cluster::from_job(&LocalOptions {
+        workers_per_device: num("--workers-per-device", 1) as usize,
+        ..Default::default()
+    })?;
     let on_cpu = c.devices().iter().all(|d| !d.is_cuda());
     let job = SpectralJob {
-        signals: arg("--signals", if on_cpu { 512 } else { 100_000 }),
-        samples: arg("--samples", 4096) as usize,
-        chunk: arg("--chunk", 1000),
-        seed: arg("--seed", 11),
-        nperseg: arg("--nperseg", 256) as usize,
+        signals: num("--signals", if on_cpu { 512 } else { 100_000 }),
+        samples: num("--samples", 4096) as usize,
+        chunk: num("--chunk", 1000),
+        seed: num("--seed", 11),
+        nperseg: num("--nperseg", 256) as usize,
         ..Default::default()
     };
     // compile kernels and plan FFTs on every worker, untimed

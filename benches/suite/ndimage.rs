@@ -10,36 +10,19 @@ const F32: u64 = 4;
 
 /// The ndimage cases of issue 8 (filters and geometric transforms), as in cupy_ref.py.
 pub fn cases() -> Vec<Case> {
-    let img = (IMG * IMG) as u64;
     vec![
-        Case {
-            name: "ndimage.gaussian_filter_f32_4096_s4",
-            bytes: 2 * img * F32,
-            flops: 0,
-            n_repeat: 10,
-            setup: |d| Filter::boxed(d, &[IMG, IMG], Kind::Gaussian),
-        },
-        Case {
-            name: "ndimage.uniform_filter_f32_4096_s9",
-            bytes: 2 * img * F32,
-            flops: 0,
-            n_repeat: 10,
-            setup: |d| Filter::boxed(d, &[IMG, IMG], Kind::Uniform),
-        },
-        Case {
-            name: "ndimage.median_filter_f32_4096_s5",
-            bytes: 2 * img * F32,
-            flops: 0,
-            n_repeat: 5,
-            setup: |d| Filter::boxed(d, &[IMG, IMG], Kind::Median),
-        },
-        Case {
-            name: "ndimage.sobel_f32_4096",
-            bytes: 2 * img * F32,
-            flops: 0,
-            n_repeat: 10,
-            setup: |d| Filter::boxed(d, &[IMG, IMG], Kind::Sobel),
-        },
+        image_case("ndimage.gaussian_filter_f32_4096_s4", 2, 10, |d| {
+            Filter::image(d, Kind::Gaussian)
+        }),
+        image_case("ndimage.uniform_filter_f32_4096_s9", 2, 10, |d| {
+            Filter::image(d, Kind::Uniform)
+        }),
+        image_case("ndimage.median_filter_f32_4096_s5", 2, 5, |d| {
+            Filter::image(d, Kind::Median)
+        }),
+        image_case("ndimage.sobel_f32_4096", 2, 10, |d| {
+            Filter::image(d, Kind::Sobel)
+        }),
         Case {
             name: "ndimage.convolve_f32_256^3_k5",
             bytes: 2 * 256u64.pow(3) * F32,
@@ -54,21 +37,30 @@ pub fn cases() -> Vec<Case> {
             n_repeat: 5,
             setup: |d| Filter::boxed(d, &[2048, 2048], Kind::Zoom),
         },
-        Case {
-            name: "ndimage.rotate_f32_4096_30deg_o1",
-            bytes: 2 * img * F32,
-            flops: 0,
-            n_repeat: 5,
-            setup: |d| Filter::boxed(d, &[IMG, IMG], Kind::Rotate),
-        },
-        Case {
-            name: "ndimage.map_coordinates_f32_4096_o1",
-            bytes: 4 * img * F32,
-            flops: 0,
-            n_repeat: 5,
-            setup: |d| Filter::boxed(d, &[IMG, IMG], Kind::MapCoordinates),
-        },
+        image_case("ndimage.rotate_f32_4096_30deg_o1", 2, 5, |d| {
+            Filter::image(d, Kind::Rotate)
+        }),
+        image_case("ndimage.map_coordinates_f32_4096_o1", 4, 5, |d| {
+            Filter::image(d, Kind::MapCoordinates)
+        }),
     ]
+}
+
+/// A case on the 4096² f32 image that moves `passes` times its bytes (cupy_ref.py's count; no
+/// flops given).
+fn image_case(
+    name: &'static str,
+    passes: u64,
+    n_repeat: usize,
+    setup: fn(&Device) -> BenchResult<Box<dyn Bench>>,
+) -> Case {
+    Case {
+        name,
+        bytes: passes * (IMG * IMG) as u64 * F32,
+        flops: 0,
+        n_repeat,
+        setup,
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -92,6 +84,11 @@ struct Filter {
 }
 
 impl Filter {
+    /// [`Filter::boxed`] on the 4096² image.
+    fn image(dev: &Device, kind: Kind) -> BenchResult<Box<dyn Bench>> {
+        Filter::boxed(dev, &[IMG, IMG], kind)
+    }
+
     fn boxed(dev: &Device, shape: &[usize], kind: Kind) -> BenchResult<Box<dyn Bench>> {
         let n: usize = shape.iter().product();
         let x = randn_f32(n, 81, dev)?

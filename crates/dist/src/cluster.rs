@@ -128,6 +128,20 @@ impl Cluster {
         )
     }
 
+    /// The cluster of this job, for programs that run with or without a launcher: with the cargo
+    /// feature `mpi`, `Cluster::from_env_with(opts)` (the processes `mpirun`/`srun` started, a
+    /// world of one without a launcher; collective), without it
+    /// [`with_options`](Self::with_options).
+    ///
+    /// # Errors
+    /// As the constructor it calls.
+    pub fn from_job(opts: &LocalOptions) -> Result<Cluster> {
+        #[cfg(feature = "mpi")]
+        return Cluster::from_env_with(opts);
+        #[cfg(not(feature = "mpi"))]
+        Cluster::with_options(opts)
+    }
+
     /// `workers` logical workers on one device (each with its own stream on a GPU): what the
     /// tests use to show that results do not depend on the worker count.
     ///

@@ -8,6 +8,7 @@
 //! used are resolved once. Absence is a normal outcome: the collectives then stage through the
 //! host.
 
+use cusci_core::cuda::libs;
 use cusci_core::{Error, Result};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::PathBuf;
@@ -32,6 +33,18 @@ pub(crate) mod dtype {
     pub const F64: i32 = 8;
 }
 
+/// The form of `ncclAllReduce` and `ncclBroadcast`: send and receive buffers, count, data type,
+/// then the reduction op or the root rank, the communicator and the stream.
+type RootedFn = unsafe extern "C" fn(
+    *const c_void,
+    *mut c_void,
+    usize,
+    c_int,
+    c_int,
+    RawComm,
+    *mut c_void,
+) -> Res;
+
 pub(crate) struct Api {
     _lib: libloading::Library,
     pub(crate) path: PathBuf,
@@ -39,24 +52,8 @@ pub(crate) struct Api {
     get_unique_id: unsafe extern "C" fn(*mut UniqueId) -> Res,
     comm_init_rank: unsafe extern "C" fn(*mut RawComm, c_int, UniqueId, c_int) -> Res,
     comm_destroy: unsafe extern "C" fn(RawComm) -> Res,
-    all_reduce: unsafe extern "C" fn(
-        *const c_void,
-        *mut c_void,
-        usize,
-        c_int,
-        c_int,
-        RawComm,
-        *mut c_void,
-    ) -> Res,
-    broadcast: unsafe extern "C" fn(
-        *const c_void,
-        *mut c_void,
-        usize,
-        c_int,
-        c_int,
-        RawComm,
-        *mut c_void,
-    ) -> Res,
+    all_reduce: RootedFn,
+    broadcast: RootedFn,
     all_gather:
         unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, RawComm, *mut c_void) -> Res,
     error_string: unsafe extern "C" fn(Res) -> *const c_char,
@@ -67,6 +64,10 @@ unsafe impl Send for Api {}
 // SAFETY: as above.
 unsafe impl Sync for Api {}
 
+/// Where NCCL is looked for: `CUSCI_NCCL_LIB`, the loader's own search, then the folders where
+/// core looks for CUDA's libraries ([`libs::search_dirs`]: the toolkit, the driver folders, the
+/// `nvidia/*/lib` folders of NVIDIA's Python wheels, among them nvidia-nccl-cu*'s) and
+/// `/usr/local/lib`.
 fn candidates() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
     if let Ok(p) = std::env::var("CUSCI_NCCL_LIB") {
@@ -74,45 +75,8 @@ fn candidates() -> Vec<PathBuf> {
     }
     v.push(PathBuf::from("libnccl.so.2"));
     v.push(PathBuf::from("libnccl.so"));
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    if let Ok(d) = std::env::var("CUSCI_CUDA_LIB_DIRS") {
-        dirs.extend(std::env::split_paths(&d));
-    }
-    for var in ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"] {
-        if let Ok(d) = std::env::var(var) {
-            dirs.push(PathBuf::from(&d).join("lib64"));
-            dirs.push(PathBuf::from(&d).join("lib"));
-        }
-    }
-    for d in [
-        "/usr/local/cuda/lib64",
-        "/usr/lib/x86_64-linux-gnu",
-        "/usr/lib/aarch64-linux-gnu",
-        "/usr/local/lib",
-    ] {
-        dirs.push(PathBuf::from(d));
-    }
-    // the nvidia-nccl-cu* wheels: <site-packages>/nvidia/nccl/lib
-    let mut roots: Vec<PathBuf> = ["VIRTUAL_ENV", "CONDA_PREFIX"]
-        .iter()
-        .filter_map(|k| std::env::var(k).ok().map(PathBuf::from))
-        .collect();
-    if let Ok(h) = std::env::var("HOME") {
-        roots.push(PathBuf::from(h).join(".local"));
-    }
-    roots.push(PathBuf::from("/usr/local"));
-    roots.push(PathBuf::from("/usr"));
-    for r in roots {
-        if let Ok(rd) = std::fs::read_dir(r.join("lib")) {
-            for e in rd.flatten() {
-                if e.file_name().to_string_lossy().starts_with("python3") {
-                    for pk in ["site-packages", "dist-packages"] {
-                        dirs.push(e.path().join(pk).join("nvidia").join("nccl").join("lib"));
-                    }
-                }
-            }
-        }
-    }
+    let mut dirs = libs::search_dirs();
+    dirs.push(PathBuf::from("/usr/local/lib"));
     for d in dirs {
         for n in ["libnccl.so.2", "libnccl.so"] {
             let p = d.join(n);
@@ -248,16 +212,8 @@ impl Comm {
         op: i32,
         stream: *mut c_void,
     ) -> Result<()> {
-        let r = (self.api.all_reduce)(
-            send as *const c_void,
-            recv as *mut c_void,
-            count,
-            dt,
-            op,
-            self.raw,
-            stream,
-        );
-        self.api.check("ncclAllReduce", r)
+        let f = self.api.all_reduce;
+        self.rooted("ncclAllReduce", f, (send, recv, count, dt), op, stream)
     }
 
     /// # Safety
@@ -271,16 +227,39 @@ impl Comm {
         root: usize,
         stream: *mut c_void,
     ) -> Result<()> {
-        let r = (self.api.broadcast)(
+        let f = self.api.broadcast;
+        self.rooted(
+            "ncclBroadcast",
+            f,
+            (send, recv, count, dt),
+            root as c_int,
+            stream,
+        )
+    }
+
+    /// The call `f` (`name`) of the [`RootedFn`] form on (send, recv, count, data type), with
+    /// `arg` its op or root.
+    ///
+    /// # Safety
+    /// As [`all_reduce`](Self::all_reduce).
+    unsafe fn rooted(
+        &self,
+        name: &str,
+        f: RootedFn,
+        (send, recv, count, dt): (u64, u64, usize, i32),
+        arg: c_int,
+        stream: *mut c_void,
+    ) -> Result<()> {
+        let r = f(
             send as *const c_void,
             recv as *mut c_void,
             count,
             dt,
-            root as c_int,
+            arg,
             self.raw,
             stream,
         );
-        self.api.check("ncclBroadcast", r)
+        self.api.check(name, r)
     }
 
     /// # Safety

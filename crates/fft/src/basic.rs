@@ -253,6 +253,40 @@ fn total(plan: &[(usize, usize)]) -> usize {
     plan.iter().map(|&(_, n)| n).product()
 }
 
+/// The R2C transform along `last`, then forward C2C transforms along the `rest` of the axes (last
+/// to first); `post` rides on the last of them.
+fn r2c_chain<T: FftReal>(
+    op: &str,
+    x: &Array<T>,
+    (last, nl): AxisLen,
+    rest: &[AxisLen],
+    post: Post,
+) -> Result<Array<T::Complex>> {
+    let steps = rest.len() + 1;
+    let mut y = r2c_axis(op, x, last, nl, at_last(post, 0, steps))?;
+    for (i, &(axis, n)) in rest.iter().rev().enumerate() {
+        y = c2c_axis(op, &y, axis, n, true, at_last(post, i + 1, steps))?;
+    }
+    Ok(y)
+}
+
+/// C2C transforms along the `rest` of the axes (forward when `forward`), then the C2R transform
+/// along `last`, which applies `post` to its input copy.
+fn c2r_chain<C: FftComplex>(
+    op: &str,
+    x: &Array<C>,
+    (last, nl): AxisLen,
+    rest: &[AxisLen],
+    forward: bool,
+    post: Post,
+) -> Result<Array<C::Real>> {
+    let mut y = x.clone();
+    for &(axis, n) in rest {
+        y = c2c_axis(op, &y, axis, n, forward, Post::IDENTITY)?;
+    }
+    c2r_axis(op, &y, last, nl, post)
+}
+
 // ---------- 1-D transforms ----------
 
 /// The one-dimensional discrete Fourier transform, `scipy.fft.fft(x, n, axis, norm)`.
@@ -403,7 +437,7 @@ fn r2c_nd<T: FftReal>(
     default_axes: Option<&[isize]>,
 ) -> Result<Array<T::Complex>> {
     let plan = check_nd(op, x.shape(), opts, default_axes, false)?;
-    let ((last, nl), rest) = need_axes(op, &plan)?;
+    let (last, rest) = need_axes(op, &plan)?;
     check_plan(op, &opts.plan, PlanKind::R2c, x, T::DTYPE, &plan)?;
     let post = Post::norm(opts.norm, total(&plan), true);
     if let Backend::Cuda(c) = x.backend() {
@@ -411,11 +445,7 @@ fn r2c_nd<T: FftReal>(
             return cuda::r2c_trailing(c.dev(), x, &plan, post);
         }
     }
-    let mut y = r2c_axis(op, x, last, nl, at_last(post, 0, plan.len()))?;
-    for (i, &(axis, n)) in rest.iter().rev().enumerate() {
-        y = c2c_axis(op, &y, axis, n, true, at_last(post, i + 1, plan.len()))?;
-    }
-    Ok(y)
+    r2c_chain(op, x, last, rest, post)
 }
 
 fn c2r_nd<C: FftComplex>(
@@ -425,14 +455,11 @@ fn c2r_nd<C: FftComplex>(
     default_axes: Option<&[isize]>,
 ) -> Result<Array<C::Real>> {
     let plan = check_nd(op, x.shape(), opts, default_axes, true)?;
-    let ((last, nl), rest) = need_axes(op, &plan)?;
+    let (last, rest) = need_axes(op, &plan)?;
     check_plan(op, &opts.plan, PlanKind::C2r, x, C::DTYPE, &plan)?;
-    let mut y = x.clone();
-    for &(axis, n) in rest {
-        y = c2c_axis(op, &y, axis, n, false, Post::IDENTITY)?;
-    }
     // the normalisation rides on the C2R input copy, which runs anyway
-    c2r_axis(op, &y, last, nl, Post::norm(opts.norm, total(&plan), false))
+    let post = Post::norm(opts.norm, total(&plan), false);
+    c2r_chain(op, x, last, rest, false, post)
 }
 
 /// The n-dimensional discrete Fourier transform, `scipy.fft.fftn(x, s, axes, norm)`: [`fft`]
@@ -554,21 +581,12 @@ fn hermitian_nd<C: FftComplex>(
     default_axes: Option<&[isize]>,
 ) -> Result<Array<C::Real>> {
     let plan = check_nd(op, x.shape(), opts, default_axes, true)?;
-    let ((last, nl), rest) = need_axes(op, &plan)?;
+    let (last, rest) = need_axes(op, &plan)?;
     no_plan(op, &opts.plan)?;
     // irfftn(conj(x)): the inverse transforms of conj(x) along the other axes are the conjugated
     // forward transforms of x, so the conjugation moves onto the C2R input copy (with the scale)
-    let mut y = x.clone();
-    for &(axis, n) in rest {
-        y = c2c_axis(op, &y, axis, n, true, Post::IDENTITY)?;
-    }
-    c2r_axis(
-        op,
-        &y,
-        last,
-        nl,
-        Post::norm(opts.norm, total(&plan), true).conj(),
-    )
+    let post = Post::norm(opts.norm, total(&plan), true).conj();
+    c2r_chain(op, x, last, rest, true, post)
 }
 
 /// The inverse of [`hfftn`], `scipy.fft.ihfftn(x, s, axes, norm)`: `conj(rfftn(x))` of the
@@ -595,14 +613,10 @@ fn inv_hermitian_nd<T: FftReal>(
     default_axes: Option<&[isize]>,
 ) -> Result<Array<T::Complex>> {
     let plan = check_nd(op, x.shape(), opts, default_axes, false)?;
-    let ((last, nl), rest) = need_axes(op, &plan)?;
+    let (last, rest) = need_axes(op, &plan)?;
     no_plan(op, &opts.plan)?;
     let post = Post::norm(opts.norm, total(&plan), false).conj();
-    let mut y = r2c_axis(op, x, last, nl, at_last(post, 0, plan.len()))?;
-    for (i, &(axis, n)) in rest.iter().rev().enumerate() {
-        y = c2c_axis(op, &y, axis, n, true, at_last(post, i + 1, plan.len()))?;
-    }
-    Ok(y)
+    r2c_chain(op, x, last, rest, post)
 }
 
 /// [`irfft`] of real input, as SciPy accepts it (`scipy.fft.irfft(x)` with a real `x`): the

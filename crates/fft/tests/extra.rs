@@ -57,42 +57,21 @@ fn hermitian_nd_and_irfft_of_real_match_scipy() {
             ..Default::default()
         };
         let f = |k: &str| format!("{k}_{tag}_out");
-        check(
-            &hfftn(&xc, &d).unwrap(),
-            &get(&m, &f("hfftn_c")),
-            1e-13,
-            "hfftn",
-        );
-        check(
-            &hfft2(&xc, &d).unwrap(),
-            &get(&m, &f("hfft2_c")),
-            1e-13,
-            "hfft2",
-        );
-        check(
-            &hfftn(&xc, &a0).unwrap(),
-            &get(&m, &f("hfftn_c_ax0")),
-            1e-13,
-            "hfftn ax0",
-        );
-        check(
-            &ihfftn(&xr, &d).unwrap(),
-            &get(&m, &f("ihfftn_r")),
-            1e-13,
-            "ihfftn",
-        );
-        check(
-            &ihfft2(&xr, &d).unwrap(),
-            &get(&m, &f("ihfft2_r")),
-            1e-13,
-            "ihfft2",
-        );
-        check(
-            &ihfftn(&xr, &a0).unwrap(),
-            &get(&m, &f("ihfftn_r_ax0")),
-            1e-13,
-            "ihfftn ax0",
-        );
+        // the Hermitian transforms of complex input, then the inverse ones of real input
+        for (got, key, what) in [
+            (hfftn(&xc, &d), "hfftn_c", "hfftn"),
+            (hfft2(&xc, &d), "hfft2_c", "hfft2"),
+            (hfftn(&xc, &a0), "hfftn_c_ax0", "hfftn ax0"),
+        ] {
+            check(&got.unwrap(), &get(&m, &f(key)), 1e-13, what);
+        }
+        for (got, key, what) in [
+            (ihfftn(&xr, &d), "ihfftn_r", "ihfftn"),
+            (ihfft2(&xr, &d), "ihfft2_r", "ihfft2"),
+            (ihfftn(&xr, &a0), "ihfftn_r_ax0", "ihfftn ax0"),
+        ] {
+            check(&got.unwrap(), &get(&m, &f(key)), 1e-13, what);
+        }
         let o = FftOptions {
             norm,
             ..Default::default()

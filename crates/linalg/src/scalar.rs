@@ -12,6 +12,184 @@ mod sealed {
     impl Sealed for super::c64 {}
 }
 
+/// The cuBLAS and cuSOLVER routines that exist once per element type, each signature given
+/// once: `vendor_routines!(declare)` declares them in `Scalar`, `vendor_routines!(define
+/// [names])` implements them for one type by forwarding to that type's routines (`names`, in
+/// this order).
+macro_rules! vendor_routines {
+    ($then:ident $($names:tt)*) => {
+        $then! {
+            $($names)*
+            /// cuBLAS `<t>getrfBatched`.
+            fn getrf_batched(
+                h: blas::cublasHandle_t,
+                n: i32,
+                a: *const *mut Self,
+                lda: i32,
+                piv: *mut i32,
+                info: *mut i32,
+                batch: i32,
+            ) -> blas::cublasStatus_t;
+            /// cuBLAS `<t>getrsBatched`.
+            fn getrs_batched(
+                h: blas::cublasHandle_t,
+                trans: blas::cublasOperation_t,
+                n: i32,
+                nrhs: i32,
+                a: *const *const Self,
+                lda: i32,
+                piv: *const i32,
+                b: *const *mut Self,
+                ldb: i32,
+                info: *mut i32,
+                batch: i32,
+            ) -> blas::cublasStatus_t;
+            /// cuSOLVER `<t>orgqr_bufferSize` / `<t>ungqr_bufferSize`.
+            fn orgqr_buffer(
+                h: sol::cusolverDnHandle_t,
+                m: i32,
+                n: i32,
+                k: i32,
+                a: *const Self,
+                lda: i32,
+                tau: *const Self,
+                lwork: *mut i32,
+            ) -> sol::cusolverStatus_t;
+            /// cuSOLVER `<t>orgqr` / `<t>ungqr`.
+            fn orgqr(
+                h: sol::cusolverDnHandle_t,
+                m: i32,
+                n: i32,
+                k: i32,
+                a: *mut Self,
+                lda: i32,
+                tau: *const Self,
+                work: *mut Self,
+                lwork: i32,
+                info: *mut i32,
+            ) -> sol::cusolverStatus_t;
+            /// cuSOLVER `<t>potrfBatched`.
+            fn potrf_batched(
+                h: sol::cusolverDnHandle_t,
+                uplo: sol::cublasFillMode_t,
+                n: i32,
+                a: *mut *mut Self,
+                lda: i32,
+                info: *mut i32,
+                batch: i32,
+            ) -> sol::cusolverStatus_t;
+            /// cuSOLVER `<t>syevjBatched_bufferSize` / `<t>heevjBatched_bufferSize`.
+            fn syevj_batched_buffer(
+                h: sol::cusolverDnHandle_t,
+                jobz: sol::cusolverEigMode_t,
+                uplo: sol::cublasFillMode_t,
+                n: i32,
+                a: *const Self,
+                lda: i32,
+                w: *const Self::R,
+                lwork: *mut i32,
+                params: sol::syevjInfo_t,
+                batch: i32,
+            ) -> sol::cusolverStatus_t;
+            /// cuSOLVER `<t>syevjBatched` / `<t>heevjBatched`.
+            fn syevj_batched(
+                h: sol::cusolverDnHandle_t,
+                jobz: sol::cusolverEigMode_t,
+                uplo: sol::cublasFillMode_t,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                w: *mut Self::R,
+                work: *mut Self,
+                lwork: i32,
+                info: *mut i32,
+                params: sol::syevjInfo_t,
+                batch: i32,
+            ) -> sol::cusolverStatus_t;
+            /// cuSOLVER `<t>gesvdjBatched_bufferSize`.
+            fn gesvdj_batched_buffer(
+                h: sol::cusolverDnHandle_t,
+                jobz: sol::cusolverEigMode_t,
+                m: i32,
+                n: i32,
+                a: *const Self,
+                lda: i32,
+                s: *const Self::R,
+                u: *const Self,
+                ldu: i32,
+                v: *const Self,
+                ldv: i32,
+                lwork: *mut i32,
+                params: sol::gesvdjInfo_t,
+                batch: i32,
+            ) -> sol::cusolverStatus_t;
+            /// cuSOLVER `<t>gesvdjBatched`.
+            fn gesvdj_batched(
+                h: sol::cusolverDnHandle_t,
+                jobz: sol::cusolverEigMode_t,
+                m: i32,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                s: *mut Self::R,
+                u: *mut Self,
+                ldu: i32,
+                v: *mut Self,
+                ldv: i32,
+                work: *mut Self,
+                lwork: i32,
+                info: *mut i32,
+                params: sol::gesvdjInfo_t,
+                batch: i32,
+            ) -> sol::cusolverStatus_t;
+            /// cuBLAS `<t>trsm_v2`.
+            fn trsm(
+                h: blas::cublasHandle_t,
+                side: blas::cublasSideMode_t,
+                uplo: blas::cublasFillMode_t,
+                trans: blas::cublasOperation_t,
+                diag: blas::cublasDiagType_t,
+                m: i32,
+                n: i32,
+                alpha: *const Self,
+                a: *const Self,
+                lda: i32,
+                b: *mut Self,
+                ldb: i32,
+            ) -> blas::cublasStatus_t;
+        }
+    };
+}
+
+/// The declarations of `vendor_routines` in the trait.
+macro_rules! declare {
+    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;)*) => {
+        $(
+            $(#[$doc])*
+            #[doc(hidden)]
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn $name($($arg: $ty),*) -> $ret;
+        )*
+    };
+}
+
+/// The implementations of `vendor_routines` for one type: each forwards to the vendor's routine
+/// of its place in `names`, every argument cast with `as _` (a pointer to `Self` to the vendor's
+/// element type of the same layout; everything else to itself).
+macro_rules! define {
+    (
+        [$($vendor:path),* $(,)?]
+        $($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;)*
+    ) => {
+        $(
+            unsafe fn $name($($arg: $ty),*) -> $ret {
+                // SAFETY: the caller passes valid device pointers; the element layouts agree.
+                unsafe { $vendor($($arg as _),*) }
+            }
+        )*
+    };
+}
+
 /// An element type that every function of this crate accepts: `f32`, `f64`, [`c32`], [`c64`].
 ///
 /// `Real` is the matching real type (singular values, eigenvalues of Hermitian matrices, norms).
@@ -49,165 +227,13 @@ pub trait Scalar:
     fn solver_type() -> sol::cudaDataType;
     #[doc(hidden)]
     fn solver_real_type() -> sol::cudaDataType;
-    /// cuBLAS `<t>getrfBatched`.
-    #[doc(hidden)]
-    unsafe fn getrf_batched(
-        h: blas::cublasHandle_t,
-        n: i32,
-        a: *const *mut Self,
-        lda: i32,
-        piv: *mut i32,
-        info: *mut i32,
-        batch: i32,
-    ) -> blas::cublasStatus_t;
-    /// cuBLAS `<t>getrsBatched`.
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn getrs_batched(
-        h: blas::cublasHandle_t,
-        trans: blas::cublasOperation_t,
-        n: i32,
-        nrhs: i32,
-        a: *const *const Self,
-        lda: i32,
-        piv: *const i32,
-        b: *const *mut Self,
-        ldb: i32,
-        info: *mut i32,
-        batch: i32,
-    ) -> blas::cublasStatus_t;
-    /// cuSOLVER `<t>orgqr_bufferSize` / `<t>ungqr_bufferSize`.
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn orgqr_buffer(
-        h: sol::cusolverDnHandle_t,
-        m: i32,
-        n: i32,
-        k: i32,
-        a: *const Self,
-        lda: i32,
-        tau: *const Self,
-        lwork: *mut i32,
-    ) -> sol::cusolverStatus_t;
-    /// cuSOLVER `<t>orgqr` / `<t>ungqr`.
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn orgqr(
-        h: sol::cusolverDnHandle_t,
-        m: i32,
-        n: i32,
-        k: i32,
-        a: *mut Self,
-        lda: i32,
-        tau: *const Self,
-        work: *mut Self,
-        lwork: i32,
-        info: *mut i32,
-    ) -> sol::cusolverStatus_t;
-    /// cuSOLVER `<t>potrfBatched`.
-    #[doc(hidden)]
-    unsafe fn potrf_batched(
-        h: sol::cusolverDnHandle_t,
-        uplo: sol::cublasFillMode_t,
-        n: i32,
-        a: *mut *mut Self,
-        lda: i32,
-        info: *mut i32,
-        batch: i32,
-    ) -> sol::cusolverStatus_t;
-    /// cuSOLVER `<t>syevjBatched_bufferSize` / `<t>heevjBatched_bufferSize`.
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn syevj_batched_buffer(
-        h: sol::cusolverDnHandle_t,
-        jobz: sol::cusolverEigMode_t,
-        uplo: sol::cublasFillMode_t,
-        n: i32,
-        a: *const Self,
-        lda: i32,
-        w: *const Self::R,
-        lwork: *mut i32,
-        params: sol::syevjInfo_t,
-        batch: i32,
-    ) -> sol::cusolverStatus_t;
-    /// cuSOLVER `<t>syevjBatched` / `<t>heevjBatched`.
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn syevj_batched(
-        h: sol::cusolverDnHandle_t,
-        jobz: sol::cusolverEigMode_t,
-        uplo: sol::cublasFillMode_t,
-        n: i32,
-        a: *mut Self,
-        lda: i32,
-        w: *mut Self::R,
-        work: *mut Self,
-        lwork: i32,
-        info: *mut i32,
-        params: sol::syevjInfo_t,
-        batch: i32,
-    ) -> sol::cusolverStatus_t;
-    /// cuSOLVER `<t>gesvdjBatched_bufferSize`.
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn gesvdj_batched_buffer(
-        h: sol::cusolverDnHandle_t,
-        jobz: sol::cusolverEigMode_t,
-        m: i32,
-        n: i32,
-        a: *const Self,
-        lda: i32,
-        s: *const Self::R,
-        u: *const Self,
-        ldu: i32,
-        v: *const Self,
-        ldv: i32,
-        lwork: *mut i32,
-        params: sol::gesvdjInfo_t,
-        batch: i32,
-    ) -> sol::cusolverStatus_t;
-    /// cuSOLVER `<t>gesvdjBatched`.
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn gesvdj_batched(
-        h: sol::cusolverDnHandle_t,
-        jobz: sol::cusolverEigMode_t,
-        m: i32,
-        n: i32,
-        a: *mut Self,
-        lda: i32,
-        s: *mut Self::R,
-        u: *mut Self,
-        ldu: i32,
-        v: *mut Self,
-        ldv: i32,
-        work: *mut Self,
-        lwork: i32,
-        info: *mut i32,
-        params: sol::gesvdjInfo_t,
-        batch: i32,
-    ) -> sol::cusolverStatus_t;
-    /// cuBLAS `<t>trsm_v2`.
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn trsm(
-        h: blas::cublasHandle_t,
-        side: blas::cublasSideMode_t,
-        uplo: blas::cublasFillMode_t,
-        trans: blas::cublasOperation_t,
-        diag: blas::cublasDiagType_t,
-        m: i32,
-        n: i32,
-        alpha: *const Self,
-        a: *const Self,
-        lda: i32,
-        b: *mut Self,
-        ldb: i32,
-    ) -> blas::cublasStatus_t;
+    vendor_routines!(declare);
 }
 
+/// `Scalar` for `$t`: its real and complex types, epsilon, the cuBLAS and cuSOLVER data types and
+/// compute type, and its vendor routines (in the order of `vendor_routines`).
 macro_rules! scalar {
-    ($t:ty, $r:ty, $eps:expr, $bt:ident, $bc:ident, $st:ident, $sr:ident, $rf:ident, $rs:ident, $ct:ty, $ob:ident, $og:ident, $tr:ident, $sct:ty, $c:ty, $pb:ident, $eb:ident, $ebs:ident, $gb:ident, $gbs:ident) => {
+    ($t:ty, $r:ty, $c:ty, $eps:expr, $bt:ident, $bc:ident, $st:ident, $sr:ident, $names:tt) => {
         impl Scalar for $t {
             type R = $r;
             type C = $c;
@@ -234,269 +260,7 @@ macro_rules! scalar {
             fn solver_real_type() -> sol::cudaDataType {
                 sol::cudaDataType::$sr
             }
-            unsafe fn getrf_batched(
-                h: blas::cublasHandle_t,
-                n: i32,
-                a: *const *mut Self,
-                lda: i32,
-                piv: *mut i32,
-                info: *mut i32,
-                batch: i32,
-            ) -> blas::cublasStatus_t {
-                // SAFETY: the caller passes valid device pointers; the element layouts agree.
-                unsafe { blas::$rf(h, n, a as *const *mut $ct, lda, piv, info, batch) }
-            }
-            unsafe fn orgqr_buffer(
-                h: sol::cusolverDnHandle_t,
-                m: i32,
-                n: i32,
-                k: i32,
-                a: *const Self,
-                lda: i32,
-                tau: *const Self,
-                lwork: *mut i32,
-            ) -> sol::cusolverStatus_t {
-                // SAFETY: the caller passes valid device pointers; the element layouts agree.
-                unsafe { sol::$ob(h, m, n, k, a as *const $sct, lda, tau as *const $sct, lwork) }
-            }
-            unsafe fn orgqr(
-                h: sol::cusolverDnHandle_t,
-                m: i32,
-                n: i32,
-                k: i32,
-                a: *mut Self,
-                lda: i32,
-                tau: *const Self,
-                work: *mut Self,
-                lwork: i32,
-                info: *mut i32,
-            ) -> sol::cusolverStatus_t {
-                // SAFETY: as above.
-                unsafe {
-                    sol::$og(
-                        h,
-                        m,
-                        n,
-                        k,
-                        a as *mut $sct,
-                        lda,
-                        tau as *const $sct,
-                        work as *mut $sct,
-                        lwork,
-                        info,
-                    )
-                }
-            }
-            unsafe fn potrf_batched(
-                h: sol::cusolverDnHandle_t,
-                uplo: sol::cublasFillMode_t,
-                n: i32,
-                a: *mut *mut Self,
-                lda: i32,
-                info: *mut i32,
-                batch: i32,
-            ) -> sol::cusolverStatus_t {
-                // SAFETY: the caller passes valid device pointers; the element layouts agree.
-                unsafe { sol::$pb(h, uplo, n, a as *mut *mut $sct, lda, info, batch) }
-            }
-            unsafe fn syevj_batched_buffer(
-                h: sol::cusolverDnHandle_t,
-                jobz: sol::cusolverEigMode_t,
-                uplo: sol::cublasFillMode_t,
-                n: i32,
-                a: *const Self,
-                lda: i32,
-                w: *const $r,
-                lwork: *mut i32,
-                params: sol::syevjInfo_t,
-                batch: i32,
-            ) -> sol::cusolverStatus_t {
-                // SAFETY: as above.
-                unsafe {
-                    sol::$ebs(
-                        h,
-                        jobz,
-                        uplo,
-                        n,
-                        a as *const $sct,
-                        lda,
-                        w,
-                        lwork,
-                        params,
-                        batch,
-                    )
-                }
-            }
-            unsafe fn syevj_batched(
-                h: sol::cusolverDnHandle_t,
-                jobz: sol::cusolverEigMode_t,
-                uplo: sol::cublasFillMode_t,
-                n: i32,
-                a: *mut Self,
-                lda: i32,
-                w: *mut $r,
-                work: *mut Self,
-                lwork: i32,
-                info: *mut i32,
-                params: sol::syevjInfo_t,
-                batch: i32,
-            ) -> sol::cusolverStatus_t {
-                // SAFETY: as above.
-                unsafe {
-                    sol::$eb(
-                        h,
-                        jobz,
-                        uplo,
-                        n,
-                        a as *mut $sct,
-                        lda,
-                        w,
-                        work as *mut $sct,
-                        lwork,
-                        info,
-                        params,
-                        batch,
-                    )
-                }
-            }
-            unsafe fn gesvdj_batched_buffer(
-                h: sol::cusolverDnHandle_t,
-                jobz: sol::cusolverEigMode_t,
-                m: i32,
-                n: i32,
-                a: *const Self,
-                lda: i32,
-                s: *const $r,
-                u: *const Self,
-                ldu: i32,
-                v: *const Self,
-                ldv: i32,
-                lwork: *mut i32,
-                params: sol::gesvdjInfo_t,
-                batch: i32,
-            ) -> sol::cusolverStatus_t {
-                // SAFETY: as above.
-                unsafe {
-                    sol::$gbs(
-                        h,
-                        jobz,
-                        m,
-                        n,
-                        a as *const $sct,
-                        lda,
-                        s,
-                        u as *const $sct,
-                        ldu,
-                        v as *const $sct,
-                        ldv,
-                        lwork,
-                        params,
-                        batch,
-                    )
-                }
-            }
-            unsafe fn gesvdj_batched(
-                h: sol::cusolverDnHandle_t,
-                jobz: sol::cusolverEigMode_t,
-                m: i32,
-                n: i32,
-                a: *mut Self,
-                lda: i32,
-                s: *mut $r,
-                u: *mut Self,
-                ldu: i32,
-                v: *mut Self,
-                ldv: i32,
-                work: *mut Self,
-                lwork: i32,
-                info: *mut i32,
-                params: sol::gesvdjInfo_t,
-                batch: i32,
-            ) -> sol::cusolverStatus_t {
-                // SAFETY: as above.
-                unsafe {
-                    sol::$gb(
-                        h,
-                        jobz,
-                        m,
-                        n,
-                        a as *mut $sct,
-                        lda,
-                        s,
-                        u as *mut $sct,
-                        ldu,
-                        v as *mut $sct,
-                        ldv,
-                        work as *mut $sct,
-                        lwork,
-                        info,
-                        params,
-                        batch,
-                    )
-                }
-            }
-            unsafe fn trsm(
-                h: blas::cublasHandle_t,
-                side: blas::cublasSideMode_t,
-                uplo: blas::cublasFillMode_t,
-                trans: blas::cublasOperation_t,
-                diag: blas::cublasDiagType_t,
-                m: i32,
-                n: i32,
-                alpha: *const Self,
-                a: *const Self,
-                lda: i32,
-                b: *mut Self,
-                ldb: i32,
-            ) -> blas::cublasStatus_t {
-                // SAFETY: as above.
-                unsafe {
-                    blas::$tr(
-                        h,
-                        side,
-                        uplo,
-                        trans,
-                        diag,
-                        m,
-                        n,
-                        alpha as *const $ct,
-                        a as *const $ct,
-                        lda,
-                        b as *mut $ct,
-                        ldb,
-                    )
-                }
-            }
-            unsafe fn getrs_batched(
-                h: blas::cublasHandle_t,
-                trans: blas::cublasOperation_t,
-                n: i32,
-                nrhs: i32,
-                a: *const *const Self,
-                lda: i32,
-                piv: *const i32,
-                b: *const *mut Self,
-                ldb: i32,
-                info: *mut i32,
-                batch: i32,
-            ) -> blas::cublasStatus_t {
-                // SAFETY: as above.
-                unsafe {
-                    blas::$rs(
-                        h,
-                        trans,
-                        n,
-                        nrhs,
-                        a as *const *const $ct,
-                        lda,
-                        piv,
-                        b as *const *mut $ct,
-                        ldb,
-                        info,
-                        batch,
-                    )
-                }
-            }
+            vendor_routines!(define $names);
         }
     };
 }
@@ -504,88 +268,88 @@ macro_rules! scalar {
 scalar!(
     f32,
     f32,
+    c32,
     f32::EPSILON as f64,
     CUDA_R_32F,
     CUBLAS_COMPUTE_32F,
     CUDA_R_32F,
     CUDA_R_32F,
-    cublasSgetrfBatched,
-    cublasSgetrsBatched,
-    f32,
-    cusolverDnSorgqr_bufferSize,
-    cusolverDnSorgqr,
-    cublasStrsm_v2,
-    f32,
-    c32,
-    cusolverDnSpotrfBatched,
-    cusolverDnSsyevjBatched,
-    cusolverDnSsyevjBatched_bufferSize,
-    cusolverDnSgesvdjBatched,
-    cusolverDnSgesvdjBatched_bufferSize
+    [
+        blas::cublasSgetrfBatched,
+        blas::cublasSgetrsBatched,
+        sol::cusolverDnSorgqr_bufferSize,
+        sol::cusolverDnSorgqr,
+        sol::cusolverDnSpotrfBatched,
+        sol::cusolverDnSsyevjBatched_bufferSize,
+        sol::cusolverDnSsyevjBatched,
+        sol::cusolverDnSgesvdjBatched_bufferSize,
+        sol::cusolverDnSgesvdjBatched,
+        blas::cublasStrsm_v2,
+    ]
 );
 scalar!(
     f64,
     f64,
+    c64,
     f64::EPSILON,
     CUDA_R_64F,
     CUBLAS_COMPUTE_64F,
     CUDA_R_64F,
     CUDA_R_64F,
-    cublasDgetrfBatched,
-    cublasDgetrsBatched,
-    f64,
-    cusolverDnDorgqr_bufferSize,
-    cusolverDnDorgqr,
-    cublasDtrsm_v2,
-    f64,
-    c64,
-    cusolverDnDpotrfBatched,
-    cusolverDnDsyevjBatched,
-    cusolverDnDsyevjBatched_bufferSize,
-    cusolverDnDgesvdjBatched,
-    cusolverDnDgesvdjBatched_bufferSize
+    [
+        blas::cublasDgetrfBatched,
+        blas::cublasDgetrsBatched,
+        sol::cusolverDnDorgqr_bufferSize,
+        sol::cusolverDnDorgqr,
+        sol::cusolverDnDpotrfBatched,
+        sol::cusolverDnDsyevjBatched_bufferSize,
+        sol::cusolverDnDsyevjBatched,
+        sol::cusolverDnDgesvdjBatched_bufferSize,
+        sol::cusolverDnDgesvdjBatched,
+        blas::cublasDtrsm_v2,
+    ]
 );
 scalar!(
     c32,
     f32,
+    c32,
     f32::EPSILON as f64,
     CUDA_C_32F,
     CUBLAS_COMPUTE_32F,
     CUDA_C_32F,
     CUDA_R_32F,
-    cublasCgetrfBatched,
-    cublasCgetrsBatched,
-    blas::cuComplex,
-    cusolverDnCungqr_bufferSize,
-    cusolverDnCungqr,
-    cublasCtrsm_v2,
-    sol::cuComplex,
-    c32,
-    cusolverDnCpotrfBatched,
-    cusolverDnCheevjBatched,
-    cusolverDnCheevjBatched_bufferSize,
-    cusolverDnCgesvdjBatched,
-    cusolverDnCgesvdjBatched_bufferSize
+    [
+        blas::cublasCgetrfBatched,
+        blas::cublasCgetrsBatched,
+        sol::cusolverDnCungqr_bufferSize,
+        sol::cusolverDnCungqr,
+        sol::cusolverDnCpotrfBatched,
+        sol::cusolverDnCheevjBatched_bufferSize,
+        sol::cusolverDnCheevjBatched,
+        sol::cusolverDnCgesvdjBatched_bufferSize,
+        sol::cusolverDnCgesvdjBatched,
+        blas::cublasCtrsm_v2,
+    ]
 );
 scalar!(
     c64,
     f64,
+    c64,
     f64::EPSILON,
     CUDA_C_64F,
     CUBLAS_COMPUTE_64F,
     CUDA_C_64F,
     CUDA_R_64F,
-    cublasZgetrfBatched,
-    cublasZgetrsBatched,
-    blas::cuDoubleComplex,
-    cusolverDnZungqr_bufferSize,
-    cusolverDnZungqr,
-    cublasZtrsm_v2,
-    sol::cuDoubleComplex,
-    c64,
-    cusolverDnZpotrfBatched,
-    cusolverDnZheevjBatched,
-    cusolverDnZheevjBatched_bufferSize,
-    cusolverDnZgesvdjBatched,
-    cusolverDnZgesvdjBatched_bufferSize
+    [
+        blas::cublasZgetrfBatched,
+        blas::cublasZgetrsBatched,
+        sol::cusolverDnZungqr_bufferSize,
+        sol::cusolverDnZungqr,
+        sol::cusolverDnZpotrfBatched,
+        sol::cusolverDnZheevjBatched_bufferSize,
+        sol::cusolverDnZheevjBatched,
+        sol::cusolverDnZgesvdjBatched_bufferSize,
+        sol::cusolverDnZgesvdjBatched,
+        blas::cublasZtrsm_v2,
+    ]
 );

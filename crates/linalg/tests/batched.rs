@@ -12,9 +12,9 @@
 //! condition number enters the residual bounds); eigen-residuals get a factor 4 (Jacobi and
 //! divide-and-conquer both have residuals of a few `ε·‖A‖·n`). Only small sizes run on the CPU.
 
+use crate::common::*;
 use cusci_core::testing::{devices, gpu, randn_vec};
 use cusci_core::Element;
-use crate::common::*;
 use cusci_linalg::*;
 
 fn real<T: Scalar>(x: f64) -> T {

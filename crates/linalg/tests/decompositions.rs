@@ -6,9 +6,9 @@
 //! `n` (the matrices are shifted by `n·I` where a solver needs them well conditioned, so that
 //! `cond(a)` is O(1) and the bounds need no condition number).
 
+use crate::common::*;
 use cusci_core::testing::{devices, randn_vec};
 use cusci_core::Element;
-use crate::common::*;
 use cusci_linalg::*;
 
 const SIZES: [usize; 6] = [0, 1, 2, 3, 33, 34];

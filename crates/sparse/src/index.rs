@@ -29,38 +29,28 @@ pub trait SpIndex: Numeric + Ord + Ordered + sealed::Sealed {
     fn cusparse() -> cusparseIndexType_t;
 }
 
-impl SpIndex for i32 {
-    const MAX: usize = i32::MAX as usize;
-    #[inline]
-    fn ix(self) -> usize {
-        self as usize
-    }
-    #[inline]
-    fn of(v: usize) -> Self {
-        v as i32
-    }
-    fn cuda_name() -> &'static str {
-        "int"
-    }
-    fn cusparse() -> cusparseIndexType_t {
-        cusparseIndexType_t::CUSPARSE_INDEX_32I
-    }
+/// `SpIndex` for `$t`: its `MAX`, the CUDA type name and cuSPARSE's index type.
+macro_rules! sp_index {
+    ($t:ty, $cuda:literal, $cusparse:ident) => {
+        impl SpIndex for $t {
+            const MAX: usize = <$t>::MAX as usize;
+            #[inline]
+            fn ix(self) -> usize {
+                self as usize
+            }
+            #[inline]
+            fn of(v: usize) -> Self {
+                v as $t
+            }
+            fn cuda_name() -> &'static str {
+                $cuda
+            }
+            fn cusparse() -> cusparseIndexType_t {
+                cusparseIndexType_t::$cusparse
+            }
+        }
+    };
 }
 
-impl SpIndex for i64 {
-    const MAX: usize = i64::MAX as usize;
-    #[inline]
-    fn ix(self) -> usize {
-        self as usize
-    }
-    #[inline]
-    fn of(v: usize) -> Self {
-        v as i64
-    }
-    fn cuda_name() -> &'static str {
-        "long long"
-    }
-    fn cusparse() -> cusparseIndexType_t {
-        cusparseIndexType_t::CUSPARSE_INDEX_64I
-    }
-}
+sp_index!(i32, "int", CUSPARSE_INDEX_32I);
+sp_index!(i64, "long long", CUSPARSE_INDEX_64I);

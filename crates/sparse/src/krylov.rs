@@ -7,11 +7,22 @@
 //! step (SciPy's loops), with no host synchronisation in between.
 
 use crate::cpu;
-use crate::cuda::{grid, solver_fn, sparse_fn, Elem, NT};
+use crate::cuda::{grid, solver_fn, sparse_fn, NT};
 use crate::linalg::{LinearOperator, POLL};
 use cusci_core::{
     Array, CudaDevice, DevPtr, Device, Float, Function, LaunchConfig, RealFloat, Result,
 };
+
+/// Numbered scalar slots, as the `enum`s of `cuda/solvers.cu`: `slots!(first; A, B, C)` declares
+/// `const A: usize = first`, then `B = A + 1`, `C = B + 1`.
+macro_rules! slots {
+    ($n:expr; $name:ident $(, $rest:ident)* $(,)?) => {
+        const $name: usize = $n;
+        $crate::krylov::slots!($name + 1; $($rest),*);
+    };
+    ($n:expr;) => {};
+}
+pub(crate) use slots;
 
 /// Status codes (SciPy's `info` of a breakdown is the negative code).
 pub(crate) const CONVERGED: i32 = 1;
@@ -121,20 +132,7 @@ impl<T: Float> Engine<T> {
         src: usize,
         dst: usize,
     ) -> Result<()> {
-        match &mut self.store {
-            Store::Cpu { v, flags, .. } => {
-                if flags[2 * self.gate] != 0 {
-                    return Ok(());
-                }
-                let x = Array::from_vec(v[src].clone(), &[v[src].len()], &Device::Cpu)?;
-                v[dst] = op.matvec(&x)?.to_vec()?;
-            }
-            Store::Cuda { v, .. } => {
-                let y = op.matvec(&v[src])?.contiguous()?;
-                v[dst] = y;
-            }
-        }
-        Ok(())
+        self.product(src, dst, |x| op.matvec(x))
     }
 
     /// Vector `dst` = `op^H(vector src)` (the operator's `rmatvec`; on a GPU it runs even after
@@ -145,16 +143,26 @@ impl<T: Float> Engine<T> {
         src: usize,
         dst: usize,
     ) -> Result<()> {
+        self.product(src, dst, |x| op.rmatvec(x))
+    }
+
+    /// Vector `dst` = `f(vector src)`: on the CPU only while the flag is clear, on a GPU always.
+    fn product(
+        &mut self,
+        src: usize,
+        dst: usize,
+        f: impl Fn(&Array<T>) -> Result<Array<T>>,
+    ) -> Result<()> {
         match &mut self.store {
             Store::Cpu { v, flags, .. } => {
                 if flags[2 * self.gate] != 0 {
                     return Ok(());
                 }
                 let x = Array::from_vec(v[src].clone(), &[v[src].len()], &Device::Cpu)?;
-                v[dst] = op.rmatvec(&x)?.to_vec()?;
+                v[dst] = f(&x)?.to_vec()?;
             }
             Store::Cuda { v, .. } => {
-                let y = op.rmatvec(&v[src])?.contiguous()?;
+                let y = f(&v[src])?.contiguous()?;
                 v[dst] = y;
             }
         }
@@ -307,7 +315,7 @@ impl<T: Float> Engine<T> {
                     .arg(st.dev_ptr()?)
                     .arg(ist.dev_ptr()?.add(gate)?)
                     .arg(slot.map_or(-1, |k| k as i32))
-                    .arg(Elem(coef))
+                    .arg(coef)
                     .run()?
             }
         }
@@ -428,7 +436,7 @@ impl<T: Float> Engine<T> {
                 .arg(st.dev_ptr_mut()?)
                 .arg(ist.dev_ptr_mut()?)
                 .arg(slot as i32)
-                .arg(Elem(v))
+                .arg(v)
                 .run()?,
         }
         Ok(())

@@ -478,29 +478,19 @@ pub fn bicgstab<T: Float>(
     b: &Array<T>,
     opts: &SolverOptions<T>,
 ) -> Result<Solution<T>> {
+    use bicg::*;
+    // vectors
+    const SH: usize = bicg::VECTORS;
+    const TV: usize = bicg::VECTORS + 1;
+    // scalars
+    const OMEGA: usize = bicg::SCALARS;
+    const BETA: usize = bicg::SCALARS + 1;
+    const T1: usize = bicg::SCALARS + 2;
+    const T2: usize = bicg::SCALARS + 3;
     let st = match start("bicgstab", a, b, opts)? {
         Ok(s) => s,
         Err(sol) => return Ok(sol),
     };
-    // vectors
-    const X: usize = 0;
-    const R: usize = 1;
-    const RT: usize = 2;
-    const P: usize = 3;
-    const V: usize = 4;
-    const PH: usize = 5;
-    const SH: usize = 6;
-    const TV: usize = 7;
-    // scalars
-    const RHO: usize = 0;
-    const RHOP: usize = 1;
-    const ALPHA: usize = 2;
-    const OMEGA: usize = 3;
-    const BETA: usize = 4;
-    const T1: usize = 5;
-    const T2: usize = 6;
-    const RV: usize = 7;
-    const NRM: usize = 8;
     let mut e = Engine::<T>::new(b.device(), st.n, 8, 9)?;
     init_xr(&mut e, a, &st, opts, X, R, V)?;
     e.copy(RT, R)?;
@@ -508,47 +498,39 @@ pub fn bicgstab<T: Float>(
     let one = T::one();
     let mone = krylov::re::<T>(-1.0);
     let m = opts.m;
-    let mut it = 0;
-    while it < st.maxiter {
-        e.dot(R, R, NRM)?;
-        e.check(NRM, st.atol, true, krylov::CONVERGED, it)?;
-        e.dot(RT, R, RHO)?;
-        e.check(RHO, tol2, false, krylov::BREAKDOWN_RHO, it)?;
-        if it > 0 {
-            e.check(OMEGA, tol2, false, krylov::BREAKDOWN_OMEGA, it)?;
-            e.scalar(Sc::Div, BETA, RHO, RHOP)?;
-            e.scalar(Sc::Div, T1, ALPHA, OMEGA)?;
-            e.scalar(Sc::Mul, BETA, BETA, T1)?;
-            e.axpy(P, V, Some(OMEGA), mone)?;
-            e.scal(P, BETA)?;
-            e.add(P, P, R)?;
-        } else {
-            e.copy(P, R)?;
-        }
-        e.precond(m, P, PH)?;
-        e.apply(a, PH, V)?;
-        e.dot(RT, V, RV)?;
-        e.check(RV, f64::MIN_POSITIVE, false, krylov::BREAKDOWN_OMEGA, it)?;
-        e.scalar(Sc::Div, ALPHA, RHO, RV)?;
-        e.axpy(R, V, Some(ALPHA), mone)?;
-        // SciPy adds alpha·phat to x in both of its branches below
-        e.axpy(X, PH, Some(ALPHA), one)?;
-        e.dot(R, R, NRM)?;
-        e.check(NRM, st.atol, true, krylov::CONVERGED, it + 1)?;
-        e.precond(m, R, SH)?;
-        e.apply(a, SH, TV)?;
-        e.dot(TV, R, T1)?;
-        e.dot(TV, TV, T2)?;
-        e.scalar(Sc::Div, OMEGA, T1, T2)?;
-        e.axpy(X, SH, Some(OMEGA), one)?;
-        e.axpy(R, TV, Some(OMEGA), mone)?;
-        e.scalar(Sc::Copy, RHOP, RHO, RHO)?;
-        it += 1;
-        if e.poll(it)? {
-            break;
-        }
-    }
-    finish(&e, X, st.maxiter)
+    bicg_iterate(
+        &mut e,
+        a,
+        &st,
+        m,
+        |e, it| {
+            if it > 0 {
+                e.check(OMEGA, tol2, false, krylov::BREAKDOWN_OMEGA, it)?;
+                e.scalar(Sc::Div, BETA, RHO, RHOP)?;
+                e.scalar(Sc::Div, T1, ALPHA, OMEGA)?;
+                e.scalar(Sc::Mul, BETA, BETA, T1)?;
+                e.axpy(P, V, Some(OMEGA), mone)?;
+                e.scal(P, BETA)?;
+                e.add(P, P, R)
+            } else {
+                e.copy(P, R)
+            }
+        },
+        |e, it| {
+            e.axpy(R, V, Some(ALPHA), mone)?;
+            // SciPy adds alpha·phat to x in both of its branches below
+            e.axpy(X, PH, Some(ALPHA), one)?;
+            e.dot(R, R, NRM)?;
+            e.check(NRM, st.atol, true, krylov::CONVERGED, it + 1)?;
+            e.precond(m, R, SH)?;
+            e.apply(a, SH, TV)?;
+            e.dot(TV, R, T1)?;
+            e.dot(TV, TV, T2)?;
+            e.scalar(Sc::Div, OMEGA, T1, T2)?;
+            e.axpy(X, SH, Some(OMEGA), one)?;
+            e.axpy(R, TV, Some(OMEGA), mone)
+        },
+    )
 }
 
 /// Conjugate Gradient Squared for a general square `A` (SciPy's `cgs`, the same iteration,
@@ -573,74 +555,112 @@ pub fn cgs<T: Float>(
     b: &Array<T>,
     opts: &SolverOptions<T>,
 ) -> Result<Solution<T>> {
+    use bicg::*;
+    // vectors (v is v̂ = A M⁻¹p)
+    const U: usize = bicg::VECTORS;
+    const Q: usize = bicg::VECTORS + 1;
+    const UQ: usize = bicg::VECTORS + 2;
+    const UH: usize = bicg::VECTORS + 3;
+    const B: usize = bicg::VECTORS + 4;
+    const AX: usize = bicg::VECTORS + 5;
+    // scalars
+    const BETA: usize = bicg::SCALARS;
     let st = match start("cgs", a, b, opts)? {
         Ok(s) => s,
         Err(sol) => return Ok(sol),
     };
-    const X: usize = 0;
-    const R: usize = 1;
-    const RT: usize = 2;
-    const P: usize = 3;
-    const U: usize = 4;
-    const Q: usize = 5;
-    const PH: usize = 6;
-    const VH: usize = 7;
-    const UQ: usize = 8;
-    const UH: usize = 9;
-    const B: usize = 10;
-    const AX: usize = 11;
-    const RHO: usize = 0;
-    const RHOP: usize = 1;
-    const ALPHA: usize = 2;
-    const BETA: usize = 3;
-    const RV: usize = 4;
-    const NRM: usize = 5;
     let mut e = Engine::<T>::new(b.device(), st.n, 12, 6)?;
     init_xr(&mut e, a, &st, opts, X, R, AX)?;
     e.load(B, &st.b)?;
     e.copy(RT, R)?;
-    let tol2 = krylov::eps::<T>().powi(2);
     let one = T::one();
     let mone = krylov::re::<T>(-1.0);
     let m = opts.m;
+    bicg_iterate(
+        &mut e,
+        a,
+        &st,
+        m,
+        |e, it| {
+            if it > 0 {
+                e.scalar(Sc::Div, BETA, RHO, RHOP)?;
+                // u = r + beta q; p = u + beta (q + beta p)
+                e.copy(U, R)?;
+                e.axpy(U, Q, Some(BETA), one)?;
+                e.scal(P, BETA)?;
+                e.add(P, P, Q)?;
+                e.scal(P, BETA)?;
+                e.add(P, P, U)
+            } else {
+                e.copy(P, R)?;
+                e.copy(U, R)
+            }
+        },
+        |e, _| {
+            e.copy(Q, U)?;
+            e.axpy(Q, V, Some(ALPHA), mone)?;
+            e.add(UQ, U, Q)?;
+            e.precond(m, UQ, UH)?;
+            e.axpy(X, UH, Some(ALPHA), one)?;
+            e.apply(a, X, AX)?;
+            e.sub(R, B, AX)
+        },
+    )
+}
+
+/// The slots of the iteration that bicgstab and cgs share ([`bicg_iterate`]); each solver's own
+/// follow them.
+mod bicg {
+    // vectors: x, r, r̃, p, M⁻¹p and v = A M⁻¹p
+    pub(super) const X: usize = 0;
+    pub(super) const R: usize = 1;
+    pub(super) const RT: usize = 2;
+    pub(super) const P: usize = 3;
+    pub(super) const PH: usize = 4;
+    pub(super) const V: usize = 5;
+    pub(super) const VECTORS: usize = 6;
+    // scalars: ρ, the previous ρ, α, r̃·v and ‖r‖²
+    pub(super) const RHO: usize = 0;
+    pub(super) const RHOP: usize = 1;
+    pub(super) const ALPHA: usize = 2;
+    pub(super) const RV: usize = 3;
+    pub(super) const NRM: usize = 4;
+    pub(super) const SCALARS: usize = 5;
+}
+
+/// The iteration of bicgstab and cgs (SciPy's): each step stops when ‖r‖ ≤ atol or on the
+/// breakdown `|ρ| < ε²` (ρ = r̃·r), sets p by `direction(e, it)`, then v = A M⁻¹ p, stops when
+/// r̃·v = 0, α = ρ / r̃·v, updates x and r by `update(e, it)` and keeps ρ.
+fn bicg_iterate<T: Float>(
+    e: &mut Engine<T>,
+    a: &dyn LinearOperator<T>,
+    st: &Start<T>,
+    m: Option<&dyn LinearOperator<T>>,
+    mut direction: impl FnMut(&mut Engine<T>, usize) -> Result<()>,
+    mut update: impl FnMut(&mut Engine<T>, usize) -> Result<()>,
+) -> Result<Solution<T>> {
+    use bicg::*;
+    let tol2 = krylov::eps::<T>().powi(2);
     let mut it = 0;
     while it < st.maxiter {
         e.dot(R, R, NRM)?;
         e.check(NRM, st.atol, true, krylov::CONVERGED, it)?;
         e.dot(RT, R, RHO)?;
         e.check(RHO, tol2, false, krylov::BREAKDOWN_RHO, it)?;
-        if it > 0 {
-            e.scalar(Sc::Div, BETA, RHO, RHOP)?;
-            // u = r + beta q; p = u + beta (q + beta p)
-            e.copy(U, R)?;
-            e.axpy(U, Q, Some(BETA), one)?;
-            e.scal(P, BETA)?;
-            e.add(P, P, Q)?;
-            e.scal(P, BETA)?;
-            e.add(P, P, U)?;
-        } else {
-            e.copy(P, R)?;
-            e.copy(U, R)?;
-        }
+        direction(e, it)?;
         e.precond(m, P, PH)?;
-        e.apply(a, PH, VH)?;
-        e.dot(RT, VH, RV)?;
+        e.apply(a, PH, V)?;
+        e.dot(RT, V, RV)?;
         e.check(RV, f64::MIN_POSITIVE, false, krylov::BREAKDOWN_OMEGA, it)?;
         e.scalar(Sc::Div, ALPHA, RHO, RV)?;
-        e.copy(Q, U)?;
-        e.axpy(Q, VH, Some(ALPHA), mone)?;
-        e.add(UQ, U, Q)?;
-        e.precond(m, UQ, UH)?;
-        e.axpy(X, UH, Some(ALPHA), one)?;
-        e.apply(a, X, AX)?;
-        e.sub(R, B, AX)?;
+        update(e, it)?;
         e.scalar(Sc::Copy, RHOP, RHO, RHO)?;
         it += 1;
         if e.poll(it)? {
             break;
         }
     }
-    finish(&e, X, st.maxiter)
+    finish(e, X, st.maxiter)
 }
 
 // the scalar layout of gmres (see sparse.cu)

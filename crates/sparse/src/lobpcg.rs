@@ -8,7 +8,7 @@
 //! Rayleigh–Ritz generalized eigenproblem of size ≤ 3k, small SVDs) are solved on the host with
 //! faer in double precision: they are tiny, and cusci-sparse does not depend on cusci-linalg.
 
-use crate::cuda::{grid, solver_fn, NT, NULL, PER_SM};
+use crate::cuda::{grid, solver_fn, NT, PER_SM};
 use crate::krylov;
 use crate::linalg::LinearOperator;
 use crate::matrix::hv;
@@ -172,19 +172,16 @@ impl<T: Float> Block<T> {
                         &dev,
                     )?;
                     let f = solver_fn::<T>(d, "lo_combine")?;
-                    let l = d
-                        .launch(&f, grid(d, q * n))
+                    d.launch(&f, grid(d, q * n))
                         .arg(self.a.dev_ptr()?)
                         .arg(i32_of("lobpcg", p)?)
                         .arg(cd.dev_ptr()?)
                         .arg(i32_of("lobpcg", q)?)
-                        .arg(n as i64);
-                    // no base: a null pointer, which the kernel tests
-                    let l = match base {
-                        Some(b) => l.arg(b.a.dev_ptr()?),
-                        None => l.arg(NULL),
-                    };
-                    l.arg(out.dev_ptr_mut()?).run()?;
+                        .arg(n as i64)
+                        // no base: a null pointer, which the kernel tests
+                        .arg(base.map(|b| b.a.dev_ptr()).transpose()?)
+                        .arg(out.dev_ptr_mut()?)
+                        .run()?;
                 }
                 out
             }

@@ -4,7 +4,7 @@
 //! the same order, in f64, stored in the element type). `minres` (in `minres.rs`) shares the
 //! scalar helpers here.
 
-use crate::krylov::{self, Engine};
+use crate::krylov::{self, slots, Engine};
 use crate::linalg::LinearOperator;
 use cusci_core::error::make;
 use cusci_core::{Array, Float, RealFloat, Result};
@@ -18,6 +18,12 @@ impl<T: Float> Sl<'_, T> {
     }
     pub(crate) fn p(&mut self, k: usize, v: f64) {
         self.0[k] = krylov::re(v);
+    }
+    /// Each (slot, value) of `kv`, in order.
+    pub(crate) fn put(&mut self, kv: &[(usize, f64)]) {
+        for &(k, v) in kv {
+            self.p(k, v);
+        }
     }
 }
 
@@ -53,61 +59,26 @@ fn sym_ortho(a: f64, b: f64) -> (f64, f64, f64) {
 }
 
 // ---------------- lsqr and lsmr ----------------
-const LS_ALFA: usize = 0;
-const LS_BETA: usize = 1;
-const LS_DOTU: usize = 2;
-const LS_DOTV: usize = 3;
-const LS_INVB: usize = 4;
-const LS_MB: usize = 5;
-const LS_INVA: usize = 6;
-const LS_NALFA: usize = 7;
-const LS_ISTOP: usize = 8;
-const LS_DOTW: usize = 9;
-const LS_ANORM: usize = 10;
+// the scalar slots (the enums of solvers.cu): both solvers' first, then lsqr's (QR_) or lsmr's
+// (M2_); QR_N and M2_N are the slot counts
+slots!(
+    0;
+    LS_ALFA, LS_BETA, LS_DOTU, LS_DOTV, LS_INVB, LS_MB, LS_INVA, LS_NALFA, LS_ISTOP, LS_DOTW,
+    LS_ANORM
+);
 
-const QR_RHOBAR: usize = 11;
-const QR_PHIBAR: usize = 12;
-const QR_DDNORM: usize = 13;
-const QR_RES2: usize = 14;
-const QR_XNORM: usize = 15;
-const QR_XXNORM: usize = 16;
-const QR_Z: usize = 17;
-const QR_CS2: usize = 18;
-const QR_SN2: usize = 19;
-const QR_T1: usize = 20;
-const QR_T2: usize = 21;
-const QR_ACOND: usize = 22;
-const QR_ARNORM: usize = 23;
-const QR_R1NORM: usize = 24;
-const QR_R2NORM: usize = 25;
-const QR_RNORM: usize = 26;
-const QR_N: usize = 27;
+slots!(
+    LS_ANORM + 1;
+    QR_RHOBAR, QR_PHIBAR, QR_DDNORM, QR_RES2, QR_XNORM, QR_XXNORM, QR_Z, QR_CS2, QR_SN2, QR_T1,
+    QR_T2, QR_ACOND, QR_ARNORM, QR_R1NORM, QR_R2NORM, QR_RNORM, QR_N
+);
 
-const M2_ZETABAR: usize = 11;
-const M2_ALPHABAR: usize = 12;
-const M2_RHO: usize = 13;
-const M2_RHOBAR: usize = 14;
-const M2_CBAR: usize = 15;
-const M2_SBAR: usize = 16;
-const M2_BETADD: usize = 17;
-const M2_BETAD: usize = 18;
-const M2_RHODOLD: usize = 19;
-const M2_TAUTILDEOLD: usize = 20;
-const M2_THETATILDE: usize = 21;
-const M2_ZETA: usize = 22;
-const M2_D: usize = 23;
-const M2_NORMA2: usize = 24;
-const M2_MAXRBAR: usize = 25;
-const M2_MINRBAR: usize = 26;
-const M2_NORMA: usize = 27;
-const M2_CONDA: usize = 28;
-const M2_NORMX: usize = 29;
-const M2_NORMR: usize = 30;
-const M2_NORMAR: usize = 31;
-const M2_CH: usize = 32;
-const M2_CX: usize = 33;
-const M2_CHH: usize = 34;
-const M2_N: usize = 35;
+slots!(
+    LS_ANORM + 1;
+    M2_ZETABAR, M2_ALPHABAR, M2_RHO, M2_RHOBAR, M2_CBAR, M2_SBAR, M2_BETADD, M2_BETAD,
+    M2_RHODOLD, M2_TAUTILDEOLD, M2_THETATILDE, M2_ZETA, M2_D, M2_NORMA2, M2_MAXRBAR,
+    M2_MINRBAR, M2_NORMA, M2_CONDA, M2_NORMX, M2_NORMR, M2_NORMAR, M2_CH, M2_CX, M2_CHH, M2_N
+);
 
 fn ls_nalfa<T: Float>(s: &mut [T], f: &mut [i32; 4]) {
     if f[0] != 0 {
@@ -175,6 +146,61 @@ struct Stop {
     bnorm: f64,
 }
 
+/// The loop of lsqr and lsmr: iterations 1, 2, ... of `step` until `limit` or the status word
+/// is set. Returns `istop` (0 when it ran out of iterations), the iteration it stopped at, and
+/// the scalar slots.
+fn iterate<T: Float>(
+    e: &mut Engine<T>,
+    limit: usize,
+    mut step: impl FnMut(&mut Engine<T>, usize) -> Result<()>,
+) -> Result<(i32, usize, Vec<f64>)> {
+    let mut itn = 0;
+    while itn < limit {
+        itn += 1;
+        step(e, itn)?;
+        if e.poll(itn)? {
+            break;
+        }
+    }
+    let (code, at) = e.status()?;
+    let (istop, itn) = if code > 100 {
+        (code - 100, at)
+    } else {
+        (0, itn)
+    };
+    Ok((istop, itn, e.scalars()?))
+}
+
+/// The stopping reason of lsqr and lsmr (SciPy's `istop`, 0 to go on) at iteration `itn` of
+/// `limit`, from the tests (‖r‖/‖b‖, the normal equations, 1/cond, the relative residual) and
+/// `rtol`: the last test that holds wins.
+fn stop_reason(itn: usize, limit: usize, tests: [f64; 4], rtol: f64, p: Stop) -> i32 {
+    let [test1, test2, test3, t1] = tests;
+    let mut istop = 0;
+    if itn >= limit {
+        istop = 7;
+    }
+    if 1.0 + test3 <= 1.0 {
+        istop = 6;
+    }
+    if 1.0 + test2 <= 1.0 {
+        istop = 5;
+    }
+    if 1.0 + t1 <= 1.0 {
+        istop = 4;
+    }
+    if test3 <= p.ctol {
+        istop = 3;
+    }
+    if test2 <= p.atol {
+        istop = 2;
+    }
+    if test1 <= rtol {
+        istop = 1;
+    }
+    istop
+}
+
 fn lsqr_rot<T: Float>(s: &mut [T], f: &mut [i32; 4], itn: usize, iter_lim: usize, p: Stop) {
     if f[0] != 0 {
         return;
@@ -227,29 +253,8 @@ fn lsqr_rot<T: Float>(s: &mut [T], f: &mut [i32; 4], itn: usize, iter_lim: usize
     let test3 = 1.0 / (acond + eps);
     let tt1 = test1 / (1.0 + anorm * xnorm / p.bnorm);
     let rtol = p.btol + p.atol * anorm * xnorm / p.bnorm;
-    let mut istop = 0;
-    if itn >= iter_lim {
-        istop = 7;
-    }
-    if 1.0 + test3 <= 1.0 {
-        istop = 6;
-    }
-    if 1.0 + test2 <= 1.0 {
-        istop = 5;
-    }
-    if 1.0 + tt1 <= 1.0 {
-        istop = 4;
-    }
-    if test3 <= p.ctol {
-        istop = 3;
-    }
-    if test2 <= p.atol {
-        istop = 2;
-    }
-    if test1 <= rtol {
-        istop = 1;
-    }
-    for (k, v) in [
+    let istop = stop_reason(itn, iter_lim, [test1, test2, test3, tt1], rtol, p);
+    s.put(&[
         (QR_RHOBAR, rhobar),
         (QR_PHIBAR, phibar),
         (QR_DDNORM, ddnorm),
@@ -267,9 +272,7 @@ fn lsqr_rot<T: Float>(s: &mut [T], f: &mut [i32; 4], itn: usize, iter_lim: usize
         (QR_R2NORM, rnorm),
         (QR_RNORM, rnorm),
         (LS_ISTOP, istop as f64),
-    ] {
-        s.p(k, v);
-    }
+    ]);
 }
 
 fn lsmr_rot<T: Float>(s: &mut [T], f: &mut [i32; 4], itn: usize, damp: f64) {
@@ -318,7 +321,7 @@ fn lsmr_rot<T: Float>(s: &mut [T], f: &mut [i32; 4], itn: usize, damp: f64) {
         minrbar = minrbar.min(rhobarold);
     }
     let conda = maxrbar.max(rhotemp) / minrbar.min(rhotemp);
-    for (k, v) in [
+    s.put(&[
         (M2_ALPHABAR, alphabar),
         (M2_RHO, rho),
         (M2_RHOBAR, rhobar),
@@ -339,9 +342,7 @@ fn lsmr_rot<T: Float>(s: &mut [T], f: &mut [i32; 4], itn: usize, damp: f64) {
         (M2_MINRBAR, minrbar),
         (M2_CONDA, conda),
         (M2_NORMAR, zetabar.abs()),
-    ] {
-        s.p(k, v);
-    }
+    ]);
 }
 
 fn lsmr_test<T: Float>(s: &mut [T], f: &mut [i32; 4], itn: usize, maxiter: usize, p: Stop) {
@@ -360,28 +361,7 @@ fn lsmr_test<T: Float>(s: &mut [T], f: &mut [i32; 4], itn: usize, maxiter: usize
     let test3 = 1.0 / s.g(M2_CONDA);
     let t1 = test1 / (1.0 + norma * normx / p.bnorm);
     let rtol = p.btol + p.atol * norma * normx / p.bnorm;
-    let mut istop = 0;
-    if itn >= maxiter {
-        istop = 7;
-    }
-    if 1.0 + test3 <= 1.0 {
-        istop = 6;
-    }
-    if 1.0 + test2 <= 1.0 {
-        istop = 5;
-    }
-    if 1.0 + t1 <= 1.0 {
-        istop = 4;
-    }
-    if test3 <= p.ctol {
-        istop = 3;
-    }
-    if test2 <= p.atol {
-        istop = 2;
-    }
-    if test1 <= rtol {
-        istop = 1;
-    }
+    let istop = stop_reason(itn, maxiter, [test1, test2, test3, t1], rtol, p);
     s.p(M2_NORMX, normx);
     s.p(LS_ISTOP, istop as f64);
     if istop > 0 {
@@ -631,11 +611,9 @@ pub fn lsqr<T: Float>(
     let p = stop_params(opts, bnorm);
     let dampsq = opts.damp * opts.damp;
     let one = T::one();
-    let mut itn = 0;
-    while itn < iter_lim {
-        itn += 1;
-        bidiag_u(&mut e, a)?;
-        bidiag_step(&mut e, a, true, dampsq)?;
+    let (istop, itn, s) = iterate(&mut e, iter_lim, |e, itn| {
+        bidiag_u(e, a)?;
+        bidiag_step(e, a, true, dampsq)?;
         e.dot(W, W, LS_DOTW)?;
         e.step(
             "sl_lsqr_rot",
@@ -646,17 +624,12 @@ pub fn lsqr<T: Float>(
         e.axpy(X, W, Some(QR_T1), one)?;
         e.scal(W, QR_T2)?;
         e.add(W, W, V)?;
-        e.step("sl_ls_flag", &[itn as i32], &[], |s, f| ls_flag(s, f, itn))?;
-        if e.poll(itn)? {
-            break;
-        }
-    }
-    let (code, at) = e.status()?;
-    let s = e.scalars()?;
+        e.step("sl_ls_flag", &[itn as i32], &[], |s, f| ls_flag(s, f, itn))
+    })?;
     Ok(LsqrResult {
         x: e.get(X)?,
-        istop: if code > 100 { code - 100 } else { 0 },
-        itn: if code > 100 { at } else { itn },
+        istop,
+        itn,
         r1norm: s[QR_R1NORM],
         r2norm: s[QR_R2NORM],
         anorm: s[LS_ANORM],
@@ -733,11 +706,9 @@ pub fn lsmr<T: Float>(
     }
     let p = stop_params(opts, normb);
     let one = T::one();
-    let mut itn = 0;
-    while itn < maxiter {
-        itn += 1;
-        bidiag_u(&mut e, a)?;
-        bidiag_step(&mut e, a, false, 0.0)?;
+    let (istop, itn, s) = iterate(&mut e, maxiter, |e, itn| {
+        bidiag_u(e, a)?;
+        bidiag_step(e, a, false, 0.0)?;
         e.step("sl_lsmr_rot", &[itn as i32], &[p.damp], |s, f| {
             lsmr_rot(s, f, itn, p.damp)
         })?;
@@ -752,17 +723,12 @@ pub fn lsmr<T: Float>(
             &[itn as i32, as_i32(maxiter)],
             &[p.atol, p.btol, p.ctol, p.bnorm],
             |s, f| lsmr_test(s, f, itn, maxiter, p),
-        )?;
-        if e.poll(itn)? {
-            break;
-        }
-    }
-    let (code, at) = e.status()?;
-    let s = e.scalars()?;
+        )
+    })?;
     Ok(LsmrResult {
         x: e.get(X)?,
-        istop: if code > 100 { code - 100 } else { 0 },
-        itn: if code > 100 { at } else { itn },
+        istop,
+        itn,
         normr: s[M2_NORMR],
         normar: s[M2_NORMAR],
         norma: s[M2_NORMA],

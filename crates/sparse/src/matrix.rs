@@ -71,6 +71,21 @@ fn check_1d<U: cusci_core::Element>(op: &str, what: &str, a: &Array<U>) -> Resul
     Ok(())
 }
 
+/// The three arrays of a format (`data` and two index arrays, named): each 1-D, all on the
+/// device of `data`.
+fn check_arrays<T: Float, I: SpIndex>(
+    op: &str,
+    data: &Array<T>,
+    (na, a): (&str, &Array<I>),
+    (nb, b): (&str, &Array<I>),
+) -> Result<()> {
+    check_1d(op, "data", data)?;
+    check_1d(op, na, a)?;
+    check_1d(op, nb, b)?;
+    check_same_device(op, data.device(), a.device())?;
+    check_same_device(op, data.device(), b.device())
+}
+
 /// The last element of a 1-D index array (waits for the device).
 pub(crate) fn last<I: SpIndex>(a: &Array<I>) -> Result<usize> {
     Ok(a.index_axis(0, -1)?.item()?.ix())
@@ -141,11 +156,7 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         shape: (usize, usize),
     ) -> Result<Self> {
         let op = "csr_matrix";
-        check_1d(op, "data", &data)?;
-        check_1d(op, "indices", &indices)?;
-        check_1d(op, "indptr", &indptr)?;
-        check_same_device(op, data.device(), indices.device())?;
-        check_same_device(op, data.device(), indptr.device())?;
+        check_arrays(op, &data, ("indices", &indices), ("indptr", &indptr))?;
         let (m, n) = shape;
         if indptr.len() != m + 1 {
             return Err(make::shape(
@@ -623,11 +634,7 @@ impl<T: Float, I: SpIndex> CooMatrix<T, I> {
         shape: (usize, usize),
     ) -> Result<Self> {
         let op = "coo_matrix";
-        check_1d(op, "data", &data)?;
-        check_1d(op, "row", &row)?;
-        check_1d(op, "col", &col)?;
-        check_same_device(op, data.device(), row.device())?;
-        check_same_device(op, data.device(), col.device())?;
+        check_arrays(op, &data, ("row", &row), ("col", &col))?;
         if row.len() != data.len() || col.len() != data.len() {
             return Err(make::shape(
                 op,

@@ -3,40 +3,18 @@
 //! tests) are single-thread kernels of `cuda/solvers.cu` on a GPU and the functions below on the
 //! CPU (the same formulas in the same order, in f64, stored in the element type).
 
-use crate::krylov::{self, Engine};
+use crate::krylov::{self, slots, Engine};
 use crate::linalg::{check_system, LinearOperator, Solution, SolverOptions};
 use crate::lsq::Sl;
 use cusci_core::error::make;
 use cusci_core::{Array, Float, RealFloat, Result};
 
-const MR_BETA1: usize = 0;
-const MR_BETA: usize = 1;
-const MR_OLDB: usize = 2;
-const MR_DBAR: usize = 3;
-const MR_EPSLN: usize = 4;
-const MR_PHIBAR: usize = 5;
-const MR_RHS1: usize = 6;
-const MR_RHS2: usize = 7;
-const MR_TNORM2: usize = 8;
-const MR_GMAX: usize = 9;
-const MR_GMIN: usize = 10;
-const MR_CS: usize = 11;
-const MR_SN: usize = 12;
-const MR_ISTOP: usize = 13;
-const MR_DOT: usize = 14;
-const MR_BB: usize = 15;
-const MR_S: usize = 16;
-const MR_COEF1: usize = 17;
-const MR_COEF2: usize = 18;
-const MR_NOLDEPS: usize = 19;
-const MR_NDELTA: usize = 20;
-const MR_DENOM: usize = 21;
-const MR_PHI: usize = 22;
-const MR_XX: usize = 23;
-const MR_ROOT: usize = 24;
-const MR_ALFA: usize = 25;
-const MR_GBAR: usize = 26;
-const MR_N: usize = 27;
+slots!(
+    0;
+    MR_BETA1, MR_BETA, MR_OLDB, MR_DBAR, MR_EPSLN, MR_PHIBAR, MR_RHS1, MR_RHS2, MR_TNORM2,
+    MR_GMAX, MR_GMIN, MR_CS, MR_SN, MR_ISTOP, MR_DOT, MR_BB, MR_S, MR_COEF1, MR_COEF2,
+    MR_NOLDEPS, MR_NDELTA, MR_DENOM, MR_PHI, MR_XX, MR_ROOT, MR_ALFA, MR_GBAR, MR_N
+);
 
 /// Status code of a negative `r·M r` (SciPy's "non-symmetric matrix").
 const MR_NONSYM: i32 = 3;

@@ -34,6 +34,19 @@ fn bfs_labels(n: usize, edges: &[(usize, usize)]) -> (usize, Vec<i32>) {
     (k as usize, lab)
 }
 
+/// A random n x n graph (on the CPU) and its edge list.
+fn random_graph(n: usize, density: f64, seed: u64) -> (CsrMatrix<f64>, Vec<(usize, usize)>) {
+    let g = random::<f64>(n, n, density, seed, &Device::Cpu).unwrap();
+    let coo = g.tocoo().unwrap();
+    let (r, c) = (coo.row().to_vec().unwrap(), coo.col().to_vec().unwrap());
+    let edges = r
+        .iter()
+        .zip(&c)
+        .map(|(&a, &b)| (a as usize, b as usize))
+        .collect();
+    (g, edges)
+}
+
 #[test]
 fn weak_components_against_bfs() {
     for (n, density, seed) in [
@@ -44,14 +57,7 @@ fn weak_components_against_bfs() {
         (300, 0.004, 4),
         (257, 0.0005, 5),
     ] {
-        let g = random::<f64>(n, n, density, seed, &Device::Cpu).unwrap();
-        let coo = g.tocoo().unwrap();
-        let (r, c) = (coo.row().to_vec().unwrap(), coo.col().to_vec().unwrap());
-        let edges: Vec<(usize, usize)> = r
-            .iter()
-            .zip(&c)
-            .map(|(&a, &b)| (a as usize, b as usize))
-            .collect();
+        let (g, edges) = random_graph(n, density, seed);
         let (k, want) = bfs_labels(n, &edges);
         for dev in devices() {
             let gd = g.to_device(&dev).unwrap();
@@ -153,14 +159,7 @@ fn strong_components_against_reachability() {
         (120, 0.03, 6),
         (257, 0.004, 7),
     ] {
-        let g = random::<f64>(n, n, density, seed, &Device::Cpu).unwrap();
-        let coo = g.tocoo().unwrap();
-        let (r, c) = (coo.row().to_vec().unwrap(), coo.col().to_vec().unwrap());
-        let edges: Vec<(usize, usize)> = r
-            .iter()
-            .zip(&c)
-            .map(|(&a, &b)| (a as usize, b as usize))
-            .collect();
+        let (g, edges) = random_graph(n, density, seed);
         let (k, want) = strong_oracle(n, &edges);
         for dev in devices() {
             let gd = g.to_device(&dev).unwrap();

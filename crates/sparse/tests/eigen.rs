@@ -7,34 +7,7 @@ use cusci_core::{c64, Array, Device, Error, Float};
 use cusci_sparse::linalg::{eigsh, EigshOptions, Which};
 use cusci_sparse::{diags, CsrMatrix};
 
-fn laplacian<T: Float>(k: usize, dev: &Device) -> CsrMatrix<T> {
-    let n = k * k;
-    let f = |v: f64| T::from_c64(c64::new(v, 0.0));
-    let main = vec![f(4.0); n];
-    let side: Vec<T> = (0..n - 1)
-        .map(|i| if (i + 1) % k == 0 { f(0.0) } else { f(-1.0) })
-        .collect();
-    let vert = vec![f(-1.0); n - k];
-    diags(
-        &[&main, &side, &side, &vert, &vert],
-        &[0, -1, 1, -(k as isize), k as isize],
-        None,
-        dev,
-    )
-    .unwrap()
-}
-
-/// The exact spectrum of the k x k grid Laplacian, ascending.
-fn spectrum(k: usize) -> Vec<f64> {
-    let h = std::f64::consts::PI / (k + 1) as f64;
-    let mut w: Vec<f64> = (1..=k)
-        .flat_map(|i| {
-            (1..=k).map(move |j| 4.0 - 2.0 * (i as f64 * h).cos() - 2.0 * (j as f64 * h).cos())
-        })
-        .collect();
-    w.sort_by(f64::total_cmp);
-    w
-}
+use crate::common::{laplacian, load_csr, spectrum};
 
 /// max ‖A v_i − w_i v_i‖ and max |V^H V − I|.
 fn check_pairs<T: Float>(a: &CsrMatrix<T>, w: &[f64], v: &Array<T>) -> (f64, f64) {
@@ -247,13 +220,7 @@ fn load<T: Element>(name: &str, dev: &Device) -> Array<T> {
 }
 
 fn golden_matrix(dev: &Device) -> CsrMatrix<f64> {
-    CsrMatrix::new(
-        load("s_data", dev),
-        load("s_indices", dev),
-        load("s_indptr", dev),
-        (40, 25),
-    )
-    .unwrap()
+    load_csr("scipy_sparse_eigen", "s", (40, 25), dev)
 }
 
 /// The dense (rows, cols) values of a sparse matrix, as c64 on the host.

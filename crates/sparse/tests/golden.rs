@@ -14,13 +14,7 @@ fn load<T: Element>(name: &str, dev: &Device) -> Array<T> {
 }
 
 fn csr(prefix: &str, shape: (usize, usize), dev: &Device) -> CsrMatrix<f64> {
-    CsrMatrix::new(
-        load(&format!("{prefix}_data"), dev),
-        load(&format!("{prefix}_indices"), dev),
-        load(&format!("{prefix}_indptr"), dev),
-        shape,
-    )
-    .unwrap()
+    crate::common::load_csr("scipy_sparse", prefix, shape, dev)
 }
 
 fn same(a: &CsrMatrix<f64>, b: &CsrMatrix<f64>, what: &str) {

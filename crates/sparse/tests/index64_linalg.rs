@@ -4,55 +4,17 @@
 //! lsqr/lsmr and svds against SciPy's results (the golden files of the `i32` tests), eigsh and
 //! lobpcg against the Laplacian's exact spectrum; on every device.
 
-use cusci_core::npy::load_npz_array;
 use cusci_core::testing::{assert_allclose, devices, randn_vec};
-use cusci_core::{c64, Array, Device, Element, Float};
+use cusci_core::{c64, Array, Device, Float};
 use cusci_sparse::linalg::{
     bicgstab, cg, cgs, eigsh, gmres, lobpcg, lsmr, lsqr, minres, svds, EigshOptions,
-    LinearOperator, LobpcgOptions, LsqOptions, Solution, SolverOptions, SvdsOptions, Which,
+    LinearOperator, LobpcgOptions, LsqOptions, SolverOptions, SvdsOptions, Which,
 };
-use cusci_sparse::{diags, random, CscMatrix, CsrMatrix, Result};
+use cusci_sparse::{diags, random, CscMatrix, CsrMatrix};
 
-fn load<T: Element>(file: &str, name: &str, dev: &Device) -> Array<T> {
-    let path = format!("{}/tests/data/{file}.npz", env!("CARGO_MANIFEST_DIR"));
-    load_npz_array::<T>(&path, name, dev).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn f<T: Float>(v: f64) -> T {
-    T::from_c64(c64::new(v, 0.0))
-}
-
-/// The k x k grid Laplacian (5 points) plus `c` times an upwind convection term (non-symmetric
-/// for c ≠ 0), `i32` indices.
-fn grid<T: Float>(k: usize, c: f64, dev: &Device) -> CsrMatrix<T> {
-    let n = k * k;
-    let main = vec![f::<T>(4.0 + c); n];
-    let side = |v: f64| -> Vec<T> {
-        (0..n - 1)
-            .map(|i| if (i + 1) % k == 0 { f(0.0) } else { f(v) })
-            .collect()
-    };
-    let vert = vec![f::<T>(-1.0); n - k];
-    diags(
-        &[&main, &side(-1.0 - c), &side(-1.0), &vert, &vert],
-        &[0, -1, 1, -(k as isize), k as isize],
-        None,
-        dev,
-    )
-    .unwrap()
-}
-
-/// The exact spectrum of the k x k grid Laplacian, ascending.
-fn spectrum(k: usize) -> Vec<f64> {
-    let h = std::f64::consts::PI / (k + 1) as f64;
-    let mut w: Vec<f64> = (1..=k)
-        .flat_map(|i| {
-            (1..=k).map(move |j| 4.0 - 2.0 * (i as f64 * h).cos() - 2.0 * (j as f64 * h).cos())
-        })
-        .collect();
-    w.sort_by(f64::total_cmp);
-    w
-}
+use crate::common::{
+    convdiff as grid, f, load_csr, load_npz as load, lsq_like_scipy, spectrum, Solver,
+};
 
 fn host<T: Float>(a: &Array<T>) -> Vec<T> {
     a.to_vec().unwrap()
@@ -145,8 +107,6 @@ fn i64_matvec_rmatvec_csr_csc_like_dense_and_i32() {
     operator_case::<c64>();
 }
 
-type Solver<T> = fn(&dyn LinearOperator<T>, &Array<T>, &SolverOptions<T>) -> Result<Solution<T>>;
-
 /// ‖A x − b‖ / ‖b‖ on the host (f64 accumulation).
 fn rel_residual<T: Float>(a: &CsrMatrix<T>, x: &Array<T>, b: &[T]) -> f64 {
     let ax = host(&a.dot(x).unwrap());
@@ -220,15 +180,9 @@ fn i64_krylov_solvers_like_i32() {
 fn i64_lsqr_lsmr_like_scipy() {
     let file = "scipy_sparse_solvers";
     for dev in devices() {
-        let l = CsrMatrix::new(
-            load::<f64>(file, "l_data", &dev),
-            load::<i32>(file, "l_indices", &dev),
-            load::<i32>(file, "l_indptr", &dev),
-            (40, 15),
-        )
-        .unwrap()
-        .with_index::<i64>()
-        .unwrap();
+        let l = load_csr(file, "l", (40, 15), &dev)
+            .with_index::<i64>()
+            .unwrap();
         let b = load::<f64>(file, "l_b", &dev);
         for damp in [0.0, 0.7] {
             let o = LsqOptions {
@@ -240,27 +194,9 @@ fn i64_lsqr_lsmr_like_scipy() {
             let sfx = if damp > 0.0 { "_damp" } else { "" };
             let ctx = format!("{dev} damp {damp}");
             let r = lsqr(&l, &b, &o).unwrap();
-            let want = host(&load::<f64>(file, &format!("lsqr{sfx}_out"), &Device::Cpu));
-            assert_eq!(r.istop as f64, want[0], "lsqr istop {ctx}");
-            assert!((r.itn as f64 - want[1]).abs() <= 1.0, "lsqr itn {ctx}");
-            assert_allclose(
-                &r.x,
-                &load::<f64>(file, &format!("lsqr{sfx}_x"), &dev),
-                1e-7,
-                1e-9,
-                &format!("lsqr x {ctx}"),
-            );
+            lsq_like_scipy("lsqr", sfx, (r.istop, r.itn, &r.x), &[], &dev, &ctx);
             let r = lsmr(&l, &b, &o).unwrap();
-            let want = host(&load::<f64>(file, &format!("lsmr{sfx}_out"), &Device::Cpu));
-            assert_eq!(r.istop as f64, want[0], "lsmr istop {ctx}");
-            assert!((r.itn as f64 - want[1]).abs() <= 1.0, "lsmr itn {ctx}");
-            assert_allclose(
-                &r.x,
-                &load::<f64>(file, &format!("lsmr{sfx}_x"), &dev),
-                1e-7,
-                1e-9,
-                &format!("lsmr x {ctx}"),
-            );
+            lsq_like_scipy("lsmr", sfx, (r.istop, r.itn, &r.x), &[], &dev, &ctx);
         }
         // the CSC form (the transpose's arrays) gives the same solution
         let r = lsqr(&l.tocsc().unwrap(), &b, &LsqOptions::default()).unwrap();
@@ -273,15 +209,9 @@ fn i64_lsqr_lsmr_like_scipy() {
 fn i64_svds_like_scipy() {
     let file = "scipy_sparse_eigen";
     for dev in devices() {
-        let a = CsrMatrix::new(
-            load::<f64>(file, "s_data", &dev),
-            load::<i32>(file, "s_indices", &dev),
-            load::<i32>(file, "s_indptr", &dev),
-            (40, 25),
-        )
-        .unwrap()
-        .with_index::<i64>()
-        .unwrap();
+        let a = load_csr(file, "s", (40, 25), &dev)
+            .with_index::<i64>()
+            .unwrap();
         let at = a.transpose().tocsr().unwrap();
         for (mat, k, which, key) in [
             (&a, 4, Which::LM, "svds_lm"),

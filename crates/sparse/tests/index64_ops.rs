@@ -4,9 +4,11 @@
 //! the other index type), and the GPU agrees with the CPU's `i32` result (structure exactly,
 //! values to rounding), which the `i32` tests check against dense oracles.
 
-use cusci_core::testing::{assert_allclose, devices, randn_vec};
+use cusci_core::testing::{assert_allclose, devices};
 use cusci_core::{c64, Array, Device, Error, Float};
-use cusci_sparse::{find, kronsum, random, CooMatrix, CsrMatrix, SpIndex};
+use cusci_sparse::{find, kronsum, CooMatrix, CsrMatrix, SpIndex};
+
+use crate::common::{other_shape_refused, randn_csr, spgemm_operands, OP_SHAPES};
 
 fn host<U: cusci_core::Element>(a: &Array<U>) -> Vec<U> {
     a.to_vec().unwrap()
@@ -14,21 +16,6 @@ fn host<U: cusci_core::Element>(a: &Array<U>) -> Vec<U> {
 
 fn ix<I: SpIndex>(a: &Array<I>) -> Vec<i64> {
     host(a).into_iter().map(|v| v.to_i64()).collect()
-}
-
-/// A random m x n matrix (randn values, signs mixed) with `i32` indices on `dev`.
-fn mat<T: Float>(m: usize, n: usize, density: f64, seed: u64, dev: &Device) -> CsrMatrix<T> {
-    let r = random::<T>(m, n, density, seed, &Device::Cpu).unwrap();
-    let v = randn_vec::<T>(r.nnz(), seed + 100);
-    CsrMatrix::new(
-        Array::from_vec(v, &[r.nnz()], &Device::Cpu).unwrap(),
-        r.indices().clone(),
-        r.indptr().clone(),
-        (m, n),
-    )
-    .unwrap()
-    .to_device(dev)
-    .unwrap()
 }
 
 /// `got` (i64 indices) is exactly `same` (i32 indices, same device) and close to `cpu` (i32, CPU).
@@ -77,12 +64,10 @@ fn check<T: Float>(
     );
 }
 
-const SHAPES: [(usize, usize); 5] = [(0, 0), (1, 1), (7, 5), (33, 31), (64, 70)];
-
 fn ops_case<T: Float>() {
-    for (m, n) in SHAPES {
-        let ca = mat::<T>(m, n, 0.2, 1 + m as u64, &Device::Cpu);
-        let cb = mat::<T>(m, n, 0.3, 2 + m as u64, &Device::Cpu);
+    for (m, n) in OP_SHAPES {
+        let ca = randn_csr::<T>(m, n, 0.2, 1 + m as u64, &Device::Cpu);
+        let cb = randn_csr::<T>(m, n, 0.3, 2 + m as u64, &Device::Cpu);
         let cpu_sum = ca.add(&cb).unwrap();
         let cpu_diff = ca.sub(&cb).unwrap();
         let cpu_prod = ca.multiply(&cb).unwrap();
@@ -131,14 +116,10 @@ fn ops_case<T: Float>() {
             assert_eq!(ix(&c), ix(&c32), "find cols on {dev}");
             assert_eq!(host(&v), host(&v32), "find values on {dev}");
             // errors as for i32
-            let other = mat::<T>(m + 1, n, 0.2, 3, &dev)
+            let other = randn_csr::<T>(m + 1, n, 0.2, 3, &dev)
                 .with_index::<i64>()
                 .unwrap();
-            assert!(matches!(a64.add(&other), Err(Error::ShapeMismatch { .. })));
-            assert!(matches!(
-                a64.multiply(&other),
-                Err(Error::ShapeMismatch { .. })
-            ));
+            other_shape_refused(&a64, &other);
         }
     }
 }
@@ -151,9 +132,7 @@ fn i64_add_sub_multiply_diagonal_todia_find_like_i32() {
 }
 
 fn spgemm_case<T: Float>() {
-    for (m, k, n) in [(0, 0, 0), (1, 1, 1), (5, 7, 3), (33, 20, 31), (60, 64, 50)] {
-        let ca = mat::<T>(m, k, 0.25, 5 + m as u64, &Device::Cpu);
-        let cb = mat::<T>(k, n, 0.25, 6 + n as u64, &Device::Cpu);
+    for (m, _, n, ca, cb) in spgemm_operands::<T>() {
         let cpu = ca.matmul(&cb).unwrap();
         for dev in devices() {
             let (a, b) = (ca.to_device(&dev).unwrap(), cb.to_device(&dev).unwrap());
@@ -181,8 +160,8 @@ fn i64_spgemm_like_i32() {
 
 #[test]
 fn i64_kronsum_like_i32() {
-    let ca = mat::<f64>(4, 4, 0.5, 7, &Device::Cpu);
-    let cb = mat::<f64>(3, 3, 0.5, 8, &Device::Cpu);
+    let ca = randn_csr::<f64>(4, 4, 0.5, 7, &Device::Cpu);
+    let cb = randn_csr::<f64>(3, 3, 0.5, 8, &Device::Cpu);
     let cpu = kronsum(&ca, &cb).unwrap();
     for dev in devices() {
         let (a, b) = (ca.to_device(&dev).unwrap(), cb.to_device(&dev).unwrap());
@@ -267,7 +246,7 @@ fn i64_connected_components_like_i32() {
         (70, 0.02),
         (150, 0.012),
     ] {
-        let g = mat::<f64>(n, n, density, 40 + n as u64, &Device::Cpu);
+        let g = randn_csr::<f64>(n, n, density, 40 + n as u64, &Device::Cpu);
         for (directed, conn) in [
             (false, Connection::Weak),
             (true, Connection::Weak),
@@ -288,7 +267,7 @@ fn i64_connected_components_like_i32() {
         }
     }
     // a non-square graph: the same error as for i32
-    let g = mat::<f64>(3, 4, 0.5, 1, &Device::Cpu)
+    let g = randn_csr::<f64>(3, 4, 0.5, 1, &Device::Cpu)
         .with_index::<i64>()
         .unwrap();
     assert!(matches!(

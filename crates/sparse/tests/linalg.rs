@@ -2,58 +2,11 @@
 //! iterations with zero tolerances), preconditioning, every device against the CPU, bad input.
 
 use cusci_core::testing::{assert_allclose, devices, gpu, randn_vec};
-use cusci_core::{c64, Array, Device, Error, Float};
+use cusci_core::{c64, Array, Device, Error};
 use cusci_sparse::linalg::{cg, FnOperator, LinearOperator, SolverOptions};
 use cusci_sparse::{diags, random, CsrMatrix};
 
-/// The 5-point Laplacian of a g x g grid (Dirichlet), CSR.
-fn laplacian<T: Float>(g: usize, dev: &Device) -> CsrMatrix<T> {
-    let n = g * g;
-    let f = |v: f64| T::from_c64(c64::new(v, 0.0));
-    let main = vec![f(4.0); n];
-    let side: Vec<T> = (0..n - 1)
-        .map(|i| if (i + 1) % g == 0 { f(0.0) } else { f(-1.0) })
-        .collect();
-    let vert = vec![f(-1.0); n - g];
-    diags(
-        &[&main, &side, &side, &vert, &vert],
-        &[0, -1, 1, -(g as isize), g as isize],
-        None,
-        dev,
-    )
-    .unwrap()
-}
-
-/// Dense Gaussian elimination with partial pivoting (the oracle).
-fn dense_solve(a: &[f64], b: &[f64]) -> Vec<f64> {
-    let n = b.len();
-    let mut m = a.to_vec();
-    let mut x = b.to_vec();
-    for k in 0..n {
-        let p = (k..n)
-            .max_by(|&i, &j| m[i * n + k].abs().total_cmp(&m[j * n + k].abs()))
-            .unwrap();
-        for j in 0..n {
-            m.swap(k * n + j, p * n + j);
-        }
-        x.swap(k, p);
-        for i in k + 1..n {
-            let f = m[i * n + k] / m[k * n + k];
-            for j in k..n {
-                m[i * n + j] -= f * m[k * n + j];
-            }
-            x[i] -= f * x[k];
-        }
-    }
-    for k in (0..n).rev() {
-        let mut s = x[k];
-        for j in k + 1..n {
-            s -= m[k * n + j] * x[j];
-        }
-        x[k] = s / m[k * n + k];
-    }
-    x
-}
+use crate::common::{dense_solve, laplacian, runs_maxiter};
 
 #[test]
 fn cg_solves_poisson_like_a_dense_solve() {
@@ -106,29 +59,7 @@ fn cg_zero_tolerance_runs_maxiter_iterations() {
         maxiter: Some(37),
         ..Default::default()
     };
-    let cpu = cg(
-        &a,
-        &Array::from_vec(b.clone(), &[100], &Device::Cpu).unwrap(),
-        &opts,
-    )
-    .unwrap();
-    assert_eq!((cpu.info, cpu.iterations), (37, 37));
-    for dev in devices() {
-        let s = cg(
-            &a.to_device(&dev).unwrap(),
-            &Array::from_vec(b.clone(), &[100], &dev).unwrap(),
-            &opts,
-        )
-        .unwrap();
-        assert_eq!((s.info, s.iterations), (37, 37), "{dev}");
-        assert_allclose(
-            &s.x.to_device(&Device::Cpu).unwrap(),
-            &cpu.x,
-            1e-10,
-            1e-12,
-            &format!("37 iterations on {dev}"),
-        );
-    }
+    runs_maxiter("cg", cg, &a, &b, &opts);
 }
 
 #[test]

@@ -10,6 +10,8 @@ use cusci_sparse::linalg::{
 };
 use cusci_sparse::{diags, CsrMatrix};
 
+use crate::common::{laplacian, load_csr, lsq_like_scipy};
+
 const NPZ: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/scipy_sparse_solvers.npz"
@@ -17,23 +19,6 @@ const NPZ: &str = concat!(
 
 fn load<T: Element>(name: &str, dev: &Device) -> Array<T> {
     load_npz_array::<T>(NPZ, name, dev).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn laplacian<T: Float>(k: usize, dev: &Device) -> CsrMatrix<T> {
-    let n = k * k;
-    let f = |v: f64| T::from_c64(c64::new(v, 0.0));
-    let main = vec![f(4.0); n];
-    let side: Vec<T> = (0..n - 1)
-        .map(|i| if (i + 1) % k == 0 { f(0.0) } else { f(-1.0) })
-        .collect();
-    let vert = vec![f(-1.0); n - k];
-    diags(
-        &[&main, &side, &side, &vert, &vert],
-        &[0, -1, 1, -(k as isize), k as isize],
-        None,
-        dev,
-    )
-    .unwrap()
 }
 
 #[test]
@@ -79,13 +64,7 @@ fn minres_like_scipy_on_an_indefinite_shifted_laplacian() {
 #[test]
 fn lsqr_and_lsmr_like_scipy() {
     for dev in devices() {
-        let l = CsrMatrix::new(
-            load::<f64>("l_data", &dev),
-            load::<i32>("l_indices", &dev),
-            load::<i32>("l_indptr", &dev),
-            (40, 15),
-        )
-        .unwrap();
+        let l = load_csr("scipy_sparse_solvers", "l", (40, 15), &dev);
         let b = load::<f64>("l_b", &dev);
         for damp in [0.0, 0.7] {
             let o = LsqOptions {
@@ -97,53 +76,33 @@ fn lsqr_and_lsmr_like_scipy() {
             let sfx = if damp > 0.0 { "_damp" } else { "" };
             let ctx = format!("{dev} damp {damp}");
             let r = lsqr(&l, &b, &o).unwrap();
-            let want = load::<f64>(&format!("lsqr{sfx}_out"), &Device::Cpu)
-                .to_vec()
-                .unwrap();
-            assert_eq!(r.istop as f64, want[0], "lsqr istop {ctx}");
-            assert!((r.itn as f64 - want[1]).abs() <= 1.0, "lsqr itn {ctx}");
-            assert_allclose(
-                &r.x,
-                &load::<f64>(&format!("lsqr{sfx}_x"), &dev),
-                1e-7,
-                1e-9,
-                &format!("lsqr x {ctx}"),
+            lsq_like_scipy(
+                "lsqr",
+                sfx,
+                (r.istop, r.itn, &r.x),
+                &[
+                    (r.r1norm, 2, "r1norm"),
+                    (r.r2norm, 3, "r2norm"),
+                    (r.anorm, 4, "anorm"),
+                    (r.acond, 5, "acond"),
+                ],
+                &dev,
+                &ctx,
             );
-            for (got, w, what) in [
-                (r.r1norm, want[2], "r1norm"),
-                (r.r2norm, want[3], "r2norm"),
-                (r.anorm, want[4], "anorm"),
-                (r.acond, want[5], "acond"),
-            ] {
-                assert!(
-                    (got - w).abs() <= 1e-6 * w.abs(),
-                    "lsqr {what} {ctx}: {got} vs {w}"
-                );
-            }
             let r = lsmr(&l, &b, &o).unwrap();
-            let want = load::<f64>(&format!("lsmr{sfx}_out"), &Device::Cpu)
-                .to_vec()
-                .unwrap();
-            assert_eq!(r.istop as f64, want[0], "lsmr istop {ctx}");
-            assert!((r.itn as f64 - want[1]).abs() <= 1.0, "lsmr itn {ctx}");
-            assert_allclose(
-                &r.x,
-                &load::<f64>(&format!("lsmr{sfx}_x"), &dev),
-                1e-7,
-                1e-9,
-                &format!("lsmr x {ctx}"),
+            lsq_like_scipy(
+                "lsmr",
+                sfx,
+                (r.istop, r.itn, &r.x),
+                &[
+                    (r.normr, 2, "normr"),
+                    (r.norma, 4, "norma"),
+                    (r.conda, 5, "conda"),
+                    (r.normx, 6, "normx"),
+                ],
+                &dev,
+                &ctx,
             );
-            for (got, w, what) in [
-                (r.normr, want[2], "normr"),
-                (r.norma, want[4], "norma"),
-                (r.conda, want[5], "conda"),
-                (r.normx, want[6], "normx"),
-            ] {
-                assert!(
-                    (got - w).abs() <= 1e-6 * w.abs(),
-                    "lsmr {what} {ctx}: {got} vs {w}"
-                );
-            }
         }
     }
 }

@@ -4,7 +4,9 @@
 
 use cusci_core::testing::{assert_allclose, devices, randn_vec, rtol_for};
 use cusci_core::{c32, c64, Array, DType, Device, Error, Float};
-use cusci_sparse::{random, CooMatrix, CsrMatrix, SpIndex};
+use cusci_sparse::{CooMatrix, CsrMatrix, SpIndex};
+
+use crate::common::{other_shape_refused, randn_csr, spgemm_operands, OP_SHAPES};
 
 fn host<T: Float>(a: &Array<T>) -> Array<T> {
     a.to_device(&Device::Cpu).unwrap()
@@ -14,28 +16,11 @@ fn dense<T: Float>(a: &CsrMatrix<T>) -> Vec<T> {
     a.toarray().unwrap().to_vec().unwrap()
 }
 
-fn mat<T: Float>(m: usize, n: usize, density: f64, seed: u64, dev: &Device) -> CsrMatrix<T> {
-    let r = random::<T>(m, n, density, seed, &Device::Cpu).unwrap();
-    // values from randn (signs mixed) on the random structure
-    let v = randn_vec::<T>(r.nnz(), seed + 100);
-    CsrMatrix::new(
-        Array::from_vec(v, &[r.nnz()], &Device::Cpu).unwrap(),
-        r.indices().clone(),
-        r.indptr().clone(),
-        (m, n),
-    )
-    .unwrap()
-    .to_device(dev)
-    .unwrap()
-}
-
-const SHAPES: [(usize, usize); 5] = [(0, 0), (1, 1), (7, 5), (33, 31), (64, 70)];
-
 fn case<T: Float>() {
-    for (m, n) in SHAPES {
+    for (m, n) in OP_SHAPES {
         for dev in devices() {
-            let a = mat::<T>(m, n, 0.2, 1 + m as u64, &dev);
-            let b = mat::<T>(m, n, 0.3, 2 + m as u64, &dev);
+            let a = randn_csr::<T>(m, n, 0.2, 1 + m as u64, &dev);
+            let b = randn_csr::<T>(m, n, 0.3, 2 + m as u64, &dev);
             let (da, db) = (dense(&a), dense(&b));
             let tol = rtol_for::<T>(64) * 10.0;
             let full = |v: Vec<T>, s: &[usize]| Array::from_vec(v, s, &Device::Cpu).unwrap();
@@ -138,12 +123,7 @@ fn case<T: Float>() {
             assert_eq!(e.indices().to_vec().unwrap(), vec![0, 1]);
             assert_eq!(e.indptr().to_vec().unwrap(), vec![0, 1, 2]);
             // errors
-            let other = mat::<T>(m + 1, n, 0.2, 3, &dev);
-            assert!(matches!(a.add(&other), Err(Error::ShapeMismatch { .. })));
-            assert!(matches!(
-                a.multiply(&other),
-                Err(Error::ShapeMismatch { .. })
-            ));
+            other_shape_refused(&a, &randn_csr::<T>(m + 1, n, 0.2, 3, &dev));
         }
     }
 }
@@ -156,9 +136,7 @@ fn ops_f64_f32_c64() {
 }
 
 fn spgemm_case<T: Float>() {
-    for (m, k, n) in [(0, 0, 0), (1, 1, 1), (5, 7, 3), (33, 20, 31), (60, 64, 50)] {
-        let cpu_a = mat::<T>(m, k, 0.25, 5 + m as u64, &Device::Cpu);
-        let cpu_b = mat::<T>(k, n, 0.25, 6 + n as u64, &Device::Cpu);
+    for (m, k, n, cpu_a, cpu_b) in spgemm_operands::<T>() {
         let cpu = cpu_a.matmul(&cpu_b).unwrap();
         assert!(cpu.has_canonical_format());
         let (da, db) = (dense(&cpu_a), dense(&cpu_b));
@@ -422,7 +400,7 @@ fn spmv_every_type_and_index_width_against_stored_order_oracle() {
 #[test]
 fn spmv_shape_errors() {
     for dev in devices() {
-        let a = mat::<f64>(4, 3, 0.5, 9, &dev);
+        let a = randn_csr::<f64>(4, 3, 0.5, 9, &dev);
         let bad = Array::from_vec(vec![1.0f64; 4], &[4], &dev).unwrap();
         assert!(matches!(a.dot(&bad), Err(Error::ShapeMismatch { .. })));
         let z = Array::from_vec(vec![1.0f64], &[], &dev).unwrap();

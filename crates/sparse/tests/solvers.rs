@@ -4,12 +4,10 @@
 
 use cusci_core::testing::{assert_allclose, devices, randn_vec};
 use cusci_core::{c64, Array, Device, Error, Float};
-use cusci_sparse::linalg::{
-    bicgstab, cgs, gmres, FnOperator, LinearOperator, Solution, SolverOptions,
-};
-use cusci_sparse::{diags, random, CsrMatrix, Result};
+use cusci_sparse::linalg::{bicgstab, cgs, gmres, FnOperator, LinearOperator, SolverOptions};
+use cusci_sparse::{diags, random, CsrMatrix};
 
-type Solver<T> = fn(&dyn LinearOperator<T>, &Array<T>, &SolverOptions<T>) -> Result<Solution<T>>;
+use crate::common::{convdiff, dense_solve, runs_maxiter, Solver};
 
 fn solvers<T: Float>() -> [(&'static str, Solver<T>); 3] {
     [
@@ -17,65 +15,6 @@ fn solvers<T: Float>() -> [(&'static str, Solver<T>); 3] {
         ("cgs", cgs::<T>),
         ("gmres", gmres::<T>),
     ]
-}
-
-/// A convection–diffusion operator on a g x g grid: the 5-point Laplacian plus an upwind
-/// convection term (non-symmetric, diagonally dominant).
-fn convdiff<T: Float>(g: usize, c: f64, dev: &Device) -> CsrMatrix<T> {
-    let n = g * g;
-    let f = |v: f64| T::from_c64(c64::new(v, 0.0));
-    let main = vec![f(4.0 + c); n];
-    let west: Vec<T> = (0..n - 1)
-        .map(|i| {
-            if (i + 1) % g == 0 {
-                f(0.0)
-            } else {
-                f(-1.0 - c)
-            }
-        })
-        .collect();
-    let east: Vec<T> = (0..n - 1)
-        .map(|i| if (i + 1) % g == 0 { f(0.0) } else { f(-1.0) })
-        .collect();
-    let vert = vec![f(-1.0); n - g];
-    diags(
-        &[&main, &west, &east, &vert, &vert],
-        &[0, -1, 1, -(g as isize), g as isize],
-        None,
-        dev,
-    )
-    .unwrap()
-}
-
-/// Dense Gaussian elimination with partial pivoting (the oracle).
-fn dense_solve(a: &[f64], b: &[f64]) -> Vec<f64> {
-    let n = b.len();
-    let mut m = a.to_vec();
-    let mut x = b.to_vec();
-    for k in 0..n {
-        let p = (k..n)
-            .max_by(|&i, &j| m[i * n + k].abs().total_cmp(&m[j * n + k].abs()))
-            .unwrap();
-        for j in 0..n {
-            m.swap(k * n + j, p * n + j);
-        }
-        x.swap(k, p);
-        for i in k + 1..n {
-            let f = m[i * n + k] / m[k * n + k];
-            for j in k..n {
-                m[i * n + j] -= f * m[k * n + j];
-            }
-            x[i] -= f * x[k];
-        }
-    }
-    for k in (0..n).rev() {
-        let mut s = x[k];
-        for j in k + 1..n {
-            s -= m[k * n + j] * x[j];
-        }
-        x[k] = s / m[k * n + k];
-    }
-    x
 }
 
 #[test]
@@ -140,29 +79,7 @@ fn zero_tolerance_runs_maxiter_iterations_on_every_device() {
         ..Default::default()
     };
     for (name, solve) in solvers::<f64>() {
-        let cpu = solve(
-            &a,
-            &Array::from_vec(b.clone(), &[64], &Device::Cpu).unwrap(),
-            &opts,
-        )
-        .unwrap();
-        assert_eq!((cpu.info, cpu.iterations), (5, 5), "{name}");
-        for dev in devices() {
-            let s = solve(
-                &a.to_device(&dev).unwrap(),
-                &Array::from_vec(b.clone(), &[64], &dev).unwrap(),
-                &opts,
-            )
-            .unwrap();
-            assert_eq!((s.info, s.iterations), (5, 5), "{name} on {dev}");
-            assert_allclose(
-                &s.x.to_device(&Device::Cpu).unwrap(),
-                &cpu.x,
-                1e-10,
-                1e-12,
-                &format!("{name}: 5 iterations on {dev}"),
-            );
-        }
+        runs_maxiter(name, solve, &a, &b, &opts);
     }
 }
 

@@ -45,9 +45,9 @@ fn pipeline(sos: &Array<f32>, x: &Array<f32>) -> Result<Out> {
         ..Default::default()
     };
     let (_, _, spec) = sig::spectrogram(&y, &so)?;
-    let spec = spec
-        .real()
-        .ok_or_else(|| cusci::core::error::make::arg("demo signal", "the PSD spectrogram is not real"))?;
+    let spec = spec.real().ok_or_else(|| {
+        cusci::core::error::make::arg("demo signal", "the PSD spectrogram is not real")
+    })?;
     Ok(Out { psd, spec })
 }
 

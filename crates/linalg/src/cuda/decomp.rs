@@ -17,12 +17,11 @@ use cusci_core::{Array, CudaDevice, Error, Result};
 /// `Xsyevd`, `Xgesvd`) cost a fixed launch and host overhead per matrix, which a batch of many
 /// small matrices multiplies.
 ///
-/// Measured on the H200 (`benches/results/2026-12-02e-kernel-checks/linalg-1.txt`, cuSOLVER
-/// 12.0.4): the batched call beat the per-matrix loop at every measured point (n 2..=32 for the
-/// Jacobi routines and 2..=256 for potrf; counts 16 to 65536), by 1.6x (complex eigh n = 8,
-/// 16 matrices) up to thousands of times. A single per-matrix call costs 17-19 us for potrf and
-/// 35-240 us for syevd/gesvd, while one batched call of 16 costs 16-85 us, so the crossover
-/// is at a count of about 4 for potrf and 2 for the Jacobi routines.
+/// Measured on the H200 (cuSOLVER 12.0.4): the batched call beat the per-matrix loop at every
+/// measured point (n 2..=32 for the Jacobi routines and 2..=256 for potrf; counts 16 to 65536),
+/// by 1.6x (complex eigh n = 8, 16 matrices) up to thousands of times. A single per-matrix call
+/// costs 17-19 us for potrf and 35-240 us for syevd/gesvd, while one batched call of 16 costs
+/// 16-85 us, so the crossover is at a count of about 4 for potrf and 2 for the Jacobi routines.
 pub(crate) mod route {
     /// The smallest stack that goes to `syevjBatched` or `gesvdjBatched`.
     pub(crate) const JACOBI_BATCHED_MIN_COUNT: usize = 2;

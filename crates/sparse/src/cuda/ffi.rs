@@ -248,6 +248,11 @@ impl<'a> DnMat<'a> {
     }
 }
 
+/// A host scalar as the `const void*` of cuSPARSE's α and β.
+fn host_ptr<T>(v: &T) -> *const c_void {
+    v as *const T as *const c_void
+}
+
 /// y = A x (cusparseSpMV, the default algorithm) for contiguous `x` and `y`.
 pub(crate) fn spmv<T: Float>(
     dev: &CudaDevice,
@@ -259,15 +264,11 @@ pub(crate) fn spmv<T: Float>(
     let (px, py) = (x.dev_ptr()?, y.dev_ptr_mut()?);
     let vx = DnVec::new(px, x.len())?;
     let vy = DnVec::new(py.as_ptr(), ny)?;
-    let one = T::one();
-    let zero = T::zero();
+    let (one, zero) = (T::one(), T::zero());
+    let (pone, pzero) = (host_ptr(&one), host_ptr(&zero));
     let ty = data_type::<T>()?;
     let alg = sys::cusparseSpMVAlg_t::CUSPARSE_SPMV_ALG_DEFAULT;
     let op = sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
-    let (pone, pzero) = (
-        &one as *const T as *const c_void,
-        &zero as *const T as *const c_void,
-    );
     buffered(
         dev,
         ("cusparseSpMV_bufferSize", "cusparseSpMV"),
@@ -291,15 +292,11 @@ pub(crate) fn spmm<T: Float>(
     let (pb, pc) = (b.dev_ptr()?, c.dev_ptr_mut()?);
     let mb = DnMat::row_major(pb, b.shape()[0], b.shape()[1])?;
     let mc = DnMat::row_major(pc.as_ptr(), cr, cc)?;
-    let one = T::one();
-    let zero = T::zero();
+    let (one, zero) = (T::one(), T::zero());
+    let (pone, pzero) = (host_ptr(&one), host_ptr(&zero));
     let ty = data_type::<T>()?;
     let alg = sys::cusparseSpMMAlg_t::CUSPARSE_SPMM_ALG_DEFAULT;
     let op = sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
-    let (pone, pzero) = (
-        &one as *const T as *const c_void,
-        &zero as *const T as *const c_void,
-    );
     buffered(
         dev,
         ("cusparseSpMM_bufferSize", "cusparseSpMM"),

@@ -3,7 +3,7 @@
 //! `tril`/`triu`, with the kernels of `formats.cu` ([`FORMATS`]). Every function takes valid
 //! input on the device `d` (its front end has checked it).
 
-use super::{count_scan_write, ffi, formats_fn, grid, Arg, FORMATS};
+use super::{concat, count_scan_write, ffi, formats_fn, grid, Arg, FORMATS};
 use crate::dia::DiaMatrix;
 use crate::matrix::{last, CooMatrix, CsrMatrix};
 use crate::SpIndex;
@@ -372,22 +372,11 @@ pub(crate) fn concat_offset<T: Float, I: SpIndex>(
     parts: &[(&Array<I>, usize)],
     dev: &Device,
 ) -> Result<Array<I>> {
-    let total: usize = parts.iter().map(|(a, _)| a.len()).sum();
-    let mut out = Array::<I>::empty(&[total], dev)?;
-    let f = formats_fn::<T, I>(d, "fm_copy_offset")?;
-    let mut at = 0usize;
-    for (a, off) in parts {
-        if !a.is_empty() {
-            d.launch(&f, grid(d, a.len()))
-                .arg(a.dev_ptr()?)
-                .arg(out.dev_ptr_mut()?.add(at)?)
-                .arg(a.len() as i64)
-                .arg(*off as i64)
-                .run()?;
-        }
-        at += a.len();
-    }
-    Ok(out)
+    let parts: Vec<_> = parts
+        .iter()
+        .map(|&(a, off)| (a, Some(off as i64)))
+        .collect();
+    concat(d, &formats_fn::<T, I>(d, "fm_copy_offset")?, &parts, dev)
 }
 
 /// The value arrays one after another.
@@ -396,21 +385,8 @@ pub(crate) fn concat_values<T: Float, I: SpIndex>(
     parts: &[&Array<T>],
     dev: &Device,
 ) -> Result<Array<T>> {
-    let total: usize = parts.iter().map(|a| a.len()).sum();
-    let mut out = Array::<T>::empty(&[total], dev)?;
-    let f = formats_fn::<T, I>(d, "fm_copy_vals")?;
-    let mut at = 0usize;
-    for a in parts {
-        if !a.is_empty() {
-            d.launch(&f, grid(d, a.len()))
-                .arg(a.dev_ptr()?)
-                .arg(out.dev_ptr_mut()?.add(at)?)
-                .arg(a.len() as i64)
-                .run()?;
-        }
-        at += a.len();
-    }
-    Ok(out)
+    let parts: Vec<_> = parts.iter().map(|&a| (a, None::<i64>)).collect();
+    concat(d, &formats_fn::<T, I>(d, "fm_copy_vals")?, &parts, dev)
 }
 
 /// `kron(a, b)` of the shape (m, n) (see [`crate::kron`]).

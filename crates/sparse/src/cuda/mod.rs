@@ -148,26 +148,36 @@ pub(crate) fn grid(d: &CudaDevice, n: usize) -> cusci_core::LaunchConfig {
     d.grid_stride(n, NT, PER_SM)
 }
 
-/// An element value passed to a kernel by value (a `T` parameter of the sources).
-#[repr(transparent)]
-#[derive(Clone, Copy)]
-pub(crate) struct Elem<T>(pub(crate) T);
-
-// SAFETY: `T: Float` is one of core's sealed element types f32, f64, c32, c64: plain numbers
-// that the sources' `float`, `double`, `cplx32` and `cplx64` (same size and layout) read as the
-// same value.
-unsafe impl<T: Float> KernelParam for Elem<T> {}
-
-/// A null pointer for a kernel's optional pointer parameter (the kernel tests it).
-#[repr(transparent)]
-#[derive(Clone, Copy)]
-pub(crate) struct Null(u64);
-
-/// The null pointer.
-pub(crate) const NULL: Null = Null(0);
-
-// SAFETY: a 64-bit zero, which the kernel reads as a null pointer of the same size.
-unsafe impl KernelParam for Null {}
+/// The 1-D arrays of `parts` one after another, on the GPU: the kernel `f` on each non-empty
+/// part (its elements, the output at the part's place, its length, then the part's extra
+/// argument where it has one: a scale or an offset).
+pub(crate) fn concat<U: Element, P: KernelParam>(
+    d: &CudaDevice,
+    f: &Function,
+    parts: &[(&Array<U>, Option<P>)],
+    dev: &Device,
+) -> Result<Array<U>> {
+    let total: usize = parts.iter().map(|(a, _)| a.len()).sum();
+    let mut out = Array::<U>::empty(&[total], dev)?;
+    let mut at = 0usize;
+    for &(a, extra) in parts {
+        if !a.is_empty() {
+            let a = a.contiguous()?;
+            let l = d
+                .launch(f, grid(d, a.len()))
+                .arg(a.dev_ptr()?)
+                .arg(out.dev_ptr_mut()?.add(at)?)
+                .arg(a.len() as i64);
+            match extra {
+                Some(x) => l.arg(x),
+                None => l,
+            }
+            .run()?;
+        }
+        at += a.len();
+    }
+    Ok(out)
+}
 
 /// One leading argument of the kernels of [`count_scan_write`]: a pointer to values, to
 /// indices or to 64-bit integers, or a number.

@@ -3,7 +3,7 @@
 //! with the kernels of `sparse.cu` ([`SPARSE`]) for the matrix's index type. Every function
 //! takes valid input on the device `d` (its front end has checked it).
 
-use super::{count_scan_write, grid, sparse_fn, Arg, Elem, SPARSE};
+use super::{concat, count_scan_write, grid, sparse_fn, Arg, SPARSE};
 use crate::matrix::{CooMatrix, CsrMatrix};
 use crate::SpIndex;
 use cusci_core::error::make;
@@ -15,21 +15,8 @@ pub(crate) fn concat_scaled<T: Float, I: SpIndex>(
     parts: &[(&Array<T>, T)],
     dev: &Device,
 ) -> Result<Array<T>> {
-    let total: usize = parts.iter().map(|(a, _)| a.len()).sum();
-    let mut out = Array::<T>::empty(&[total], dev)?;
-    let f = sparse_fn::<T, I>(d, "sp_copy_scaled")?;
-    let mut off = 0usize;
-    for (a, s) in parts {
-        let a = a.contiguous()?;
-        d.launch(&f, grid(d, a.len()))
-            .arg(a.dev_ptr()?)
-            .arg(out.dev_ptr_mut()?.add(off)?)
-            .arg(a.len() as i64)
-            .arg(Elem(*s))
-            .run()?;
-        off += a.len();
-    }
-    Ok(out)
+    let parts: Vec<_> = parts.iter().map(|&(a, s)| (a, Some(s))).collect();
+    concat(d, &sparse_fn::<T, I>(d, "sp_copy_scaled")?, &parts, dev)
 }
 
 /// The 1-D index arrays `parts` one after another.
@@ -38,20 +25,8 @@ pub(crate) fn concat_indices<T: Float, I: SpIndex>(
     parts: &[&Array<I>],
     dev: &Device,
 ) -> Result<Array<I>> {
-    let total: usize = parts.iter().map(|a| a.len()).sum();
-    let mut out = Array::<I>::empty(&[total], dev)?;
-    let f = sparse_fn::<T, I>(d, "sp_copy_idx")?;
-    let mut off = 0usize;
-    for a in parts {
-        let a = a.contiguous()?;
-        d.launch(&f, grid(d, a.len()))
-            .arg(a.dev_ptr()?)
-            .arg(out.dev_ptr_mut()?.add(off)?)
-            .arg(a.len() as i64)
-            .run()?;
-        off += a.len();
-    }
-    Ok(out)
+    let parts: Vec<_> = parts.iter().map(|&a| (a, None::<i64>)).collect();
+    concat(d, &sparse_fn::<T, I>(d, "sp_copy_idx")?, &parts, dev)
 }
 
 /// `a` without its stored zeros.

@@ -23,7 +23,7 @@ __device__ void sl_sym_ortho(double a, double b, double* c, double* s, double* r
   }
 }
 
-// ---------------- minres (slots: see lsq.rs MR_*) ----------------
+// ---------------- minres (slots: see minres.rs MR_*) ----------------
 enum { MR_BETA1 = 0, MR_BETA, MR_OLDB, MR_DBAR, MR_EPSLN, MR_PHIBAR, MR_RHS1, MR_RHS2, MR_TNORM2,
        MR_GMAX, MR_GMIN, MR_CS, MR_SN, MR_ISTOP, MR_DOT, MR_BB, MR_S, MR_COEF1, MR_COEF2,
        MR_NOLDEPS, MR_NDELTA, MR_DENOM, MR_PHI, MR_XX, MR_ROOT, MR_ALFA, MR_GBAR };

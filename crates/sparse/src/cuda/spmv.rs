@@ -45,10 +45,10 @@ pub(crate) const SPMV_RPTS: [usize; 6] = [1, 2, 3, 4, 6, 8];
 pub(crate) const SPMV_SHORT_ROW_MAX: f64 = 32.0;
 
 /// Rows per lane for an average row length `avg`: `16 / avg` rounded, within 1..=3. Measured on
-/// the H200 (2 KiB chunk, persistent grid; `benches/results/2026-12-03-spmv/spmv-2.txt`):
-/// Poisson 4096² (5 per row) ran fastest with 3 rows per lane, f64 0.372 ms (87.8 % of the
-/// copy roof, 1.53x cuSPARSE) and f32 0.257 ms (1.60x), against 0.390 and 0.318 ms with 2;
-/// random columns with 8 per row: 2 and 1 within 3 %; 16 and 32 per row: 1 best.
+/// the H200 (2 KiB chunk, persistent grid): Poisson 4096² (5 per row) ran fastest with 3 rows
+/// per lane, f64 0.372 ms (87.8 % of the copy roof, 1.53x cuSPARSE) and f32 0.257 ms (1.60x),
+/// against 0.390 and 0.318 ms with 2; random columns with 8 per row: 2 and 1 within 3 %; 16 and
+/// 32 per row: 1 best.
 pub(crate) fn spmv_rows_per_lane(avg: f64) -> usize {
     (16.0 / avg.max(1e-9)).round().clamp(1.0, 3.0) as usize
 }

@@ -8,6 +8,23 @@ use cudarc::cusolver::sys as sol;
 use cusci_core::Result;
 
 impl Locked<'_> {
+    /// One legacy (32-bit) cuSOLVER routine: `size` is its `bufferSize` call (the workspace in
+    /// elements of `T`), `call` the routine given the workspace (from the stream-ordered pool,
+    /// dropped once queued) and its length.
+    fn legacy_call<T: Scalar>(
+        &self,
+        o: &str,
+        size: impl FnOnce(&mut i32) -> sol::cusolverStatus_t,
+        call: impl FnOnce(*mut T, i32) -> sol::cusolverStatus_t,
+    ) -> Result<()> {
+        let mut lwork = 0i32;
+        sol_check(o, size(&mut lwork))?;
+        let mut work = scratch(&self.dev, lwork.max(1) as usize * std::mem::size_of::<T>())?;
+        sol_check(o, call(work.dev_ptr_mut()?.addr() as *mut T, lwork.max(1)))?;
+        drop(work);
+        Ok(())
+    }
+
     /// `<t>orgqr`/`<t>ungqr`: the first `n` columns of `Q` from `k` reflectors, over `a`
     /// (column-major, leading dimension `m`).
     pub(crate) fn orgqr<T: Scalar>(
@@ -20,47 +37,38 @@ impl Locked<'_> {
         info: u64,
     ) -> Result<()> {
         let o = "orgqr";
-        let mut lwork = 0i32;
-        // SAFETY: valid handle and device pointers; out-pointer to a local.
-        unsafe {
-            sol_check(
-                o,
+        let (mi, ni, ki, lda) = (i32c(o, m)?, i32c(o, n)?, i32c(o, k)?, i32c(o, m.max(1))?);
+        self.legacy_call::<T>(
+            o,
+            // SAFETY: valid handle and device pointers; out-pointer to a local.
+            |lwork| unsafe {
                 T::orgqr_buffer(
                     self.g.solver,
-                    i32c(o, m)?,
-                    i32c(o, n)?,
-                    i32c(o, k)?,
+                    mi,
+                    ni,
+                    ki,
                     a as *const T,
-                    i32c(o, m.max(1))?,
+                    lda,
                     tau as *const T,
-                    &mut lwork,
-                ),
-            )?;
-        }
-        let mut work = scratch(
-            &self.dev,
-            (lwork.max(1) as usize) * std::mem::size_of::<T>(),
-        )?;
-        // SAFETY: the workspace has the size the library asked for.
-        unsafe {
-            sol_check(
-                o,
+                    lwork,
+                )
+            },
+            // SAFETY: the workspace has the size the library asked for.
+            |work, lwork| unsafe {
                 T::orgqr(
                     self.g.solver,
-                    i32c(o, m)?,
-                    i32c(o, n)?,
-                    i32c(o, k)?,
+                    mi,
+                    ni,
+                    ki,
                     a as *mut T,
-                    i32c(o, m.max(1))?,
+                    lda,
                     tau as *const T,
-                    work.dev_ptr_mut()?.addr() as *mut T,
-                    lwork.max(1),
+                    work,
+                    lwork,
                     info as *mut i32,
-                ),
-            )?;
-        }
-        drop(work);
-        Ok(())
+                )
+            },
+        )
     }
 
     /// `<t>trsm`: `op(A) X = B` (left side) for the column-major triangular `n x n` `A` (its
@@ -229,48 +237,42 @@ impl Locked<'_> {
         let o = "syevjBatched";
         let p = SyevjParams::new::<T>()?;
         let jobz = eig_mode(vectors);
-        let mut lwork = 0i32;
-        // SAFETY: valid handle, params and device pointers; out-pointer to a local.
-        unsafe {
-            sol_check(
-                o,
+        let (ni, lda, nb) = (i32c(o, n)?, i32c(o, n.max(1))?, i32c(o, batch)?);
+        self.legacy_call::<T>(
+            o,
+            // SAFETY: valid handle, params and device pointers; out-pointer to a local.
+            |lwork| unsafe {
                 T::syevj_batched_buffer(
                     self.g.solver,
                     jobz,
                     fill(upper),
-                    i32c(o, n)?,
+                    ni,
                     a as *const T,
-                    i32c(o, n.max(1))?,
+                    lda,
                     w as *const T::R,
-                    &mut lwork,
+                    lwork,
                     p.0,
-                    i32c(o, batch)?,
-                ),
-            )?;
-        }
-        let mut work = scratch(&self.dev, lwork.max(1) as usize * std::mem::size_of::<T>())?;
-        // SAFETY: as above; the workspace has the size the library asked for.
-        unsafe {
-            sol_check(
-                o,
+                    nb,
+                )
+            },
+            // SAFETY: as above; the workspace has the size the library asked for.
+            |work, lwork| unsafe {
                 T::syevj_batched(
                     self.g.solver,
                     jobz,
                     fill(upper),
-                    i32c(o, n)?,
+                    ni,
                     a as *mut T,
-                    i32c(o, n.max(1))?,
+                    lda,
                     w as *mut T::R,
-                    work.dev_ptr_mut()?.addr() as *mut T,
-                    lwork.max(1),
+                    work,
+                    lwork,
                     info as *mut i32,
                     p.0,
-                    i32c(o, batch)?,
-                ),
-            )?;
-        }
-        drop(work);
-        Ok(())
+                    nb,
+                )
+            },
+        )
     }
 
     /// cuSOLVER `<t>gesvdjBatched` (Jacobi, `m, n <= 32`) of the `batch` column-major `m x n`
@@ -296,16 +298,16 @@ impl Locked<'_> {
         let p = GesvdjParams::new::<T>()?;
         let jobz = eig_mode(vectors);
         let (lda, ldu, ldv) = (i32c(o, m.max(1))?, i32c(o, m.max(1))?, i32c(o, n.max(1))?);
-        let mut lwork = 0i32;
-        // SAFETY: valid handle, params and device pointers; out-pointer to a local.
-        unsafe {
-            sol_check(
-                o,
+        let (mi, ni, nb) = (i32c(o, m)?, i32c(o, n)?, i32c(o, batch)?);
+        self.legacy_call::<T>(
+            o,
+            // SAFETY: valid handle, params and device pointers; out-pointer to a local.
+            |lwork| unsafe {
                 T::gesvdj_batched_buffer(
                     self.g.solver,
                     jobz,
-                    i32c(o, m)?,
-                    i32c(o, n)?,
+                    mi,
+                    ni,
                     a as *const T,
                     lda,
                     s as *const T::R,
@@ -313,22 +315,18 @@ impl Locked<'_> {
                     ldu,
                     v as *const T,
                     ldv,
-                    &mut lwork,
+                    lwork,
                     p.0,
-                    i32c(o, batch)?,
-                ),
-            )?;
-        }
-        let mut work = scratch(&self.dev, lwork.max(1) as usize * std::mem::size_of::<T>())?;
-        // SAFETY: as above; the workspace has the size the library asked for.
-        unsafe {
-            sol_check(
-                o,
+                    nb,
+                )
+            },
+            // SAFETY: as above; the workspace has the size the library asked for.
+            |work, lwork| unsafe {
                 T::gesvdj_batched(
                     self.g.solver,
                     jobz,
-                    i32c(o, m)?,
-                    i32c(o, n)?,
+                    mi,
+                    ni,
                     a as *mut T,
                     lda,
                     s as *mut T::R,
@@ -336,16 +334,14 @@ impl Locked<'_> {
                     ldu,
                     v as *mut T,
                     ldv,
-                    work.dev_ptr_mut()?.addr() as *mut T,
-                    lwork.max(1),
+                    work,
+                    lwork,
                     info as *mut i32,
                     p.0,
-                    i32c(o, batch)?,
-                ),
-            )?;
-        }
-        drop(work);
-        Ok(())
+                    nb,
+                )
+            },
+        )
     }
 }
 

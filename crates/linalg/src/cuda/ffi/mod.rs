@@ -240,6 +240,32 @@ fn i32c(op: &str, v: usize) -> Result<i32> {
     })
 }
 
+/// One cuSOLVER 64-bit (X API) routine of the handles `$l` through [`Locked::x_call`]: its
+/// `bufferSize` call `$size` and the routine `$call` get the handle, the parameters and the same
+/// arguments `$arg`, then the workspaces, and the routine the device `info` at `$info`.
+macro_rules! x_routine {
+    ($l:expr, $o:expr, $size:path, $call:path, $info:expr; $($arg:expr),* $(,)?) => {
+        $l.x_call(
+            $o,
+            // SAFETY: valid handle and device pointers (the caller's); out-pointers to locals.
+            |dw, hw| unsafe { $size($l.g.solver, $l.g.params, $($arg,)* dw, hw) },
+            // SAFETY: as above; the workspaces have the sizes the library asked for.
+            |work, dw, host, hw| unsafe {
+                $call(
+                    $l.g.solver,
+                    $l.g.params,
+                    $($arg,)*
+                    work,
+                    dw,
+                    host,
+                    hw,
+                    $info as *mut i32,
+                )
+            },
+        )
+    };
+}
+
 impl Locked<'_> {
     /// One cuSOLVER 64-bit (X API) routine: `size` is its `bufferSize` call (device and host
     /// workspace bytes), `call` the routine given the workspaces (device: from the stream-ordered
@@ -410,41 +436,18 @@ impl Locked<'_> {
     /// `Xpotrf` of the column-major `n x n` Hermitian matrix at `a` (in place).
     pub(crate) fn potrf<T: Scalar>(&self, upper: bool, n: usize, a: u64, info: u64) -> Result<()> {
         let o = "potrf";
-        self.x_call(
+        x_routine!(
+            self,
             o,
-            // SAFETY: as in getrf.
-            |dw, hw| unsafe {
-                sol::cusolverDnXpotrf_bufferSize(
-                    self.g.solver,
-                    self.g.params,
-                    fill(upper),
-                    n as i64,
-                    T::solver_type(),
-                    vp(a),
-                    n.max(1) as i64,
-                    T::solver_type(),
-                    dw,
-                    hw,
-                )
-            },
-            // SAFETY: as in getrf.
-            |work, dw, host, hw| unsafe {
-                sol::cusolverDnXpotrf(
-                    self.g.solver,
-                    self.g.params,
-                    fill(upper),
-                    n as i64,
-                    T::solver_type(),
-                    vp(a),
-                    n.max(1) as i64,
-                    T::solver_type(),
-                    work,
-                    dw,
-                    host,
-                    hw,
-                    info as *mut i32,
-                )
-            },
+            sol::cusolverDnXpotrf_bufferSize,
+            sol::cusolverDnXpotrf,
+            info;
+            fill(upper),
+            n as i64,
+            T::solver_type(),
+            vp(a),
+            n.max(1) as i64,
+            T::solver_type(),
         )?;
         Ok(())
     }
@@ -498,47 +501,21 @@ impl Locked<'_> {
         } else {
             sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
         };
-        self.x_call(
+        x_routine!(
+            self,
             o,
-            // SAFETY: as in getrf.
-            |dw, hw| unsafe {
-                sol::cusolverDnXsyevd_bufferSize(
-                    self.g.solver,
-                    self.g.params,
-                    jobz,
-                    fill(upper),
-                    n as i64,
-                    T::solver_type(),
-                    vp(a),
-                    n.max(1) as i64,
-                    T::solver_real_type(),
-                    vp(w),
-                    T::solver_type(),
-                    dw,
-                    hw,
-                )
-            },
-            // SAFETY: as in getrf.
-            |work, dw, host, hw| unsafe {
-                sol::cusolverDnXsyevd(
-                    self.g.solver,
-                    self.g.params,
-                    jobz,
-                    fill(upper),
-                    n as i64,
-                    T::solver_type(),
-                    vp(a),
-                    n.max(1) as i64,
-                    T::solver_real_type(),
-                    vp(w),
-                    T::solver_type(),
-                    work,
-                    dw,
-                    host,
-                    hw,
-                    info as *mut i32,
-                )
-            },
+            sol::cusolverDnXsyevd_bufferSize,
+            sol::cusolverDnXsyevd,
+            info;
+            jobz,
+            fill(upper),
+            n as i64,
+            T::solver_type(),
+            vp(a),
+            n.max(1) as i64,
+            T::solver_real_type(),
+            vp(w),
+            T::solver_type(),
         )?;
         Ok(())
     }
@@ -561,61 +538,28 @@ impl Locked<'_> {
         let (ldu, ldvt) = (m, n);
         let o = "gesvd";
         let j = job as std::ffi::c_schar;
-        self.x_call(
+        x_routine!(
+            self,
             o,
-            // SAFETY: as in getrf.
-            |dw, hw| unsafe {
-                sol::cusolverDnXgesvd_bufferSize(
-                    self.g.solver,
-                    self.g.params,
-                    j,
-                    j,
-                    m as i64,
-                    n as i64,
-                    T::solver_type(),
-                    vp(a),
-                    m.max(1) as i64,
-                    T::solver_real_type(),
-                    vp(s),
-                    T::solver_type(),
-                    vp(u),
-                    ldu.max(1) as i64,
-                    T::solver_type(),
-                    vp(vt),
-                    ldvt.max(1) as i64,
-                    T::solver_type(),
-                    dw,
-                    hw,
-                )
-            },
-            // SAFETY: as in getrf.
-            |work, dw, host, hw| unsafe {
-                sol::cusolverDnXgesvd(
-                    self.g.solver,
-                    self.g.params,
-                    j,
-                    j,
-                    m as i64,
-                    n as i64,
-                    T::solver_type(),
-                    vp(a),
-                    m.max(1) as i64,
-                    T::solver_real_type(),
-                    vp(s),
-                    T::solver_type(),
-                    vp(u),
-                    ldu.max(1) as i64,
-                    T::solver_type(),
-                    vp(vt),
-                    ldvt.max(1) as i64,
-                    T::solver_type(),
-                    work,
-                    dw,
-                    host,
-                    hw,
-                    info as *mut i32,
-                )
-            },
+            sol::cusolverDnXgesvd_bufferSize,
+            sol::cusolverDnXgesvd,
+            info;
+            j,
+            j,
+            m as i64,
+            n as i64,
+            T::solver_type(),
+            vp(a),
+            m.max(1) as i64,
+            T::solver_real_type(),
+            vp(s),
+            T::solver_type(),
+            vp(u),
+            ldu.max(1) as i64,
+            T::solver_type(),
+            vp(vt),
+            ldvt.max(1) as i64,
+            T::solver_type(),
         )?;
         Ok(())
     }
@@ -644,59 +588,28 @@ impl Locked<'_> {
         let jobvl = sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR;
         let ld = n.max(1) as i64;
         let ldvr = if vectors { ld } else { 1 };
-        let host = self.x_call(
+        // (no left eigenvectors: a null pointer)
+        let host = x_routine!(
+            self,
             o,
-            // SAFETY: as in getrf.
-            |dw, hw| unsafe {
-                sol::cusolverDnXgeev_bufferSize(
-                    self.g.solver,
-                    self.g.params,
-                    jobvl,
-                    jobvr,
-                    n as i64,
-                    T::solver_type(),
-                    vp(a),
-                    ld,
-                    T::solver_type(),
-                    vp(w),
-                    T::solver_type(),
-                    std::ptr::null(),
-                    1,
-                    T::solver_type(),
-                    vp(vr),
-                    ldvr,
-                    T::solver_type(),
-                    dw,
-                    hw,
-                )
-            },
-            // SAFETY: as in getrf.
-            |work, dw, host, hw| unsafe {
-                sol::cusolverDnXgeev(
-                    self.g.solver,
-                    self.g.params,
-                    jobvl,
-                    jobvr,
-                    n as i64,
-                    T::solver_type(),
-                    vp(a),
-                    ld,
-                    T::solver_type(),
-                    vp(w),
-                    T::solver_type(),
-                    std::ptr::null_mut(),
-                    1,
-                    T::solver_type(),
-                    vp(vr),
-                    ldvr,
-                    T::solver_type(),
-                    work,
-                    dw,
-                    host,
-                    hw,
-                    info as *mut i32,
-                )
-            },
+            sol::cusolverDnXgeev_bufferSize,
+            sol::cusolverDnXgeev,
+            info;
+            jobvl,
+            jobvr,
+            n as i64,
+            T::solver_type(),
+            vp(a),
+            ld,
+            T::solver_type(),
+            vp(w),
+            T::solver_type(),
+            std::ptr::null_mut(),
+            1,
+            T::solver_type(),
+            vp(vr),
+            ldvr,
+            T::solver_type(),
         )?;
         Ok(host)
     }
@@ -711,45 +624,20 @@ impl Locked<'_> {
         info: u64,
     ) -> Result<()> {
         let o = "geqrf";
-        self.x_call(
+        x_routine!(
+            self,
             o,
-            // SAFETY: as in getrf.
-            |dw, hw| unsafe {
-                sol::cusolverDnXgeqrf_bufferSize(
-                    self.g.solver,
-                    self.g.params,
-                    m as i64,
-                    n as i64,
-                    T::solver_type(),
-                    vp(a),
-                    m.max(1) as i64,
-                    T::solver_type(),
-                    vp(tau),
-                    T::solver_type(),
-                    dw,
-                    hw,
-                )
-            },
-            // SAFETY: as in getrf.
-            |work, dw, host, hw| unsafe {
-                sol::cusolverDnXgeqrf(
-                    self.g.solver,
-                    self.g.params,
-                    m as i64,
-                    n as i64,
-                    T::solver_type(),
-                    vp(a),
-                    m.max(1) as i64,
-                    T::solver_type(),
-                    vp(tau),
-                    T::solver_type(),
-                    work,
-                    dw,
-                    host,
-                    hw,
-                    info as *mut i32,
-                )
-            },
+            sol::cusolverDnXgeqrf_bufferSize,
+            sol::cusolverDnXgeqrf,
+            info;
+            m as i64,
+            n as i64,
+            T::solver_type(),
+            vp(a),
+            m.max(1) as i64,
+            T::solver_type(),
+            vp(tau),
+            T::solver_type(),
         )?;
         Ok(())
     }
