@@ -4,9 +4,11 @@
 use super::engine::Op;
 use super::fused::{sum_passes, Pass};
 use super::line::{filter1d, Line};
-use super::{axis_modes, norm_axes, output, per_axis, single_mode, Real};
+use super::store::{chain, single, PassFn, Store};
+use super::{axis_modes, norm_axes, per_axis, single_mode, Real};
 use crate::modes::Mode;
 use cusci_core::array::layout::norm_axis;
+use cusci_core::dtype::Element;
 use cusci_core::error::make;
 use cusci_core::{Array, Result};
 
@@ -179,7 +181,7 @@ pub fn gaussian_filter1d<T: Real>(
 ) -> Result<Array<T>> {
     if T::DTYPE.is_integer() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
-        return output::gaussian_filter1d_as::<T, T>(input, sigma, axis, opts);
+        return gaussian_filter1d_as::<T, T>(input, sigma, axis, opts);
     }
     let op = "gaussian_filter1d";
     let ax = norm_axis(op, axis, input.ndim())?;
@@ -221,7 +223,7 @@ pub fn gaussian_filter<T: Real>(
 ) -> Result<Array<T>> {
     if T::DTYPE.is_integer() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
-        return output::gaussian_filter_as::<T, T>(input, sigma, opts);
+        return gaussian_filter_as::<T, T>(input, sigma, opts);
     }
     let op = "gaussian_filter";
     let axes = norm_axes(op, &opts.axes, input.ndim())?;
@@ -254,4 +256,101 @@ pub fn gaussian_filter<T: Real>(
         }
     }
     sum_passes(input, &passes, opts.cval)
+}
+
+// ---------------------------------------------------------------- with SciPy's output dtype
+
+/// [`gaussian_filter1d`] with SciPy's `output` dtype.
+///
+/// # Errors
+/// As [`gaussian_filter1d`]; `UnsupportedDType` for complex `I` or `O`.
+///
+/// ```
+/// use cusci_ndimage::{gaussian_filter1d_as, GaussianOptions, Array, Device};
+/// let x = Array::from_vec(vec![0u8, 0, 100, 0, 0], &[5], &Device::Cpu).unwrap();
+/// let y = gaussian_filter1d_as::<u8, u8>(&x, 1.0, -1, &GaussianOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![5, 24, 39, 24, 5]); // SciPy's values (truncated)
+/// ```
+pub fn gaussian_filter1d_as<I: Element, O: Element>(
+    input: &Array<I>,
+    sigma: f64,
+    axis: isize,
+    opts: &GaussianOptions,
+) -> Result<Array<O>> {
+    single("gaussian_filter1d", input, |x| {
+        gaussian_filter1d(x, sigma, axis, opts)
+    })
+}
+
+/// The 1-D passes of `scipy.ndimage.gaussian_filter` over `axes` (sigma, order and modes per
+/// axis or one for all; `opts.radius` likewise): axes whose sigma is at most 1e-15 are skipped.
+pub(super) fn gaussian_passes<'a>(
+    op: &str,
+    axes: &[usize],
+    sigma: &[f64],
+    order: &[usize],
+    modes: &[Mode],
+    opts: &GaussianOptions,
+) -> Result<Vec<PassFn<'a>>> {
+    let n = axes.len();
+    let modes = axis_modes(op, opts.mode, modes, n)?;
+    if sigma.is_empty() {
+        return Err(make::arg(op, "no sigma given"));
+    }
+    let sig = per_axis(op, "sigma", sigma, n, 0.0)?;
+    let ord = per_axis(op, "order", order, n, 0)?;
+    let rad: Vec<Option<usize>> = match &opts.radius {
+        None => vec![None; n],
+        Some(r) => per_axis(op, "radius", r, n, 0)?
+            .into_iter()
+            .map(Some)
+            .collect(),
+    };
+    let mut passes: Vec<PassFn> = Vec::new();
+    for k in 0..n {
+        if sig[k] > 1e-15 {
+            gaussian_weights(op, sig[k], ord[k], opts.truncate, rad[k])?;
+            let o = GaussianOptions {
+                order: vec![ord[k]],
+                radius: rad[k].map(|r| vec![r]),
+                axes: None,
+                mode: modes[k],
+                modes: Vec::new(),
+                ..opts.clone()
+            };
+            let (s, a) = (sig[k], axes[k] as isize);
+            passes.push(Box::new(move |x| gaussian_filter1d(x, s, a, &o)));
+        }
+    }
+    Ok(passes)
+}
+
+/// [`gaussian_filter`] with SciPy's `output` dtype: one 1-D pass per axis whose sigma exceeds
+/// 1e-15, each stored into the output type before the next (so integer outputs are truncated
+/// after every axis, as in SciPy).
+///
+/// # Errors
+/// As [`gaussian_filter`]; `UnsupportedDType` for complex `I` or `O`.
+///
+/// ```
+/// use cusci_ndimage::{gaussian_filter_as, GaussianOptions, Array, Device};
+/// let x = Array::from_vec(vec![0u8, 0, 0, 0, 200, 0, 0, 0, 0], &[3, 3], &Device::Cpu).unwrap();
+/// let y = gaussian_filter_as::<u8, u8>(&x, &[1.0], &GaussianOptions::default()).unwrap();
+/// let z = gaussian_filter_as::<u8, f64>(&x, &[1.0], &GaussianOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap()[4], 33); // SciPy: 81 after the first axis, then 33
+/// assert!((z.to_vec().unwrap()[4] - 33.2613).abs() < 1e-4);
+/// ```
+pub fn gaussian_filter_as<I: Element, O: Element>(
+    input: &Array<I>,
+    sigma: &[f64],
+    opts: &GaussianOptions,
+) -> Result<Array<O>> {
+    let op = "gaussian_filter";
+    if Store::of::<O>(op)? == Store::F64 {
+        // no store between passes: the (fused) f64 filter is the same computation
+        return single(op, input, |x| gaussian_filter(x, sigma, opts));
+    }
+    let axes = norm_axes(op, &opts.axes, input.ndim())?;
+    let passes = gaussian_passes(op, &axes, sigma, &opts.order, &opts.modes, opts)?;
+    chain(op, input, passes)
 }

@@ -5,8 +5,63 @@
 //! function accepts f32, f64, i32, i64 and u8 arrays ([`Real`]) of any layout on any device, and
 //! returns an array of the input's type (SciPy's default `output`), on the input's device.
 //! For SciPy's `output=` dtype, every non-complex input type and SciPy's exact integer results
-//! (wrapping stores), see [`output`] (`correlate_as::<I, O>`, `gaussian_filter_as`, ...).
+//! (wrapping stores), see the `*_as` variants (`correlate_as::<I, O>`, `gaussian_filter_as`,
+//! ...) and "Output types" below. Each SciPy name is one public function in the input's type
+//! plus its `*_as` output variant, side by side in the module of its family; an integer input
+//! runs as the output variant into its own type.
+//!
+//! # Output types
+//!
+//! The `*_as` filters take SciPy's `output=` dtype: every input type an [`Array`] holds but
+//! complex (f32, f64, i32, i64, u8, bool) and any of those as the output type.
+//!
+//! `*_as::<I, O>` computes what `scipy.ndimage.<filter>(input, ..., output=O)` computes for an
+//! input of type `I`; `*_as::<I, I>` is SciPy's default output (the input's type). SciPy reads the
+//! input as double, computes every 1-D pass or n-D window in double and stores it into the output
+//! array; a separable filter's later passes read that stored output. These functions do the same
+//! on either device: the input is widened to f64, each pass runs through the f64 filters of this
+//! module, and each pass's result is stored as SciPy stores it (below) before the next pass.
+//!
+//! SciPy's store of a double `v` into the output (C casts on x86-64, as SciPy 1.17 runs there):
+//! - f64: `v`; f32: rounded to nearest (overflow to ±inf);
+//! - i32, i64: truncated toward zero; NaN and values out of range give the type's minimum;
+//! - u8 (and bool, whose storage is a byte): truncated to i32 as above, then wrapped modulo 256
+//!   (`-3.7 → 253`, `300.2 → 44`), so an integer image whose Laplacian or Sobel goes negative
+//!   wraps as in SciPy; bool is the stored byte `!= 0` (`0.3 → false`, `-2.0 → true`).
+//!
+//! Separable filters (Gaussian, uniform, Sobel, Prewitt, and minimum/maximum with a box or an
+//! all-true footprint) store between passes, so e.g. `gaussian_filter_as::<u8, u8>` truncates
+//! after each axis as SciPy does. [`laplace_as`] adds its per-axis second derivatives in the
+//! output type (NumPy's `+=`: integers wrap, bool is logical or, f32 rounds each sum);
+//! [`gaussian_laplace_as`] likewise, and [`gaussian_gradient_magnitude_as`] squares, adds and
+//! takes the root in the output type as SciPy's `generic_gradient_magnitude` does.
+//! Rank filters whose rank is the first or last of the footprint run as the minimum or maximum
+//! filter (SciPy's route, separable for a box), others as one n-D selection.
+//!
+//! Where SciPy copies (a filter with no axis to filter: sizes of 1, sigmas of 0, `axes=[]`), the
+//! copy follows NumPy's assignment casts instead: integers wrap into narrower integers
+//! (`3_000_000_000i64 → -1_294_967_296` in i32) and anything nonzero is true. `cval` is read as
+//! SciPy reads it: a double in the separable and correlation filters, the input's C type in
+//! the n-D minimum/maximum (footprints other than boxes) and rank filters (`-2.0` is 254 for u8
+//! and bool inputs, f32 rounds it), and through `numpy.int64` in SciPy's 1-D rank route (1-D
+//! integer inputs, NaN refused, the i64 result copied with NumPy's casts).
+//!
+//! Differences from SciPy: (1) for a 1-D input, SciPy 1.17's rank and median filter with an output
+//! type other than the input's return the output buffer reinterpreted (its fast 1-D path writes
+//! the input's type into it); here they return the values stored as above, as SciPy does for every
+//! other input. (2) An integer input is read as f64, as SciPy's n-D filters do, so i64 values
+//! beyond 2^53 are rounded (SciPy's 1-D rank path keeps same-type i64 exact). (3) The CPU sums
+//! 1-D windows in SciPy's order, so its f64 results are SciPy's bit for bit where the weights
+//! are; the Gaussian weights may differ in the last bit where NumPy's `exp` does from the
+//! platform's, uniform filters sum each window afresh where SciPy keeps a running sum, and
+//! the GPU sums in its own order with fused multiply-adds. A result within such a difference
+//! of an integer can truncate to the neighbouring integer. u16, i16, u32, u64 and i8 have no
+//! [`Array`] element type yet.
+//!
+//! The plain filters on an integer input (`gaussian_filter::<u8>`, ...) return what
+//! `*_as::<T, T>` returns: SciPy's default output, with these stores.
 
+mod correlate;
 mod derivatives;
 mod engine;
 mod footprint;
@@ -14,44 +69,49 @@ mod fused;
 mod gaussian;
 mod generic;
 mod line;
-pub mod output;
 mod rank;
+pub(crate) mod store;
 mod window;
 
+pub use correlate::{
+    convolve, convolve1d, convolve1d_as, convolve_as, correlate, correlate1d, correlate1d_as,
+    correlate_as,
+};
 pub use derivatives::{
-    gaussian_gradient_magnitude, gaussian_laplace, generic_gradient_magnitude, generic_laplace,
-    laplace, prewitt, sobel,
+    gaussian_gradient_magnitude, gaussian_gradient_magnitude_as, gaussian_laplace,
+    gaussian_laplace_as, generic_gradient_magnitude, generic_laplace, laplace, laplace_as, prewitt,
+    prewitt_as, sobel, sobel_as,
 };
 pub use engine::Real;
 #[doc(hidden)]
 pub use fused::{plan_sum_passes, Pass, Step};
-pub use generic::{generic_filter, generic_filter1d, GenericFunction, GenericFunction1d};
-pub use output::{
-    convolve1d_as, convolve_as, correlate1d_as, correlate_as, gaussian_filter1d_as,
-    gaussian_filter_as, gaussian_gradient_magnitude_as, gaussian_laplace_as, generic_filter1d_as,
-    generic_filter_as, laplace_as, maximum_filter1d_as, maximum_filter_as, median_filter_as,
-    minimum_filter1d_as, minimum_filter_as, percentile_filter_as, prewitt_as, rank_filter_as,
-    sobel_as, uniform_filter1d_as, uniform_filter_as,
+pub use gaussian::{
+    gaussian_filter, gaussian_filter1d, gaussian_filter1d_as, gaussian_filter_as,
+    gaussian_kernel1d, GaussianOptions,
 };
-
-pub use gaussian::{gaussian_filter, gaussian_filter1d, gaussian_kernel1d, GaussianOptions};
-pub use rank::{median_filter, percentile_filter, rank_filter};
+pub use generic::{
+    generic_filter, generic_filter1d, generic_filter1d_as, generic_filter_as, GenericFunction,
+    GenericFunction1d,
+};
+pub use rank::{
+    median_filter, median_filter_as, percentile_filter, percentile_filter_as, rank_filter,
+    rank_filter_as,
+};
 pub use window::{
-    maximum_filter, maximum_filter1d, minimum_filter, minimum_filter1d, uniform_filter,
-    uniform_filter1d,
+    maximum_filter, maximum_filter1d, maximum_filter1d_as, maximum_filter_as, minimum_filter,
+    minimum_filter1d, minimum_filter1d_as, minimum_filter_as, uniform_filter, uniform_filter1d,
+    uniform_filter1d_as, uniform_filter_as,
 };
 
-pub(crate) use engine::{Op, FILTERS};
+pub(crate) use engine::FILTERS;
 pub(crate) use generic::GENERIC;
-pub(crate) use output::STORE;
+pub(crate) use store::STORE;
 
 use crate::modes::Mode;
 use cusci_core::array::layout::norm_axis;
 use cusci_core::error::make;
 use cusci_core::{Array, Result};
 use engine::Points;
-use footprint::filternd;
-use line::{filter1d, Line};
 
 /// Options shared by the filters (SciPy's `mode`, `cval`, `origin`, `axes`).
 ///
@@ -171,91 +231,6 @@ pub(crate) fn check_rank(op: &str, what: &str, rank: usize, naxes: usize) -> Res
     ))
 }
 
-// ---------------------------------------------------------------- 1-D correlation
-
-/// One-dimensional correlation along `axis` (`scipy.ndimage.correlate1d`):
-/// `out[i] = Σ_k w[k] · x[i + k − (len(w)/2 + origin)]`, the input extended by `opts.mode`.
-///
-/// Uses `opts.mode`, `opts.cval` and `opts.origin[0]` (0 when empty).
-///
-/// Numerics: the CPU sums in f64 in SciPy's order (for odd windows symmetric or antisymmetric
-/// within `f64::EPSILON`, the centre term and then the paired taps from the outside in; else the
-/// last tap first), so its f64 results are SciPy's bit for bit; the GPU sums in the working type
-/// (f32 for f32), taps in order, with fused multiply-adds (within a few ulps).
-///
-/// # Errors
-/// `InvalidArgument` for an empty `weights`, an axis out of range or an origin outside the weights.
-///
-/// ```
-/// use cusci_ndimage::{correlate1d, FilterOptions, Array, Device};
-/// let x = Array::from_vec(vec![2.0f64, 8.0, 0.0, 4.0, 1.0, 9.0, 9.0, 0.0], &[8], &Device::Cpu).unwrap();
-/// let y = correlate1d(&x, &[1.0, 3.0], -1, &FilterOptions::default()).unwrap();
-/// assert_eq!(y.to_vec().unwrap(), vec![8.0, 26.0, 8.0, 12.0, 7.0, 28.0, 36.0, 9.0]);
-/// ```
-pub fn correlate1d<T: Real>(
-    input: &Array<T>,
-    weights: &[f64],
-    axis: isize,
-    opts: &FilterOptions,
-) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
-        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
-        return output::correlate1d_as::<T, T>(input, weights, axis, opts);
-    }
-    let op = "correlate1d";
-    let ax = norm_axis(op, axis, input.ndim())?;
-    if weights.is_empty() {
-        return Err(make::arg(op, "no filter weights given"));
-    }
-    let mode = single_mode(op, opts.mode, &opts.modes)?;
-    let o = opts.origin.first().copied().unwrap_or(0);
-    let shift = check_origin(op, o, weights.len())?;
-    let line = Line {
-        axis: ax,
-        w: weights,
-        shift,
-        mode,
-        cval: opts.cval,
-        div: 1.0,
-        op: Op::Sum,
-    };
-    filter1d(input, &line)
-}
-
-/// One-dimensional convolution along `axis` (`scipy.ndimage.convolve1d`): [`correlate1d`] with
-/// the weights reversed and the origin mirrored (shifted by one for an even length, as SciPy).
-///
-/// # Errors
-/// As [`correlate1d`].
-///
-/// ```
-/// use cusci_ndimage::{convolve1d, FilterOptions, Array, Device};
-/// let x = Array::from_vec(vec![2.0f64, 8.0, 0.0, 4.0, 1.0, 9.0, 9.0, 0.0], &[8], &Device::Cpu).unwrap();
-/// let y = convolve1d(&x, &[1.0, 3.0], -1, &FilterOptions::default()).unwrap();
-/// assert_eq!(y.to_vec().unwrap(), vec![14.0, 24.0, 4.0, 13.0, 12.0, 36.0, 27.0, 0.0]);
-/// ```
-pub fn convolve1d<T: Real>(
-    input: &Array<T>,
-    weights: &[f64],
-    axis: isize,
-    opts: &FilterOptions,
-) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
-        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
-        return output::convolve1d_as::<T, T>(input, weights, axis, opts);
-    }
-    let w: Vec<f64> = weights.iter().rev().copied().collect();
-    let mut o = -opts.origin.first().copied().unwrap_or(0);
-    if w.len() % 2 == 0 {
-        o -= 1;
-    }
-    let opts = FilterOptions {
-        origin: vec![o],
-        ..opts.clone()
-    };
-    correlate1d(input, &w, axis, &opts)
-}
-
 // ---------------------------------------------------------------- n-D correlation
 
 /// The input axis of each footprint dimension: the filtered axes in increasing order (SciPy
@@ -332,104 +307,4 @@ fn points(
         ws.push(w(i));
     }
     Ok(Points { offs, w: ws })
-}
-
-/// n-dimensional correlation (`scipy.ndimage.correlate`):
-/// `out[i] = Σ_k w[k] · x[i + k − (shape(w)/2 + origin)]` over the nonzero weights.
-///
-/// `weights` (on any device; read once to the host) has one dimension per filtered axis
-/// (`opts.axes`, else every axis).
-///
-/// # Errors
-/// `ShapeMismatch` when `weights` has the wrong number of dimensions; `InvalidArgument` for an
-/// origin outside the weights or a bad axis.
-///
-/// ```
-/// use cusci_ndimage::{correlate, FilterOptions, Array, Device};
-/// let x = Array::from_vec((0..9).map(f64::from).collect(), &[3, 3], &Device::Cpu).unwrap();
-/// let w = Array::from_vec(vec![0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0], &[3, 3], &Device::Cpu).unwrap();
-/// let y = correlate(&x, &w, &FilterOptions { mode: "constant".parse().unwrap(), ..Default::default() }).unwrap();
-/// assert_eq!(y.to_vec().unwrap()[4], 1.0 + 3.0 + 5.0 + 7.0);
-/// ```
-pub fn correlate<T: Real>(
-    input: &Array<T>,
-    weights: &Array<f64>,
-    opts: &FilterOptions,
-) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
-        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
-        return output::correlate_as::<T, T>(input, weights, opts);
-    }
-    let op = "correlate";
-    let mode = single_mode(op, opts.mode, &opts.modes)?;
-    let axes = norm_axes(op, &opts.axes, input.ndim())?;
-    let wv = weights.to_vec()?;
-    let pts = points(
-        op,
-        input.ndim(),
-        &axes,
-        weights.shape(),
-        &opts.origin,
-        |i| wv[i] != 0.0,
-        |i| wv[i],
-    )?;
-    filternd(input, &pts, mode, opts.cval, Op::Sum)
-}
-
-/// n-dimensional convolution (`scipy.ndimage.convolve`): [`correlate`] with the weights
-/// reversed along every axis and the origins mirrored (minus one on even-length axes).
-///
-/// # Errors
-/// As [`correlate`].
-///
-/// ```
-/// use cusci_ndimage::{convolve, FilterOptions, Array, Device};
-/// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3], &Device::Cpu).unwrap();
-/// let w = Array::from_vec(vec![1.0, 0.0, -1.0], &[3], &Device::Cpu).unwrap();
-/// assert_eq!(convolve(&x, &w, &FilterOptions::default()).unwrap().to_vec().unwrap(), vec![1.0, 2.0, 1.0]);
-/// ```
-pub fn convolve<T: Real>(
-    input: &Array<T>,
-    weights: &Array<f64>,
-    opts: &FilterOptions,
-) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
-        // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
-        return output::convolve_as::<T, T>(input, weights, opts);
-    }
-    let op = "convolve";
-    let mode = single_mode(op, opts.mode, &opts.modes)?;
-    let axes = norm_axes(op, &opts.axes, input.ndim())?;
-    let fshape = weights.shape().to_vec();
-    let wv = weights.to_vec()?;
-    let total = wv.len();
-    let rev = move |i: usize| wv[total - 1 - i];
-    check_rank(op, "weights", fshape.len(), axes.len())?;
-    // SciPy mirrors each axis's origin by the weights' length along that axis; origin k is
-    // the origin of axis k when `axes` names every axis ([`expand_origin`]), else of axes[k]
-    let fax = footprint_axes(&axes);
-    let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
-    let origin: Vec<isize> = origin
-        .iter()
-        .enumerate()
-        .map(|(k, &o)| {
-            let a = value_axis(k, &axes, input.ndim());
-            let l = fshape[fax.iter().position(|&f| f == a).unwrap_or(0)];
-            if l % 2 == 0 {
-                -o - 1
-            } else {
-                -o
-            }
-        })
-        .collect();
-    let pts = points(
-        op,
-        input.ndim(),
-        &axes,
-        &fshape,
-        &origin,
-        |i| rev(i) != 0.0,
-        &rev,
-    )?;
-    filternd(input, &pts, mode, opts.cval, Op::Sum)
 }

@@ -5,12 +5,14 @@ use super::engine::Op;
 use super::footprint::filternd;
 use super::fused::{sum_passes, Pass};
 use super::line::{filter1d, Line};
+use super::store::{chain, input_cval, single, PassFn, Store};
 use super::{
-    axis_modes, check_origin, check_rank, norm_axes, output, per_axis, points, single_mode,
-    FilterOptions, Footprint, Real,
+    axis_modes, check_origin, check_rank, norm_axes, per_axis, points, single_mode, FilterOptions,
+    Footprint, Real,
 };
 use crate::modes::Mode;
 use cusci_core::array::layout::norm_axis;
+use cusci_core::dtype::Element;
 use cusci_core::error::make;
 use cusci_core::{Array, Result};
 
@@ -81,7 +83,7 @@ pub fn uniform_filter1d<T: Real>(
 ) -> Result<Array<T>> {
     if T::DTYPE.is_integer() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
-        return output::uniform_filter1d_as::<T, T>(input, size, axis, opts);
+        return uniform_filter1d_as::<T, T>(input, size, axis, opts);
     }
     window1d_opts("uniform_filter1d", input, size, axis, opts, Op::Sum)
 }
@@ -196,7 +198,7 @@ pub fn uniform_filter<T: Real>(
 ) -> Result<Array<T>> {
     if T::DTYPE.is_integer() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
-        return output::uniform_filter_as::<T, T>(input, size, opts);
+        return uniform_filter_as::<T, T>(input, size, opts);
     }
     separable("uniform_filter", input, size, opts, Op::Sum)
 }
@@ -278,4 +280,230 @@ pub fn maximum_filter<T: Real>(
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
     minmax("maximum_filter", input, footprint, opts, Op::Max)
+}
+
+// ---------------------------------------------------------------- with SciPy's output dtype
+
+/// [`uniform_filter1d`] with SciPy's `output` dtype.
+///
+/// # Errors
+/// As [`uniform_filter1d`]; `UnsupportedDType` for complex `I` or `O`.
+///
+/// ```
+/// use cusci_ndimage::{uniform_filter1d_as, FilterOptions, Array, Device};
+/// let x = Array::from_vec(vec![1i32, 2, 4, 8], &[4], &Device::Cpu).unwrap();
+/// let y = uniform_filter1d_as::<i32, i32>(&x, 3, -1, &FilterOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![1, 2, 4, 6]); // 4/3, 7/3, 14/3, 20/3 truncated
+/// ```
+pub fn uniform_filter1d_as<I: Element, O: Element>(
+    input: &Array<I>,
+    size: usize,
+    axis: isize,
+    opts: &FilterOptions,
+) -> Result<Array<O>> {
+    single("uniform_filter1d", input, |x| {
+        uniform_filter1d(x, size, axis, opts)
+    })
+}
+
+/// One 1-D pass of a separable box: its axis, size, and the options of the 1-D filter (its
+/// origin and mode).
+pub(super) type BoxPass = (usize, usize, FilterOptions);
+
+/// The 1-D passes of a separable box over `opts.axes` (sizes, origins and modes in the order of
+/// `axes`): the axes of size above one (those SciPy filters).
+pub(super) fn boxes(
+    op: &str,
+    ndim: usize,
+    size: &[usize],
+    opts: &FilterOptions,
+) -> Result<Vec<BoxPass>> {
+    let axes = norm_axes(op, &opts.axes, ndim)?;
+    if size.is_empty() {
+        return Err(make::arg(op, "no size given"));
+    }
+    let sizes = per_axis(op, "size", size, axes.len(), 1)?;
+    let origin = per_axis(op, "origin", &opts.origin, axes.len(), 0)?;
+    let modes = axis_modes(op, opts.mode, &opts.modes, axes.len())?;
+    let mut out = Vec::new();
+    for k in 0..axes.len() {
+        // as SciPy: sizes 0 and 1 leave the axis alone (its origin unchecked)
+        if sizes[k] > 1 {
+            check_origin(op, origin[k], sizes[k])?;
+            let fo = FilterOptions {
+                origin: vec![origin[k]],
+                axes: None,
+                mode: modes[k],
+                modes: Vec::new(),
+                ..opts.clone()
+            };
+            out.push((axes[k], sizes[k], fo));
+        }
+    }
+    Ok(out)
+}
+
+/// [`uniform_filter`] with SciPy's `output` dtype: one stored 1-D pass per axis of size above 1.
+///
+/// # Errors
+/// As [`uniform_filter`]; `UnsupportedDType` for complex `I` or `O`.
+///
+/// ```
+/// use cusci_ndimage::{uniform_filter_as, FilterOptions, Array, Device};
+/// let x = Array::from_vec(vec![0u8, 9, 9, 0], &[2, 2], &Device::Cpu).unwrap();
+/// let y = uniform_filter_as::<u8, f32>(&x, &[2], &FilterOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![0.0, 4.5, 4.5, 4.5]);
+/// let z = uniform_filter_as::<u8, u8>(&x, &[2], &FilterOptions::default()).unwrap();
+/// assert_eq!(z.to_vec().unwrap(), vec![0, 4, 4, 4]); // [0, 9, 4, 4] after the first axis
+/// ```
+pub fn uniform_filter_as<I: Element, O: Element>(
+    input: &Array<I>,
+    size: &[usize],
+    opts: &FilterOptions,
+) -> Result<Array<O>> {
+    let op = "uniform_filter";
+    if Store::of::<O>(op)? == Store::F64 {
+        return single(op, input, |x| uniform_filter(x, size, opts));
+    }
+    let passes = boxes(op, input.ndim(), size, opts)?
+        .into_iter()
+        .map(|(a, s, fo)| {
+            Box::new(move |x: &Array<f64>| uniform_filter1d(x, s, a as isize, &fo)) as PassFn
+        })
+        .collect();
+    chain(op, input, passes)
+}
+
+/// [`minimum_filter1d`] with SciPy's `output` dtype (the minimum in f64, then stored).
+///
+/// # Errors
+/// As [`minimum_filter1d`]; `UnsupportedDType` for complex `I` or `O`.
+///
+/// ```
+/// use cusci_ndimage::{minimum_filter1d_as, FilterOptions, Array, Device};
+/// let x = Array::from_vec(vec![-3.7f64, 300.2, 7.9], &[3], &Device::Cpu).unwrap();
+/// let y = minimum_filter1d_as::<f64, u8>(&x, 1, -1, &FilterOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![253, 44, 7]); // SciPy's C casts
+/// ```
+pub fn minimum_filter1d_as<I: Element, O: Element>(
+    input: &Array<I>,
+    size: usize,
+    axis: isize,
+    opts: &FilterOptions,
+) -> Result<Array<O>> {
+    single("minimum_filter1d", input, |x| {
+        minimum_filter1d(x, size, axis, opts)
+    })
+}
+
+/// [`maximum_filter1d`] with SciPy's `output` dtype (the maximum in f64, then stored).
+///
+/// # Errors
+/// As [`maximum_filter1d`]; `UnsupportedDType` for complex `I` or `O`.
+///
+/// ```
+/// use cusci_ndimage::{maximum_filter1d_as, FilterOptions, Array, Device};
+/// let x = Array::from_vec(vec![true, false, false, false], &[4], &Device::Cpu).unwrap();
+/// let y = maximum_filter1d_as::<bool, i32>(&x, 2, -1, &FilterOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![1, 1, 0, 0]);
+/// ```
+pub fn maximum_filter1d_as<I: Element, O: Element>(
+    input: &Array<I>,
+    size: usize,
+    axis: isize,
+    opts: &FilterOptions,
+) -> Result<Array<O>> {
+    single("maximum_filter1d", input, |x| {
+        maximum_filter1d(x, size, axis, opts)
+    })
+}
+
+pub(super) fn minmax_as<I: Element, O: Element>(
+    op: &str,
+    input: &Array<I>,
+    footprint: &Footprint,
+    opts: &FilterOptions,
+    max: bool,
+) -> Result<Array<O>> {
+    // SciPy: a box or an all-true footprint is separable (stored after each axis)
+    let size: Vec<usize> = match footprint {
+        Footprint::Size(s) => s.clone(),
+        Footprint::Mask(m) => {
+            let mv = m.to_vec()?;
+            if !mv.is_empty() && mv.iter().all(|&b| b) && m.ndim() > 0 {
+                m.shape().to_vec()
+            } else {
+                // SciPy's n-D minimum/maximum filter reads cval as the input's type
+                let o = FilterOptions {
+                    cval: input_cval::<I>(op, opts.cval)?,
+                    ..opts.clone()
+                };
+                return single(op, input, |x| {
+                    if max {
+                        maximum_filter(x, footprint, &o)
+                    } else {
+                        minimum_filter(x, footprint, &o)
+                    }
+                });
+            }
+        }
+    };
+    if let Footprint::Mask(m) = footprint {
+        let n = norm_axes(op, &opts.axes, input.ndim())?.len();
+        check_rank(op, "footprint", m.ndim(), n)?;
+    }
+    let passes = boxes(op, input.ndim(), &size, opts)?
+        .into_iter()
+        .map(|(a, s, fo)| {
+            Box::new(move |x: &Array<f64>| {
+                if max {
+                    maximum_filter1d(x, s, a as isize, &fo)
+                } else {
+                    minimum_filter1d(x, s, a as isize, &fo)
+                }
+            }) as PassFn
+        })
+        .collect();
+    chain(op, input, passes)
+}
+
+/// [`minimum_filter`] with SciPy's `output` dtype. A box (or an all-true mask) runs as stored
+/// 1-D passes, as SciPy's separable route (which matters when the store is not monotone, e.g.
+/// an f64 input into u8); another mask as one n-D window.
+///
+/// # Errors
+/// As [`minimum_filter`]; `UnsupportedDType` for complex `I` or `O`.
+///
+/// ```
+/// use cusci_ndimage::{minimum_filter_as, FilterOptions, Footprint, Array, Device};
+/// let x = Array::from_vec(vec![5u8, 3, 9, 1], &[2, 2], &Device::Cpu).unwrap();
+/// let y = minimum_filter_as::<u8, i64>(&x, &Footprint::Size(vec![2]), &FilterOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap(), vec![5, 3, 5, 1]);
+/// ```
+pub fn minimum_filter_as<I: Element, O: Element>(
+    input: &Array<I>,
+    footprint: &Footprint,
+    opts: &FilterOptions,
+) -> Result<Array<O>> {
+    minmax_as("minimum_filter", input, footprint, opts, false)
+}
+
+/// [`maximum_filter`] with SciPy's `output` dtype (separable as [`minimum_filter_as`]).
+///
+/// # Errors
+/// As [`maximum_filter`]; `UnsupportedDType` for complex `I` or `O`.
+///
+/// ```
+/// use cusci_ndimage::{maximum_filter_as, FilterOptions, Footprint, Array, Device};
+/// let x = Array::from_vec(vec![-3.7f64, 300.2, 1000.5, -1000.0, 2.5, 7.9], &[2, 3], &Device::Cpu).unwrap();
+/// let y = maximum_filter_as::<f64, u8>(&x, &Footprint::Size(vec![3]), &FilterOptions::default()).unwrap();
+/// // after axis 0: [-3.7, 300.2, 1000.5] stored as [253, 44, 232]; then the maximum along axis 1
+/// assert_eq!(y.to_vec().unwrap(), vec![253, 253, 232, 253, 253, 232]);
+/// ```
+pub fn maximum_filter_as<I: Element, O: Element>(
+    input: &Array<I>,
+    footprint: &Footprint,
+    opts: &FilterOptions,
+) -> Result<Array<O>> {
+    minmax_as("maximum_filter", input, footprint, opts, true)
 }

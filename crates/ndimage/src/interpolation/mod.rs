@@ -160,9 +160,9 @@ fn transform<T: Real, C: Real>(
 
 /// `cval` as NumPy stores it into an array of `dtype` (`np.pad(input, ..., constant_values=cval)`
 /// in SciPy's `_prepad_for_spline_filter`): f32 rounded, integers by the C casts of
-/// [`crate::filters::output`] (u8 wraps through i32), bool `cval != 0`.
+/// [`crate::filters`] ("Output types") (u8 wraps through i32), bool `cval != 0`.
 fn pad_value(cval: f64, dtype: DType) -> f64 {
-    use crate::filters::output::{t32, t64};
+    use crate::filters::store::{t32, t64};
     match dtype {
         DType::F32 => cval as f32 as f64,
         DType::I32 => t32(cval) as f64,

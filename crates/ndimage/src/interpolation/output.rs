@@ -26,7 +26,7 @@
 //! functions (and the plain ones, for their own input type) do the same.
 //!
 //! [`spline_filter_as`] and [`spline_filter1d_as`] store like the filters of
-//! [`crate::filters::output`] (truncation, u8 wrapping through i32; no rounding): SciPy's
+//! [`crate::filters`] ("Output types") (truncation, u8 wrapping through i32; no rounding): SciPy's
 //! `spline_filter1d` writes its double line buffers into the output with C casts, and
 //! `spline_filter` runs it axis after axis on the stored output of the previous axis.
 //!
@@ -41,14 +41,14 @@ use super::transforms::{
     AffineExtra,
 };
 use super::{check_order, pad_value, spline_filter1d, InterpOptions, Matrix};
-use crate::filters::output::{apply, chain, finish, load, PassFn};
+use crate::filters::store::{apply, chain, finish, load, PassFn};
 use crate::filters::Real;
 use crate::modes::Mode;
 use cusci_core::dtype::{DType, Element};
 use cusci_core::error::make;
 use cusci_core::{Array, Result};
 
-/// The store code (see `filters::output::scast`) of an interpolated double in `O`.
+/// The store code (see `filters::store::scast`) of an interpolated double in `O`.
 fn interp_code<O: Element>(op: &str) -> Result<i32> {
     Ok(match O::DTYPE {
         DType::F64 => 0,
@@ -183,7 +183,7 @@ pub fn zoom_as<I: Element, O: Element>(
             return Err(make::dtype("zoom", I::DTYPE));
         }
         return if I::DTYPE.is_real_float() && O::DTYPE.is_integer() {
-            crate::filters::output::single("zoom", input, |x| x.copy())
+            crate::filters::store::single("zoom", input, |x| x.copy())
         } else {
             input.astype::<O>()
         };
@@ -220,7 +220,7 @@ pub fn rotate_as<I: Element, O: Element>(
 
 /// [`spline_filter1d`] with SciPy's `output` dtype
 /// (`scipy.ndimage.spline_filter1d(input, order, axis, output=O, mode)`): the coefficients
-/// computed in f64 and stored with the C casts of [`crate::filters::output`] (truncation; u8
+/// computed in f64 and stored with the C casts of [`crate::filters`] ("Output types") (truncation; u8
 /// wraps through i32). Orders 0 and 1 store the input itself (SciPy's `output[...] = input`).
 /// SciPy's default output is float64: `spline_filter1d_as::<I, f64>`, as
 /// [`spline_filter1d`] returns.

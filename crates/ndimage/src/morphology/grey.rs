@@ -2,7 +2,7 @@
 //! `morphological_gradient`, `morphological_laplace`, `white_tophat`, `black_tophat`.
 
 use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape};
-use crate::filters::output::{c_cast, scast};
+use crate::filters::store::{c_cast, scast};
 use crate::filters::{maximum_filter_as, minimum_filter_as, FilterOptions, Footprint};
 use crate::structure::{
     c_strides_u, contig, deltas, norm_origin, offset_extent, step_index, unravel,

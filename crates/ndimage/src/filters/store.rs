@@ -1,70 +1,5 @@
-//! The filters with SciPy's `output=` dtype: every input type an [`Array`] holds but complex
-//! (f32, f64, i32, i64, u8, bool) and any of those as the output type.
-//!
-//! `*_as::<I, O>` computes what `scipy.ndimage.<filter>(input, ..., output=O)` computes for an
-//! input of type `I`; `*_as::<I, I>` is SciPy's default output (the input's type). SciPy reads the
-//! input as double, computes every 1-D pass or n-D window in double and stores it into the output
-//! array; a separable filter's later passes read that stored output. These functions do the same
-//! on either device: the input is widened to f64, each pass runs through the f64 filters of this
-//! module, and each pass's result is stored as SciPy stores it (below) before the next pass.
-//!
-//! SciPy's store of a double `v` into the output (C casts on x86-64, as SciPy 1.17 runs there):
-//! - f64: `v`; f32: rounded to nearest (overflow to ±inf);
-//! - i32, i64: truncated toward zero; NaN and values out of range give the type's minimum;
-//! - u8 (and bool, whose storage is a byte): truncated to i32 as above, then wrapped modulo 256
-//!   (`-3.7 → 253`, `300.2 → 44`), so an integer image whose Laplacian or Sobel goes negative
-//!   wraps as in SciPy; bool is the stored byte `!= 0` (`0.3 → false`, `-2.0 → true`).
-//!
-//! Separable filters (Gaussian, uniform, Sobel, Prewitt, and minimum/maximum with a box or an
-//! all-true footprint) store between passes, so e.g. `gaussian_filter_as::<u8, u8>` truncates
-//! after each axis as SciPy does. [`laplace_as`] adds its per-axis second derivatives in the
-//! output type (NumPy's `+=`: integers wrap, bool is logical or, f32 rounds each sum);
-//! [`gaussian_laplace_as`] likewise, and [`gaussian_gradient_magnitude_as`] squares, adds and
-//! takes the root in the output type as SciPy's `generic_gradient_magnitude` does.
-//! Rank filters whose rank is the first or last of the footprint run as the minimum or maximum
-//! filter (SciPy's route, separable for a box), others as one n-D selection.
-//!
-//! Where SciPy copies (a filter with no axis to filter: sizes of 1, sigmas of 0, `axes=[]`), the
-//! copy follows NumPy's assignment casts instead: integers wrap into narrower integers
-//! (`3_000_000_000i64 → -1_294_967_296` in i32) and anything nonzero is true. `cval` is read as
-//! SciPy reads it: a double in the separable and correlation filters, the input's C type in
-//! the n-D minimum/maximum (footprints other than boxes) and rank filters (`-2.0` is 254 for u8
-//! and bool inputs, f32 rounds it), and through `numpy.int64` in SciPy's 1-D rank route (1-D
-//! integer inputs, NaN refused, the i64 result copied with NumPy's casts).
-//!
-//! Differences from SciPy: (1) for a 1-D input, SciPy 1.17's rank and median filter with an output
-//! type other than the input's return the output buffer reinterpreted (its fast 1-D path writes
-//! the input's type into it); here they return the values stored as above, as SciPy does for every
-//! other input. (2) An integer input is read as f64, as SciPy's n-D filters do, so i64 values
-//! beyond 2^53 are rounded (SciPy's 1-D rank path keeps same-type i64 exact). (3) The CPU sums
-//! 1-D windows in SciPy's order, so its f64 results are SciPy's bit for bit where the weights
-//! are; the Gaussian weights may differ in the last bit where NumPy's `exp` does from the
-//! platform's, uniform filters sum each window afresh where SciPy keeps a running sum, and
-//! the GPU sums in its own order with fused multiply-adds. A result within such a difference
-//! of an integer can truncate to the neighbouring integer. u16, i16, u32, u64 and i8 have no
-//! [`Array`] element type yet.
-//!
-//! The plain filters of this module (`gaussian_filter::<u8>`, ...) keep the input type and
-//! saturate on overflow instead; use these functions for SciPy's exact integer results.
-
-mod derivatives;
-mod generic;
-mod linear;
-mod rank;
-
-pub use derivatives::{
-    gaussian_gradient_magnitude_as, gaussian_laplace_as, laplace_as, prewitt_as, sobel_as,
-};
-pub use generic::{generic_filter1d_as, generic_filter_as};
-pub use linear::{
-    convolve1d_as, convolve_as, correlate1d_as, correlate_as, gaussian_filter1d_as,
-    gaussian_filter_as, uniform_filter1d_as, uniform_filter_as,
-};
-pub use rank::{
-    maximum_filter1d_as, maximum_filter_as, median_filter_as, minimum_filter1d_as,
-    minimum_filter_as, percentile_filter_as, rank_filter_as,
-};
-
+//! SciPy's store of a double into the `output` dtype (the C casts), on both devices, and the
+//! stored-pass chain of the `*_as` filters (see the [filters](super) doc, "Output types").
 use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::dtype::{DType, Element};
 use cusci_core::elementwise::{Arg, Scalar};
@@ -97,7 +32,7 @@ impl Store {
         })
     }
     /// The kernel code of the store (`+ 10`: the wrapping add's store, see [`scast`]).
-    fn code(self) -> i32 {
+    pub(crate) fn code(self) -> i32 {
         match self {
             Store::F64 => 0,
             Store::F32 => 1,
@@ -252,7 +187,7 @@ pub(crate) fn apply(a: Array<f64>, code: i32) -> Result<Array<f64>> {
     Ok(a)
 }
 
-fn store(a: Array<f64>, s: Store) -> Result<Array<f64>> {
+pub(crate) fn store(a: Array<f64>, s: Store) -> Result<Array<f64>> {
     apply(a, s.code())
 }
 
@@ -300,7 +235,7 @@ pub(crate) fn copy_code<I: Element>(s: Store) -> i32 {
 /// Passes in sequence over `cur`, each stored before the next reads it (SciPy's separable
 /// filters writing into `output`); with no pass, `cur` stored with the code `copy` (SciPy's
 /// `output[...] = input`, [`copy_code`]).
-fn stored_passes(
+pub(crate) fn stored_passes(
     mut cur: Array<f64>,
     passes: Vec<PassFn<'_>>,
     s: Store,
@@ -328,4 +263,11 @@ pub(crate) fn chain<I: Element, O: Element>(
         s,
         copy_code::<I>(s),
     )?)
+}
+
+/// `cval` as SciPy's n-D minimum/maximum (non-box footprints) and rank filters read it: cast to
+/// the input's C type (`(npy_uint8)-2.0 = 254`; bool is a byte there too; f32 rounded; i32/i64
+/// truncated, the minimum out of range).
+pub(crate) fn input_cval<I: Element>(op: &str, cval: f64) -> Result<f64> {
+    Ok(scast(cval, Store::of::<I>(op)?.code()))
 }
