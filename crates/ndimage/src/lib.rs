@@ -47,10 +47,10 @@ pub use measurements::{
 pub use morphology::{
     binary_closing, binary_dilation, binary_erosion, binary_fill_holes, binary_hit_or_miss,
     binary_opening, binary_propagation, black_tophat, grey_closing, grey_dilation, grey_erosion,
-    grey_opening, morphological_gradient, morphological_laplace, white_tophat, BinaryOptions,
-    GreyOptions,
+    grey_opening, iterate_structure, morphological_gradient, morphological_laplace, white_tophat,
+    BinaryOptions, GreyOptions,
 };
-pub use structure::{generate_binary_structure, iterate_structure};
+pub use structure::generate_binary_structure;
 
 /// Every kernel module of the crate (each declared once, beside its launcher), for the compile
 /// checks of the tests (`cusci_core::testing::compile_modules`).

@@ -86,11 +86,6 @@ fn check_arrays<T: Float, I: SpIndex>(
     check_same_device(op, data.device(), b.device())
 }
 
-/// The last element of a 1-D index array (waits for the device).
-pub(crate) fn last<I: SpIndex>(a: &Array<I>) -> Result<usize> {
-    Ok(a.index_axis(0, -1)?.item()?.ix())
-}
-
 fn flags_error(op: &str, f: i32, what: &str) -> Result<()> {
     if f & 4 != 0 {
         return Err(make::arg(

@@ -1,15 +1,15 @@
-//! What the filter primitives share: the element types ([`Real`]), the kernel module of
-//! `filters.cu` (with `sep2d.cu` and, for f32, `stream2d.cu`), weights as kernel arguments, and
+//! What the filter primitives share: the element types ([`Real`]), the kernels of the filter
+//! module ([`super::FILTERS`]), weights as kernel arguments, and
 //! footprints as lists of points. The primitives themselves: a 1-D window along one axis
 //! ([`super::line`]), an n-D footprint ([`super::footprint`]), an n-D rank selection
 //! ([`super::rank`]) and fused pairs of separable passes ([`super::fused`]). The CPU side
 //! computes in f64 with rayon over lines or elements; the CUDA side runs the kernels.
 
 use crate::cuda::{Taps, TAPS};
-use crate::modes::{Mode, MODES_CUH};
+use crate::modes::Mode;
 pub(crate) use crate::structure::unravel;
-use cusci_core::cuda::launch::{KernelModule, Spec};
-use cusci_core::dtype::{DType, Element};
+use cusci_core::cuda::launch::Spec;
+use cusci_core::dtype::Element;
 use cusci_core::{Array, Backend, CudaDevice, Device, Function, KernelParam, Result};
 use rayon::prelude::*;
 
@@ -51,46 +51,6 @@ pub(crate) enum Op {
     Max = 2,
 }
 
-/// The filter kernels (`filters.cu`, `sep2d.cu`, and for f32 `stream2d.cu` with its entry
-/// points), built for one element type: `Spec::of(&[T])`.
-pub(crate) static FILTERS: KernelModule = KernelModule {
-    name: "ndimage_filters",
-    source: filters_source,
-    options: &[],
-    samples: || crate::cuda::specs([DType::F32, DType::F64, DType::I32, DType::I64, DType::U8]),
-};
-
-fn filters_source(spec: &Spec) -> Result<String> {
-    let dtype = spec.dtype(0)?;
-    let w = if dtype == DType::F32 {
-        "float"
-    } else {
-        "double"
-    };
-    let wf32 = match dtype {
-        DType::F32 => "#define NDI_WF32\n#define NDI_FLOAT_T\n",
-        // the fused separable kernels (sep2d.cu) serve f32 and f64 only
-        DType::F64 => "#define NDI_FLOAT_T\n",
-        _ => "",
-    };
-    // the streaming kernels (stream2d.cu, f32 only) and their entry points
-    let stream2 = if dtype == DType::F32 {
-        format!(
-            "{}\n{}",
-            include_str!("stream2d.cu"),
-            super::fused::stream2_entries()
-        )
-    } else {
-        String::new()
-    };
-    Ok(format!(
-        "#define T {}\n#define W {w}\n{wf32}{MODES_CUH}\n{}\n{}\n{stream2}",
-        dtype.cuda_name(),
-        include_str!("filters.cu"),
-        include_str!("sep2d.cu")
-    ))
-}
-
 /// An engine's body where `x` lives: an empty input is copied; otherwise the CPU body `cpu` on
 /// the input's C-order values, or the CUDA body `cuda` on its device, each given the boundary
 /// mode as the filters apply it ([`Mode::for_filter`]).
@@ -112,7 +72,7 @@ pub(crate) fn on_device<T: Real>(
 
 /// The filter kernel `name` for element type `T`.
 pub(crate) fn function<T: Real>(d: &CudaDevice, name: &str) -> Result<Function> {
-    FILTERS.function(d, &Spec::of(&[T::DTYPE]), name)
+    super::FILTERS.function(d, &Spec::of(&[T::DTYPE]), name)
 }
 
 /// Weights (at most [`TAPS`]) as the by-value `NdiTaps` argument in the working type of `T`

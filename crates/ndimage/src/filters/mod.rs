@@ -103,15 +103,56 @@ pub use window::{
     uniform_filter1d_as, uniform_filter_as,
 };
 
-pub(crate) use engine::FILTERS;
 pub(crate) use generic::GENERIC;
 pub(crate) use store::STORE;
 
-use crate::modes::Mode;
+use crate::modes::{Mode, MODES_CUH};
 use cusci_core::array::layout::norm_axis;
+use cusci_core::cuda::launch::{KernelModule, Spec};
+use cusci_core::dtype::DType;
 use cusci_core::error::make;
 use cusci_core::{Array, Result};
 use engine::Points;
+
+/// The filter kernels (`filters.cu`, `sep2d.cu`, and for f32 `stream2d.cu` with its entry
+/// points), built for one element type: `Spec::of(&[T])`.
+pub(crate) static FILTERS: KernelModule = KernelModule {
+    name: "ndimage_filters",
+    source: filters_source,
+    options: &[],
+    samples: || crate::cuda::specs([DType::F32, DType::F64, DType::I32, DType::I64, DType::U8]),
+};
+
+fn filters_source(spec: &Spec) -> Result<String> {
+    let dtype = spec.dtype(0)?;
+    let w = if dtype == DType::F32 {
+        "float"
+    } else {
+        "double"
+    };
+    let wf32 = match dtype {
+        DType::F32 => "#define NDI_WF32\n#define NDI_FLOAT_T\n",
+        // the fused separable kernels (sep2d.cu) serve f32 and f64 only
+        DType::F64 => "#define NDI_FLOAT_T\n",
+        _ => "",
+    };
+    // the streaming kernels (stream2d.cu, f32 only) and their entry points
+    let stream2 = if dtype == DType::F32 {
+        format!(
+            "{}\n{}",
+            include_str!("stream2d.cu"),
+            fused::stream2_entries()
+        )
+    } else {
+        String::new()
+    };
+    Ok(format!(
+        "#define T {}\n#define W {w}\n{wf32}{MODES_CUH}\n{}\n{}\n{stream2}",
+        dtype.cuda_name(),
+        include_str!("filters.cu"),
+        include_str!("sep2d.cu")
+    ))
+}
 
 /// Options shared by the filters (SciPy's `mode`, `cval`, `origin`, `axes`).
 ///

@@ -1,7 +1,7 @@
 //! The CUDA half of the interpolation: the working input on the device and the transform
 //! kernels' launches.
 
-use super::spline::spline_cuda;
+use super::spline::{poles, spline_chunk, spline_init, spline_warm};
 use super::{Coords, Plan, Prep, INTERP};
 use crate::cuda::{dims8, linear};
 use crate::filters::Real;
@@ -152,4 +152,60 @@ pub(super) fn transform_cuda<T: Real, W: Element, C: Real>(
             .run()?;
     }
     Ok(out)
+}
+
+/// The GPU spline prefilter of `work` (shape `shape`) along `p.axes` in place: per axis and pole
+/// a causal pass into a scratch array and an anticausal pass back (chunked lines, see
+/// `ndi_spline_causal`).
+fn spline_cuda<T: Real, W: Element>(
+    d: &CudaDevice,
+    work: &mut Array<W>,
+    shape: &[usize],
+    p: &Prep,
+) -> Result<()> {
+    let n: usize = shape.iter().product();
+    let mut scratch = Array::<W>::empty(shape, work.device())?;
+    let poles = poles(p.order);
+    let gain: f64 = poles.iter().map(|&z| (1.0 - z) * (1.0 - 1.0 / z)).product();
+    let causal = function::<T, W>(d, "ndi_spline_causal")?;
+    let anti = function::<T, W>(d, "ndi_spline_anticausal")?;
+    let ch = spline_chunk(n);
+    for &ax in p.axes {
+        let len = shape[ax];
+        if len <= 1 {
+            continue;
+        }
+        let inner: usize = shape[ax + 1..].iter().product();
+        let outer = n / (len * inner);
+        let threads = outer * len.div_ceil(ch) * inner;
+        let lc = linear(threads);
+        for (k, &z) in poles.iter().enumerate() {
+            let warm = spline_warm(z);
+            let g = if k == 0 { gain } else { 1.0 };
+            d.launch(&causal, lc)
+                .arg(work.dev_ptr()?)
+                .arg(scratch.dev_ptr_mut()?)
+                .arg(outer as i64)
+                .arg(len as i64)
+                .arg(inner as i64)
+                .arg(ch as i32)
+                .arg(warm as i32)
+                .arg(z)
+                .arg(g)
+                .arg(spline_init(p.mode))
+                .run()?;
+            d.launch(&anti, lc)
+                .arg(scratch.dev_ptr()?)
+                .arg(work.dev_ptr_mut()?)
+                .arg(outer as i64)
+                .arg(len as i64)
+                .arg(inner as i64)
+                .arg(ch as i32)
+                .arg(warm as i32)
+                .arg(z)
+                .arg(spline_init(p.mode))
+                .run()?;
+        }
+    }
+    Ok(())
 }

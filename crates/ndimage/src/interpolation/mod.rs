@@ -14,6 +14,9 @@
 
 use crate::filters::Real;
 use crate::modes::{Mode, MODES_CUH};
+use cpu::prepare_cpu;
+use cuda::{prepare_cuda, DevWork};
+use cusci_core::array::layout::norm_axis;
 use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::dtype::DType;
 use cusci_core::error::make;
@@ -28,7 +31,6 @@ mod transforms;
 use cpu::transform_cpu;
 use cuda::transform_cuda;
 
-pub use spline::{spline_filter, spline_filter1d};
 pub use transforms::{affine_transform, map_coordinates, rotate, shift, zoom, Matrix};
 
 /// Options of the geometric transforms (SciPy's `order`, `mode`, `cval`, `prefilter`).
@@ -270,4 +272,87 @@ fn transform_axes<T: Real, C: Real>(
         }
         Backend::Cuda(c) => transform_cuda::<T, T::W, C>(c.dev(), x, &coords, &plan),
     }
+}
+
+// ---------------------------------------------------------------- spline prefilters
+
+fn spline_out<T: Real>(
+    op: &str,
+    x: &Array<T>,
+    order: usize,
+    axes: &[usize],
+    mode: Mode,
+) -> Result<Array<f64>> {
+    if !(2..=5).contains(&order) {
+        check_order(op, order, 0)?;
+        return x.astype::<f64>();
+    }
+    if x.size() == 0 {
+        return x.astype::<f64>();
+    }
+    let prep = Prep {
+        npad: 0,
+        cval: 0.0,
+        nearest: false,
+        order,
+        mode,
+        filter: true,
+        axes,
+    };
+    match x.backend() {
+        Backend::Host(h) => {
+            let xv: Vec<f64> = h.to_contiguous().iter().map(|v| v.to_f()).collect();
+            let (v, shape) = prepare_cpu(xv, x.shape(), &prep);
+            Array::from_vec(v, &shape, &Device::Cpu)
+        }
+        Backend::Cuda(c) => match prepare_cuda::<T, f64>(c.dev(), x, &prep)?.0 {
+            DevWork::Own(a) => Ok(a),
+            DevWork::Input(_) => x.astype::<f64>(),
+        },
+    }
+}
+
+/// One-dimensional B-spline prefilter along `axis` (`scipy.ndimage.spline_filter1d`): the
+/// coefficients whose spline of `order` interpolates the input, with the boundary of `mode`
+/// (SciPy's default `Mode::Mirror`). Orders 0 and 1 return the input as f64. The result is f64
+/// (SciPy's default output).
+///
+/// # Errors
+/// `InvalidArgument` for an order above 5 or a bad axis.
+///
+/// ```
+/// use cusci_ndimage::{spline_filter1d, Array, Device, Mode};
+/// let x = Array::from_vec(vec![1.0f64; 6], &[6], &Device::Cpu).unwrap();
+/// let c = spline_filter1d(&x, 3, -1, Mode::Mirror).unwrap().to_vec().unwrap();
+/// assert!(c.iter().all(|v| (v - 1.0).abs() < 1e-12)); // a constant is its own spline
+/// ```
+pub fn spline_filter1d<T: Real>(
+    input: &Array<T>,
+    order: usize,
+    axis: isize,
+    mode: Mode,
+) -> Result<Array<f64>> {
+    let op = "spline_filter1d";
+    let a = norm_axis(op, axis, input.ndim())?;
+    spline_out(op, input, order, &[a], mode)
+}
+
+/// Multidimensional B-spline prefilter (`scipy.ndimage.spline_filter`): [`spline_filter1d`]
+/// along every axis.
+///
+/// # Errors
+/// `InvalidArgument` for an order below 2 or above 5 (SciPy's "spline order not supported";
+/// [`spline_filter1d`] accepts 0 and 1, as SciPy, and copies the input).
+///
+/// ```
+/// use cusci_ndimage::{spline_filter, Array, Device, Mode};
+/// let x = Array::from_vec(vec![2.0f32; 12], &[3, 4], &Device::Cpu).unwrap();
+/// let c = spline_filter(&x, 5, Mode::Mirror).unwrap().to_vec().unwrap();
+/// assert!(c.iter().all(|v| (v - 2.0).abs() < 1e-12));
+/// ```
+pub fn spline_filter<T: Real>(input: &Array<T>, order: usize, mode: Mode) -> Result<Array<f64>> {
+    let op = "spline_filter";
+    check_order(op, order, 2)?;
+    let axes: Vec<usize> = (0..input.ndim()).collect();
+    spline_out(op, input, order, &axes, mode)
 }

@@ -1,20 +1,13 @@
-//! The B-spline prefilter (`spline_filter`, `spline_filter1d`, and the prefilter of the
-//! transforms): the recursive filter's poles and boundary, its CPU lines and its GPU passes.
+//! The B-spline prefilter's numerics (for `spline_filter`, `spline_filter1d` and the prefilter of
+//! the transforms): the recursive filter's poles and boundary, its CPU lines, and the chunking
+//! of its GPU passes (which `cuda.rs` launches).
 
-use super::cpu::prepare_cpu;
-use super::cuda::{function, prepare_cuda, DevWork};
-use super::{check_order, Prep};
-use crate::cuda::linear;
-use crate::filters::Real;
 use crate::modes::Mode;
-use cusci_core::array::layout::norm_axis;
-use cusci_core::dtype::Element;
-use cusci_core::{Array, Backend, CudaDevice, Device, Result};
 use rayon::prelude::*;
 
 /// The poles of the B-spline prefilter of `order`, correctly rounded (SciPy's constants): the
 /// formulas in double would be a few ulps off (`sqrt(8) − 3` two, order 4's first about 40).
-fn poles(order: usize) -> Vec<f64> {
+pub(super) fn poles(order: usize) -> Vec<f64> {
     match order {
         // sqrt(8) − 3
         2 => vec![-0.1715728752538099],
@@ -29,7 +22,7 @@ fn poles(order: usize) -> Vec<f64> {
 }
 
 /// 0 mirror, 1 reflect, 2 wrap: the boundary of the prefilter for `mode` (as SciPy).
-fn spline_init(mode: Mode) -> i32 {
+pub(super) fn spline_init(mode: Mode) -> i32 {
     match mode {
         Mode::GridWrap => 2,
         Mode::Nearest | Mode::Reflect | Mode::GridMirror => 1,
@@ -160,148 +153,11 @@ pub(super) fn spline_axis_cpu(
 }
 
 /// Chunk length of the GPU prefilter passes: about 2^18 threads or more, at least 32 positions.
-fn spline_chunk(n: usize) -> usize {
+pub(super) fn spline_chunk(n: usize) -> usize {
     (n >> 18).next_power_of_two().clamp(32, 256)
 }
 
 /// Positions after which a pole's recursion has forgotten its start: |z|^warm < 1e-16.
-fn spline_warm(z: f64) -> usize {
+pub(super) fn spline_warm(z: f64) -> usize {
     ((1e-16f64).ln() / z.abs().ln()).ceil().max(1.0) as usize
-}
-
-/// The GPU spline prefilter of `work` (shape `shape`) along `p.axes` in place: per axis and pole
-/// a causal pass into a scratch array and an anticausal pass back (chunked lines, see
-/// `ndi_spline_causal`).
-pub(super) fn spline_cuda<T: Real, W: Element>(
-    d: &CudaDevice,
-    work: &mut Array<W>,
-    shape: &[usize],
-    p: &Prep,
-) -> Result<()> {
-    let n: usize = shape.iter().product();
-    let mut scratch = Array::<W>::empty(shape, work.device())?;
-    let poles = poles(p.order);
-    let gain: f64 = poles.iter().map(|&z| (1.0 - z) * (1.0 - 1.0 / z)).product();
-    let causal = function::<T, W>(d, "ndi_spline_causal")?;
-    let anti = function::<T, W>(d, "ndi_spline_anticausal")?;
-    let ch = spline_chunk(n);
-    for &ax in p.axes {
-        let len = shape[ax];
-        if len <= 1 {
-            continue;
-        }
-        let inner: usize = shape[ax + 1..].iter().product();
-        let outer = n / (len * inner);
-        let threads = outer * len.div_ceil(ch) * inner;
-        let lc = linear(threads);
-        for (k, &z) in poles.iter().enumerate() {
-            let warm = spline_warm(z);
-            let g = if k == 0 { gain } else { 1.0 };
-            d.launch(&causal, lc)
-                .arg(work.dev_ptr()?)
-                .arg(scratch.dev_ptr_mut()?)
-                .arg(outer as i64)
-                .arg(len as i64)
-                .arg(inner as i64)
-                .arg(ch as i32)
-                .arg(warm as i32)
-                .arg(z)
-                .arg(g)
-                .arg(spline_init(p.mode))
-                .run()?;
-            d.launch(&anti, lc)
-                .arg(scratch.dev_ptr()?)
-                .arg(work.dev_ptr_mut()?)
-                .arg(outer as i64)
-                .arg(len as i64)
-                .arg(inner as i64)
-                .arg(ch as i32)
-                .arg(warm as i32)
-                .arg(z)
-                .arg(spline_init(p.mode))
-                .run()?;
-        }
-    }
-    Ok(())
-}
-
-fn spline_out<T: Real>(
-    op: &str,
-    x: &Array<T>,
-    order: usize,
-    axes: &[usize],
-    mode: Mode,
-) -> Result<Array<f64>> {
-    if !(2..=5).contains(&order) {
-        check_order(op, order, 0)?;
-        return x.astype::<f64>();
-    }
-    if x.size() == 0 {
-        return x.astype::<f64>();
-    }
-    let prep = Prep {
-        npad: 0,
-        cval: 0.0,
-        nearest: false,
-        order,
-        mode,
-        filter: true,
-        axes,
-    };
-    match x.backend() {
-        Backend::Host(h) => {
-            let xv: Vec<f64> = h.to_contiguous().iter().map(|v| v.to_f()).collect();
-            let (v, shape) = prepare_cpu(xv, x.shape(), &prep);
-            Array::from_vec(v, &shape, &Device::Cpu)
-        }
-        Backend::Cuda(c) => match prepare_cuda::<T, f64>(c.dev(), x, &prep)?.0 {
-            DevWork::Own(a) => Ok(a),
-            DevWork::Input(_) => x.astype::<f64>(),
-        },
-    }
-}
-
-/// One-dimensional B-spline prefilter along `axis` (`scipy.ndimage.spline_filter1d`): the
-/// coefficients whose spline of `order` interpolates the input, with the boundary of `mode`
-/// (SciPy's default `Mode::Mirror`). Orders 0 and 1 return the input as f64. The result is f64
-/// (SciPy's default output).
-///
-/// # Errors
-/// `InvalidArgument` for an order above 5 or a bad axis.
-///
-/// ```
-/// use cusci_ndimage::{spline_filter1d, Array, Device, Mode};
-/// let x = Array::from_vec(vec![1.0f64; 6], &[6], &Device::Cpu).unwrap();
-/// let c = spline_filter1d(&x, 3, -1, Mode::Mirror).unwrap().to_vec().unwrap();
-/// assert!(c.iter().all(|v| (v - 1.0).abs() < 1e-12)); // a constant is its own spline
-/// ```
-pub fn spline_filter1d<T: Real>(
-    input: &Array<T>,
-    order: usize,
-    axis: isize,
-    mode: Mode,
-) -> Result<Array<f64>> {
-    let op = "spline_filter1d";
-    let a = norm_axis(op, axis, input.ndim())?;
-    spline_out(op, input, order, &[a], mode)
-}
-
-/// Multidimensional B-spline prefilter (`scipy.ndimage.spline_filter`): [`spline_filter1d`]
-/// along every axis.
-///
-/// # Errors
-/// `InvalidArgument` for an order below 2 or above 5 (SciPy's "spline order not supported";
-/// [`spline_filter1d`] accepts 0 and 1, as SciPy, and copies the input).
-///
-/// ```
-/// use cusci_ndimage::{spline_filter, Array, Device, Mode};
-/// let x = Array::from_vec(vec![2.0f32; 12], &[3, 4], &Device::Cpu).unwrap();
-/// let c = spline_filter(&x, 5, Mode::Mirror).unwrap().to_vec().unwrap();
-/// assert!(c.iter().all(|v| (v - 2.0).abs() < 1e-12));
-/// ```
-pub fn spline_filter<T: Real>(input: &Array<T>, order: usize, mode: Mode) -> Result<Array<f64>> {
-    let op = "spline_filter";
-    check_order(op, order, 2)?;
-    let axes: Vec<usize> = (0..input.ndim()).collect();
-    spline_out(op, input, order, &axes, mode)
 }

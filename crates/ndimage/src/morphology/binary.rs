@@ -3,7 +3,8 @@
 
 use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape};
 use crate::structure::{
-    contig, deltas, norm_origin, offset_extent, real_only, step_index, unravel, Structure,
+    c_strides_u, contig, deltas, norm_origin, offset_extent, real_only, step_index, unravel,
+    Structure,
 };
 use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::error::make;
@@ -657,4 +658,66 @@ pub fn binary_fill_holes<T: Element>(
     };
     let t = iterate(OP, &zeros, &s, Some(&mask))?;
     and_or_not(&t, None)
+}
+
+/// `scipy.ndimage.iterate_structure(structure, iterations, origin)`: `structure` dilated by itself
+/// `iterations − 1` times (a structure of reach `iterations` × that of `structure`), with the
+/// origin scaled by `iterations` when one is given (returned as the second value).
+/// `iterations < 2` returns a copy of `structure`.
+///
+/// The work is done on the host (structures are small); the result is on `structure`'s device.
+///
+/// # Errors
+/// `InvalidArgument` when `origin` has another length than `structure.ndim()`.
+///
+/// ```
+/// use cusci_ndimage::{generate_binary_structure, iterate_structure, Device};
+/// let s = generate_binary_structure(1, 1, &Device::Cpu).unwrap();
+/// let (t, _) = iterate_structure(&s, 2, None).unwrap();
+/// assert_eq!(t.shape(), &[5]);
+/// ```
+pub fn iterate_structure(
+    structure: &Array<bool>,
+    iterations: i64,
+    origin: Option<&[i64]>,
+) -> Result<(Array<bool>, Option<Vec<i64>>)> {
+    let nd = structure.ndim();
+    if let Some(o) = origin {
+        if o.len() != nd {
+            return Err(make::arg(
+                "iterate_structure",
+                format!("origin has {} values for a structure of rank {nd}", o.len()),
+            ));
+        }
+    }
+    let scaled = origin.map(|o| o.iter().map(|v| v * iterations).collect());
+    if iterations < 2 {
+        return Ok((structure.copy()?, scaled));
+    }
+    let s = Structure::from_array("iterate_structure", structure, nd)?;
+    let ni = (iterations - 1) as usize;
+    let shape: Vec<usize> = s.shape.iter().map(|&d| d + ni * (d - 1)).collect();
+    let n: usize = shape.iter().product();
+    let mut out = vec![false; n];
+    // place the structure at ni * (d // 2) along every axis
+    let pos: Vec<usize> = s.shape.iter().map(|&d| ni * (d / 2)).collect();
+    let sst = c_strides_u(&s.shape);
+    let ost = c_strides_u(&shape);
+    for (k, &v) in s.data.iter().enumerate() {
+        let mut idx = 0;
+        for d in 0..nd {
+            idx += ((k / sst[d]) % s.shape[d] + pos[d]) * ost[d];
+        }
+        out[idx] = v;
+    }
+    let offs = s.dilation_offsets(&vec![0; nd]);
+    let steps = Steps {
+        shape: &shape,
+        offs: &offs,
+        dilate: true,
+        iterations: ni as i64,
+        border: false,
+    };
+    let dil = cpu_iterate("iterate_structure", &out, &steps, None)?;
+    Ok((Array::from_vec(dil, &shape, structure.device())?, scaled))
 }

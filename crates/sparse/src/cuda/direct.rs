@@ -3,9 +3,10 @@
 //! kernel, then the dense tail, the compaction and the CSC → CSR conversions), with the
 //! kernels of [`SOLVERS`](super::SOLVERS).
 
+use super::last;
 use super::{grid, solver_fn, NT, PER_SM};
 use crate::direct::{csc_to_csr, failure, singular, tail_rowperm, tail_rows, Factors, Symbolic};
-use crate::matrix::{last, CsrMatrix};
+use crate::matrix::CsrMatrix;
 use cusci_core::{Array, CudaDevice, Device, Float, LaunchConfig, Result};
 use cusci_linalg::{lu_factor, LuFactorOptions, Scalar};
 

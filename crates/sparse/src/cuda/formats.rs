@@ -3,9 +3,10 @@
 //! `tril`/`triu`, with the kernels of `formats.cu` ([`FORMATS`]). Every function takes valid
 //! input on the device `d` (its front end has checked it).
 
+use super::last;
 use super::{concat, count_scan_write, ffi, formats_fn, grid, Arg, FORMATS};
 use crate::dia::DiaMatrix;
-use crate::matrix::{last, CooMatrix, CsrMatrix};
+use crate::matrix::{CooMatrix, CsrMatrix};
 use crate::SpIndex;
 use cusci_core::{Array, CudaDevice, DType, Device, Float, Result};
 

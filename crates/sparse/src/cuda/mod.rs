@@ -32,6 +32,11 @@ use cusci_core::{
     KernelParam, Result, Spec,
 };
 
+/// The last element of a 1-D index array (waits for the device).
+pub(crate) fn last<I: SpIndex>(a: &Array<I>) -> Result<usize> {
+    Ok(a.index_axis(0, -1)?.item()?.ix())
+}
+
 /// Threads per block of the grid-stride kernels (`NT` in the sources).
 pub(crate) const NT: u32 = 256;
 /// Blocks per multiprocessor at most of a grid-stride launch of `NT` threads.
@@ -236,7 +241,7 @@ pub(crate) fn count_scan_write<T: Float, I: SpIndex>(
         .arg(counts.dev_ptr_mut()?)
         .run()?;
     let outptr = counts.cumsum(0)?;
-    let total = crate::matrix::last(&outptr)?;
+    let total = last(&outptr)?;
     let mut oind = Array::<I>::empty(&[total], &dev)?;
     let mut odat = Array::<T>::empty(&[total], &dev)?;
     let f = module.function(d, &spec, write.0)?;
