@@ -345,7 +345,10 @@ fn pinvh_body<T: Scalar>() {
     if !single::<T>() {
         // the singular case: its zero eigenvalues sit at ~ε·λmax, far below rtol = 1e-10 in f64
         // but not in f32
-        let rtol = PinvhOptions { rtol: Some(1e-10), ..Default::default() };
+        let rtol = PinvhOptions {
+            rtol: Some(1e-10),
+            ..Default::default()
+        };
         cases.push(("sing", "PH", rtol));
     }
     for (case, key, opts) in cases {
