@@ -2242,6 +2242,218 @@ def gen_signal_convwin(out: Path) -> None:
     savez_fixed(out / "convwin.npz", compressed=True, **a)
 
 
+# --------------------------------------------------------------------------------------------
+# cusci-linalg (second file): the scipy.linalg names past CuPy. Written to
+# crates/linalg/tests/data/scipy_linalg_extra.npz, read by crates/linalg/tests/scipy_extra.rs.
+# Inputs are rounded to float32 first (so the f32 tests read the same matrices exactly) and
+# stored as float64 / complex128; members: `in_<key>` inputs, `<fn>_<case>_<field>` results.
+# Bases that are unique only up to a unitary mixing (null_space, orth) are stored as their
+# projectors `Q Qᴴ` plus the column count.
+# --------------------------------------------------------------------------------------------
+
+
+@section("linalg_extra", folder="linalg")
+def gen_linalg_extra(out: Path) -> None:
+    import scipy
+    import scipy.linalg as sl
+
+    a: dict[str, np.ndarray] = {}
+    S = "linalg_extra"
+
+    def f32(x):
+        if np.iscomplexobj(x):
+            return x.astype(np.complex64).astype(np.complex128)
+        return x.astype(np.float32).astype(np.float64)
+
+    def mat(name, shape, cplx=False, rank=None):
+        g = rng(S, name)
+        def one(sh):
+            x = g.standard_normal(sh)
+            if cplx:
+                x = x + 1j * g.standard_normal(sh)
+            return x
+        def ints(sh):  # small integers: the product is exact in f32 and stays rank-deficient
+            x = g.integers(-3, 4, sh).astype(np.float64)
+            if cplx:
+                x = x + 1j * g.integers(-3, 4, sh)
+            return x
+        if rank is None:
+            x = one(shape)
+        else:
+            x = ints(shape[:-1] + (rank,)) @ ints(shape[:-2] + (rank, shape[-1]))
+        x = f32(x)
+        a[f"in_{name}"] = x
+        return x
+
+    def proj(q):
+        return q @ np.swapaxes(q, -1, -2).conj()
+
+    for dt, cx in (("d", False), ("z", True)):
+        # rectangular, rank-deficient, square full rank, and a stack
+        for case, shape, rank in (("tall", (7, 4), 2), ("wide", (3, 6), 2), ("sq", (5, 5), None),
+                                  ("stack", (3, 4, 3), 2), ("full", (6, 3), None)):
+            x = mat(f"A_{case}_{dt}", shape, cx, rank)
+            a[f"svdvals_{case}_{dt}_out"] = sl.svdvals(x)
+            q = sl.null_space(x)
+            a[f"null_space_{case}_{dt}_proj"] = proj(q)
+            a[f"null_space_{case}_{dt}_cols"] = np.array(q.shape[-1], dtype=np.int64)
+            q = sl.orth(x)
+            a[f"orth_{case}_{dt}_proj"] = proj(q)
+            a[f"orth_{case}_{dt}_cols"] = np.array(q.shape[-1], dtype=np.int64)
+        # null_space with an explicit rcond that cuts a small singular value
+        u, _, vh = np.linalg.svd(mat(f"A_rc_{dt}", (5, 5), cx))
+        x = f32(u @ np.diag([3.0, 2.0, 1.0, 1e-3, 1e-9]) @ vh)
+        a[f"in_A_rc_{dt}"] = x
+        for rc in ("1e-2", "1e-6"):
+            q = sl.null_space(x, rcond=float(rc))
+            a[f"null_space_rc{rc}_{dt}_proj"] = proj(q)
+            a[f"null_space_rc{rc}_{dt}_cols"] = np.array(q.shape[-1], dtype=np.int64)
+            q = sl.orth(x, rcond=float(rc))
+            a[f"orth_rc{rc}_{dt}_proj"] = proj(q)
+            a[f"orth_rc{rc}_{dt}_cols"] = np.array(q.shape[-1], dtype=np.int64)
+        # orthogonal_procrustes (odd sizes, a stack)
+        for case, shape in (("p53", (5, 3)), ("p33", (3, 3)), ("pst", (2, 4, 3))):
+            x = mat(f"PA_{case}_{dt}", shape, cx)
+            y = mat(f"PB_{case}_{dt}", shape, cx)
+            r, sc = sl.orthogonal_procrustes(x, y)
+            a[f"procrustes_{case}_{dt}_r"], a[f"procrustes_{case}_{dt}_scale"] = r, np.asarray(sc)
+        # subspace_angles: random, nearly parallel (small angles: the arcsin branch), a stack
+        x = mat(f"SA_{dt}", (7, 3), cx)
+        y = mat(f"SB_{dt}", (7, 2), cx)
+        a[f"subspace_angles_rand_{dt}_out"] = sl.subspace_angles(x, y)
+        a[f"subspace_angles_rev_{dt}_out"] = sl.subspace_angles(y, x)
+        y2 = f32(x[:, :2] + 1e-3 * mat(f"SN_{dt}", (7, 2), cx))
+        a[f"in_SP_{dt}"] = y2
+        a[f"subspace_angles_near_{dt}_out"] = sl.subspace_angles(x, y2)
+        xs = mat(f"SS_{dt}", (2, 6, 2), cx)
+        ys = mat(f"ST_{dt}", (2, 6, 3), cx)
+        a[f"subspace_angles_stack_{dt}_out"] = sl.subspace_angles(xs, ys)
+        # pinvh: singular Hermitian (rank 3 of 5), full rank, with atol; lower and upper
+        gi = rng(S, f"PH_{dt}").integers(-3, 4, (5, 3)) + (1j * rng(S, f"PHi_{dt}").integers(-3, 4, (5, 3)) if cx else 0)
+        h = gi @ gi.conj().T  # exact small integers, rank 3: the zero eigenvalues are at rounding level
+        a[f"in_PH_{dt}"] = h
+        a[f"pinvh_sing_{dt}_out"] = sl.pinvh(h, rtol=1e-10)
+        hf = mat(f"PF_{dt}", (4, 4), cx)
+        hf = f32(hf @ hf.conj().T - 2 * np.eye(4))  # indefinite
+        a[f"in_PF_{dt}"] = hf
+        a[f"pinvh_full_{dt}_out"] = sl.pinvh(hf)
+        lam = np.sort(np.abs(np.linalg.eigvalsh(hf)))
+        atol = float((lam[0] + lam[1]) / 2)  # drops the smallest |eigenvalue|
+        a[f"pinvh_atol_{dt}_tol"] = np.array([atol])
+        a[f"pinvh_atol_{dt}_out"] = sl.pinvh(hf, atol=atol)
+        hu = np.triu(hf) + np.triu(hf, 1).conj().T
+        garbage = np.tril(mat(f"PG_{dt}", (4, 4), cx), -1)
+        a[f"in_PU_{dt}"] = np.triu(hf) + garbage  # only the upper triangle is meaningful
+        a[f"pinvh_upper_{dt}_out"] = sl.pinvh(np.triu(hf) + garbage, lower=False)
+        assert np.allclose(sl.pinvh(hu), a[f"pinvh_upper_{dt}_out"])
+        # polar: square, tall, wide (full rank), both sides, a stack
+        for case, shape in (("sq", (4, 4)), ("tall", (5, 3)), ("wide", (2, 5)), ("st", (2, 3, 3))):
+            x = mat(f"PO_{case}_{dt}", shape, cx)
+            for side in ("right", "left"):
+                u, pp = sl.polar(x, side=side)
+                a[f"polar_{case}_{side}_{dt}_u"], a[f"polar_{case}_{side}_{dt}_p"] = u, pp
+        # diagsvd
+        s = f32(np.abs(rng(S, f"ds_{dt}").standard_normal(3)) + 0.5)
+        a[f"in_ds_{dt}"] = s
+        for m, n in ((3, 5), (6, 3), (3, 3)):
+            a[f"diagsvd_{m}x{n}_{dt}_out"] = sl.diagsvd(s, m, n)
+        # solve_toeplitz / matmul_toeplitz
+        c = mat(f"TC_{dt}", (7,), cx)
+        r = mat(f"TR_{dt}", (7,), cx)
+        c[0] += 6.0  # keep the leading minors away from singular
+        a[f"in_TC_{dt}"] = c
+        b1 = mat(f"TB1_{dt}", (7,), cx)
+        b2 = mat(f"TB2_{dt}", (7, 3), cx)
+        a[f"solve_toeplitz_cr1_{dt}_out"] = sl.solve_toeplitz((c, r), b1)
+        a[f"solve_toeplitz_cr2_{dt}_out"] = sl.solve_toeplitz((c, r), b2)
+        a[f"solve_toeplitz_c1_{dt}_out"] = sl.solve_toeplitz(c, b1)
+        cb = mat(f"TCB_{dt}", (2, 5), cx)
+        cb[:, 0] += 5.0
+        a[f"in_TCB_{dt}"] = cb
+        bb = mat(f"TBB_{dt}", (5,), cx)
+        a[f"solve_toeplitz_batch_{dt}_out"] = sl.solve_toeplitz(cb, bb)
+        # an ill-conditioned symmetric Toeplitz matrix (Gaussian kernel), Levinson still works
+        kern = np.exp(-0.5 * (np.arange(9) / 2.5) ** 2)
+        a[f"in_TK"] = kern
+        bk = mat(f"TBK_{dt}", (9,), cx)
+        a[f"solve_toeplitz_kern_{dt}_out"] = sl.solve_toeplitz(kern, bk)
+        a[f"solve_toeplitz_kern_{dt}_cond"] = np.array([np.linalg.cond(sl.toeplitz(kern))])
+        rr = mat(f"MR_{dt}", (4,), cx)
+        x2 = mat(f"MX_{dt}", (4, 3), cx)
+        x1 = mat(f"MX1_{dt}", (7,), cx)
+        a[f"matmul_toeplitz_cr_{dt}_out"] = sl.matmul_toeplitz((c, rr), x2)
+        a[f"matmul_toeplitz_c_{dt}_out"] = sl.matmul_toeplitz(c, x1)
+        xb = mat(f"MXB_{dt}", (3, 5, 2), cx)
+        a[f"matmul_toeplitz_batch_{dt}_out"] = sl.matmul_toeplitz(cb, xb[:2])
+        # solve_circulant
+        cc = mat(f"CC_{dt}", (7,), cx)
+        cc[0] += 4.0
+        a[f"in_CC_{dt}"] = cc
+        a[f"solve_circulant_1_{dt}_out"] = sl.solve_circulant(cc, b1)
+        a[f"solve_circulant_2_{dt}_out"] = sl.solve_circulant(cc, b2)
+        ccb = mat(f"CCB_{dt}", (3, 5), cx)
+        ccb[:, 0] += 4.0
+        a[f"in_CCB_{dt}"] = ccb
+        a[f"solve_circulant_batch_{dt}_out"] = sl.solve_circulant(ccb, bb)
+        bx = mat(f"CBX_{dt}", (5, 3), cx)
+        a[f"solve_circulant_axes_{dt}_out"] = sl.solve_circulant(ccb.T.copy(), bx, caxis=0, baxis=0, outaxis=-1)
+        sing = np.array([1.0, 2.0, 1.0, 2.0, 1.0, 2.0])  # eigenvalue 0 at k = 3 and ... (period 2)
+        sing = sing - sing.mean() + (0.5 if cx else 0.25)
+        a[f"in_CS_{dt}"] = f32(sing.astype(np.complex128) if cx else sing)
+        bs = mat(f"CBS_{dt}", (6,), cx)
+        a[f"solve_circulant_lstsq_{dt}_out"] = sl.solve_circulant(a[f"in_CS_{dt}"], bs, singular="lstsq")
+        # cross / vecdot
+        u3 = mat(f"X3_{dt}", (4, 3), cx)
+        v3 = mat(f"Y3_{dt}", (3,), cx)
+        a[f"cross_last_{dt}_out"] = np.linalg.cross(u3, v3)
+        u0 = mat(f"X0_{dt}", (3, 2), cx)
+        v0 = mat(f"Y0_{dt}", (3, 4, 2), cx)
+        a[f"cross_axis0_{dt}_out"] = np.linalg.cross(u0, v0, axis=0)
+        a[f"vecdot_last_{dt}_out"] = np.linalg.vecdot(u3, v3)
+        a[f"vecdot_axis0_{dt}_out"] = np.linalg.vecdot(u0, v0, axis=0)
+    # symmetric / Hermitian tests: (name, matrix, atol, rtol) -> issymmetric, ishermitian
+    cases = []
+    e = np.array([[1.0, 2.0, 3.0], [2.0, 5.0, 6.0], [3.0, 6.0, 9.0]])
+    cases.append(("sym", e, None, None))
+    cases.append(("nansdiag", np.array([[np.nan, 1.0], [1.0, 2.0]]), None, None))
+    cases.append(("nanoff", np.array([[1.0, np.nan], [np.nan, 2.0]]), None, None))
+    cases.append(("inf", np.array([[1.0, np.inf], [np.inf, 2.0]]), None, None))
+    cases.append(("inftol", np.array([[1.0, np.inf], [np.inf, 2.0]]), 1e-3, None))
+    cases.append(("infneg", np.array([[1.0, np.inf], [-np.inf, 2.0]]), 1.0, None))
+    pert = e.copy(); pert[2, 0] += 1e-9
+    cases.append(("pert", pert, None, None))
+    cases.append(("pert_atol", pert, 1e-8, None))
+    cases.append(("pert_atol_small", pert, 1e-10, None))
+    cases.append(("pert_rtol", pert, None, 1e-9))
+    cases.append(("pert_rtol_small", pert, None, 1e-12))
+    cases.append(("nansdiag_tol", np.array([[np.nan, 1.0], [1.0, 2.0]]), 1e-3, None))
+    h = np.array([[1.0, 2 + 3j], [2 - 3j, 4.0]])
+    cases.append(("herm", h, None, None))
+    cases.append(("csym", np.array([[1 + 1j, 3j], [3j, 2.0]]), None, None))
+    hd = h.copy(); hd[0, 0] += 1e-12j
+    cases.append(("hdiag", hd, None, None))
+    cases.append(("hdiag_tol", hd, 1e-11, None))
+    cases.append(("hnandiag", np.array([[np.nan + 0j, 1.0], [1.0, 2.0]]), None, None))
+    for name, m, at, rt in cases:
+        a[f"sym_{name}_in"] = m
+        a[f"sym_{name}_tol"] = np.array([np.nan if at is None else at, np.nan if rt is None else rt])
+        a[f"sym_{name}_out"] = np.array([sl.issymmetric(m, atol=at, rtol=rt),
+                                         sl.ishermitian(m, atol=at, rtol=rt)])
+    st = np.stack([e, pert, e])
+    a["sym_stack_in"] = st
+    a["sym_stack_out"] = np.asarray(sl.issymmetric(st))
+    # pascal / invpascal / invhilbert: exact integers (Python ints) rounded once to f64
+    for n in (1, 4, 9, 20, 35):
+        for kind in ("symmetric", "lower", "upper"):
+            a[f"pascal_{n}_{kind}"] = np.array(sl.pascal(n, kind=kind, exact=True).tolist(), dtype=np.float64)
+            a[f"invpascal_{n}_{kind}"] = np.array(sl.invpascal(n, kind=kind, exact=True).tolist(), dtype=np.float64)
+    for n in (1, 2, 5, 9, 14, 16):
+        a[f"invhilbert_{n}_exact"] = np.array(sl.invhilbert(n, exact=True).tolist(), dtype=np.float64)
+        a[f"invhilbert_{n}_float"] = sl.invhilbert(n)
+    a["version_scipy"] = np.frombuffer(scipy.__version__.encode(), dtype=np.uint8)
+    savez_fixed(out / "scipy_linalg_extra.npz", compressed=True, **a)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sections", nargs="*", help="sections to generate (default: all)")

@@ -26,8 +26,11 @@ mod products;
 mod scalar;
 mod solve;
 mod special;
+mod structured;
+mod subspace;
 mod tensor;
 mod util;
+mod vecops;
 
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
 pub use decomp::{
@@ -45,9 +48,18 @@ pub use solve::{
 };
 pub use special::{
     bandwidth, block_diag, circulant, companion, convolution_matrix, dft, fiedler,
-    fiedler_companion, hadamard, hankel, helmert, hilbert, leslie, toeplitz, ConvMode, DftScale,
+    fiedler_companion, hadamard, hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal,
+    toeplitz, ConvMode, DftScale, PascalKind,
+};
+pub use structured::{
+    matmul_toeplitz, solve_circulant, solve_toeplitz, CirculantSingular, SolveCirculantOptions,
+};
+pub use subspace::{
+    diagsvd, null_space, orth, orthogonal_procrustes, pinvh, polar, subspace_angles, svdvals,
+    PinvhOptions, PolarSide,
 };
 pub use tensor::{einsum, tensorinv, tensorsolve};
+pub use vecops::{cross, ishermitian, issymmetric, matrix_transpose, vecdot};
 
 /// The NVRTC kernel modules of this crate, for the compile checks of its tests
 /// ([`cusci_core::testing::compile_modules`]).

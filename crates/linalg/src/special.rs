@@ -448,3 +448,269 @@ pub fn bandwidth<T: Scalar>(a: &Array<T>) -> Result<(usize, usize)> {
     }
     Ok((lo, up))
 }
+
+/// Which Pascal matrix [`pascal`] and [`invpascal`] build (SciPy's `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PascalKind {
+    /// `P[i, j] = C(i + j, i)` (SciPy's default).
+    #[default]
+    Symmetric,
+    /// `L[i, j] = C(i, j)` for `j ≤ i`.
+    Lower,
+    /// `Lᵀ`.
+    Upper,
+}
+
+/// The `n x n` values of `f(i, j)` as `T`, or `InvalidArgument` when one does not fit `T`.
+fn from_f64_table<T: Scalar>(op: &str, n: usize, v: Vec<f64>, dev: &Device) -> Result<Array<T>> {
+    let mut out = Vec::with_capacity(v.len());
+    for x in v {
+        let y = T::from_c64(c64::new(x, 0.0));
+        if !x.is_finite() || !y.to_c64().re.is_finite() {
+            return Err(make::arg(
+                op,
+                format!("n = {n} is too large: the entries overflow the element type"),
+            ));
+        }
+        out.push(y);
+    }
+    Array::from_vec(out, &[n, n], dev)
+}
+
+fn checked_square(op: &str, n: usize) -> Result<usize> {
+    n.checked_mul(n)
+        .ok_or_else(|| make::arg(op, format!("n = {n} is too large")))
+}
+
+/// Pascal's triangle rows `0..rows` as f64: exact integers while they fit a u128, then continued
+/// in f64 (each entry a sum of two rounded values: relative error below `row · ε`).
+/// `visit(row, values)` sees each row.
+fn pascal_rows(rows: usize, mut visit: impl FnMut(usize, &[f64])) {
+    let mut exact: Option<Vec<u128>> = Some(vec![1]);
+    let mut approx: Vec<f64> = vec![1.0];
+    for r in 0..rows {
+        if let Some(e) = &exact {
+            approx = e.iter().map(|&v| v as f64).collect();
+        }
+        visit(r, &approx);
+        // next row
+        if let Some(e) = &exact {
+            let mut next = Vec::with_capacity(e.len() + 1);
+            next.push(1u128);
+            let mut ok = true;
+            for w in e.windows(2) {
+                match w[0].checked_add(w[1]) {
+                    Some(v) => next.push(v),
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            next.push(1);
+            exact = if ok { Some(next) } else { None };
+        }
+        if exact.is_none() {
+            let mut next = Vec::with_capacity(approx.len() + 1);
+            next.push(1.0);
+            next.extend(approx.windows(2).map(|w| w[0] + w[1]));
+            next.push(1.0);
+            approx = next;
+        }
+    }
+}
+
+/// The `n x n` Pascal matrix (SciPy's `linalg.pascal(n, kind, exact=False)`): binomial
+/// coefficients, symmetric `C(i + j, i)`, lower `C(i, j)` or upper.
+///
+/// SciPy's default `exact=True` returns integers (`uint64`, or Python integers from `n = 35`);
+/// here the entries are computed as exact integers while they fit 128 bits (through Pascal's
+/// rule, O(n²)) and rounded once to `T`, so `f64` holds SciPy's exact values up to `2^53` and
+/// their correctly rounded values beyond (relative error below `(i + j)·ε` once past 128 bits).
+/// Built on the host and placed on `dev` (one upload).
+///
+/// # Errors
+/// `InvalidArgument` when an entry overflows `T` (f32 from about `n = 66`, f64 from about
+/// `n = 515` for the symmetric kind) or `n·n` overflows.
+///
+/// ```
+/// use cusci_linalg::{pascal, PascalKind, Device};
+/// let p = pascal::<f64>(3, PascalKind::Symmetric, &Device::Cpu)?;
+/// assert_eq!(p.to_vec()?, vec![1.0, 1.0, 1.0, 1.0, 2.0, 3.0, 1.0, 3.0, 6.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn pascal<T: Scalar>(n: usize, kind: PascalKind, dev: &Device) -> Result<Array<T>> {
+    let op = "pascal";
+    let mut v = vec![0.0f64; checked_square(op, n)?];
+    match kind {
+        PascalKind::Symmetric => pascal_rows((2 * n).saturating_sub(1), |r, row| {
+            for i in r.saturating_sub(n - 1)..=r.min(n - 1) {
+                v[i * n + (r - i)] = row[i];
+            }
+        }),
+        PascalKind::Lower | PascalKind::Upper => pascal_rows(n, |r, row| {
+            for (j, &x) in row.iter().enumerate() {
+                let at = if kind == PascalKind::Lower {
+                    r * n + j
+                } else {
+                    j * n + r
+                };
+                v[at] = x;
+            }
+        }),
+    }
+    from_f64_table(op, n, v, dev)
+}
+
+/// The inverse of the `n x n` Pascal matrix (SciPy's `linalg.invpascal(n, kind, exact=False)`):
+/// for `Lower`/`Upper`, `(-1)^(i-j) C(i, j)`; for `Symmetric`,
+/// `(-1)^(i+j) Σ_{k ≥ max(i, j)} C(k, i) C(k, j)` (`P⁻¹ = L⁻ᵀ L⁻¹`).
+///
+/// The sums are exact 128-bit integers while they fit, else f64 sums of positive terms (relative
+/// error below `n·ε`); each entry is rounded once to `T`. SciPy's `exact=True` integers equal
+/// these values wherever `T` represents them. The symmetric kind costs O(n³) on the host; the
+/// matrix is placed on `dev` (one upload).
+///
+/// # Errors
+/// `InvalidArgument` when an entry overflows `T` or `n·n` overflows.
+///
+/// ```
+/// use cusci_linalg::{invpascal, PascalKind, Device};
+/// let p = invpascal::<f64>(3, PascalKind::Symmetric, &Device::Cpu)?;
+/// assert_eq!(p.to_vec()?, vec![3.0, -3.0, 1.0, -3.0, 5.0, -2.0, 1.0, -2.0, 1.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn invpascal<T: Scalar>(n: usize, kind: PascalKind, dev: &Device) -> Result<Array<T>> {
+    let op = "invpascal";
+    let nn = checked_square(op, n)?;
+    let sign = |i: usize, j: usize| if (i + j) % 2 == 0 { 1.0 } else { -1.0 };
+    let mut v = vec![0.0f64; nn];
+    if kind != PascalKind::Symmetric {
+        pascal_rows(n, |r, row| {
+            for (j, &x) in row.iter().enumerate() {
+                let at = if kind == PascalKind::Lower {
+                    r * n + j
+                } else {
+                    j * n + r
+                };
+                v[at] = sign(r, j) * x;
+            }
+        });
+        return from_f64_table(op, n, v, dev);
+    }
+    // lower Pascal table C(k, i), k < n: exact u128 when every entry fits
+    let mut exact: Vec<Option<u128>> = vec![Some(0); nn];
+    let mut approx = vec![0.0f64; nn];
+    let mut prev: Vec<Option<u128>> = Vec::new();
+    for k in 0..n {
+        let mut row = vec![Some(1u128); k + 1];
+        for i in 1..k {
+            row[i] = match (prev[i - 1], prev[i]) {
+                (Some(a), Some(b)) => a.checked_add(b),
+                _ => None,
+            };
+        }
+        for i in 0..=k {
+            exact[k * n + i] = row[i];
+            approx[k * n + i] = match row[i] {
+                Some(x) => x as f64,
+                None => approx[(k - 1) * n + i - 1] + approx[(k - 1) * n + i],
+            };
+        }
+        prev = row;
+    }
+    for i in 0..n {
+        for j in 0..=i {
+            let mut sum: Option<u128> = Some(0);
+            let mut fsum = 0.0f64;
+            for k in i..n {
+                let (a, b) = (exact[k * n + i], exact[k * n + j]);
+                sum = match (sum, a, b) {
+                    (Some(s), Some(a), Some(b)) => a.checked_mul(b).and_then(|p| s.checked_add(p)),
+                    _ => None,
+                };
+                fsum += approx[k * n + i] * approx[k * n + j];
+            }
+            let x = sign(i, j) * sum.map(|s| s as f64).unwrap_or(fsum);
+            v[i * n + j] = x;
+            v[j * n + i] = x;
+        }
+    }
+    from_f64_table(op, n, v, dev)
+}
+
+/// `C(a, b)` as an exact 128-bit integer, or `None` when it (or a step of the product) overflows.
+fn binom_exact(a: u64, b: u64) -> Option<u128> {
+    if b > a {
+        return Some(0);
+    }
+    let b = b.min(a - b);
+    let mut r: u128 = 1;
+    for t in 1..=b {
+        r = r.checked_mul((a - b + t) as u128)? / t as u128;
+    }
+    Some(r)
+}
+
+/// `C(a, b)` in f64 (exact when it fits 128 bits, else a product of rounded ratios).
+fn binom_f64(a: u64, b: u64) -> f64 {
+    binom_exact(a, b).map(|v| v as f64).unwrap_or_else(|| {
+        let b = b.min(a - b);
+        (1..=b).fold(1.0, |r, t| r * (a - b + t) as f64 / t as f64)
+    })
+}
+
+/// The inverse of the `n x n` Hilbert matrix, f64 (SciPy's `linalg.invhilbert(n)`):
+/// `(-1)^(i+j) (i+j+1) C(n+i, n-j-1) C(n+j, n-i-1) C(i+j, i)²`.
+///
+/// Each entry is formed as an exact 128-bit integer when it fits (every entry up to `n = 13`
+/// or so) and rounded once to f64, else as a product of the binomials in f64 (relative error a
+/// few `ε`); SciPy's default `exact=False` multiplies floating binomials. SciPy's `exact=True`
+/// (int64, or Python integers from `n = 15`) has no counterpart here: Rust has no arbitrary
+/// precision integer array; compare against its values rounded to f64. Built on the host and
+/// placed on `dev`.
+///
+/// # Errors
+/// `InvalidArgument` when an entry overflows f64 or `n·n` overflows.
+///
+/// ```
+/// use cusci_linalg::{invhilbert, Device};
+/// assert_eq!(invhilbert(2, &Device::Cpu)?.to_vec()?, vec![4.0, -6.0, -6.0, 12.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn invhilbert(n: usize, dev: &Device) -> Result<Array<f64>> {
+    let op = "invhilbert";
+    let mut v = vec![0.0f64; checked_square(op, n)?];
+    let nu = n as u64;
+    for i in 0..nu {
+        for j in 0..=i {
+            let s = i + j;
+            let sign = if s % 2 == 0 { 1.0 } else { -1.0 };
+            let exact = (|| {
+                let a = binom_exact(nu + i, nu - j - 1)?;
+                let b = binom_exact(nu + j, nu - i - 1)?;
+                let c = binom_exact(s, i)?;
+                ((s + 1) as u128)
+                    .checked_mul(a)?
+                    .checked_mul(b)?
+                    .checked_mul(c)?
+                    .checked_mul(c)
+            })();
+            let x = match exact {
+                Some(e) => e as f64,
+                None => {
+                    let c = binom_f64(s, i);
+                    (s + 1) as f64
+                        * binom_f64(nu + i, nu - j - 1)
+                        * binom_f64(nu + j, nu - i - 1)
+                        * c
+                        * c
+                }
+            };
+            let (iu, ju) = (i as usize, j as usize);
+            v[iu * n + ju] = sign * x;
+            v[ju * n + iu] = sign * x;
+        }
+    }
+    from_f64_table(op, n, v, dev)
+}

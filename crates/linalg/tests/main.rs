@@ -5,3 +5,4 @@ mod common;
 mod decompositions;
 mod extras;
 mod golden;
+mod scipy_extra;
