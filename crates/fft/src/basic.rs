@@ -6,55 +6,10 @@
 //! signatures). The normalisation is decided in one place for both devices ([`Post::norm`]) and
 //! handed to the last raw transform, which folds it into work it does anyway (see [`Post`]).
 
-use crate::{
-    cpu, cuda, FftComplex, FftInput, FftOptions, FftPlan, FftReal, FftnOptions, Norm, PlanKind,
-};
-use cusci_core::array::layout::norm_axis;
+use crate::args::{check_1d, check_nd, Post};
+use crate::{cpu, cuda, FftComplex, FftInput, FftOptions, FftPlan, FftReal, FftnOptions, PlanKind};
 use cusci_core::error::make;
 use cusci_core::{Array, Backend, DType, Element, Result};
-
-// ---------- the normalisation ----------
-
-/// What is applied to a raw transform's result: a scale (the normalisation) and, for complex
-/// results, a conjugation (the Hermitian transforms). Each device folds it into work it already
-/// does: the CPU as it writes each lane's outputs; the GPU in the cut/zero-pad copy or the C2R
-/// input copy before the cuFFT call when there is one (by linearity), else in one vectorised
-/// in-place pass over the fresh output — never two passes. For the complex-to-real transforms
-/// `conj` conjugates the *input* (what `hfft` needs; the output is real).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Post {
-    /// The factor (1: none).
-    pub(crate) scale: f64,
-    /// Conjugate (see above).
-    pub(crate) conj: bool,
-}
-
-impl Post {
-    /// Nothing applied.
-    pub(crate) const IDENTITY: Post = Post {
-        scale: 1.0,
-        conj: false,
-    };
-
-    /// True when nothing is applied.
-    pub(crate) fn is_identity(self) -> bool {
-        self.scale == 1.0 && !self.conj
-    }
-
-    /// The normalisation of every transform, in one place for both devices: `norm`'s factor for
-    /// `n` points (the product of the logical transform lengths) in direction `forward`.
-    pub(crate) fn norm(norm: Norm, n: usize, forward: bool) -> Post {
-        Post {
-            scale: norm.factor(n, forward),
-            conj: false,
-        }
-    }
-
-    /// The same, conjugating too.
-    fn conj(self) -> Post {
-        Post { conj: true, ..self }
-    }
-}
 
 // ---------- the per-device raw transforms ----------
 
@@ -118,100 +73,6 @@ fn at_last(post: Post, i: usize, steps: usize) -> Post {
     } else {
         Post::IDENTITY
     }
-}
-
-// ---------- argument checks ----------
-
-pub(crate) fn bad_len(op: &str, n: usize) -> cusci_core::Error {
-    make::arg(op, format!("invalid number of data points ({n}) specified"))
-}
-
-/// The axis (normalised) and the transform length of a 1-D transform; `n` defaults to the
-/// input's length along the axis (or `default_n(m)` when given, for the c2r transforms).
-pub(crate) fn check_1d(
-    op: &str,
-    shape: &[usize],
-    o: &FftOptions,
-    c2r: bool,
-) -> Result<(usize, usize)> {
-    let axis = norm_axis(op, o.axis, shape.len())?;
-    let m = shape[axis];
-    let n = match o.n {
-        Some(n) => n,
-        None if c2r => {
-            if m == 0 {
-                return Err(bad_len(op, 0));
-            }
-            2 * (m - 1)
-        }
-        None => m,
-    };
-    if n == 0 {
-        return Err(bad_len(op, n));
-    }
-    Ok((axis, n))
-}
-
-/// The (axis, length) pairs of an n-d transform, in the order given. `default_axes`: the axes
-/// when neither `s` nor `axes` is given (`None`: all). `c2r`: the last length defaults to
-/// `2*(m-1)`.
-pub(crate) fn check_nd(
-    op: &str,
-    shape: &[usize],
-    o: &FftnOptions,
-    default_axes: Option<&[isize]>,
-    c2r: bool,
-) -> Result<Vec<(usize, usize)>> {
-    let nd = shape.len();
-    let axes: Vec<isize> = match (&o.axes, &o.s) {
-        (Some(a), Some(s)) => {
-            if a.len() != s.len() {
-                return Err(make::shape(
-                    op,
-                    format!("s {s:?} and axes {a:?} must have the same length when both are given"),
-                ));
-            }
-            a.clone()
-        }
-        (Some(a), None) => a.clone(),
-        (None, Some(s)) => {
-            if s.len() > nd {
-                return Err(make::shape(
-                    op,
-                    format!("s {s:?} has more entries than the array's {nd} dimensions"),
-                ));
-            }
-            (nd - s.len()..nd).map(|a| a as isize).collect()
-        }
-        (None, None) => match default_axes {
-            Some(d) => d.to_vec(),
-            None => (0..nd).map(|a| a as isize).collect(),
-        },
-    };
-    let mut out: Vec<(usize, usize)> = Vec::with_capacity(axes.len());
-    for (i, &a) in axes.iter().enumerate() {
-        let ax = norm_axis(op, a, nd)?;
-        if out.iter().any(|&(b, _)| b == ax) {
-            return Err(make::arg(op, format!("axis {a} is repeated in {axes:?}")));
-        }
-        let m = shape[ax];
-        let last = i + 1 == axes.len();
-        let n = match &o.s {
-            Some(s) => s[i],
-            None if c2r && last => {
-                if m == 0 {
-                    return Err(bad_len(op, 0));
-                }
-                2 * (m - 1)
-            }
-            None => m,
-        };
-        if n == 0 {
-            return Err(bad_len(op, n));
-        }
-        out.push((ax, n));
-    }
-    Ok(out)
 }
 
 /// Checks a given plan against the call (see [`FftPlan`]).
@@ -636,4 +497,48 @@ pub fn irfft_real<T: FftReal>(x: &Array<T>, opts: &FftOptions) -> Result<Array<T
     )?;
     let xc: Array<T::Complex> = x.astype()?;
     c2r_axis("irfft", &xc, axis, n, Post::norm(opts.norm, n, false))
+}
+
+// ---------- a plan run by itself ----------
+
+impl FftPlan {
+    /// The complex transform of `x` (forward: [`fftn`] over the planned axes and lengths, else
+    /// [`ifftn`]) with the norm given when planning.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when `x`'s shape, `UnsupportedDType` when its type, `InvalidArgument`
+    /// when its device differs from the planned one or the plan is not [`PlanKind::C2c`].
+    pub fn execute<C: FftComplex + FftInput<Complex = C>>(
+        &self,
+        x: &Array<C>,
+        forward: bool,
+    ) -> Result<Array<C>> {
+        let op = "FftPlan::execute";
+        if self.kind() != PlanKind::C2c {
+            return Err(make::arg(
+                op,
+                format!("execute runs C2c plans; this one is {:?}", self.kind()),
+            ));
+        }
+        if x.shape() != self.shape() {
+            return Err(make::shape(
+                op,
+                format!("planned for shape {:?}, got {:?}", self.shape(), x.shape()),
+            ));
+        }
+        if C::DTYPE != self.dtype() {
+            return Err(make::dtype(op, C::DTYPE));
+        }
+        let o = FftnOptions {
+            s: Some(self.axes().iter().map(|&(_, n)| n).collect()),
+            axes: Some(self.axes().iter().map(|&(a, _)| a as isize).collect()),
+            norm: self.norm(),
+            plan: Some(self.clone()),
+        };
+        if forward {
+            fftn(x, &o)
+        } else {
+            ifftn(x, &o)
+        }
+    }
 }

@@ -5,7 +5,7 @@
 //! thread count, so results do not depend on it. Transforms here are unnormalised; the caller
 //! (`basic.rs`) applies the normalisation for both devices.
 
-use crate::basic::Post;
+use crate::args::Post;
 use crate::{FftComplex, FftReal};
 use cusci_core::array::layout::checked_numel;
 use cusci_core::error::make;

@@ -6,7 +6,7 @@
 //! with [`irfft`] and reversed. The transforms run on the array's device through the crate's
 //! FFTs; the coefficient and bias multiplications are the core's element-wise operations.
 
-use crate::basic::bad_len;
+use crate::args::bad_len;
 use crate::{irfft, rfft, FftComplex, FftOptions, FftReal};
 use cusci_core::array::layout::norm_axis;
 use cusci_core::error::make;

@@ -32,6 +32,7 @@
 //!
 #![doc = include_str!("../README.md")]
 
+mod args;
 mod basic;
 mod cpu;
 mod cuda;
@@ -41,6 +42,7 @@ mod plan;
 mod plan_cache;
 mod realtransforms;
 
+pub use args::DctType;
 pub use basic::{
     fft, fft2, fftn, hfft, hfft2, hfftn, ifft, ifft2, ifftn, ihfft, ihfft2, ihfftn, irfft, irfft2,
     irfft_real, irfftn, rfft, rfft2, rfftn,
@@ -49,9 +51,7 @@ pub use cusci_core::{c32, c64, Array, Device, Error, Result};
 pub use fftlog::{fht, fhtoffset, ifht, FhtOptions};
 pub use helper::{fftfreq, fftshift, ifftshift, next_fast_len, rfftfreq};
 pub use plan::{get_fft_plan, get_fftn_plan, FftPlan, PlanKind};
-pub use realtransforms::{
-    dct, dctn, dst, dstn, idct, idctn, idst, idstn, DctOptions, DctType, DctnOptions,
-};
+pub use realtransforms::{dct, dctn, dst, dstn, idct, idctn, idst, idstn, DctOptions, DctnOptions};
 
 /// The NVRTC kernel modules of this crate, for the compile checks of its tests
 /// ([`cusci_core::testing::compile_modules`]).

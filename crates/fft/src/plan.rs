@@ -1,8 +1,8 @@
 //! An explicit, reusable transform plan (what CuPy's `cupyx.scipy.fft.get_fft_plan` gives):
 //! complex, real-to-complex or complex-to-real, over one axis or several.
 
-use crate::basic::{check_1d, check_nd};
-use crate::{cuda, fftn, ifftn, FftComplex, FftInput, FftOptions, FftnOptions, Norm};
+use crate::args::{check_1d, check_nd};
+use crate::{cuda, FftComplex, FftOptions, FftnOptions, Norm};
 use cusci_core::error::make;
 use cusci_core::{Array, Backend, DType, Device, Element, Result};
 
@@ -190,46 +190,6 @@ impl FftPlan {
         }
     }
 
-    /// The complex transform of `x` (forward: [`fftn`] over the planned axes and lengths, else
-    /// [`ifftn`]) with the norm given when planning.
-    ///
-    /// # Errors
-    /// `ShapeMismatch` when `x`'s shape, `UnsupportedDType` when its type, `InvalidArgument`
-    /// when its device differs from the planned one or the plan is not [`PlanKind::C2c`].
-    pub fn execute<C: FftComplex + FftInput<Complex = C>>(
-        &self,
-        x: &Array<C>,
-        forward: bool,
-    ) -> Result<Array<C>> {
-        let op = "FftPlan::execute";
-        if self.kind != PlanKind::C2c {
-            return Err(make::arg(
-                op,
-                format!("execute runs C2c plans; this one is {:?}", self.kind),
-            ));
-        }
-        if x.shape() != self.shape.as_slice() {
-            return Err(make::shape(
-                op,
-                format!("planned for shape {:?}, got {:?}", self.shape, x.shape()),
-            ));
-        }
-        if C::DTYPE != self.dtype {
-            return Err(make::dtype(op, C::DTYPE));
-        }
-        let o = FftnOptions {
-            s: Some(self.axes.iter().map(|&(_, n)| n).collect()),
-            axes: Some(self.axes.iter().map(|&(a, _)| a as isize).collect()),
-            norm: self.norm,
-            plan: Some(self.clone()),
-        };
-        if forward {
-            fftn(x, &o)
-        } else {
-            ifftn(x, &o)
-        }
-    }
-
     /// The kind of transform planned.
     pub fn kind(&self) -> PlanKind {
         self.kind
@@ -243,5 +203,15 @@ impl FftPlan {
     /// The planned input shape.
     pub fn shape(&self) -> &[usize] {
         &self.shape
+    }
+
+    /// The planned element type of the input.
+    pub(crate) fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// The normalisation given when planning.
+    pub(crate) fn norm(&self) -> Norm {
+        self.norm
     }
 }

@@ -16,49 +16,13 @@
 //! `DST-II(x)[k] = DCT-II((-1)^j x[j])[n-1-k]`, `DST-III(x)[k] = (-1)^k DCT-III(x[n-1-j])[k]`,
 //! `DST-IV(x)[k] = (-1)^k DCT-IV(x[n-1-j])[k]`.
 
-use crate::basic::{bad_len, check_1d, check_nd};
+use crate::args::{bad_len, check_1d, check_nd, DctType, R2r};
 use crate::{cpu, cuda, FftOptions, FftReal, FftnOptions, Norm};
 use cusci_core::{Array, Backend, HostArray, RealFloat, Result};
 use num_complex::Complex;
 use rustfft::Fft;
 use std::f64::consts::{FRAC_1_SQRT_2, PI, SQRT_2};
 use std::sync::Arc;
-
-/// The type of a discrete cosine or sine transform, SciPy's `type=` argument (1 to 4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub enum DctType {
-    /// `type=1`: the transform of an input that is even (cosines) or odd (sines) around both
-    /// ends. DCT-I needs at least 2 points.
-    Type1,
-    /// `type=2` (SciPy's default): "the" DCT / DST.
-    #[default]
-    Type2,
-    /// `type=3`: the inverse of type 2 (up to scaling).
-    Type3,
-    /// `type=4`: its own inverse (up to scaling).
-    Type4,
-}
-
-impl DctType {
-    /// The type whose transform inverts this one (up to scaling): 1 → 1, 2 → 3, 3 → 2, 4 → 4.
-    pub fn inverse(self) -> DctType {
-        match self {
-            DctType::Type2 => DctType::Type3,
-            DctType::Type3 => DctType::Type2,
-            t => t,
-        }
-    }
-
-    /// The type as SciPy's integer (1 to 4).
-    pub fn number(self) -> u8 {
-        match self {
-            DctType::Type1 => 1,
-            DctType::Type2 => 2,
-            DctType::Type3 => 3,
-            DctType::Type4 => 4,
-        }
-    }
-}
 
 /// The optional arguments of the 1-D real-to-real transforms (`type=`, `n=`, `axis=`, `norm=`,
 /// `orthogonalize=`).
@@ -114,16 +78,6 @@ pub struct DctnOptions {
     pub norm: Norm,
     /// As [`DctOptions::orthogonalize`].
     pub orthogonalize: Option<bool>,
-}
-
-/// One normalised 1-D real-to-real transform along one axis: the kind, whether it is a cosine
-/// transform, the orthogonalisation of the special terms and the overall factor.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct R2r {
-    pub(crate) kind: DctType,
-    pub(crate) cosine: bool,
-    pub(crate) ortho: bool,
-    pub(crate) fct: f64,
 }
 
 /// The length SciPy's normalisation counts for a transform of `n` points: `2(n-1)` for DCT-I,

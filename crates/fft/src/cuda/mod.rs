@@ -26,9 +26,9 @@
 //! layout, batch) bounded by count and by work-area bytes, taken out of it while they run, so
 //! one plan never runs on two streams at once.
 
-use crate::basic::Post;
+use crate::args::Post;
+use crate::args::R2r;
 use crate::plan_cache::LruCache;
-use crate::realtransforms::R2r;
 use crate::{FftComplex, FftReal};
 use cudarc::cufft::sys as cf;
 use cudarc::driver::{result as drv, sys as dsys};
