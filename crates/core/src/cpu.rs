@@ -7,6 +7,8 @@ use crate::array::layout::{c_strides, coalesce};
 use crate::array::{Array, Storage};
 use crate::device::Device;
 use crate::dtype::Element;
+use crate::error::Result;
+use crate::host::try_vec_zeroed;
 use rayon::prelude::*;
 
 /// Elements per parallel task.
@@ -90,25 +92,67 @@ where
         });
 }
 
-/// The elements of `a` in C order.
-pub(crate) fn gather<T: Element>(a: &Array<T>) -> Vec<T> {
+/// The elements of `a` in C order (`OutOfMemory` when the host cannot hold them).
+pub(crate) fn gather<T: Element>(a: &Array<T>) -> Result<Vec<T>> {
     let src = host(a);
     let n = a.size();
     if a.is_contiguous() {
-        return src[a.offset..a.offset + n].to_vec();
+        return crate::host::try_to_vec("gather", &src[a.offset..a.offset + n]);
     }
-    let mut out = vec![T::zero(); n];
+    let mut out = try_vec_zeroed("gather", n)?;
     drive(&a.shape, &[(&a.strides, a.offset)], &mut out, |o| {
         src[o[0] as usize]
     });
-    out
+    Ok(out)
+}
+
+/// Reads runs of a strided CPU array's elements in C order without gathering the whole array
+/// (the reductions stream huge views, broadcasts included, through it).
+pub(crate) struct StridedReader<'a, T> {
+    src: &'a [T],
+    plan: Plan,
+}
+
+impl<'a, T: Element> StridedReader<'a, T> {
+    /// A reader of the layout (`shape`, `strides`, `offset`) over the storage `src`.
+    pub(crate) fn from_layout(
+        src: &'a [T],
+        shape: &[usize],
+        strides: &[isize],
+        offset: usize,
+    ) -> Self {
+        StridedReader {
+            src,
+            plan: Plan::new(shape, &[(strides, offset)]),
+        }
+    }
+
+    /// Fills `out` with the elements at C-order indices `start..start + out.len()`.
+    pub(crate) fn read(&self, start: usize, out: &mut [T]) {
+        let inner = self.plan.inner().max(1);
+        let last = self.plan.strides[0].last().copied().unwrap_or(0);
+        let mut off = [0isize];
+        let mut i = 0;
+        while i < out.len() {
+            let g = start + i;
+            self.plan.offsets(g, &mut off);
+            let run = (inner - g % inner).min(out.len() - i);
+            for (j, o) in out[i..i + run].iter_mut().enumerate() {
+                *o = self.src[(off[0] + j as isize * last) as usize];
+            }
+            i += run;
+        }
+    }
 }
 
 /// `f` applied to every element of `a` (a new contiguous CPU array).
-pub(crate) fn map1<A: Element, O: Element>(a: &Array<A>, f: impl Fn(A) -> O + Sync) -> Array<O> {
+pub(crate) fn map1<A: Element, O: Element>(
+    a: &Array<A>,
+    f: impl Fn(A) -> O + Sync,
+) -> Result<Array<O>> {
     let src = host(a);
     let n = a.size();
-    let mut out = vec![O::zero(); n];
+    let mut out = try_vec_zeroed("map", n)?;
     if a.is_contiguous() {
         let s = &src[a.offset..a.offset + n];
         out.par_chunks_mut(CHUNK)
@@ -119,7 +163,11 @@ pub(crate) fn map1<A: Element, O: Element>(a: &Array<A>, f: impl Fn(A) -> O + Sy
             f(src[o[0] as usize])
         });
     }
-    Array::from_storage(Storage::Cpu(out), a.shape.clone(), Device::Cpu)
+    Ok(Array::from_storage(
+        Storage::Cpu(out),
+        a.shape.clone(),
+        Device::Cpu,
+    ))
 }
 
 /// `f(a, b)` over the broadcast `shape` (a and b already broadcast to it).
@@ -128,10 +176,10 @@ pub(crate) fn map2<A: Element, B: Element, O: Element>(
     b: &Array<B>,
     shape: &[usize],
     f: impl Fn(A, B) -> O + Sync,
-) -> Array<O> {
+) -> Result<Array<O>> {
     let (sa, sb) = (host(a), host(b));
-    let n: usize = shape.iter().product();
-    let mut out = vec![O::zero(); n];
+    let n = crate::array::layout::checked_numel("map", shape)?;
+    let mut out = try_vec_zeroed("map", n)?;
     if a.is_contiguous() && b.is_contiguous() && a.shape == shape && b.shape == shape {
         let (xa, xb) = (&sa[a.offset..a.offset + n], &sb[b.offset..b.offset + n]);
         out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, o)| {
@@ -148,7 +196,11 @@ pub(crate) fn map2<A: Element, B: Element, O: Element>(
             |o| f(sa[o[0] as usize], sb[o[1] as usize]),
         );
     }
-    Array::from_storage(Storage::Cpu(out), shape.to_vec(), Device::Cpu)
+    Ok(Array::from_storage(
+        Storage::Cpu(out),
+        shape.to_vec(),
+        Device::Cpu,
+    ))
 }
 
 /// `f(a, b, c)` over the broadcast `shape`.
@@ -158,10 +210,10 @@ pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element>(
     c: &Array<C>,
     shape: &[usize],
     f: impl Fn(A, B, C) -> O + Sync,
-) -> Array<O> {
+) -> Result<Array<O>> {
     let (sa, sb, sc) = (host(a), host(b), host(c));
-    let n: usize = shape.iter().product();
-    let mut out = vec![O::zero(); n];
+    let n = crate::array::layout::checked_numel("map", shape)?;
+    let mut out = try_vec_zeroed("map", n)?;
     drive(
         shape,
         &[
@@ -172,5 +224,9 @@ pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element>(
         &mut out,
         |o| f(sa[o[0] as usize], sb[o[1] as usize], sc[o[2] as usize]),
     );
-    Array::from_storage(Storage::Cpu(out), shape.to_vec(), Device::Cpu)
+    Ok(Array::from_storage(
+        Storage::Cpu(out),
+        shape.to_vec(),
+        Device::Cpu,
+    ))
 }

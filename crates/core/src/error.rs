@@ -29,7 +29,8 @@ pub enum Error {
         left: String,
         right: String,
     },
-    /// The device could not satisfy an allocation.
+    /// The device could not satisfy an allocation: `requested` bytes, with `free` bytes free on
+    /// it (on the CPU, the host's `MemAvailable + SwapFree`, see [`crate::host`]; 0 where unknown).
     #[error("out of memory: requested {requested} bytes, {free} bytes free on the device")]
     OutOfMemory { requested: usize, free: usize },
     /// A singular matrix (the zero pivot's index, and for batches the matrix index).

@@ -1,6 +1,7 @@
 //! cusci-core's tests: one test executable for the crate (each module was a test file of its own).
 
 mod array_ops;
+mod bad_input;
 mod device;
 mod kernels_compile;
 mod npy;

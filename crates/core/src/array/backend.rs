@@ -75,11 +75,25 @@ impl<'a, T: Element> HostArray<'a, T> {
         }
     }
     /// The elements in C order: borrowed when contiguous, else gathered.
+    ///
+    /// # Panics
+    /// When the host cannot hold the gathered copy (a huge non-contiguous view, such as a
+    /// broadcast); [`try_to_contiguous`](Self::try_to_contiguous) returns that as an error.
     pub fn to_contiguous(&self) -> Cow<'a, [T]> {
-        match self.as_slice() {
-            Some(s) => Cow::Borrowed(s),
-            None => Cow::Owned(crate::cpu::gather(self.array)),
+        match self.try_to_contiguous() {
+            Ok(c) => c,
+            Err(e) => panic!("HostArray::to_contiguous: {e}"),
         }
+    }
+    /// The elements in C order: borrowed when contiguous, else gathered.
+    ///
+    /// # Errors
+    /// `OutOfMemory` when the host cannot hold the gathered copy.
+    pub fn try_to_contiguous(&self) -> Result<Cow<'a, [T]>> {
+        Ok(match self.as_slice() {
+            Some(s) => Cow::Borrowed(s),
+            None => Cow::Owned(crate::cpu::gather(self.array)?),
+        })
     }
     /// The array itself.
     pub fn array(&self) -> &'a Array<T> {

@@ -75,15 +75,10 @@ impl<T: Element> Array<T> {
     /// Uninitialised contiguous storage for `shape` on `dev` (zeros on the CPU). Internal: every
     /// caller writes all elements before the array is read.
     pub(crate) fn alloc(op: &str, shape: &[usize], dev: &Device) -> Result<Self> {
-        let n = checked_numel(op, shape)?;
+        let n = checked_shape(op, shape, std::mem::size_of::<T>())?;
         let storage = match dev {
-            Device::Cpu => Storage::Cpu(vec![T::zero(); n]),
-            Device::Cuda(d) => {
-                let bytes = n
-                    .checked_mul(std::mem::size_of::<T>())
-                    .ok_or_else(|| Error::arg(op, "allocation size overflows"))?;
-                Storage::Cuda(DeviceBuffer::alloc(d, bytes)?)
-            }
+            Device::Cpu => Storage::Cpu(crate::host::try_vec_zeroed(op, n)?),
+            Device::Cuda(d) => Storage::Cuda(DeviceBuffer::alloc(d, n * std::mem::size_of::<T>())?),
         };
         Ok(Self::from_storage(storage, shape.to_vec(), dev.clone()))
     }
@@ -93,7 +88,7 @@ impl<T: Element> Array<T> {
     /// # Errors
     /// `ShapeMismatch` when `data.len()` is not the product of `shape`.
     pub fn from_vec(data: Vec<T>, shape: &[usize], dev: &Device) -> Result<Self> {
-        let n = checked_numel("from_vec", shape)?;
+        let n = checked_shape("from_vec", shape, std::mem::size_of::<T>())?;
         if n != data.len() {
             return Err(Error::shape(
                 "from_vec",
@@ -113,7 +108,7 @@ impl<T: Element> Array<T> {
     /// Copies `data` (C order) into a new array of `shape` on `dev`.
     pub fn from_slice(data: &[T], shape: &[usize], dev: &Device) -> Result<Self> {
         match dev {
-            Device::Cpu => Self::from_vec(data.to_vec(), shape, dev),
+            Device::Cpu => Self::from_vec(crate::host::try_to_vec("from_slice", data)?, shape, dev),
             Device::Cuda(d) => {
                 let n = checked_numel("from_slice", shape)?;
                 if n != data.len() {
@@ -147,11 +142,15 @@ impl<T: Element> Array<T> {
     }
 
     /// An array of `shape` filled with `v`.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the shape's element or byte count passes `isize::MAX`,
+    /// `OutOfMemory` when the device (or the host, for the CPU) cannot hold it.
     pub fn full(shape: &[usize], v: T, dev: &Device) -> Result<Self> {
         match dev {
             Device::Cpu => {
-                let n = checked_numel("full", shape)?;
-                Self::from_vec(vec![v; n], shape, dev)
+                let n = checked_shape("full", shape, std::mem::size_of::<T>())?;
+                Self::from_vec(crate::host::try_vec_filled("full", n, v)?, shape, dev)
             }
             Device::Cuda(_) => {
                 let mut out = Self::alloc("full", shape, dev)?;
@@ -162,8 +161,14 @@ impl<T: Element> Array<T> {
     }
 
     /// An array of zeros.
+    ///
+    /// # Errors
+    /// As [`full`](Self::full).
     pub fn zeros(shape: &[usize], dev: &Device) -> Result<Self> {
-        Self::full(shape, T::zero(), dev)
+        match dev {
+            Device::Cpu => Self::alloc("zeros", shape, dev),
+            Device::Cuda(_) => Self::full(shape, T::zero(), dev),
+        }
     }
 
     /// An array whose contents are unspecified (NumPy's and CuPy's `empty`): on a GPU, memory
@@ -187,6 +192,9 @@ impl<T: Element> Array<T> {
     }
 
     /// An array of ones.
+    ///
+    /// # Errors
+    /// As [`full`](Self::full).
     pub fn ones(shape: &[usize], dev: &Device) -> Result<Self> {
         Self::full(shape, T::one(), dev)
     }
@@ -197,14 +205,20 @@ impl<T: Element> Array<T> {
     }
 
     /// `n × m` array with ones on diagonal `k` (NumPy's `eye(N, M, k)`).
+    ///
+    /// # Errors
+    /// As [`full`](Self::full) for the shape `[n, m]`.
     pub fn eye(n: usize, m: Option<usize>, k: isize, dev: &Device) -> Result<Self> {
         let m = m.unwrap_or(n);
-        let nm = checked_numel("eye", &[n, m])?;
-        let mut v = vec![T::zero(); nm];
-        for i in 0..n {
-            let j = i as isize + k;
-            if j >= 0 && (j as usize) < m {
-                v[i * m + j as usize] = T::one();
+        let nm = checked_shape("eye", &[n, m], std::mem::size_of::<T>())?;
+        let mut v: Vec<T> = crate::host::try_vec_zeroed("eye", nm)?;
+        if nm > 0 {
+            // rows i with 0 <= i + k < m, in 128 bits (no wrap for any n, m, k)
+            let lo = (-(k as i128)).max(0);
+            let hi = (n as i128).min(m as i128 - k as i128);
+            for i in lo..hi.max(lo) {
+                let (i, j) = (i as usize, (i + k as i128) as usize);
+                v[i * m + j] = T::one();
             }
         }
         Self::from_vec(v, &[n, m], dev)
@@ -216,7 +230,7 @@ impl<T: Element> Array<T> {
         dev: &Device,
     ) -> Result<Self> {
         let shape = a.shape().to_vec();
-        let data: Vec<T> = a.iter().copied().collect();
+        let data = crate::host::try_collect("from_ndarray", a.len(), a.iter().copied())?;
         Self::from_vec(data, &shape, dev)
     }
 
@@ -321,9 +335,9 @@ impl<T: Element> Array<T> {
             Storage::Cpu(v) => {
                 if self.is_contiguous() {
                     let n = self.size();
-                    return Ok(v[self.offset..self.offset + n].to_vec());
+                    return crate::host::try_to_vec("to_vec", &v[self.offset..self.offset + n]);
                 }
-                Ok(crate::cpu::gather(self))
+                crate::cpu::gather(self)
             }
             Storage::Cuda(_) => {
                 let c = self.contiguous()?;
@@ -331,7 +345,7 @@ impl<T: Element> Array<T> {
                     unreachable!("contiguous() keeps the device")
                 };
                 let n = c.size();
-                let mut out = vec![T::zero(); n];
+                let mut out: Vec<T> = crate::host::try_vec_zeroed("to_vec", n)?;
                 // SAFETY: plain-data elements viewed as bytes for the copy.
                 let bytes = unsafe {
                     std::slice::from_raw_parts_mut(
@@ -423,7 +437,7 @@ impl<T: Element> Array<T> {
     /// A contiguous copy with storage of its own.
     pub fn copy(&self) -> Result<Self> {
         match &self.device {
-            Device::Cpu => Self::from_vec(crate::cpu::gather(self), &self.shape, &Device::Cpu),
+            Device::Cpu => Self::from_vec(crate::cpu::gather(self)?, &self.shape, &Device::Cpu),
             Device::Cuda(_) => crate::elementwise::cast_cuda::<T, T>(self),
         }
     }
@@ -431,7 +445,7 @@ impl<T: Element> Array<T> {
     /// The elements converted to `U` with NumPy's casting rules (see [`crate::dtype`]).
     pub fn astype<U: Element>(&self) -> Result<Array<U>> {
         match &self.device {
-            Device::Cpu => Ok(crate::cpu::map1(self, |x: T| x.cast::<U>())),
+            Device::Cpu => crate::cpu::map1(self, |x: T| x.cast::<U>()),
             Device::Cuda(_) => crate::elementwise::cast_cuda::<T, U>(self),
         }
     }
@@ -464,42 +478,23 @@ impl<T: Element> Array<T> {
         if step == 0 {
             return Err(Error::arg("slice_axis", "slice step cannot be zero"));
         }
-        let n = self.shape[ax] as isize;
-        let clampi = |v: isize, lo: isize, hi: isize| v.max(lo).min(hi);
-        let (lo_def, hi_def) = if step > 0 { (0, n) } else { (n - 1, -1) };
-        let fix = |v: Option<isize>, def: isize| match v {
-            None => def,
-            Some(v) => {
-                let v = if v < 0 { v + n } else { v };
-                if step > 0 {
-                    clampi(v, 0, n)
-                } else {
-                    clampi(v, -1, n - 1)
-                }
-            }
-        };
-        let s = fix(start, lo_def);
-        let e = fix(stop, hi_def);
-        let len = if step > 0 {
-            if e > s {
-                (e - s + step - 1) / step
-            } else {
-                0
-            }
-        } else if s > e {
-            (s - e + (-step) - 1) / (-step)
-        } else {
-            0
-        };
+        let (s, len) = slice_range(self.shape[ax], start, stop, step);
         let mut shape = self.shape.clone();
         let mut strides = self.strides.clone();
-        shape[ax] = len as usize;
+        shape[ax] = len;
         let offset = if len > 0 {
-            (self.offset as isize + s * self.strides[ax]) as usize
+            (self.offset as isize + s as isize * self.strides[ax]) as usize
         } else {
             self.offset
         };
-        strides[ax] = self.strides[ax] * step;
+        // one element or none: the stride is never used (and step * stride may not fit)
+        strides[ax] = if len > 1 {
+            self.strides[ax].checked_mul(step).ok_or_else(|| {
+                Error::arg("slice_axis", format!("step {step} overflows the stride"))
+            })?
+        } else {
+            self.strides[ax]
+        };
         Ok(self.view(shape, strides, offset))
     }
 
@@ -643,8 +638,10 @@ impl<T: Element> Array<T> {
     /// A read-only view of `shape` that repeats the data along broadcast axes (stride 0).
     ///
     /// # Errors
-    /// `ShapeMismatch` when the shape does not broadcast to `shape`.
+    /// `ShapeMismatch` when the shape does not broadcast to `shape`; `InvalidArgument` when
+    /// `shape`'s element or byte count passes `isize::MAX` (as NumPy's, a view must fit too).
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Self> {
+        checked_shape("broadcast_to", shape, std::mem::size_of::<T>())?;
         let strides = broadcast_strides("broadcast_to", &self.shape, &self.strides, shape)?;
         Ok(self.view(shape.to_vec(), strides, self.offset))
     }
@@ -685,7 +682,7 @@ impl<T: Element> Array<T> {
         self.make_unique()?;
         match &self.device {
             Device::Cpu => {
-                let vals = crate::cpu::gather(&b);
+                let vals = crate::cpu::gather(&b)?;
                 let off = self.offset;
                 if let Some(Storage::Cpu(d)) = Arc::get_mut(&mut self.storage) {
                     d[off..off + vals.len()].copy_from_slice(&vals);
@@ -701,7 +698,9 @@ impl<T: Numeric> Array<T> {
     /// Values `start, start + step, ...` below `stop` (NumPy's `arange`).
     ///
     /// # Errors
-    /// `InvalidArgument` when `step` is 0 or the bounds are not finite.
+    /// `InvalidArgument` when `step` is 0, the bounds are not finite, or the length does not fit
+    /// (`arange(0, 1e300, 1)`: NumPy's "Maximum allowed size exceeded"); `OutOfMemory` when the
+    /// device cannot hold it.
     pub fn arange(start: f64, stop: f64, step: f64, dev: &Device) -> Result<Self> {
         if step == 0.0 || !start.is_finite() || !stop.is_finite() || !step.is_finite() {
             return Err(Error::arg(
@@ -711,10 +710,13 @@ impl<T: Numeric> Array<T> {
                 ),
             ));
         }
-        let n = ((stop - start) / step).ceil().max(0.0) as usize;
-        let v: Vec<T> = (0..n)
-            .map(|i| T::from_c64(c64::new(start + i as f64 * step, 0.0)))
-            .collect();
+        let n = len_from_f64("arange", ((stop - start) / step).ceil())?;
+        checked_shape("arange", &[n], std::mem::size_of::<T>())?;
+        let v = crate::host::try_collect(
+            "arange",
+            n,
+            (0..n).map(|i| T::from_c64(c64::new(start + i as f64 * step, 0.0))),
+        )?;
         Self::from_vec(v, &[n], dev)
     }
 }
@@ -722,6 +724,10 @@ impl<T: Numeric> Array<T> {
 impl<T: RealFloat> Array<T> {
     /// `num` evenly spaced values from `start` to `stop` (NumPy's `linspace`; `endpoint` includes
     /// `stop`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `num` elements do not fit, `OutOfMemory` when the device cannot
+    /// hold them.
     pub fn linspace(
         start: f64,
         stop: f64,
@@ -735,15 +741,18 @@ impl<T: RealFloat> Array<T> {
         } else {
             0.0
         };
-        let v: Vec<T> = (0..num)
-            .map(|i| {
+        checked_shape("linspace", &[num], std::mem::size_of::<T>())?;
+        let v = crate::host::try_collect(
+            "linspace",
+            num,
+            (0..num).map(|i| {
                 if endpoint && num > 1 && i == num - 1 {
                     T::from_f64(stop)
                 } else {
                     T::from_f64(start + i as f64 * step)
                 }
-            })
-            .collect();
+            }),
+        )?;
         Self::from_vec(v, &[num], dev)
     }
 }

@@ -362,7 +362,7 @@ pub(crate) fn unary<A: Element, O: Element>(
     f: impl Fn(A) -> O + Sync,
 ) -> Result<Array<O>> {
     match &a.device {
-        Device::Cpu => Ok(crate::cpu::map1(a, f)),
+        Device::Cpu => crate::cpu::map1(a, f),
         Device::Cuda(_) => {
             let name = format!("cusci_{op}_{}_{}", A::DTYPE.tag(), O::DTYPE.tag());
             builtin(
@@ -386,7 +386,7 @@ pub(crate) fn unary_scalar<A: Element, O: Element>(
     f: impl Fn(A, A) -> O + Sync,
 ) -> Result<Array<O>> {
     match &a.device {
-        Device::Cpu => Ok(crate::cpu::map1(a, |x| f(x, s))),
+        Device::Cpu => crate::cpu::map1(a, |x| f(x, s)),
         Device::Cuda(_) => {
             let name = format!("cusci_{op}_s_{}_{}", A::DTYPE.tag(), O::DTYPE.tag());
             let inputs = vec![input(a, &a.shape)?];
@@ -408,7 +408,7 @@ pub(crate) fn binary<A: Element, B: Element, O: Element>(
     match &a.device {
         Device::Cpu => {
             let (ab, bb) = (a.broadcast_to(&shape)?, b.broadcast_to(&shape)?);
-            Ok(crate::cpu::map2(&ab, &bb, &shape, f))
+            crate::cpu::map2(&ab, &bb, &shape, f)
         }
         Device::Cuda(_) => {
             let name = format!(
@@ -442,7 +442,7 @@ pub(crate) fn ternary<A: Element, B: Element, C: Element, O: Element>(
                 b.broadcast_to(&shape)?,
                 c.broadcast_to(&shape)?,
             );
-            Ok(crate::cpu::map3(&ab, &bb, &cb, &shape, f))
+            crate::cpu::map3(&ab, &bb, &cb, &shape, f)
         }
         Device::Cuda(_) => {
             let name = format!(

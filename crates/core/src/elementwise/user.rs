@@ -38,7 +38,10 @@ impl<T: Element> AnyArray for Array<T> {
     }
     fn read(&self, shape: &[usize]) -> Result<Vec<Scalar>> {
         let b = self.broadcast_to(shape)?;
-        Ok(crate::cpu::gather(&b).into_iter().map(Scalar::of).collect())
+        Ok(crate::cpu::gather(&b)?
+            .into_iter()
+            .map(Scalar::of)
+            .collect())
     }
 }
 

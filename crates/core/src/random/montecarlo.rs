@@ -52,12 +52,16 @@ pub struct McResult {
 
 const SRC: &str = include_str!("montecarlo.cu");
 const CPU_PATHS: usize = 1 << 14;
+/// Chunks whose partial sums are computed at a time on the CPU (bounded memory for any path count).
+const CPU_BATCH: usize = 4096;
+/// The most paths: the count must be exact in f64 (2^53).
+const MAX_PATHS: u64 = 1 << 53;
 
 /// Prices `opt` with `paths` paths of `Generator::new(seed)`'s normals on `dev`. Returns host
 /// numbers (synchronises).
 ///
 /// # Errors
-/// `InvalidArgument` for `paths == 0` or parameters that are not finite, a non-positive spot,
+/// `InvalidArgument` for `paths == 0` or `paths > 2^53`, or parameters that are not finite, a non-positive spot,
 /// strike or maturity, or a negative volatility.
 ///
 /// ```
@@ -83,31 +87,43 @@ pub fn price_european_call(
     if !ok || paths == 0 {
         return Err(Error::arg(op, format!("{opt:?} with {paths} paths: need finite positive S0, K, T, sigma >= 0 and paths > 0")));
     }
+    if paths > MAX_PATHS {
+        return Err(Error::arg(
+            op,
+            format!("{paths} paths: at most 2^53 (the path count must be exact in f64)"),
+        ));
+    }
     let drift = ((opt.rate - 0.5 * opt.sigma * opt.sigma) * opt.maturity) as f32;
     let vol = (opt.sigma * opt.maturity.sqrt()) as f32;
     let (s0, k) = (opt.s0 as f32, opt.strike as f32);
     let (s, s2) = match dev {
         Device::Cpu => {
             let nchunks = (paths as usize).div_ceil(CPU_PATHS);
-            let parts: Vec<(f64, f64)> = (0..nchunks)
-                .into_par_iter()
-                .map(|c| {
-                    let start = c * CPU_PATHS;
-                    let len = CPU_PATHS.min(paths as usize - start);
-                    let mut z = vec![0f32; len];
-                    philox::fill_normal_f32(seed, 0, start as u64, &mut z);
-                    let (mut s, mut s2) = (0f64, 0f64);
-                    for &z in &z {
-                        let st = s0 * philox::exp_f32(drift + vol * z);
-                        let p = st - k;
-                        let pd = if p > 0.0 { p as f64 } else { 0.0 };
-                        s += pd;
-                        s2 += pd * pd;
-                    }
-                    (s, s2)
-                })
-                .collect();
-            parts.iter().fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
+            // partial sums a batch of chunks at a time, folded in order: bounded memory for any
+            // path count, the same sums as one pass over all chunks
+            let mut acc = (0.0, 0.0);
+            for b0 in (0..nchunks).step_by(CPU_BATCH) {
+                let parts: Vec<(f64, f64)> = (b0..(b0 + CPU_BATCH).min(nchunks))
+                    .into_par_iter()
+                    .map(|c| {
+                        let start = c * CPU_PATHS;
+                        let len = CPU_PATHS.min(paths as usize - start);
+                        let mut z = vec![0f32; len];
+                        philox::fill_normal_f32(seed, 0, start as u64, &mut z);
+                        let (mut s, mut s2) = (0f64, 0f64);
+                        for &z in &z {
+                            let st = s0 * philox::exp_f32(drift + vol * z);
+                            let p = st - k;
+                            let pd = if p > 0.0 { p as f64 } else { 0.0 };
+                            s += pd;
+                            s2 += pd * pd;
+                        }
+                        (s, s2)
+                    })
+                    .collect();
+                acc = parts.iter().fold(acc, |a, b| (a.0 + b.0, a.1 + b.1));
+            }
+            acc
         }
         Device::Cuda(d) => {
             let f = MONTECARLO.function(d, &Spec::default(), "cusci_mc_european_call")?;

@@ -3,15 +3,16 @@
 
 use super::{perm_to_end, rows_of};
 use crate::array::Array;
-use crate::cpu::{gather, host, CHUNK};
+use crate::cpu::{gather, host, StridedReader, CHUNK};
 use crate::device::Device;
 use crate::dtype::{c64, Element, Numeric, Ordered};
 use crate::error::Result;
 use rayon::prelude::*;
 use std::borrow::Cow;
 
-pub(super) fn cpu_means<T: Element>(d: &[T], nrows: usize, r: usize) -> Vec<c64> {
+pub(super) fn cpu_means<T: Element>(d: &Rows<'_, T>, nrows: usize, r: usize) -> Result<Vec<c64>> {
     fold_rows(
+        "mean",
         d,
         nrows,
         r,
@@ -75,71 +76,119 @@ pub(super) fn pick<T: Ordered>(a: (T, usize), b: (T, usize), max: bool) -> (T, u
     }
 }
 
-/// The elements of a CPU array with the axes `red` moved to the end, in C order (borrowed when the
-/// array is already laid out so), with the row count and length.
+/// The rows of a CPU array with the axes `red` moved to the end: a slice when the array is laid
+/// out so, else read in runs from the strided layout (never gathered whole: a reduction over a
+/// huge view, a broadcast for instance, uses memory bounded by its chunks).
+pub(super) enum Rows<'a, T> {
+    Flat(&'a [T]),
+    Strided(StridedReader<'a, T>),
+}
+
+impl<T: Element> Rows<'_, T> {
+    /// Elements `start..start + len` of the rows in C order (read into `buf` when strided).
+    fn get<'s>(&'s self, start: usize, len: usize, buf: &'s mut Vec<T>) -> &'s [T] {
+        match self {
+            Rows::Flat(d) => &d[start..start + len],
+            Rows::Strided(rd) => {
+                buf.clear();
+                buf.resize(len, T::zero());
+                rd.read(start, buf);
+                buf
+            }
+        }
+    }
+}
+
+/// The rows of a CPU array for the reduction over `red`, with the row count and length.
 pub(super) fn cpu_rows<'a, T: Element>(
     a: &'a Array<T>,
     red: &[usize],
-) -> Result<(Cow<'a, [T]>, usize, usize)> {
+) -> Result<(Rows<'a, T>, usize, usize)> {
     let (nrows, r) = rows_of(&a.shape, red);
     let v = a.permute(&perm_to_end(a.ndim(), red))?;
     let n = a.size();
-    let d = if n == 0 {
-        Cow::Owned(Vec::new())
+    let src = host(a);
+    let rows = if n == 0 {
+        Rows::Flat(&[])
     } else if v.is_contiguous() {
-        Cow::Borrowed(&host(a)[v.offset..v.offset + n])
+        Rows::Flat(&src[v.offset..v.offset + n])
     } else {
-        Cow::Owned(gather(&v))
+        Rows::Strided(StridedReader::from_layout(
+            src, &v.shape, &v.strides, v.offset,
+        ))
     };
-    Ok((d, nrows, r))
+    Ok((rows, nrows, r))
 }
 
-/// Folds each row of `data` (`nrows` rows of `r` elements): `acc = comb(acc, map(x, j, row))` from
-/// `ident(row)`, in order within chunks of [`CHUNK`] elements whose results are combined in order;
-/// then `fin(acc, row)`. The result does not depend on the number of threads.
+/// Chunks of a long row whose partial results are computed in parallel at a time (and then
+/// folded in order), so that the partial results of a huge row take bounded memory.
+const BATCH: usize = 1024;
+
+/// Folds each row (`nrows` rows of `r` elements): `acc = comb(acc, map(x, j, row))` from
+/// `ident(first chunk of the row)`, in order within chunks of [`CHUNK`] elements whose results are
+/// combined in order; then `fin(acc, row)`. The result does not depend on the number of threads.
+/// The output is allocated first (`OutOfMemory` or `InvalidArgument` from [`crate::host`]).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn fold_rows<T, A, O>(
-    data: &[T],
+    op: &str,
+    rows: &Rows<'_, T>,
     nrows: usize,
     r: usize,
     ident: impl Fn(&[T]) -> A + Sync,
     map: impl Fn(T, usize, usize) -> A + Sync,
     comb: impl Fn(A, A) -> A + Sync,
     fin: impl Fn(A, usize) -> O + Sync,
-) -> Vec<O>
+) -> Result<Vec<O>>
 where
-    T: Copy + Sync,
+    T: Element,
     A: Copy + Send + Sync,
     O: Send,
 {
+    let mut out = crate::host::try_with_capacity(op, nrows)?;
     let seq = |chunk: &[T], base: usize, row: usize, init: A| {
         chunk
             .iter()
             .enumerate()
             .fold(init, |acc, (j, &x)| comb(acc, map(x, base + j, row)))
     };
-    (0..nrows)
-        .into_par_iter()
-        .map(|i| {
-            let row = &data[i * r..(i + 1) * r];
-            let id = ident(row);
-            let acc = if r <= CHUNK {
-                seq(row, 0, i, id)
-            } else {
-                let parts: Vec<A> = row
-                    .par_chunks(CHUNK)
-                    .enumerate()
-                    .map(|(c, ch)| seq(ch, c * CHUNK, i, id))
-                    .collect();
-                parts.into_iter().fold(id, &comb)
-            };
-            fin(acc, i)
-        })
-        .collect()
+    let row_acc = |buf: &mut Vec<T>, i: usize| -> A {
+        let base = i * r;
+        if r <= CHUNK {
+            let row = rows.get(base, r, buf);
+            return seq(row, 0, i, ident(row));
+        }
+        let id = ident(rows.get(base, CHUNK, buf));
+        let nch = r.div_ceil(CHUNK);
+        let mut acc = id;
+        for b0 in (0..nch).step_by(BATCH) {
+            let parts: Vec<A> = (b0..(b0 + BATCH).min(nch))
+                .into_par_iter()
+                .map_init(Vec::new, |buf, c| {
+                    let len = CHUNK.min(r - c * CHUNK);
+                    seq(rows.get(base + c * CHUNK, len, buf), c * CHUNK, i, id)
+                })
+                .collect();
+            acc = parts.into_iter().fold(acc, &comb);
+        }
+        acc
+    };
+    out.par_extend(
+        (0..nrows)
+            .into_par_iter()
+            .map_init(Vec::new, |buf, i| fin(row_acc(buf, i), i)),
+    );
+    Ok(out)
 }
 
 pub(super) fn cumsum_cpu<T: Numeric>(a: &Array<T>, axis: usize) -> Result<Array<T>> {
-    let (d, _, l) = cpu_rows(a, &[axis])?;
-    let mut out = vec![T::zero(); d.len()];
+    let l = a.shape[axis];
+    let v = a.permute(&perm_to_end(a.ndim(), &[axis]))?;
+    let d: Cow<'_, [T]> = if v.is_contiguous() {
+        Cow::Borrowed(&host(a)[v.offset..v.offset + v.size()])
+    } else {
+        Cow::Owned(gather(&v)?)
+    };
+    let mut out: Vec<T> = crate::host::try_vec_zeroed("cumsum", d.len())?;
     let lane = l.max(1);
     out.par_chunks_mut(lane)
         .zip(d.par_chunks(lane))

@@ -40,7 +40,7 @@ use crate::array::Array;
 use crate::device::Device;
 use crate::dtype::{c64, Element, Float, Numeric, Ordered, RealFloat};
 use crate::error::{Error, Result};
-use cpu::{cpu_means, cpu_rows, cumsum_cpu, fold_rows, nan_max, nan_min, pick};
+use cpu::{cpu_means, cpu_rows, cumsum_cpu, fold_rows, nan_max, nan_min, pick, Rows};
 use cuda::{cumsum_cuda, reduce_cuda, GOp};
 
 pub(crate) use cuda::{REDUCE, SCAN};
@@ -358,6 +358,7 @@ fn sum_impl<T: Numeric>(a: &Array<T>, red: &[usize]) -> Result<Array<T>> {
     reduce(a, GOp::Sum, red, 0, |d, nrows, r| {
         if T::DTYPE.is_integer() {
             fold_rows(
+                "sum",
                 d,
                 nrows,
                 r,
@@ -368,6 +369,7 @@ fn sum_impl<T: Numeric>(a: &Array<T>, red: &[usize]) -> Result<Array<T>> {
             )
         } else {
             fold_rows(
+                "sum",
                 d,
                 nrows,
                 r,
@@ -382,8 +384,8 @@ fn sum_impl<T: Numeric>(a: &Array<T>, red: &[usize]) -> Result<Array<T>> {
 
 fn mean_impl<T: Float>(a: &Array<T>, red: &[usize]) -> Result<Array<T>> {
     reduce(a, GOp::Mean, red, 0, |d, nrows, r| {
-        let means = cpu_means(d, nrows, r);
-        means.into_iter().map(T::from_c64).collect()
+        let means = cpu_means(d, nrows, r)?;
+        Ok(means.into_iter().map(T::from_c64).collect())
     })
 }
 
@@ -395,9 +397,10 @@ fn var_impl<T: Float>(
 ) -> Result<Array<T::Real>> {
     let op = if sqrt { GOp::Std } else { GOp::Var };
     reduce(a, op, red, ddof, |d, nrows, r| {
-        let means = cpu_means(d, nrows, r);
+        let means = cpu_means(d, nrows, r)?;
         let div = (r as i128 - ddof as i128).max(0) as f64;
         fold_rows(
+            "var",
             d,
             nrows,
             r,
@@ -415,6 +418,7 @@ fn var_impl<T: Float>(
 fn norm_impl<T: Float>(a: &Array<T>, red: &[usize]) -> Result<Array<T::Real>> {
     reduce(a, GOp::Norm, red, 0, |d, nrows, r| {
         fold_rows(
+            "norm",
             d,
             nrows,
             r,
@@ -429,8 +433,11 @@ fn norm_impl<T: Float>(a: &Array<T>, red: &[usize]) -> Result<Array<T::Real>> {
 fn minmax_impl<T: Ordered>(a: &Array<T>, red: &[usize], max: bool, op: &str) -> Result<Array<T>> {
     check_nonempty(op, &a.shape, red)?;
     let g = if max { GOp::Max } else { GOp::Min };
+    // repeats along broadcast axes change no extreme: reduce one copy of them
+    let (a, _) = &drop_broadcast(a, red)?;
     reduce(a, g, red, 0, |d, nrows, r| {
         fold_rows(
+            op,
             d,
             nrows,
             r,
@@ -445,8 +452,12 @@ fn minmax_impl<T: Ordered>(a: &Array<T>, red: &[usize], max: bool, op: &str) -> 
 fn arg_impl<T: Ordered>(a: &Array<T>, red: &[usize], max: bool, op: &str) -> Result<Array<i64>> {
     check_nonempty(op, &a.shape, red)?;
     let g = if max { GOp::Argmax } else { GOp::Argmin };
-    reduce(a, g, red, 0, |d, nrows, r| {
+    // the first extreme lies at index 0 of every broadcast axis: reduce one copy of them, then
+    // map the index within the smaller block back to the full one
+    let (b, shrunk) = drop_broadcast(a, red)?;
+    let idx = reduce(&b, g, red, 0, |d, nrows, r| {
         fold_rows(
+            op,
             d,
             nrows,
             r,
@@ -455,7 +466,38 @@ fn arg_impl<T: Ordered>(a: &Array<T>, red: &[usize], max: bool, op: &str) -> Res
             |p, q| pick(p, q, max),
             |s, _| s.1 as i64,
         )
-    })
+    })?;
+    if !shrunk || red.len() < 2 {
+        // one reduced axis: a shrunk axis has length 1 and index 0, the same in the full axis
+        return Ok(idx);
+    }
+    let full: Vec<usize> = red.iter().map(|&d| a.shape[d]).collect();
+    let small: Vec<usize> = red.iter().map(|&d| b.shape[d]).collect();
+    let remap = |k: i64| -> i64 {
+        let (mut k, mut flat, mut scale) = (k as usize, 0usize, 1usize);
+        for (&f, &s) in full.iter().zip(&small).rev() {
+            flat += (k % s) * scale;
+            k /= s;
+            scale *= f;
+        }
+        flat as i64
+    };
+    let v: Vec<i64> = idx.to_vec()?.into_iter().map(remap).collect();
+    Array::from_vec(v, idx.shape(), &Device::Cpu)?.to_device(&a.device)
+}
+
+/// `a` with every reduced axis of stride 0 (a broadcast) and length > 1 cut to length 1, and
+/// whether any was cut.
+fn drop_broadcast<T: Element>(a: &Array<T>, red: &[usize]) -> Result<(Array<T>, bool)> {
+    let mut b = a.clone();
+    let mut cut = false;
+    for &d in red {
+        if b.strides[d] == 0 && b.shape[d] > 1 {
+            b = b.slice_axis(d as isize, Some(0), Some(1), 1)?;
+            cut = true;
+        }
+    }
+    Ok((b, cut))
 }
 
 /// One reduction: the CPU reference gets the rows (contiguous, `nrows × r`) and returns one value
@@ -465,13 +507,13 @@ fn reduce<T: Element, O: Element>(
     op: GOp,
     red: &[usize],
     ddof: usize,
-    cpu: impl FnOnce(&[T], usize, usize) -> Vec<O>,
+    cpu: impl FnOnce(&Rows<'_, T>, usize, usize) -> Result<Vec<O>>,
 ) -> Result<Array<O>> {
     let shape = out_shape(&a.shape, red);
     match &a.device {
         Device::Cpu => {
             let (d, nrows, r) = cpu_rows(a, red)?;
-            Array::from_vec(cpu(&d, nrows, r), &shape, &Device::Cpu)
+            Array::from_vec(cpu(&d, nrows, r)?, &shape, &Device::Cpu)
         }
         Device::Cuda(dev) => reduce_cuda(dev, a, op, red, ddof, &shape),
     }
