@@ -14,8 +14,7 @@ pub(super) fn cpu_means<T: Element>(d: &Rows<'_, T>, nrows: usize, r: usize) -> 
     fold_rows(
         "mean",
         d,
-        nrows,
-        r,
+        (nrows, r),
         |_| c64::new(0.0, 0.0),
         |x: T, _, _| x.to_c64(),
         |p, q| p + q,
@@ -124,16 +123,14 @@ pub(super) fn cpu_rows<'a, T: Element>(
 /// folded in order), so that the partial results of a huge row take bounded memory.
 const BATCH: usize = 1024;
 
-/// Folds each row (`nrows` rows of `r` elements): `acc = comb(acc, map(x, j, row))` from
+/// Folds each row (`nrows` rows of `r` elements, given as one pair): `acc = comb(acc, map(x, j, row))` from
 /// `ident(first chunk of the row)`, in order within chunks of [`CHUNK`] elements whose results are
 /// combined in order; then `fin(acc, row)`. The result does not depend on the number of threads.
 /// The output is allocated first (`OutOfMemory` or `InvalidArgument` from [`crate::host`]).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn fold_rows<T, A, O>(
     op: &str,
     rows: &Rows<'_, T>,
-    nrows: usize,
-    r: usize,
+    (nrows, r): (usize, usize),
     ident: impl Fn(&[T]) -> A + Sync,
     map: impl Fn(T, usize, usize) -> A + Sync,
     comb: impl Fn(A, A) -> A + Sync,

@@ -360,8 +360,7 @@ fn sum_impl<T: Numeric>(a: &Array<T>, red: &[usize]) -> Result<Array<T>> {
             fold_rows(
                 "sum",
                 d,
-                nrows,
-                r,
+                (nrows, r),
                 |_| 0i64,
                 |x: T, _, _| x.to_i64(),
                 |p, q| p.wrapping_add(q),
@@ -371,8 +370,7 @@ fn sum_impl<T: Numeric>(a: &Array<T>, red: &[usize]) -> Result<Array<T>> {
             fold_rows(
                 "sum",
                 d,
-                nrows,
-                r,
+                (nrows, r),
                 |_| c64::new(0.0, 0.0),
                 |x: T, _, _| x.to_c64(),
                 |p, q| p + q,
@@ -402,8 +400,7 @@ fn var_impl<T: Float>(
         fold_rows(
             "var",
             d,
-            nrows,
-            r,
+            (nrows, r),
             |_| 0.0f64,
             |x: T, _, row| (x.to_c64() - means[row]).norm_sqr(),
             |p, q| p + q,
@@ -420,8 +417,7 @@ fn norm_impl<T: Float>(a: &Array<T>, red: &[usize]) -> Result<Array<T::Real>> {
         fold_rows(
             "norm",
             d,
-            nrows,
-            r,
+            (nrows, r),
             |_| 0.0f64,
             |x: T, _, _| x.to_c64().norm_sqr(),
             |p, q| p + q,
@@ -439,8 +435,7 @@ fn minmax_impl<T: Ordered>(a: &Array<T>, red: &[usize], max: bool, op: &str) -> 
         fold_rows(
             op,
             d,
-            nrows,
-            r,
+            (nrows, r),
             |row: &[T]| row[0],
             |x: T, _, _| x,
             |p, q| if max { nan_max(p, q) } else { nan_min(p, q) },
@@ -459,8 +454,7 @@ fn arg_impl<T: Ordered>(a: &Array<T>, red: &[usize], max: bool, op: &str) -> Res
         fold_rows(
             op,
             d,
-            nrows,
-            r,
+            (nrows, r),
             |row: &[T]| (row[0], 0usize),
             |x: T, j, _| (x, j),
             |p, q| pick(p, q, max),
