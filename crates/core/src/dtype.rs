@@ -124,17 +124,17 @@ mod sealed {
     pub trait Sealed {}
 }
 
+/// A value that a kernel takes by value (see [`crate::cuda::launch`]): plain data with no
+/// pointers to host memory. Every [`Element`] is one.
+///
+/// # Safety
+/// The type must be `Copy` plain data whose bytes the kernel's parameter of the same size reads
+/// as the same value (`#[repr(C)]` for structs, with the CUDA side's field order and padding).
+pub unsafe trait KernelParam: Copy + 'static {}
+
 /// Every element type an [`Array`](crate::Array) can hold. Sealed: the eight types of the table above.
 pub trait Element:
-    Copy
-    + Send
-    + Sync
-    + Default
-    + PartialEq
-    + fmt::Debug
-    + 'static
-    + sealed::Sealed
-    + crate::cuda::launch::KernelParam
+    Copy + Send + Sync + Default + PartialEq + fmt::Debug + 'static + sealed::Sealed + KernelParam
 {
     /// The run-time tag of the type.
     const DTYPE: DType;

@@ -39,12 +39,7 @@ use crate::dtype::{c32, c64, DType, Element};
 use crate::error::{Error, Result};
 use std::marker::PhantomData;
 
-/// A value that a kernel takes by value: plain data with no pointers to host memory.
-///
-/// # Safety
-/// The type must be `Copy` plain data whose bytes the kernel's parameter of the same size reads
-/// as the same value (`#[repr(C)]` for structs, with the CUDA side's field order and padding).
-pub unsafe trait KernelParam: Copy + 'static {}
+pub use crate::dtype::KernelParam;
 
 macro_rules! plain {
     ($($t:ty),*) => { $(
