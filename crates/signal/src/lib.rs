@@ -51,7 +51,7 @@ pub use filter::{
     medfilt, medfilt2d, order_filter, savgol_coeffs, savgol_filter, sepfir2d, sosfilt, sosfilt_zi,
     sosfiltfilt, symiirorder1, symiirorder2, wiener, DetrendOptions, DetrendType, Envelope,
     EnvelopeOptions, EnvelopeResidual, FiltMethod, FiltPad, FilterOptions, Filtered,
-    FiltfiltOptions, HilbertOptions, SavgolCoeffsOptions, SavgolMode, SavgolOptions,
+    FiltfiltOptions, HilbertOptions, KernelSize, SavgolCoeffsOptions, SavgolMode, SavgolOptions,
 };
 pub use freqresp::{
     findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_sos, freqz_zpk, group_delay, sosfreqz,
