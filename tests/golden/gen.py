@@ -2252,6 +2252,123 @@ def gen_signal_convwin(out: Path) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+# --------------------------------------------------------------------------------------------
+# issue 32: SciPy parity of signal.medfilt (an N-D window) and ndimage.binary_hit_or_miss (edges)
+# --------------------------------------------------------------------------------------------
+
+
+@section("signal_parity", folder="signal")
+def gen_signal_parity(out: Path) -> None:
+    """`parity.npz` in crates/signal/tests/data/, read by crates/signal/tests/medfilt.rs.
+
+    - `medfilt_<case>_x` (f64 or f32), `medfilt_<case>_k` (int64, one size per axis, or one
+      value for SciPy's scalar `kernel_size`), `medfilt_<case>_out` = medfilt(x, k): 2-D and 3-D
+      inputs, odd shapes, per-axis sizes, windows longer than the input, single-axis windows
+      along the first, middle and last axes (the fast 1-D path).
+    """
+    import warnings
+
+    import scipy.signal as ss
+
+    a = {}
+    cases = [
+        ("2d_k3", (9, 12), [3], np.float64),
+        ("2d_k53", (9, 12), [5, 3], np.float64),
+        ("2d_k15", (9, 12), [1, 5], np.float64),
+        ("2d_k71", (9, 12), [7, 1], np.float64),
+        ("2d_big", (4, 5), [7], np.float64),
+        ("2d_row", (1, 13), [3], np.float64),
+        ("2d_f32", (11, 10), [3, 5], np.float32),
+        ("2d_long0", (40, 3), [33, 1], np.float64),
+        ("3d_k3", (5, 6, 7), [3], np.float64),
+        ("3d_k315", (5, 6, 7), [3, 1, 5], np.float64),
+        ("3d_k171", (5, 6, 7), [1, 7, 1], np.float64),
+        ("3d_odd", (3, 1, 4), [3], np.float64),
+        ("3d_k555", (6, 5, 4), [5, 5, 5], np.float32),
+        ("1d_k9", (23,), [9], np.float64),
+    ]
+    for name, shape, k, dt in cases:
+        x = rng("signal_parity", f"medfilt_{name}").standard_normal(shape).astype(dt)
+        # ties: a few repeated values and exact zeros (the padding's value)
+        flat = x.reshape(-1)
+        flat[::7] = 0.0
+        flat[1::11] = flat[0]
+        ks = k[0] if len(k) == 1 else k
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # kernel_size exceeds volume extent
+            y = ss.medfilt(x, ks)
+        assert y.dtype == dt
+        a[f"medfilt_{name}_x"] = x
+        a[f"medfilt_{name}_k"] = np.array(k, dtype=np.int64)
+        a[f"medfilt_{name}_out"] = y
+    savez_fixed(out / "parity.npz", compressed=True, **a)
+
+
+@section("ndimage_parity", folder="ndimage")
+def gen_ndimage_parity(out: Path) -> None:
+    """`hit_or_miss_edges.npz` in crates/ndimage/tests/data/, read by
+    crates/ndimage/tests/morphology_golden.rs.
+
+    `hom_<case>_in` (bool), `hom_<case>_s1`, `hom_<case>_s2` (bool; absent: the default),
+    `hom_<case>_o1` (int64, per axis), `hom_<case>_o2` (absent: origin2=None), `hom_<case>_out`
+    = binary_hit_or_miss(in, s1, s2, origin1=o1, origin2=o2): patterns that touch the array's
+    edges, where the miss half counts the outside as background.
+    """
+    import scipy.ndimage as ndi
+
+    A: dict[str, np.ndarray] = {}
+
+    def put(name, x, s1=None, s2=None, o1=None, o2=None):
+        nd = x.ndim
+        o1v = [0] * nd if o1 is None else list(np.broadcast_to(np.array(o1), (nd,)))
+        A[f"hom_{name}_in"] = x
+        if s1 is not None:
+            A[f"hom_{name}_s1"] = s1
+        if s2 is not None:
+            A[f"hom_{name}_s2"] = s2
+        A[f"hom_{name}_o1"] = np.array(o1v, dtype=np.int64)
+        o2v = None
+        if o2 is not None:
+            o2v = list(np.broadcast_to(np.array(o2), (nd,)))
+            A[f"hom_{name}_o2"] = np.array(o2v, dtype=np.int64)
+        A[f"hom_{name}_out"] = ndi.binary_hit_or_miss(x, s1, s2, origin1=o1v, origin2=o2v)
+
+    def mask(name, shape, p):
+        return rng("ndimage_parity", name).random(shape) < p
+
+    centre = np.zeros((3, 3), bool)
+    centre[1, 1] = True
+    below = np.zeros((3, 3), bool)
+    below[2, :] = True
+    put("corner", np.array([[1, 1, 0], [1, 0, 0], [0, 0, 0]], bool), centre, below)
+    ring = ndi.generate_binary_structure(2, 2).copy()
+    ring[1, 1] = False
+    put("isolated", mask("isolated", (9, 10), 0.2), centre, ring)
+    # isolated pixels on every edge and in the corners, a line along the top, one inside
+    x = np.zeros((8, 9), bool)
+    x[0, 0] = x[0, 4] = x[3, 0] = x[7, 8] = x[5, 8] = x[7, 2] = x[4, 4] = True
+    x[2, 2:7] = True
+    put("border_lines", x, centre, ring)
+    put("border_lines_default", x)
+    tee1 = np.array([[0, 1, 0], [1, 1, 1], [0, 0, 0]], bool)
+    tee2 = np.array([[0, 0, 0], [0, 0, 0], [0, 1, 0]], bool)
+    put("tee", mask("tee", (9, 10), 0.6), tee1, tee2)
+    put("tee_o1", mask("tee", (9, 10), 0.6), tee1, tee2, o1=[1, 0])
+    put("tee_o12", mask("tee", (9, 10), 0.6), tee1, tee2, o1=[0, -1], o2=[1, 1])
+    put("centre_o", mask("centre_o", (9, 11), 0.12), centre, ring, o1=1)
+    put("centre_o12", mask("centre_o", (9, 11), 0.12), centre, ring, o1=[0, 1], o2=[-1, 0])
+    put("d1", np.array([1, 0, 0, 1, 1, 0, 1], bool), np.array([0, 1, 0], bool))
+    put("d1_edge", np.array([1, 0, 1, 1, 0, 0, 1], bool), np.array([0, 1, 0], bool),
+        np.array([1, 0, 1], bool))
+    put("even", mask("even", (7, 9), 0.5), np.array([[1, 1, 0], [0, 1, 0]], bool),
+        np.array([[0, 0, 1], [1, 0, 1]], bool))
+    c3 = np.zeros((3, 3, 3), bool)
+    c3[1, 1, 1] = True
+    put("d3", mask("d3", (4, 5, 6), 0.25), c3, ndi.generate_binary_structure(3, 1) & ~c3)
+    put("d3_default", mask("d3d", (4, 5, 6), 0.7))
+    savez_fixed(out / "hit_or_miss_edges.npz", compressed=True, **A)
+
+
 @section("linalg_extra", folder="linalg")
 def gen_linalg_extra(out: Path) -> None:
     import scipy

@@ -534,3 +534,57 @@ fn repeating_until_stable_without_the_origin_converges_or_errs() {
         assert!(binary_erosion(&x2, &o3).is_ok(), "{dev}");
     });
 }
+
+/// `binary_hit_or_miss` on patterns that touch the array's edges, against SciPy
+/// (`tests/data/hit_or_miss_edges.npz`, `tests/golden/gen.py ndimage_parity`): the miss half
+/// counts the outside as background, the hit half does not (issue 32). Structures, origins
+/// (one per half), 1-D to 3-D, even-shaped structures; every device, bool and f64 input.
+#[test]
+fn hit_or_miss_edges_golden() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/hit_or_miss_edges.npz"
+    );
+    let g: BTreeMap<String, DynArray> = load_npz(path, &Device::Cpu)
+        .expect("golden file")
+        .into_iter()
+        .collect();
+    let cases: Vec<String> = g
+        .keys()
+        .filter(|k| k.ends_with("_out"))
+        .map(|k| {
+            k.trim_start_matches("hom_")
+                .trim_end_matches("_out")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(cases.len(), 14, "{cases:?}");
+    let mut trues = 0;
+    for_each_device(|dev| {
+        for c in &cases {
+            let key = |m: &str| format!("hom_{c}_{m}");
+            let x = get::<bool>(&g, &key("in"), dev);
+            let s1 = g
+                .contains_key(&key("s1"))
+                .then(|| get::<bool>(&g, &key("s1"), dev));
+            let s2 = g
+                .contains_key(&key("s2"))
+                .then(|| get::<bool>(&g, &key("s2"), dev));
+            let o1 = get::<i64>(&g, &key("o1"), &Device::Cpu).to_vec().unwrap();
+            let o2 = g
+                .contains_key(&key("o2"))
+                .then(|| get::<i64>(&g, &key("o2"), &Device::Cpu).to_vec().unwrap());
+            let e = get::<bool>(&g, &key("out"), &Device::Cpu).to_vec().unwrap();
+            let r = binary_hit_or_miss(&x, s1.as_ref(), s2.as_ref(), &o1, o2.as_deref())
+                .unwrap_or_else(|err| panic!("{c} on {dev}: {err}"));
+            assert_eq!(r.shape(), x.shape(), "{c} on {dev}");
+            assert_eq!(r.to_vec().unwrap(), e, "hit_or_miss {c} on {dev}");
+            // a numeric input: nonzero is foreground
+            let xf = x.astype::<f64>().unwrap();
+            let rf = binary_hit_or_miss(&xf, s1.as_ref(), s2.as_ref(), &o1, o2.as_deref()).unwrap();
+            assert_eq!(rf.to_vec().unwrap(), e, "hit_or_miss {c} (f64) on {dev}");
+            trues += e.iter().filter(|&&b| b).count();
+        }
+    });
+    assert!(trues > 0, "every golden result is all false");
+}

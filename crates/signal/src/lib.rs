@@ -5,8 +5,9 @@
 //! `resample`, `spectral` (periodograms, spectrograms, the short-time Fourier transform,
 //! Lomb-Scargle, the chirp z-transform), [`design`] (filter design), [`represent`] and
 //! [`partial`] (filter representations), [`freqresp`](mod@crate::freqresp), `lti` ([`ltisys`],
-//! [`placepoles`]), `waveforms` (waveforms and wavelets), `peaks`, `splines` and `windows`; every
-//! public item is re-exported here. Each GPU kernel sits in a `.cu` file beside the module that
+//! [`placepoles`]), `waveforms` (waveforms and wavelets), `peaks`, `splines` and [`windows`]; every
+//! public item is re-exported here, but SciPy's window functions by name, which stay in
+//! [`windows`] as in `scipy.signal.windows` (`windows::hann(M, sym, dev)`, `windows::kaiser`, ...). Each GPU kernel sits in a `.cu` file beside the module that
 //! launches it, declared once as a [`KernelModule`](cusci_core::KernelModule) (listed by
 //! `kernel_modules()`); `procutil` holds the crate's shared helpers.
 
@@ -25,7 +26,7 @@ mod resample;
 mod spectral;
 mod splines;
 mod waveforms;
-mod windows;
+pub mod windows;
 
 pub use convolve::{
     choose_conv_method, choose_conv_method_shapes, convolve, convolve2d, correlate, correlate2d,
@@ -51,7 +52,7 @@ pub use filter::{
     medfilt, medfilt2d, order_filter, savgol_coeffs, savgol_filter, sepfir2d, sosfilt, sosfilt_zi,
     sosfiltfilt, symiirorder1, symiirorder2, wiener, DetrendOptions, DetrendType, Envelope,
     EnvelopeOptions, EnvelopeResidual, FiltMethod, FiltPad, FilterOptions, Filtered,
-    FiltfiltOptions, HilbertOptions, SavgolCoeffsOptions, SavgolMode, SavgolOptions,
+    FiltfiltOptions, HilbertOptions, KernelSize, SavgolCoeffsOptions, SavgolMode, SavgolOptions,
 };
 pub use freqresp::{
     findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_sos, freqz_zpk, group_delay, sosfreqz,

@@ -555,6 +555,11 @@ fn and_or_not(a: &Array<bool>, b: Option<&Array<bool>>) -> Result<Array<bool>> {
 /// `structure1` fits the foreground and `structure2` fits the background. `structure1` defaults to
 /// `generate_binary_structure(rank, 1)`, `structure2` to its complement, `origin2` to `origin1`.
 ///
+/// At the edges, as SciPy: the hit half is an erosion of the input by `structure1` with the
+/// outside as background (a point of `structure1` beyond the edge never fits), the miss half an
+/// erosion of the complement by `structure2` with the outside as background too (a point of
+/// `structure2` beyond the edge always fits). The result is their logical and.
+///
 /// # Errors
 /// As [`binary_erosion`].
 ///
@@ -600,7 +605,15 @@ pub fn binary_hit_or_miss<T: Element>(
         border: false,
     };
     let a = iterate(OP, &x, &once, None)?;
-    let b = iterate(OP, &nx, &Steps { offs: &e2, ..once }, None)?;
+    // the miss half erodes the complement with the outside as background (true), as SciPy's
+    // `_binary_erosion(input, structure2, border_value=0, invert=1)` does: its inverted
+    // erosion flips the border value too
+    let miss = Steps {
+        offs: &e2,
+        border: true,
+        ..once
+    };
+    let b = iterate(OP, &nx, &miss, None)?;
     and_or_not(&a, Some(&b))
 }
 

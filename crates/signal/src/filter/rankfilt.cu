@@ -1,7 +1,12 @@
 // N-D rank filter with zero padding (SciPy's order_filter, medfilt2d). Prepended defines: T,
 // KMAX (capacity of the per-thread window), NAME(x). off: `cnt` rows of `nd` signed offsets
 // (the domain's true elements relative to its centre); shape: nd lengths. One thread per output:
-// gather the window (0 outside the array), then quickselect the element of rank `rank`.
+// gather the window (0 outside the array), then quickselect the element of rank `rank`. NaN
+// sorts above every number (NumPy's order), as on the CPU.
+__device__ __forceinline__ bool rank_lt(const T a, const T b) {
+  return a < b || (b != b && a == a);
+}
+
 extern "C" __global__ void NAME(rank_filter)(const T* __restrict__ x, T* __restrict__ y,
                                              const long long* __restrict__ shape,
                                              const long long* __restrict__ off, int nd, int cnt,
@@ -31,8 +36,8 @@ extern "C" __global__ void NAME(rank_filter)(const T* __restrict__ x, T* __restr
       const T pivot = w[(lo + hi) >> 1];
       int i = lo, j = hi;
       while (i <= j) {
-        while (w[i] < pivot) ++i;
-        while (pivot < w[j]) --j;
+        while (rank_lt(w[i], pivot)) ++i;
+        while (rank_lt(pivot, w[j])) --j;
         if (i <= j) {
           const T t = w[i];
           w[i] = w[j];

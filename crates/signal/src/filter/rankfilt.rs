@@ -28,8 +28,15 @@ pub(crate) static RANKFILT: KernelModule = KernelModule {
     },
 };
 
+/// The order of the rank filters: the numbers' order with NaN above every number and NaNs equal
+/// (NumPy's sort order, up to the sign of zero), the same as the kernels' `lt`.
+pub(crate) fn nan_last<T: RealFloat>(a: &T, b: &T) -> std::cmp::Ordering {
+    a.partial_cmp(b)
+        .unwrap_or_else(|| Element::is_nan(*a).cmp(&Element::is_nan(*b)))
+}
+
 /// The rank-`rank` element of each window `offsets` (relative to the output) with zeros outside.
-fn rank_filter<T: RealFloat>(
+pub(crate) fn rank_filter<T: RealFloat>(
     op: &str,
     x: &Array<T>,
     offsets: &[Vec<i64>],
@@ -68,9 +75,7 @@ fn rank_filter<T: RealFloat>(
                             <T as Element>::zero()
                         };
                     }
-                    let (_, v, _) = w.select_nth_unstable_by(rank, |a, b| {
-                        a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal)
-                    });
+                    let (_, v, _) = w.select_nth_unstable_by(rank, nan_last);
                     *slot = *v;
                 }
             });
@@ -112,6 +117,12 @@ fn rank_filter<T: RealFloat>(
     }
 }
 
+/// Offsets of every element of a box of odd lengths `dshape`, centred.
+pub(crate) fn box_offsets(dshape: &[usize]) -> Vec<Vec<i64>> {
+    let cnt = dshape.iter().product();
+    domain_offsets(dshape, &vec![true; cnt])
+}
+
 /// Offsets of the true elements of a domain of `dshape` (odd lengths), centred.
 fn domain_offsets(dshape: &[usize], mask: &[bool]) -> Vec<Vec<i64>> {
     let nd = dshape.len();
@@ -135,6 +146,10 @@ fn domain_offsets(dshape: &[usize], mask: &[bool]) -> Vec<Vec<i64>> {
 /// element of rank `rank` (0 = smallest) among the inputs under the non-zero elements of
 /// `domain` centred on it, with zeros beyond the edges. Any number of dimensions
 /// (`domain.ndim() == a.ndim()`); on the GPU the domain may hold up to 1024 non-zero elements.
+///
+/// Numerics: the result is an element of the window, identical on both devices. NaN sorts
+/// above +∞ (NumPy's sort order) on both; SciPy's result for a window holding NaN depends on
+/// its selection algorithm's comparisons and can differ (windows without NaN match exactly).
 ///
 /// # Errors
 /// `ShapeMismatch` when `domain` has another number of dimensions; `InvalidArgument` for even
@@ -189,6 +204,8 @@ pub fn order_filter<T: RealFloat>(
 
 /// The 2-D median filter with zero padding, SciPy's `scipy.signal.medfilt2d(input,
 /// kernel_size)`: [`order_filter`] with a `kernel_size` box and the middle rank.
+/// The same as [`medfilt`](crate::medfilt) on 2-D input (SciPy's `_medfilt2d` and its
+/// `medfilt` agree); NaN as in [`order_filter`].
 ///
 /// # Errors
 /// `ShapeMismatch` for input that is not 2-D; `InvalidArgument` for even or zero kernel sizes.
@@ -214,9 +231,10 @@ pub fn medfilt2d<T: RealFloat>(input: &Array<T>, kernel_size: [usize; 2]) -> Res
             format!("kernel_size must be odd and positive, got {kernel_size:?}"),
         ));
     }
-    let cnt = kernel_size[0] * kernel_size[1];
-    let offs = domain_offsets(&kernel_size, &vec![true; cnt]);
-    rank_filter(op, input, &offs, cnt / 2)
+    let cnt = kernel_size[0]
+        .checked_mul(kernel_size[1])
+        .ok_or_else(|| make::arg(op, format!("a window of {kernel_size:?} points overflows")))?;
+    rank_filter(op, input, &box_offsets(&kernel_size), cnt / 2)
 }
 
 /// The Wiener filter of SciPy's `scipy.signal.wiener(im, mysize, noise)`: with the local mean
