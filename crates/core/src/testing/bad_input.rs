@@ -240,6 +240,10 @@ pub fn run_table(dev: &Device, table: Table) -> Summary {
         if !names.insert(c.name.clone()) {
             s.failures.push(format!("duplicate case name {}", c.name));
         }
+        if std::env::var_os("CUSCI_BAD_INPUT_TRACE").is_some() {
+            // names each case before it runs: the last one printed is the one that aborted
+            eprintln!("bad-input case [{dev}] {}", c.name);
+        }
         let t0 = Instant::now();
         let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (c.run)(dev)));
         let dt = t0.elapsed();
