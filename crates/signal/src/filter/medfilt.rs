@@ -56,7 +56,7 @@ pub fn medfilt<T: RealFloat>(x: &Array<T>, kernel_size: usize) -> Result<Array<T
     let k = kernel_size;
     match x.backend() {
         Backend::Host(h) => {
-            let xd = h.to_contiguous();
+            let xd = h.try_to_contiguous()?;
             let mut y = vec![<T as Element>::zero(); x.size()];
             if n > 0 {
                 y.par_chunks_mut(n).enumerate().for_each(|(r, yr)| {
