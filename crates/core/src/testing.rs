@@ -5,6 +5,8 @@
 //! Without a GPU, the GPU half of a test is skipped and says so on standard error; with
 //! `CUSCI_REQUIRE_GPU=1` a missing GPU fails the test instead.
 
+pub mod bad_input;
+
 use crate::array::Array;
 use crate::device::Device;
 use crate::dtype::{c64, DType, Element};

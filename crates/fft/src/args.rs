@@ -142,6 +142,12 @@ pub(crate) fn check_nd(
         }
         out.push((ax, n));
     }
+    // the transformed shape's element count must fit (the axes one by one are checked later)
+    let mut full = shape.to_vec();
+    for &(ax, n) in &out {
+        full[ax] = n;
+    }
+    cusci_core::array::layout::checked_numel(op, &full)?;
     Ok(out)
 }
 

@@ -111,7 +111,8 @@ fn need_axes<'p>(op: &str, plan: &'p [AxisLen]) -> Result<(AxisLen, &'p [AxisLen
 }
 
 fn total(plan: &[(usize, usize)]) -> usize {
-    plan.iter().map(|&(_, n)| n).product()
+    // saturating: only a normalisation factor (the sizes themselves are checked)
+    plan.iter().fold(1usize, |a, &(_, n)| a.saturating_mul(n))
 }
 
 /// The R2C transform along `last`, then forward C2C transforms along the `rest` of the axes (last

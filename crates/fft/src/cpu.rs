@@ -137,6 +137,18 @@ pub(crate) fn check_size(op: &str, x_shape: &[usize], axis: usize, len: usize) -
     Ok(())
 }
 
+/// [`check_size`], then the host's memory for the output and the plan (twiddles and scratch:
+/// about two more lanes of `len` points) at 16 bytes a point: `OutOfMemory` before rustfft's
+/// planner allocates (its allocations are infallible and would abort).
+pub(crate) fn check_host_size(op: &str, x_shape: &[usize], axis: usize, len: usize) -> Result<()> {
+    check_size(op, x_shape, axis, len)?;
+    let mut shape = x_shape.to_vec();
+    shape[axis] = len;
+    let numel = checked_numel(op, &shape)?;
+    let points = numel.saturating_add(len.saturating_mul(2));
+    cusci_core::host::check_request(points.saturating_mul(16))
+}
+
 /// (product of the dimensions before `axis`, length of `axis`, product of those after).
 fn split(shape: &[usize], axis: usize) -> (usize, usize, usize) {
     let outer = shape[..axis].iter().product();
@@ -161,7 +173,7 @@ where
     I: Copy + Default + Send,
     O: Element,
 {
-    let data = x.to_contiguous();
+    let data = x.try_to_contiguous()?;
     let (outer, m, inner) = split(x.shape(), axis);
     let mut shape = x.shape().to_vec();
     shape[axis] = lane_out;
@@ -243,7 +255,7 @@ pub(crate) fn c2c_axis<C: FftComplex>(
     } else {
         FftDirection::Inverse
     };
-    check_size("fft", x.shape(), axis, n)?;
+    check_host_size("fft", x.shape(), axis, n)?;
     let plan = lock(&planners::<C::Real>()?.complex)
         .admit((n, forward as u8), FftPlanner::new)
         .plan_fft(n, dir);
@@ -274,7 +286,7 @@ pub(crate) fn r2c_axis<T: FftReal>(
     post: Post,
 ) -> Result<Array<T::Complex>> {
     let sc = <T as RealFloat>::from_f64(post.scale);
-    check_size("rfft", x.shape(), axis, n)?;
+    check_host_size("rfft", x.shape(), axis, n)?;
     let plan = lock(&planners::<T>()?.real)
         .admit((n, 2), RealFftPlanner::new)
         .plan_fft_forward(n);
@@ -314,7 +326,7 @@ pub(crate) fn c2r_axis<C: FftComplex>(
     post: Post,
 ) -> Result<Array<C::Real>> {
     let sc = <C::Real as RealFloat>::from_f64(post.scale);
-    check_size("irfft", x.shape(), axis, n)?;
+    check_host_size("irfft", x.shape(), axis, n)?;
     let plan = lock(&planners::<C::Real>()?.real)
         .admit((n, 3), RealFftPlanner::new)
         .plan_fft_inverse(n);
@@ -342,7 +354,7 @@ pub(crate) fn c2r_axis<C: FftComplex>(
 /// `x` rolled by `shift[d]` along each dimension `d` (`out[j] = x[(j + shift) mod len]`).
 pub(crate) fn roll<T: Element>(x: &HostArray<'_, T>, shift: &[usize]) -> Result<Array<T>> {
     let shape = x.shape().to_vec();
-    let data = x.to_contiguous();
+    let data = x.try_to_contiguous()?;
     let size = data.len();
     if shape.is_empty() || size == 0 {
         return Array::from_vec(data.to_vec(), &shape, &Device::Cpu);

@@ -25,16 +25,19 @@ fn check_freq(op: &str, n: usize, d: f64) -> Result<f64> {
 pub fn fftfreq<T: RealFloat>(n: usize, d: f64, dev: &Device) -> Result<Array<T>> {
     let val = check_freq("fftfreq", n, d)?;
     let half = n.div_ceil(2); // the non-negative terms 0..=(n-1)/2
-    let v: Vec<T> = (0..n)
-        .map(|k| {
+                              // host memory checked first: a huge n is OutOfMemory, not an abort
+    let v: Vec<T> = cusci_core::host::try_collect(
+        "fftfreq",
+        n,
+        (0..n).map(|k| {
             let i = if k < half {
                 k as f64
             } else {
                 k as f64 - n as f64
             };
             T::from_f64(i * val)
-        })
-        .collect();
+        }),
+    )?;
     Array::from_vec(v, &[n], dev)
 }
 
@@ -45,8 +48,10 @@ pub fn fftfreq<T: RealFloat>(n: usize, d: f64, dev: &Device) -> Result<Array<T>>
 /// `InvalidArgument` for `n = 0` or `d = 0`.
 pub fn rfftfreq<T: RealFloat>(n: usize, d: f64, dev: &Device) -> Result<Array<T>> {
     let val = check_freq("rfftfreq", n, d)?;
-    let v: Vec<T> = (0..=n / 2).map(|k| T::from_f64(k as f64 * val)).collect();
-    Array::from_vec(v, &[n / 2 + 1], dev)
+    let m = n / 2 + 1; // n ≥ 1 here: no overflow
+    let v: Vec<T> =
+        cusci_core::host::try_collect("rfftfreq", m, (0..m).map(|k| T::from_f64(k as f64 * val)))?;
+    Array::from_vec(v, &[m], dev)
 }
 
 /// The per-dimension shifts of a roll of `axes` (all when `None`) by `len/2` (`inverse`: by
@@ -114,8 +119,7 @@ pub fn ifftshift<T: Element>(x: &Array<T>, axes: Option<&[isize]>) -> Result<Arr
 /// (`real = true`: real transforms), as SciPy's pocketfft backend answers.
 ///
 /// # Errors
-/// `InvalidArgument` for `target = 0` (SciPy asks for a positive integer) or when no such
-/// number fits in `usize`.
+/// `InvalidArgument` when no such number fits in `usize`. `target = 0` gives 0 (as SciPy 1.17).
 ///
 /// ```
 /// use cusci_fft::next_fast_len;
@@ -124,10 +128,8 @@ pub fn ifftshift<T: Element>(x: &Array<T>, axes: Option<&[isize]>) -> Result<Arr
 /// ```
 pub fn next_fast_len(target: usize, real: bool) -> Result<usize> {
     if target == 0 {
-        return Err(make::arg(
-            "next_fast_len",
-            "target must be a positive integer",
-        ));
+        // SciPy 1.17: next_fast_len(0) == 0
+        return Ok(0);
     }
     let primes: &[usize] = if real { &[2, 3, 5] } else { &[2, 3, 5, 7, 11] };
     let mut best: Option<usize> = None;

@@ -108,6 +108,13 @@ fn make_plan<X: Element>(
     norm: Norm,
 ) -> Result<FftPlan> {
     let double = matches!(X::DTYPE, DType::F64 | DType::C64);
+    // the sizes checked as the transforms check them, before any planner allocates
+    for &(axis, n) in &axes {
+        match x.backend() {
+            Backend::Host(_) => crate::cpu::check_host_size("get_fft_plan", x.shape(), axis, n)?,
+            Backend::Cuda(_) => crate::cpu::check_size("get_fft_plan", x.shape(), axis, n)?,
+        }
+    }
     match x.backend() {
         Backend::Host(_) => match kind {
             PlanKind::C2c => {

@@ -84,9 +84,10 @@ pub struct DctnOptions {
 /// `2(n+1)` for DST-I, `2n` otherwise.
 fn logical_len(kind: DctType, cosine: bool, n: usize) -> usize {
     match (kind, cosine) {
-        (DctType::Type1, true) => 2 * (n - 1),
-        (DctType::Type1, false) => 2 * (n + 1),
-        _ => 2 * n,
+        // saturating: a huge n gives usize::MAX, which the size checks then refuse
+        (DctType::Type1, true) => n.saturating_sub(1).saturating_mul(2),
+        (DctType::Type1, false) => n.saturating_add(1).saturating_mul(2),
+        _ => n.saturating_mul(2),
     }
 }
 
@@ -134,9 +135,10 @@ fn r2r_axis<T: FftReal>(op: &str, x: &Array<T>, axis: usize, n: usize, t: R2r) -
 /// The length of the complex FFT that computes a transform of `n` points (both devices).
 fn ext_len(kind: DctType, cosine: bool, n: usize) -> usize {
     match (kind, cosine) {
-        (DctType::Type1, true) => 2 * (n - 1),
-        (DctType::Type1, false) => 2 * (n + 1),
-        _ => 2 * n,
+        // saturating: a huge n gives usize::MAX, which the size checks then refuse
+        (DctType::Type1, true) => n.saturating_sub(1).saturating_mul(2),
+        (DctType::Type1, false) => n.saturating_add(1).saturating_mul(2),
+        _ => n.saturating_mul(2),
     }
 }
 
@@ -169,7 +171,7 @@ fn r2r_axis_cpu<T: FftReal>(
     t: R2r,
 ) -> Result<Array<T>> {
     let m = ext_len(t.kind, t.cosine, n);
-    cpu::check_size(op, x.shape(), axis, m)?;
+    cpu::check_host_size(op, x.shape(), axis, m)?;
     let nf = n as f64;
     let tw = if t.kind == DctType::Type1 {
         Vec::new()

@@ -118,6 +118,7 @@ impl<T: Scalar> Cholesky<T> {
     pub fn solve(&self, b: &Array<T>) -> Result<Array<T>> {
         let op = "cho_solve";
         same_device(op, &self.l, b)?;
+        crate::util::check_finite(op, b)?;
         let (batch_a, n) = square_dims(op, &self.l)?;
         let vector = b.ndim() == 1;
         let b2 = if vector { b.expand_dims(1)? } else { b.clone() };
@@ -254,6 +255,7 @@ pub struct Qr<T: Scalar> {
 pub fn qr<T: Scalar>(a: &Array<T>, mode: QrMode) -> Result<Qr<T>> {
     let op = "qr";
     let (batch, m, n) = mat_dims(op, a)?;
+    crate::util::check_finite(op, a)?;
     let k = m.min(n);
     let (qc, rr) = match mode {
         QrMode::Complete => (m, m),
@@ -353,6 +355,7 @@ impl Default for SvdOptions {
 pub fn svd<T: Scalar>(a: &Array<T>, opts: SvdOptions) -> Result<Svd<T>> {
     let op = "svd";
     let (batch, m, n) = mat_dims(op, a)?;
+    crate::util::check_finite(op, a)?;
     let k = m.min(n);
     let count = prod(&batch);
     let (uc, vr) = if opts.full_matrices { (m, n) } else { (k, k) };
@@ -468,6 +471,7 @@ fn eigh_impl<T: Scalar>(
 ) -> Result<(Array<T::R>, Option<Array<T>>)> {
     let op = if vectors { "eigh" } else { "eigvalsh" };
     let (batch, n) = square_dims(op, a)?;
+    crate::util::check_finite(op, a)?;
     let count = prod(&batch);
     let w_shape = cat(&batch, &[n]);
     if count == 0 || n == 0 {
@@ -670,6 +674,7 @@ pub struct QrRaw<T: Scalar> {
 pub fn qr_raw<T: Scalar>(a: &Array<T>) -> Result<QrRaw<T>> {
     let op = "qr";
     let (batch, m, n) = mat_dims(op, a)?;
+    crate::util::check_finite(op, a)?;
     let k = m.min(n);
     let count = prod(&batch);
     let shp = |v: &[usize]| v.iter().map(|&x| x as isize).collect::<Vec<_>>();

@@ -12,6 +12,15 @@
 //! infinities); for a stack the error names the first failing matrix. The GPU functions that must
 //! report such errors read cuSOLVER's `info` back, which synchronises the stream; their docs say so.
 //!
+//! Non-finite input is checked as SciPy's `check_finite=True` checks it: every function whose
+//! SciPy counterpart checks by default (`solve`, `inv`, `det`, `lu`, `lu_factor`, `lu_solve`,
+//! `cholesky`, `cho_solve`, `qr`, `svd`, `svdvals`, `eig`, `eigh`, `eigvalsh`, `pinv`, `pinvh`,
+//! `lstsq`, `polar`, `null_space`, `orth`, `subspace_angles`, `solve_triangular`,
+//! `solve_toeplitz`, ...) returns `InvalidArgument` ("array must not contain infs or NaNs") for
+//! NaN or infinity in its inputs; [`without_finite_check`] skips the check as
+//! `check_finite=False` does. `expm` and the NumPy-only functions (`slogdet`, `norm`, `cond`)
+//! do not check, as in SciPy and NumPy.
+//!
 //! No TF32: cuBLAS runs in its default math mode with the plain compute types (`COMPUTE_32F`
 //! for f32 and c32), which never use TF32.
 //!
@@ -59,6 +68,7 @@ pub use subspace::{
     PinvhOptions, PolarSide,
 };
 pub use tensor::{einsum, tensorinv, tensorsolve};
+pub use util::without_finite_check;
 pub use vecops::{cross, ishermitian, issymmetric, matrix_transpose, vecdot};
 
 /// The NVRTC kernel modules of this crate, for the compile checks of its tests

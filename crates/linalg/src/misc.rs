@@ -210,6 +210,7 @@ pub fn matrix_rank<T: Scalar>(a: &Array<T>, tol: Option<f64>) -> Result<Array<i6
 /// ```
 pub fn pinv<T: Scalar>(a: &Array<T>, rcond: Option<f64>) -> Result<Array<T>> {
     let (_, m, n) = mat_dims("pinv", a)?;
+    crate::util::check_finite("pinv", a)?;
     if m.min(n) == 0 {
         return Array::zeros(&swap_last(a.shape()), a.device());
     }
@@ -287,6 +288,8 @@ pub fn lstsq<T: Scalar>(a: &Array<T>, b: &Array<T>, rcond: Option<f64>) -> Resul
             format!("a is {:?} but b is {:?}", a.shape(), b.shape()),
         ));
     }
+    crate::util::check_finite(op, a)?;
+    crate::util::check_finite(op, b)?;
     let s = svd(
         a,
         SvdOptions {
@@ -492,7 +495,8 @@ pub fn expm<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
         .add(&sc(&a4, B[4])?)?
         .add(&sc(&a2, B[2])?)?
         .add(&sc(&ident, B[0])?)?;
-    let mut r = solve(&v.sub(&u)?, &v.add(&u)?)?;
+    // SciPy's expm does not check for NaN or infinity: neither does its Padé solve
+    let mut r = crate::util::without_finite_check(|| solve(&v.sub(&u)?, &v.add(&u)?))?;
     for _ in 0..s {
         r = matmul(&r, &r)?;
     }

@@ -194,6 +194,8 @@ fn lu_diagonals<T: Scalar>(
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
 pub fn det<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
+    square_dims("det", a)?;
+    crate::util::check_finite("det", a)?;
     let (batch, n, diag, odd) = lu_diagonals("det", a)?;
     let vals: Vec<T> = odd
         .iter()
@@ -348,6 +350,7 @@ impl<T: Scalar> Lu<T> {
     pub fn solve(&self, b: &Array<T>, trans: u8) -> Result<Array<T>> {
         let op = "lu_solve";
         same_device(op, &self.lu, b)?;
+        crate::util::check_finite(op, b)?;
         if trans > 2 {
             return Err(make::arg(
                 op,
@@ -476,6 +479,7 @@ pub(crate) fn tri<T: Scalar>(a: &Array<T>, k: isize, lower: bool) -> Result<Arra
 pub fn lu<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T>, Array<T>)> {
     let op = "lu";
     let (batch, m, n) = mat_dims(op, a)?;
+    crate::util::check_finite(op, a)?;
     let k = m.min(n);
     let f = lu_factor(
         a,

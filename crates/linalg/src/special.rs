@@ -7,6 +7,18 @@ use crate::Scalar;
 use cusci_core::error::make;
 use cusci_core::{c64, Array, Device, Result};
 
+/// `n · n` for an `n x n` matrix of `T` built on the host: `InvalidArgument` when the count or
+/// its bytes overflow, `OutOfMemory` when the host cannot hold it (checked before allocating).
+fn square<T: Scalar>(op: &str, n: usize) -> Result<usize> {
+    let nn = cusci_core::array::layout::checked_numel(op, &[n, n])?;
+    cusci_core::host::check_request(cusci_core::array::layout::checked_bytes(
+        op,
+        nn,
+        std::mem::size_of::<T>(),
+    )?)?;
+    Ok(nn)
+}
+
 fn t<T: Scalar>(v: f64) -> T {
     T::from_c64(c64::new(v, 0.0))
 }
@@ -43,7 +55,9 @@ pub fn toeplitz<T: Scalar>(c: &[T], r: Option<&[T]>, dev: &Device) -> Result<Arr
 /// ```
 pub fn circulant<T: Scalar>(c: &[T], dev: &Device) -> Result<Array<T>> {
     let n = c.len();
-    let v: Vec<T> = (0..n * n).map(|k| c[(k / n + n - k % n) % n]).collect();
+    let v: Vec<T> = (0..square::<T>("circulant", n)?)
+        .map(|k| c[(k / n + n - k % n) % n])
+        .collect();
     Array::from_vec(v, &[n, n], dev)
 }
 
@@ -87,7 +101,7 @@ pub fn hadamard<T: Scalar>(n: usize, dev: &Device) -> Result<Array<T>> {
             format!("n must be a positive power of 2, got {n}"),
         ));
     }
-    let v: Vec<T> = (0..n * n)
+    let v: Vec<T> = (0..square::<T>("hadamard", n)?)
         .map(|k| {
             if ((k / n) & (k % n)).count_ones() % 2 == 0 {
                 T::one()
@@ -124,7 +138,7 @@ pub fn companion<T: Scalar>(a: &[T], dev: &Device) -> Result<Array<T>> {
         ));
     }
     let n = a.len() - 1;
-    let mut v = vec![T::zero(); n * n];
+    let mut v = vec![T::zero(); square::<T>("companion", n)?];
     for j in 0..n {
         v[j] = -(a[j + 1] / a[0]);
     }
@@ -143,7 +157,7 @@ pub fn companion<T: Scalar>(a: &[T], dev: &Device) -> Result<Array<T>> {
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
 pub fn helmert<T: Scalar>(n: usize, full: bool, dev: &Device) -> Result<Array<T>> {
-    let mut v = vec![T::zero(); n * n];
+    let mut v = vec![T::zero(); square::<T>("helmert", n)?];
     for x in v.iter_mut().take(n) {
         *x = t((1.0 / n as f64).sqrt());
     }
@@ -169,7 +183,7 @@ pub fn helmert<T: Scalar>(n: usize, full: bool, dev: &Device) -> Result<Array<T>
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
 pub fn hilbert<T: Scalar>(n: usize, dev: &Device) -> Result<Array<T>> {
-    let v: Vec<T> = (0..n * n)
+    let v: Vec<T> = (0..square::<T>("hilbert", n)?)
         .map(|k| t(1.0 / ((k / n + k % n + 1) as f64)))
         .collect();
     Array::from_vec(v, &[n, n], dev)
@@ -197,7 +211,7 @@ pub fn leslie<T: Scalar>(f: &[T], s: &[T], dev: &Device) -> Result<Array<T>> {
             format!("len(s) must be len(f) - 1: {} and {n}", s.len()),
         ));
     }
-    let mut v = vec![T::zero(); n * n];
+    let mut v = vec![T::zero(); square::<T>("leslie", n)?];
     v[..n].copy_from_slice(f);
     for i in 1..n {
         v[i * n + i - 1] = s[i - 1];
@@ -237,7 +251,7 @@ pub fn dft<T: Scalar>(n: usize, scale: DftScale, dev: &Device) -> Result<Array<T
         DftScale::N => 1.0 / n as f64,
         DftScale::SqrtN => 1.0 / (n as f64).sqrt(),
     };
-    let v: Vec<T> = (0..n * n)
+    let v: Vec<T> = (0..square::<T>("dft", n)?)
         .map(|k| {
             // the exponent reduced modulo n first: exact angles for large j·k
             let e = ((k / n) * (k % n)) % n.max(1);
@@ -257,7 +271,7 @@ pub fn dft<T: Scalar>(n: usize, scale: DftScale, dev: &Device) -> Result<Array<T
 /// ```
 pub fn fiedler<T: Scalar>(a: &[T], dev: &Device) -> Result<Array<T>> {
     let n = a.len();
-    let v: Vec<T> = (0..n * n)
+    let v: Vec<T> = (0..square::<T>("fiedler", n)?)
         .map(|k| T::from_real((a[k / n] - a[k % n]).abs()))
         .collect();
     Array::from_vec(v, &[n, n], dev)
@@ -287,7 +301,7 @@ pub fn fiedler_companion<T: Scalar>(a: &[T], dev: &Device) -> Result<Array<T>> {
     }
     let a: Vec<T> = a.iter().map(|&v| v / a[0]).collect();
     let n = a.len() - 1;
-    let mut c = vec![T::zero(); n * n];
+    let mut c = vec![T::zero(); square::<T>("fiedler_companion", n)?];
     if n == 1 {
         c[0] = -a[1];
         return Array::from_vec(c, &[1, 1], dev);
@@ -478,8 +492,7 @@ fn from_f64_table<T: Scalar>(op: &str, n: usize, v: Vec<f64>, dev: &Device) -> R
 }
 
 fn checked_square(op: &str, n: usize) -> Result<usize> {
-    n.checked_mul(n)
-        .ok_or_else(|| make::arg(op, format!("n = {n} is too large")))
+    square::<f64>(op, n)
 }
 
 /// Pascal's triangle rows `0..rows` as f64: exact integers while they fit a u128, then continued

@@ -244,7 +244,7 @@ pub fn solve_toeplitz<T: Scalar>(
         v.iter()
             .all(|x| x.to_c64().re.is_finite() && x.to_c64().im.is_finite())
     };
-    if !(finite(&cv) && finite(&rv) && finite(&bv)) {
+    if crate::util::finite_checks_on() && !(finite(&cv) && finite(&rv) && finite(&bv)) {
         return Err(crate::util::nonfinite(op));
     }
     let complex = matches!(T::DTYPE, DType::C32 | DType::C64);

@@ -289,6 +289,8 @@ pub fn subspace_angles<T: Scalar>(a: &Array<T>, b: &Array<T>) -> Result<Array<T:
             format!("A and B must have the same number of rows, got {m} and {mb}"),
         ));
     }
+    check_finite(op, a)?;
+    check_finite(op, b)?;
     let batch = broadcast_shapes(op, &ba, &bb)?;
     let qa = orth(a, None)?;
     let qb = orth(b, None)?;
@@ -437,6 +439,7 @@ pub enum PolarSide {
 pub fn polar<T: Scalar>(a: &Array<T>, side: PolarSide) -> Result<(Array<T>, Array<T>)> {
     let op = "polar";
     mat_dims(op, a)?;
+    check_finite(op, a)?;
     let r = svd(a, THIN_UV)?;
     let (w, vh) = (
         r.u.ok_or_else(|| missing(op))?,

@@ -85,12 +85,19 @@ pub(crate) fn cpu_array<T: cusci_core::Element>(data: Vec<T>, shape: &[usize]) -
 /// read-only kernel pass sets a device flag, and the flag (4 bytes) is read back (this
 /// synchronises); callers that read other results anyway fold the check into their own status
 /// read instead (`cuda::kernels::checked_copy`).
+///
+/// Every SciPy function with `check_finite=True` by default runs this check (or its fused GPU
+/// form) on its inputs, with one error text; [`without_finite_check`] turns all of them off for a
+/// closure, as `check_finite=False` does for one call.
 pub(crate) fn check_finite<T: Scalar>(op: &str, a: &Array<T>) -> Result<()> {
+    if !finite_checks_on() {
+        return Ok(());
+    }
     match a.backend() {
         Backend::Host(h) => {
             use cusci_core::RealFloat;
             let ok = h
-                .to_contiguous()
+                .try_to_contiguous()?
                 .iter()
                 .all(|s| s.re().to_f64().is_finite() && s.im().to_f64().is_finite());
             if !ok {
@@ -100,6 +107,41 @@ pub(crate) fn check_finite<T: Scalar>(op: &str, a: &Array<T>) -> Result<()> {
         }
         Backend::Cuda(c) => crate::cuda::kernels::check_finite(c.dev(), op, a),
     }
+}
+
+thread_local! {
+    static SKIP_FINITE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the finiteness checks run on this thread (true unless inside
+/// [`without_finite_check`]).
+pub(crate) fn finite_checks_on() -> bool {
+    !SKIP_FINITE.with(|s| s.get())
+}
+
+/// Runs `f` with SciPy's `check_finite=False`: the functions of this crate called from `f` on this
+/// thread skip their NaN/infinity check of the inputs (as `scipy.linalg.det(a,
+/// check_finite=False)` does), and then give whatever the factorisation makes of such input
+/// (NaN, or a `Singular`/`NotPositiveDefinite` error). The check is back on when `f` returns (or
+/// unwinds). The setting is per thread: work that `f` hands to other threads checks as usual.
+///
+/// ```
+/// use cusci_linalg::{det, without_finite_check, Array, Device};
+/// let a = Array::from_vec(vec![f64::INFINITY], &[1, 1], &Device::Cpu)?;
+/// assert!(det(&a).is_err()); // SciPy: ValueError, array must not contain infs or NaNs
+/// let d = without_finite_check(|| det(&a))?; // SciPy: det(a, check_finite=False) == inf
+/// assert_eq!(d.item()?, f64::INFINITY);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn without_finite_check<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SKIP_FINITE.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SKIP_FINITE.with(|s| s.replace(true)));
+    f()
 }
 
 /// SciPy's `check_finite` error.

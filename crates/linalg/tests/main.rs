@@ -1,5 +1,6 @@
 //! cusci-linalg's tests: one test executable for the crate (each module was a test file of its own).
 
+mod bad_input;
 mod batched;
 mod common;
 mod decompositions;

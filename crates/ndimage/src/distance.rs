@@ -199,7 +199,7 @@ pub fn distance_transform_edt<T: Element>(
     let smp = sampling(OP, &opts.sampling, nd)?;
     let input = contig(input)?;
     match input.backend() {
-        Backend::Host(h) => edt_cpu(&h.to_contiguous(), &shape, &smp, opts),
+        Backend::Host(h) => edt_cpu(&h.try_to_contiguous()?, &shape, &smp, opts),
         Backend::Cuda(c) => edt_cuda(c.dev(), &input, &shape, &smp, opts),
     }
 }
@@ -525,7 +525,7 @@ pub fn distance_transform_cdt<T: Element>(
     let delta = |o: &Vec<i64>| -> i64 { o.iter().zip(&st).map(|(&c, &s)| c * s as i64).sum() };
     match input.backend() {
         Backend::Host(h) => {
-            let data = h.to_contiguous();
+            let data = h.try_to_contiguous()?;
             let mut d: Vec<i32> = data
                 .iter()
                 .map(|&x| if x != T::zero() { -1 } else { 0 })
@@ -750,7 +750,11 @@ pub fn distance_transform_bf<T: Element>(
     };
     match input.backend() {
         Backend::Host(h) => {
-            let fg: Vec<bool> = h.to_contiguous().iter().map(|&x| x != T::zero()).collect();
+            let fg: Vec<bool> = h
+                .try_to_contiguous()?
+                .iter()
+                .map(|&x| x != T::zero())
+                .collect();
             let full = Structure::default(OP, nd, nd as i64)?;
             let offs = full.dilation_offsets(&vec![0; nd]);
             let once = Steps {

@@ -207,7 +207,7 @@ fn apply<T: Element>(
         par: &par,
     };
     match x.backend() {
-        Backend::Host(h) => fourier_cpu(&h.to_contiguous(), &shape, &f),
+        Backend::Host(h) => fourier_cpu(&h.try_to_contiguous()?, &shape, &f),
         Backend::Cuda(c) => fourier_cuda(c.dev(), x, &f),
     }
 }

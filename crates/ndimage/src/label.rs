@@ -167,7 +167,7 @@ fn label_impl<T: Element>(
         adj: &adj,
     };
     let (out, n) = match input.backend() {
-        Backend::Host(h) => cpu(&h.to_contiguous(), &shape, &links)?,
+        Backend::Host(h) => cpu(&h.try_to_contiguous()?, &shape, &links)?,
         Backend::Cuda(c) => cuda(c.dev(), &input, &shape, &links, wide)?,
     };
     if n > i32::MAX as usize {

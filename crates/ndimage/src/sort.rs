@@ -140,7 +140,7 @@ pub fn sort_pairs<K: RadixWord, V: RadixWord>(
     let passes = key_bits.div_ceil(8);
     match keys.backend() {
         Backend::Host(h) => {
-            let k = h.to_contiguous().into_owned();
+            let k = h.try_to_contiguous()?.into_owned();
             let v = match &vals {
                 Some(v) => v.to_vec()?,
                 None => (0..n as u64).map(V::from_bits).collect(),

@@ -8,7 +8,8 @@ use cusci_core::{Array, Device, Element, Result};
 /// `scipy.ndimage.generate_binary_structure(rank, connectivity)`: a `3 × … × 3` boolean array
 /// (`rank` axes) whose element at offset `d` from the centre is true when
 /// `Σ|d_i| ≤ connectivity`. Connectivity 1 gives the cross (no diagonals), `rank` or more the
-/// full cube. `rank == 0` gives a 0-d `true`; `connectivity < 1` only the centre.
+/// full cube. `rank == 0` gives a 0-d `true`; `connectivity < 1` is taken as 1 (SciPy's
+/// `if connectivity < 1: connectivity = 1`).
 ///
 /// The array is made on `dev`.
 ///
@@ -28,27 +29,28 @@ pub fn generate_binary_structure(
             format!("rank {rank} is more than 32"),
         ));
     }
-    Array::from_vec(structure_data(rank, connectivity), &vec![3usize; rank], dev)
+    let data = structure_data("generate_binary_structure", rank, connectivity)?;
+    Array::from_vec(data, &vec![3usize; rank], dev)
 }
 
 /// The elements of `generate_binary_structure(rank, connectivity)` in C order.
-fn structure_data(rank: usize, connectivity: i64) -> Vec<bool> {
+/// `OutOfMemory` when the `3^rank` elements do not fit the host (rank ≤ 32, so no overflow).
+fn structure_data(op: &str, rank: usize, connectivity: i64) -> Result<Vec<bool>> {
     let n = 3usize.pow(rank as u32);
-    let conn = connectivity.max(0);
-    (0..n)
-        .map(|mut k| {
+    // SciPy: `if connectivity < 1: connectivity = 1`
+    let conn = connectivity.max(1);
+    cusci_core::host::try_collect(
+        op,
+        n,
+        (0..n).map(|mut k| {
             let mut s = 0i64;
             for _ in 0..rank {
                 s += ((k % 3) as i64 - 1).abs();
                 k /= 3;
             }
-            if connectivity < 1 {
-                s == 0
-            } else {
-                s <= conn
-            }
-        })
-        .collect()
+            s <= conn
+        }),
+    )
 }
 
 /// A structuring element read to the host.
@@ -59,7 +61,8 @@ pub(crate) struct Structure {
 }
 
 impl Structure {
-    /// `structure` (any element type: nonzero is true), which must have rank `ndim`.
+    /// `structure` (any element type: nonzero is true), which must have rank `ndim` and at least
+    /// one element (`InvalidArgument`, SciPy's "structure must not be empty", otherwise).
     pub fn from_array<S: Element>(
         op: &str,
         structure: &Array<S>,
@@ -73,6 +76,10 @@ impl Structure {
                     structure.ndim()
                 ),
             ));
+        }
+        if structure.is_empty() {
+            // SciPy: RuntimeError("structure must not be empty")
+            return Err(make::arg(op, "structure must not be empty"));
         }
         let data = structure
             .to_vec()?
@@ -94,7 +101,7 @@ impl Structure {
         }
         Ok(Structure {
             shape: vec![3; ndim],
-            data: structure_data(ndim, connectivity),
+            data: structure_data(op, ndim, connectivity)?,
         })
     }
     /// Coordinates of the true elements relative to the centre `shape // 2 + origin`:

@@ -242,7 +242,7 @@ pub(crate) fn host<T: Element>(a: &Array<T>) -> Result<Vec<T>> {
 /// matched on (borrowed when contiguous); `DeviceMismatch` for an array on a GPU.
 pub(crate) fn host_elems<T: Element>(a: &Array<T>) -> Result<Cow<'_, [T]>> {
     match a.backend() {
-        Backend::Host(h) => Ok(h.to_contiguous()),
+        Backend::Host(h) => Ok(h.try_to_contiguous()?),
         Backend::Cuda(_) => {
             check_same_device("cusci_signal", &Device::Cpu, a.device())?;
             Err(make::arg("cusci_signal", "a CPU operand was expected"))

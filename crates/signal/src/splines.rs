@@ -622,7 +622,7 @@ fn fir3_mirror<T: SignalScalar>(x: &Array<T>, axis: usize, e: f64, m: f64) -> Re
     let total = x.size();
     match x.backend() {
         Backend::Host(h) => {
-            let xd = h.to_contiguous();
+            let xd = h.try_to_contiguous()?;
             let (te, tm) = (t::<T>(e), t::<T>(m));
             let idx = |o: usize, i: usize, q: usize| (o * n + i) * inner + q;
             let out: Vec<T> = (0..total)
@@ -753,7 +753,7 @@ fn spline_eval<T: SignalScalar>(
     let m = newx.size();
     match cj.backend() {
         Backend::Host(h) => {
-            let c = h.to_contiguous();
+            let c = h.try_to_contiguous()?;
             let xs = host_elems(newx)?;
             let out: Vec<T> = xs
                 .par_iter()

@@ -19,6 +19,13 @@ use cusci_core::{Device, Float, RealFloat, Result};
 /// # Errors
 /// `InvalidArgument` past 32-bit indices; device errors.
 pub fn eye<T: Float>(m: usize, n: usize, k: isize, dev: &Device) -> Result<CsrMatrix<T>> {
+    // the 32-bit index limit checked first: nothing of a huge shape is allocated (m + 1 fits)
+    if m > i32::MAX as usize || n > i32::MAX as usize {
+        return Err(make::arg(
+            "eye",
+            format!("shape ({m}, {n}) is past 32-bit indices"),
+        ));
+    }
     let len = diag_len(m, n, k);
     if len == 0 {
         return CsrMatrix::from_host(vec![0; m + 1], vec![], vec![], (m, n), true, dev);
@@ -42,13 +49,10 @@ pub fn identity<T: Float>(n: usize, dev: &Device) -> Result<CsrMatrix<T>> {
 
 /// Length of diagonal `k` of an m x n matrix (0 when outside).
 fn diag_len(m: usize, n: usize, k: isize) -> usize {
-    let (m, n) = (m as isize, n as isize);
-    let l = if k >= 0 {
-        (m).min(n - k)
-    } else {
-        (m + k).min(n)
-    };
-    l.max(0) as usize
+    // in i128: no overflow for any shape and offset
+    let (m, n, k) = (m as i128, n as i128, k as i128);
+    let l = if k >= 0 { m.min(n - k) } else { (m + k).min(n) };
+    usize::try_from(l.max(0)).unwrap_or(usize::MAX)
 }
 
 /// `scipy.sparse.diags(diagonals, offsets, shape)`, CSR: `diagonals[i]` fills diagonal

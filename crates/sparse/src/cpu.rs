@@ -192,11 +192,13 @@ pub(crate) fn todense<T: Numeric, I: SpIndex>(
     indptr: &[I],
     indices: &[I],
     data: &[T],
-) -> Vec<T> {
-    let m = indptr.len() - 1;
-    let mut out = vec![T::zero(); m * n];
+) -> cusci_core::Result<Vec<T>> {
+    let m = indptr.len().saturating_sub(1);
+    // checked and fallible: a huge shape is an error, not an abort
+    let mn = cusci_core::array::layout::checked_numel("toarray", &[m, n])?;
+    let mut out = cusci_core::host::try_vec_zeroed::<T>("toarray", mn)?;
     if n == 0 {
-        return out;
+        return Ok(out);
     }
     out.par_chunks_mut(n).enumerate().for_each(|(r, row)| {
         for j in indptr[r].ix()..indptr[r + 1].ix() {
@@ -204,7 +206,7 @@ pub(crate) fn todense<T: Numeric, I: SpIndex>(
             row[c] = row[c].add(data[j]);
         }
     });
-    out
+    Ok(out)
 }
 
 /// CSR arrays of a dense row-major m x n matrix (its nonzero entries, row by row).

@@ -44,9 +44,6 @@ pub struct IluOptions<'a> {
     pub panel_size: Option<usize>,
 }
 
-/// The replacement of a zero pivot, relative to `‖A(:, j)‖∞` (SuperLU's `ILU_FillTol`).
-const FILL_TOL: f64 = 1e-2;
-
 /// An incomplete factorisation `Pr A ≈ L U` (SciPy's `SuperLU` object returned by `spilu`):
 /// [`solve`](SuperLuIlu::solve) applies `(L U)⁻¹ Pr`, and the object is a
 /// [`LinearOperator`] whose `matvec` is that solve, so it can be passed as the preconditioner
@@ -152,9 +149,9 @@ fn keep_largest<T: Float>(v: &mut Vec<(usize, T)>, keep: usize) {
 /// on a left-looking sparse LU (each column from a sparse triangular solve with the previous
 /// columns of `L`, visited in pivot order). Entries of `U(:, j)` below the drop threshold are
 /// dropped before they update the rest of the column, small entries of `L(:, j)` after; a fill
-/// limit keeps the largest entries. A column left without a non-zero pivot candidate gets the
-/// pivot `10⁻² ‖A(:, j)‖∞` (1e-2 for a zero column) on the first free row (SuperLU's
-/// `ILU_FillTol`), so the factor always exists. With `drop_tol = 0`, a large `fill_factor` and
+/// limit keeps the largest entries. A column left without a non-zero (or with a NaN) pivot
+/// candidate is `Singular { index: j }`: SuperLU replaces such a pivot but reports the column,
+/// and SciPy raises ("Factor is exactly singular"). With `drop_tol = 0`, a large `fill_factor` and
 /// `diag_pivot_thresh = 1` it is the complete LU of [`splu_with`](crate::linalg::splu_with)
 /// with `PermcSpec::Natural` (spilu orders no columns). Results
 /// match SciPy's only loosely (SuperLU orders columns with COLAMD and adds secondary dropping).
@@ -173,7 +170,8 @@ fn keep_largest<T: Float>(v: &mut Vec<(usize, T)>, keep: usize) {
 /// ```
 ///
 /// # Errors
-/// `ShapeMismatch` for a non-square matrix; `InvalidArgument` for a negative or NaN `drop_tol`,
+/// `ShapeMismatch` for a non-square matrix; `Singular { index }` for a column without a
+/// non-zero pivot (a zero or singular matrix, as SciPy); `InvalidArgument` for a negative or NaN `drop_tol`,
 /// a `fill_factor` below 1, a `diag_pivot_thresh` outside `[0, 1]`, an unknown `permc_spec` or
 /// drop rule; `NotImplemented` for the secondary drop rules; `InvalidArgument` for an `i64`
 /// matrix whose shape or number of entries does not fit `i32` (as [`splu`](crate::linalg::splu)).
@@ -243,7 +241,6 @@ pub fn spilu<T: Float, I: SpIndex>(
     let mut inheap = vec![false; n];
     let mut pat: Vec<usize> = Vec::new();
     let mut heap: BinaryHeap<Reverse<usize>> = BinaryHeap::new();
-    let mut free_row = 0usize; // every row below is pivoted
     let (mut nnz_a, mut nnz_f) = (0usize, 0usize);
     for (j, col) in cols.iter().enumerate() {
         let mut anorm = 0.0f64;
@@ -303,21 +300,12 @@ pub fn spilu<T: Float, I: SpIndex>(
                 best = j;
             }
         }
-        let piv = if best == NONE || bmax == 0.0 || bmax.is_nan() {
-            // no usable pivot: SuperLU's zero-pivot replacement on the first free row
-            while pinv[free_row] != NONE {
-                free_row += 1;
-            }
-            best = free_row;
-            let r = if anorm > 0.0 {
-                FILL_TOL * anorm
-            } else {
-                FILL_TOL
-            };
-            crate::krylov::re::<T>(r)
-        } else {
-            x[best]
-        };
+        if best == NONE || bmax == 0.0 || bmax.is_nan() {
+            // no usable pivot: SuperLU replaces it but reports the column (info > 0), which
+            // SciPy raises as "Factor is exactly singular" (or "matrix is singular")
+            return Err(crate::direct::singular(op, j));
+        }
+        let piv = x[best];
         p[j] = best;
         pinv[best] = j;
         let mut lcol = Vec::new();

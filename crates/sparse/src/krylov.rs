@@ -132,7 +132,7 @@ impl<T: Float> Engine<T> {
         src: usize,
         dst: usize,
     ) -> Result<()> {
-        self.product(src, dst, |x| op.matvec(x))
+        self.product(src, dst, |x| crate::linalg::checked_matvec(op, x))
     }
 
     /// Vector `dst` = `op^H(vector src)` (the operator's `rmatvec`; on a GPU it runs even after
@@ -143,7 +143,7 @@ impl<T: Float> Engine<T> {
         src: usize,
         dst: usize,
     ) -> Result<()> {
-        self.product(src, dst, |x| op.rmatvec(x))
+        self.product(src, dst, |x| crate::linalg::checked_rmatvec(op, x))
     }
 
     /// Vector `dst` = `f(vector src)`: on the CPU only while the flag is clear, on a GPU always.

@@ -73,6 +73,56 @@ impl<T: Float, I: SpIndex> LinearOperator<T> for CsrMatrix<T, I> {
     }
 }
 
+/// `a.matvec(x)` checked as SciPy's `LinearOperator.matvec` checks it: the result must be a
+/// vector of `a.shape().0` elements on `x`'s device (`ShapeMismatch`, `DeviceMismatch`), so that
+/// an operator returning the wrong length is an error rather than a panic or a silent answer in
+/// the solvers. Every solver calls operators through this and [`checked_rmatvec`].
+pub(crate) fn checked_matvec<T: Float>(
+    a: &(impl LinearOperator<T> + ?Sized),
+    x: &Array<T>,
+) -> Result<Array<T>> {
+    let y = a.matvec(x)?;
+    check_product("LinearOperator.matvec", a.shape(), a.shape().0, x, &y)?;
+    Ok(y)
+}
+
+/// As [`checked_matvec`] for `a.rmatvec(x)` (a vector of `a.shape().1` elements).
+pub(crate) fn checked_rmatvec<T: Float>(
+    a: &(impl LinearOperator<T> + ?Sized),
+    x: &Array<T>,
+) -> Result<Array<T>> {
+    let y = a.rmatvec(x)?;
+    check_product("LinearOperator.rmatvec", a.shape(), a.shape().1, x, &y)?;
+    Ok(y)
+}
+
+fn check_product<T: Float>(
+    op: &str,
+    shape: (usize, usize),
+    len: usize,
+    x: &Array<T>,
+    y: &Array<T>,
+) -> Result<()> {
+    if y.shape() != [len] {
+        return Err(make::shape(
+            op,
+            format!(
+                "an operator of shape {shape:?} returned an array of shape {:?} for x of shape {:?}; expected ({len},)",
+                y.shape(),
+                x.shape()
+            ),
+        ));
+    }
+    if y.device() != x.device() {
+        return Err(cusci_core::Error::DeviceMismatch {
+            op: op.into(),
+            left: x.device().to_string(),
+            right: y.device().to_string(),
+        });
+    }
+    Ok(())
+}
+
 fn check_vector<T: Float>(x: &Array<T>) -> Result<()> {
     if x.ndim() != 1 {
         return Err(make::shape(
@@ -338,7 +388,7 @@ fn cg_cpu<T: Float>(prob: &CgProblem<'_, T>, x: Array<T>) -> Result<Solution<T>>
     let mut xv = x.to_vec()?;
     let mut r = b.to_vec()?;
     if has_x0 {
-        let ax = a.matvec(&x)?.to_vec()?;
+        let ax = checked_matvec(a, &x)?.to_vec()?;
         for (ri, axi) in r.iter_mut().zip(ax) {
             *ri = ri.sub(axi);
         }
@@ -357,9 +407,7 @@ fn cg_cpu<T: Float>(prob: &CgProblem<'_, T>, x: Array<T>) -> Result<Solution<T>>
         let (z, rho) = match m {
             None => (r.clone(), rr),
             Some(mo) => {
-                let z = mo
-                    .matvec(&Array::from_vec(r.clone(), &[n], &dev)?)?
-                    .to_vec()?;
+                let z = checked_matvec(mo, &Array::from_vec(r.clone(), &[n], &dev)?)?.to_vec()?;
                 let rho = cpu::vdot(&r, &z);
                 (z, rho)
             }
@@ -372,9 +420,7 @@ fn cg_cpu<T: Float>(prob: &CgProblem<'_, T>, x: Array<T>) -> Result<Solution<T>>
                 *pi = beta.mul(*pi).add(zi);
             }
         }
-        let q = a
-            .matvec(&Array::from_vec(p.clone(), &[n], &dev)?)?
-            .to_vec()?;
+        let q = checked_matvec(a, &Array::from_vec(p.clone(), &[n], &dev)?)?.to_vec()?;
         let alpha = rho.div(cpu::vdot(&p, &q));
         for i in 0..n {
             xv[i] = xv[i].add(alpha.mul(p[i]));
@@ -779,7 +825,7 @@ pub fn gmres<T: Float>(
     // ptol = ‖M b‖ · min(1, atol/‖b‖) (host values, computed once as SciPy)
     let bnrm2 = st.b.norm()?.to_f64();
     let mb_nrm2 = match m {
-        Some(mo) => mo.matvec(&st.b)?.norm()?.to_f64(),
+        Some(mo) => checked_matvec(mo, &st.b)?.norm()?.to_f64(),
         None => bnrm2,
     };
     e.set_scalar(

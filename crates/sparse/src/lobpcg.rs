@@ -99,7 +99,7 @@ impl<T: Float> Block<T> {
         let m = op.shape().0;
         let mut rows = Vec::with_capacity(self.p);
         for i in 0..self.p {
-            rows.push(op.matvec(&self.row(i)?)?);
+            rows.push(crate::linalg::checked_matvec(op, &self.row(i)?)?);
         }
         Self::stack(&rows, m, self.dev())
     }
@@ -109,7 +109,7 @@ impl<T: Float> Block<T> {
         let m = op.shape().1;
         let mut rows = Vec::with_capacity(self.p);
         for i in 0..self.p {
-            rows.push(op.rmatvec(&self.row(i)?)?);
+            rows.push(crate::linalg::checked_rmatvec(op, &self.row(i)?)?);
         }
         Self::stack(&rows, m, self.dev())
     }

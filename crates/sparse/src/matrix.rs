@@ -153,10 +153,11 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         let op = "csr_matrix";
         check_arrays(op, &data, ("indices", &indices), ("indptr", &indptr))?;
         let (m, n) = shape;
-        if indptr.len() != m + 1 {
+        // m + 1 checked: a shape of usize::MAX rows has no valid index pointer
+        if m.checked_add(1) != Some(indptr.len()) {
             return Err(make::shape(
                 op,
-                format!("index pointer size {} should be {}", indptr.len(), m + 1),
+                format!("index pointer size {} should be {m} + 1", indptr.len()),
             ));
         }
         if indices.len() != data.len() {
@@ -322,9 +323,10 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// Device errors only.
     pub fn toarray(&self) -> Result<Array<T>> {
         let (m, n) = self.shape;
+        cusci_core::array::layout::checked_numel("toarray", &[m, n])?;
         match self.device() {
             Device::Cpu => Array::from_vec(
-                cpu::todense(n, hv(&self.indptr), hv(&self.indices), hv(&self.data)),
+                cpu::todense(n, hv(&self.indptr), hv(&self.indices), hv(&self.data))?,
                 &[m, n],
                 &Device::Cpu,
             ),

@@ -3,7 +3,7 @@
 
 use crate::eigen::{eigsh, pseudo_random, EigshOptions, Which};
 use crate::krylov;
-use crate::linalg::LinearOperator;
+use crate::linalg::{checked_matvec, checked_rmatvec, LinearOperator};
 use crate::lobpcg::{orthonormalizer, Block};
 use cusci_core::error::make;
 use cusci_core::{c64, Array, Device, Error, Float, Result};
@@ -82,9 +82,9 @@ impl<T: Float> LinearOperator<T> for Normal<'_, T> {
     }
     fn matvec(&self, x: &Array<T>) -> Result<Array<T>> {
         if self.adjoint {
-            self.a.matvec(&self.a.rmatvec(x)?)
+            checked_matvec(self.a, &checked_rmatvec(self.a, x)?)
         } else {
-            self.a.rmatvec(&self.a.matvec(x)?)
+            checked_rmatvec(self.a, &checked_matvec(self.a, x)?)
         }
     }
     fn rmatvec(&self, x: &Array<T>) -> Result<Array<T>> {

@@ -65,7 +65,9 @@ pub(crate) fn on_device<T: Real>(
     }
     let mode = mode.for_filter();
     match x.backend() {
-        Backend::Host(h) => Array::from_vec(cpu(&h.to_contiguous(), mode), x.shape(), &Device::Cpu),
+        Backend::Host(h) => {
+            Array::from_vec(cpu(&h.try_to_contiguous()?, mode), x.shape(), &Device::Cpu)
+        }
         Backend::Cuda(c) => cuda(c.dev(), mode),
     }
 }

@@ -259,7 +259,7 @@ fn transform_axes<T: Real, C: Real>(
     };
     match x.backend() {
         Backend::Host(h) => {
-            let xv: Vec<f64> = h.to_contiguous().iter().map(|v| v.to_f()).collect();
+            let xv: Vec<f64> = h.try_to_contiguous()?.iter().map(|v| v.to_f()).collect();
             let list: Option<Vec<f64>> = match coords {
                 Coords::List(c) => Some(c.to_vec()?.into_iter().map(Real::to_f).collect()),
                 Coords::Affine(_) => None,
@@ -301,7 +301,7 @@ fn spline_out<T: Real>(
     };
     match x.backend() {
         Backend::Host(h) => {
-            let xv: Vec<f64> = h.to_contiguous().iter().map(|v| v.to_f()).collect();
+            let xv: Vec<f64> = h.try_to_contiguous()?.iter().map(|v| v.to_f()).collect();
             let (v, shape) = prepare_cpu(xv, x.shape(), &prep);
             Array::from_vec(v, &shape, &Device::Cpu)
         }

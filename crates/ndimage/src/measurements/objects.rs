@@ -60,7 +60,7 @@ pub fn find_objects<L: Element>(
                 }
             }
             let st = c_strides_u(&shape);
-            for (i, v) in h.to_contiguous().iter().enumerate() {
+            for (i, v) in h.try_to_contiguous()?.iter().enumerate() {
                 let l = v.to_i64();
                 if l < 1 || l as usize > nmax {
                     continue;

@@ -93,10 +93,14 @@ fn footprint<T: Element>(
                 if sz.contains(&0) {
                     return Err(make::arg(op, "size must be at least 1"));
                 }
-                let n = sz.iter().product();
-                (sz, vec![true; n], None)
+                let n = cusci_core::array::layout::checked_numel(op, &sz)?;
+                (sz, cusci_core::host::try_vec_filled(op, n, true)?, None)
             }
         };
+    if !mask.iter().any(|&b| b) {
+        // SciPy: ValueError("All-zero footprint is not supported.")
+        return Err(make::arg(op, "All-zero footprint is not supported."));
+    }
     let mut origin = norm_origin(op, &o.origin, &shape)?;
     if dilate {
         mask.reverse();
@@ -218,7 +222,7 @@ fn min_or_max<T: Numeric + Ordered>(
     let mode = o.mode.for_filter();
     match input.backend() {
         Backend::Host(h) => {
-            let data = h.to_contiguous();
+            let data = h.try_to_contiguous()?;
             let data = &data[..];
             let nd = shape.len();
             // SciPy's n-D window reads cval as the input's type

@@ -207,33 +207,46 @@ pub fn fftconvolve_axes<T: SignalScalar>(
 /// SciPy's `scipy.signal.correlation_lags(in1_len, in2_len, mode)` (host values, one per
 /// output of [`correlate`](crate::correlate) in that mode).
 ///
+/// # Errors
+/// `InvalidArgument` for a length past `i64::MAX` (a lag would not fit); `OutOfMemory` when the
+/// lags do not fit the host's memory (checked before allocating).
+///
 /// ```
 /// use cusci_signal::{correlation_lags, ConvMode};
-/// assert_eq!(correlation_lags(3, 2, ConvMode::Full), vec![-1, 0, 1, 2]);
-/// assert_eq!(correlation_lags(3, 2, ConvMode::Valid), vec![0, 1]);
+/// assert_eq!(correlation_lags(3, 2, ConvMode::Full).unwrap(), vec![-1, 0, 1, 2]);
+/// assert_eq!(correlation_lags(3, 2, ConvMode::Valid).unwrap(), vec![0, 1]);
 /// ```
-pub fn correlation_lags(in1_len: usize, in2_len: usize, mode: ConvMode) -> Vec<i64> {
-    let (n1, n2) = (in1_len as i64, in2_len as i64);
-    let full: Vec<i64> = (-n2 + 1..n1).collect();
-    match mode {
-        ConvMode::Full => full,
+pub fn correlation_lags(in1_len: usize, in2_len: usize, mode: ConvMode) -> Result<Vec<i64>> {
+    let op = "correlation_lags";
+    let len = |v: usize| -> Result<i128> {
+        i64::try_from(v)
+            .map(i128::from)
+            .map_err(|_| make::arg(op, format!("length {v} does not fit a 64-bit lag")))
+    };
+    let (n1, n2) = (len(in1_len)?, len(in2_len)?);
+    // the lags are the range lo..hi, computed in i128 (no overflow), as SciPy's arange slices
+    let (lo, hi) = match mode {
+        ConvMode::Full => (1 - n2, n1),
         ConvMode::Same => {
-            let mid = (full.len() / 2) as i64;
+            let full_len = (n1 + n2 - 1).max(0);
+            let mid = full_len / 2;
             let lb = n1 / 2;
-            let lo = (mid - lb).max(0) as usize;
-            let hi = if n1 % 2 == 0 { mid + lb } else { mid + lb + 1 };
-            let hi = (hi.max(0) as usize).min(full.len());
-            full.get(lo..hi.max(lo))
-                .map(|s| s.to_vec())
-                .unwrap_or_default()
+            let a = (mid - lb).max(0);
+            let b = if n1 % 2 == 0 { mid + lb } else { mid + lb + 1 };
+            let b = b.clamp(a, full_len.max(a));
+            (1 - n2 + a, 1 - n2 + b)
         }
         ConvMode::Valid => {
             let lb = n1 - n2;
             if lb >= 0 {
-                (0..=lb).collect()
+                (0, lb + 1)
             } else {
-                (lb..1).collect()
+                (lb, 1)
             }
         }
-    }
+    };
+    let count = usize::try_from((hi - lo).max(0))
+        .map_err(|_| make::arg(op, "the number of lags does not fit usize"))?;
+    // lo ≥ 1 − i64::MAX and every lag < i64::MAX: each fits i64
+    cusci_core::host::try_collect(op, count, (0..count).map(|k| (lo + k as i128) as i64))
 }

@@ -187,7 +187,7 @@ fn conv2d<T: SignalScalar>(
     };
     match a.backend() {
         Backend::Host(h) => {
-            let ad = h.to_contiguous();
+            let ad = h.try_to_contiguous()?;
             let kd = host_elems(k)?;
             let w: Vec<T> = if flip {
                 kd.iter().rev().map(|v| v.conj()).collect()

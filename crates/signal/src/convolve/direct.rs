@@ -27,7 +27,12 @@ pub(super) fn revconj<T: SignalScalar>(v: &Array<T>) -> Result<Array<T>> {
     let m = v.size();
     match v.backend() {
         Backend::Host(h) => {
-            let w: Vec<T> = h.to_contiguous().iter().rev().map(|x| x.conj()).collect();
+            let w: Vec<T> = h
+                .try_to_contiguous()?
+                .iter()
+                .rev()
+                .map(|x| x.conj())
+                .collect();
             Array::from_vec(w, &[m], v.device())
         }
         Backend::Cuda(c) => {
@@ -54,7 +59,7 @@ pub(super) fn direct<T: SignalScalar>(
     let (n, m) = (a.size(), v.size());
     match a.backend() {
         Backend::Host(h) => {
-            let ad = h.to_contiguous();
+            let ad = h.try_to_contiguous()?;
             let vd = host_elems(v)?;
             let w: Vec<T> = if corr {
                 vd.iter().rev().map(|x| x.conj()).collect()

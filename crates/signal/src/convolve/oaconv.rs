@@ -192,7 +192,7 @@ fn pad_axis<T: SignalScalar>(x: &Array<T>, axis: usize, npad: usize) -> Result<A
     shape[axis] = npad;
     match x.backend() {
         Backend::Host(h) => {
-            let src = h.to_contiguous();
+            let src = h.try_to_contiguous()?;
             let mut out = vec![T::zero(); outer * npad * inner];
             if inner > 0 && n > 0 {
                 out.par_chunks_mut(npad * inner)
@@ -224,7 +224,7 @@ fn overlap_add<T: SignalScalar>(
     shape.extend_from_slice(&sh[split + 2..]);
     match r.backend() {
         Backend::Host(h) => {
-            let src = h.to_contiguous();
+            let src = h.try_to_contiguous()?;
             let mut out = vec![T::zero(); outer * len * inner];
             if inner > 0 && len > 0 {
                 out.par_chunks_mut(len * inner)

@@ -7,11 +7,17 @@ use cusci_core::error::make;
 use cusci_core::{c64, Result};
 use std::f64::consts::PI;
 
+/// `InvalidArgument` for `N = 0` or an order whose poles' bytes overflow; `OutOfMemory` for one
+/// whose poles, zeros and polynomial (a few `4 · 16 · N` bytes) do not fit the host, checked
+/// before anything is allocated (so `N` also fits `i64` below).
 fn check_order(op: &str, n: usize) -> Result<()> {
     if n == 0 {
         return Err(make::arg(op, "filter order must be a positive integer"));
     }
-    Ok(())
+    let bytes = n
+        .checked_mul(4 * std::mem::size_of::<c64>())
+        .ok_or_else(|| make::arg(op, format!("filter order {n} is too large")))?;
+    cusci_core::host::check_request(bytes)
 }
 
 /// `m = arange(-N+1, N, 2)`.

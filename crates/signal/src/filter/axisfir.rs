@@ -133,7 +133,7 @@ pub(crate) fn table_fir<T: SignalScalar>(
     }
     match x.backend() {
         Backend::Host(h) => {
-            let xd = h.to_contiguous();
+            let xd = h.try_to_contiguous()?;
             let mut y = vec![T::zero(); x.size()];
             let h = interp.unwrap_or(0);
             y.par_chunks_mut(n * inner).enumerate().for_each(|(o, yo)| {

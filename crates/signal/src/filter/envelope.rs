@@ -216,7 +216,7 @@ fn gather<C: FftComplex>(src: &Array<C>, taps: &Taps) -> Result<Array<C>> {
     let nout = taps.len();
     match src.backend() {
         Backend::Host(h) => {
-            let s = h.to_contiguous();
+            let s = h.try_to_contiguous()?;
             let mut out = vec![C::zero(); rows * nout];
             out.par_chunks_mut(nout.max(1))
                 .enumerate()

@@ -131,7 +131,7 @@ fn pad<T: SignalScalar>(
     shape[ax] = ne;
     match x.backend() {
         Backend::Host(h) => {
-            let xd = h.to_contiguous();
+            let xd = h.try_to_contiguous()?;
             let mut e = vec![T::zero(); outer * ne * inner];
             for o in 0..outer {
                 for t in 0..ne {

@@ -160,7 +160,7 @@ fn medfilt_axis<T: RealFloat>(x: &Array<T>, axis: usize, k: usize) -> Result<Arr
     let inner: usize = shape[axis + 1..].iter().product();
     match x.backend() {
         Backend::Host(h) => {
-            let xd = h.to_contiguous();
+            let xd = h.try_to_contiguous()?;
             let mut y = vec![<T as Element>::zero(); x.size()];
             if n > 0 && inner > 0 {
                 // one chunk per index of the axes before `axis`: n * inner outputs

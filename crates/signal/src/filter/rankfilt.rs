@@ -50,7 +50,7 @@ pub(crate) fn rank_filter<T: RealFloat>(
     let shape: Vec<i64> = x.shape().iter().map(|&v| v as i64).collect();
     match x.backend() {
         Backend::Host(h) => {
-            let xd = h.to_contiguous();
+            let xd = h.try_to_contiguous()?;
             let mut y = vec![<T as Element>::zero(); x.size()];
             y.par_chunks_mut(256).enumerate().for_each(|(c, chunk)| {
                 let mut w = vec![<T as Element>::zero(); cnt];

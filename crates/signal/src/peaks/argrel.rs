@@ -72,7 +72,7 @@ pub fn argrelextrema<T: RealFloat>(
     let wrap = mode == ExtremaMode::Wrap;
     let flags = match data.backend() {
         Backend::Host(h) => {
-            let d = h.to_contiguous();
+            let d = h.try_to_contiguous()?;
             let f: Vec<i64> = (0..total)
                 .into_par_iter()
                 .map(|e| {
@@ -128,7 +128,7 @@ pub fn argrelextrema<T: RealFloat>(
     let nd = data.ndim();
     match flat.backend() {
         Backend::Host(h) => {
-            let f = h.to_contiguous();
+            let f = h.try_to_contiguous()?;
             let mut outs = vec![Vec::with_capacity(m); nd];
             for &v in f.iter() {
                 let mut r = v;

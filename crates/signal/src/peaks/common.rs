@@ -48,7 +48,7 @@ pub(super) fn compact(flags: &Array<i64>) -> Result<Array<i64>> {
     let n = flags.size();
     match flags.backend() {
         Backend::Host(h) => {
-            let f = h.to_contiguous();
+            let f = h.try_to_contiguous()?;
             vi(
                 (0..n).filter(|&i| f[i] != 0).map(|i| i as i64).collect(),
                 dev,

@@ -160,7 +160,7 @@ fn local_maxima(x: &Array<f64>) -> Result<(Array<i64>, Array<i64>, Array<i64>)> 
     let n = x.size();
     match x.backend() {
         Backend::Host(h) => {
-            let x = h.to_contiguous();
+            let x = h.try_to_contiguous()?;
             let (mut mid, mut le, mut re) = (Vec::new(), Vec::new(), Vec::new());
             let mut i = 1usize;
             let imax = n.saturating_sub(1);
@@ -216,7 +216,7 @@ fn gather<T: Element>(src: &Array<T>, idx: &Array<i64>, name: &str) -> Result<Ar
     let m = idx.size();
     match src.backend() {
         Backend::Host(h) => {
-            let (s, i) = (h.to_contiguous(), host_elems(idx)?);
+            let (s, i) = (h.try_to_contiguous()?, host_elems(idx)?);
             Array::from_vec(i.iter().map(|&k| s[k as usize]).collect(), &[m], dev)
         }
         Backend::Cuda(c) => {
@@ -243,7 +243,7 @@ fn basic(x: &Array<f64>, peaks: &Array<i64>, le: &Array<i64>, re: &Array<i64>) -
     match x.backend() {
         Backend::Host(h) => {
             let (xs, p, l, r) = (
-                h.to_contiguous(),
+                h.try_to_contiguous()?,
                 host_elems(peaks)?,
                 host_elems(le)?,
                 host_elems(re)?,
@@ -296,7 +296,7 @@ fn bound_keep(a: &Array<f64>, b: Option<&Array<f64>>, bd: &Bound) -> Result<Arra
     let m = a.size();
     match a.backend() {
         Backend::Host(h) => {
-            let av = h.to_contiguous();
+            let av = h.try_to_contiguous()?;
             let bv = b.map(host_elems).transpose()?;
             let keep = (0..m)
                 .map(|k| {
@@ -384,7 +384,7 @@ fn prominences_impl(
     };
     match x.backend() {
         Backend::Host(h) => {
-            let (xs, p) = (h.to_contiguous(), host_elems(peaks)?);
+            let (xs, p) = (h.try_to_contiguous()?, host_elems(peaks)?);
             if let Some(k) = p.iter().position(|&q| q < 0 || q >= n) {
                 return Err(bad_peak(k, p[k]));
             }
@@ -486,7 +486,7 @@ fn widths_impl(
     let bad = |k: usize| make::arg(op, format!("prominence data is invalid for peak {k}"));
     match x.backend() {
         Backend::Host(h) => {
-            let xs = h.to_contiguous();
+            let xs = h.try_to_contiguous()?;
             let p = host_elems(peaks)?;
             let pr = host_elems(&pd.prominences)?;
             let lb = host_elems(&pd.left_bases)?;

@@ -8,7 +8,7 @@ use crate::procutil::{
 };
 use crate::{firwin, FirWindow, FirwinOptions};
 use cusci_core::array::check_same_device;
-use cusci_core::array::layout::norm_axis;
+use cusci_core::array::layout::{checked_add, checked_mul, norm_axis};
 use cusci_core::error::make;
 use cusci_core::{c64, Array, Backend, Element, KernelModule, LaunchConfig, Result};
 use rayon::prelude::*;
@@ -176,7 +176,7 @@ pub(crate) fn upfirdn_core<T: SignalScalar>(x: &Array<T>, u: &Upfirdn<'_, T>) ->
     let total = outer * nout * inner;
     match x.backend() {
         Backend::Host(hx) => {
-            let xd = hx.to_contiguous();
+            let xd = hx.try_to_contiguous()?;
             let bgd = match bg {
                 Some(b) => Some(host_elems(b)?),
                 None => None,
@@ -447,9 +447,12 @@ pub fn resample_poly<T: SignalScalar>(
             if max_rate == 1 {
                 Vec::new()
             } else {
-                let half = 10 * max_rate;
+                // 2 · 10 · max_rate + 1 taps, checked: a huge rate is an error, not a wrap
+                let numtaps = checked_mul(op, 20, max_rate, "filter length")
+                    .and_then(|v| checked_add(op, v, 1, "filter length"))?;
+                cusci_core::host::check_request(checked_mul(op, numtaps, 16, "filter bytes")?)?;
                 firwin(
-                    2 * half + 1,
+                    numtaps,
                     &[1.0 / max_rate as f64],
                     &FirwinOptions {
                         window: *w,
@@ -465,7 +468,15 @@ pub fn resample_poly<T: SignalScalar>(
     let half_len = (h.len() - 1) / 2;
     h.iter_mut().for_each(|v| *v *= up as f64);
     let n_in = x.shape()[ax];
-    let n_out = (n_in * up).div_ceil(down);
+    let n_out = checked_mul(op, n_in, up, "output length")?.div_ceil(down);
+    // the output's bytes, checked before the padding loop and the allocation (on the host:
+    // a GPU's allocation reports its own OutOfMemory)
+    let batch = x.len() / n_in.max(1);
+    let out_bytes = checked_mul(op, n_out, batch, "output length")
+        .and_then(|v| checked_mul(op, v, std::mem::size_of::<T>(), "output bytes"))?;
+    if !x.device().is_cuda() {
+        cusci_core::host::check_request(out_bytes)?;
+    }
     let n_pre_pad = down - half_len % down;
     let n_pre_remove = (half_len + n_pre_pad) / down;
     let mut n_post_pad = 0;

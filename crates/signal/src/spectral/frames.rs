@@ -69,7 +69,7 @@ pub(super) fn frames<T: FftReal>(
     };
     match xm.backend() {
         Backend::Host(h) => {
-            let xd = h.to_contiguous();
+            let xd = h.try_to_contiguous()?;
             let mut out = vec![<T as Element>::zero(); total * pl.nfft];
             let n = pl.nperseg;
             let tbar = 0.5 * (n as f64 - 1.0);
@@ -233,7 +233,7 @@ pub(super) fn average<T: FftReal, E: Element>(
     let shape = [rows, pl.nfreq];
     match x.backend() {
         Backend::Host(h) => {
-            let xd = h.to_contiguous();
+            let xd = h.try_to_contiguous()?;
             let yd = match y {
                 Some(y) => Some(host_elems(y)?),
                 None => None,
@@ -370,7 +370,7 @@ pub(super) fn spec<T: FftReal, E: Element>(
     let (nseg, nfreq) = (pl.nseg, pl.nfreq);
     match x.backend() {
         Backend::Host(h) => {
-            let xd = h.to_contiguous();
+            let xd = h.try_to_contiguous()?;
             let mut out: Vec<E> = (0..rows * nfreq * nseg)
                 .into_par_iter()
                 .map(|idx| {

@@ -469,7 +469,7 @@ where
     let dev = zxx.device();
     let x: Array<C::Real> = match xs.backend() {
         Backend::Host(h) => {
-            let xd = h.to_contiguous();
+            let xd = h.try_to_contiguous()?;
             let out: Vec<C::Real> = (0..rows * nout)
                 .into_par_iter()
                 .map(|idx| {

@@ -125,7 +125,7 @@ fn eval<T: RealFloat>(
     let n = t.size();
     match t.backend() {
         Backend::Host(h) => {
-            let td = h.to_contiguous();
+            let td = h.try_to_contiguous()?;
             let vals: Vec<(f64, f64, f64)> = td
                 .par_iter()
                 .map(|&x| point(kind, &p, coef, x.to_f64()))

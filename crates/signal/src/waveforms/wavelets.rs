@@ -282,7 +282,7 @@ pub fn cwt<T: SignalScalar>(
     let nw = widths.len();
     match data.backend() {
         Backend::Host(h) => {
-            let x = h.to_contiguous();
+            let x = h.try_to_contiguous()?;
             let out: Vec<T> = (0..nw * n)
                 .into_par_iter()
                 .map(|g| {

@@ -54,7 +54,7 @@ pub(crate) fn cg<T: Float>(
     let mut st = Array::<T>::zeros(&[4], &dev)?;
     let mut ist = Array::<i32>::zeros(&[2], &dev)?;
     let mut r = if has_x0 {
-        let ax = a.matvec(&x)?.contiguous()?;
+        let ax = crate::linalg::checked_matvec(a, &x)?.contiguous()?;
         let mut r = Array::<T>::empty(&[n], &dev)?;
         d.launch(&kernel::<T>(d, "sp_sub")?, nb)
             .arg(b.dev_ptr()?)
@@ -95,7 +95,7 @@ pub(crate) fn cg<T: Float>(
             let z = match m {
                 None => &r,
                 Some(mo) => {
-                    zm = mo.matvec(&r)?.contiguous()?;
+                    zm = crate::linalg::checked_matvec(mo, &r)?.contiguous()?;
                     dot_partial(d, &r, &zm, &mut parts)?;
                     d.launch(&rho, single)
                         .arg(parts.dev_ptr()?)
@@ -115,7 +115,7 @@ pub(crate) fn cg<T: Float>(
                 .arg((it == 0) as i32)
                 .run()?;
         }
-        let q = a.matvec(&pv)?.contiguous()?;
+        let q = crate::linalg::checked_matvec(a, &pv)?.contiguous()?;
         dot_partial(d, &pv, &q, &mut parts)?;
         d.launch(&alpha, single)
             .arg(parts.dev_ptr()?)

@@ -202,7 +202,7 @@ fn apply<T: SignalScalar>(
     let use_states = nuser > 0;
     match x.backend() {
         Backend::Host(h) => {
-            let xd = h.to_contiguous();
+            let xd = h.try_to_contiguous()?;
             let zid = match &zi {
                 Some(z) if use_states => Some(host_elems(z)?),
                 _ => None,

@@ -80,7 +80,7 @@ fn run_recurrence<T: RealFloat>(
     let dev = u.device();
     match u.backend() {
         Backend::Host(hu) => {
-            let ud = hu.to_contiguous();
+            let ud = hu.try_to_contiguous()?;
             if ud.iter().any(|v| !RealFloat::to_f64(*v).is_finite()) {
                 return Err(make::arg(op, "u must be finite"));
             }
@@ -310,7 +310,7 @@ fn interp_input<T: RealFloat>(
     let dev = u.device();
     match u.backend() {
         Backend::Host(hu) => {
-            let ud = hu.to_contiguous();
+            let ud = hu.try_to_contiguous()?;
             if ud.iter().any(|v| !RealFloat::to_f64(*v).is_finite()) {
                 return Err(make::arg(op, "u must be finite"));
             }

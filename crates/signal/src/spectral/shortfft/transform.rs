@@ -167,7 +167,7 @@ impl ShortTimeFft {
         let fp = self.f_pts();
         match xm.backend() {
             Backend::Host(h) => {
-                let xv = h.to_contiguous();
+                let xv = h.try_to_contiguous()?;
                 let xc: Vec<c64> = xv.iter().map(|v| v.to_c64()).collect();
                 let fr = self.frames_host(&xc, g);
                 let xf: Array<C> = if out_cplx {
@@ -472,7 +472,7 @@ impl ShortTimeFft {
         } else {
             match sm.backend() {
                 Backend::Host(h) => {
-                    let sv = h.to_contiguous();
+                    let sv = h.try_to_contiguous()?;
                     let mut y = vec![C::zero(); rows * nq * fp];
                     y.par_chunks_mut(nq * fp).enumerate().for_each(|(r, o)| {
                         for qi in 0..nq {
