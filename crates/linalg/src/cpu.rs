@@ -4,6 +4,9 @@
 
 use crate::Scalar;
 
+use crate::shared::no_conv;
+use crate::util::{cpu_array, cpu_map};
+use cusci_core::{Array, Float, Result};
 use faer::{Mat, MatRef, Side};
 
 #[inline]
@@ -220,4 +223,89 @@ pub(crate) fn reals<T: Scalar>(v: Vec<<T as faer::traits::ComplexField>::Real>) 
 
 pub(crate) fn owned_rows<T: Scalar>(m: &Mat<T>) -> Vec<T> {
     rows(m.as_ref())
+}
+
+/// The first zero pivot of a single singular matrix as the CPU's LU (of A, partial pivoting)
+/// finds it: the GPU reports it too, on its error path only (the GPU factors the transposed
+/// storage, or the rows in another order, whose first zero pivot can be another one), so that
+/// the error is the same on both devices.
+pub(crate) fn cpu_pivot<T: Scalar>(a: &Array<T>, n: usize) -> Result<usize> {
+    let mut lu = a.to_vec()?;
+    let mut piv = vec![0; n];
+    Ok(lu_inplace(&mut lu, n, n, &mut piv).unwrap_or(0))
+}
+
+/// `eig` on the CPU (faer) of the `count` matrices `n x n` of `a` (none empty).
+#[allow(clippy::type_complexity)]
+pub(crate) fn eig_cpu<T: Scalar>(
+    op: &str,
+    a: &Array<T>,
+    vectors: bool,
+    count: usize,
+    n: usize,
+    w_shape: &[usize],
+    v_shape: &[usize],
+) -> Result<(Array<T::C>, Option<Array<T::C>>)> {
+    let av = a.to_vec()?;
+    let c = |z: num_complex::Complex<<T as faer::traits::ComplexField>::Real>| {
+        T::cplx(T::from_faer_real(z.re), T::from_faer_real(z.im))
+    };
+    let r = cpu_map(&av, count, n * n, |_, x| {
+        let m = view(x, n, n);
+        if !vectors {
+            let w = m.eigenvalues().map_err(|_| no_conv(op, 1))?;
+            return Ok((w.into_iter().map(c).collect::<Vec<_>>(), Vec::new()));
+        }
+        let e = m.eigen().map_err(|_| no_conv(op, 1))?;
+        let w: Vec<T::C> = (0..n)
+            .map(|i| c(e.S().column_vector()[i].clone()))
+            .collect();
+        let u = e.U();
+        let mut v: Vec<T::C> = Vec::with_capacity(n * n);
+        for i in 0..n {
+            for j in 0..n {
+                v.push(c(u[(i, j)].clone()));
+            }
+        }
+        // unit 2-norm columns (LAPACK's normalisation; faer's may differ by a scale)
+        for j in 0..n {
+            let s: f64 = (0..n)
+                .map(|i| {
+                    let z = v[i * n + j];
+                    let (re, im) = (re64::<T>(z.re()), re64::<T>(z.im()));
+                    re * re + im * im
+                })
+                .sum::<f64>()
+                .sqrt();
+            if s > 0.0 {
+                let inv: T::C = T::cplx(real::<T>(1.0 / s), real::<T>(0.0));
+                for i in 0..n {
+                    v[i * n + j] = v[i * n + j] * inv;
+                }
+            }
+        }
+        Ok((w, v))
+    })?;
+    let mut ws = Vec::with_capacity(count * n);
+    let mut vs = Vec::with_capacity(if vectors { count * n * n } else { 0 });
+    for (w, v) in r {
+        ws.extend(w);
+        vs.extend(v);
+    }
+    let v = if vectors {
+        Some(cpu_array(vs, v_shape)?)
+    } else {
+        None
+    };
+    Ok((cpu_array(ws, w_shape)?, v))
+}
+
+fn re64<T: Scalar>(x: T::R) -> f64 {
+    use cusci_core::RealFloat;
+    x.to_f64()
+}
+
+fn real<T: Scalar>(x: f64) -> T::R {
+    use cusci_core::RealFloat;
+    <T::R as RealFloat>::from_f64(x)
 }

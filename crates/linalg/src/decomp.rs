@@ -7,27 +7,13 @@
 //! returned as its transposed view; complex: one tiled conjugating pass). `svd` of a wide or square matrix takes `Aᵀ = U' S V'ᴴ` in the storage's own layout and
 //! reads `U = conj(V')` and `Vᴴ = U'ᵀ` from the outputs' storage without copies.
 
+use crate::shared::{no_conv, not_pd, Qr, QrMode, Svd, SvdOptions, TriangularOptions};
 use crate::solve::tri;
 use crate::util::{cat, cpu_array, cpu_map, mat_dims, prod, same_device, square_dims, which};
 use crate::{cpu, cuda, Scalar};
 use cusci_core::array::layout::broadcast_shapes;
 use cusci_core::error::make;
 use cusci_core::{Array, Backend, Error, Result};
-
-pub(crate) fn not_pd(op: &str, index: usize) -> Error {
-    Error::NotPositiveDefinite {
-        op: op.into(),
-        index,
-    }
-}
-
-pub(crate) fn no_conv(op: &str, info: i32) -> Error {
-    Error::NoConvergence {
-        op: op.into(),
-        iterations: 0,
-        residual: info as f64,
-    }
-}
 
 /// Lower Cholesky factor `L` of a Hermitian positive-definite matrix, `a = L Lᴴ` (NumPy's
 /// `linalg.cholesky`): only the lower triangle of `a` is read.
@@ -214,28 +200,6 @@ pub fn cho_solve<T: Scalar>(c: &Cholesky<T>, b: &Array<T>) -> Result<Array<T>> {
     c.solve(b)
 }
 
-/// The outputs [`qr`] returns (NumPy's `mode`; `raw` is not offered: its Householder layout is
-/// LAPACK's own).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum QrMode {
-    /// `q` `(..., M, K)`, `r` `(..., K, N)` with `K = min(M, N)` (the default).
-    #[default]
-    Reduced,
-    /// `q` `(..., M, M)`, `r` `(..., M, N)`.
-    Complete,
-    /// `r` only, `(..., K, N)`.
-    R,
-}
-
-/// A QR factorisation `a = q r` ([`qr`]'s result; `q` is `None` in [`QrMode::R`]).
-#[derive(Debug, Clone)]
-pub struct Qr<T: Scalar> {
-    /// The factor with orthonormal columns.
-    pub q: Option<Array<T>>,
-    /// The upper-triangular (trapezoidal) factor.
-    pub r: Array<T>,
-}
-
 /// QR decomposition `a = q r` of `(..., M, N)` arrays (NumPy's `linalg.qr`).
 ///
 /// The signs of `q`'s columns and `r`'s rows may differ between the devices (the factorisation
@@ -305,35 +269,6 @@ pub fn qr<T: Scalar>(a: &Array<T>, mode: QrMode) -> Result<Qr<T>> {
         },
         r: cpu_array(rs.concat(), &r_shape)?,
     })
-}
-
-/// The result of [`svd`]: `u`, `s` (descending), `vh`, with `a = u · diag(s) · vh`.
-#[derive(Debug, Clone)]
-pub struct Svd<T: Scalar> {
-    /// Left singular vectors, `(..., M, M)` or `(..., M, K)`; `None` without `compute_uv`.
-    pub u: Option<Array<T>>,
-    /// Singular values, descending, `(..., K)`.
-    pub s: Array<T::R>,
-    /// Right singular vectors (conjugate-transposed), `(..., N, N)` or `(..., K, N)`.
-    pub vh: Option<Array<T>>,
-}
-
-/// Options of [`svd`] (NumPy's keyword arguments).
-#[derive(Debug, Clone, Copy)]
-pub struct SvdOptions {
-    /// Full `u` and `vh` (square), or the reduced `K = min(M, N)` columns and rows.
-    pub full_matrices: bool,
-    /// Compute `u` and `vh` (else only `s`).
-    pub compute_uv: bool,
-}
-
-impl Default for SvdOptions {
-    fn default() -> Self {
-        SvdOptions {
-            full_matrices: true,
-            compute_uv: true,
-        }
-    }
 }
 
 /// Singular value decomposition of `(..., M, N)` arrays (NumPy's `linalg.svd`).
@@ -513,17 +448,6 @@ fn eigh_impl<T: Scalar>(
             ))
         }
     }
-}
-
-/// Options of [`solve_triangular`] (SciPy's keyword arguments).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TriangularOptions {
-    /// 0: `a x = b`, 1: `aᵀ x = b`, 2: `aᴴ x = b`.
-    pub trans: u8,
-    /// Use the lower triangle of `a` (SciPy's default is the upper one).
-    pub lower: bool,
-    /// Assume ones on the diagonal (the diagonal of `a` is not read).
-    pub unit_diagonal: bool,
 }
 
 /// Solves `a x = b` for a triangular `a` (SciPy's `linalg.solve_triangular`); only the triangle

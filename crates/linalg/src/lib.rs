@@ -33,6 +33,7 @@ mod eig;
 mod misc;
 mod products;
 mod scalar;
+mod shared;
 mod solve;
 mod special;
 mod structured;
@@ -44,7 +45,7 @@ mod vecops;
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
 pub use decomp::{
     cho_factor, cho_solve, cholesky, eigh, eigvalsh, qr, qr_raw, solve_triangular, svd, Cholesky,
-    Qr, QrMode, QrRaw, Svd, SvdOptions, TriangularOptions,
+    QrRaw,
 };
 pub use eig::{eig, eigvals};
 pub use misc::{
@@ -52,9 +53,10 @@ pub use misc::{
 };
 pub use products::{dot, inner, matmul, outer, tensordot, trace, vdot};
 pub use scalar::Scalar;
-pub use solve::{
-    det, inv, lu, lu_factor, lu_solve, slogdet, solve, Lu, LuFactorOptions, BATCHED_LU_MAX_N,
+pub use shared::{
+    without_finite_check, Lu, Qr, QrMode, Svd, SvdOptions, TriangularOptions, BATCHED_LU_MAX_N,
 };
+pub use solve::{det, inv, lu, lu_factor, lu_solve, slogdet, solve, LuFactorOptions};
 pub use special::{
     bandwidth, block_diag, circulant, companion, convolution_matrix, dft, fiedler,
     fiedler_companion, hadamard, hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal,
@@ -68,7 +70,6 @@ pub use subspace::{
     PinvhOptions, PolarSide,
 };
 pub use tensor::{einsum, tensorinv, tensorsolve};
-pub use util::without_finite_check;
 pub use vecops::{cross, ishermitian, issymmetric, matrix_transpose, vecdot};
 
 /// The NVRTC kernel modules of this crate, for the compile checks of its tests

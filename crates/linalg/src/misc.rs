@@ -496,7 +496,7 @@ pub fn expm<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
         .add(&sc(&a2, B[2])?)?
         .add(&sc(&ident, B[0])?)?;
     // SciPy's expm does not check for NaN or infinity: neither does its Padé solve
-    let mut r = crate::util::without_finite_check(|| solve(&v.sub(&u)?, &v.add(&u)?))?;
+    let mut r = crate::shared::without_finite_check(|| solve(&v.sub(&u)?, &v.add(&u)?))?;
     for _ in 0..s {
         r = matmul(&r, &r)?;
     }

@@ -9,33 +9,12 @@
 //! Finiteness flags and `info` are read back once, after all the work is queued (this
 //! synchronises) and become `InvalidArgument` / `Error::Singular`.
 
+use crate::shared::{singular, Lu};
 use crate::util::{cat, cpu_array, cpu_map, mat_dims, prod, same_device, square_dims, which};
 use crate::{cpu, cuda, Scalar};
 use cusci_core::array::layout::broadcast_shapes;
 use cusci_core::error::make;
-use cusci_core::{Array, Backend, Device, Error, Result};
-
-/// Up to this order `solve` and `inv` run on the GPU as one kernel for the whole stack (LU with
-/// partial pivoting in registers, a warp's lanes holding the rows) and `det`/`slogdet` of a stack
-/// use cuBLAS's batched LU; above it, one cuSOLVER `Xgetrf` per matrix.
-pub const BATCHED_LU_MAX_N: usize = 32;
-
-pub(crate) fn singular(op: &str, index: usize) -> Error {
-    Error::Singular {
-        op: op.into(),
-        index,
-    }
-}
-
-/// The first zero pivot of a single singular matrix as the CPU's LU (of A, partial pivoting)
-/// finds it: the GPU reports it too, on its error path only (the GPU factors the transposed
-/// storage, or the rows in another order, whose first zero pivot can be another one), so that
-/// the error is the same on both devices.
-pub(crate) fn cpu_pivot<T: Scalar>(a: &Array<T>, n: usize) -> Result<usize> {
-    let mut lu = a.to_vec()?;
-    let mut piv = vec![0; n];
-    Ok(cpu::lu_inplace(&mut lu, n, n, &mut piv).unwrap_or(0))
-}
+use cusci_core::{Array, Backend, Device, Result};
 
 /// Solves `a @ x = b` for `x` (NumPy's `linalg.solve`, NumPy 2 rules): `a` is `(..., N, N)`; `b`
 /// is `(N,)` (one vector) or `(..., N, K)`; the leading axes broadcast.
@@ -254,22 +233,6 @@ pub fn slogdet<T: Scalar>(a: &Array<T>) -> Result<(Array<T>, Array<T::R>)> {
         Array::from_vec(signs, &batch, a.device())?,
         Array::from_vec(logs, &batch, a.device())?,
     ))
-}
-
-/// LU factorisation with partial pivoting, factored once to solve many right-hand sides.
-///
-/// `lu` and `piv` are SciPy's (`lu_factor`): `lu` holds `L` (unit diagonal, below) and `U`
-/// (on and above the diagonal) of `a` row-major; `piv[i]` is the row interchanged with row `i`
-/// (0-based). On the GPU the column-major factor that cuSOLVER solves with is kept as well, so
-/// [`Lu::solve`] costs one `getrs` and two transposes of the right-hand side.
-#[derive(Debug, Clone)]
-pub struct Lu<T: Scalar> {
-    /// SciPy's packed factor, shape of `a`.
-    pub lu: Array<T>,
-    /// SciPy's pivots (0-based), shape `(..., min(M, N))`.
-    pub piv: Array<i64>,
-    /// On the GPU: the column-major factor cuSOLVER solves with and its pivots (1-based).
-    pub(crate) gpu: Option<(Array<T>, Array<i64>)>,
 }
 
 /// Options of [`lu_factor`] (SciPy's keyword arguments).

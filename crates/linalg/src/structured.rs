@@ -244,8 +244,8 @@ pub fn solve_toeplitz<T: Scalar>(
         v.iter()
             .all(|x| x.to_c64().re.is_finite() && x.to_c64().im.is_finite())
     };
-    if crate::util::finite_checks_on() && !(finite(&cv) && finite(&rv) && finite(&bv)) {
-        return Err(crate::util::nonfinite(op));
+    if crate::shared::finite_checks_on() && !(finite(&cv) && finite(&rv) && finite(&bv)) {
+        return Err(crate::shared::nonfinite(op));
     }
     let complex = matches!(T::DTYPE, DType::C32 | DType::C64);
     // one system per (matrix, column); results are written back in b's layout

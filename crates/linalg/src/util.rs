@@ -1,5 +1,6 @@
 //! Shapes of matrix stacks, batch broadcasting, and the CPU's per-matrix map.
 
+use crate::shared::{finite_checks_on, nonfinite};
 use crate::Scalar;
 use cusci_core::error::make;
 use cusci_core::{Array, Backend, Device, Result};
@@ -107,46 +108,6 @@ pub(crate) fn check_finite<T: Scalar>(op: &str, a: &Array<T>) -> Result<()> {
         }
         Backend::Cuda(c) => crate::cuda::kernels::check_finite(c.dev(), op, a),
     }
-}
-
-thread_local! {
-    static SKIP_FINITE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Whether the finiteness checks run on this thread (true unless inside
-/// [`without_finite_check`]).
-pub(crate) fn finite_checks_on() -> bool {
-    !SKIP_FINITE.with(|s| s.get())
-}
-
-/// Runs `f` with SciPy's `check_finite=False`: the functions of this crate called from `f` on this
-/// thread skip their NaN/infinity check of the inputs (as `scipy.linalg.det(a,
-/// check_finite=False)` does), and then give whatever the factorisation makes of such input
-/// (NaN, or a `Singular`/`NotPositiveDefinite` error). The check is back on when `f` returns (or
-/// unwinds). The setting is per thread: work that `f` hands to other threads checks as usual.
-///
-/// ```
-/// use cusci_linalg::{det, without_finite_check, Array, Device};
-/// let a = Array::from_vec(vec![f64::INFINITY], &[1, 1], &Device::Cpu)?;
-/// assert!(det(&a).is_err()); // SciPy: ValueError, array must not contain infs or NaNs
-/// let d = without_finite_check(|| det(&a))?; // SciPy: det(a, check_finite=False) == inf
-/// assert_eq!(d.item()?, f64::INFINITY);
-/// # Ok::<(), cusci_linalg::Error>(())
-/// ```
-pub fn without_finite_check<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            SKIP_FINITE.with(|s| s.set(self.0));
-        }
-    }
-    let _restore = Restore(SKIP_FINITE.with(|s| s.replace(true)));
-    f()
-}
-
-/// SciPy's `check_finite` error.
-pub(crate) fn nonfinite(op: &str) -> cusci_core::Error {
-    make::arg(op, "array must not contain infs or NaNs")
 }
 
 /// The `n x n` identity on `dev` (on the GPU written by a kernel, not uploaded).

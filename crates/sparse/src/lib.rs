@@ -39,6 +39,7 @@ mod lobpcg;
 mod lsq;
 mod matrix;
 mod minres;
+mod operator;
 mod ops;
 mod reduce;
 mod stack;

@@ -4,7 +4,7 @@
 
 use super::kernels::{self, tile_copy, transposed_copy};
 use super::{Addr, Bound, Op};
-use crate::decomp::{no_conv, not_pd, Qr, QrMode, Svd, SvdOptions, TriangularOptions};
+use crate::shared::{no_conv, not_pd, Qr, QrMode, Svd, SvdOptions, TriangularOptions};
 use crate::solve::tri;
 use crate::util::{cat, prod, which};
 use crate::Scalar;
@@ -114,8 +114,8 @@ pub(crate) fn cholesky<T: Scalar>(
     // the other triangle still holds a's: zeros written in place (no read)
     kernels::tri_zero(d, &mut f, lower, 0)?;
     let st = status.to_vec()?;
-    if st[0] != 0 && crate::util::finite_checks_on() {
-        return Err(crate::util::nonfinite(op));
+    if st[0] != 0 && crate::shared::finite_checks_on() {
+        return Err(crate::shared::nonfinite(op));
     }
     for (i, &v) in st[1..].iter().enumerate() {
         if v > 0 {

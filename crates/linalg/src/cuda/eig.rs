@@ -3,7 +3,8 @@
 
 use super::kernels::transposed_copy;
 use super::{has_xgeev, Addr, Bound};
-use crate::eig::{eig_cpu, no_conv};
+use crate::cpu::eig_cpu;
+use crate::shared::no_conv;
 use crate::util::cat;
 use crate::Scalar;
 use cusci_core::{Array, CudaDevice, Device, Result};

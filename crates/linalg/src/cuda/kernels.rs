@@ -135,14 +135,14 @@ pub(crate) fn checked_copy<T: Scalar>(
 /// `InvalidArgument` unless every element of `a` is finite: one read-only pass sets a device
 /// flag, which is read back (4 bytes; this synchronises).
 pub(crate) fn check_finite<T: Scalar>(d: &CudaDevice, op: &str, a: &Array<T>) -> Result<()> {
-    if a.is_empty() || !crate::util::finite_checks_on() {
+    if a.is_empty() || !crate::shared::finite_checks_on() {
         return Ok(());
     }
     let mut flag = Array::<i32>::zeros(&[1], a.device())?;
     let c = a.contiguous()?;
     finite_copy(d, &c, None, &mut flag)?;
     if flag.to_vec()?[0] != 0 {
-        return Err(crate::util::nonfinite(op));
+        return Err(crate::shared::nonfinite(op));
     }
     Ok(())
 }

@@ -4,7 +4,8 @@
 
 use super::kernels::{self, transposed_copy};
 use super::{Addr, Bound, Op};
-use crate::solve::{cpu_pivot, singular, Lu, BATCHED_LU_MAX_N};
+use crate::cpu::cpu_pivot;
+use crate::shared::{singular, Lu, BATCHED_LU_MAX_N};
 use crate::util::{cat, prod, which};
 use crate::Scalar;
 use cusci_core::error::make;
@@ -166,8 +167,8 @@ pub(crate) fn solve<T: Scalar>(
             None => None,
         };
         let (x, st) = kernels::small_solve(d, &ac, bc.as_ref(), count, n, k)?;
-        if st.nonfinite && crate::util::finite_checks_on() {
-            return Err(crate::util::nonfinite(op));
+        if st.nonfinite && crate::shared::finite_checks_on() {
+            return Err(crate::shared::nonfinite(op));
         }
         if let Some((s, z)) = st.singular {
             let z = if batched { z } else { cpu_pivot(a, n)? };
@@ -211,8 +212,8 @@ pub(crate) fn solve<T: Scalar>(
     }
     // the one synchronisation: flag and infos together
     let st = status.to_vec()?;
-    if st[0] != 0 && crate::util::finite_checks_on() {
-        return Err(crate::util::nonfinite(op));
+    if st[0] != 0 && crate::shared::finite_checks_on() {
+        return Err(crate::shared::nonfinite(op));
     }
     match first_singular(op, &st[1..1 + count], batched) {
         Err(Error::Singular { .. }) if !batched => {

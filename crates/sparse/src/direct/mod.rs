@@ -15,6 +15,8 @@
 //! Nothing moves to the host but the pattern, the permutations and a few flag words.
 
 mod cpu;
+mod errors;
+mod shared;
 mod symbolic;
 
 use crate::cuda::direct as gpu;
@@ -24,6 +26,8 @@ use cpu::factor_cpu;
 use cusci_core::error::make;
 use cusci_core::{Array, Device, Error, Float, Result};
 use cusci_linalg::Scalar;
+pub(crate) use errors::{failure, internal, singular, FAIL_OVERFLOW, FAIL_PIVOTAL, FAIL_SINGULAR};
+pub(crate) use shared::{csc_to_csr, tail_rowperm, tail_rows, Factors};
 use symbolic::analyse;
 pub(crate) use symbolic::Symbolic;
 
@@ -47,13 +51,6 @@ fn square(op: &str, (m, n): (usize, usize)) -> Result<usize> {
         ));
     }
     Ok(n)
-}
-
-pub(crate) fn singular(op: &str, index: usize) -> Error {
-    Error::Singular {
-        op: op.into(),
-        index,
-    }
 }
 
 /// Solves `A x = b` for a triangular sparse `A` (SciPy's `spsolve_triangular`): `lower` picks
@@ -439,87 +436,6 @@ pub fn splu_with<T: Scalar, I: SpIndex>(
         qc,
         dense: n - sym.tail,
     })
-}
-
-/// An error for a broken invariant of the factorisation (a bug, never a wrong answer).
-fn internal(op: &str, what: String) -> Error {
-    make::arg(op, format!("internal: {what} (a bug: please report it)"))
-}
-
-/// The factors of [`splu_with`]: `L`, `U` as CSR, the pivot rows (device) and `pinv` (host).
-pub(crate) struct Factors<T: Float> {
-    pub(crate) l: CsrMatrix<T>,
-    pub(crate) u: CsrMatrix<T>,
-    pub(crate) piv: Array<i32>,
-    pub(crate) pinv: Vec<i32>,
-}
-
-/// How a column failed (the flag slots of `lu_factor`).
-const FAIL_SINGULAR: usize = 1;
-const FAIL_OVERFLOW: usize = 2;
-const FAIL_PIVOTAL: usize = 3;
-
-pub(crate) fn failure(op: &str, kind: usize, j: usize) -> Error {
-    match kind {
-        FAIL_SINGULAR => singular(op, j),
-        FAIL_OVERFLOW => internal(
-            op,
-            format!("L(:, {j}) has more entries than its static bound"),
-        ),
-        _ => internal(
-            op,
-            format!("column {j} met a row pivotal for a column outside its dependencies"),
-        ),
-    }
-}
-
-/// CSR of `L` and `U` from their CSC arrays (column pointers, row indices, values) on `dev`.
-pub(crate) fn csc_to_csr<T: Float>(
-    cp: Array<i32>,
-    ri: Array<i32>,
-    v: Array<T>,
-    n: usize,
-) -> Result<CsrMatrix<T>> {
-    // the CSC arrays are the CSR arrays of the transpose; its transpose is sorted by column
-    let t = CsrMatrix::from_parts(v, ri, cp, (n, n), true).transpose_copy()?;
-    Ok(CsrMatrix::from_parts(
-        t.data().clone(),
-        t.indices().clone(),
-        t.indptr().clone(),
-        (n, n),
-        true,
-    ))
-}
-
-/// The rows not pivotal after the sparse columns (ascending) and each row's index among them
-/// (`-1` for a pivotal row), from `pinv`.
-pub(crate) fn tail_rows(op: &str, sym: &Symbolic, pinv: &[i32]) -> Result<(Vec<i32>, Vec<i32>)> {
-    let n = pinv.len();
-    let mut rows = Vec::with_capacity(n - sym.tail);
-    let mut map = vec![-1i32; n];
-    for (i, &p) in pinv.iter().enumerate() {
-        if p < 0 {
-            map[i] = rows.len() as i32;
-            rows.push(i as i32);
-        }
-    }
-    if rows.len() != n - sym.tail {
-        return Err(internal(
-            op,
-            format!("{} rows left for a tail of {}", rows.len(), n - sym.tail),
-        ));
-    }
-    Ok((rows, map))
-}
-
-/// `rowperm[r]`: the original row of row `r` of the dense block after its pivoting, from the
-/// LAPACK interchanges `ipiv` (`r` swapped with `ipiv[r]`, in order).
-pub(crate) fn tail_rowperm(rows: &[i32], ipiv: &[i64]) -> Vec<i32> {
-    let mut p = rows.to_vec();
-    for (r, &q) in ipiv.iter().enumerate() {
-        p.swap(r, q as usize);
-    }
-    p
 }
 
 /// Solves `A x = b` for a square sparse `A` (SciPy's `spsolve` with `permc_spec="COLAMD"`):

@@ -1,0 +1,239 @@
+//! What the iterative solvers' front ends and both devices share: [`LinearOperator`] and its
+//! checked products, the solvers' options and results, and the system [`cg`](crate::linalg::cg)
+//! iterates on.
+
+use crate::matrix::{CscMatrix, CsrMatrix};
+use crate::SpIndex;
+use cusci_core::error::make;
+use cusci_core::{Array, Device, Float, Result};
+
+/// Iterations between two reads of the convergence flag on a GPU.
+pub const POLL: usize = 32;
+
+/// A linear map given by its products (SciPy's `LinearOperator`): `matvec` computes `A x`,
+/// `rmatvec` `A^H x`. Sparse matrices implement it; [`FnOperator`] wraps closures
+/// (`aslinearoperator` for custom operators).
+pub trait LinearOperator<T: Float> {
+    /// (rows, columns).
+    fn shape(&self) -> (usize, usize);
+    /// `A x` for a 1-D `x` of length `shape().1`, on `x`'s device.
+    fn matvec(&self, x: &Array<T>) -> Result<Array<T>>;
+    /// `A^H x`; the default says it is not available.
+    fn rmatvec(&self, x: &Array<T>) -> Result<Array<T>> {
+        Err(make::not_implemented("LinearOperator.rmatvec", x.device()))
+    }
+    /// The device the operator works on, when it has one (sparse matrices); solvers that make
+    /// their own start vectors (`eigsh`) put them there. The default says none (the CPU is used
+    /// unless a start vector is given).
+    fn device(&self) -> Option<Device> {
+        None
+    }
+}
+
+/// Any index type: `i32` and `i64` matrices are operators of the solvers alike.
+impl<T: Float, I: SpIndex> LinearOperator<T> for CsrMatrix<T, I> {
+    fn shape(&self) -> (usize, usize) {
+        CsrMatrix::shape(self)
+    }
+    fn matvec(&self, x: &Array<T>) -> Result<Array<T>> {
+        check_vector(x)?;
+        self.dot(x)
+    }
+    /// `Aᴴ x` as `conj(Aᵀ conj(x))` with the transpose built on the first call and kept with
+    /// the matrix ([`CsrMatrix::transpose`]'s CSR form); real types skip the conjugations.
+    fn rmatvec(&self, x: &Array<T>) -> Result<Array<T>> {
+        check_vector(x)?;
+        adjoint_product(&self.transposed()?, x)
+    }
+    fn device(&self) -> Option<Device> {
+        Some(CsrMatrix::device(self).clone())
+    }
+}
+
+/// `a.matvec(x)` checked as SciPy's `LinearOperator.matvec` checks it: the result must be a
+/// vector of `a.shape().0` elements on `x`'s device (`ShapeMismatch`, `DeviceMismatch`), so that
+/// an operator returning the wrong length is an error rather than a panic or a silent answer in
+/// the solvers. Every solver calls operators through this and [`checked_rmatvec`].
+pub(crate) fn checked_matvec<T: Float>(
+    a: &(impl LinearOperator<T> + ?Sized),
+    x: &Array<T>,
+) -> Result<Array<T>> {
+    let y = a.matvec(x)?;
+    check_product("LinearOperator.matvec", a.shape(), a.shape().0, x, &y)?;
+    Ok(y)
+}
+
+/// As [`checked_matvec`] for `a.rmatvec(x)` (a vector of `a.shape().1` elements).
+pub(crate) fn checked_rmatvec<T: Float>(
+    a: &(impl LinearOperator<T> + ?Sized),
+    x: &Array<T>,
+) -> Result<Array<T>> {
+    let y = a.rmatvec(x)?;
+    check_product("LinearOperator.rmatvec", a.shape(), a.shape().1, x, &y)?;
+    Ok(y)
+}
+
+fn check_product<T: Float>(
+    op: &str,
+    shape: (usize, usize),
+    len: usize,
+    x: &Array<T>,
+    y: &Array<T>,
+) -> Result<()> {
+    if y.shape() != [len] {
+        return Err(make::shape(
+            op,
+            format!(
+                "an operator of shape {shape:?} returned an array of shape {:?} for x of shape {:?}; expected ({len},)",
+                y.shape(),
+                x.shape()
+            ),
+        ));
+    }
+    if y.device() != x.device() {
+        return Err(cusci_core::Error::DeviceMismatch {
+            op: op.into(),
+            left: x.device().to_string(),
+            right: y.device().to_string(),
+        });
+    }
+    Ok(())
+}
+
+fn check_vector<T: Float>(x: &Array<T>) -> Result<()> {
+    if x.ndim() != 1 {
+        return Err(make::shape(
+            "matvec",
+            format!("x must be 1-D, got {:?}", x.shape()),
+        ));
+    }
+    Ok(())
+}
+
+/// `conj(t x̄)`: `Bᴴ x` for the matrix B whose transpose is `t` (no conjugation for real types).
+fn adjoint_product<T: Float, I: SpIndex>(t: &CsrMatrix<T, I>, x: &Array<T>) -> Result<Array<T>> {
+    if T::DTYPE.is_complex() {
+        t.dot(&x.conj()?)?.conj()
+    } else {
+        t.dot(x)
+    }
+}
+
+/// Any index type, as for [`CsrMatrix`].
+impl<T: Float, I: SpIndex> LinearOperator<T> for CscMatrix<T, I> {
+    fn shape(&self) -> (usize, usize) {
+        CscMatrix::shape(self)
+    }
+    /// `A x` through the CSR form, built on the first call and kept with the matrix.
+    fn matvec(&self, x: &Array<T>) -> Result<Array<T>> {
+        check_vector(x)?;
+        self.dot(x)
+    }
+    /// `Aᴴ x` as `conj(Aᵀ conj(x))` on the stored arrays (those of `Aᵀ` in CSR): no copy of
+    /// the matrix; real types skip the conjugations.
+    fn rmatvec(&self, x: &Array<T>) -> Result<Array<T>> {
+        check_vector(x)?;
+        adjoint_product(&self.transpose(), x)
+    }
+    fn device(&self) -> Option<Device> {
+        Some(CscMatrix::device(self).clone())
+    }
+}
+
+/// A [`LinearOperator`] from a shape and closures (SciPy's `LinearOperator(shape, matvec,
+/// rmatvec)`).
+///
+/// ```
+/// use cusci_sparse::linalg::{FnOperator, LinearOperator};
+/// use cusci_sparse::{Array, Device};
+/// let twice = FnOperator::new((2, 2), |x: &Array<f64>| x.mul_scalar(2.0));
+/// let y = twice.matvec(&Array::from_vec(vec![1.0, 2.0], &[2], &Device::Cpu)?)?;
+/// assert_eq!(y.to_vec()?, vec![2.0, 4.0]);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+pub struct FnOperator<T: Float, F: Fn(&Array<T>) -> Result<Array<T>>> {
+    shape: (usize, usize),
+    f: F,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T: Float, F: Fn(&Array<T>) -> Result<Array<T>>> FnOperator<T, F> {
+    /// The operator `x ↦ f(x)` of the given shape.
+    pub fn new(shape: (usize, usize), f: F) -> Self {
+        FnOperator {
+            shape,
+            f,
+            _t: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T: Float, F: Fn(&Array<T>) -> Result<Array<T>>> LinearOperator<T> for FnOperator<T, F> {
+    fn shape(&self) -> (usize, usize) {
+        self.shape
+    }
+    fn matvec(&self, x: &Array<T>) -> Result<Array<T>> {
+        (self.f)(x)
+    }
+}
+
+/// Options of the iterative solvers (SciPy's keyword arguments).
+pub struct SolverOptions<'a, T: Float> {
+    /// Starting guess (default zeros).
+    pub x0: Option<&'a Array<T>>,
+    /// Relative tolerance: stop when `‖r‖ < max(atol, rtol · ‖b‖)` (default 1e-5).
+    pub rtol: f64,
+    /// Absolute tolerance (default 0).
+    pub atol: f64,
+    /// Iteration limit (default 10 · n).
+    pub maxiter: Option<usize>,
+    /// Preconditioner: an operator approximating `A⁻¹` (default none).
+    pub m: Option<&'a dyn LinearOperator<T>>,
+    /// `gmres` only: the Krylov dimension of a cycle (default 20, at most n).
+    pub restart: Option<usize>,
+    /// `minres` only: solve `(A − shift·I) x = b` (default 0).
+    pub shift: f64,
+}
+
+impl<T: Float> Default for SolverOptions<'_, T> {
+    fn default() -> Self {
+        SolverOptions {
+            x0: None,
+            rtol: 1e-5,
+            atol: 0.0,
+            maxiter: None,
+            m: None,
+            restart: None,
+            shift: 0.0,
+        }
+    }
+}
+
+/// The result of an iterative solver: the solution and SciPy's `info` (0 converged, `k > 0`
+/// not converged after `k` iterations, negative for a breakdown: −10 (ρ ≈ 0) or −11
+/// (ω ≈ 0 or a zero inner product) in `bicgstab`/`cgs`), plus the iterations run.
+#[derive(Debug, Clone)]
+pub struct Solution<T: Float> {
+    /// The approximate solution.
+    pub x: Array<T>,
+    /// SciPy's `info`.
+    pub info: i64,
+    /// Iterations run (up to the convergence or breakdown test that ended the loop).
+    pub iterations: usize,
+}
+
+/// The system [`cg`](crate::linalg::cg) iterates on, after the checks.
+pub(crate) struct CgProblem<'a, T: Float> {
+    /// The operator.
+    pub(crate) a: &'a dyn LinearOperator<T>,
+    /// The right-hand side (contiguous, nonzero).
+    pub(crate) b: &'a Array<T>,
+    /// The preconditioner.
+    pub(crate) m: Option<&'a dyn LinearOperator<T>>,
+    /// The absolute tolerance `max(atol, rtol · ‖b‖)`.
+    pub(crate) atol: f64,
+    /// The iteration limit.
+    pub(crate) maxiter: usize,
+    /// True when the start `x` is a given `x0` (then `r = b − A x0`), false for zeros.
+    pub(crate) has_x0: bool,
+}
