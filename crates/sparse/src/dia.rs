@@ -4,28 +4,9 @@
 use crate::cuda::formats as gpu;
 use crate::matrix::{hv, CsrMatrix};
 use crate::stack::build_rows;
+pub(crate) use crate::storage::DiaMatrix;
 use cusci_core::error::make;
 use cusci_core::{Array, Device, Float, Result};
-
-/// A diagonal-storage matrix (SciPy's `dia_matrix((data, offsets), shape)`): row `d` of the
-/// 2-D `data` (nd x w) holds diagonal `offsets[d]`, with `data[d, j]` at column `j`, i.e. at
-/// `(j − offsets[d], j)`; values outside the matrix (or past column `w`) are ignored.
-///
-/// ```
-/// use cusci_sparse::{DiaMatrix, Device, Array};
-/// let data = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3], &Device::Cpu)?;
-/// let a = DiaMatrix::new(data, &[0, 1], (3, 3))?;
-/// assert_eq!(a.toarray()?.to_vec()?, vec![1.0, 5.0, 0.0, 0.0, 2.0, 6.0, 0.0, 0.0, 3.0]);
-/// # Ok::<(), cusci_sparse::Error>(())
-/// ```
-#[derive(Clone, Debug)]
-pub struct DiaMatrix<T: Float> {
-    pub(crate) data: Array<T>,
-    pub(crate) offsets: Vec<i64>,
-    /// The offsets on the data's device.
-    pub(crate) doffsets: Array<i64>,
-    pub(crate) shape: (usize, usize),
-}
 
 impl<T: Float> DiaMatrix<T> {
     /// `dia_matrix((data, offsets), shape)`: `data` is 2-D (nd x w; 1-D is taken as one row),

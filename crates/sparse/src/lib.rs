@@ -43,14 +43,15 @@ mod operator;
 mod ops;
 mod reduce;
 mod stack;
+mod storage;
 mod svds;
 
 pub use construct::{diags, diags_array, eye, identity, random, random_array};
 pub use cusci_core::{Array, Device, Error, Result};
-pub use dia::{spdiags, DiaMatrix};
+pub use dia::spdiags;
 pub use index::SpIndex;
-pub use matrix::{CooMatrix, CscMatrix, CsrMatrix};
 pub use stack::{block_diag, bmat, find, hstack, kron, kronsum, tril, triu, vstack};
+pub use storage::{CooMatrix, CscMatrix, CsrMatrix, DiaMatrix};
 
 /// Every NVRTC kernel module of the crate, with the specialisations its launchers build: for
 /// compile checks without a GPU (`cusci_core::testing::compile_modules`).

@@ -13,11 +13,11 @@
 
 use crate::cpu;
 use crate::cuda::{self, formats as gpu};
+pub(crate) use crate::storage::{CooMatrix, CscMatrix, CsrMatrix, TransposeCache};
 use crate::SpIndex;
 use cusci_core::array::check_same_device;
 use cusci_core::error::make;
 use cusci_core::{Array, Backend, Device, Float, Result};
-use std::sync::{Arc, OnceLock};
 
 pub(crate) fn check_index_range<I: SpIndex>(
     op: &str,
@@ -103,36 +103,6 @@ fn flags_error(op: &str, f: i32, what: &str) -> Result<()> {
 }
 
 // ====================================================================================== CSR
-
-/// A compressed sparse row matrix (SciPy's `csr_matrix`): row `i` holds the entries
-/// `data[indptr[i]..indptr[i+1]]` in the columns `indices[indptr[i]..indptr[i+1]]`.
-///
-/// ```
-/// use cusci_sparse::{CsrMatrix, Device, Array};
-/// let dev = Device::Cpu;
-/// let a = CsrMatrix::new(
-///     Array::from_vec(vec![1.0f64, 2.0, 3.0], &[3], &dev)?,
-///     Array::from_vec(vec![0, 2, 1], &[3], &dev)?,
-///     Array::from_vec(vec![0, 2, 3], &[3], &dev)?,
-///     (2, 3),
-/// )?;
-/// assert_eq!(a.toarray()?.to_vec()?, vec![1.0, 0.0, 2.0, 0.0, 3.0, 0.0]);
-/// # Ok::<(), cusci_sparse::Error>(())
-/// ```
-#[derive(Clone, Debug)]
-pub struct CsrMatrix<T: Float, I: SpIndex = i32> {
-    pub(crate) data: Array<T>,
-    pub(crate) indices: Array<I>,
-    pub(crate) indptr: Array<I>,
-    pub(crate) shape: (usize, usize),
-    pub(crate) canonical: bool,
-    /// The transpose (n x m CSR), built by [`transposed`](Self::transposed) on first use and
-    /// shared by the clones of this matrix (the arrays are copy-on-write, so it cannot go stale).
-    pub(crate) tcache: TransposeCache<T, I>,
-}
-
-/// The lazily built transpose of a [`CsrMatrix`].
-pub(crate) type TransposeCache<T, I> = Arc<OnceLock<CsrMatrix<T, I>>>;
 
 impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// `csr_matrix((data, indices, indptr), shape=shape)`: checks the structure fully (SciPy's
@@ -492,15 +462,6 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
 
 // ====================================================================================== CSC
 
-/// A compressed sparse column matrix (SciPy's `csc_matrix`), stored as the CSR arrays of its
-/// transpose: column `j` holds `data[indptr[j]..indptr[j+1]]` in the rows
-/// `indices[indptr[j]..indptr[j+1]]`.
-#[derive(Clone, Debug)]
-pub struct CscMatrix<T: Float, I: SpIndex = i32> {
-    /// The CSR matrix of the transpose (shape (n, m)).
-    pub(crate) t: CsrMatrix<T, I>,
-}
-
 impl<T: Float, I: SpIndex> CscMatrix<T, I> {
     /// `csc_matrix((data, indices, indptr), shape=shape)`, checked as [`CsrMatrix::new`] (with
     /// rows and columns exchanged).
@@ -591,31 +552,6 @@ impl<T: Float, I: SpIndex> CscMatrix<T, I> {
 }
 
 // ====================================================================================== COO
-
-/// A coordinate-format matrix (SciPy's `coo_matrix`): entry `k` is `data[k]` at
-/// `(row[k], col[k])`; duplicates are allowed and summed by conversions.
-///
-/// ```
-/// use cusci_sparse::{CooMatrix, Device, Array};
-/// let dev = Device::Cpu;
-/// let a = CooMatrix::new(
-///     Array::from_vec(vec![1.0f64, 2.0, 5.0], &[3], &dev)?,
-///     Array::from_vec(vec![0, 1, 0], &[3], &dev)?,
-///     Array::from_vec(vec![1, 0, 1], &[3], &dev)?,
-///     (2, 2),
-/// )?;
-/// let c = a.tocsr()?; // the two entries at (0, 1) are summed
-/// assert_eq!(c.nnz(), 2);
-/// assert_eq!(c.toarray()?.to_vec()?, vec![0.0, 6.0, 2.0, 0.0]);
-/// # Ok::<(), cusci_sparse::Error>(())
-/// ```
-#[derive(Clone, Debug)]
-pub struct CooMatrix<T: Float, I: SpIndex = i32> {
-    pub(crate) data: Array<T>,
-    pub(crate) row: Array<I>,
-    pub(crate) col: Array<I>,
-    pub(crate) shape: (usize, usize),
-}
 
 impl<T: Float, I: SpIndex> CooMatrix<T, I> {
     /// `coo_matrix((data, (row, col)), shape=shape)`: 1-D arrays of one length on one device,
