@@ -5,8 +5,8 @@
 //! that work submitted through it runs on; [`CudaDevice::new_stream`] gives a handle to the same GPU
 //! with a fresh stream. Two handles to one GPU compare equal whatever their streams.
 
-use crate::cuda::kernel::KernelCache;
 use crate::cuda::libs;
+use crate::cuda::module::KernelCache;
 use crate::error::{Error, Result};
 use cudarc::driver::{result as cu, sys, CudaContext};
 use std::collections::HashMap;
@@ -321,7 +321,7 @@ impl CudaDevice {
             pool
         };
         Ok(Shared {
-            kernels: KernelCache::new(&props),
+            kernels: KernelCache::new(props.compute_capability),
             props,
             ctx,
             pool,
@@ -552,5 +552,31 @@ impl CudaDevice {
         self.shared.ctx.synchronize().map_err(drv("free_cached"))?;
         // SAFETY: the pool is alive.
         unsafe { cu::mem_pool::trim_to(self.shared.pool, 0) }.map_err(drv("free_cached"))
+    }
+}
+
+/// True when both handles name the same device (streams may differ).
+pub fn same_device(a: &Device, b: &Device) -> bool {
+    match (a, b) {
+        (Device::Cpu, Device::Cpu) => true,
+        (Device::Cuda(x), Device::Cuda(y)) => x == y,
+        _ => false,
+    }
+}
+
+pub(crate) fn device_mismatch(op: &str, a: &Device, b: &Device) -> Error {
+    Error::DeviceMismatch {
+        op: op.into(),
+        left: a.to_string(),
+        right: b.to_string(),
+    }
+}
+
+/// `DeviceMismatch` unless both arrays' devices are the same.
+pub fn check_same_device(op: &str, a: &Device, b: &Device) -> Result<()> {
+    if same_device(a, b) {
+        Ok(())
+    } else {
+        Err(device_mismatch(op, a, b))
     }
 }

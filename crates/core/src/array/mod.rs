@@ -7,7 +7,13 @@
 //! queued on the stream of the array's device handle; only functions that return host data wait.
 
 pub mod backend;
+mod data;
 pub mod layout;
+
+pub(crate) use crate::device::device_mismatch;
+pub use crate::device::{check_same_device, same_device};
+pub use data::Array;
+pub(crate) use data::Storage;
 
 use crate::cuda::memory::DeviceBuffer;
 use crate::device::{CudaDevice, Device};
@@ -16,20 +22,6 @@ use crate::error::{Error, Result};
 use layout::*;
 use std::fmt;
 use std::sync::Arc;
-
-pub(crate) enum Storage<T> {
-    Cpu(Vec<T>),
-    Cuda(DeviceBuffer),
-}
-
-/// An n-dimensional array of `T` on a [`Device`]. See the module documentation.
-pub struct Array<T: Element> {
-    pub(crate) storage: Arc<Storage<T>>,
-    pub(crate) shape: Vec<usize>,
-    pub(crate) strides: Vec<isize>,
-    pub(crate) offset: usize,
-    pub(crate) device: Device,
-}
 
 impl<T: Element> Clone for Array<T> {
     /// A new handle to the same data (no copy; use [`Array::copy`] for one).
@@ -754,31 +746,5 @@ impl<T: RealFloat> Array<T> {
             }),
         )?;
         Self::from_vec(v, &[num], dev)
-    }
-}
-
-/// True when both handles name the same device (streams may differ).
-pub fn same_device(a: &Device, b: &Device) -> bool {
-    match (a, b) {
-        (Device::Cpu, Device::Cpu) => true,
-        (Device::Cuda(x), Device::Cuda(y)) => x == y,
-        _ => false,
-    }
-}
-
-pub(crate) fn device_mismatch(op: &str, a: &Device, b: &Device) -> Error {
-    Error::DeviceMismatch {
-        op: op.into(),
-        left: a.to_string(),
-        right: b.to_string(),
-    }
-}
-
-/// `DeviceMismatch` unless both arrays' devices are the same.
-pub fn check_same_device(op: &str, a: &Device, b: &Device) -> Result<()> {
-    if same_device(a, b) {
-        Ok(())
-    } else {
-        Err(device_mismatch(op, a, b))
     }
 }

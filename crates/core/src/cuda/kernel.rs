@@ -9,7 +9,8 @@
 //! each one is also printed to standard error. Shapes are kernel arguments, never compiled in.
 
 use crate::cuda::libs;
-use crate::device::{CudaDevice, DeviceProps};
+use crate::cuda::module::{FnInfo, Module};
+use crate::device::CudaDevice;
 use crate::error::{Error, Result};
 use cudarc::driver::{result as cu, sys};
 use cudarc::nvrtc::sys as nv;
@@ -61,45 +62,6 @@ pub fn cache_dir() -> PathBuf {
 /// element-wise operations.
 pub const COMMON_HEADER: &str = include_str!("common.cuh");
 
-/// A loaded module (its functions looked up lazily).
-pub(crate) struct Module {
-    raw: sys::CUmodule,
-    functions: Mutex<HashMap<String, Arc<FnInfo>>>,
-    /// Resident blocks per multiprocessor, by (function, threads, dynamic shared bytes).
-    occupancy: Mutex<HashMap<(usize, u32, usize), u32>>,
-    /// The dynamic shared memory each function is allowed beyond 48 KiB (the opt-in attribute).
-    smem_allowed: Mutex<HashMap<usize, u32>>,
-    ctx: Arc<cudarc::driver::CudaContext>,
-}
-
-impl Drop for Module {
-    fn drop(&mut self) {
-        if self.ctx.bind_to_thread().is_ok() {
-            // SAFETY: loaded once by module(); no Function outlives it (each holds an Arc).
-            unsafe {
-                let _ = cu::module::unload(self.raw);
-            }
-        }
-    }
-}
-// SAFETY: modules and functions are driver objects usable from any thread of their context.
-unsafe impl Send for Module {}
-// SAFETY: as above; the function table is behind a mutex.
-unsafe impl Sync for Module {}
-
-/// A function of a loaded module: its handle, name and parameter sizes.
-struct FnInfo {
-    raw: sys::CUfunction,
-    name: String,
-    /// Each parameter's size in bytes, where the driver can tell (CUDA 12.4 and later).
-    params: Option<Vec<usize>>,
-}
-
-// SAFETY: a function handle is a driver object usable from any thread of its context.
-unsafe impl Send for FnInfo {}
-// SAFETY: as above; the struct is immutable.
-unsafe impl Sync for FnInfo {}
-
 /// A kernel ready to launch ([`CudaDevice::launch`]).
 #[derive(Clone)]
 pub struct Function {
@@ -111,21 +73,6 @@ pub struct Function {
 unsafe impl Send for Function {}
 // SAFETY: see Module.
 unsafe impl Sync for Function {}
-
-pub(crate) struct KernelCache {
-    arch: String,
-    modules: Mutex<HashMap<String, Arc<Module>>>,
-}
-
-impl KernelCache {
-    pub(crate) fn new(props: &DeviceProps) -> KernelCache {
-        let (ma, mi) = props.compute_capability;
-        KernelCache {
-            arch: format!("sm_{ma}{mi}"),
-            modules: Mutex::new(HashMap::new()),
-        }
-    }
-}
 
 fn nvrtc_version() -> Result<(i32, i32)> {
     let (mut a, mut b) = (0, 0);

@@ -5,3 +5,4 @@ pub mod kernel;
 pub mod launch;
 pub mod libs;
 pub mod memory;
+pub(crate) mod module;
