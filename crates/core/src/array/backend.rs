@@ -6,7 +6,7 @@
 //! use cusci_core::{Array, Device};
 //! let a = Array::<f32>::from_vec(vec![1.0, 2.0, 3.0], &[3], &Device::cpu()).unwrap();
 //! let total = match a.backend() {
-//!     Backend::Host(h) => h.to_contiguous().iter().sum::<f32>(),
+//!     Backend::Host(h) => h.try_to_contiguous().unwrap().iter().sum::<f32>(),
 //!     Backend::Cuda(_) => unreachable!("a CPU array"),
 //! };
 //! assert_eq!(total, 6.0);
@@ -72,17 +72,6 @@ impl<'a, T: Element> HostArray<'a, T> {
             Some(&self.storage[o..o + self.array.size()])
         } else {
             None
-        }
-    }
-    /// The elements in C order: borrowed when contiguous, else gathered.
-    ///
-    /// # Panics
-    /// When the host cannot hold the gathered copy (a huge non-contiguous view, such as a
-    /// broadcast); [`try_to_contiguous`](Self::try_to_contiguous) returns that as an error.
-    pub fn to_contiguous(&self) -> Cow<'a, [T]> {
-        match self.try_to_contiguous() {
-            Ok(c) => c,
-            Err(e) => panic!("HostArray::to_contiguous: {e}"),
         }
     }
     /// The elements in C order: borrowed when contiguous, else gathered.

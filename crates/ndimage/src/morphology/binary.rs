@@ -311,7 +311,7 @@ pub(crate) fn to_bool<T: Element>(input: &Array<T>, invert: bool) -> Result<Arra
     match input.backend() {
         Backend::Host(h) => {
             let v: Vec<bool> = h
-                .to_contiguous()
+                .try_to_contiguous()?
                 .par_iter()
                 .map(|&x| (x != T::zero()) != invert)
                 .collect();
@@ -346,13 +346,13 @@ pub(crate) fn iterate(
     match x.backend() {
         Backend::Host(h) => {
             let m = match mask.map(|m| m.backend()) {
-                Some(Backend::Host(m)) => Some(m.to_contiguous()),
+                Some(Backend::Host(m)) => Some(m.try_to_contiguous()?),
                 Some(Backend::Cuda(_)) => {
                     return Err(make::arg(op, "internal: a mask on another device"))
                 }
                 None => None,
             };
-            let v = cpu_iterate(op, &h.to_contiguous(), s, m.as_deref())?;
+            let v = cpu_iterate(op, &h.try_to_contiguous()?, s, m.as_deref())?;
             Array::from_vec(v, s.shape, &Device::Cpu)
         }
         Backend::Cuda(_) if s.iterations < 1 && !monotone(s.offs) => {
@@ -513,7 +513,7 @@ pub fn binary_closing<T: Element>(input: &Array<T>, opts: &BinaryOptions) -> Res
 fn and_or_not(a: &Array<bool>, b: Option<&Array<bool>>) -> Result<Array<bool>> {
     match a.backend() {
         Backend::Host(h) => {
-            let av = h.to_contiguous();
+            let av = h.try_to_contiguous()?;
             let v = match b {
                 Some(b) => av.iter().zip(b.to_vec()?).map(|(&x, y)| x && y).collect(),
                 None => av.iter().map(|&x| !x).collect(),
