@@ -231,6 +231,21 @@ fn table(_dev: &Device) -> Table {
     t.err("generate_binary_structure(usize::MAX, 1)", Arg, |d| {
         bv(generate_binary_structure(usize::MAX, 1, d)?)
     });
+    // ---------- find_objects: SciPy's list has max_label entries ----------
+    let labels = |d: &Device| Array::from_vec(vec![1i32, 0, 2, 2], &[2, 2], d);
+    t.val("find_objects max_label=3", V::N(3), move |d| {
+        Ok(V::N(find_objects(&labels(d)?, Some(3))?.len() as u64))
+    });
+    // SciPy: MemoryError
+    t.err("find_objects max_label=2^40", Oom, move |d| {
+        find_objects(&labels(d)?, Some(1 << 40)).map(|v| V::N(v.len() as u64))
+    });
+    for (name, m) in [("2^62", 1usize << 62), ("usize::MAX", usize::MAX)] {
+        t.err(&format!("find_objects max_label={name}"), Arg, move |d| {
+            find_objects(&labels(d)?, Some(m)).map(|v| V::N(v.len() as u64))
+        });
+    }
+
     t
 }
 

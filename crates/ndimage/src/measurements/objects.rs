@@ -51,9 +51,16 @@ pub fn find_objects<L: Element>(
             }
         }
     };
+    // SciPy's list holds max_label entries (MemoryError when that cannot be held)
+    let len = cusci_core::array::layout::checked_mul(OP, nmax, 2 * nd, "labels times bounds")?;
+    cusci_core::host::check_request(cusci_core::array::layout::checked_bytes(
+        OP,
+        nmax,
+        std::mem::size_of::<Option<ObjectSlices>>(),
+    )?)?;
     let bb: Vec<i64> = match x.backend() {
         Backend::Host(h) => {
-            let mut bb = vec![0i64; nmax * 2 * nd];
+            let mut bb = cusci_core::host::try_vec_filled(OP, len, 0i64)?;
             for s in 0..nmax {
                 for d in 0..nd {
                     bb[s * 2 * nd + d] = i64::MAX;
@@ -79,7 +86,7 @@ pub fn find_objects<L: Element>(
         Backend::Cuda(c) => {
             let cd = c.dev();
             let dev = x.device();
-            let mut init = vec![0i64; (nmax * 2 * nd).max(1)];
+            let mut init = cusci_core::host::try_vec_filled(OP, len.max(1), 0i64)?;
             for s in 0..nmax {
                 for d in 0..nd {
                     init[s * 2 * nd + d] = i64::MAX;
