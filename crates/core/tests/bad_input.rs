@@ -9,122 +9,12 @@ use cusci_core::array::layout;
 use cusci_core::npy::{from_npy_bytes, from_npy_bytes_dyn, load_npy, load_npz, load_npz_array};
 use cusci_core::random::montecarlo::{price_european_call, EuropeanCall};
 use cusci_core::random::Generator;
-use cusci_core::testing::devices;
+use cusci_core::testing::bad_input::{self as bi, bv, f, fv, iv, s1, shp, Kind::*, Table, V};
 use cusci_core::{host, where_, Array, Device, Element, Error, Result};
-use std::time::{Duration, Instant};
 
-const CHILD_ENV: &str = "CUSCI_BAD_INPUT_CHILD";
-
-/// A value a case can return: shape and elements (floats compared with NaN equal to NaN).
-#[derive(Debug, Clone)]
-enum V {
-    F(Vec<usize>, Vec<f64>),
-    I(Vec<usize>, Vec<i64>),
-    B(Vec<usize>, Vec<bool>),
-    N(u64),
-}
-
-impl PartialEq for V {
-    fn eq(&self, o: &V) -> bool {
-        match (self, o) {
-            (V::F(s, a), V::F(t, b)) => {
-                s == t
-                    && a.len() == b.len()
-                    && a.iter().zip(b).all(|(&x, &y)| {
-                        (x.is_nan() && y.is_nan())
-                            || x == y
-                            || (x - y).abs() <= 1e-12 * y.abs().max(1.0)
-                    })
-            }
-            (V::I(s, a), V::I(t, b)) => s == t && a == b,
-            (V::B(s, a), V::B(t, b)) => s == t && a == b,
-            (V::N(a), V::N(b)) => a == b,
-            _ => false,
-        }
-    }
-}
-
-/// The error variants a case can expect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Arg,
-    Shape,
-    Oom,
-    Io,
-    DType,
-    DevMismatch,
-}
-
-fn kind(e: &Error) -> Option<Kind> {
-    Some(match e {
-        Error::InvalidArgument { .. } => Kind::Arg,
-        Error::ShapeMismatch { .. } => Kind::Shape,
-        Error::OutOfMemory { .. } => Kind::Oom,
-        Error::Io { .. } => Kind::Io,
-        Error::UnsupportedDType { .. } => Kind::DType,
-        Error::DeviceMismatch { .. } => Kind::DevMismatch,
-        _ => return None,
-    })
-}
-
-enum Want {
-    Err(Kind),
-    Val(V),
-}
-
-type Body = Box<dyn Fn(&Device) -> Result<V>>;
-
-struct Case {
-    name: String,
-    want: Want,
-    run: Body,
-}
-
-struct Table(Vec<Case>);
-
-impl Table {
-    fn err(&mut self, name: &str, k: Kind, f: impl Fn(&Device) -> Result<V> + 'static) {
-        self.0.push(Case {
-            name: name.into(),
-            want: Want::Err(k),
-            run: Box::new(f),
-        });
-    }
-    fn val(&mut self, name: &str, v: V, f: impl Fn(&Device) -> Result<V> + 'static) {
-        self.0.push(Case {
-            name: name.into(),
-            want: Want::Val(v),
-            run: Box::new(f),
-        });
-    }
-}
-
-// ---------- value helpers ----------
-
-fn fv<T: Element>(a: Array<T>) -> Result<V> {
-    let v = a.to_vec()?;
-    Ok(V::F(
-        a.shape().to_vec(),
-        v.into_iter().map(|x| x.to_c64().re).collect(),
-    ))
-}
-fn iv(a: Array<i64>) -> Result<V> {
-    Ok(V::I(a.shape().to_vec(), a.to_vec()?))
-}
-fn bv(a: Array<bool>) -> Result<V> {
-    Ok(V::B(a.shape().to_vec(), a.to_vec()?))
-}
+/// [`bi::shape_of`] of an owned result, for `.and_then(shape_of)`.
 fn shape_of<T: Element>(a: Array<T>) -> Result<V> {
-    Ok(V::I(a.shape().to_vec(), vec![]))
-}
-fn f(shape: &[usize], v: &[f64]) -> V {
-    V::F(shape.to_vec(), v.to_vec())
-}
-fn shp(shape: &[usize]) -> V {
-    V::I(shape.to_vec(), vec![])
-}
-fn s1(x: f64) -> V {
-    f(&[], &[x])
+    Ok(bi::shape_of(&a))
 }
 fn a5(d: &Device) -> Result<Array<f64>> {
     Array::arange(0.0, 5.0, 1.0, d)
@@ -169,8 +59,7 @@ const G61: usize = 1 << 61;
 const G62: usize = 1 << 62;
 
 fn table(dev: &Device) -> Table {
-    let mut t = Table(Vec::new());
-    use Kind::*;
+    let mut t = Table::new();
 
     // ---------- constructors: huge, overflowing, empty, 0-d ----------
     t.err("zeros f64 2^40 (8 TiB)", Oom, |d| {
@@ -1301,107 +1190,15 @@ fn io_err(p: &std::path::Path, e: std::io::Error) -> Error {
     }
 }
 
-/// Runs the table on `dev`: returns (typed errors, values, failures).
-fn run_table(dev: &Device) -> (usize, usize, Vec<String>) {
-    let (mut errs, mut vals, mut fails) = (0, 0, Vec::new());
-    let cases = table(dev).0;
-    let mut names = std::collections::HashSet::new();
-    for c in &cases {
-        assert!(
-            names.insert(c.name.clone()),
-            "duplicate case name {}",
-            c.name
-        );
-        let t0 = Instant::now();
-        let got = (c.run)(dev);
-        let dt = t0.elapsed();
-        let bad = match (&c.want, &got) {
-            (Want::Err(k), Err(e)) if kind(e) == Some(*k) => {
-                errs += 1;
-                None
-            }
-            (Want::Val(v), Ok(g)) if v == g => {
-                vals += 1;
-                None
-            }
-            (Want::Err(k), _) => Some(format!("want {k:?}, got {got:?}")),
-            (Want::Val(v), _) => Some(format!("want {v:?}, got {got:?}")),
-        };
-        if let Some(b) = bad {
-            fails.push(format!("[{dev}] {}: {b}", c.name));
-        }
-        if dt > Duration::from_secs(20) {
-            fails.push(format!("[{dev}] {}: took {dt:?}", c.name));
-        }
-    }
-    (errs, vals, fails)
-}
-
 #[test]
 fn bad_input_table() {
     // in a child process with a time limit: an abort or a hang fails this test with the child's
     // output instead of ending the whole test executable
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "bad_input::bad_input_child",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, "1")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(600);
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break Some(s);
-        }
-        if Instant::now() > deadline {
-            child.kill().unwrap();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let out = child.wait_with_output().unwrap();
-    let (so, se) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    eprintln!("{se}");
-    match status {
-        None => panic!("the bad-input table hung (killed after 600 s)\n{so}\n{se}"),
-        Some(s) => assert!(
-            s.success() && so.contains("1 passed"),
-            "the bad-input child failed ({s}; a signal means an abort)\n{so}\n{se}"
-        ),
-    }
+    bi::run_in_child("bad_input::bad_input_child", 600);
 }
 
 #[test]
 fn bad_input_child() {
     // the child half of bad_input_table
-    if std::env::var_os(CHILD_ENV).is_none() {
-        return;
-    }
-    let mut all = Vec::new();
-    let mut total = 0;
-    for dev in devices() {
-        let (errs, vals, fails) = run_table(&dev);
-        total += errs + vals + fails.len();
-        eprintln!(
-            "bad-input summary on {dev}: {} cases: {errs} typed errors, {vals} values, {} failures",
-            errs + vals + fails.len(),
-            fails.len()
-        );
-        all.extend(fails);
-    }
-    assert!(total >= 150, "only {total} cases");
-    assert!(
-        all.is_empty(),
-        "{} failing cases:\n{}",
-        all.len(),
-        all.join("\n")
-    );
+    bi::child("cusci-core", 150, table);
 }
