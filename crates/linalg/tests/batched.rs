@@ -350,18 +350,6 @@ fn svd_body<T: Scalar>() {
     }
 }
 
-macro_rules! all_types {
-    ($name:ident, $body:ident) => {
-        #[test]
-        fn $name() {
-            $body::<f32>();
-            $body::<f64>();
-            $body::<c32>();
-            $body::<c64>();
-        }
-    };
-}
-
 all_types!(batched_cholesky, cholesky_body);
 all_types!(batched_cholesky_errors, cholesky_errors_body);
 all_types!(batched_eigh, eigh_body);

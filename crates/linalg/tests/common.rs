@@ -55,3 +55,17 @@ pub fn eye<T: Scalar>(n: usize) -> Vec<T> {
         .map(|i| if i / n == i % n { T::one() } else { T::zero() })
         .collect()
 }
+
+/// A test `$name` running `$body` for each element type (f32, f64, c32, c64; the calling module
+/// imports `c32` and `c64`).
+macro_rules! all_types {
+    ($name:ident, $body:ident) => {
+        #[test]
+        fn $name() {
+            $body::<f32>();
+            $body::<f64>();
+            $body::<c32>();
+            $body::<c64>();
+        }
+    };
+}

@@ -31,18 +31,6 @@ fn hpd<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
     a
 }
 
-macro_rules! all_types {
-    ($name:ident, $body:ident) => {
-        #[test]
-        fn $name() {
-            $body::<f32>();
-            $body::<f64>();
-            $body::<c32>();
-            $body::<c64>();
-        }
-    };
-}
-
 fn matmul_body<T: Scalar>() {
     for dev in devices() {
         for &(m, k, n) in &[(0, 3, 2), (1, 1, 1), (2, 3, 4), (33, 17, 31), (5, 0, 3)] {

@@ -38,18 +38,6 @@ fn same_multiset(got: &[c64], want: &[c64], tol: f64, what: &str) {
     }
 }
 
-macro_rules! all_types {
-    ($name:ident, $body:ident) => {
-        #[test]
-        fn $name() {
-            $body::<f32>();
-            $body::<f64>();
-            $body::<c32>();
-            $body::<c64>();
-        }
-    };
-}
-
 fn eig_body<T: Scalar>() {
     let mut cpu_w: Vec<Vec<c64>> = Vec::new();
     for (di, dev) in devices().into_iter().enumerate() {

@@ -1,8 +1,10 @@
 //! cusci-linalg's tests: one test executable for the crate (each module was a test file of its own).
 
+#[macro_use]
+mod common;
+
 mod bad_input;
 mod batched;
-mod common;
 mod decompositions;
 mod extras;
 mod golden;

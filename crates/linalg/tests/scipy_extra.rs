@@ -148,18 +148,6 @@ fn projector(q: &[c64], shape: &[usize]) -> (Vec<c64>, Vec<usize>) {
     (p, s)
 }
 
-macro_rules! all_types {
-    ($name:ident, $body:ident) => {
-        #[test]
-        fn $name() {
-            $body::<f32>();
-            $body::<f64>();
-            $body::<c32>();
-            $body::<c64>();
-        }
-    };
-}
-
 fn bases_body<T: Scalar>() {
     let d = data();
     let t = dt::<T>();
