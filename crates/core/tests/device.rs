@@ -165,6 +165,16 @@ fn pinned_transfers_round_trip() {
     assert_eq!(&p[..], &v[..]);
     let b = Array::from_pinned(&p, &[4099], &dev).unwrap();
     assert_eq!(b.to_vec().unwrap(), v);
+    // more pinned memory than the host has, or than the address space holds: errors, no abort
+    let cuda = dev.as_cuda().unwrap();
+    assert!(matches!(
+        cusci_core::cuda::memory::PinnedVec::<f64>::zeroed(cuda, 1 << 50),
+        Err(Error::OutOfMemory { requested, .. }) if requested == 8 << 50
+    ));
+    assert!(matches!(
+        cusci_core::cuda::memory::PinnedVec::<f64>::zeroed(cuda, usize::MAX / 4),
+        Err(Error::InvalidArgument { .. })
+    ));
 }
 
 fn axpy_kernel() -> ElementwiseKernel {

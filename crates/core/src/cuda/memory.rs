@@ -149,11 +149,23 @@ unsafe impl<T: Sync> Sync for PinnedVec<T> {}
 
 impl<T: crate::dtype::Element> PinnedVec<T> {
     /// `len` zeroed elements of pinned memory registered with `dev`'s context.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the byte count overflows; `OutOfMemory { requested, free }` (the
+    /// host's free bytes) when the host cannot give or pin that much, checked before asking the
+    /// driver for a large block.
     pub fn zeroed(dev: &CudaDevice, len: usize) -> Result<PinnedVec<T>> {
         dev.bind()?;
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
-            .ok_or_else(|| Error::arg("PinnedVec", "size overflows"))?;
+            .filter(|&b| b <= isize::MAX as usize)
+            .ok_or_else(|| {
+                Error::arg(
+                    "PinnedVec",
+                    format!("{len} elements overflow the address space"),
+                )
+            })?;
+        crate::host::check_request(bytes)?;
         let ptr = if bytes == 0 {
             std::ptr::NonNull::<T>::dangling().as_ptr()
         } else {
@@ -162,7 +174,7 @@ impl<T: crate::dtype::Element> PinnedVec<T> {
                 if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
                     Error::OutOfMemory {
                         requested: bytes,
-                        free: 0,
+                        free: crate::host::available().unwrap_or(0),
                     }
                 } else {
                     Error::driver("PinnedVec", e)
