@@ -26,6 +26,8 @@ for f in tests benches; do
 done
 (cd "$dst" && tar -cf - bin | xz -9 -T2 --lzma2=dict=256MiB >bins.txz && rm -rf bin)
 cp "$src/run.sh" "$src/cupy_ref.py" "$src/compare.py" "$src/BUILD_ROOT" "$dst/"
+# PyTorch's reference (the `vs best` column) when the source bundle has it
+[[ -f $src/torch_ref.py ]] && cp "$src/torch_ref.py" "$dst/"
 cat >"$dst/unpack.py" <<'PY'
 import os, tarfile
 d = os.path.dirname(os.path.abspath(__file__))
