@@ -114,6 +114,37 @@ pub fn ifftshift<T: Element>(x: &Array<T>, axes: Option<&[isize]>) -> Result<Arr
     shift("ifftshift", x, axes, true)
 }
 
+/// The previous fast transform length, `scipy.fft.prev_fast_len(target, real)`: the largest
+/// number `<= target` whose prime factors are all at most 11 (complex transforms) or 5
+/// (`real = true`: real transforms), as SciPy's pocketfft backend answers. `target = 0` gives 0
+/// (as SciPy 1.17); every other `usize` has an answer (at least 1), so this never fails.
+///
+/// ```
+/// use cusci_fft::prev_fast_len;
+/// assert_eq!(prev_fast_len(1021, false), 1008); // 2^4 * 3^2 * 7
+/// assert_eq!(prev_fast_len(1021, true), 1000); // 2^3 * 5^3
+/// ```
+pub fn prev_fast_len(target: usize, real: bool) -> usize {
+    if target == 0 {
+        return 0;
+    }
+    let odd: &[usize] = if real { &[3, 5] } else { &[3, 5, 7, 11] };
+    // every odd smooth p <= target (depth-first, each prime index non-decreasing), times the
+    // largest power of two that keeps it <= target
+    fn search(p: usize, odd: &[usize], target: usize, best: &mut usize) {
+        let twos = (target / p).ilog2();
+        *best = (*best).max(p << twos);
+        for (i, &q) in odd.iter().enumerate() {
+            if let Some(v) = p.checked_mul(q).filter(|&v| v <= target) {
+                search(v, &odd[i..], target, best);
+            }
+        }
+    }
+    let mut best = 1;
+    search(1, odd, target, &mut best);
+    best
+}
+
 /// The next fast transform length, `scipy.fft.next_fast_len(target, real)`: the smallest
 /// number `>= target` whose prime factors are all at most 11 (complex transforms) or 5
 /// (`real = true`: real transforms), as SciPy's pocketfft backend answers.

@@ -3,7 +3,7 @@
 //! `scipy.fft` for [`Array`]s: discrete Fourier transforms of complex and real data in one or
 //! more dimensions ([`fft`], [`ifft`], [`rfft`], [`irfft`], [`hfft`], [`ihfft`], [`fftn`],
 //! [`ifftn`], [`rfftn`], [`irfftn`] and their 2-D forms) and the helpers ([`fftfreq`],
-//! [`rfftfreq`], [`fftshift`], [`ifftshift`], [`next_fast_len`]), and the real-to-real
+//! [`rfftfreq`], [`fftshift`], [`ifftshift`], [`next_fast_len`], [`prev_fast_len`]), and the real-to-real
 //! transforms ([`dct`], [`idct`], [`dst`], [`idst`], [`dctn`], [`idctn`], [`dstn`], [`idstn`];
 //! options [`DctOptions`], [`DctnOptions`], [`DctType`]), the Hermitian n-d transforms
 //! ([`hfft2`], [`hfftn`], [`ihfft2`], [`ihfftn`]), [`irfft_real`] (SciPy's `irfft` of real
@@ -49,7 +49,7 @@ pub use basic::{
 };
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
 pub use fftlog::{fht, fhtoffset, ifht, FhtOptions};
-pub use helper::{fftfreq, fftshift, ifftshift, next_fast_len, rfftfreq};
+pub use helper::{fftfreq, fftshift, ifftshift, next_fast_len, prev_fast_len, rfftfreq};
 pub use plan::{get_fft_plan, get_fftn_plan, FftPlan, PlanKind};
 pub use realtransforms::{dct, dctn, dst, dstn, idct, idctn, idst, idstn, DctOptions, DctnOptions};
 

@@ -689,6 +689,48 @@ fn next_fast_len_known_values() {
 }
 
 #[test]
+fn prev_fast_len_known_values() {
+    // SciPy 1.17.1's answers
+    let scipy = [
+        (0, 0, 0),
+        (1, 1, 1),
+        (2, 2, 2),
+        (7, 7, 6),
+        (11, 11, 10),
+        (13, 12, 12),
+        (97, 96, 96),
+        (1000, 1000, 1000),
+        (1021, 1008, 1000),
+        ((1 << 20) + 1, 1 << 20, 1 << 20),
+    ];
+    for (t, complex, real) in scipy {
+        assert_eq!(prev_fast_len(t, false), complex, "target {t}");
+        assert_eq!(prev_fast_len(t, true), real, "target {t} real");
+    }
+    // the brute-force answer for every target up to 2000, and next_fast_len's fixed points
+    for t in 1..=2000usize {
+        for (real, maxp) in [(false, 11usize), (true, 5)] {
+            let smooth = |mut v: usize| {
+                for p in [2, 3, 5, 7, 11].into_iter().filter(|&p| p <= maxp) {
+                    while v % p == 0 {
+                        v /= p;
+                    }
+                }
+                v == 1
+            };
+            let e = (1..=t).rev().find(|&v| smooth(v)).unwrap();
+            assert_eq!(prev_fast_len(t, real), e, "target {t} real {real}");
+        }
+    }
+    // the largest targets: an answer that divides into small primes, no overflow
+    for real in [false, true] {
+        let p = prev_fast_len(usize::MAX, real);
+        assert!(p > usize::MAX / 2, "{p}");
+        assert_eq!(next_fast_len(p, real).unwrap(), p);
+    }
+}
+
+#[test]
 fn bad_inputs_give_typed_errors() {
     let x = arr(cvec(8, 1), &[2, 4]);
     let xr = arr(randn_vec::<f64>(8, 1), &[2, 4]);
