@@ -187,3 +187,127 @@ fn bad_input_same_typed_errors() {
         ConvMethod::Direct
     );
 }
+
+/// A naive N-D full convolution of C-contiguous arrays (the oracle of the N-D direct method).
+fn naive_full_nd(a: &[f64], sa: &[usize], v: &[f64], sv: &[usize]) -> (Vec<f64>, Vec<usize>) {
+    let so: Vec<usize> = sa.iter().zip(sv).map(|(x, y)| x + y - 1).collect();
+    let coords = |mut i: usize, s: &[usize]| {
+        let mut c = vec![0; s.len()];
+        for d in (0..s.len()).rev() {
+            c[d] = i % s[d];
+            i /= s[d];
+        }
+        c
+    };
+    let flat = |c: &[usize], s: &[usize]| c.iter().zip(s).fold(0, |acc, (x, n)| acc * n + x);
+    let mut y = vec![0.0; so.iter().product()];
+    for (i, &x) in a.iter().enumerate() {
+        let ci = coords(i, sa);
+        for (j, &w) in v.iter().enumerate() {
+            let cj = coords(j, sv);
+            let co: Vec<usize> = ci.iter().zip(&cj).map(|(p, q)| p + q).collect();
+            y[flat(&co, &so)] += x * w;
+        }
+    }
+    (y, so)
+}
+
+#[test]
+fn direct_method_of_three_and_more_axes_matches_a_naive_sum_and_the_fft() {
+    for (sa, sv) in [
+        (vec![4, 5, 6], vec![2, 3, 2]),
+        (vec![3, 1, 7, 2], vec![2, 1, 3, 2]),
+        (vec![2, 3, 4], vec![3, 4, 5]), // the kernel larger on every axis
+    ] {
+        let av = randn_vec::<f64>(sa.iter().product(), 5);
+        let vv = randn_vec::<f64>(sv.iter().product(), 6);
+        let (full, so) = naive_full_nd(&av, &sa, &vv, &sv);
+        let full_cpu = Array::from_vec(full, &so, &Device::Cpu).unwrap();
+        for dev in devices() {
+            let a = Array::from_vec(av.clone(), &sa, &dev).unwrap();
+            let v = Array::from_vec(vv.clone(), &sv, &dev).unwrap();
+            for mode in [ConvMode::Full, ConvMode::Same, ConvMode::Valid] {
+                let direct = ConvOptions {
+                    mode,
+                    method: ConvMethod::Direct,
+                };
+                let fft = ConvOptions {
+                    mode,
+                    method: ConvMethod::Fft,
+                };
+                let y = convolve(&a, &v, &direct).unwrap();
+                let e = convolve(&a, &v, &fft).unwrap();
+                assert_eq!(y.shape(), e.shape(), "{sa:?} {sv:?} {mode:?}");
+                assert_allclose(
+                    &y,
+                    &e,
+                    1e-12,
+                    1e-12,
+                    &format!("convolve {sa:?} {sv:?} {mode:?} on {dev}"),
+                );
+                let yc = correlate(&a, &v, &direct).unwrap();
+                let ec = correlate(&a, &v, &fft).unwrap();
+                assert_allclose(
+                    &yc,
+                    &ec,
+                    1e-12,
+                    1e-12,
+                    &format!("correlate {sa:?} {sv:?} {mode:?} on {dev}"),
+                );
+                if mode == ConvMode::Full {
+                    let y = y.to_device(&Device::Cpu).unwrap();
+                    assert_allclose(
+                        &y,
+                        &full_cpu,
+                        1e-12,
+                        1e-12,
+                        &format!("naive {sa:?} {sv:?} on {dev}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn fftconvolve_broadcasts_length_one_axes_as_scipy() {
+    // SciPy's fftconvolve leaves the axes where either input has length 1 out of the transform
+    // (a product there), so `valid` takes (5, 4, 1) with (2, 3, 6): (4, 2, 6)
+    let av = randn_vec::<f64>(20, 7);
+    let vv = randn_vec::<f64>(36, 8);
+    for dev in devices() {
+        let a = Array::from_vec(av.clone(), &[5, 4, 1], &dev).unwrap();
+        let v = Array::from_vec(vv.clone(), &[2, 3, 6], &dev).unwrap();
+        let y = fftconvolve(&a, &v, ConvMode::Valid).unwrap();
+        assert_eq!(y.shape(), &[4, 2, 6]);
+        let a2 = a.reshape(&[5, 4]).unwrap();
+        for k in 0..6isize {
+            let vk = v
+                .slice_axis(2, Some(k), Some(k + 1), 1)
+                .unwrap()
+                .reshape(&[2, 3])
+                .unwrap();
+            let e = fftconvolve(&a2, &vk, ConvMode::Valid).unwrap();
+            let yk = y
+                .slice_axis(2, Some(k), Some(k + 1), 1)
+                .unwrap()
+                .reshape(&[4, 2])
+                .unwrap();
+            assert_allclose(&yk, &e, 1e-12, 1e-12, &format!("slice {k} on {dev}"));
+        }
+        // convolve compares every axis: neither input contains the other
+        let o = ConvOptions {
+            mode: ConvMode::Valid,
+            method: ConvMethod::Fft,
+        };
+        assert!(matches!(
+            convolve(&a, &v, &o),
+            Err(Error::InvalidArgument { .. })
+        ));
+        // axes given but empty: SciPy's ValueError
+        assert!(matches!(
+            fftconvolve_axes(&a, &v, ConvMode::Full, Some(&[])),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
+}

@@ -15,6 +15,7 @@ use cusci_core::{Array, Result};
 fn norm_axes(op: &str, axes: Option<&[isize]>, nd: usize) -> Result<Vec<usize>> {
     let mut out: Vec<usize> = match axes {
         None => (0..nd).collect(),
+        Some([]) => return Err(make::arg(op, "when provided, axes cannot be empty")),
         Some(ax) => ax
             .iter()
             .map(|&a| norm_axis(op, a, nd))
@@ -63,7 +64,13 @@ pub(crate) fn nd_conv<T: SignalScalar>(
     if a.is_empty() || v.is_empty() {
         return Err(make::arg(op, "inputs must not be empty"));
     }
-    let axes = norm_axes(op, axes, nd)?;
+    let mut axes = norm_axes(op, axes, nd)?;
+    if op != "convolve" && op != "correlate" {
+        // SciPy's fftconvolve and oaconvolve broadcast the axes where either input has length 1
+        // instead of transforming them, so `valid` mode does not compare their lengths
+        // (convolve and correlate compare every axis)
+        axes.retain(|&d| a.shape()[d] != 1 && v.shape()[d] != 1);
+    }
     for d in 0..nd {
         if !axes.contains(&d) {
             let (x, y) = (a.shape()[d], v.shape()[d]);
@@ -114,12 +121,6 @@ pub(crate) fn nd_conv<T: SignalScalar>(
         };
         return convolve2d(&p, &q, &o);
     }
-    if method == ConvMethod::Direct && nd > 1 {
-        return Err(make::not_implemented(
-            op,
-            "the direct method is written for 1-D and 2-D inputs; use ConvMethod::Fft",
-        ));
-    }
     let real = !T::DTYPE.is_complex();
     let mut fshape = Vec::with_capacity(axes.len());
     let mut full = Vec::with_capacity(axes.len());
@@ -128,17 +129,24 @@ pub(crate) fn nd_conv<T: SignalScalar>(
         full.push(s);
         fshape.push(cusci_fft::next_fast_len(s, real)?);
     }
+    // the window of the full result that the mode keeps, per transformed axis
+    let window = |k: usize, d: usize| match mode {
+        ConvMode::Full => (0, full[k]),
+        ConvMode::Same => ((full[k] - a.shape()[d]) / 2, a.shape()[d]),
+        ConvMode::Valid => {
+            let len = p.shape()[d] - q.shape()[d] + 1;
+            ((full[k] - len) / 2, len)
+        }
+    };
+    if method == ConvMethod::Direct {
+        // convolve and correlate of 3 or more axes (their axes are all the axes)
+        let (start, len): (Vec<usize>, Vec<usize>) =
+            axes.iter().enumerate().map(|(k, &d)| window(k, d)).unzip();
+        return super::direct::direct_nd(&p, &q, &start, &len);
+    }
     let mut y = T::fft_convolve_nd(&p.contiguous()?, &q.contiguous()?, &axes, &fshape)?;
     for (k, &d) in axes.iter().enumerate() {
-        let (n1, n2) = (p.shape()[d], q.shape()[d]);
-        let (start, len) = match mode {
-            ConvMode::Full => (0, full[k]),
-            ConvMode::Same => ((full[k] - a.shape()[d]) / 2, a.shape()[d]),
-            ConvMode::Valid => {
-                let len = n1 - n2 + 1;
-                ((full[k] - len) / 2, len)
-            }
-        };
+        let (start, len) = window(k, d);
         y = y.slice_axis(
             d as isize,
             Some(start as isize),

@@ -59,12 +59,13 @@ fn check_1d<T: Element>(op: &str, a: &Array<T>, v: &Array<T>) -> Result<()> {
 
 /// Convolves two arrays, SciPy's `scipy.signal.convolve(in1, in2, mode, method)`. 1-D inputs
 /// have both methods on both devices; N-D inputs (same number of dimensions) use the N-D FFT
-/// (see [`fftconvolve_axes`](crate::fftconvolve_axes)), or for 2-D and
-/// [`ConvMethod::Direct`] [`convolve2d`](crate::convolve2d)'s kernel.
+/// (see [`fftconvolve_axes`](crate::fftconvolve_axes)), or with [`ConvMethod::Direct`]
+/// [`convolve2d`](crate::convolve2d)'s kernel for 2-D and a direct sum over the kernel's points
+/// for 3 or more axes (one thread per output on the GPU; `Auto` picks the FFT there).
 ///
 /// # Errors
-/// `ShapeMismatch` for inputs with different numbers of dimensions; `NotImplemented` for the
-/// direct method on inputs of 3 or more dimensions; `InvalidArgument` for empty inputs;
+/// `ShapeMismatch` for inputs with different numbers of dimensions; `InvalidArgument` for empty
+/// inputs, or in `Valid` mode when neither input is at least as large as the other on every axis;
 /// `DeviceMismatch` when they are on different devices; the FFT's errors for
 /// [`ConvMethod::Fft`].
 ///
