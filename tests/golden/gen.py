@@ -1651,6 +1651,95 @@ def gen_sparse_solvers(out: Path) -> None:
     )
 
 
+@section("sparse_csgraph", folder="sparse")
+def gen_sparse_csgraph(out: Path) -> None:
+    """scipy_csgraph.npz, read by crates/sparse/tests/csgraph.rs: on a random directed 28-node
+    graph G (continuous weights, so shortest paths are unique; one explicit zero edge; a few
+    isolated nodes) and on a DAG N with negative weights: shortest paths (every method and
+    option), Laplacians, the dense conversions, construct_dist_matrix and reconstruct_path."""
+    import scipy.sparse as sp
+    from scipy.sparse import csgraph as cg
+
+    g = rng("sparse_csgraph", "graph")
+    n = 28
+    G = sp.random(n, n, density=0.1, random_state=np.random.RandomState(5), format="csr")
+    G.data = np.round(g.uniform(0.5, 10.0, G.nnz), 6)
+    G = G.tolil()
+    G[:, 24:] = 0  # nodes 24..27 have no in-edges
+    G[24:, :] = 0  # ... and no out-edges: isolated
+    G = G.tocsr()
+    G.eliminate_zeros()
+    G.sort_indices()
+    # one explicit zero edge 3 -> 7 (an edge of weight 0)
+    G = G.tolil()
+    G[3, 7] = 1.0
+    G = G.tocsr()
+    G.data[G.indptr[3] + list(G.indices[G.indptr[3]:G.indptr[4]]).index(7)] = 0.0
+    A = {"G_data": G.data, "G_indices": G.indices.astype(np.int32),
+         "G_indptr": G.indptr.astype(np.int32)}
+
+    def sp_(key, **kw):
+        r = cg.shortest_path(G, **kw)
+        if isinstance(r, tuple):
+            A[key + "_dist"], A[key + "_pred"] = r[0], r[1].astype(np.int32)
+        else:
+            A[key + "_dist"] = r
+
+    sp_("D", method="D", return_predecessors=True)
+    sp_("Du", method="D", directed=False, return_predecessors=True)
+    sp_("Dw", method="D", unweighted=True)
+    sp_("FW", method="FW", return_predecessors=True)
+    sp_("FWu", method="FW", directed=False)
+    A["Dlim_dist"] = cg.dijkstra(G, indices=[0, 1, 2], limit=6.0)
+    d, p, s = cg.dijkstra(G, indices=[0, 5, 9], min_only=True, return_predecessors=True)
+    A["Dmin_dist"], A["Dmin_pred"], A["Dmin_src"] = d, p.astype(np.int32), s.astype(np.int32)
+
+    # a DAG with negative weights (no negative cycle)
+    h = rng("sparse_csgraph", "dag")
+    m = 20
+    N = sp.triu(sp.random(m, m, density=0.2, random_state=np.random.RandomState(6)), k=1).tocsr()
+    N.data = np.round(h.uniform(-3.0, 8.0, N.nnz), 6)
+    N.sort_indices()
+    A.update({"N_data": N.data, "N_indices": N.indices.astype(np.int32),
+              "N_indptr": N.indptr.astype(np.int32)})
+    d, p = cg.bellman_ford(N, return_predecessors=True)
+    A["BF_dist"], A["BF_pred"] = d, p.astype(np.int32)
+    d, p = cg.johnson(N, indices=[0, 3, 4], return_predecessors=True)
+    A["J_dist"], A["J_pred"] = d, p.astype(np.int32)
+    A["auto_N_dist"] = cg.shortest_path(N)
+
+    # Laplacians of G (every option) and the diagonals
+    for key, kw in [("lap", {}), ("lap_n", {"normed": True}), ("lap_o", {"use_out_degree": True}),
+                    ("lap_s", {"symmetrized": True}),
+                    ("lap_ns", {"normed": True, "symmetrized": True})]:
+        L, dg = cg.laplacian(G, return_diag=True, **kw)
+        A[key] = L.toarray()
+        A[key + "_diag"] = dg
+
+    # dense conversions: duplicates (the smallest counts), NaN stored values, explicit zeros
+    C = sp.csr_matrix((np.array([3.0, 1.0, 0.0, np.nan, 2.0, -1.0]),
+                       np.array([1, 1, 2, 0, 0, 2]), np.array([0, 3, 4, 6])), shape=(3, 3))
+    A.update({"C_data": C.data, "C_indices": C.indices.astype(np.int32),
+              "C_indptr": C.indptr.astype(np.int32)})
+    A["C_dense_inf"] = cg.csgraph_to_dense(C, null_value=np.inf)
+    A["C_dense_0"] = cg.csgraph_to_dense(C)
+    F = np.array([[0.0, 1.0, np.nan, np.inf], [-np.inf, 0.0, 5.0, 2.0], [7.0, 0.0, 0.0, -1.0],
+                  [0.0, 7.0, 3.0, 0.0]])
+    A["F"] = F
+    for key, kw in [("F1", {}), ("F2", {"null_value": np.inf, "infinity_null": False}),
+                    ("F3", {"null_value": 7.0, "nan_null": False})]:
+        H = cg.csgraph_from_dense(F, **kw)
+        A[key + "_data"], A[key + "_indices"] = H.data, H.indices.astype(np.int32)
+        A[key + "_indptr"] = H.indptr.astype(np.int32)
+
+    # construct_dist_matrix and reconstruct_path on dijkstra's predecessors
+    A["cdm"] = cg.construct_dist_matrix(G, A["D_pred"])
+    A["cdm_u"] = cg.construct_dist_matrix(G, A["Du_pred"], directed=False)
+    A["rp"] = cg.reconstruct_path(G, A["D_pred"][0]).toarray()
+    A["rp_u"] = cg.reconstruct_path(G, A["Du_pred"][2], directed=False).toarray()
+    savez_fixed(out / "scipy_csgraph.npz", compressed=True, **A)
+
+
 @section("sparse_eigen", folder="sparse")
 def gen_sparse_eigen(out: Path) -> None:
     """scipy_sparse_eigen.npz, read by crates/sparse/tests/eigen.rs: svds (LM and SM, singular

@@ -1,0 +1,428 @@
+// cusci-sparse csgraph kernels. The Rust side prepends the prelude of the element type (T: float
+// or double) and `typedef <int or long long> I;` (the graph's index type); one module per
+// (element type, index type). Grid-stride loops over 64-bit counts. Every floating-point step is
+// an addition, subtraction, comparison, correctly rounded division or square root, as on the
+// CPU (csgraph/cpu.rs), so both devices give the same bits.
+#define NT 256
+#define GRID_LOOP(i, n) for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < (n); i += (i64)gridDim.x * blockDim.x)
+#define NULL_IDX (-9999)
+#define FWT 32
+
+__device__ __forceinline__ T cg_inf() { return (T)__longlong_as_double(0x7ff0000000000000LL); }
+__device__ __forceinline__ T cg_nan() { return (T)__longlong_as_double(0x7ff8000000000000LL); }
+__device__ __forceinline__ bool cg_isinf(T x) { return x == cg_inf() || x == -cg_inf(); }
+
+extern "C" __global__ void cg_fill(T* out, i64 len, T v) {
+  GRID_LOOP(i, len) { out[i] = v; }
+}
+
+extern "C" __global__ void cg_fill_int(int* out, i64 len, int v) {
+  GRID_LOOP(i, len) { out[i] = v; }
+}
+
+// ---------------- csgraph_to_dense ----------------
+// one thread per row of a NaN-filled m x n array: at each position with stored entries the
+// smallest of inf and their values (NaN values never win; the first of equal ones, in stored order)
+extern "C" __global__ void cg_to_dense_rows(const I* ip, const I* ind, const T* val, i64 m, i64 n,
+                                            T* out) {
+  GRID_LOOP(r, m) {
+    T* row = out + r * n;
+    for (I e = ip[r]; e < ip[r + 1]; ++e) {
+      T v = val[e];
+      i64 c = (i64)ind[e];
+      T cur = row[c];
+      if (cur != cur) cur = cg_inf();
+      row[c] = (v < cur) ? v : cur;
+    }
+  }
+}
+
+// the positions still NaN (no edge) become v
+extern "C" __global__ void cg_nan_to(T* out, i64 len, T v) {
+  GRID_LOOP(i, len) {
+    T x = out[i];
+    if (x != x) out[i] = v;
+  }
+}
+
+// ---------------- csgraph_from_dense ----------------
+__device__ __forceinline__ bool cg_is_null(T x, T nl, int nan_null, int inf_null) {
+  return x == nl || (nan_null && x != x) || (inf_null && cg_isinf(x));
+}
+
+// counts[r + 1] = the edges of row r of the row-major m x n array a
+extern "C" __global__ void cg_from_dense_count(const T* a, i64 n, const T* nullv, int nan_null,
+                                               int inf_null, i64 m, I* counts) {
+  T nl = *nullv;
+  GRID_LOOP(r, m) {
+    I c = 0;
+    for (i64 j = 0; j < n; ++j)
+      if (!cg_is_null(a[r * n + j], nl, nan_null, inf_null)) ++c;
+    counts[r + 1] = c;
+  }
+}
+
+extern "C" __global__ void cg_from_dense_write(const T* a, i64 n, const T* nullv, int nan_null,
+                                               int inf_null, i64 m, const I* ptr, I* oind,
+                                               T* odat) {
+  T nl = *nullv;
+  GRID_LOOP(r, m) {
+    I o = ptr[r];
+    for (i64 j = 0; j < n; ++j) {
+      T x = a[r * n + j];
+      if (!cg_is_null(x, nl, nan_null, inf_null)) {
+        oind[o] = (I)j;
+        odat[o] = x;
+        ++o;
+      }
+    }
+  }
+}
+
+// ---------------- laplacian ----------------
+// s = 1 where the degree is 0, else its square root
+__device__ __forceinline__ T cg_s(T x) { return x == (T)0 ? (T)1 : cusci_sqrt(x); }
+
+// counts[r + 1] = the off-diagonal entries of row r, plus its diagonal
+extern "C" __global__ void cg_lap_count(const I* ip, const I* ind, i64 m, I* counts) {
+  GRID_LOOP(r, m) {
+    I c = 1;
+    for (I e = ip[r]; e < ip[r + 1]; ++e)
+      if ((i64)ind[e] != r) ++c;
+    counts[r + 1] = c;
+  }
+}
+
+// row r: each off-diagonal entry negated (normed: / s[r], then / s[c], then negated), then the
+// diagonal (w[r]; normed: 1, or 0 where w = 0)
+extern "C" __global__ void cg_lap_write(const I* ip, const I* ind, const T* val, const T* w,
+                                        int normed, i64 m, const I* ptr, I* oind, T* odat) {
+  GRID_LOOP(r, m) {
+    I o = ptr[r];
+    for (I e = ip[r]; e < ip[r + 1]; ++e) {
+      i64 c = (i64)ind[e];
+      if (c == r) continue;
+      T v = normed ? -((val[e] / cg_s(w[r])) / cg_s(w[c])) : -val[e];
+      oind[o] = (I)c;
+      odat[o] = v;
+      ++o;
+    }
+    oind[o] = (I)r;
+    odat[o] = normed ? (w[r] == (T)0 ? (T)0 : (T)1) : w[r];
+  }
+}
+
+extern "C" __global__ void cg_lap_diag(const T* w, i64 n, T* out) {
+  GRID_LOOP(i, n) { out[i] = cg_s(w[i]); }
+}
+
+// ---------------- construct_dist_matrix ----------------
+// undirected: zeros become inf, then the smaller of g[i, j] and g[j, i] (g[j, i] on ties)
+extern "C" __global__ void cg_sym_min(const T* g, i64 n, T* s) {
+  GRID_LOOP(ij, n * n) {
+    i64 i = ij / n, j = ij - (ij / n) * n;
+    T a = g[ij], b = g[j * n + i];
+    if (a == (T)0) a = cg_inf();
+    if (b == (T)0) b = cg_inf();
+    s[ij] = (b <= a) ? b : a;
+  }
+}
+
+// one thread per (i, j): the weights summed from j back to i along the predecessors; nullv
+// where a predecessor is outside 0..n or the walk takes more than n steps
+extern "C" __global__ void cg_dist_from_pred(const T* s, const int* pred, i64 n, T nullv, T* out) {
+  GRID_LOOP(ij, n * n) {
+    i64 i = ij / n, j = ij - (ij / n) * n;
+    T acc = (T)0;
+    i64 k2 = j, steps = 0;
+    while (k2 != i) {
+      int k1 = pred[i * n + k2];
+      if (k1 < 0 || (i64)k1 >= n || steps == n) {
+        acc = nullv;
+        break;
+      }
+      acc = acc + s[(i64)k1 * n + k2];
+      k2 = k1;
+      ++steps;
+    }
+    out[ij] = acc;
+  }
+}
+
+// ---------------- reconstruct_path ----------------
+extern "C" __global__ void cg_tree_flag(const int* pred, i64 n, I* flags) {
+  GRID_LOOP(j, n) {
+    int p = pred[j];
+    flags[j + 1] = (p >= 0 && (i64)p < n) ? 1 : 0;
+  }
+}
+
+// the sum of the entries stored at (u, j), in stored order (0 when none)
+__device__ T cg_entry(const I* ip, const I* ind, const T* val, i64 u, i64 j) {
+  T acc = (T)0;
+  for (I e = ip[u]; e < ip[u + 1]; ++e)
+    if ((i64)ind[e] == j) acc = acc + val[e];
+  return acc;
+}
+
+// the edge pred[j] -> j at pos[j] of the COO arrays, with SciPy's weight
+extern "C" __global__ void cg_tree_write(const I* ip, const I* ind, const T* val, const int* pred,
+                                         i64 n, int directed, const I* pos, I* row, I* col,
+                                         T* data) {
+  GRID_LOOP(j, n) {
+    int p = pred[j];
+    if (p < 0 || (i64)p >= n) continue;
+    i64 u = p;
+    T d1 = cg_entry(ip, ind, val, u, j);
+    T w = d1;
+    if (!directed) {
+      T a = d1 == (T)0 ? cg_inf() : d1;
+      T b = cg_entry(ip, ind, val, j, u);
+      if (b == (T)0) b = cg_inf();
+      w = (b < a) ? b : a;
+    }
+    I o = pos[j];
+    row[o] = (I)u;
+    col[o] = (I)j;
+    data[o] = w;
+  }
+}
+
+// ---------------- Floyd-Warshall, blocked in FWT x FWT tiles ----------------
+// the start: undirected the smaller direction, unweighted every non-infinite value 1, the
+// diagonal 0; predecessors i where i -> j is a finite edge
+extern "C" __global__ void cg_fw_init(const T* a, i64 n, int directed, int unw, int want_p, T* d,
+                                      int* p) {
+  GRID_LOOP(ij, n * n) {
+    i64 i = ij / n, j = ij - (ij / n) * n;
+    T v;
+    if (i == j) {
+      v = (T)0;
+    } else {
+      T x = a[ij], y = a[j * n + i];
+      v = (!directed && y < x) ? y : x;
+      if (unw && !cg_isinf(v)) v = (T)1;
+    }
+    d[ij] = v;
+    if (want_p) p[ij] = (i != j && v < cg_inf()) ? (int)i : NULL_IDX;
+  }
+}
+
+// phase 1: the diagonal tile k0.., one block of FWT x FWT threads; for each k of the tile in
+// turn every element reads, the block syncs, the improved ones are written
+extern "C" __global__ void __launch_bounds__(FWT * FWT) cg_fw_phase1(T* d, int* p, i64 n, i64 k0, int want_p) {
+  __shared__ T sd[FWT][FWT + 1];
+  __shared__ int sp[FWT][FWT + 1];
+  int ti = threadIdx.y, tj = threadIdx.x;
+  i64 i = k0 + ti, j = k0 + tj;
+  bool in = i < n && j < n;
+  sd[ti][tj] = in ? d[i * n + j] : cg_inf();
+  sp[ti][tj] = (in && want_p) ? p[i * n + j] : NULL_IDX;
+  __syncthreads();
+  int kmax = (int)((n - k0) < FWT ? (n - k0) : FWT);
+  for (int k = 0; k < kmax; ++k) {
+    T cand = sd[ti][k] + sd[k][tj];
+    bool better = cand < sd[ti][tj];
+    int pk = sp[k][tj];
+    __syncthreads();
+    if (better) {
+      sd[ti][tj] = cand;
+      sp[ti][tj] = pk;
+    }
+    __syncthreads();
+  }
+  if (in) {
+    d[i * n + j] = sd[ti][tj];
+    if (want_p) p[i * n + j] = sp[ti][tj];
+  }
+}
+
+// phase 2: blockIdx.y = 0, the tile (kb, blockIdx.x) of the tile row; 1, the tile
+// (blockIdx.x, kb) of the tile column; each through the final diagonal tile, k in turn
+extern "C" __global__ void __launch_bounds__(FWT * FWT) cg_fw_phase2(T* d, int* p, i64 n, i64 k0, int want_p) {
+  if ((i64)blockIdx.x * FWT == k0) return;
+  __shared__ T sk[FWT][FWT + 1];
+  __shared__ T so[FWT][FWT + 1];
+  __shared__ int skp[FWT][FWT + 1];
+  __shared__ int sop[FWT][FWT + 1];
+  int ti = threadIdx.y, tj = threadIdx.x;
+  bool rowtile = blockIdx.y == 0;
+  i64 o0 = (i64)blockIdx.x * FWT;
+  i64 i = rowtile ? k0 + ti : o0 + ti;
+  i64 j = rowtile ? o0 + tj : k0 + tj;
+  bool in = i < n && j < n;
+  i64 di = k0 + ti, dj = k0 + tj;
+  bool din = di < n && dj < n;
+  sk[ti][tj] = din ? d[di * n + dj] : cg_inf();
+  skp[ti][tj] = (din && want_p) ? p[di * n + dj] : NULL_IDX;
+  so[ti][tj] = in ? d[i * n + j] : cg_inf();
+  sop[ti][tj] = (in && want_p) ? p[i * n + j] : NULL_IDX;
+  __syncthreads();
+  int kmax = (int)((n - k0) < FWT ? (n - k0) : FWT);
+  for (int k = 0; k < kmax; ++k) {
+    T cand;
+    int pk;
+    if (rowtile) {
+      cand = sk[ti][k] + so[k][tj];
+      pk = sop[k][tj];
+    } else {
+      cand = so[ti][k] + sk[k][tj];
+      pk = skp[k][tj];
+    }
+    bool better = cand < so[ti][tj];
+    __syncthreads();
+    if (better) {
+      so[ti][tj] = cand;
+      sop[ti][tj] = pk;
+    }
+    __syncthreads();
+  }
+  if (in) {
+    d[i * n + j] = so[ti][tj];
+    if (want_p) p[i * n + j] = sop[ti][tj];
+  }
+}
+
+// phase 3: every tile off the tile row and column kb, through the final tiles (blockIdx.y, kb)
+// and (kb, blockIdx.x); each element keeps its value in a register over k in turn
+extern "C" __global__ void __launch_bounds__(FWT * FWT) cg_fw_phase3(T* d, int* p, i64 n, i64 k0, int want_p) {
+  if ((i64)blockIdx.x * FWT == k0 || (i64)blockIdx.y * FWT == k0) return;
+  __shared__ T sc[FWT][FWT + 1];
+  __shared__ T sr[FWT][FWT + 1];
+  __shared__ int srp[FWT][FWT + 1];
+  int ti = threadIdx.y, tj = threadIdx.x;
+  i64 i = (i64)blockIdx.y * FWT + ti, j = (i64)blockIdx.x * FWT + tj;
+  i64 kc = k0 + tj, kr = k0 + ti;
+  sc[ti][tj] = (i < n && kc < n) ? d[i * n + kc] : cg_inf();
+  sr[ti][tj] = (kr < n && j < n) ? d[kr * n + j] : cg_inf();
+  srp[ti][tj] = (kr < n && j < n && want_p) ? p[kr * n + j] : NULL_IDX;
+  __syncthreads();
+  if (i < n && j < n) {
+    int kmax = (int)((n - k0) < FWT ? (n - k0) : FWT);
+    T cur = d[i * n + j];
+    int pc = want_p ? p[i * n + j] : NULL_IDX;
+    bool moved = false;
+    for (int k = 0; k < kmax; ++k) {
+      T cand = sc[ti][k] + sr[k][tj];
+      if (cand < cur) {
+        cur = cand;
+        pc = srp[k][tj];
+        moved = true;
+      }
+    }
+    if (moved) {
+      d[i * n + j] = cur;
+      if (want_p) p[i * n + j] = pc;
+    }
+  }
+}
+
+// flag = 1 when a diagonal distance is negative (a negative cycle)
+extern "C" __global__ void cg_fw_negdiag(const T* d, i64 n, int* flag) {
+  GRID_LOOP(i, n) {
+    if (d[i * n + i] < (T)0) *flag = 1;
+  }
+}
+
+// ---------------- single-source searches ----------------
+// the weight of a stored value w walked u -> v: 1 when unweighted, then w + (h[u] - h[v])
+__device__ __forceinline__ T cg_w(T w, i64 u, i64 v, int unw, const T* h, int use_h) {
+  T x = unw ? (T)1 : w;
+  if (use_h) x = x + (h[u] - h[v]);
+  return x;
+}
+
+// the sources at distance 0: row t holds sources[t], or (one_row) row 0 holds them all
+extern "C" __global__ void cg_sssp_seed(T* dist, i64 n, const i64* sources, i64 nsrc,
+                                        int one_row) {
+  GRID_LOOP(t, nsrc) {
+    i64 r = one_row ? 0 : t;
+    dist[r * n + sources[t]] = (T)0;
+  }
+}
+
+// the sources at level 0, each its own source
+extern "C" __global__ void cg_sssp_seed_hops(int* hops, int* src, i64 n, const i64* sources,
+                                             i64 nsrc, int one_row) {
+  GRID_LOOP(t, nsrc) {
+    i64 r = one_row ? 0 : t;
+    i64 s = sources[t];
+    hops[r * n + s] = 0;
+    src[r * n + s] = (int)s;
+  }
+}
+
+// one Bellman-Ford sweep, in place: each (row, v) takes the best candidate over its in-edges
+// (the transpose's row v; undirected also the graph's row v), accepted when smaller and within
+// the limit. A thread writes only its own distance; the others it reads are current or older
+// (both are sums of walks), so the sweeps stop at the same fixed point as the CPU's.
+extern "C" __global__ void cg_sssp_sweep(const I* tip, const I* tind, const T* tval, const I* gip,
+                                         const I* gind, const T* gval, int two, i64 n, i64 rows,
+                                         int unw, const T* h, int use_h, double limit, T* dist,
+                                         int* flag) {
+  GRID_LOOP(idx, rows * n) {
+    i64 s = idx / n, v = idx - (idx / n) * n;
+    const T* drow = dist + s * n;
+    T cur = dist[idx];
+    T best = cur;
+    for (int part = 0; part <= two; ++part) {
+      const I* ip = part ? gip : tip;
+      const I* ind = part ? gind : tind;
+      const T* val = part ? gval : tval;
+      for (I e = ip[v]; e < ip[v + 1]; ++e) {
+        i64 u = (i64)ind[e];
+        T du = drow[u];
+        if (!(du < cg_inf())) continue;
+        T cand = du + cg_w(val[e], u, v, unw, h, use_h);
+        if (cand < best && (double)cand <= limit) best = cand;
+      }
+    }
+    if (best < cur) {
+      dist[idx] = best;
+      *flag = 1;
+    }
+  }
+}
+
+// one breadth-first level of the tight edges: each unreached (row, v) with a finite distance
+// takes the smallest u at `level` with dist[u] + w == dist[v] as its predecessor (and u's
+// source); found = 1 when any does
+extern "C" __global__ void cg_sssp_level(const I* tip, const I* tind, const T* tval, const I* gip,
+                                         const I* gind, const T* gval, int two, i64 n, i64 rows,
+                                         int unw, const T* h, int use_h, const T* dist, int* hops,
+                                         int* pred, int* src, int level, int* found) {
+  GRID_LOOP(idx, rows * n) {
+    if (hops[idx] != -1) continue;
+    T dv = dist[idx];
+    if (!(dv < cg_inf())) continue;
+    i64 s = idx / n, v = idx - (idx / n) * n;
+    int best = 0x7fffffff;
+    for (int part = 0; part <= two; ++part) {
+      const I* ip = part ? gip : tip;
+      const I* ind = part ? gind : tind;
+      const T* val = part ? gval : tval;
+      for (I e = ip[v]; e < ip[v + 1]; ++e) {
+        i64 u = (i64)ind[e];
+        if (hops[s * n + u] != level) continue;
+        T cand = dist[s * n + u] + cg_w(val[e], u, v, unw, h, use_h);
+        if (cand == dv && (int)u < best) best = (int)u;
+      }
+    }
+    if (best != 0x7fffffff) {
+      hops[idx] = level + 1;
+      pred[idx] = best;
+      src[idx] = src[s * n + best];
+      *found = 1;
+    }
+  }
+}
+
+// Johnson's correction of the reweighted distances: (d + h[v]) - h[source of the row]
+extern "C" __global__ void cg_johnson_fix(T* dist, const T* h, const i64* sources, i64 n,
+                                          i64 rows) {
+  GRID_LOOP(idx, rows * n) {
+    i64 s = idx / n, v = idx - (idx / n) * n;
+    T x = dist[idx];
+    if (x < cg_inf()) dist[idx] = (x + h[v]) - h[sources[s]];
+  }
+}
