@@ -1656,7 +1656,8 @@ def gen_sparse_csgraph(out: Path) -> None:
     """scipy_csgraph.npz, read by crates/sparse/tests/csgraph.rs: on a random directed 28-node
     graph G (continuous weights, so shortest paths are unique; one explicit zero edge; a few
     isolated nodes) and on a DAG N with negative weights: shortest paths (every method and
-    option), Laplacians, the dense conversions, construct_dist_matrix and reconstruct_path."""
+    option), Laplacians, the dense conversions, construct_dist_matrix, reconstruct_path, and the
+    breadth- and depth-first orders and trees."""
     import scipy.sparse as sp
     from scipy.sparse import csgraph as cg
 
@@ -1737,6 +1738,17 @@ def gen_sparse_csgraph(out: Path) -> None:
     A["cdm_u"] = cg.construct_dist_matrix(G, A["Du_pred"], directed=False)
     A["rp"] = cg.reconstruct_path(G, A["D_pred"][0]).toarray()
     A["rp_u"] = cg.reconstruct_path(G, A["Du_pred"][2], directed=False).toarray()
+    # traversals: SciPy's orders and predecessors, and the trees
+    for s in (0, 3, 10, 25):
+        for dname, directed in (("d", True), ("u", False)):
+            o, p = cg.breadth_first_order(G, s, directed=directed)
+            A[f"bfo_{s}_{dname}"], A[f"bfp_{s}_{dname}"] = o.astype(np.int32), p.astype(np.int32)
+            o, p = cg.depth_first_order(G, s, directed=directed)
+            A[f"dfo_{s}_{dname}"], A[f"dfp_{s}_{dname}"] = o.astype(np.int32), p.astype(np.int32)
+    A["bft_0"] = cg.breadth_first_tree(G, 0).toarray()
+    A["dft_0"] = cg.depth_first_tree(G, 0).toarray()
+    A["bft_3_u"] = cg.breadth_first_tree(G, 3, directed=False).toarray()
+    A["dft_3_u"] = cg.depth_first_tree(G, 3, directed=False).toarray()
     savez_fixed(out / "scipy_csgraph.npz", compressed=True, **A)
 
 

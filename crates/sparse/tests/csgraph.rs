@@ -931,3 +931,165 @@ fn floyd_warshall_over_several_tiles_against_the_triple_loop() {
         }
     }
 }
+
+#[test]
+fn traversals_match_scipy() {
+    use cusci_sparse::csgraph::{
+        breadth_first_order, breadth_first_tree, depth_first_order, depth_first_tree,
+    };
+    let n = 28;
+    for dev in devices() {
+        let g = ggraph("G", n, &dev);
+        for s in [0usize, 3, 10, 25] {
+            for (dn, directed) in [("d", true), ("u", false)] {
+                let what = format!("start {s} {dn} on {dev}");
+                let (o, p) = breadth_first_order(&g, s, directed, true).unwrap();
+                assert_eq!(
+                    host(&o),
+                    gold::<i32>(&format!("bfo_{s}_{dn}")),
+                    "bfs {what}"
+                );
+                assert_eq!(
+                    host(&p.unwrap()),
+                    gold::<i32>(&format!("bfp_{s}_{dn}")),
+                    "bfs {what}"
+                );
+                let (o, p) = depth_first_order(&g, s, directed, true).unwrap();
+                assert_eq!(
+                    host(&o),
+                    gold::<i32>(&format!("dfo_{s}_{dn}")),
+                    "dfs {what}"
+                );
+                assert_eq!(
+                    host(&p.unwrap()),
+                    gold::<i32>(&format!("dfp_{s}_{dn}")),
+                    "dfs {what}"
+                );
+                let (_, none) = depth_first_order(&g, s, directed, false).unwrap();
+                assert!(none.is_none());
+            }
+        }
+        let t = |m: CsrMatrix<f64>| host(&m.toarray().unwrap());
+        close(
+            &t(breadth_first_tree(&g, 0, true).unwrap()),
+            &gold("bft_0"),
+            0.0,
+            "bft",
+        );
+        close(
+            &t(depth_first_tree(&g, 0, true).unwrap()),
+            &gold("dft_0"),
+            0.0,
+            "dft",
+        );
+        close(
+            &t(breadth_first_tree(&g, 3, false).unwrap()),
+            &gold("bft_3_u"),
+            0.0,
+            "bft u",
+        );
+        close(
+            &t(depth_first_tree(&g, 3, false).unwrap()),
+            &gold("dft_3_u"),
+            0.0,
+            "dft u",
+        );
+        assert!(matches!(
+            breadth_first_order(&g, n, true, true),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
+}
+
+/// Breadth-first order by a plain queue over an adjacency list (the oracle).
+fn bfs_oracle(n: usize, adj: &[Vec<usize>], s: usize) -> (Vec<i32>, Vec<i32>) {
+    let mut pred = vec![NULL_IDX; n];
+    let mut seen = vec![false; n];
+    let mut q = std::collections::VecDeque::from([s]);
+    let mut order = Vec::new();
+    seen[s] = true;
+    while let Some(u) = q.pop_front() {
+        order.push(u as i32);
+        for &v in &adj[u] {
+            if !seen[v] {
+                seen[v] = true;
+                pred[v] = u as i32;
+                q.push_back(v);
+            }
+        }
+    }
+    (order, pred)
+}
+
+/// Recursive depth-first preorder (the oracle of SciPy's iterative loop).
+fn dfs_oracle(
+    adj: &[Vec<usize>],
+    u: usize,
+    seen: &mut [bool],
+    order: &mut Vec<i32>,
+    pred: &mut [i32],
+) {
+    seen[u] = true;
+    order.push(u as i32);
+    for &v in &adj[u] {
+        if !seen[v] {
+            pred[v] = u as i32;
+            dfs_oracle(adj, v, seen, order, pred);
+        }
+    }
+}
+
+#[test]
+fn traversals_of_random_graphs_with_duplicates_against_oracles() {
+    use cusci_sparse::csgraph::{breadth_first_order, depth_first_order};
+    // edges in random order with repeats: the CSR keeps them as given (unsorted rows)
+    for (n, m, seed) in [
+        (1usize, 0usize, 1u64),
+        (50, 120, 2),
+        (300, 900, 3),
+        (300, 250, 4),
+    ] {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = |k: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % k as u64) as usize
+        };
+        let e: Vec<(i32, i32, f64)> = (0..m)
+            .map(|_| (next(n) as i32, next(n) as i32, 0.0))
+            .collect();
+        let mut fwd = vec![Vec::new(); n];
+        let mut back = vec![Vec::new(); n];
+        for &(a, b, _) in &e {
+            fwd[a as usize].push(b as usize);
+        }
+        // the transpose's rows hold their entries by ascending row
+        let mut sorted = e.clone();
+        sorted.sort_by_key(|&(a, _, _)| a);
+        for &(a, b, _) in &sorted {
+            back[b as usize].push(a as usize);
+        }
+        let und: Vec<Vec<usize>> = (0..n)
+            .map(|u| [fwd[u].clone(), back[u].clone()].concat())
+            .collect();
+        for dev in devices() {
+            let g = from_edges(n, &e, &dev);
+            for s in [0, n / 2, n - 1] {
+                for (adj, directed) in [(&fwd, true), (&und, false)] {
+                    let what = format!("n={n} s={s} directed={directed} on {dev}");
+                    let (o, p) = breadth_first_order(&g, s, directed, true).unwrap();
+                    let (wo, wp) = bfs_oracle(n, adj, s);
+                    assert_eq!(host(&o), wo, "bfs {what}");
+                    assert_eq!(host(&p.unwrap()), wp, "bfs {what}");
+                    let (mut seen, mut wo, mut wp) =
+                        (vec![false; n], Vec::new(), vec![NULL_IDX; n]);
+                    dfs_oracle(adj, s, &mut seen, &mut wo, &mut wp);
+                    let (o, p) = depth_first_order(&g, s, directed, true).unwrap();
+                    assert_eq!(host(&o), wo, "dfs {what}");
+                    assert_eq!(host(&p.unwrap()), wp, "dfs {what}");
+                }
+            }
+        }
+    }
+}

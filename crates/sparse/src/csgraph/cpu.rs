@@ -707,3 +707,81 @@ fn fw_start<T: RealFloat>(x: T, y: T, diag: bool, directed: bool, unweighted: bo
         v
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// Traversals
+
+/// The neighbours of u in SciPy's order: its row of `fwd`, then (undirected) its row of `rev`,
+/// each in stored order.
+#[inline]
+fn neighbours<'a, I: SpIndex>(
+    fwd: (&'a [I], &'a [I]),
+    rev: Option<(&'a [I], &'a [I])>,
+    u: usize,
+) -> impl Iterator<Item = usize> + 'a {
+    let a = fwd.1[fwd.0[u].ix()..fwd.0[u + 1].ix()].iter();
+    let b = rev
+        .map(|(ip, ind)| &ind[ip[u].ix()..ip[u + 1].ix()])
+        .unwrap_or(&[])
+        .iter();
+    a.chain(b).map(|x| x.ix())
+}
+
+/// Breadth-first order from `start` (a queue; neighbours in SciPy's order): the nodes reached
+/// and the predecessors (the first node to reach each).
+pub(crate) fn bfs<I: SpIndex>(
+    n: usize,
+    fwd: (&[I], &[I]),
+    rev: Option<(&[I], &[I])>,
+    start: usize,
+) -> (Vec<i32>, Vec<i32>) {
+    let mut pred = vec![NULL; n];
+    let mut seen = vec![false; n];
+    let mut order = vec![start as i32];
+    seen[start] = true;
+    let mut head = 0;
+    while head < order.len() {
+        let u = order[head] as usize;
+        head += 1;
+        for v in neighbours(fwd, rev, u) {
+            if !seen[v] {
+                seen[v] = true;
+                pred[v] = u as i32;
+                order.push(v as i32);
+            }
+        }
+    }
+    (order, pred)
+}
+
+/// Depth-first order from `start`, SciPy's loop: the top of the stack descends to its first
+/// unvisited neighbour (SciPy's order), or is popped when it has none.
+pub(crate) fn dfs<I: SpIndex>(
+    n: usize,
+    fwd: (&[I], &[I]),
+    rev: Option<(&[I], &[I])>,
+    start: usize,
+) -> (Vec<i32>, Vec<i32>) {
+    let mut pred = vec![NULL; n];
+    let mut seen = vec![false; n];
+    let mut order = vec![start as i32];
+    let mut stack = vec![start];
+    seen[start] = true;
+    while let Some(&u) = stack.last() {
+        match neighbours(fwd, rev, u).find(|&v| !seen[v]) {
+            Some(v) => {
+                seen[v] = true;
+                pred[v] = u as i32;
+                order.push(v as i32);
+                stack.push(v);
+            }
+            None => {
+                stack.pop();
+            }
+        }
+        if order.len() == n {
+            break;
+        }
+    }
+    (order, pred)
+}

@@ -971,3 +971,185 @@ fn sssp_cpu<T: RealFloat, I: SpIndex>(g: &CsrMatrix<T, I>, p: &SsspPlan) -> Resu
         },
     )))
 }
+
+// ------------------------------------------------------------------------------------------
+// Traversals
+
+/// The traversal of [`traverse`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    Breadth,
+    Depth,
+}
+
+/// The order and the predecessors of a traversal from `start`, on the graph's device.
+fn traverse<T: RealFloat, I: SpIndex>(
+    op: &str,
+    g: &CsrMatrix<T, I>,
+    start: usize,
+    directed: bool,
+    order: Order,
+) -> Result<(Array<i32>, Array<i32>)> {
+    let n = nodes(op, g)?;
+    if start >= n {
+        return Err(make::arg(
+            op,
+            format!("i_start = {start} is out of range for {n} nodes"),
+        ));
+    }
+    let t = if directed {
+        None
+    } else {
+        Some(g.transposed()?)
+    };
+    match g.device() {
+        Device::Cpu => {
+            let fwd = (hv(&g.indptr), hv(&g.indices));
+            let rev = t.as_ref().map(|t| (hv(&t.indptr), hv(&t.indices)));
+            let (o, p) = match order {
+                Order::Breadth => cpu::bfs(n, fwd, rev, start),
+                Order::Depth => cpu::dfs(n, fwd, rev, start),
+            };
+            let dev = Device::Cpu;
+            let k = o.len();
+            Ok((
+                Array::from_vec(o, &[k], &dev)?,
+                Array::from_vec(p, &[n], &dev)?,
+            ))
+        }
+        Device::Cuda(d) => gpu::traverse(d, g, t.as_ref(), start, order),
+    }
+}
+
+/// `breadth_first_order(csgraph, i_start, directed, return_predecessors)`: the nodes reachable
+/// from `i_start` in breadth-first order, and (when asked for) each node's predecessor in the
+/// breadth-first tree (-9999 for `i_start` and unreached nodes), as SciPy: a queue, each node's
+/// neighbours in stored order (its row; undirected, then its column, i.e. its row of the
+/// transpose, by ascending row), every stored entry an edge (explicit zeros too).
+///
+/// GPU: level-synchronous frontiers that keep SciPy's order: each frontier node claims its
+/// unvisited neighbours with a 64-bit `atomicMin` of (its rank in the frontier, the neighbour's
+/// position in its list), so each node goes to the earliest claim — the one SciPy's queue
+/// makes; each frontier node then counts and, after a scan, writes the nodes it won in list
+/// order. One wait per level (the next frontier's size).
+///
+/// ```
+/// use cusci_sparse::csgraph::{breadth_first_order, NULL_IDX};
+/// use cusci_sparse::{CsrMatrix, Device, Array};
+/// let dev = Device::Cpu;
+/// let g = CsrMatrix::from_dense(&Array::from_vec(
+///     vec![0.0f64, 1.0, 1.0,  0.0, 0.0, 0.0,  1.0, 0.0, 0.0], &[3, 3], &dev)?)?;
+/// let (order, pred) = breadth_first_order(&g, 2, true, true)?;
+/// assert_eq!(order.to_vec()?, vec![2, 0, 1]);
+/// assert_eq!(pred.unwrap().to_vec()?, vec![2, 0, NULL_IDX]);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// `ShapeMismatch` for a non-square graph; `InvalidArgument` for `i_start` ≥ n.
+pub fn breadth_first_order<T: RealFloat, I: SpIndex>(
+    csgraph: &CsrMatrix<T, I>,
+    i_start: usize,
+    directed: bool,
+    return_predecessors: bool,
+) -> Result<(Array<i32>, Option<Array<i32>>)> {
+    let (o, p) = traverse(
+        "breadth_first_order",
+        csgraph,
+        i_start,
+        directed,
+        Order::Breadth,
+    )?;
+    Ok((o, return_predecessors.then_some(p)))
+}
+
+/// `depth_first_order(csgraph, i_start, directed, return_predecessors)`: the nodes reachable
+/// from `i_start` in SciPy's depth-first order (the node on top of the stack descends to its
+/// first unvisited neighbour, in the order of [`breadth_first_order`], or is popped), and the
+/// predecessors. GPU: a one-thread kernel running the same loop (depth-first order is
+/// sequential by nature); it reads nothing back but the count.
+///
+/// ```
+/// use cusci_sparse::csgraph::depth_first_order;
+/// use cusci_sparse::{CsrMatrix, Device, Array};
+/// let dev = Device::Cpu;
+/// let g = CsrMatrix::from_dense(&Array::from_vec(
+///     vec![0.0f64, 1.0, 1.0,  0.0, 0.0, 1.0,  0.0, 0.0, 0.0], &[3, 3], &dev)?)?;
+/// let (order, _) = depth_first_order(&g, 0, true, false)?;
+/// assert_eq!(order.to_vec()?, vec![0, 1, 2]);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`breadth_first_order`].
+pub fn depth_first_order<T: RealFloat, I: SpIndex>(
+    csgraph: &CsrMatrix<T, I>,
+    i_start: usize,
+    directed: bool,
+    return_predecessors: bool,
+) -> Result<(Array<i32>, Option<Array<i32>>)> {
+    let (o, p) = traverse(
+        "depth_first_order",
+        csgraph,
+        i_start,
+        directed,
+        Order::Depth,
+    )?;
+    Ok((o, return_predecessors.then_some(p)))
+}
+
+/// `breadth_first_tree(csgraph, i_start, directed)`: the breadth-first tree as an n x n graph,
+/// as SciPy: [`reconstruct_path`] of [`breadth_first_order`]'s predecessors.
+///
+/// ```
+/// use cusci_sparse::csgraph::breadth_first_tree;
+/// use cusci_sparse::{CsrMatrix, Device, Array};
+/// let dev = Device::Cpu;
+/// let g = CsrMatrix::from_dense(&Array::from_vec(
+///     vec![0.0f64, 1.0, 4.0,  0.0, 0.0, 2.0,  0.0, 0.0, 0.0], &[3, 3], &dev)?)?;
+/// let t = breadth_first_tree(&g, 0, true)?;
+/// assert_eq!(t.toarray()?.to_vec()?, vec![0.0, 1.0, 4.0,  0.0, 0.0, 0.0,  0.0, 0.0, 0.0]);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`breadth_first_order`].
+pub fn breadth_first_tree<T: RealFloat, I: SpIndex>(
+    csgraph: &CsrMatrix<T, I>,
+    i_start: usize,
+    directed: bool,
+) -> Result<CsrMatrix<T, I>> {
+    let (_, p) = traverse(
+        "breadth_first_tree",
+        csgraph,
+        i_start,
+        directed,
+        Order::Breadth,
+    )?;
+    reconstruct_path(csgraph, &p, directed)
+}
+
+/// `depth_first_tree(csgraph, i_start, directed)`: the depth-first tree as an n x n graph, as
+/// SciPy: [`reconstruct_path`] of [`depth_first_order`]'s predecessors.
+///
+/// ```
+/// use cusci_sparse::csgraph::depth_first_tree;
+/// use cusci_sparse::{CsrMatrix, Device, Array};
+/// let dev = Device::Cpu;
+/// let g = CsrMatrix::from_dense(&Array::from_vec(
+///     vec![0.0f64, 1.0, 4.0,  0.0, 0.0, 2.0,  0.0, 0.0, 0.0], &[3, 3], &dev)?)?;
+/// let t = depth_first_tree(&g, 0, true)?;
+/// assert_eq!(t.toarray()?.to_vec()?, vec![0.0, 1.0, 0.0,  0.0, 0.0, 2.0,  0.0, 0.0, 0.0]);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`breadth_first_order`].
+pub fn depth_first_tree<T: RealFloat, I: SpIndex>(
+    csgraph: &CsrMatrix<T, I>,
+    i_start: usize,
+    directed: bool,
+) -> Result<CsrMatrix<T, I>> {
+    let (_, p) = traverse("depth_first_tree", csgraph, i_start, directed, Order::Depth)?;
+    reconstruct_path(csgraph, &p, directed)
+}

@@ -426,3 +426,116 @@ extern "C" __global__ void cg_johnson_fix(T* dist, const T* h, const i64* source
     if (x < cg_inf()) dist[idx] = (x + h[v]) - h[sources[s]];
   }
 }
+
+// ---------------- traversals ----------------
+// The neighbours of u, in SciPy's order: the graph's row u, then (two) the transpose's row u;
+// k counts positions along both.
+
+// breadth-first: order[0] = start at level 0
+extern "C" __global__ void cg_bfs_seed(int* order, int* level, i64 start) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    order[0] = (int)start;
+    level[start] = 0;
+  }
+}
+
+// each frontier node (rank r: order[f0 + r]) claims its unvisited neighbours: key[v] = the
+// smallest (r << 32 | k), the claim SciPy's queue makes first
+extern "C" __global__ void cg_bfs_claim(const int* order, i64 f0, i64 f, const I* gip,
+                                        const I* gind, const I* tip, const I* tind, int two,
+                                        const int* level, unsigned long long* key) {
+  GRID_LOOP(r, f) {
+    i64 u = order[f0 + r];
+    unsigned long long k = 0;
+    for (int part = 0; part <= two; ++part) {
+      const I* ip = part ? tip : gip;
+      const I* ind = part ? tind : gind;
+      for (I e = ip[u]; e < ip[u + 1]; ++e, ++k) {
+        i64 v = (i64)ind[e];
+        if (level[v] < 0) atomicMin(&key[v], ((unsigned long long)r << 32) | k);
+      }
+    }
+  }
+}
+
+// counts[r + 1] = the neighbours frontier node r won
+extern "C" __global__ void cg_bfs_count(const int* order, i64 f0, i64 f, const I* gip,
+                                        const I* gind, const I* tip, const I* tind, int two,
+                                        const int* level, const unsigned long long* key,
+                                        I* counts) {
+  GRID_LOOP(r, f) {
+    i64 u = order[f0 + r];
+    unsigned long long k = 0;
+    I c = 0;
+    for (int part = 0; part <= two; ++part) {
+      const I* ip = part ? tip : gip;
+      const I* ind = part ? tind : gind;
+      for (I e = ip[u]; e < ip[u + 1]; ++e, ++k) {
+        i64 v = (i64)ind[e];
+        if (level[v] < 0 && key[v] == (((unsigned long long)r << 32) | k)) ++c;
+      }
+    }
+    counts[r + 1] = c;
+  }
+}
+
+// frontier node r writes the neighbours it won, in list order, at order[f0 + f + offs[r]]
+extern "C" __global__ void cg_bfs_write(int* order, i64 f0, i64 f, const I* gip, const I* gind,
+                                        const I* tip, const I* tind, int two, int* level,
+                                        const unsigned long long* key, const I* offs, int* pred,
+                                        int newlevel) {
+  GRID_LOOP(r, f) {
+    i64 u = order[f0 + r];
+    i64 o = f0 + f + (i64)offs[r];
+    unsigned long long k = 0;
+    for (int part = 0; part <= two; ++part) {
+      const I* ip = part ? tip : gip;
+      const I* ind = part ? tind : gind;
+      for (I e = ip[u]; e < ip[u + 1]; ++e, ++k) {
+        i64 v = (i64)ind[e];
+        if (level[v] < 0 && key[v] == (((unsigned long long)r << 32) | k)) {
+          order[o++] = (int)v;
+          level[v] = newlevel;
+          pred[v] = (int)u;
+        }
+      }
+    }
+  }
+}
+
+// depth-first, SciPy's loop, one thread: the top of the stack descends to its first unvisited
+// neighbour or is popped; count = the nodes reached
+extern "C" __global__ void cg_dfs(const I* gip, const I* gind, const I* tip, const I* tind,
+                                  int two, i64 n, i64 start, int* seen, i64* stack, int* order,
+                                  int* pred, i64* count) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  i64 top = 0, cnt = 1;
+  stack[0] = start;
+  order[0] = (int)start;
+  seen[start] = 1;
+  while (top >= 0) {
+    i64 u = stack[top];
+    i64 next = -1;
+    for (int part = 0; part <= two && next < 0; ++part) {
+      const I* ip = part ? tip : gip;
+      const I* ind = part ? tind : gind;
+      for (I e = ip[u]; e < ip[u + 1]; ++e) {
+        i64 v = (i64)ind[e];
+        if (!seen[v]) {
+          next = v;
+          break;
+        }
+      }
+    }
+    if (next >= 0) {
+      seen[next] = 1;
+      pred[next] = (int)u;
+      order[cnt++] = (int)next;
+      stack[++top] = next;
+    } else {
+      --top;
+    }
+    if (cnt == n) break;
+  }
+  *count = cnt;
+}

@@ -7,7 +7,7 @@ mod components;
 
 pub(crate) use components::{strong, weak};
 
-use super::{inf, nan, Searched, Sssp, SsspPlan};
+use super::{inf, nan, Order, Searched, Sssp, SsspPlan};
 use crate::cuda::{count_scan_write, grid, last, with_prelude, Arg};
 use crate::matrix::CsrMatrix;
 use crate::{CooMatrix, SpIndex};
@@ -484,4 +484,124 @@ pub(crate) fn sssp<T: RealFloat, I: SpIndex>(
         Some((pr, sr)) => (dist, Some(pr), Some(sr)),
         None => (dist, None, None),
     }))
+}
+
+/// A traversal from `start` on the GPU (`t`: the transpose for an undirected graph): the order
+/// (the nodes reached) and the predecessors. Breadth-first: claim, count, scan, write per
+/// level, one wait per level; depth-first: one thread, one wait for the count.
+pub(crate) fn traverse<T: RealFloat, I: SpIndex>(
+    d: &CudaDevice,
+    g: &CsrMatrix<T, I>,
+    t: Option<&CsrMatrix<T, I>>,
+    start: usize,
+    order: Order,
+) -> Result<(Array<i32>, Array<i32>)> {
+    let n = g.shape.0;
+    let dev = g.device();
+    let (tt, two) = match t {
+        Some(t) => (t, 1i32),
+        None => (g, 0i32),
+    };
+    let mut ord = Array::<i32>::full(&[n], -1, dev)?;
+    let mut pred = Array::<i32>::full(&[n], super::NULL_IDX, dev)?;
+    let reached = match order {
+        Order::Depth => {
+            let mut seen = Array::<i32>::zeros(&[n], dev)?;
+            let mut stack = Array::<i64>::empty(&[n], dev)?;
+            let mut count = Array::<i64>::zeros(&[1], dev)?;
+            d.launch(&f::<T, I>(d, "cg_dfs")?, LaunchConfig::linear(1, 1))
+                .arg(g.indptr.dev_ptr()?)
+                .arg(g.indices.dev_ptr()?)
+                .arg(tt.indptr.dev_ptr()?)
+                .arg(tt.indices.dev_ptr()?)
+                .arg(two)
+                .arg(n as i64)
+                .arg(start as i64)
+                .arg(seen.dev_ptr_mut()?)
+                .arg(stack.dev_ptr_mut()?)
+                .arg(ord.dev_ptr_mut()?)
+                .arg(pred.dev_ptr_mut()?)
+                .arg(count.dev_ptr_mut()?)
+                .run()?;
+            count.item()? as usize
+        }
+        Order::Breadth => {
+            if g.nnz().saturating_mul(2) >= 1usize << 32 {
+                return Err(cusci_core::error::make::arg(
+                    "breadth_first_order",
+                    "the GPU's claims hold a list position in 32 bits: at most 2^31 stored entries",
+                ));
+            }
+            let mut level = Array::<i32>::full(&[n], -1, dev)?;
+            // u64 keys, all ones (the largest) to start: an i64 array of -1
+            let mut key = Array::<i64>::full(&[n], -1, dev)?;
+            d.launch(&f::<T, I>(d, "cg_bfs_seed")?, LaunchConfig::linear(1, 1))
+                .arg(ord.dev_ptr_mut()?)
+                .arg(level.dev_ptr_mut()?)
+                .arg(start as i64)
+                .run()?;
+            let (claim, count, write) = (
+                f::<T, I>(d, "cg_bfs_claim")?,
+                f::<T, I>(d, "cg_bfs_count")?,
+                f::<T, I>(d, "cg_bfs_write")?,
+            );
+            let (mut f0, mut fr, mut lv) = (0usize, 1usize, 0i32);
+            while fr > 0 {
+                let cfg = grid(d, fr);
+                d.launch(&claim, cfg)
+                    .arg(ord.dev_ptr()?)
+                    .arg(f0 as i64)
+                    .arg(fr as i64)
+                    .arg(g.indptr.dev_ptr()?)
+                    .arg(g.indices.dev_ptr()?)
+                    .arg(tt.indptr.dev_ptr()?)
+                    .arg(tt.indices.dev_ptr()?)
+                    .arg(two)
+                    .arg(level.dev_ptr()?)
+                    .arg(key.dev_ptr_mut()?)
+                    .run()?;
+                let mut counts = Array::<I>::zeros(&[fr + 1], dev)?;
+                d.launch(&count, cfg)
+                    .arg(ord.dev_ptr()?)
+                    .arg(f0 as i64)
+                    .arg(fr as i64)
+                    .arg(g.indptr.dev_ptr()?)
+                    .arg(g.indices.dev_ptr()?)
+                    .arg(tt.indptr.dev_ptr()?)
+                    .arg(tt.indices.dev_ptr()?)
+                    .arg(two)
+                    .arg(level.dev_ptr()?)
+                    .arg(key.dev_ptr()?)
+                    .arg(counts.dev_ptr_mut()?)
+                    .run()?;
+                let offs = counts.cumsum(0)?;
+                let next = last(&offs)?;
+                if next > 0 {
+                    d.launch(&write, cfg)
+                        .arg(ord.dev_ptr_mut()?)
+                        .arg(f0 as i64)
+                        .arg(fr as i64)
+                        .arg(g.indptr.dev_ptr()?)
+                        .arg(g.indices.dev_ptr()?)
+                        .arg(tt.indptr.dev_ptr()?)
+                        .arg(tt.indices.dev_ptr()?)
+                        .arg(two)
+                        .arg(level.dev_ptr_mut()?)
+                        .arg(key.dev_ptr()?)
+                        .arg(offs.dev_ptr()?)
+                        .arg(pred.dev_ptr_mut()?)
+                        .arg(lv + 1)
+                        .run()?;
+                }
+                f0 += fr;
+                fr = next;
+                lv += 1;
+            }
+            f0
+        }
+    };
+    let ord = ord
+        .slice_axis(0, Some(0), Some(reached as isize), 1)?
+        .contiguous()?;
+    Ok((ord, pred))
 }
