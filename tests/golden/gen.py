@@ -1656,8 +1656,8 @@ def gen_sparse_csgraph(out: Path) -> None:
     """scipy_csgraph.npz, read by crates/sparse/tests/csgraph.rs: on a random directed 28-node
     graph G (continuous weights, so shortest paths are unique; one explicit zero edge; a few
     isolated nodes) and on a DAG N with negative weights: shortest paths (every method and
-    option), Laplacians, the dense conversions, construct_dist_matrix, reconstruct_path, and the
-    breadth- and depth-first orders and trees."""
+    option), Laplacians, the dense conversions, construct_dist_matrix, reconstruct_path, the
+    breadth- and depth-first orders and trees, and minimum spanning trees."""
     import scipy.sparse as sp
     from scipy.sparse import csgraph as cg
 
@@ -1749,6 +1749,33 @@ def gen_sparse_csgraph(out: Path) -> None:
     A["dft_0"] = cg.depth_first_tree(G, 0).toarray()
     A["bft_3_u"] = cg.breadth_first_tree(G, 3, directed=False).toarray()
     A["dft_3_u"] = cg.depth_first_tree(G, 3, directed=False).toarray()
+    # minimum spanning trees: G; a 7 x 7 grid with small integer weights both ways (many ties:
+    # SciPy's stable sort decides); a graph with duplicates, explicit zeros and a negative weight
+    A["mst_G"] = cg.minimum_spanning_tree(G).toarray()
+    k = 7
+    r = rng("sparse_csgraph", "mst")
+    rows, cols = [], []
+    for i in range(k * k):
+        if (i + 1) % k:
+            rows += [i, i + 1]
+            cols += [i + 1, i]
+        if i + k < k * k:
+            rows += [i, i + k]
+            cols += [i + k, i]
+    W = sp.csr_matrix((r.integers(1, 4, len(rows)).astype(np.float64), (rows, cols)),
+                      shape=(k * k, k * k))
+    W.sort_indices()
+    A.update({"W_data": W.data, "W_indices": W.indices.astype(np.int32),
+              "W_indptr": W.indptr.astype(np.int32)})
+    A["mst_W"] = cg.minimum_spanning_tree(W).toarray()
+    M = sp.csr_matrix((np.array([2.0, 2.0, 0.0, 1.0, -1.0, 3.0, 2.0, 5.0, 1.0]),
+                       np.array([1, 1, 2, 0, 3, 1, 4, 0, 3]),
+                       np.array([0, 3, 5, 7, 7, 9])), shape=(5, 5))
+    A.update({"M_data": M.data, "M_indices": M.indices.astype(np.int32),
+              "M_indptr": M.indptr.astype(np.int32)})
+    T = cg.minimum_spanning_tree(M)
+    A["mst_M"] = T.toarray()
+    A["mst_M_nnz"] = np.array([T.nnz], dtype=np.int32)
     savez_fixed(out / "scipy_csgraph.npz", compressed=True, **A)
 
 

@@ -1093,3 +1093,114 @@ fn traversals_of_random_graphs_with_duplicates_against_oracles() {
         }
     }
 }
+
+#[test]
+fn minimum_spanning_tree_matches_scipy_ties_included() {
+    use cusci_sparse::csgraph::minimum_spanning_tree;
+    let cpu_w = ggraph("W", 49, &Device::Cpu);
+    for dev in devices() {
+        for (key, n) in [("G", 28usize), ("W", 49), ("M", 5)] {
+            let g = ggraph(key, n, &dev);
+            let t = minimum_spanning_tree(&g).unwrap();
+            let what = format!("mst {key} on {dev}");
+            close(
+                &host(&t.toarray().unwrap()),
+                &gold(&format!("mst_{key}")),
+                0.0,
+                &what,
+            );
+            if key == "M" {
+                // the zero-weight tree edge is dropped, as SciPy's eliminate_zeros drops it
+                assert_eq!(t.nnz() as i32, gold::<i32>("mst_M_nnz")[0], "{what}");
+            }
+        }
+        // the GPU's Borůvka against the CPU's Kruskal: the same arrays
+        let t = minimum_spanning_tree(&ggraph("W", 49, &dev)).unwrap();
+        let c = minimum_spanning_tree(&cpu_w).unwrap();
+        assert_eq!(host(t.indptr()), host(c.indptr()), "{dev}");
+        assert_eq!(host(t.indices()), host(c.indices()), "{dev}");
+        same_bits(&host(t.data()), &host(c.data()), &format!("mst W on {dev}"));
+    }
+}
+
+/// The weight and size of a minimum spanning forest by Prim's algorithm from every unvisited
+/// node over the lightest entry between each pair (the oracle).
+fn prim_oracle(n: usize, e: &[(i32, i32, f64)]) -> (f64, usize) {
+    let mut w = vec![f64::INFINITY; n * n];
+    for &(a, b, x) in e {
+        let (a, b) = (a as usize, b as usize);
+        if a != b && x < w[a * n + b] {
+            w[a * n + b] = x;
+            w[b * n + a] = x;
+        }
+    }
+    let mut done = vec![false; n];
+    let (mut total, mut edges) = (0.0, 0);
+    for s in 0..n {
+        if done[s] {
+            continue;
+        }
+        let mut best = vec![f64::INFINITY; n];
+        best[s] = 0.0;
+        loop {
+            let next = (0..n)
+                .filter(|&v| !done[v] && best[v] < f64::INFINITY)
+                .min_by(|&a, &b| best[a].total_cmp(&best[b]));
+            let Some(u) = next else { break };
+            done[u] = true;
+            if u != s {
+                total += best[u];
+                edges += 1;
+            }
+            for v in 0..n {
+                if !done[v] && w[u * n + v] < best[v] {
+                    best[v] = w[u * n + v];
+                }
+            }
+        }
+    }
+    (total, edges)
+}
+
+#[test]
+fn minimum_spanning_forests_of_random_graphs_against_prim() {
+    use cusci_sparse::csgraph::minimum_spanning_tree;
+    for (n, m, seed) in [
+        (1usize, 0usize, 1u64),
+        (40, 60, 2),
+        (150, 500, 3),
+        (200, 120, 4),
+    ] {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = |k: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % k
+        };
+        // small integer weights (ties everywhere), negatives, repeats, self loops
+        let e: Vec<(i32, i32, f64)> = (0..m)
+            .map(|_| {
+                let a = next(n as u64) as i32;
+                let b = next(n as u64) as i32;
+                (a, b, next(7) as f64 - 2.0)
+            })
+            .collect();
+        // zero weights would vanish from the result (SciPy's rule): shift them off 0 for the sums
+        let e: Vec<(i32, i32, f64)> = e
+            .into_iter()
+            .map(|(a, b, w)| (a, b, if w == 0.0 { 0.5 } else { w }))
+            .collect();
+        let (want_w, want_k) = prim_oracle(n, &e);
+        let cpu = minimum_spanning_tree(&from_edges(n, &e, &Device::Cpu)).unwrap();
+        for dev in devices() {
+            let t = minimum_spanning_tree(&from_edges(n, &e, &dev)).unwrap();
+            let d = host(t.data());
+            assert_eq!(t.nnz(), want_k, "n={n} on {dev}");
+            assert_eq!(d.iter().sum::<f64>(), want_w, "n={n} on {dev}");
+            assert_eq!(host(t.indptr()), host(cpu.indptr()), "n={n} on {dev}");
+            assert_eq!(host(t.indices()), host(cpu.indices()), "n={n} on {dev}");
+            same_bits(&d, &host(cpu.data()), &format!("n={n} on {dev}"));
+        }
+    }
+}

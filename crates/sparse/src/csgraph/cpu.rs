@@ -785,3 +785,61 @@ pub(crate) fn dfs<I: SpIndex>(
     }
     (order, pred)
 }
+
+// ------------------------------------------------------------------------------------------
+// Minimum spanning tree
+
+/// The order of a weight in the spanning tree's sort, as a `u64` (the GPU's key): -0 as +0,
+/// every NaN as one NaN above +∞, then the sign-magnitude bits made monotone.
+#[inline]
+pub(crate) fn weight_key<T: RealFloat>(w: T) -> u64 {
+    let x = w.to_f64();
+    let x = if x == 0.0 {
+        0.0
+    } else if x.is_nan() {
+        f64::NAN
+    } else {
+        x
+    };
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
+}
+
+/// SciPy's Kruskal: the stored entries taken by (weight, position) — a stable sort of the
+/// values — each kept when its ends are not joined yet; stops after n − 1. Returns which
+/// entries are kept.
+pub(crate) fn kruskal<T: RealFloat, I: SpIndex>(ip: &[I], ind: &[I], val: &[T]) -> Vec<bool> {
+    let n = ip.len() - 1;
+    let mut rows = vec![0usize; val.len()];
+    for r in 0..n {
+        rows[ip[r].ix()..ip[r + 1].ix()].fill(r);
+    }
+    let mut order: Vec<usize> = (0..val.len()).collect();
+    order.par_sort_by_key(|&e| (weight_key(val[e]), e));
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    let mut keep = vec![false; val.len()];
+    let mut taken = 0usize;
+    for e in order {
+        if taken + 1 >= n {
+            break;
+        }
+        let (a, b) = (find(&mut parent, rows[e]), find(&mut parent, ind[e].ix()));
+        if a != b {
+            parent[a.max(b)] = a.min(b);
+            keep[e] = true;
+            taken += 1;
+        }
+    }
+    keep
+}

@@ -1153,3 +1153,67 @@ pub fn depth_first_tree<T: RealFloat, I: SpIndex>(
     let (_, p) = traverse("depth_first_tree", csgraph, i_start, directed, Order::Depth)?;
     reconstruct_path(csgraph, &p, directed)
 }
+
+// ------------------------------------------------------------------------------------------
+// Spanning trees
+
+/// `minimum_spanning_tree(csgraph)`: a minimum spanning forest of the graph taken as
+/// undirected, as SciPy computes it: every stored entry (i, j) is an edge between i and j
+/// (both directions and duplicates are separate candidates), taken in the order of a stable
+/// sort of the values (ties by stored position; NaN last), each kept when it joins two
+/// subtrees; the result holds the kept entries at their own positions, zeros dropped (SciPy's
+/// `eliminate_zeros`: a zero-weight tree edge does not appear). The order (value, position) is
+/// total, so the forest is unique: ties give SciPy's tree on both devices.
+///
+/// CPU: Kruskal (a parallel sort, union–find). GPU: Borůvka — each component picks its lightest
+/// outgoing entry under the same order (an `atomicMin` of the value's ordered bits, then of the
+/// position among entries of that value), hooks to the other end's component (a pair that
+/// chose each other keeps the smaller root), pointer jumping; one flag read per round (at most
+/// log₂ n + 1 rounds); the kept entries are written by a count, scan, write pass.
+///
+/// ```
+/// use cusci_sparse::csgraph::minimum_spanning_tree;
+/// use cusci_sparse::{CsrMatrix, Device, Array};
+/// let dev = Device::Cpu;
+/// let g = CsrMatrix::from_dense(&Array::from_vec(vec![
+///     0.0f64, 8.0, 0.0, 3.0,
+///     0.0, 0.0, 2.0, 5.0,
+///     0.0, 0.0, 0.0, 6.0,
+///     0.0, 0.0, 0.0, 0.0], &[4, 4], &dev)?)?;
+/// let t = minimum_spanning_tree(&g)?;
+/// assert_eq!(t.toarray()?.to_vec()?, vec![
+///     0.0, 0.0, 0.0, 3.0,
+///     0.0, 0.0, 2.0, 5.0,
+///     0.0, 0.0, 0.0, 0.0,
+///     0.0, 0.0, 0.0, 0.0]);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// `ShapeMismatch` for a non-square graph.
+pub fn minimum_spanning_tree<T: RealFloat, I: SpIndex>(
+    csgraph: &CsrMatrix<T, I>,
+) -> Result<CsrMatrix<T, I>> {
+    let n = nodes("minimum_spanning_tree", csgraph)?;
+    let g = csgraph;
+    match g.device() {
+        Device::Cpu => {
+            let (ip, ind, val) = (hv(&g.indptr), hv(&g.indices), hv(&g.data));
+            let keep = cpu::kruskal(ip, ind, val);
+            let mut oip = Vec::with_capacity(n + 1);
+            let (mut oind, mut oval) = (Vec::new(), Vec::new());
+            oip.push(I::of(0));
+            for r in 0..n {
+                for e in ip[r].ix()..ip[r + 1].ix() {
+                    if keep[e] && val[e] != zero::<T>() {
+                        oind.push(ind[e]);
+                        oval.push(val[e]);
+                    }
+                }
+                oip.push(I::of(oind.len()));
+            }
+            CsrMatrix::from_host(oip, oind, oval, (n, n), g.canonical, &Device::Cpu)
+        }
+        Device::Cuda(d) => gpu::boruvka(d, g),
+    }
+}

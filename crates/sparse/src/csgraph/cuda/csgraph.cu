@@ -539,3 +539,116 @@ extern "C" __global__ void cg_dfs(const I* gip, const I* gind, const I* tip, con
   }
   *count = cnt;
 }
+
+// ---------------- minimum spanning tree (Boruvka) ----------------
+// the order of a weight as an unsigned key: -0 as +0, every NaN one NaN above +inf, the
+// sign-magnitude bits made monotone (cpu::weight_key)
+__device__ __forceinline__ unsigned long long cg_wkey(T w) {
+  double x = (double)w;
+  if (x == 0.0) x = 0.0;
+  if (x != x) x = __longlong_as_double(0x7ff8000000000000LL);
+  unsigned long long b = (unsigned long long)__double_as_longlong(x);
+  return (b >> 63) ? ~b : (b | 0x8000000000000000ULL);
+}
+
+// rows[e] = the row of entry e; comp[v] = parent[v] = v
+extern "C" __global__ void cg_mst_init(const I* ip, i64 n, I* rows, I* comp, I* parent) {
+  GRID_LOOP(r, n) {
+    for (I e = ip[r]; e < ip[r + 1]; ++e) rows[e] = (I)r;
+    comp[r] = (I)r;
+    parent[r] = (I)r;
+  }
+}
+
+// the best keys of every component back to "none" (all ones)
+extern "C" __global__ void cg_mst_reset(unsigned long long* bw, unsigned long long* bp, i64 n) {
+  GRID_LOOP(i, n) {
+    bw[i] = 0xffffffffffffffffULL;
+    bp[i] = 0xffffffffffffffffULL;
+  }
+}
+
+// each entry joining two components offers its weight's key to both
+extern "C" __global__ void cg_mst_minw(const I* ip, const I* ind, const T* val, i64 n,
+                                       const I* comp, unsigned long long* bw) {
+  GRID_LOOP(r, n) {
+    i64 a = (i64)comp[r];
+    for (I e = ip[r]; e < ip[r + 1]; ++e) {
+      i64 b = (i64)comp[ind[e]];
+      if (a != b) {
+        unsigned long long k = cg_wkey(val[e]);
+        atomicMin(&bw[a], k);
+        atomicMin(&bw[b], k);
+      }
+    }
+  }
+}
+
+// among the entries of a component's best key, the smallest position
+extern "C" __global__ void cg_mst_minp(const I* ip, const I* ind, const T* val, i64 n,
+                                       const I* comp, const unsigned long long* bw,
+                                       unsigned long long* bp) {
+  GRID_LOOP(r, n) {
+    i64 a = (i64)comp[r];
+    for (I e = ip[r]; e < ip[r + 1]; ++e) {
+      i64 b = (i64)comp[ind[e]];
+      if (a != b) {
+        unsigned long long k = cg_wkey(val[e]);
+        if (k == bw[a]) atomicMin(&bp[a], (unsigned long long)e);
+        if (k == bw[b]) atomicMin(&bp[b], (unsigned long long)e);
+      }
+    }
+  }
+}
+
+// each component root with a best entry keeps it and hooks to the other end's component (of a
+// pair that chose the same entry, the smaller root stays a root)
+extern "C" __global__ void cg_mst_hook(const I* rows, const I* ind, i64 n, const I* comp,
+                                       const unsigned long long* bp, I* parent, I* intree,
+                                       int* flag) {
+  GRID_LOOP(c, n) {
+    if ((i64)comp[c] != c) continue;
+    unsigned long long e = bp[c];
+    if (e == 0xffffffffffffffffULL) continue;
+    i64 a = (i64)comp[rows[e]], b = (i64)comp[ind[e]];
+    i64 other = (a == c) ? b : a;
+    bool mutual = bp[other] == e;
+    if (!mutual || c > other) parent[c] = (I)other;
+    intree[e] = 1;
+    *flag = 1;
+  }
+}
+
+// every node to the root of its component's new tree
+extern "C" __global__ void cg_mst_jump(I* comp, const I* parent, i64 n) {
+  GRID_LOOP(v, n) {
+    I r = comp[v];
+    while (parent[r] != r) r = parent[r];
+    comp[v] = r;
+  }
+}
+
+// counts[r + 1] = the kept nonzero entries of row r
+extern "C" __global__ void cg_mst_count(const I* ip, const I* intree, const T* val, i64 m,
+                                        I* counts) {
+  GRID_LOOP(r, m) {
+    I c = 0;
+    for (I e = ip[r]; e < ip[r + 1]; ++e)
+      if (intree[e] && val[e] != (T)0) ++c;
+    counts[r + 1] = c;
+  }
+}
+
+extern "C" __global__ void cg_mst_write(const I* ip, const I* ind, const T* val, const I* intree,
+                                        i64 m, const I* ptr, I* oind, T* odat) {
+  GRID_LOOP(r, m) {
+    I o = ptr[r];
+    for (I e = ip[r]; e < ip[r + 1]; ++e) {
+      if (intree[e] && val[e] != (T)0) {
+        oind[o] = ind[e];
+        odat[o] = val[e];
+        ++o;
+      }
+    }
+  }
+}

@@ -605,3 +605,106 @@ pub(crate) fn traverse<T: RealFloat, I: SpIndex>(
         .contiguous()?;
     Ok((ord, pred))
 }
+
+/// Borůvka's minimum spanning forest under the order (weight key, position): rounds of
+/// best-key, best-position, hook and jump kernels until a round adds no entry (one flag read
+/// per round), then the kept nonzero entries by count, scan, write.
+pub(crate) fn boruvka<T: RealFloat, I: SpIndex>(
+    d: &CudaDevice,
+    g: &CsrMatrix<T, I>,
+) -> Result<CsrMatrix<T, I>> {
+    let n = g.shape.0;
+    let dev = g.device();
+    let nnz = g.nnz();
+    if n == 0 {
+        return CsrMatrix::from_host(vec![I::of(0)], vec![], vec![], (0, 0), true, dev);
+    }
+    let mut rows = Array::<I>::empty(&[nnz.max(1)], dev)?;
+    let mut comp = Array::<I>::empty(&[n], dev)?;
+    let mut parent = Array::<I>::empty(&[n], dev)?;
+    let mut intree = Array::<I>::zeros(&[nnz.max(1)], dev)?;
+    let mut bw = Array::<i64>::empty(&[n], dev)?;
+    let mut bp = Array::<i64>::empty(&[n], dev)?;
+    let cfg = grid(d, n);
+    let k = |name: &str| f::<T, I>(d, name);
+    d.launch(&k("cg_mst_init")?, cfg)
+        .arg(g.indptr.dev_ptr()?)
+        .arg(n as i64)
+        .arg(rows.dev_ptr_mut()?)
+        .arg(comp.dev_ptr_mut()?)
+        .arg(parent.dev_ptr_mut()?)
+        .run()?;
+    let (reset, minw, minp, hook, jump) = (
+        k("cg_mst_reset")?,
+        k("cg_mst_minw")?,
+        k("cg_mst_minp")?,
+        k("cg_mst_hook")?,
+        k("cg_mst_jump")?,
+    );
+    loop {
+        let mut flag = Array::<i32>::zeros(&[1], dev)?;
+        d.launch(&reset, cfg)
+            .arg(bw.dev_ptr_mut()?)
+            .arg(bp.dev_ptr_mut()?)
+            .arg(n as i64)
+            .run()?;
+        d.launch(&minw, cfg)
+            .arg(g.indptr.dev_ptr()?)
+            .arg(g.indices.dev_ptr()?)
+            .arg(g.data.dev_ptr()?)
+            .arg(n as i64)
+            .arg(comp.dev_ptr()?)
+            .arg(bw.dev_ptr_mut()?)
+            .run()?;
+        d.launch(&minp, cfg)
+            .arg(g.indptr.dev_ptr()?)
+            .arg(g.indices.dev_ptr()?)
+            .arg(g.data.dev_ptr()?)
+            .arg(n as i64)
+            .arg(comp.dev_ptr()?)
+            .arg(bw.dev_ptr()?)
+            .arg(bp.dev_ptr_mut()?)
+            .run()?;
+        d.launch(&hook, cfg)
+            .arg(rows.dev_ptr()?)
+            .arg(g.indices.dev_ptr()?)
+            .arg(n as i64)
+            .arg(comp.dev_ptr()?)
+            .arg(bp.dev_ptr()?)
+            .arg(parent.dev_ptr_mut()?)
+            .arg(intree.dev_ptr_mut()?)
+            .arg(flag.dev_ptr_mut()?)
+            .run()?;
+        d.launch(&jump, cfg)
+            .arg(comp.dev_ptr_mut()?)
+            .arg(parent.dev_ptr()?)
+            .arg(n as i64)
+            .run()?;
+        if flag.item()? == 0 {
+            break;
+        }
+    }
+    let (ip, ind, dat) = count_scan_write::<T, I>(
+        d,
+        &CSGRAPH,
+        n,
+        (
+            "cg_mst_count",
+            &[
+                Arg::Idx(g.indptr.dev_ptr()?),
+                Arg::Idx(intree.dev_ptr()?),
+                Arg::Val(g.data.dev_ptr()?),
+            ],
+        ),
+        (
+            "cg_mst_write",
+            &[
+                Arg::Idx(g.indptr.dev_ptr()?),
+                Arg::Idx(g.indices.dev_ptr()?),
+                Arg::Val(g.data.dev_ptr()?),
+                Arg::Idx(intree.dev_ptr()?),
+            ],
+        ),
+    )?;
+    Ok(CsrMatrix::from_parts(dat, ind, ip, (n, n), g.canonical))
+}
