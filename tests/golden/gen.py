@@ -1657,7 +1657,7 @@ def gen_sparse_csgraph(out: Path) -> None:
     graph G (continuous weights, so shortest paths are unique; one explicit zero edge; a few
     isolated nodes) and on a DAG N with negative weights: shortest paths (every method and
     option), Laplacians, the dense conversions, construct_dist_matrix, reconstruct_path, the
-    breadth- and depth-first orders and trees, and minimum spanning trees."""
+    breadth- and depth-first orders and trees, minimum spanning trees and reverse Cuthill-McKee."""
     import scipy.sparse as sp
     from scipy.sparse import csgraph as cg
 
@@ -1776,6 +1776,42 @@ def gen_sparse_csgraph(out: Path) -> None:
     T = cg.minimum_spanning_tree(M)
     A["mst_M"] = T.toarray()
     A["mst_M_nnz"] = np.array([T.nnz], dtype=np.int32)
+    # reverse Cuthill-McKee on connected graphs whose lowest degree is unique (SciPy picks
+    # seeds with an unstable argsort: ties would depend on the platform's sort)
+    from scipy.sparse.csgraph import connected_components as ccomp
+
+    def rcm_case(key, R, sym):
+        S = R if sym else (R + R.T).tocsr()
+        deg = np.diff(S.indptr) + np.array([int(i in S.indices[S.indptr[i]:S.indptr[i + 1]])
+                                            for i in range(S.shape[0])])
+        assert ccomp(S, directed=False)[0] == 1 and (deg == deg.min()).sum() == 1, key
+        A.update({f"{key}_data": R.data, f"{key}_indices": R.indices.astype(np.int32),
+                  f"{key}_indptr": R.indptr.astype(np.int32)})
+        A[f"rcm_{key}"] = cg.reverse_cuthill_mckee(R, symmetric_mode=sym).astype(np.int32)
+
+    k1, k2 = 6, 7
+    rr, cc = [], []
+    for i in range(k1 * k2):
+        if (i + 1) % k2:
+            rr += [i, i + 1]
+            cc += [i + 1, i]
+        if i + k2 < k1 * k2:
+            rr += [i, i + k2]
+            cc += [i + k2, i]
+    rr += [0, k1 * k2]  # a pendant node on corner 0: the only node of degree 1
+    cc += [k1 * k2, 0]
+    Q = sp.csr_matrix((np.ones(len(rr)), (rr, cc)), shape=(k1 * k2 + 1, k1 * k2 + 1))
+    Q.sort_indices()
+    rcm_case("Q", Q, True)
+    # a random directed graph: its symmetrized pattern, a ring through every node
+    q = rng("sparse_csgraph", "rcm")
+    m2 = 35
+    ring = sp.csr_matrix((np.ones(m2 - 1), (np.arange(m2 - 1), np.arange(1, m2))), shape=(m2, m2))
+    extra = sp.random(m2, m2, density=0.08, random_state=np.random.RandomState(9), format="csr")
+    R = (ring + extra).tocsr()
+    R.data = q.uniform(0.5, 2.0, R.nnz)
+    R.sort_indices()
+    rcm_case("R", R, False)
     savez_fixed(out / "scipy_csgraph.npz", compressed=True, **A)
 
 

@@ -1204,3 +1204,41 @@ fn minimum_spanning_forests_of_random_graphs_against_prim() {
         }
     }
 }
+
+#[test]
+fn reverse_cuthill_mckee_matches_scipy() {
+    use cusci_sparse::csgraph::reverse_cuthill_mckee;
+    for dev in devices() {
+        let q = ggraph("Q", 43, &dev);
+        assert_eq!(
+            host(&reverse_cuthill_mckee(&q, true).unwrap()),
+            gold::<i32>("rcm_Q"),
+            "{dev}"
+        );
+        let r = ggraph("R", 35, &dev);
+        assert_eq!(
+            host(&reverse_cuthill_mckee(&r, false).unwrap()),
+            gold::<i32>("rcm_R"),
+            "{dev}"
+        );
+        assert!(matches!(
+            reverse_cuthill_mckee(&random::<f64>(3, 4, 0.5, 1, &dev).unwrap(), false),
+            Err(Error::ShapeMismatch { .. })
+        ));
+    }
+    // random graphs (several components, tied degrees, repeated entries): a permutation, and
+    // the same on every device
+    for (n, density, seed) in [(1usize, 1.0, 1u64), (60, 0.03, 2), (200, 0.01, 3)] {
+        let g = random::<f64>(n, n, density, seed, &Device::Cpu).unwrap();
+        for sym in [true, false] {
+            let want = host(&reverse_cuthill_mckee(&g, sym).unwrap());
+            let mut sorted = want.clone();
+            sorted.sort();
+            assert_eq!(sorted, (0..n as i32).collect::<Vec<_>>(), "n={n}");
+            for dev in devices() {
+                let p = reverse_cuthill_mckee(&g.to_device(&dev).unwrap(), sym).unwrap();
+                assert_eq!(host(&p), want, "n={n} sym={sym} on {dev}");
+            }
+        }
+    }
+}

@@ -652,3 +652,67 @@ extern "C" __global__ void cg_mst_write(const I* ip, const I* ind, const T* val,
     }
   }
 }
+
+// ---------------- reverse Cuthill-McKee ----------------
+// SciPy's degree: the row's stored entries, plus one when it stores its diagonal
+extern "C" __global__ void cg_rcm_degree(const I* ip, const I* ind, i64 n, int* deg) {
+  GRID_LOOP(i, n) {
+    int d = (int)(ip[i + 1] - ip[i]);
+    for (I e = ip[i]; e < ip[i + 1]; ++e) {
+      if ((i64)ind[e] == i) {
+        ++d;
+        break;
+      }
+    }
+    deg[i] = d;
+  }
+}
+
+// one thread: seeds by a stable counting sort of the degrees (cnt: dmax + 2 zeros, every
+// degree <= dmax), then from
+// each unvisited seed the breadth-first levels, each node's new neighbours insertion-sorted by
+// degree; finally the order reversed in place
+extern "C" __global__ void cg_rcm(const I* ip, const I* ind, i64 n, const int* deg, i64 dmax,
+                                  int* cnt, int* seeds, int* seen, int* order) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  for (i64 v = 0; v < n; ++v) ++cnt[deg[v] + 1];
+  for (i64 d = 0; d <= dmax; ++d) cnt[d + 1] += cnt[d];
+  for (i64 v = 0; v < n; ++v) seeds[cnt[deg[v]]++] = (int)v;
+  i64 N = 0;
+  for (i64 zz = 0; zz < n && N < n; ++zz) {
+    int s = seeds[zz];
+    if (seen[s]) continue;
+    seen[s] = 1;
+    order[N++] = s;
+    i64 start = N - 1, end = N;
+    while (start < end) {
+      for (i64 at = start; at < end; ++at) {
+        i64 i = order[at];
+        i64 old = N;
+        for (I e = ip[i]; e < ip[i + 1]; ++e) {
+          int j = (int)ind[e];
+          if (!seen[j]) {
+            seen[j] = 1;
+            order[N++] = j;
+          }
+        }
+        for (i64 k = old + 1; k < N; ++k) {
+          int v = order[k];
+          i64 l = k;
+          while (l > old && deg[v] < deg[order[l - 1]]) {
+            order[l] = order[l - 1];
+            --l;
+          }
+          order[l] = v;
+        }
+      }
+      start = end;
+      end = N;
+    }
+  }
+  for (i64 a = 0, b = n - 1; a < b; ++a, --b) {
+    int t = order[a];
+    order[a] = order[b];
+    order[b] = t;
+  }
+}

@@ -708,3 +708,40 @@ pub(crate) fn boruvka<T: RealFloat, I: SpIndex>(
     )?;
     Ok(CsrMatrix::from_parts(dat, ind, ip, (n, n), g.canonical))
 }
+
+/// Reverse Cuthill–McKee on the GPU: the degrees in parallel, then the one-thread kernel.
+pub(crate) fn rcm<T: RealFloat, I: SpIndex>(
+    d: &CudaDevice,
+    g: &CsrMatrix<T, I>,
+) -> Result<Array<i32>> {
+    let n = g.shape.0;
+    let dev = g.device();
+    let mut order = Array::<i32>::zeros(&[n], dev)?;
+    if n == 0 {
+        return Ok(order);
+    }
+    let mut deg = Array::<i32>::empty(&[n], dev)?;
+    d.launch(&f::<T, I>(d, "cg_rcm_degree")?, grid(d, n))
+        .arg(g.indptr.dev_ptr()?)
+        .arg(g.indices.dev_ptr()?)
+        .arg(n as i64)
+        .arg(deg.dev_ptr_mut()?)
+        .run()?;
+    // a degree is at most the row's length plus one
+    let dmax = g.nnz() + 1;
+    let mut cnt = Array::<i32>::zeros(&[dmax + 2], dev)?;
+    let mut seeds = Array::<i32>::empty(&[n], dev)?;
+    let mut seen = Array::<i32>::zeros(&[n], dev)?;
+    d.launch(&f::<T, I>(d, "cg_rcm")?, LaunchConfig::linear(1, 1))
+        .arg(g.indptr.dev_ptr()?)
+        .arg(g.indices.dev_ptr()?)
+        .arg(n as i64)
+        .arg(deg.dev_ptr()?)
+        .arg(dmax as i64)
+        .arg(cnt.dev_ptr_mut()?)
+        .arg(seeds.dev_ptr_mut()?)
+        .arg(seen.dev_ptr_mut()?)
+        .arg(order.dev_ptr_mut()?)
+        .run()?;
+    Ok(order)
+}
