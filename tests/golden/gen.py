@@ -1657,7 +1657,8 @@ def gen_sparse_csgraph(out: Path) -> None:
     graph G (continuous weights, so shortest paths are unique; one explicit zero edge; a few
     isolated nodes) and on a DAG N with negative weights: shortest paths (every method and
     option), Laplacians, the dense conversions, construct_dist_matrix, reconstruct_path, the
-    breadth- and depth-first orders and trees, minimum spanning trees and reverse Cuthill-McKee."""
+    breadth- and depth-first orders and trees, minimum spanning trees, reverse Cuthill-McKee
+    and structural ranks."""
     import scipy.sparse as sp
     from scipy.sparse import csgraph as cg
 
@@ -1812,6 +1813,17 @@ def gen_sparse_csgraph(out: Path) -> None:
     R.data = q.uniform(0.5, 2.0, R.nnz)
     R.sort_indices()
     rcm_case("R", R, False)
+    # structural ranks: G, N, a wide and a tall random pattern (explicit zeros count)
+    S1 = sp.random(30, 45, density=0.03, random_state=np.random.RandomState(21), format="csr")
+    S1.data[::3] = 0.0
+    S1.sort_indices()
+    A.update({"S1_data": S1.data, "S1_indices": S1.indices.astype(np.int32),
+              "S1_indptr": S1.indptr.astype(np.int32)})
+    S2 = S1.T.tocsr()
+    S2.sort_indices()
+    A.update({"S2_data": S2.data, "S2_indices": S2.indices.astype(np.int32),
+              "S2_indptr": S2.indptr.astype(np.int32)})
+    A["srank"] = np.array([cg.structural_rank(X) for X in (G, N, S1, S2)], dtype=np.int64)
     savez_fixed(out / "scipy_csgraph.npz", compressed=True, **A)
 
 

@@ -1242,3 +1242,66 @@ fn reverse_cuthill_mckee_matches_scipy() {
         }
     }
 }
+
+/// The size of a maximum matching by brute force over the rows' choices (the oracle; small
+/// patterns only).
+fn matching_oracle(rows: &[Vec<usize>], used: &mut Vec<bool>, r: usize) -> usize {
+    if r == rows.len() {
+        return 0;
+    }
+    let mut best = matching_oracle(rows, used, r + 1);
+    for &c in &rows[r] {
+        if !used[c] {
+            used[c] = true;
+            best = best.max(1 + matching_oracle(rows, used, r + 1));
+            used[c] = false;
+        }
+    }
+    best
+}
+
+#[test]
+fn structural_rank_matches_scipy_and_brute_force() {
+    use cusci_sparse::csgraph::structural_rank;
+    let want = gold::<i64>("srank");
+    for dev in devices() {
+        let cases = [
+            load_csr(GOLD, "G", (28, 28), &dev),
+            load_csr(GOLD, "N", (20, 20), &dev),
+            load_csr(GOLD, "S1", (30, 45), &dev),
+            load_csr(GOLD, "S2", (45, 30), &dev),
+        ];
+        for (k, g) in cases.iter().enumerate() {
+            assert_eq!(
+                structural_rank(g).unwrap() as i64,
+                want[k],
+                "case {k} on {dev}"
+            );
+        }
+        // small random patterns against brute force (explicit zeros are entries)
+        for seed in 0..12u64 {
+            let (m, n) = (3 + (seed as usize % 5), 2 + (seed as usize * 7 % 6));
+            let g = random::<f64>(m, n, 0.3, seed + 100, &Device::Cpu).unwrap();
+            let (ip, ind) = (host(g.indptr()), host(g.indices()));
+            let rows: Vec<Vec<usize>> = (0..m)
+                .map(|r| {
+                    ind[ip[r] as usize..ip[r + 1] as usize]
+                        .iter()
+                        .map(|&c| c as usize)
+                        .collect()
+                })
+                .collect();
+            let want = matching_oracle(&rows, &mut vec![false; n], 0);
+            let zeros = g.mul_scalar(0.0).unwrap();
+            for x in [&g, &zeros] {
+                assert_eq!(
+                    structural_rank(&x.to_device(&dev).unwrap()).unwrap(),
+                    want,
+                    "seed {seed} on {dev}"
+                );
+            }
+        }
+        let empty = random::<f64>(0, 5, 0.5, 1, &dev).unwrap();
+        assert_eq!(structural_rank(&empty).unwrap(), 0);
+    }
+}

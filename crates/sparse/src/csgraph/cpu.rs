@@ -894,3 +894,46 @@ pub(crate) fn rcm<I: SpIndex>(ip: &[I], ind: &[I]) -> Vec<i32> {
     }
     order.iter().rev().map(|&v| v as i32).collect()
 }
+
+// ------------------------------------------------------------------------------------------
+// Structural rank
+
+/// The size of a maximum matching between the rows and the columns of the pattern (ip, ind)
+/// with `ncols` columns: Kuhn's augmenting paths from each row in turn, depth-first with an
+/// explicit stack, columns stamped per search (the GPU's kernel runs the same loop).
+pub(crate) fn max_matching<I: SpIndex>(ip: &[I], ind: &[I], ncols: usize) -> usize {
+    let m = ip.len() - 1;
+    let mut matchc = vec![usize::MAX; ncols];
+    let mut stamp = vec![usize::MAX; ncols];
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    let mut size = 0;
+    for r0 in 0..m {
+        stack.clear();
+        stack.push((r0, ip[r0].ix()));
+        while let Some(&(r, e)) = stack.last() {
+            if e == ip[r + 1].ix() {
+                stack.pop();
+                continue;
+            }
+            if let Some(top) = stack.last_mut() {
+                top.1 = e + 1;
+            }
+            let c = ind[e].ix();
+            if stamp[c] == r0 {
+                continue;
+            }
+            stamp[c] = r0;
+            if matchc[c] == usize::MAX {
+                // augment: each row on the stack takes the column of its last tried entry
+                for &(rr, pos) in stack.iter() {
+                    matchc[ind[pos - 1].ix()] = rr;
+                }
+                size += 1;
+                break;
+            }
+            let next = matchc[c];
+            stack.push((next, ip[next].ix()));
+        }
+    }
+    size
+}

@@ -716,3 +716,37 @@ extern "C" __global__ void cg_rcm(const I* ip, const I* ind, i64 n, const int* d
     order[b] = t;
   }
 }
+
+// ---------------- structural rank ----------------
+// one thread: Kuhn's augmenting paths from each row in turn (cpu::max_matching), depth-first
+// with an explicit stack (srow, spos), columns stamped with the search's row + 1
+extern "C" __global__ void cg_matching(const I* ip, const I* ind, i64 m, i64* matchc, i64* stamp,
+                                       i64* srow, i64* spos, i64* size) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  i64 found = 0;
+  for (i64 r0 = 0; r0 < m; ++r0) {
+    i64 top = 0;
+    srow[0] = r0;
+    spos[0] = (i64)ip[r0];
+    while (top >= 0) {
+      i64 r = srow[top], e = spos[top];
+      if (e == (i64)ip[r + 1]) {
+        --top;
+        continue;
+      }
+      spos[top] = e + 1;
+      i64 c = (i64)ind[e];
+      if (stamp[c] == r0 + 1) continue;
+      stamp[c] = r0 + 1;
+      if (matchc[c] < 0) {
+        for (i64 t = 0; t <= top; ++t) matchc[(i64)ind[spos[t] - 1]] = srow[t];
+        ++found;
+        break;
+      }
+      ++top;
+      srow[top] = matchc[c];
+      spos[top] = (i64)ip[matchc[c]];
+    }
+  }
+  *size = found;
+}

@@ -745,3 +745,31 @@ pub(crate) fn rcm<T: RealFloat, I: SpIndex>(
         .run()?;
     Ok(order)
 }
+
+/// The size of a maximum matching of the pattern (indptr, indices) with `ncols` columns: the
+/// one-thread kernel, one read.
+pub(crate) fn max_matching<I: SpIndex>(
+    d: &CudaDevice,
+    indptr: &Array<I>,
+    indices: &Array<I>,
+    ncols: usize,
+) -> Result<usize> {
+    let m = indptr.len() - 1;
+    let dev = indptr.device();
+    let mut matchc = Array::<i64>::full(&[ncols], -1, dev)?;
+    let mut stamp = Array::<i64>::zeros(&[ncols], dev)?;
+    let mut srow = Array::<i64>::empty(&[m.max(1)], dev)?;
+    let mut spos = Array::<i64>::empty(&[m.max(1)], dev)?;
+    let mut size = Array::<i64>::zeros(&[1], dev)?;
+    d.launch(&f::<f64, I>(d, "cg_matching")?, LaunchConfig::linear(1, 1))
+        .arg(indptr.dev_ptr()?)
+        .arg(indices.dev_ptr()?)
+        .arg(m as i64)
+        .arg(matchc.dev_ptr_mut()?)
+        .arg(stamp.dev_ptr_mut()?)
+        .arg(srow.dev_ptr_mut()?)
+        .arg(spos.dev_ptr_mut()?)
+        .arg(size.dev_ptr_mut()?)
+        .run()?;
+    Ok(size.item()? as usize)
+}
