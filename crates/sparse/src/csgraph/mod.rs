@@ -1,7 +1,10 @@
 //! `scipy.sparse.csgraph` on both devices: [`connected_components`] (weak and strong
 //! connection); the conversions [`csgraph_from_dense`] and [`csgraph_to_dense`]; [`laplacian`];
 //! the shortest paths [`shortest_path`], [`floyd_warshall`], [`dijkstra`], [`bellman_ford`],
-//! [`johnson`]; and [`construct_dist_matrix`] and [`reconstruct_path`] on their predecessors.
+//! [`johnson`]; [`construct_dist_matrix`] and [`reconstruct_path`] on their predecessors; the
+//! traversals [`breadth_first_order`], [`breadth_first_tree`], [`depth_first_order`],
+//! [`depth_first_tree`]; [`minimum_spanning_tree`]; [`reverse_cuthill_mckee`];
+//! [`structural_rank`].
 //!
 //! Conventions (SciPy's, for sparse input): a graph is a square [`CsrMatrix`]; every stored
 //! entry (i, j) is an edge i → j of its value's weight, explicit zeros included (zero-weight

@@ -1,7 +1,8 @@
 //! The GPU side of `csgraph`: the components (`components.rs`, kernels of the crate's shared
 //! modules) and the launchers of `csgraph.cu` ([`CSGRAPH`]): the dense conversions, the
-//! Laplacian's entries, path reconstruction, blocked Floyd–Warshall and the Bellman–Ford
-//! sweeps with the predecessor levels that serve dijkstra, bellman_ford and johnson.
+//! Laplacian's entries, path reconstruction, blocked Floyd–Warshall, the Bellman–Ford sweeps
+//! with the predecessor levels that serve dijkstra, bellman_ford and johnson, the traversals,
+//! Borůvka's spanning forest, reverse Cuthill–McKee and the matching of structural_rank.
 
 mod components;
 
