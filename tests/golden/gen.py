@@ -1651,6 +1651,182 @@ def gen_sparse_solvers(out: Path) -> None:
     )
 
 
+@section("sparse_csgraph", folder="sparse")
+def gen_sparse_csgraph(out: Path) -> None:
+    """scipy_csgraph.npz, read by crates/sparse/tests/csgraph.rs: on a random directed 28-node
+    graph G (continuous weights, so shortest paths are unique; one explicit zero edge; a few
+    isolated nodes) and on a DAG N with negative weights: shortest paths (every method and
+    option), Laplacians, the dense conversions, construct_dist_matrix, reconstruct_path, the
+    breadth- and depth-first orders and trees, minimum spanning trees, reverse Cuthill-McKee
+    and structural ranks."""
+    import scipy.sparse as sp
+    from scipy.sparse import csgraph as cg
+
+    g = rng("sparse_csgraph", "graph")
+    n = 28
+    G = sp.random(n, n, density=0.1, random_state=np.random.RandomState(5), format="csr")
+    G.data = np.round(g.uniform(0.5, 10.0, G.nnz), 6)
+    G = G.tolil()
+    G[:, 24:] = 0  # nodes 24..27 have no in-edges
+    G[24:, :] = 0  # ... and no out-edges: isolated
+    G = G.tocsr()
+    G.eliminate_zeros()
+    G.sort_indices()
+    # one explicit zero edge 3 -> 7 (an edge of weight 0)
+    G = G.tolil()
+    G[3, 7] = 1.0
+    G = G.tocsr()
+    G.data[G.indptr[3] + list(G.indices[G.indptr[3]:G.indptr[4]]).index(7)] = 0.0
+    A = {"G_data": G.data, "G_indices": G.indices.astype(np.int32),
+         "G_indptr": G.indptr.astype(np.int32)}
+
+    def sp_(key, **kw):
+        r = cg.shortest_path(G, **kw)
+        if isinstance(r, tuple):
+            A[key + "_dist"], A[key + "_pred"] = r[0], r[1].astype(np.int32)
+        else:
+            A[key + "_dist"] = r
+
+    sp_("D", method="D", return_predecessors=True)
+    sp_("Du", method="D", directed=False, return_predecessors=True)
+    sp_("Dw", method="D", unweighted=True)
+    sp_("FW", method="FW", return_predecessors=True)
+    sp_("FWu", method="FW", directed=False)
+    A["Dlim_dist"] = cg.dijkstra(G, indices=[0, 1, 2], limit=6.0)
+    d, p, s = cg.dijkstra(G, indices=[0, 5, 9], min_only=True, return_predecessors=True)
+    A["Dmin_dist"], A["Dmin_pred"], A["Dmin_src"] = d, p.astype(np.int32), s.astype(np.int32)
+
+    # a DAG with negative weights (no negative cycle)
+    h = rng("sparse_csgraph", "dag")
+    m = 20
+    N = sp.triu(sp.random(m, m, density=0.2, random_state=np.random.RandomState(6)), k=1).tocsr()
+    N.data = np.round(h.uniform(-3.0, 8.0, N.nnz), 6)
+    N.sort_indices()
+    A.update({"N_data": N.data, "N_indices": N.indices.astype(np.int32),
+              "N_indptr": N.indptr.astype(np.int32)})
+    d, p = cg.bellman_ford(N, return_predecessors=True)
+    A["BF_dist"], A["BF_pred"] = d, p.astype(np.int32)
+    d, p = cg.johnson(N, indices=[0, 3, 4], return_predecessors=True)
+    A["J_dist"], A["J_pred"] = d, p.astype(np.int32)
+    A["auto_N_dist"] = cg.shortest_path(N)
+
+    # Laplacians of G (every option) and the diagonals
+    for key, kw in [("lap", {}), ("lap_n", {"normed": True}), ("lap_o", {"use_out_degree": True}),
+                    ("lap_s", {"symmetrized": True}),
+                    ("lap_ns", {"normed": True, "symmetrized": True})]:
+        L, dg = cg.laplacian(G, return_diag=True, **kw)
+        A[key] = L.toarray()
+        A[key + "_diag"] = dg
+
+    # dense conversions: duplicates (the smallest counts), NaN stored values, explicit zeros
+    C = sp.csr_matrix((np.array([3.0, 1.0, 0.0, np.nan, 2.0, -1.0]),
+                       np.array([1, 1, 2, 0, 0, 2]), np.array([0, 3, 4, 6])), shape=(3, 3))
+    A.update({"C_data": C.data, "C_indices": C.indices.astype(np.int32),
+              "C_indptr": C.indptr.astype(np.int32)})
+    A["C_dense_inf"] = cg.csgraph_to_dense(C, null_value=np.inf)
+    A["C_dense_0"] = cg.csgraph_to_dense(C)
+    F = np.array([[0.0, 1.0, np.nan, np.inf], [-np.inf, 0.0, 5.0, 2.0], [7.0, 0.0, 0.0, -1.0],
+                  [0.0, 7.0, 3.0, 0.0]])
+    A["F"] = F
+    for key, kw in [("F1", {}), ("F2", {"null_value": np.inf, "infinity_null": False}),
+                    ("F3", {"null_value": 7.0, "nan_null": False})]:
+        H = cg.csgraph_from_dense(F, **kw)
+        A[key + "_data"], A[key + "_indices"] = H.data, H.indices.astype(np.int32)
+        A[key + "_indptr"] = H.indptr.astype(np.int32)
+
+    # construct_dist_matrix and reconstruct_path on dijkstra's predecessors
+    A["cdm"] = cg.construct_dist_matrix(G, A["D_pred"])
+    A["cdm_u"] = cg.construct_dist_matrix(G, A["Du_pred"], directed=False)
+    A["rp"] = cg.reconstruct_path(G, A["D_pred"][0]).toarray()
+    A["rp_u"] = cg.reconstruct_path(G, A["Du_pred"][2], directed=False).toarray()
+    # traversals: SciPy's orders and predecessors, and the trees
+    for s in (0, 3, 10, 25):
+        for dname, directed in (("d", True), ("u", False)):
+            o, p = cg.breadth_first_order(G, s, directed=directed)
+            A[f"bfo_{s}_{dname}"], A[f"bfp_{s}_{dname}"] = o.astype(np.int32), p.astype(np.int32)
+            o, p = cg.depth_first_order(G, s, directed=directed)
+            A[f"dfo_{s}_{dname}"], A[f"dfp_{s}_{dname}"] = o.astype(np.int32), p.astype(np.int32)
+    A["bft_0"] = cg.breadth_first_tree(G, 0).toarray()
+    A["dft_0"] = cg.depth_first_tree(G, 0).toarray()
+    A["bft_3_u"] = cg.breadth_first_tree(G, 3, directed=False).toarray()
+    A["dft_3_u"] = cg.depth_first_tree(G, 3, directed=False).toarray()
+    # minimum spanning trees: G; a 7 x 7 grid with small integer weights both ways (many ties:
+    # SciPy's stable sort decides); a graph with duplicates, explicit zeros and a negative weight
+    A["mst_G"] = cg.minimum_spanning_tree(G).toarray()
+    k = 7
+    r = rng("sparse_csgraph", "mst")
+    rows, cols = [], []
+    for i in range(k * k):
+        if (i + 1) % k:
+            rows += [i, i + 1]
+            cols += [i + 1, i]
+        if i + k < k * k:
+            rows += [i, i + k]
+            cols += [i + k, i]
+    W = sp.csr_matrix((r.integers(1, 4, len(rows)).astype(np.float64), (rows, cols)),
+                      shape=(k * k, k * k))
+    W.sort_indices()
+    A.update({"W_data": W.data, "W_indices": W.indices.astype(np.int32),
+              "W_indptr": W.indptr.astype(np.int32)})
+    A["mst_W"] = cg.minimum_spanning_tree(W).toarray()
+    M = sp.csr_matrix((np.array([2.0, 2.0, 0.0, 1.0, -1.0, 3.0, 2.0, 5.0, 1.0]),
+                       np.array([1, 1, 2, 0, 3, 1, 4, 0, 3]),
+                       np.array([0, 3, 5, 7, 7, 9])), shape=(5, 5))
+    A.update({"M_data": M.data, "M_indices": M.indices.astype(np.int32),
+              "M_indptr": M.indptr.astype(np.int32)})
+    T = cg.minimum_spanning_tree(M)
+    A["mst_M"] = T.toarray()
+    A["mst_M_nnz"] = np.array([T.nnz], dtype=np.int32)
+    # reverse Cuthill-McKee on connected graphs whose lowest degree is unique (SciPy picks
+    # seeds with an unstable argsort: ties would depend on the platform's sort)
+    from scipy.sparse.csgraph import connected_components as ccomp
+
+    def rcm_case(key, R, sym):
+        S = R if sym else (R + R.T).tocsr()
+        deg = np.diff(S.indptr) + np.array([int(i in S.indices[S.indptr[i]:S.indptr[i + 1]])
+                                            for i in range(S.shape[0])])
+        assert ccomp(S, directed=False)[0] == 1 and (deg == deg.min()).sum() == 1, key
+        A.update({f"{key}_data": R.data, f"{key}_indices": R.indices.astype(np.int32),
+                  f"{key}_indptr": R.indptr.astype(np.int32)})
+        A[f"rcm_{key}"] = cg.reverse_cuthill_mckee(R, symmetric_mode=sym).astype(np.int32)
+
+    k1, k2 = 6, 7
+    rr, cc = [], []
+    for i in range(k1 * k2):
+        if (i + 1) % k2:
+            rr += [i, i + 1]
+            cc += [i + 1, i]
+        if i + k2 < k1 * k2:
+            rr += [i, i + k2]
+            cc += [i + k2, i]
+    rr += [0, k1 * k2]  # a pendant node on corner 0: the only node of degree 1
+    cc += [k1 * k2, 0]
+    Q = sp.csr_matrix((np.ones(len(rr)), (rr, cc)), shape=(k1 * k2 + 1, k1 * k2 + 1))
+    Q.sort_indices()
+    rcm_case("Q", Q, True)
+    # a random directed graph: its symmetrized pattern, a ring through every node
+    q = rng("sparse_csgraph", "rcm")
+    m2 = 35
+    ring = sp.csr_matrix((np.ones(m2 - 1), (np.arange(m2 - 1), np.arange(1, m2))), shape=(m2, m2))
+    extra = sp.random(m2, m2, density=0.08, random_state=np.random.RandomState(9), format="csr")
+    R = (ring + extra).tocsr()
+    R.data = q.uniform(0.5, 2.0, R.nnz)
+    R.sort_indices()
+    rcm_case("R", R, False)
+    # structural ranks: G, N, a wide and a tall random pattern (explicit zeros count)
+    S1 = sp.random(30, 45, density=0.03, random_state=np.random.RandomState(21), format="csr")
+    S1.data[::3] = 0.0
+    S1.sort_indices()
+    A.update({"S1_data": S1.data, "S1_indices": S1.indices.astype(np.int32),
+              "S1_indptr": S1.indptr.astype(np.int32)})
+    S2 = S1.T.tocsr()
+    S2.sort_indices()
+    A.update({"S2_data": S2.data, "S2_indices": S2.indices.astype(np.int32),
+              "S2_indptr": S2.indptr.astype(np.int32)})
+    A["srank"] = np.array([cg.structural_rank(X) for X in (G, N, S1, S2)], dtype=np.int64)
+    savez_fixed(out / "scipy_csgraph.npz", compressed=True, **A)
+
+
 @section("sparse_eigen", folder="sparse")
 def gen_sparse_eigen(out: Path) -> None:
     """scipy_sparse_eigen.npz, read by crates/sparse/tests/eigen.rs: svds (LM and SM, singular

@@ -46,6 +46,10 @@ pub enum Error {
         iterations: usize,
         residual: f64,
     },
+    /// A graph with a negative cycle where shortest paths were asked for (SciPy's
+    /// `NegativeCycleError`).
+    #[error("{op}: negative cycle detected")]
+    NegativeCycle { op: String },
     /// The operation has no implementation on this device.
     #[error("{op}: not implemented on {device}")]
     NotImplemented { op: String, device: String },

@@ -19,7 +19,15 @@
 //! - [`linalg`]: the [`linalg::LinearOperator`] trait and the iterative solvers [`linalg::cg`],
 //!   [`linalg::bicgstab`], [`linalg::cgs`], running entirely on the device (the convergence flag
 //!   is read every [`linalg::POLL`] iterations).
-//! - [`csgraph`]: [`csgraph::connected_components`] (weak and strong connection).
+//! - [`csgraph`]: [`csgraph::connected_components`] (weak and strong connection),
+//!   [`csgraph::csgraph_from_dense`], [`csgraph::csgraph_to_dense`], [`csgraph::laplacian`],
+//!   the shortest paths ([`csgraph::shortest_path`], [`csgraph::floyd_warshall`],
+//!   [`csgraph::dijkstra`], [`csgraph::bellman_ford`], [`csgraph::johnson`]),
+//!   [`csgraph::construct_dist_matrix`], [`csgraph::reconstruct_path`], the traversals
+//!   ([`csgraph::breadth_first_order`], [`csgraph::breadth_first_tree`],
+//!   [`csgraph::depth_first_order`], [`csgraph::depth_first_tree`]),
+//!   [`csgraph::minimum_spanning_tree`], [`csgraph::reverse_cuthill_mckee`],
+//!   [`csgraph::structural_rank`].
 //!
 //! Every public function validates its arguments once, then runs the CPU reference or the CUDA
 //! implementation of the device holding its arrays.
@@ -62,5 +70,6 @@ pub fn kernel_modules() -> Vec<&'static cusci_core::KernelModule> {
         &cuda::FORMATS,
         &cuda::spmv::SPMV,
         &cuda::SOLVERS,
+        &csgraph::cuda::CSGRAPH,
     ]
 }

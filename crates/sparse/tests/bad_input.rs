@@ -8,7 +8,10 @@
 
 use cusci_core::testing::bad_input::{self as bi, f, fv, shp, Kind::*, Table, V};
 use cusci_core::{Array, Device, Result};
-use cusci_sparse::csgraph::{connected_components, Connection};
+use cusci_sparse::csgraph::{
+    breadth_first_order, connected_components, construct_dist_matrix, dijkstra, floyd_warshall,
+    laplacian, minimum_spanning_tree, Connection, LaplacianOptions, PathOptions,
+};
 use cusci_sparse::linalg::*;
 use cusci_sparse::*;
 
@@ -251,6 +254,46 @@ fn table(dev: &Device) -> Table {
         Ok(V::N(
             connected_components(&r, false, Connection::Weak)?.0 as u64,
         ))
+    });
+    t.err("dijkstra non-square", Shape, |d| {
+        let r = dense(&[1.0, 2.0], 1, 2, d)?;
+        fv(dijkstra(&r, &PathOptions::default())?.dist_matrix)
+    });
+    t.err("dijkstra index usize::MAX", Arg, |d| {
+        let o = PathOptions {
+            indices: Some(vec![usize::MAX]),
+            ..Default::default()
+        };
+        fv(dijkstra(&spd4(d)?, &o)?.dist_matrix)
+    });
+    t.err("dijkstra limit NaN", Arg, |d| {
+        let o = PathOptions {
+            limit: f64::NAN,
+            ..Default::default()
+        };
+        fv(dijkstra(&spd4(d)?, &o)?.dist_matrix)
+    });
+    t.err("floyd_warshall negative cycle", NegCycle, |d| {
+        // the tridiagonal [-1, 4, -1] has the negative 2-cycles i <-> i+1
+        fv(floyd_warshall(&spd4(d)?, &PathOptions::default())?.dist_matrix)
+    });
+    t.err("dijkstra negative cycle", NegCycle, |d| {
+        fv(dijkstra(&spd4(d)?, &PathOptions::default())?.dist_matrix)
+    });
+    t.err("breadth_first_order i_start = usize::MAX", Arg, |d| {
+        fv(breadth_first_order(&spd4(d)?, usize::MAX, true, false)?.0)
+    });
+    t.err("laplacian non-square", Shape, |d| {
+        let r = dense(&[1.0, 2.0], 1, 2, d)?;
+        fv(laplacian(&r, &LaplacianOptions::default())?.1)
+    });
+    t.err("construct_dist_matrix predecessors (3,)", Shape, |d| {
+        let p = Array::from_slice(&[0i32, 1, 2], &[3], d)?;
+        fv(construct_dist_matrix(&spd4(d)?, &p, true, f64::INFINITY)?)
+    });
+    t.val("minimum_spanning_tree of (0, 0)", shp(&[0, 0]), |d| {
+        let z = CsrMatrix::<f64>::new(vec1(&[], d)?, idx(&[], d)?, idx(&[0], d)?, (0, 0))?;
+        Ok(bi::shape_of(&minimum_spanning_tree(&z)?.toarray()?))
     });
 
     // ---------- construction: huge and bad parameters ----------

@@ -79,6 +79,8 @@ pub enum Kind {
     NoConv,
     /// `NotImplemented`.
     NotImpl,
+    /// `NegativeCycle`.
+    NegCycle,
     /// `Io`.
     Io,
 }
@@ -95,6 +97,7 @@ pub fn kind(e: &Error) -> Option<Kind> {
         Error::NotPositiveDefinite { .. } => Kind::NotPd,
         Error::NoConvergence { .. } => Kind::NoConv,
         Error::NotImplemented { .. } => Kind::NotImpl,
+        Error::NegativeCycle { .. } => Kind::NegCycle,
         Error::Io { .. } => Kind::Io,
         _ => return None,
     })

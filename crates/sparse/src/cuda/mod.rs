@@ -4,10 +4,11 @@
 //! device once and call the GPU side here:
 //!
 //! - [`SPARSE`] (`sparse.cu`): the structure operations of `ops.rs` and `reduce.rs` ([`ops`]),
-//!   the weak components ([`csgraph`]), `cg` ([`cg`]) and the solver engine's vector and scalar
+//!   the weak components (`csgraph/cuda/components.rs`), `cg` ([`cg`]) and the solver engine's vector and scalar
 //!   steps (`krylov.rs`).
 //! - [`FORMATS`] (`formats.cu`): checks and conversions between the formats, DIA, the stacking
-//!   functions ([`formats`]), the strong components ([`csgraph`]).
+//!   functions ([`formats`]), the strong components (`csgraph/cuda/components.rs`).
+//! - `csgraph/cuda/csgraph.cu` has its own module (`CSGRAPH`, beside its launchers).
 //! - [`spmv::SPMV`] (`spmv.cu`): SpMV for short rows, one module per rows-per-lane value.
 //! - [`SOLVERS`] (`sparse.cu`, `solvers.cu` and `splu.cu`): the scalar steps of minres, lsqr and
 //!   lsmr (`krylov.rs`), the triangular solves and the sparse LU ([`direct`]), lobpcg's block
@@ -18,7 +19,6 @@
 //! rows per lane. The source is built only when the module is not loaded yet.
 
 pub(crate) mod cg;
-pub(crate) mod csgraph;
 pub(crate) mod direct;
 pub(crate) mod ffi;
 pub(crate) mod formats;
@@ -110,7 +110,7 @@ fn prelude(dtype: DType) -> Result<String> {
 
 /// `body` after the prelude of the spec's element type (`dtype(0)`) and the typedef of its
 /// index type `I` (`dtype(1)`: `int` or `long long`).
-fn with_prelude(s: &Spec, body: &str) -> Result<String> {
+pub(crate) fn with_prelude(s: &Spec, body: &str) -> Result<String> {
     let index = match s.dtype(1)? {
         DType::I32 => "int",
         DType::I64 => "long long",

@@ -2,8 +2,7 @@
 //! with pointer jumping (`cc_*` of `sparse.cu`), strong components by trimming and colouring
 //! (`scc_*` of `formats.cu`), both numbered by their smallest node.
 
-use super::last;
-use super::{formats_fn, grid, sparse_fn};
+use crate::cuda::{formats_fn, grid, last, sparse_fn};
 use crate::matrix::CsrMatrix;
 use crate::SpIndex;
 use cusci_core::{Array, CudaDevice, Float, Result};
