@@ -30,6 +30,7 @@ mod cpu;
 pub(crate) mod cuda;
 mod decomp;
 mod eig;
+mod matfuncs;
 mod misc;
 mod products;
 mod scalar;
@@ -48,6 +49,7 @@ pub use decomp::{
     QrRaw,
 };
 pub use eig::{eig, eigvals};
+pub use matfuncs::{coshm, cosm, expm_cond, expm_frechet, sinhm, sinm, tanhm, tanm, FrechetMethod};
 pub use misc::{
     cond, expm, khatri_rao, kron, lstsq, matrix_power, matrix_rank, norm, pinv, Lstsq, NormOrd,
 };

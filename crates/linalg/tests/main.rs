@@ -8,4 +8,5 @@ mod batched;
 mod decompositions;
 mod extras;
 mod golden;
+mod matfuncs;
 mod scipy_extra;
