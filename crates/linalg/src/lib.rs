@@ -26,6 +26,8 @@
 //!
 #![doc = include_str!("../README.md")]
 
+mod band_cpu;
+mod banded;
 mod cpu;
 pub(crate) mod cuda;
 mod decomp;
@@ -40,9 +42,11 @@ mod special;
 mod structured;
 mod subspace;
 mod tensor;
+mod tridiag;
 mod util;
 mod vecops;
 
+pub use banded::{cho_solve_banded, cholesky_banded, solve_banded, solveh_banded};
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
 pub use decomp::{
     cho_factor, cho_solve, cholesky, eigh, eigvalsh, qr, qr_raw, solve_triangular, svd, Cholesky,
@@ -72,11 +76,16 @@ pub use subspace::{
     PinvhOptions, PolarSide,
 };
 pub use tensor::{einsum, tensorinv, tensorsolve};
+pub use tridiag::{eigh_tridiagonal, eigvalsh_tridiagonal, Select};
 pub use vecops::{cross, ishermitian, issymmetric, matrix_transpose, vecdot};
 
 /// The NVRTC kernel modules of this crate, for the compile checks of its tests
 /// ([`cusci_core::testing::compile_modules`]).
 #[doc(hidden)]
 pub fn kernel_modules() -> Vec<&'static cusci_core::KernelModule> {
-    vec![&cuda::kernels::KERNELS, &cuda::kernels::SMALL_SOLVE]
+    vec![
+        &cuda::kernels::KERNELS,
+        &cuda::kernels::SMALL_SOLVE,
+        &cuda::banded::BANDED,
+    ]
 }

@@ -4,6 +4,7 @@
 mod common;
 
 mod bad_input;
+mod banded;
 mod batched;
 mod decompositions;
 mod extras;
