@@ -2584,7 +2584,7 @@ def gen_linalg_funcs(out: Path) -> None:
     `z` complex).
 
     - cosm, sinm, tanm, coshm, sinhm, tanhm of a 5x5 matrix (`F_m5`) and a (2, 3, 3) stack
-      (`F_st`); expm_frechet (`SPS` and `blockEnlarge`: `frechet_<method>_<case>_<dt>_{expm,l}`)
+      (`F_st`); sqrtm (`SQ_*`: 2 I + a perturbation) and signm (`SG_*`) of the same shapes; expm_frechet (`SPS` and `blockEnlarge`: `frechet_<method>_<case>_<dt>_{expm,l}`)
       of (`FA`, `FE`) pairs, 4x4 of 1-norm about 1 and 9 (the scaling-and-squaring path) and a
       stack; expm_cond of 3x3 and 4x4 matrices.
     - solve_banded for (l, u) in (1,1), (2,1), (0,2), (3,0), (2,3) with n = 7 and b of shapes
@@ -2627,6 +2627,15 @@ def gen_linalg_funcs(out: Path) -> None:
                     r, l = np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
                 a[f"frechet_{method}_{case}_{dt}_expm"] = r
                 a[f"frechet_{method}_{case}_{dt}_l"] = l
+        # sqrtm: spectra off the negative real axis; signm: eigenvalues off the imaginary axis
+        for case, shape in (("m5", (5, 5)), ("st", (2, 3, 3))):
+            n_ = shape[-1]
+            x = f32(mat(f"SQ_{case}_{dt}", shape, cx, 0.4) + 2.0 * np.eye(n_))
+            a[f"in_SQ_{case}_{dt}"] = x
+            a[f"sqrtm_{case}_{dt}"] = sl.sqrtm(x)
+            x = mat(f"SG3_{case}_{dt}", shape, cx)
+            assert np.abs(np.linalg.eigvals(x).real).min() > 0.1
+            a[f"signm_{case}_{dt}"] = sl.signm(x)
         for case, n, scale in (("c3", 3, 0.5), ("c4", 4, 2.0)):
             x = mat(f"C_{case}_{dt}", (n, n), cx, scale)
             a[f"expm_cond_{case}_{dt}"] = np.array(sl.expm_cond(x))

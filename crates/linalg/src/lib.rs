@@ -53,7 +53,10 @@ pub use decomp::{
     QrRaw,
 };
 pub use eig::{eig, eigvals};
-pub use matfuncs::{coshm, cosm, expm_cond, expm_frechet, sinhm, sinm, tanhm, tanm, FrechetMethod};
+pub use matfuncs::{
+    coshm, cosm, expm_cond, expm_frechet, signm, sinhm, sinm, sqrtm, tanhm, tanm, FrechetMethod,
+    MATFUNC_MAX_ITER,
+};
 pub use misc::{
     cond, expm, khatri_rao, kron, lstsq, matrix_power, matrix_rank, norm, pinv, Lstsq, NormOrd,
 };

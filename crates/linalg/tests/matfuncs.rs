@@ -300,3 +300,58 @@ fn expm_stack_body<T: Scalar>() {
     }
 }
 all_types!(expm_stacked, expm_stack_body);
+
+fn sign_sqrt_body<T: Scalar>() {
+    let d = data();
+    let t = dt::<T>();
+    // f32: the iterations stop at the f32 rounding floor, amplified by the conditioning
+    let tl = if single::<T>() { 2e-3 } else { 1e-10 };
+    for case in ["m5", "st"] {
+        let (w, s) = get(&d, &format!("sqrtm_{case}_{t}"));
+        check(&format!("sqrtm {case} {t}"), &w, &s, tl, |dev| {
+            out(sqrtm(&input::<T>(&d, &format!("in_SQ_{case}_{t}"), dev)).unwrap())
+        });
+        let (w, s) = get(&d, &format!("signm_{case}_{t}"));
+        check(&format!("signm {case} {t}"), &w, &s, tl, |dev| {
+            out(signm(&input::<T>(&d, &format!("in_SG3_{case}_{t}"), dev)).unwrap())
+        });
+    }
+    let f = |v: f64| T::from_c64(c64::new(v, 0.0));
+    for dev in devices() {
+        // identities: sqrtm(A)² = A, signm(A)² = I
+        let a = input::<T>(&d, &format!("in_SQ_m5_{t}"), &dev);
+        let r = sqrtm(&a).unwrap();
+        close(
+            &vals(&matmul(&r, &r).unwrap()),
+            &vals(&a),
+            10.0 * tol::<T>(),
+            "sqrtm² = A",
+        );
+        let g = input::<T>(&d, &format!("in_SG3_m5_{t}"), &dev);
+        let s = signm(&g).unwrap();
+        let eye: Vec<c64> = (0..25)
+            .map(|i| c64::new(if i % 6 == 0 { 1.0 } else { 0.0 }, 0.0))
+            .collect();
+        close(&vals(&matmul(&s, &s).unwrap()), &eye, tl, "signm² = I");
+        // a singular matrix, a matrix without a sign (eigenvalues ±i)
+        let z = Array::<T>::zeros(&[2, 2], &dev).unwrap();
+        assert!(matches!(signm(&z), Err(Error::Singular { .. })));
+        assert!(matches!(sqrtm(&z), Err(Error::Singular { .. })));
+        let rot = Array::from_vec([0.0, 1.0, -1.0, 0.0].map(f).to_vec(), &[2, 2], &dev).unwrap();
+        assert!(
+            matches!(signm(&rot), Err(Error::NoConvergence { .. })),
+            "signm of a rotation on {dev}"
+        );
+        // an eigenvalue on the negative real axis: no convergence in every type (the iterates of
+        // a real-valued matrix stay real; SciPy's Schur route gives the complex root)
+        let neg = Array::from_vec([-4.0, 0.0, 0.0, 1.0].map(f).to_vec(), &[2, 2], &dev).unwrap();
+        assert!(
+            matches!(sqrtm(&neg), Err(Error::NoConvergence { .. })),
+            "sqrtm of a matrix with a negative eigenvalue on {dev}"
+        );
+        let rect = Array::<T>::zeros(&[2, 3], &dev).unwrap();
+        assert!(matches!(sqrtm(&rect), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(signm(&rect), Err(Error::InvalidArgument { .. })));
+    }
+}
+all_types!(signm_sqrtm, sign_sqrt_body);
