@@ -16,10 +16,12 @@
 //! SciPy counterpart checks by default (`solve`, `inv`, `det`, `lu`, `lu_factor`, `lu_solve`,
 //! `cholesky`, `cho_solve`, `qr`, `svd`, `svdvals`, `eig`, `eigh`, `eigvalsh`, `pinv`, `pinvh`,
 //! `lstsq`, `polar`, `null_space`, `orth`, `subspace_angles`, `solve_triangular`,
-//! `solve_toeplitz`, ...) returns `InvalidArgument` ("array must not contain infs or NaNs") for
-//! NaN or infinity in its inputs; [`without_finite_check`] skips the check as
-//! `check_finite=False` does. `expm` and the NumPy-only functions (`slogdet`, `norm`, `cond`)
-//! do not check, as in SciPy and NumPy.
+//! `solve_toeplitz`, `solve_banded`, `solveh_banded`, `cholesky_banded`, `cho_solve_banded`,
+//! `eigh_tridiagonal`, `expm_frechet`, `expm_cond`, `signm`, `sqrtm` (SciPy's does not), ...) returns `InvalidArgument`
+//! ("array must not contain infs or NaNs") for NaN or infinity in its inputs;
+//! [`without_finite_check`] skips the check as `check_finite=False` does. `expm`, the functions
+//! built on it (`cosm`, ..., `tanhm`) and the NumPy-only functions (`slogdet`, `norm`,
+//! `cond`) do not check, as in SciPy and NumPy.
 //!
 //! No TF32: cuBLAS runs in its default math mode with the plain compute types (`COMPUTE_32F`
 //! for f32 and c32), which never use TF32.

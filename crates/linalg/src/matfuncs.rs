@@ -428,7 +428,8 @@ fn settled(err: f64, prev: f64, tol: f64) -> bool {
 /// iteration (synchronises); at most [`MATFUNC_MAX_ITER`] iterations.
 ///
 /// # Errors
-/// `InvalidArgument` when not square; `Singular` when `A` (or an iterate) is exactly singular —
+/// `InvalidArgument` when not square or not finite (as SciPy's, through its Schur form);
+/// `Singular` when `A` (or an iterate) is exactly singular —
 /// SciPy's `funm` route gives `sign(0) = 0` there instead; `NoConvergence` when the iteration does
 /// not settle (eigenvalues on or within rounding of the imaginary axis, where the sign is not
 /// defined; SciPy returns its best estimate and prints a warning).
@@ -449,6 +450,7 @@ fn settled(err: f64, prev: f64, tol: f64) -> bool {
 pub fn signm<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
     let op = "signm";
     let (_, n) = square_dims(op, a)?;
+    crate::util::check_finite(op, a)?;
     if a.is_empty() {
         return a.copy();
     }
@@ -501,7 +503,8 @@ pub fn signm<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
 /// does not settle, which is the case for every matrix with an eigenvalue on the negative real
 /// axis, in every type (a real matrix has no real principal square root then, and the iterates
 /// of a real-valued complex matrix stay real-valued; SciPy's Schur route returns the complex
-/// root). Eigenvalues near that axis slow the convergence and cost accuracy.
+/// root). Eigenvalues near that axis slow the convergence and cost accuracy. `InvalidArgument`
+/// for NaN or infinity in `A` (SciPy does not check: its result holds NaN).
 ///
 /// # Numerics
 /// Stable (the product form); the error is of order `ε κ(sqrt(A))`; on well-conditioned input
@@ -518,6 +521,7 @@ pub fn signm<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
 pub fn sqrtm<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
     let op = "sqrtm";
     let (_, n) = square_dims(op, a)?;
+    crate::util::check_finite(op, a)?;
     if a.is_empty() {
         return a.copy();
     }

@@ -349,6 +349,11 @@ fn sign_sqrt_body<T: Scalar>() {
             matches!(sqrtm(&neg), Err(Error::NoConvergence { .. })),
             "sqrtm of a matrix with a negative eigenvalue on {dev}"
         );
+        let nan =
+            Array::from_vec([f64::NAN, 0.0, 0.0, 1.0].map(f).to_vec(), &[2, 2], &dev).unwrap();
+        assert!(matches!(signm(&nan), Err(Error::InvalidArgument { .. })));
+        let r = sqrtm(&nan);
+        assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
         let rect = Array::<T>::zeros(&[2, 3], &dev).unwrap();
         assert!(matches!(sqrtm(&rect), Err(Error::InvalidArgument { .. })));
         assert!(matches!(signm(&rect), Err(Error::InvalidArgument { .. })));
