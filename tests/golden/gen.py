@@ -2584,7 +2584,8 @@ def gen_linalg_funcs(out: Path) -> None:
     `z` complex).
 
     - cosm, sinm, tanm, coshm, sinhm, tanhm of a 5x5 matrix (`F_m5`) and a (2, 3, 3) stack
-      (`F_st`); sqrtm (`SQ_*`: 2 I + a perturbation) and signm (`SG_*`) of the same shapes; expm_frechet (`SPS` and `blockEnlarge`: `frechet_<method>_<case>_<dt>_{expm,l}`)
+      (`F_st`); sqrtm, logm and fractional_matrix_power (0.3, -1.5, 3) of `SQ_*` (2 I + a perturbation),
+      logm of `LG` (6 I + a perturbation), signm of `SG3_*`, all of the same shapes; expm_frechet (`SPS` and `blockEnlarge`: `frechet_<method>_<case>_<dt>_{expm,l}`)
       of (`FA`, `FE`) pairs, 4x4 of 1-norm about 1 and 9 (the scaling-and-squaring path) and a
       stack; expm_cond of 3x3 and 4x4 matrices.
     - solve_banded for (l, u) in (1,1), (2,1), (0,2), (3,0), (2,3) with n = 7 and b of shapes
@@ -2633,6 +2634,13 @@ def gen_linalg_funcs(out: Path) -> None:
             x = f32(mat(f"SQ_{case}_{dt}", shape, cx, 0.4) + 2.0 * np.eye(n_))
             a[f"in_SQ_{case}_{dt}"] = x
             a[f"sqrtm_{case}_{dt}"] = sl.sqrtm(x)
+            a[f"logm_{case}_{dt}"] = sl.logm(x)
+            for name, p in (("p03", 0.3), ("pm15", -1.5), ("p3", 3.0)):
+                a[f"fmp_{name}_{case}_{dt}"] = sl.fractional_matrix_power(x, p)
+            if case == "m5":  # a larger norm: several square roots before the Pade step
+                y = f32(mat(f"LG_{dt}", shape, cx) + 6.0 * np.eye(n_))
+                a[f"in_LG_{dt}"] = y
+                a[f"logm_lg_{dt}"] = sl.logm(y)
             x = mat(f"SG3_{case}_{dt}", shape, cx)
             assert np.abs(np.linalg.eigvals(x).real).min() > 0.1
             a[f"signm_{case}_{dt}"] = sl.signm(x)

@@ -56,8 +56,8 @@ pub use decomp::{
 };
 pub use eig::{eig, eigvals};
 pub use matfuncs::{
-    coshm, cosm, expm_cond, expm_frechet, signm, sinhm, sinm, sqrtm, tanhm, tanm, FrechetMethod,
-    MATFUNC_MAX_ITER,
+    coshm, cosm, expm_cond, expm_frechet, fractional_matrix_power, logm, signm, sinhm, sinm, sqrtm,
+    tanhm, tanm, FrechetMethod, MATFUNC_MAX_ITER,
 };
 pub use misc::{
     cond, expm, khatri_rao, kron, lstsq, matrix_power, matrix_rank, norm, pinv, Lstsq, NormOrd,

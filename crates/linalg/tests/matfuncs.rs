@@ -360,3 +360,57 @@ fn sign_sqrt_body<T: Scalar>() {
     }
 }
 all_types!(signm_sqrtm, sign_sqrt_body);
+
+fn log_power_body<T: Scalar>() {
+    let d = data();
+    let t = dt::<T>();
+    let tl = if single::<T>() { 2e-3 } else { 1e-10 };
+    for case in ["m5", "st"] {
+        let key = format!("in_SQ_{case}_{t}");
+        let (w, s) = get(&d, &format!("logm_{case}_{t}"));
+        check(&format!("logm {case} {t}"), &w, &s, tl, |dev| {
+            out(logm(&input::<T>(&d, &key, dev)).unwrap())
+        });
+        for (name, p) in [("p03", 0.3), ("pm15", -1.5), ("p3", 3.0)] {
+            let (w, s) = get(&d, &format!("fmp_{name}_{case}_{t}"));
+            check(
+                &format!("fractional_matrix_power {name} {case} {t}"),
+                &w,
+                &s,
+                tl,
+                |dev| out(fractional_matrix_power(&input::<T>(&d, &key, dev), p).unwrap()),
+            );
+        }
+    }
+    let (w, s) = get(&d, &format!("logm_lg_{t}"));
+    check(&format!("logm lg {t}"), &w, &s, tl, |dev| {
+        out(logm(&input::<T>(&d, &format!("in_LG_{t}"), dev)).unwrap())
+    });
+    let f = |v: f64| T::from_c64(c64::new(v, 0.0));
+    for dev in devices() {
+        // expm(logm(A)) = A
+        let a = input::<T>(&d, &format!("in_LG_{t}"), &dev);
+        close(
+            &vals(&expm(&logm(&a).unwrap()).unwrap()),
+            &vals(&a),
+            tl,
+            "expm(logm(A)) = A",
+        );
+        let z = Array::<T>::zeros(&[2, 2], &dev).unwrap();
+        assert!(matches!(logm(&z), Err(Error::Singular { .. })));
+        let neg = Array::from_vec([-4.0, 0.0, 0.0, 1.0].map(f).to_vec(), &[2, 2], &dev).unwrap();
+        assert!(matches!(logm(&neg), Err(Error::NoConvergence { .. })));
+        assert!(matches!(
+            fractional_matrix_power(&neg, 0.5),
+            Err(Error::NoConvergence { .. })
+        ));
+        // an integer power is matrix_power: defined for the negative eigenvalue
+        let sq = vals(&fractional_matrix_power(&neg, 2.0).unwrap());
+        assert_eq!((sq[0].re, sq[3].re), (16.0, 1.0));
+        assert!(matches!(
+            fractional_matrix_power(&neg, f64::NAN),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
+}
+all_types!(logm_fractional_matrix_power, log_power_body);
