@@ -4,7 +4,8 @@
 //! operation order as the GPU kernels (`cuda/banded.cu`).
 
 use crate::Scalar;
-use cusci_core::{c64, RealFloat};
+use cusci_core::host::{try_vec_filled, try_vec_zeroed};
+use cusci_core::{c64, RealFloat, Result};
 
 /// `|re| + |im|`, LAPACK's `i?amax` measure.
 fn abs1<T: Scalar>(v: T) -> f64 {
@@ -13,35 +14,37 @@ fn abs1<T: Scalar>(v: T) -> f64 {
 
 /// Solves `a x = b` for the band matrix `a` in SciPy's storage `ab` (`(l + u + 1) x n`
 /// row-major, `ab[u + i - j, j] = a[i, j]`) and `b` (`n x k` row-major), overwriting `b` with
-/// `x`. `Err(j)`: the first exactly zero pivot (`gbtrf`'s `info - 1`). `n == 1` divides by the
-/// diagonal without a check, as SciPy does.
+/// `x`. `Ok(Some(j))`: the first exactly zero pivot (`gbtrf`'s `info - 1`); `Err`: the scratch
+/// band (`n (2l + u + 1)` elements) cannot be allocated. `n == 1` divides by the diagonal without
+/// a check, as SciPy does.
 pub(crate) fn gbsv<T: Scalar>(
+    op: &str,
     ab: &[T],
     b: &mut [T],
     n: usize,
     l: usize,
     u: usize,
     k: usize,
-) -> Result<(), usize> {
+) -> Result<Option<usize>> {
     if n == 0 {
-        return Ok(());
+        return Ok(None);
     }
     if n == 1 {
         let dg = ab[u];
         b.iter_mut().for_each(|v| *v = *v / dg);
-        return Ok(());
+        return Ok(None);
     }
     // column-major band with l extra rows for the fill-in: a[i, c] at w[c * ldw + i - c + kv]
     let kv = l + u;
     let ldw = 2 * l + u + 1;
-    let mut w = vec![T::zero(); n * ldw];
+    let mut w: Vec<T> = try_vec_zeroed(op, n.saturating_mul(ldw))?;
     for c in 0..n {
         for r in l..ldw {
             w[c * ldw + r] = ab[(r - l) * n + c];
         }
     }
     let at = |i: usize, c: usize| c * ldw + i + kv - c;
-    let mut piv = vec![0usize; n];
+    let mut piv: Vec<usize> = try_vec_filled(op, n, 0)?;
     let mut ju = 0usize;
     let mut info = None;
     for j in 0..n {
@@ -77,8 +80,8 @@ pub(crate) fn gbsv<T: Scalar>(
             }
         }
     }
-    if let Some(j) = info {
-        return Err(j);
+    if info.is_some() {
+        return Ok(info);
     }
     for q in 0..k {
         for j in 0..n - 1 {
@@ -101,7 +104,7 @@ pub(crate) fn gbsv<T: Scalar>(
             }
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// The lower factor's element `L[i, j]` (`j <= i <= j + kd`) of the Hermitian band storage `c`
@@ -132,7 +135,12 @@ fn lset<T: Scalar>(c: &mut [T], n: usize, kd: usize, lower: bool, i: usize, j: u
 /// only the real part of the diagonal is read. Elements outside the band triangle (the unused
 /// corner of the storage) are left as they are. `Err(j)`: the leading minor of order `j + 1` is
 /// not positive definite.
-pub(crate) fn pbtrf<T: Scalar>(c: &mut [T], n: usize, kd: usize, lower: bool) -> Result<(), usize> {
+pub(crate) fn pbtrf<T: Scalar>(
+    c: &mut [T],
+    n: usize,
+    kd: usize,
+    lower: bool,
+) -> std::result::Result<(), usize> {
     for j in 0..n {
         let ajj = lget(c, n, kd, lower, j, j).re().to_f64();
         if ajj.is_nan() || ajj <= 0.0 {

@@ -122,15 +122,16 @@ pub fn solve_banded<T: Scalar>(
                 return Err(nonfinite(op));
             }
             let per = rows * n;
-            let r: Vec<std::result::Result<(), (usize, usize)>> = bv
+            let r: Vec<Result<Option<usize>>> = bv
                 .par_chunks_mut(n * k)
                 .enumerate()
-                .map(|(i, x)| {
-                    band_cpu::gbsv(&av[i * per..(i + 1) * per], x, n, l, u, k).map_err(|j| (i, j))
-                })
+                .map(|(i, x)| band_cpu::gbsv(op, &av[i * per..(i + 1) * per], x, n, l, u, k))
                 .collect();
-            if let Some(Err((i, j))) = r.into_iter().find(|v| v.is_err()) {
-                return Err(singular(op, which(batched, i, j)));
+            // the lowest failing matrix wins (independent of the thread count)
+            for (i, r) in r.into_iter().enumerate() {
+                if let Some(j) = r? {
+                    return Err(singular(op, which(batched, i, j)));
+                }
             }
             Array::from_vec(bv, &out, &Device::Cpu)
         }

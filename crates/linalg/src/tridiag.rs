@@ -4,8 +4,9 @@
 
 use crate::util::{cat, prod};
 use crate::{eigh, eigvalsh, Scalar};
-use cusci_core::array::layout::broadcast_shapes;
+use cusci_core::array::layout::{broadcast_shapes, checked_shape};
 use cusci_core::error::make;
+use cusci_core::host::try_vec_zeroed;
 use cusci_core::{Array, Backend, Device, Result};
 
 /// Which eigenvalues [`eigh_tridiagonal`] returns (SciPy's `select` and `select_range`).
@@ -106,7 +107,9 @@ pub fn eigh_tridiagonal<T: Scalar<R = T>>(
     let dense = match d.backend() {
         Backend::Host(_) => {
             let (dv, ev) = (dc.to_vec()?, ec.to_vec()?);
-            let mut a = vec![T::zero(); count * n * n];
+            let shape = cat(&batch, &[n, n]);
+            let len = checked_shape(op, &shape, std::mem::size_of::<T>())?;
+            let mut a: Vec<T> = try_vec_zeroed(op, len)?;
             for s in 0..count {
                 let t = &mut a[s * n * n..(s + 1) * n * n];
                 for i in 0..n {
@@ -117,7 +120,7 @@ pub fn eigh_tridiagonal<T: Scalar<R = T>>(
                     }
                 }
             }
-            Array::from_vec(a, &cat(&batch, &[n, n]), &Device::Cpu)?
+            Array::from_vec(a, &shape, &Device::Cpu)?
         }
         Backend::Cuda(c) => {
             crate::cuda::banded::tridiag_dense(c.dev(), &dc.copy()?, &ec.copy()?, count, n)?
