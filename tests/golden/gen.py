@@ -2747,6 +2747,137 @@ def gen_linalg_extra(out: Path) -> None:
     savez_fixed(out / "scipy_linalg_extra.npz", compressed=True, **a)
 
 
+# --------------------------------------------------------------------------------------------
+# issue 30: scipy.linalg's matrix functions, banded solvers and tridiagonal eigenproblems.
+# crates/linalg/tests/data/scipy_linalg_funcs.npz, read by crates/linalg/tests/matfuncs.rs and
+# crates/linalg/tests/banded.rs. Inputs rounded to float32 first, stored as float64/complex128.
+# --------------------------------------------------------------------------------------------
+
+
+@section("linalg_funcs", folder="linalg")
+def gen_linalg_funcs(out: Path) -> None:
+    """`scipy_linalg_funcs.npz`: `in_<key>` inputs and `<fn>_<case>_<dt>` results (`dt`: `d` real,
+    `z` complex).
+
+    - cosm, sinm, tanm, coshm, sinhm, tanhm of a 5x5 matrix (`F_m5`) and a (2, 3, 3) stack
+      (`F_st`); sqrtm, logm and fractional_matrix_power (0.3, -1.5, 3) of `SQ_*` (2 I + a perturbation),
+      logm of `LG` (6 I + a perturbation), signm of `SG3_*`, all of the same shapes; expm_frechet (`SPS` and `blockEnlarge`: `frechet_<method>_<case>_<dt>_{expm,l}`)
+      of (`FA`, `FE`) pairs, 4x4 of 1-norm about 1 and 9 (the scaling-and-squaring path) and a
+      stack; expm_cond of 3x3 and 4x4 matrices.
+    - solve_banded for (l, u) in (1,1), (2,1), (0,2), (3,0), (2,3) with n = 7 and b of shapes
+      (7,), (7, 3), and a stack (2, l+u+1, 7) with b (2, 7, 2); solveh_banded, cholesky_banded,
+      cho_solve_banded of Hermitian positive definite band matrices (kd = 1, 2) in both storages.
+    - eigh_tridiagonal (real only, as SciPy) of n = 9: all, by index (2..5), by value (-1, 1].
+    """
+    import scipy.linalg as sl
+
+    a: dict[str, np.ndarray] = {}
+    S = "linalg_funcs"
+
+    def f32(x):
+        if np.iscomplexobj(x):
+            return x.astype(np.complex64).astype(np.complex128)
+        return x.astype(np.float32).astype(np.float64)
+
+    def mat(name, shape, cx, scale=1.0):
+        g = rng(S, name)
+        x = g.standard_normal(shape)
+        if cx:
+            x = x + 1j * g.standard_normal(shape)
+        x = f32(scale * x)
+        a[f"in_{name}"] = x
+        return x
+
+    for dt, cx in (("d", False), ("z", True)):
+        for case, shape in (("m5", (5, 5)), ("st", (2, 3, 3))):
+            x = mat(f"F_{case}_{dt}", shape, cx, 0.35)
+            for name in ("cosm", "sinm", "tanm", "coshm", "sinhm", "tanhm"):
+                a[f"{name}_{case}_{dt}"] = getattr(sl, name)(x)
+        for case, shape, scale in (("small", (4, 4), 0.3), ("big", (4, 4), 2.5), ("st", (2, 3, 3), 0.5)):
+            x = mat(f"FA_{case}_{dt}", shape, cx, scale)
+            e = mat(f"FE_{case}_{dt}", shape, cx)
+            for method in ("SPS", "blockEnlarge"):
+                if x.ndim == 2:
+                    r, l = sl.expm_frechet(x, e, method=method)
+                else:
+                    pairs = [sl.expm_frechet(x[i], e[i], method=method) for i in range(x.shape[0])]
+                    r, l = np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
+                a[f"frechet_{method}_{case}_{dt}_expm"] = r
+                a[f"frechet_{method}_{case}_{dt}_l"] = l
+        # sqrtm: spectra off the negative real axis; signm: eigenvalues off the imaginary axis
+        for case, shape in (("m5", (5, 5)), ("st", (2, 3, 3))):
+            n_ = shape[-1]
+            x = f32(mat(f"SQ_{case}_{dt}", shape, cx, 0.4) + 2.0 * np.eye(n_))
+            a[f"in_SQ_{case}_{dt}"] = x
+            a[f"sqrtm_{case}_{dt}"] = sl.sqrtm(x)
+            a[f"logm_{case}_{dt}"] = sl.logm(x)
+            for name, p in (("p03", 0.3), ("pm15", -1.5), ("p3", 3.0)):
+                a[f"fmp_{name}_{case}_{dt}"] = sl.fractional_matrix_power(x, p)
+            if case == "m5":  # a larger norm: several square roots before the Pade step
+                y = f32(mat(f"LG_{dt}", shape, cx) + 6.0 * np.eye(n_))
+                a[f"in_LG_{dt}"] = y
+                a[f"logm_lg_{dt}"] = sl.logm(y)
+            x = mat(f"SG3_{case}_{dt}", shape, cx)
+            assert np.abs(np.linalg.eigvals(x).real).min() > 0.1
+            a[f"signm_{case}_{dt}"] = sl.signm(x)
+        for case, n, scale in (("c3", 3, 0.5), ("c4", 4, 2.0)):
+            x = mat(f"C_{case}_{dt}", (n, n), cx, scale)
+            a[f"expm_cond_{case}_{dt}"] = np.array(sl.expm_cond(x))
+
+        # solve_banded: general band matrices (partial pivoting happens: no dominance)
+        n = 7
+        for l, u in ((1, 1), (2, 1), (0, 2), (3, 0), (2, 3)):
+            case = f"{l}{u}"
+            ab = mat(f"B_{case}_{dt}", (l + u + 1, n), cx)
+            b1 = mat(f"B1_{case}_{dt}", (n,), cx)
+            b2 = mat(f"B2_{case}_{dt}", (n, 3), cx)
+            a[f"solve_banded_{case}_1_{dt}"] = sl.solve_banded((l, u), ab, b1)
+            a[f"solve_banded_{case}_2_{dt}"] = sl.solve_banded((l, u), ab, b2)
+            abs_ = mat(f"BS_{case}_{dt}", (2, l + u + 1, n), cx)
+            bs = mat(f"BSB_{case}_{dt}", (2, n, 2), cx)
+            a[f"solve_banded_{case}_st_{dt}"] = np.stack(
+                [sl.solve_banded((l, u), abs_[i], bs[i]) for i in range(2)])
+        # Hermitian positive definite band matrices, both storages
+        n = 6
+        for kd in (1, 2):
+            g = rng(S, f"H{kd}_{dt}")
+            h = np.zeros((n, n), dtype=np.complex128 if cx else np.float64)
+            for k in range(1, kd + 1):
+                off = g.standard_normal(n - k) + (1j * g.standard_normal(n - k) if cx else 0)
+                h += np.diag(off, k)
+            h = h + h.conj().T + np.diag(2.0 * kd + 1.0 + np.abs(g.standard_normal(n)))
+            h = f32(h)
+            up = np.zeros((kd + 1, n), dtype=h.dtype)
+            lo = np.zeros((kd + 1, n), dtype=h.dtype)
+            for i in range(n):
+                for j in range(i, min(n, i + kd + 1)):
+                    up[kd + i - j, j] = h[i, j]
+                    lo[j - i, i] = h[j, i]
+            a[f"in_HU{kd}_{dt}"], a[f"in_HL{kd}_{dt}"] = up, lo
+            b1 = mat(f"HB1_{kd}_{dt}", (n,), cx)
+            b2 = mat(f"HB2_{kd}_{dt}", (n, 2), cx)
+            for lower, ab in ((False, up), (True, lo)):
+                side = "l" if lower else "u"
+                a[f"solveh_banded_{kd}{side}_1_{dt}"] = sl.solveh_banded(ab, b1, lower=lower)
+                a[f"solveh_banded_{kd}{side}_2_{dt}"] = sl.solveh_banded(ab, b2, lower=lower)
+                c = sl.cholesky_banded(ab, lower=lower)
+                a[f"cholesky_banded_{kd}{side}_{dt}"] = c
+                a[f"cho_solve_banded_{kd}{side}_{dt}"] = sl.cho_solve_banded((c, lower), b2)
+
+    # eigh_tridiagonal: real only in SciPy
+    d = mat("T_d", (9,), False)
+    e = mat("T_e", (8,), False)
+    w, v = sl.eigh_tridiagonal(d, e)
+    a["eigh_tridiagonal_all_w"], a["eigh_tridiagonal_all_v"] = w, v
+    w, v = sl.eigh_tridiagonal(d, e, select="i", select_range=(2, 5))
+    a["eigh_tridiagonal_idx_w"], a["eigh_tridiagonal_idx_v"] = w, v
+    w, v = sl.eigh_tridiagonal(d, e, select="v", select_range=(-1.0, 1.0))
+    a["eigh_tridiagonal_val_w"], a["eigh_tridiagonal_val_v"] = w, v
+    a["eigvalsh_tridiagonal_all"] = sl.eigvalsh_tridiagonal(d, e)
+    a["eigvalsh_tridiagonal_val"] = sl.eigvalsh_tridiagonal(d, e, select="v", select_range=(-1.0, 1.0))
+    savez_fixed(out / "scipy_linalg_funcs.npz", compressed=True, **a)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sections", nargs="*", help="sections to generate (default: all)")

@@ -16,20 +16,25 @@
 //! SciPy counterpart checks by default (`solve`, `inv`, `det`, `lu`, `lu_factor`, `lu_solve`,
 //! `cholesky`, `cho_solve`, `qr`, `svd`, `svdvals`, `eig`, `eigh`, `eigvalsh`, `pinv`, `pinvh`,
 //! `lstsq`, `polar`, `null_space`, `orth`, `subspace_angles`, `solve_triangular`,
-//! `solve_toeplitz`, ...) returns `InvalidArgument` ("array must not contain infs or NaNs") for
-//! NaN or infinity in its inputs; [`without_finite_check`] skips the check as
-//! `check_finite=False` does. `expm` and the NumPy-only functions (`slogdet`, `norm`, `cond`)
-//! do not check, as in SciPy and NumPy.
+//! `solve_toeplitz`, `solve_banded`, `solveh_banded`, `cholesky_banded`, `cho_solve_banded`,
+//! `eigh_tridiagonal`, `expm_frechet`, `expm_cond`, `signm`, `sqrtm` (SciPy's does not), ...) returns `InvalidArgument`
+//! ("array must not contain infs or NaNs") for NaN or infinity in its inputs;
+//! [`without_finite_check`] skips the check as `check_finite=False` does. `expm`, the functions
+//! built on it (`cosm`, ..., `tanhm`) and the NumPy-only functions (`slogdet`, `norm`,
+//! `cond`) do not check, as in SciPy and NumPy.
 //!
 //! No TF32: cuBLAS runs in its default math mode with the plain compute types (`COMPUTE_32F`
 //! for f32 and c32), which never use TF32.
 //!
 #![doc = include_str!("../README.md")]
 
+mod band_cpu;
+mod banded;
 mod cpu;
 pub(crate) mod cuda;
 mod decomp;
 mod eig;
+mod matfuncs;
 mod misc;
 mod products;
 mod scalar;
@@ -39,15 +44,21 @@ mod special;
 mod structured;
 mod subspace;
 mod tensor;
+mod tridiag;
 mod util;
 mod vecops;
 
+pub use banded::{cho_solve_banded, cholesky_banded, solve_banded, solveh_banded};
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
 pub use decomp::{
     cho_factor, cho_solve, cholesky, eigh, eigvalsh, qr, qr_raw, solve_triangular, svd, Cholesky,
     QrRaw,
 };
 pub use eig::{eig, eigvals};
+pub use matfuncs::{
+    coshm, cosm, expm_cond, expm_frechet, fractional_matrix_power, logm, signm, sinhm, sinm, sqrtm,
+    tanhm, tanm, FrechetMethod, MATFUNC_MAX_ITER,
+};
 pub use misc::{
     cond, expm, khatri_rao, kron, lstsq, matrix_power, matrix_rank, norm, pinv, Lstsq, NormOrd,
 };
@@ -70,11 +81,16 @@ pub use subspace::{
     PinvhOptions, PolarSide,
 };
 pub use tensor::{einsum, tensorinv, tensorsolve};
+pub use tridiag::{eigh_tridiagonal, eigvalsh_tridiagonal, Select};
 pub use vecops::{cross, ishermitian, issymmetric, matrix_transpose, vecdot};
 
 /// The NVRTC kernel modules of this crate, for the compile checks of its tests
 /// ([`cusci_core::testing::compile_modules`]).
 #[doc(hidden)]
 pub fn kernel_modules() -> Vec<&'static cusci_core::KernelModule> {
-    vec![&cuda::kernels::KERNELS, &cuda::kernels::SMALL_SOLVE]
+    vec![
+        &cuda::kernels::KERNELS,
+        &cuda::kernels::SMALL_SOLVE,
+        &cuda::banded::BANDED,
+    ]
 }

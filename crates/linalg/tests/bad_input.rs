@@ -413,6 +413,33 @@ fn table(_dev: &Device) -> Table {
         let a = Array::<f64>::ones(&[1], d)?.broadcast_to(&[1 << 20])?;
         fv(outer(&a, &a)?)
     });
+    // issue 30: banded, tridiagonal and matrix functions
+    t.err("solve_banded of a (3, 2^40) band view", Oom, |d| {
+        let ab = Array::<f64>::ones(&[1, 1], d)?.broadcast_to(&[3, 1 << 40])?;
+        let b = Array::<f64>::ones(&[1], d)?.broadcast_to(&[1 << 40])?;
+        fv(solve_banded((1, 1), &ab, &b)?)
+    });
+    t.err("solve_banded NaN", Arg, |d| {
+        let ab = m(&[0.0, 1.0, 2.0, 2.0, 1.0, 0.0], 3, 2, d)?;
+        fv(solve_banded((1, 1), &ab, &vec1(&[1.0, NAN], d)?)?)
+    });
+    t.err("solve_banded singular", Singular, |d| {
+        // a = [[1, 1], [1, 1]]
+        let ab = m(&[0.0, 1.0, 1.0, 1.0, 1.0, 0.0], 3, 2, d)?;
+        fv(solve_banded((1, 1), &ab, &vec1(&[1.0, 1.0], d)?)?)
+    });
+    t.err("cholesky_banded indefinite", NotPd, |d| {
+        fv(cholesky_banded(&m(&[0.0, 2.0, 1.0, 1.0], 2, 2, d)?, false)?)
+    });
+    t.err("eigh_tridiagonal of order 2^20 (dense 8 TiB)", Oom, |d| {
+        let dd = Array::<f64>::ones(&[1], d)?.broadcast_to(&[1 << 20])?;
+        let e = Array::<f64>::ones(&[1], d)?.broadcast_to(&[(1 << 20) - 1])?;
+        fv(eigvalsh_tridiagonal(&dd, &e, Select::All)?)
+    });
+    t.err("expm_frechet NaN", Arg, |d| {
+        fv(expm_frechet(&nanm(d)?, &spd(d)?, FrechetMethod::Sps)?.1)
+    });
+    t.err("sqrtm singular", Singular, |d| fv(sqrtm(&sing(d)?)?));
     t.err("hilbert 2^31 (bytes overflow)", Arg, |d| {
         fv(hilbert::<f64>(1 << 31, d)?)
     });

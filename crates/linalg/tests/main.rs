@@ -4,8 +4,10 @@
 mod common;
 
 mod bad_input;
+mod banded;
 mod batched;
 mod decompositions;
 mod extras;
 mod golden;
+mod matfuncs;
 mod scipy_extra;

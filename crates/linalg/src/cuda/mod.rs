@@ -3,6 +3,7 @@
 //! crate's own NVRTC kernels (`kernels`); and the GPU half of each family of functions (`solve`,
 //! `decomp`, `eig`, `products`), which the front ends call from their one match on the device.
 
+pub(crate) mod banded;
 pub(crate) mod decomp;
 pub(crate) mod eig;
 pub(crate) mod ffi;
