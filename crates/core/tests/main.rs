@@ -3,6 +3,7 @@
 mod array_ops;
 mod bad_input;
 mod device;
+mod fuzz;
 mod kernels_compile;
 mod npy;
 mod philox_cpu;
