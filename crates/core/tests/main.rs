@@ -4,6 +4,7 @@ mod array_ops;
 mod bad_input;
 mod device;
 mod fuzz;
+mod fuzz_npy;
 mod kernels_compile;
 mod npy;
 mod philox_cpu;
