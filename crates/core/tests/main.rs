@@ -3,6 +3,8 @@
 mod array_ops;
 mod bad_input;
 mod device;
+mod fuzz;
+mod fuzz_npy;
 mod kernels_compile;
 mod npy;
 mod philox_cpu;

@@ -143,13 +143,15 @@ pub fn slice_range(
     (s as usize, len as usize)
 }
 
-/// True when `strides` describe C-contiguous data for `shape` (axes of length 1 ignored).
+/// True when `strides` describe C-contiguous data for `shape` (axes of length 1 ignored; an
+/// empty shape is contiguous whatever its strides, as NumPy's flags say).
 pub fn is_c_contiguous(shape: &[usize], strides: &[isize]) -> bool {
+    // checked before the loop: a zero-length leading axis makes any trailing strides contiguous
+    if shape.contains(&0) {
+        return true;
+    }
     let mut acc = 1isize;
     for d in (0..shape.len()).rev() {
-        if shape[d] == 0 {
-            return true;
-        }
         if shape[d] != 1 {
             if strides[d] != acc {
                 return false;

@@ -474,10 +474,13 @@ impl<T: Element> Array<T> {
         let mut shape = self.shape.clone();
         let mut strides = self.strides.clone();
         shape[ax] = len;
-        let offset = if len > 0 {
-            (self.offset as isize + s as isize * self.strides[ax]) as usize
+        // an empty view keeps offset 0: its offset is never read, and moving it along one axis
+        // while another has length 0 would point past the storage (a [0, 2] view sliced to
+        // [0, 1] at column 1 had offset 1 into empty storage, and `to_vec` panicked)
+        let offset = if shape.contains(&0) {
+            0
         } else {
-            self.offset
+            (self.offset as isize + s as isize * self.strides[ax]) as usize
         };
         // one element or none: the stride is never used (and step * stride may not fit)
         strides[ax] = if len > 1 {
@@ -503,7 +506,12 @@ impl<T: Element> Array<T> {
         }
         let mut shape = self.shape.clone();
         let mut strides = self.strides.clone();
-        let offset = (self.offset as isize + j * strides[ax]) as usize;
+        // as in slice_axis: an empty view does not move its offset
+        let offset = if shape.contains(&0) {
+            0
+        } else {
+            (self.offset as isize + j * strides[ax]) as usize
+        };
         shape.remove(ax);
         strides.remove(ax);
         Ok(self.view(shape, strides, offset))
@@ -558,7 +566,8 @@ impl<T: Element> Array<T> {
     /// is contiguous, else a contiguous copy is made first.
     ///
     /// # Errors
-    /// `ShapeMismatch` when the sizes differ, `InvalidArgument` for several -1 or other negatives.
+    /// `ShapeMismatch` when the sizes differ, `InvalidArgument` for several -1 or other negatives
+    /// and for a shape whose element or byte count passes `isize::MAX` (zero-length axes included).
     pub fn reshape(&self, shape: &[isize]) -> Result<Self> {
         let n = self.size();
         let mut infer = None;
@@ -590,7 +599,9 @@ impl<T: Element> Array<T> {
             }
             new[i] = n / known;
         }
-        if checked_numel("reshape", &new)? != n {
+        // the new shape must fit as an array of T, as every array's (NumPy: "array is too
+        // big"): a zero-size array reshaped to (2**62, 0) of f64 passes isize::MAX bytes
+        if checked_shape("reshape", &new, std::mem::size_of::<T>())? != n {
             return Err(Error::shape(
                 "reshape",
                 format!(

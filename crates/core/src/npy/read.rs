@@ -182,7 +182,8 @@ fn read_elems<T: Codec>(
 ) -> Result<Vec<T>> {
     let size = T::DTYPE.size();
     let nbytes = n as u128 * size as u128;
-    // reserve what the file can hold at most: a lying header allocates nothing large
+    // reserve what the file can hold at most: a lying header allocates nothing large (and a
+    // length that is not trusted reserves one chunk, see `Length::Claimed`)
     let cap = match avail {
         Some(a) => n.min((a / size as u64).try_into().unwrap_or(usize::MAX)),
         None => n.min(CHUNK_BYTES / size),
@@ -203,6 +204,9 @@ fn read_elems<T: Codec>(
                 "truncated data: the header announces {nbytes} bytes, the file holds {total}"
             )));
         }
+        // growth past the reservation (a length not known or not trusted) is fallible too
+        out.try_reserve(k)
+            .map_err(|_| ctx.io(format!("cannot allocate {nbytes} bytes for the data")))?;
         if big_endian {
             out.extend(b.chunks_exact(size).map(T::be));
         } else {
@@ -237,11 +241,24 @@ fn read_typed<T: Codec>(
     finish(data, h, dev)
 }
 
+/// Where the length of a `.npy` stream comes from.
+#[derive(Clone, Copy)]
+enum Length {
+    /// Not known (a pipe).
+    Unknown,
+    /// Known: a regular file's or a byte slice's length. The data's memory is reserved at once.
+    Known(u64),
+    /// What an archive's entry claims (its uncompressed size field): enough for an early
+    /// truncation check, but not trusted for a reservation, since a 2 KB archive can claim 4 GB
+    /// for a member whose header announces as much (the memory then grows with the data read).
+    Claimed(u64),
+}
+
 /// Reads a whole `.npy` stream. `want` (a typed read) is checked before any data is read;
-/// `avail` is the stream's length when known, for an early truncation check.
+/// `len` is the stream's length when known, for an early truncation check.
 fn read_npy(
     r: &mut dyn Read,
-    avail: Option<u64>,
+    len: Length,
     want: Option<DType>,
     dev: &Device,
     ctx: &Ctx,
@@ -259,10 +276,16 @@ fn read_npy(
             });
         }
     }
-    let n = crate::array::layout::checked_numel(ctx.op, &h.shape)
+    // the shape must fit as an array of its dtype, zero-length axes included (a (0, 2**62)
+    // float32 header passed an element count check and failed later in from_vec, not as Io)
+    let n = crate::array::layout::checked_shape(ctx.op, &h.shape, h.dtype.size())
         .map_err(|_| ctx.io(format!("shape {:?} has too many elements", h.shape)))?;
     let nbytes = n as u128 * h.dtype.size() as u128;
-    let avail = avail.map(|a| a.saturating_sub(h.len));
+    let (avail, trusted) = match len {
+        Length::Unknown => (None, false),
+        Length::Known(a) => (Some(a.saturating_sub(h.len)), true),
+        Length::Claimed(a) => (Some(a.saturating_sub(h.len)), false),
+    };
     if let Some(a) = avail {
         if (a as u128) < nbytes {
             return Err(ctx.io(format!(
@@ -270,6 +293,8 @@ fn read_npy(
             )));
         }
     }
+    // the reservation trusts a known length only
+    let avail = avail.filter(|_| trusted);
     Ok(match h.dtype {
         DType::F32 => DynArray::F32(read_typed(r, &h, avail, dev, ctx)?),
         DType::F64 => DynArray::F64(read_typed(r, &h, avail, dev, ctx)?),
@@ -303,6 +328,7 @@ fn load_npy_impl(path: &Path, want: Option<DType>, dev: &Device) -> Result<DynAr
         path,
     );
     let (mut r, len) = open(path, &ctx)?;
+    let len = len.map_or(Length::Unknown, Length::Known);
     read_npy(&mut r, len, want, dev, &ctx)
 }
 
@@ -358,7 +384,14 @@ pub fn load_npy_dyn(path: impl AsRef<Path>, dev: &Device) -> Result<DynArray> {
 pub fn from_npy_bytes<T: Element>(bytes: &[u8], dev: &Device) -> Result<Array<T>> {
     let ctx = Ctx::memory("from_npy_bytes");
     let mut r = bytes;
-    read_npy(&mut r, Some(bytes.len() as u64), Some(T::DTYPE), dev, &ctx)?.into_array()
+    read_npy(
+        &mut r,
+        Length::Known(bytes.len() as u64),
+        Some(T::DTYPE),
+        dev,
+        &ctx,
+    )?
+    .into_array()
 }
 
 /// Reads an array of whatever element type the bytes of a `.npy` file hold.
@@ -377,7 +410,7 @@ pub fn from_npy_bytes<T: Element>(bytes: &[u8], dev: &Device) -> Result<Array<T>
 pub fn from_npy_bytes_dyn(bytes: &[u8], dev: &Device) -> Result<DynArray> {
     let ctx = Ctx::memory("from_npy_bytes_dyn");
     let mut r = bytes;
-    read_npy(&mut r, Some(bytes.len() as u64), None, dev, &ctx)
+    read_npy(&mut r, Length::Known(bytes.len() as u64), None, dev, &ctx)
 }
 
 fn open_npz(path: &Path, ctx: &Ctx) -> Result<zip::ZipArchive<BufReader<File>>> {
@@ -393,7 +426,7 @@ fn read_member(
     ctx: &Ctx,
 ) -> Result<DynArray> {
     let size = f.size();
-    let a = read_npy(f, Some(size), want, dev, ctx)?;
+    let a = read_npy(f, Length::Claimed(size), want, dev, ctx)?;
     io::copy(f, &mut io::sink()).map_err(|e| ctx.io(format!("reading the data: {e}")))?;
     Ok(a)
 }
