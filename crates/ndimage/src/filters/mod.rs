@@ -327,9 +327,17 @@ fn points(
         }
         centre.push(check_origin(op, axis_origin[axes[k]], len)?);
     }
-    let total: usize = fshape.iter().product();
-    let mut offs = Vec::new();
-    let mut ws = Vec::new();
+    // the footprint's size, checked, and its offsets allocated fallibly: a huge `size` is a typed
+    // error (SciPy: MemoryError), not a wrapped product or an abort
+    let total = fshape
+        .iter()
+        .try_fold(1usize, |a, &b| a.checked_mul(b))
+        .ok_or_else(|| make::arg(op, "the footprint's size overflows"))?;
+    let cap = total
+        .checked_mul(ndim)
+        .ok_or_else(|| make::arg(op, "the footprint's size overflows"))?;
+    let mut offs: Vec<i64> = cusci_core::host::try_with_capacity(op, cap)?;
+    let mut ws: Vec<f64> = cusci_core::host::try_with_capacity(op, total)?;
     let mut c = vec![0usize; fshape.len()];
     for i in 0..total {
         let mut r = i;
