@@ -155,6 +155,16 @@ pub(super) fn gaussian_weights(
             "sigma must be nonzero (SciPy divides by sigma²)",
         ));
     }
+    // the kernel's 2r + 1 taps, checked and tried on the host before `gaussian_kernel1d`
+    // allocates them: a huge radius or sigma is a typed error, not a capacity panic or an abort
+    let len = r
+        .checked_mul(2)
+        .and_then(|v| v.checked_add(1))
+        .ok_or_else(|| make::arg(op, format!("radius {r} overflows the kernel's length")))?;
+    drop(cusci_core::host::try_with_capacity::<f64>(
+        op,
+        len.saturating_mul(2),
+    )?);
     let mut w = gaussian_kernel1d(sigma, order, r);
     w.reverse();
     Ok(w)

@@ -353,7 +353,16 @@ pub(super) fn transform_cpu<T: Real>(
         oshape, ords, o, ..
     } = *plan;
     let irank = ishape.len();
-    let n: usize = oshape.iter().product();
+    // the output and the per-axis stencil tables, checked and allocated fallibly: a huge zoom
+    // or output shape is a typed error (SciPy: MemoryError), not a wrapped product or an abort
+    const OP: &str = "interpolation";
+    let n = oshape
+        .iter()
+        .try_fold(1usize, |a, &b| a.checked_mul(b))
+        .ok_or_else(|| cusci_core::error::make::arg(OP, "the output's size overflows"))?;
+    let tab = oshape.iter().fold(0usize, |a, &b| a.saturating_add(b));
+    cusci_core::host::check_request(tab.saturating_mul(std::mem::size_of_val(&Some(NO_STENCIL))))?;
+    let mut out = cusci_core::host::try_vec_filled(OP, n, T::from_f(0.0))?;
     let (xv, ishape) = prepare_cpu(xv, ishape, &plan.prep);
     // the padding shifts every input coordinate by npad, added after the affine sum (SciPy's
     // order)
@@ -390,7 +399,6 @@ pub(super) fn transform_cpu<T: Real>(
         }
         _ => None,
     };
-    let mut out = vec![T::from_f(0.0); n];
     out.par_chunks_mut(CHUNK).enumerate().for_each(|(ci, ch)| {
         // the output coordinates of the chunk's first element, then stepped (the last
         // axis fastest)
