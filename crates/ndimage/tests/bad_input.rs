@@ -247,6 +247,7 @@ fn table(_dev: &Device) -> Table {
     }
 
     extra(&mut t);
+    extra2(&mut t);
     t
 }
 
@@ -302,12 +303,15 @@ fn extra(t: &mut Table) {
                 fv(f(&x8(d)?, 0, &FilterOptions::default())?)
             });
         }
-        for (sn, s) in [
-            ("2^40", 1usize << 40),
-            ("2^62", 1 << 62),
-            ("usize::MAX", usize::MAX),
+        // SciPy: MemoryError at 2^40 (the window's buffers); at 2^62 a segfault (median:
+        // MemoryError for a 4 EiB footprint, whose offsets here pass isize::MAX bytes), at
+        // usize::MAX an OverflowError
+        for (sn, s, k) in [
+            ("2^40", 1usize << 40, Oom),
+            ("2^62", 1 << 62, Arg),
+            ("usize::MAX", usize::MAX, Arg),
         ] {
-            t.err(&format!("{name} size {sn}"), Arg, move |d| {
+            t.err(&format!("{name} size {sn}"), k, move |d| {
                 fv(f(&x8(d)?, s, &FilterOptions::default())?)
             });
         }
@@ -409,14 +413,29 @@ fn extra(t: &mut Table) {
     });
 
     // ---------- Gaussian: sigma, truncate, radius ----------
+    // SciPy's gaussian_filter skips the axes whose sigma is not above 1e-15 (NaN and -1 too)
+    for (name, sg) in [("NaN", f64::NAN), ("-1", -1.0)] {
+        t.val(
+            &format!("gaussian_filter sigma {name} (SciPy: the input)"),
+            V::F(vec![8], (0..8).map(|v| v as f64).collect()),
+            move |d| {
+                fv(gaussian_filter(
+                    &x8(d)?,
+                    &[sg],
+                    &GaussianOptions::default(),
+                )?)
+            },
+        );
+    }
+    // SciPy: OverflowError (the radius of an infinite sigma)
+    t.err("gaussian_filter sigma infinity", Arg, |d| {
+        fv(gaussian_filter(
+            &x8(d)?,
+            &[f64::INFINITY],
+            &GaussianOptions::default(),
+        )?)
+    });
     for (name, sg) in [("NaN", f64::NAN), ("-1", -1.0), ("infinity", f64::INFINITY)] {
-        t.err(&format!("gaussian_filter sigma {name}"), Arg, move |d| {
-            fv(gaussian_filter(
-                &x8(d)?,
-                &[sg],
-                &GaussianOptions::default(),
-            )?)
-        });
         t.err(&format!("gaussian_filter1d sigma {name}"), Arg, move |d| {
             fv(gaussian_filter1d(
                 &x8(d)?,
@@ -445,12 +464,13 @@ fn extra(t: &mut Table) {
         let o = go(|o| o.truncate = f64::NAN);
         fv(gaussian_filter(&x8(d)?, &[1.0], &o)?)
     });
-    for (rn, r) in [
-        ("2^40", 1usize << 40),
-        ("2^62", 1 << 62),
-        ("usize::MAX", usize::MAX),
+    // SciPy: MemoryError (16 TiB of taps), RuntimeError, ValueError
+    for (rn, r, k) in [
+        ("2^40", 1usize << 40, Oom),
+        ("2^62", 1 << 62, Arg),
+        ("usize::MAX", usize::MAX, Arg),
     ] {
-        t.err(&format!("gaussian_filter radius {rn}"), Arg, move |d| {
+        t.err(&format!("gaussian_filter radius {rn}"), k, move |d| {
             let o = go(|o| o.radius = Some(vec![r]));
             fv(gaussian_filter(&x8(d)?, &[1.0], &o)?)
         });
@@ -529,15 +549,44 @@ fn extra(t: &mut Table) {
             &InterpOptions::default(),
         )?)
     });
-    t.err("rotate axes (0, 0)", Arg, |d| {
-        fv(rotate(
-            &img(d)?,
-            10.0,
-            (0, 0),
-            true,
-            &InterpOptions::default(),
-        )?)
-    });
+    // SciPy accepts equal axes for a 2-D input (the rotation acts on axes (0, 1))
+    t.val(
+        "rotate axes (0, 0) (SciPy: rotated in (0, 1))",
+        V::F(
+            vec![5, 4],
+            vec![
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                1.3050203761467094,
+                3.1318433086278965,
+                5.1923696502320595,
+                0.0,
+                5.734855121055627,
+                7.5,
+                9.265144878944374,
+                0.0,
+                9.80763034976794,
+                11.868156691372105,
+                13.694979623853294,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+            ],
+        ),
+        |d| {
+            fv(rotate(
+                &img(d)?,
+                10.0,
+                (0, 0),
+                true,
+                &InterpOptions::default(),
+            )?)
+        },
+    );
     t.err("rotate axes (0, 5)", Arg, |d| {
         fv(rotate(
             &img(d)?,
@@ -547,9 +596,10 @@ fn extra(t: &mut Table) {
             &InterpOptions::default(),
         )?)
     });
+    // SciPy: RuntimeError("invalid shape for coordinate array")
     t.err(
         "map_coordinates coordinates of 3 rows for rank 2",
-        Arg,
+        Shape,
         |d| {
             let c = Array::<f64>::zeros(&[3, 4], d)?;
             fv(map_coordinates(&img(d)?, &c, &InterpOptions::default())?)
@@ -714,13 +764,177 @@ fn extra(t: &mut Table) {
             )?)
         },
     );
-    t.err(
-        "distance_transform_cdt chessboard metric with sampling-free 0-d",
-        Arg,
-        |d| {
-            let x = Array::from_vec(vec![true], &[], d)?;
-            let r = distance_transform_cdt(&x, &CdtMetric::Chessboard, true, false)?;
-            Ok(V::N(r.0.map_or(0, |a| a.len()) as u64))
+    // SciPy: TypeError for a 0-d input, whatever the metric and value
+    for (mn, m) in [
+        ("chessboard", CdtMetric::Chessboard),
+        ("taxicab", CdtMetric::Taxicab),
+    ] {
+        for v in [true, false] {
+            let m = m.clone();
+            t.err(
+                &format!("distance_transform_cdt {mn} of a 0-d {v}"),
+                Arg,
+                move |d| {
+                    let x = Array::from_vec(vec![v], &[], d)?;
+                    let r = distance_transform_cdt(&x, &m, true, false)?;
+                    Ok(V::N(r.0.map_or(0, |a| a.len()) as u64))
+                },
+            );
+        }
+    }
+}
+
+/// More huge sizes and non-finite coordinates (SciPy 1.17.1's outcome in each comment).
+fn extra2(t: &mut Table) {
+    // ---------- histogram bins ----------
+    // SciPy: MemoryError (8 TiB of counts), ValueError
+    for (bn, b, k) in [("2^40", 1usize << 40, Oom), ("usize::MAX", usize::MAX, Arg)] {
+        t.err(&format!("histogram {bn} bins"), k, move |d| {
+            Ok(V::N(
+                histogram::<f64, i32>(&x8(d)?, 0.0, 8.0, b, None, None)?.len() as u64,
+            ))
+        });
+    }
+
+    // ---------- Gaussian: huge derivative orders, the public kernel ----------
+    // SciPy: MemoryError (order + 1 coefficients), ValueError
+    for (on, ord, k) in [("2^40", 1usize << 40, Oom), ("usize::MAX", usize::MAX, Arg)] {
+        t.err(&format!("gaussian_filter1d order {on}"), k, move |d| {
+            let o = go(|o| o.order = vec![ord]);
+            fv(gaussian_filter1d(&x8(d)?, 1.0, -1, &o)?)
+        });
+    }
+    for (rn, r, k) in [
+        ("2^40", 1usize << 40, Oom),
+        ("2^62", 1 << 62, Arg),
+        ("usize::MAX", usize::MAX, Arg),
+    ] {
+        t.err(&format!("gaussian_kernel1d radius {rn}"), k, move |_| {
+            n(gaussian_kernel1d(1.0, 0, r)?.len())
+        });
+    }
+    t.val(
+        "gaussian_kernel1d radius 0 (SciPy: [1])",
+        bi::hv(&[1.0]),
+        |_| Ok(bi::hv(&gaussian_kernel1d(1.0, 0, 0)?)),
+    );
+
+    // ---------- footprints past isize::MAX ----------
+    // SciPy: ValueError ("array is too big") for a footprint of 2^80 points
+    t.err("median_filter size 2^40 x 2^40", Arg, |d| {
+        fv(median_filter(
+            &img(d)?,
+            &sz(&[1 << 40, 1 << 40]),
+            &FilterOptions::default(),
+        )?)
+    });
+    t.err("median_filter_as size 2^40 x 2^40", Arg, |d| {
+        fv(median_filter_as::<f64, f64>(
+            &img(d)?,
+            &sz(&[1 << 40, 1 << 40]),
+            &FilterOptions::default(),
+        )?)
+    });
+    t.err("rank_filter size 2^40 x 2^40", Arg, |d| {
+        fv(rank_filter(
+            &img(d)?,
+            1,
+            &sz(&[1 << 40, 1 << 40]),
+            &FilterOptions::default(),
+        )?)
+    });
+    t.err("percentile_filter size 2^40", Oom, |d| {
+        fv(percentile_filter(
+            &x8(d)?,
+            50.0,
+            &sz(&[1 << 40]),
+            &FilterOptions::default(),
+        )?)
+    });
+
+    // ---------- output shapes of the transforms ----------
+    // SciPy: MemoryError (8 TiB), ValueError ("array is too big")
+    t.err("affine_transform output shape 2^40", Oom, |d| {
+        fv(affine_transform(
+            &x8(d)?,
+            &Matrix::Diagonal(vec![1.0]),
+            &[0.0],
+            Some(&[1 << 40]),
+            &InterpOptions::default(),
+        )?)
+    });
+    t.err("affine_transform output shape 0 x 2^62", Arg, |d| {
+        fv(affine_transform(
+            &img(d)?,
+            &Matrix::Diagonal(vec![1.0, 1.0]),
+            &[0.0, 0.0],
+            Some(&[0, 1 << 62]),
+            &InterpOptions::default(),
+        )?)
+    });
+
+    // ---------- non-finite coordinates: SciPy's cval where its test `c > -1` fails ----------
+    let o = |order: usize, mode: Mode, cval: f64| InterpOptions {
+        order,
+        mode,
+        cval,
+        ..Default::default()
+    };
+    for (sn, sv) in [("NaN", f64::NAN), ("infinity", f64::INFINITY)] {
+        for order in [0, 1, 3] {
+            t.val(
+                &format!("shift by {sn} order {order} cval 5 (SciPy: all 5)"),
+                V::F(vec![8], vec![5.0; 8]),
+                move |d| fv(shift(&x8(d)?, &[sv], &o(order, Mode::Constant, 5.0))?),
+            );
+        }
+    }
+    // SciPy: in mode nearest the NaN reaches the spline weights
+    t.val(
+        "shift by NaN order 1 mode nearest (SciPy: NaN)",
+        V::F(vec![8], vec![f64::NAN; 8]),
+        move |d| fv(shift(&x8(d)?, &[f64::NAN], &o(1, Mode::Nearest, 0.0))?),
+    );
+    for (mn, m, want) in [
+        ("constant", Mode::Constant, 7.0),
+        ("reflect", Mode::Reflect, 7.0),
+        ("mirror", Mode::Mirror, 7.0),
+        ("wrap", Mode::Wrap, 7.0),
+        ("grid-wrap", Mode::GridWrap, 7.0),
+        ("grid-mirror", Mode::GridMirror, 7.0),
+        ("nearest", Mode::Nearest, f64::NAN),
+        ("grid-constant", Mode::GridConstant, f64::NAN),
+    ] {
+        for order in [1, 3] {
+            t.val(
+                &format!("map_coordinates NaN order {order} mode {mn} cval 7 (SciPy: {want})"),
+                V::F(vec![1], vec![want]),
+                move |d| {
+                    let c = Array::from_vec(vec![f64::NAN, 1.0], &[2, 1], d)?;
+                    fv(map_coordinates(&img(d)?, &c, &o(order, m, 7.0))?)
+                },
+            );
+        }
+    }
+    for (cn, c) in [
+        ("infinity", f64::INFINITY),
+        ("-infinity", f64::NEG_INFINITY),
+    ] {
+        t.val(
+            &format!("map_coordinates {cn} order 1 (SciPy: cval 0)"),
+            V::F(vec![1], vec![0.0]),
+            move |d| {
+                let c = Array::from_vec(vec![c, 1.0], &[2, 1], d)?;
+                fv(map_coordinates(&img(d)?, &c, &o(1, Mode::Constant, 0.0))?)
+            },
+        );
+    }
+    t.val(
+        "map_coordinates -infinity order 1 mode reflect (SciPy: cval 0)",
+        V::F(vec![1], vec![0.0]),
+        move |d| {
+            let c = Array::from_vec(vec![f64::NEG_INFINITY, 1.0], &[2, 1], d)?;
+            fv(map_coordinates(&img(d)?, &c, &o(1, Mode::Reflect, 0.0))?)
         },
     );
 }
@@ -736,5 +950,5 @@ fn bad_input_table() {
 
 #[test]
 fn bad_input_child() {
-    bi::child("cusci-ndimage", 120, table);
+    bi::child("cusci-ndimage", 200, table);
 }
