@@ -158,9 +158,6 @@ fn table(_dev: &Device) -> Table {
     t.err("firwin numtaps 0", Arg, |_| {
         ok(firwin(0, &[0.5], &FirwinOptions::default()))
     });
-    t.err("firwin cutoff 1.5", Arg, |_| {
-        ok(firwin(11, &[1.5], &FirwinOptions::default()))
-    });
     t.val(
         "get_window kaiser NaN beta (SciPy: NaN)",
         V::F(vec![8], vec![f64::NAN; 8]),
@@ -232,6 +229,40 @@ const HUGE: [(&str, usize); 3] = [
     ("usize::MAX", usize::MAX),
 ];
 
+/// SciPy's `stft(arange(8.0), nperseg=8)[2]`, real and imaginary parts interleaved.
+const STFT_X8: [f64; 30] = [
+    0.5732233047033631,
+    0.0,
+    4.0,
+    0.0,
+    2.4267766952966365,
+    0.0,
+    -0.07322330470336309,
+    0.47855339059327373,
+    -2.0,
+    0.9571067811865477,
+    -0.9267766952966368,
+    -1.9356601717798212,
+    -0.25,
+    -0.10355339059327373,
+    0.0,
+    -0.20710678118654746,
+    -0.75,
+    1.3106601717798212,
+    0.07322330470336309,
+    -0.02144660940672624,
+    -1.1102230246251565e-16,
+    -0.04289321881345226,
+    0.9267766952966368,
+    -0.4356601717798212,
+    -0.07322330470336313,
+    0.0,
+    0.0,
+    0.0,
+    -0.9267766952966368,
+    0.0,
+];
+
 fn welch_o(f: impl FnOnce(&mut WelchOptions)) -> WelchOptions {
     let mut o = WelchOptions::default();
     f(&mut o);
@@ -250,58 +281,113 @@ fn fz(f: impl FnOnce(&mut FreqzOptions)) -> FreqzOptions {
 
 fn extra(t: &mut Table) {
     // ---------- huge lengths in every length argument ----------
+    // SciPy: MemoryError at 2^40 (the array of that length), ValueError ("array is too big",
+    // "Maximum allowed size exceeded") at 2^62 and usize::MAX
     for (hn, h) in HUGE {
-        t.err(&format!("firwin numtaps {hn}"), Arg, move |_| {
+        let k = if h == 1 << 40 { Oom } else { Arg };
+        t.err(&format!("firwin numtaps {hn}"), k, move |_| {
             ok(firwin(h, &[0.5], &FirwinOptions::default()))
         });
-        t.err(&format!("resample to {hn}"), Arg, move |d| {
+        t.err(&format!("firwin2 numtaps {hn}"), k, move |_| {
+            ok(firwin2(
+                h | 1,
+                &[0.0, 0.5, 1.0],
+                &[1.0, 1.0, 0.0],
+                &Firwin2Options::default(),
+            ))
+        });
+        t.err(&format!("resample to {hn}"), k, move |d| {
             fv(resample(&x8(d)?, h, &ResampleOptions::default())?)
         });
-        t.err(&format!("hilbert N {hn}"), Arg, move |d| {
+        t.err(&format!("hilbert N {hn}"), k, move |d| {
             let o = HilbertOptions {
                 n: Some(h),
                 ..Default::default()
             };
             bi::cv(hilbert(&x8(d)?, &o)?)
         });
-        t.err(&format!("welch nperseg {hn}"), Arg, move |d| {
-            fv(welch(&x8(d)?, &welch_o(|o| o.nperseg = Some(h)))?.1)
-        });
-        t.err(&format!("welch nfft {hn}"), Arg, move |d| {
+        t.err(&format!("welch nfft {hn}"), k, move |d| {
             let o = welch_o(|o| {
                 o.nperseg = Some(4);
                 o.nfft = Some(h)
             });
             fv(welch(&x8(d)?, &o)?.1)
         });
-        t.err(&format!("stft nperseg {hn}"), Arg, move |d| {
-            bi::cv(stft(&x8(d)?, &stft_o(|o| o.nperseg = Some(h)))?.2)
-        });
-        t.err(&format!("freqz worN {hn}"), Arg, move |_| {
+        t.err(&format!("freqz worN {hn}"), k, move |_| {
             ok(freqz(&[1.0], &[1.0], &fz(|o| o.wor_n = WorN::N(h))))
         });
-        t.err(&format!("czt m {hn}"), Arg, move |d| {
+        t.err(&format!("freqz_zpk worN {hn}"), k, move |_| {
+            ok(freqz_zpk(&[], &[], 1.0, &fz(|o| o.wor_n = WorN::N(h))))
+        });
+        t.err(&format!("group_delay worN {hn}"), k, move |_| {
+            ok(group_delay(&[1.0], &[1.0], &fz(|o| o.wor_n = WorN::N(h))))
+        });
+        t.err(&format!("freqs worN {hn}"), k, move |_| {
+            ok(freqs(&[1.0], &[1.0, 1.0], &WorN::N(h)))
+        });
+        t.err(&format!("czt m {hn}"), k, move |d| {
             let x = Array::<c64>::ones(&[4], d)?;
             bi::cv(czt(&x, Some(h), None, c64::new(1.0, 0.0), -1)?)
         });
-        t.err(&format!("get_window hann {hn}"), Arg, move |d| {
+        t.err(&format!("czt_points m {hn}"), k, move |_| {
+            ok(czt_points(h, None, c64::new(1.0, 0.0)))
+        });
+        t.err(&format!("get_window hann {hn}"), k, move |d| {
             fv(get_window::<f64>(&Window::Hann, h, true, d)?)
         });
-        t.err(&format!("medfilt kernel {hn}+1"), Arg, move |d| {
+        t.err(&format!("get_window kaiser {hn}"), k, move |d| {
+            fv(get_window::<f64>(&Window::Kaiser(8.6), h, false, d)?)
+        });
+        // SciPy: MemoryError for a domain of 2^40 + 1 and 2^62 + 1 booleans (here 2^62 + 1
+        // values pass isize::MAX bytes), ValueError at usize::MAX
+        t.err(&format!("medfilt kernel {hn}+1"), k, move |d| {
             fv(medfilt(&x8(d)?, h | 1)?)
         });
+        // SciPy: ValueError (the input is not longer than padlen 27, whatever q)
         t.err(&format!("decimate q {hn}"), Arg, move |d| {
             fv(decimate(&x8(d)?, h, &DecimateOptions::default())?)
         });
-        t.err(&format!("unit_impulse shape {hn}"), Arg, move |d| {
+        // SciPy: ValueError ("array is too big") for every huge square shape
+        t.err(&format!("unit_impulse shape {hn} x {hn}"), Arg, move |d| {
             fv(unit_impulse::<f64>(&[h, h], &ImpulseIndex::First, d)?)
         });
-        t.err(&format!("savgol_coeffs window {hn}+1"), Arg, move |_| {
+        t.err(&format!("unit_impulse shape {hn}"), k, move |d| {
+            fv(unit_impulse::<f64>(&[h], &ImpulseIndex::First, d)?)
+        });
+        t.err(&format!("savgol_coeffs window {hn}+1"), k, move |_| {
             ok(savgol_coeffs(h | 1, 2, &SavgolCoeffsOptions::default()))
         });
-        t.err(&format!("ricker points {hn}"), Arg, move |d| {
+        // SciPy 1.15 removed ricker, morlet and morlet2: NumPy's MemoryError / ValueError for
+        // arrays of these lengths
+        t.err(&format!("ricker points {hn}"), k, move |d| {
             fv(ricker::<f64>(h, 1.0, d)?)
         });
+        t.err(&format!("morlet points {hn}"), k, move |d| {
+            bi::cv(morlet(h, &MorletOptions::default(), d)?)
+        });
+        t.err(&format!("morlet2 points {hn}"), k, move |d| {
+            bi::cv(morlet2(h, 1.0, 5.0, d)?)
+        });
+        // SciPy: nperseg longer than the input is the input's length (a warning)
+        t.val(
+            &format!("welch nperseg {hn} (SciPy: nperseg 8)"),
+            V::F(
+                vec![5],
+                vec![
+                    1.3333333333333333,
+                    10.437902832994919,
+                    0.457527667343493,
+                    0.01962483434857299,
+                    1.232595164407831e-32,
+                ],
+            ),
+            move |d| fv(welch(&x8(d)?, &welch_o(|o| o.nperseg = Some(h)))?.1),
+        );
+        t.val(
+            &format!("stft nperseg {hn} (SciPy: nperseg 8)"),
+            V::F(vec![5, 3, 2], STFT_X8.to_vec()),
+            move |d| bi::cv(stft(&x8(d)?, &stft_o(|o| o.nperseg = Some(h)))?.2),
+        );
     }
 
     // ---------- unstable and malformed filters ----------
@@ -368,21 +454,28 @@ fn extra(t: &mut Table) {
             &FiltfiltOptions::default(),
         )?)
     });
-    t.err("lfilter_zi a[0] = 0", Arg, |d| {
+    // SciPy strips the leading zeros of a
+    t.val("lfilter_zi a[0] = 0 (SciPy: [1])", bi::hv(&[1.0]), |d| {
         fv(lfilter_zi(&vec1(&[1.0, 1.0], d)?, &vec1(&[0.0, 1.0], d)?)?)
     });
 
     // ---------- filter design: cutoffs ----------
-    for (name, wn) in [
-        ("-0.5", vec![-0.5]),
-        ("1.5", vec![1.5]),
-        ("infinity", vec![f64::INFINITY]),
-        ("empty", vec![]),
-        ("band reversed", vec![0.6, 0.2]),
+    // SciPy: ValueError; a count of critical frequencies that does not fit the band type is
+    // ShapeMismatch here (as the other counts: sections, ranks)
+    for (name, wn, btype, k) in [
+        ("-0.5", vec![-0.5], BType::Lowpass, Arg),
+        ("1.5", vec![1.5], BType::Lowpass, Arg),
+        ("infinity", vec![f64::INFINITY], BType::Lowpass, Arg),
+        ("empty", vec![], BType::Lowpass, Shape),
+        ("band reversed", vec![0.6, 0.2], BType::Bandpass, Arg),
     ] {
         let w2 = wn.clone();
-        t.err(&format!("butter Wn {name}"), Arg, move |_| {
-            ok(butter(4, &w2, &IirOptions::default()))
+        t.err(&format!("butter Wn {name}"), k, move |_| {
+            let o = IirOptions {
+                btype,
+                ..Default::default()
+            };
+            ok(butter(4, &w2, &o))
         });
         t.err(&format!("firwin cutoff {name}"), Arg, move |_| {
             ok(firwin(11, &wn, &FirwinOptions::default()))
@@ -469,14 +562,14 @@ fn extra(t: &mut Table) {
             distance: Some(0.0),
             ..Default::default()
         };
-        Ok(bi::iv(find_peaks(&x8(d)?, &o)?.0)?)
+        bi::iv(find_peaks(&x8(d)?, &o)?.0)
     });
     t.err("find_peaks distance NaN", Arg, |d| {
         let o = FindPeaksOptions {
             distance: Some(f64::NAN),
             ..Default::default()
         };
-        Ok(bi::iv(find_peaks(&x8(d)?, &o)?.0)?)
+        bi::iv(find_peaks(&x8(d)?, &o)?.0)
     });
     t.err("find_peaks wlen NaN with a prominence", Arg, |d| {
         let o = FindPeaksOptions {
@@ -484,7 +577,7 @@ fn extra(t: &mut Table) {
             wlen: Some(f64::NAN),
             ..Default::default()
         };
-        Ok(bi::iv(find_peaks(&x8(d)?, &o)?.0)?)
+        bi::iv(find_peaks(&x8(d)?, &o)?.0)
     });
     t.err("find_peaks rel_height -1 with a width", Arg, |d| {
         let o = FindPeaksOptions {
@@ -492,20 +585,16 @@ fn extra(t: &mut Table) {
             rel_height: -1.0,
             ..Default::default()
         };
-        Ok(bi::iv(find_peaks(&x8(d)?, &o)?.0)?)
+        bi::iv(find_peaks(&x8(d)?, &o)?.0)
     });
     t.err("find_peaks of a 2-d input", Arg, |d| {
         let x = Array::<f64>::ones(&[2, 4], d)?;
-        Ok(bi::iv(find_peaks(&x, &FindPeaksOptions::default())?.0)?)
+        bi::iv(find_peaks(&x, &FindPeaksOptions::default())?.0)
     });
     t.val(
         "find_peaks of an empty input (SciPy: [])",
         V::I(vec![0], vec![]),
-        |d| {
-            Ok(bi::iv(
-                find_peaks(&empty(d)?, &FindPeaksOptions::default())?.0,
-            )?)
-        },
+        |d| bi::iv(find_peaks(&empty(d)?, &FindPeaksOptions::default())?.0),
     );
     t.err("peak_widths peak index out of range", Arg, |d| {
         let p = Array::from_vec(vec![20i64], &[1], d)?;
@@ -529,11 +618,12 @@ fn extra(t: &mut Table) {
     t.err("fftconvolve of an empty input", Arg, |d| {
         fv(fftconvolve(&vec1(&[], d)?, &x8(d)?, ConvMode::Full)?)
     });
-    t.err("convolve of inputs of different rank", Arg, |d| {
+    // SciPy: ValueError; ShapeMismatch here
+    t.err("convolve of inputs of different rank", Shape, |d| {
         let y = Array::<f64>::ones(&[2, 2], d)?;
         fv(convolve(&x8(d)?, &y, &ConvOptions::default())?)
     });
-    t.err("convolve2d of 1-d inputs", Arg, |d| {
+    t.err("convolve2d of 1-d inputs", Shape, |d| {
         fv(convolve2d(&x8(d)?, &x8(d)?, &Conv2dOptions::default())?)
     });
 
@@ -591,8 +681,9 @@ fn extra(t: &mut Table) {
     t.err("periodogram fs 0", Arg, |d| {
         fv(periodogram(&x8(d)?, None, &welch_o(|o| o.fs = 0.0))?.1)
     });
-    t.err("freqz worN 0", Arg, |_| {
-        ok(freqz(&[1.0], &[1.0], &fz(|o| o.wor_n = WorN::N(0))))
+    t.val("freqz worN 0 (SciPy: no frequencies)", V::N(0), |_| {
+        let r = freqz(&[1.0], &[1.0], &fz(|o| o.wor_n = WorN::N(0)))?;
+        Ok(V::N((r.w.len() + r.h.len()) as u64))
     });
     t.err("freqz empty b", Arg, |_| {
         ok(freqz(&[], &[1.0], &FreqzOptions::default()))
@@ -607,18 +698,35 @@ fn extra(t: &mut Table) {
     t.err("get_window tukey alpha NaN", Arg, |d| {
         fv(get_window::<f64>(&Window::Tukey(f64::NAN), 8, true, d)?)
     });
-    t.err("get_window gaussian std 0", Arg, |d| {
-        fv(get_window::<f64>(&Window::Gaussian(0.0), 8, true, d)?)
-    });
+    // SciPy: exp(-x² / 0), NaN at the centre (0 / 0)
+    t.val(
+        "get_window gaussian std 0 (SciPy: 0 but NaN at the centre)",
+        V::F(vec![8], vec![0.0, 0.0, 0.0, 0.0, f64::NAN, 0.0, 0.0, 0.0]),
+        |d| fv(get_window::<f64>(&Window::Gaussian(0.0), 8, true, d)?),
+    );
 
     // ---------- waveforms ----------
-    t.err("sawtooth width 2", Arg, |d| fv(sawtooth(&x8(d)?, 2.0)?));
-    t.err("sawtooth width NaN", Arg, |d| {
+    // SciPy: NaN where the width or duty is outside [0, 1]
+    let nan8 = || V::F(vec![8], vec![f64::NAN; 8]);
+    t.val("sawtooth width 2 (SciPy: NaN)", nan8(), |d| {
+        fv(sawtooth(&x8(d)?, 2.0)?)
+    });
+    t.val("sawtooth width NaN (SciPy: NaN)", nan8(), |d| {
         fv(sawtooth(&x8(d)?, f64::NAN)?)
     });
-    t.err("square duty -1", Arg, |d| fv(square(&x8(d)?, -1.0)?));
+    t.val("square duty -1 (SciPy: NaN)", nan8(), |d| {
+        fv(square(&x8(d)?, -1.0)?)
+    });
+    // SciPy: ZeroDivisionError (linear and quadratic divide by t1)
     t.err("chirp t1 0 (division by zero)", Arg, |d| {
         fv(chirp(&x8(d)?, 1.0, 0.0, 2.0, &ChirpOptions::default())?)
+    });
+    t.err("chirp quadratic t1 0 (division by zero)", Arg, |d| {
+        let o = ChirpOptions {
+            method: ChirpMethod::Quadratic,
+            ..Default::default()
+        };
+        fv(chirp(&x8(d)?, 1.0, 0.0, 2.0, &o)?)
     });
     t.err("chirp logarithmic f0 0", Arg, |d| {
         let o = ChirpOptions {
@@ -627,7 +735,7 @@ fn extra(t: &mut Table) {
         };
         fv(chirp(&x8(d)?, 0.0, 1.0, 2.0, &o)?)
     });
-    t.err("chirp f0 NaN", Arg, |d| {
+    t.val("chirp f0 NaN (SciPy: NaN)", nan8(), |d| {
         fv(chirp(
             &x8(d)?,
             f64::NAN,
@@ -655,5 +763,5 @@ fn bad_input_table() {
 
 #[test]
 fn bad_input_child() {
-    bi::child("cusci-signal", 120, table);
+    bi::child("cusci-signal", 190, table);
 }
