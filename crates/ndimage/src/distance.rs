@@ -475,8 +475,9 @@ pub enum CdtMetric<'a> {
 /// zero elements may give different indices on the two devices.
 ///
 /// # Errors
-/// `UnsupportedDType` (complex); `InvalidArgument` for a metric structure that is not `3` on every
-/// axis or both returns false; `ShapeMismatch` for a structure of another rank.
+/// `UnsupportedDType` (complex); `InvalidArgument` for a 0-d input (SciPy raises), a metric
+/// structure that is not `3` on every axis or both returns false; `ShapeMismatch` for a structure
+/// of another rank.
 ///
 /// ```
 /// use cusci_ndimage::{distance_transform_cdt, CdtMetric, Array, Device};
@@ -495,6 +496,10 @@ pub fn distance_transform_cdt<T: Element>(
     check_returns(OP, return_distances, return_indices)?;
     let shape = input.shape().to_vec();
     let nd = shape.len();
+    if nd == 0 {
+        // SciPy raises for a 0-d input (TypeError from its in-place raster passes)
+        return Err(make::arg(OP, "the input must have at least one dimension"));
+    }
     let s = match metric {
         CdtMetric::Chessboard => Structure::default(OP, nd, nd as i64)?,
         CdtMetric::Taxicab => Structure::default(OP, nd, 1)?,

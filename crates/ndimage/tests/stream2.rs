@@ -187,7 +187,7 @@ fn cases(ndu: usize, mode: Mode) -> Vec<Case> {
         ..Default::default()
     };
     // SciPy's weights of sigma 1 (radius 4), reversed as correlation weights
-    let mut w = gaussian_kernel1d(1.0, 0, 4);
+    let mut w = gaussian_kernel1d(1.0, 0, 4).unwrap();
     w.reverse();
     v.push((
         "gaussian 1 (9 taps)".into(),

@@ -4,6 +4,7 @@
 
 use crate::represent::{polyval_c, roots};
 use cusci_core::error::make;
+use cusci_core::host::try_collect;
 use cusci_core::{c64, Result};
 use std::f64::consts::PI;
 
@@ -51,21 +52,22 @@ pub struct FreqResponse {
     pub h: Vec<c64>,
 }
 
-/// `numpy.linspace(0, stop, n, endpoint)`.
-fn linspace(stop: f64, n: usize, endpoint: bool) -> Vec<f64> {
+/// `numpy.linspace(0, stop, n, endpoint)`, allocated fallibly: a huge `n` is `OutOfMemory`
+/// (NumPy: MemoryError) or `InvalidArgument` past `isize::MAX` bytes, not an abort.
+fn linspace(op: &str, stop: f64, n: usize, endpoint: bool) -> Result<Vec<f64>> {
     let div = if endpoint { n.saturating_sub(1) } else { n };
     if n == 0 {
-        return vec![];
+        return Ok(vec![]);
     }
     if div == 0 {
-        return vec![0.0];
+        return Ok(vec![0.0]);
     }
     let step = stop / div as f64;
-    let mut w: Vec<f64> = (0..n).map(|i| i as f64 * step).collect();
+    let mut w: Vec<f64> = try_collect(op, n, (0..n).map(|i| i as f64 * step))?;
     if endpoint && n > 1 {
         w[n - 1] = stop;
     }
-    w
+    Ok(w)
 }
 
 fn check_fs(op: &str, fs: f64) -> Result<()> {
@@ -79,22 +81,24 @@ fn check_fs(op: &str, fs: f64) -> Result<()> {
 }
 
 /// Normalised angular frequencies (rad/sample) for the options.
-fn digital_w(opts: &FreqzOptions, allow_nyquist: bool) -> Vec<f64> {
-    match &opts.wor_n {
+fn digital_w(op: &str, opts: &FreqzOptions, allow_nyquist: bool) -> Result<Vec<f64>> {
+    Ok(match &opts.wor_n {
         WorN::N(n) => {
             let last = if opts.whole { 2.0 * PI } else { PI };
             linspace(
+                op,
                 last,
                 *n,
                 allow_nyquist && opts.include_nyquist && !opts.whole,
-            )
+            )?
         }
         WorN::Freqs(f) => f.iter().map(|&v| 2.0 * PI * v / opts.fs).collect(),
-    }
+    })
 }
 
-fn to_fs(w: &[f64], fs: f64) -> Vec<f64> {
-    w.iter().map(|&v| v * (fs / (2.0 * PI))).collect()
+/// Angular frequencies `w` (rad/sample) in the units of `fs`, in place.
+fn to_fs(w: &mut [f64], fs: f64) {
+    w.iter_mut().for_each(|v| *v *= fs / (2.0 * PI));
 }
 
 /// Horner in `x` with coefficients in increasing powers (`numpy.polynomial.polyval`).
@@ -110,7 +114,8 @@ fn polyval_inc(c: &[f64], x: c64) -> c64 {
 /// polynomial evaluated by Horner's rule in `e^{-iω}` (SciPy switches to an FFT for FIR filters;
 /// the two agree to rounding).
 ///
-/// Errors: `InvalidArgument` for empty `b` or `a`, or `fs ≤ 0`.
+/// Errors: `InvalidArgument` for empty `b` or `a`, `fs ≤ 0`, or `N` frequencies past
+/// `isize::MAX` bytes; `OutOfMemory` when the host cannot hold them (SciPy: MemoryError).
 ///
 /// ```
 /// use cusci_signal::{freqz, FreqzOptions, WorN};
@@ -124,18 +129,14 @@ pub fn freqz(b: &[f64], a: &[f64], opts: &FreqzOptions) -> Result<FreqResponse> 
         return Err(make::arg(op, "b and a must not be empty"));
     }
     check_fs(op, opts.fs)?;
-    let w = digital_w(opts, true);
-    let h = w
-        .iter()
-        .map(|&wi| {
-            let zm1 = c64::new(0.0, -wi).exp();
-            polyval_inc(b, zm1) / polyval_inc(a, zm1)
-        })
-        .collect();
-    Ok(FreqResponse {
-        w: to_fs(&w, opts.fs),
-        h,
-    })
+    let mut w = digital_w(op, opts, true)?;
+    let h = w.iter().map(|&wi| {
+        let zm1 = c64::new(0.0, -wi).exp();
+        polyval_inc(b, zm1) / polyval_inc(a, zm1)
+    });
+    let h = try_collect(op, w.len(), h)?;
+    to_fs(&mut w, opts.fs);
+    Ok(FreqResponse { w, h })
 }
 
 /// `scipy.signal.sosfreqz`: the product of the responses of the sections (each as [`freqz`]).
@@ -172,26 +173,23 @@ pub fn freqz_sos(sos: &[[f64; 6]], opts: &FreqzOptions) -> Result<FreqResponse> 
 ///
 /// Errors: `InvalidArgument` for `fs ≤ 0`.
 pub fn freqz_zpk(z: &[c64], p: &[c64], k: f64, opts: &FreqzOptions) -> Result<FreqResponse> {
-    check_fs("freqz_zpk", opts.fs)?;
-    let w = digital_w(opts, false);
-    let h = w
-        .iter()
-        .map(|&wi| {
-            let x = c64::new(0.0, wi).exp();
-            let num = z.iter().fold(c64::new(1.0, 0.0), |acc, r| acc * (x - r));
-            let den = p.iter().fold(c64::new(1.0, 0.0), |acc, r| acc * (x - r));
-            k * num / den
-        })
-        .collect();
-    Ok(FreqResponse {
-        w: to_fs(&w, opts.fs),
-        h,
-    })
+    let op = "freqz_zpk";
+    check_fs(op, opts.fs)?;
+    let mut w = digital_w(op, opts, false)?;
+    let h = w.iter().map(|&wi| {
+        let x = c64::new(0.0, wi).exp();
+        let num = z.iter().fold(c64::new(1.0, 0.0), |acc, r| acc * (x - r));
+        let den = p.iter().fold(c64::new(1.0, 0.0), |acc, r| acc * (x - r));
+        k * num / den
+    });
+    let h = try_collect(op, w.len(), h)?;
+    to_fs(&mut w, opts.fs);
+    Ok(FreqResponse { w, h })
 }
 
 /// `scipy.signal.findfreqs`: `n` log-spaced frequencies (rad/s) covering the interesting part of an
 /// analog response, chosen from the poles and zeros (`ba`: the roots of the polynomials).
-fn findfreqs_roots(zeros: &[c64], poles: &[c64], n: usize) -> Vec<f64> {
+fn findfreqs_roots(op: &str, zeros: &[c64], poles: &[c64], n: usize) -> Result<Vec<f64>> {
     let ep: Vec<c64> = if poles.is_empty() {
         vec![c64::new(-1000.0, 0.0)]
     } else {
@@ -217,34 +215,38 @@ fn findfreqs_roots(zeros: &[c64], poles: &[c64], n: usize) -> Vec<f64> {
     let lfreq = ((0.1 * lo).log10() - 0.5).round_ties_even();
     // numpy.logspace(lfreq, hfreq, n) = 10 ** linspace(lfreq, hfreq, n)
     if n == 0 {
-        return vec![];
+        return Ok(vec![]);
     }
     if n == 1 {
-        return vec![10f64.powf(lfreq)];
+        return Ok(vec![10f64.powf(lfreq)]);
     }
     let step = (hfreq - lfreq) / (n - 1) as f64;
-    (0..n)
-        .map(|i| {
-            let e = if i == n - 1 {
-                hfreq
-            } else {
-                lfreq + i as f64 * step
-            };
-            10f64.powf(e)
-        })
-        .collect()
+    let w = (0..n).map(|i| {
+        let e = if i == n - 1 {
+            hfreq
+        } else {
+            lfreq + i as f64 * step
+        };
+        10f64.powf(e)
+    });
+    // allocated fallibly: a huge n is OutOfMemory or InvalidArgument, not an abort
+    try_collect(op, n, w)
 }
 
 /// `scipy.signal.findfreqs(num, den, N)` for polynomial coefficients (`kind='ba'`).
 ///
-/// Errors: those of [`roots`].
+/// Errors: those of [`roots`]; `OutOfMemory` when the host cannot hold `n` frequencies
+/// (NumPy: MemoryError), `InvalidArgument` when they pass `isize::MAX` bytes.
 pub fn findfreqs(num: &[f64], den: &[f64], n: usize) -> Result<Vec<f64>> {
-    Ok(findfreqs_roots(&roots(num)?, &roots(den)?, n))
+    findfreqs_roots("findfreqs", &roots(num)?, &roots(den)?, n)
 }
 
 /// `scipy.signal.findfreqs(z, p, N, kind='zp')`.
-pub fn findfreqs_zpk(z: &[c64], p: &[c64], n: usize) -> Vec<f64> {
-    findfreqs_roots(z, p, n)
+///
+/// Errors: `OutOfMemory` when the host cannot hold `n` frequencies (NumPy: MemoryError),
+/// `InvalidArgument` when they pass `isize::MAX` bytes.
+pub fn findfreqs_zpk(z: &[c64], p: &[c64], n: usize) -> Result<Vec<f64>> {
+    findfreqs_roots("findfreqs", z, p, n)
 }
 
 /// `scipy.signal.freqs(b, a, worN)`: the analog response `B(iω) / A(iω)`; `WorN::N(n)` picks `n`
@@ -265,31 +267,27 @@ pub fn freqs(b: &[f64], a: &[f64], wor_n: &WorN) -> Result<FreqResponse> {
         WorN::N(n) => findfreqs(b, a, *n)?,
         WorN::Freqs(f) => f.clone(),
     };
-    let h = w
-        .iter()
-        .map(|&wi| {
-            let s = c64::new(0.0, wi);
-            polyval_c(b, s) / polyval_c(a, s)
-        })
-        .collect();
+    let h = w.iter().map(|&wi| {
+        let s = c64::new(0.0, wi);
+        polyval_c(b, s) / polyval_c(a, s)
+    });
+    let h = try_collect("freqs", w.len(), h)?;
     Ok(FreqResponse { w, h })
 }
 
 /// `scipy.signal.freqs_zpk(z, p, k, worN)`: the analog response `k·∏(iω - z) / ∏(iω - p)`.
 pub fn freqs_zpk(z: &[c64], p: &[c64], k: f64, wor_n: &WorN) -> Result<FreqResponse> {
     let w = match wor_n {
-        WorN::N(n) => findfreqs_zpk(z, p, *n),
+        WorN::N(n) => findfreqs_zpk(z, p, *n)?,
         WorN::Freqs(f) => f.clone(),
     };
-    let h = w
-        .iter()
-        .map(|&wi| {
-            let s = c64::new(0.0, wi);
-            let num = z.iter().fold(c64::new(1.0, 0.0), |acc, r| acc * (s - r));
-            let den = p.iter().fold(c64::new(1.0, 0.0), |acc, r| acc * (s - r));
-            k * num / den
-        })
-        .collect();
+    let h = w.iter().map(|&wi| {
+        let s = c64::new(0.0, wi);
+        let num = z.iter().fold(c64::new(1.0, 0.0), |acc, r| acc * (s - r));
+        let den = p.iter().fold(c64::new(1.0, 0.0), |acc, r| acc * (s - r));
+        k * num / den
+    });
+    let h = try_collect("freqs_zpk", w.len(), h)?;
     Ok(FreqResponse { w, h })
 }
 
@@ -314,21 +312,20 @@ pub fn group_delay(b: &[f64], a: &[f64], opts: &FreqzOptions) -> Result<(Vec<f64
         return Err(make::arg(op, "b and a must not be empty"));
     }
     check_fs(op, opts.fs)?;
-    let w = digital_w(opts, false);
+    let mut w = digital_w(op, opts, false)?;
     let nb: Vec<f64> = b.iter().enumerate().map(|(i, v)| v * i as f64).collect();
     let na: Vec<f64> = a.iter().enumerate().map(|(i, v)| v * i as f64).collect();
-    let gd = w
-        .iter()
-        .map(|&wi| {
-            let z = c64::new(0.0, -wi).exp();
-            let g = (polyval_inc(&nb, z) / polyval_inc(b, z)).re
-                - (polyval_inc(&na, z) / polyval_inc(a, z)).re;
-            if g.is_finite() {
-                g
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    Ok((to_fs(&w, opts.fs), gd))
+    let gd = w.iter().map(|&wi| {
+        let z = c64::new(0.0, -wi).exp();
+        let g = (polyval_inc(&nb, z) / polyval_inc(b, z)).re
+            - (polyval_inc(&na, z) / polyval_inc(a, z)).re;
+        if g.is_finite() {
+            g
+        } else {
+            0.0
+        }
+    });
+    let gd = try_collect(op, w.len(), gd)?;
+    to_fs(&mut w, opts.fs);
+    Ok((w, gd))
 }

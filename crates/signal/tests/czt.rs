@@ -55,7 +55,7 @@ fn czt_matches_the_direct_sum() {
         let y = c.apply(&x, 0).unwrap();
         assert_eq!(y.shape(), &[4, 3]);
         let yv = y.to_vec().unwrap();
-        let z = c.points();
+        let z = c.points().unwrap();
         for col in 0..3 {
             let xc: Vec<c64> = (0..9).map(|r| xv[r * 3 + col]).collect();
             for (k, w) in direct(&xc, &z).iter().enumerate() {

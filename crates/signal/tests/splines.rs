@@ -497,7 +497,7 @@ fn zoom_fft_golden() {
         assert!(is_arg(ZoomFft::new(0, (0.0, 1.0), &d)));
     });
     let t = ZoomFft::new(10, (0.25, 0.75), &ZoomFftOptions::default()).unwrap();
-    let p = t.points();
+    let p = t.points().unwrap();
     assert_eq!(p.len(), 10);
     assert!((p[0] - c64::from_polar(1.0, std::f64::consts::PI * 0.25)).norm() < 1e-14);
 }

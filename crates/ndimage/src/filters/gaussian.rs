@@ -7,9 +7,10 @@ use super::line::{filter1d, Line};
 use super::store::{chain, single, PassFn, Store};
 use super::{axis_modes, norm_axes, per_axis, single_mode, Real};
 use crate::modes::Mode;
-use cusci_core::array::layout::norm_axis;
+use cusci_core::array::layout::{checked_add, checked_bytes, checked_mul, norm_axis};
 use cusci_core::dtype::Element;
 use cusci_core::error::make;
+use cusci_core::host::{try_collect, try_vec_zeroed};
 use cusci_core::{Array, Result};
 
 /// Options of the Gaussian filters (SciPy's `order`, `truncate`, `radius`, plus [`FilterOptions`](crate::FilterOptions)).
@@ -71,23 +72,49 @@ fn numpy_sum(a: &[f64]) -> f64 {
 }
 
 /// SciPy's `_gaussian_kernel1d(sigma, order, radius)`: the sampled Gaussian (normalised to sum
-/// 1) times the polynomial of its `order`-th derivative.
-pub fn gaussian_kernel1d(sigma: f64, order: usize, radius: usize) -> Vec<f64> {
+/// 1) times the polynomial of its `order`-th derivative, `2 · radius + 1` taps.
+///
+/// # Errors
+/// `InvalidArgument` when the `2 · radius + 1` taps (or `order + 1` polynomial coefficients)
+/// pass `isize::MAX` bytes (SciPy: "Maximum allowed size exceeded"); `OutOfMemory` when the host
+/// cannot hold them (SciPy: MemoryError).
+///
+/// ```
+/// use cusci_ndimage::gaussian_kernel1d;
+/// let w = gaussian_kernel1d(1.0, 0, 4).unwrap();
+/// assert_eq!(w.len(), 9);
+/// assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+/// assert!(gaussian_kernel1d(1.0, 0, usize::MAX).is_err());
+/// ```
+pub fn gaussian_kernel1d(sigma: f64, order: usize, radius: usize) -> Result<Vec<f64>> {
+    kernel1d("gaussian_kernel1d", sigma, order, radius)
+}
+
+/// [`gaussian_kernel1d`], its errors naming `op`.
+fn kernel1d(op: &str, sigma: f64, order: usize, radius: usize) -> Result<Vec<f64>> {
+    // the taps' count and bytes checked, then each vector of taps allocated fallibly: a huge
+    // radius is a typed error, not a capacity panic or an abort
+    let len = checked_mul(op, radius, 2, "the kernel's taps")?;
+    let len = checked_add(op, len, 1, "the kernel's taps")?;
+    checked_bytes(op, len, std::mem::size_of::<f64>())?;
     let s2 = sigma * sigma;
-    let r = radius as i64;
-    let xs: Vec<f64> = (-r..=r).map(|v| v as f64).collect();
+    let r = radius as i64; // at most isize::MAX / 2 (checked above)
+    let xs: Vec<f64> = try_collect(op, len, (-r..=r).map(|v| v as f64))?;
     // SciPy's `_gaussian_kernel1d` step by step: exp(−0.5/σ² · x²), divided by NumPy's sum
-    let mut phi: Vec<f64> = xs.iter().map(|x| (-0.5 / s2 * (x * x)).exp()).collect();
+    let mut phi: Vec<f64> = try_collect(op, len, xs.iter().map(|x| (-0.5 / s2 * (x * x)).exp()))?;
     let sum = numpy_sum(&phi);
     phi.iter_mut().for_each(|p| *p /= sum);
     if order == 0 {
-        return phi;
+        return Ok(phi);
     }
-    // q(x): polynomial coefficients; q' + q·p' with p'(x) = −x/σ²
-    let mut q = vec![0.0; order + 1];
+    // q(x): polynomial coefficients; q' + q·p' with p'(x) = −x/σ² (order + 1 of them, allocated
+    // fallibly: SciPy's MemoryError for a huge order)
+    let nc = checked_add(op, order, 1, "the derivative order")?;
+    let mut q: Vec<f64> = try_vec_zeroed(op, nc)?;
+    let mut nq: Vec<f64> = try_vec_zeroed(op, nc)?;
     q[0] = 1.0;
     for _ in 0..order {
-        let mut nq = vec![0.0; order + 1];
+        nq.fill(0.0);
         for k in 0..=order {
             // D: derivative
             if k < order {
@@ -98,27 +125,25 @@ pub fn gaussian_kernel1d(sigma: f64, order: usize, radius: usize) -> Vec<f64> {
                 nq[k] += 1.0 / -s2 * q[k - 1];
             }
         }
-        q = nq;
+        std::mem::swap(&mut q, &mut nq);
     }
-    xs.iter()
-        .zip(&phi)
-        .map(|(&x, &p)| {
-            // SciPy's `(x ** k) @ q` through NumPy's BLAS: for order 2 the constant and the x²
-            // term meet in one fused multiply-add (OpenBLAS on x86-64), else products in order
-            let poly = if order == 2 {
-                (x * x).mul_add(q[2], q[0] + x * q[1])
-            } else {
-                let mut poly = 0.0;
-                let mut xp = 1.0;
-                for &c in &q {
-                    poly += c * xp;
-                    xp *= x;
-                }
-                poly
-            };
-            poly * p
-        })
-        .collect()
+    let taps = xs.iter().zip(&phi).map(|(&x, &p)| {
+        // SciPy's `(x ** k) @ q` through NumPy's BLAS: for order 2 the constant and the x²
+        // term meet in one fused multiply-add (OpenBLAS on x86-64), else products in order
+        let poly = if order == 2 {
+            (x * x).mul_add(q[2], q[0] + x * q[1])
+        } else {
+            let mut poly = 0.0;
+            let mut xp = 1.0;
+            for &c in &q {
+                poly += c * xp;
+                xp *= x;
+            }
+            poly
+        };
+        poly * p
+    });
+    try_collect(op, len, taps)
 }
 
 pub(super) fn gaussian_weights(
@@ -155,7 +180,7 @@ pub(super) fn gaussian_weights(
             "sigma must be nonzero (SciPy divides by sigma²)",
         ));
     }
-    let mut w = gaussian_kernel1d(sigma, order, r);
+    let mut w = kernel1d(op, sigma, order, r)?;
     w.reverse();
     Ok(w)
 }
@@ -165,7 +190,9 @@ pub(super) fn gaussian_weights(
 ///
 /// # Errors
 /// `InvalidArgument` where SciPy raises: sigma 0 or NaN, a negative radius
-/// `int(truncate · sigma + 0.5)` (a negative sigma is otherwise accepted, as SciPy), a bad axis.
+/// `int(truncate · sigma + 0.5)` (a negative sigma is otherwise accepted, as SciPy), a bad axis,
+/// a kernel of `2 · radius + 1` taps past `isize::MAX` bytes; `OutOfMemory` for a kernel the
+/// host cannot hold (SciPy: MemoryError), before any work on either device.
 ///
 /// ```
 /// use cusci_ndimage::{gaussian_filter1d, GaussianOptions, Array, Device};

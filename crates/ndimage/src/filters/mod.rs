@@ -107,7 +107,7 @@ pub(crate) use generic::GENERIC;
 pub(crate) use store::STORE;
 
 use crate::modes::{Mode, MODES_CUH};
-use cusci_core::array::layout::norm_axis;
+use cusci_core::array::layout::{checked_mul, checked_numel, norm_axis};
 use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::dtype::DType;
 use cusci_core::error::make;
@@ -327,9 +327,12 @@ fn points(
         }
         centre.push(check_origin(op, axis_origin[axes[k]], len)?);
     }
-    let total: usize = fshape.iter().product();
-    let mut offs = Vec::new();
-    let mut ws = Vec::new();
+    // the footprint's size, checked, and its offsets allocated fallibly: a huge `size` is a typed
+    // error (SciPy: MemoryError), not a wrapped product or an abort
+    let total = checked_numel(op, fshape)?;
+    let cap = checked_mul(op, total, ndim, "the footprint's offsets")?;
+    let mut offs: Vec<i64> = cusci_core::host::try_with_capacity(op, cap)?;
+    let mut ws: Vec<f64> = cusci_core::host::try_with_capacity(op, total)?;
     let mut c = vec![0usize; fshape.len()];
     for i in 0..total {
         let mut r = i;

@@ -14,6 +14,7 @@ use super::{
 };
 use crate::cuda::{dims8, linear, Dims8};
 use crate::modes::Mode;
+use cusci_core::array::layout::checked_numel;
 use cusci_core::dtype::DType;
 use cusci_core::dtype::Element;
 use cusci_core::error::make;
@@ -430,7 +431,7 @@ fn footprint_count(op: &str, ndim: usize, fp: &Footprint, opts: &FilterOptions) 
                 return Err(make::arg(op, "no size given"));
             }
             let nax = norm_axes(op, &opts.axes, ndim)?.len();
-            per_axis(op, "size", s, nax, 1)?.iter().product()
+            checked_numel(op, &per_axis(op, "size", s, nax, 1)?)?
         }
         Footprint::Mask(m) => m.to_vec()?.iter().filter(|&&b| b).count(),
     };

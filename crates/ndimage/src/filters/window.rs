@@ -29,7 +29,7 @@ fn window1d<T: Real>(
         return Err(make::arg(op, "size must be at least 1"));
     }
     let shift = check_origin(op, origin, size)?;
-    let w = vec![1.0; size];
+    let w = cusci_core::host::try_vec_filled(op, size, 1.0)?;
     let line = Line {
         axis,
         w: &w,
@@ -153,16 +153,18 @@ pub(super) fn separable<T: Real>(
         });
     }
     if kind == Op::Sum {
-        let passes: Vec<Pass> = (0..axes.len())
-            .filter(|&k| sizes[k] > 1)
-            .map(|k| Pass {
+        // the window's weights are allocated fallibly: a size past the host's memory is a typed
+        // error (SciPy: MemoryError), not an abort
+        let mut passes: Vec<Pass> = Vec::with_capacity(axes.len());
+        for k in (0..axes.len()).filter(|&k| sizes[k] > 1) {
+            passes.push(Pass {
                 axis: axes[k],
-                w: vec![1.0; sizes[k]],
+                w: cusci_core::host::try_vec_filled(op, sizes[k], 1.0)?,
                 shift: shifts[k],
                 div: sizes[k] as f64,
                 mode: modes[k],
-            })
-            .collect();
+            });
+        }
         return sum_passes(input, &passes, opts.cval);
     }
     let mut cur: Option<Array<T>> = None;

@@ -5,6 +5,7 @@ use super::spline::spline_axis_cpu;
 use super::{Plan, Prep};
 use crate::filters::Real;
 use crate::modes::Mode;
+use cusci_core::host::{try_collect, try_vec_filled};
 use cusci_core::{Array, Device, Result};
 use rayon::prelude::*;
 
@@ -21,17 +22,14 @@ fn trunc(v: f64) -> f64 {
 /// coordinate alone: SciPy clamps each stencil index instead ([`stencil_index`]), which differs
 /// from clamping the coordinate beyond the prefilter's 12-element padding (only |c| > 2^52,
 /// where every stencil index is clamped anyway, is brought to ±2^52 so that it fits an i64).
+/// A coordinate that is NaN (given, or mapped from ±Inf) is `cval` in every mode but nearest and
+/// grid-constant, as SciPy's `map_coordinates` (its test `cc > -1` fails for NaN; in those two
+/// modes the NaN reaches the spline weights, and the value is NaN).
 fn map_coord(mut c: f64, n: i64, mode: Mode) -> Option<f64> {
     let nf = n as f64;
     match mode {
         Mode::Nearest => return Some(c.clamp(-TWO52, TWO52)),
-        Mode::Constant => {
-            return if c < 0.0 || c > nf - 1.0 {
-                None
-            } else {
-                Some(c)
-            }
-        }
+        Mode::Constant => return (c >= 0.0 && c <= nf - 1.0).then_some(c),
         Mode::GridConstant => return Some(c),
         _ => {}
     }
@@ -84,7 +82,7 @@ fn map_coord(mut c: f64, n: i64, mode: Mode) -> Option<f64> {
             }
         }
     }
-    Some(c)
+    (!c.is_nan()).then_some(c)
 }
 
 fn stencil_index(i: i64, n: i64, mode: Mode) -> Option<i64> {
@@ -353,7 +351,11 @@ pub(super) fn transform_cpu<T: Real>(
         oshape, ords, o, ..
     } = *plan;
     let irank = ishape.len();
+    // the output allocated fallibly (its size was checked by the front end): a huge zoom or
+    // output shape is OutOfMemory (SciPy: MemoryError), not an abort
+    const OP: &str = "interpolation";
     let n: usize = oshape.iter().product();
+    let mut out = try_vec_filled(OP, n, T::from_f(0.0))?;
     let (xv, ishape) = prepare_cpu(xv, ishape, &plan.prep);
     // the padding shifts every input coordinate by npad, added after the affine sum (SciPy's
     // order)
@@ -364,33 +366,29 @@ pub(super) fn transform_cpu<T: Real>(
     // a diagonal affine map (zoom, shift): each axis's stencils depend on that axis's
     // output index only, so they are tabulated once per axis (the coordinate computed as
     // below; the other axes' terms are zero)
+    // (each table allocated fallibly: its entries are larger than the output's elements)
     let tables: Option<Vec<Vec<Option<AxisStencil>>>> = match m {
         Some(m)
             if orank == irank
                 && (0..irank).all(|d| (0..orank).all(|e| e == d || m[d * orank + e] == 0.0)) =>
         {
             let stride = strides(&ishape);
-            Some(
-                (0..irank)
-                    .map(|d| {
-                        (0..oshape[d])
-                            .map(|t| {
-                                let mut acc = m[irank * orank + d];
-                                let h = m[irank * orank + irank + d];
-                                acc += m[d * orank + d] * (t as f64 + h);
-                                acc += padc;
-                                let mut a = NO_STENCIL;
-                                axis_stencil(acc, ishape[d], stride[d], ords[d], o.mode, &mut a)
-                                    .then_some(a)
-                            })
-                            .collect()
-                    })
-                    .collect(),
-            )
+            let mut tables = Vec::with_capacity(irank);
+            for d in 0..irank {
+                let axis = (0..oshape[d]).map(|t| {
+                    let mut acc = m[irank * orank + d];
+                    let h = m[irank * orank + irank + d];
+                    acc += m[d * orank + d] * (t as f64 + h);
+                    acc += padc;
+                    let mut a = NO_STENCIL;
+                    axis_stencil(acc, ishape[d], stride[d], ords[d], o.mode, &mut a).then_some(a)
+                });
+                tables.push(try_collect(OP, oshape[d], axis)?);
+            }
+            Some(tables)
         }
         _ => None,
     };
-    let mut out = vec![T::from_f(0.0); n];
     out.par_chunks_mut(CHUNK).enumerate().for_each(|(ci, ch)| {
         // the output coordinates of the chunk's first element, then stepped (the last
         // axis fastest)

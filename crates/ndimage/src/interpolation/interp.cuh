@@ -5,7 +5,8 @@
 // Mode nearest leaves the coordinate alone (SciPy clamps each stencil index instead), but for
 // |c| > 2^52, brought to +-2^52 so that it fits an i64 (NaN stays NaN).
 __device__ __forceinline__ bool ndi_map_coord(double& c, i64 n, int mode) {
-  if (mode == NDI_CONSTANT) return !(c < 0.0 || c > (double)(n - 1));
+  // NaN (given, or mapped from +-Inf) is cval but in nearest and grid-constant (cpu.rs map_coord)
+  if (mode == NDI_CONSTANT) return c >= 0.0 && c <= (double)(n - 1);
   if (mode == NDI_GRID_CONSTANT) return true;
   if (mode == NDI_NEAREST) {
     if (c < -4503599627370496.0) c = -4503599627370496.0;
@@ -45,7 +46,7 @@ __device__ __forceinline__ bool ndi_map_coord(double& c, i64 n, int mode) {
       if (c >= (double)n) c = s - c - 1.0;
     }
   }
-  return true;
+  return c == c;
 }
 
 // Stencil index i mapped into [0, n); -1 for cval.

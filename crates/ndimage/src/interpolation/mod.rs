@@ -16,7 +16,7 @@ use crate::filters::Real;
 use crate::modes::{Mode, MODES_CUH};
 use cpu::prepare_cpu;
 use cuda::{prepare_cuda, DevWork};
-use cusci_core::array::layout::norm_axis;
+use cusci_core::array::layout::{checked_shape, norm_axis};
 use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::dtype::DType;
 use cusci_core::error::make;
@@ -207,7 +207,10 @@ fn transform_axes<T: Real, C: Real>(
     if irank > 8 || oshape.len() > 8 {
         return Err(make::arg(op, "the input must have 1 to 8 dimensions"));
     }
-    let n: usize = oshape.iter().product();
+    // the output's size checked here, for both devices: a shape past isize::MAX bytes is
+    // InvalidArgument (SciPy: "array is too big"), not a wrapped product; its allocation (host or
+    // device) then reports OutOfMemory (SciPy: MemoryError)
+    let n = checked_shape(op, oshape, std::mem::size_of::<T>())?;
     if x.size() == 0 && n > 0 {
         // SciPy fills with cval in the constant modes; in the others it reads outside the empty
         // input (undefined values) or raises

@@ -2,7 +2,9 @@
 
 use super::{f64v, function, seg};
 use crate::cuda::per_item;
+use cusci_core::array::layout::{checked_bytes, checked_mul};
 use cusci_core::error::make;
+use cusci_core::host::{try_to_vec, try_vec_filled, try_with_capacity};
 use cusci_core::{Array, Element, Result};
 
 /// Edge `k` of the histogram's bins: NumPy's `linspace(min, max, bins + 1)`.
@@ -39,7 +41,9 @@ fn hist_bin(v: f64, min: f64, max: f64, bins: usize) -> usize {
 /// of `histogram(x, -2, 2, 5)`. An empty region gives zero counts (SciPy: `None`).
 ///
 /// # Errors
-/// As [`sum_labels`](crate::sum_labels); `InvalidArgument` when `bins == 0` or `max <= min`.
+/// As [`sum_labels`](crate::sum_labels); `InvalidArgument` when `bins == 0` or `max <= min`, or
+/// when the regions' counts (regions × bins) pass `isize::MAX` bytes (SciPy: "array is too
+/// big"); `OutOfMemory` when they cannot be held (SciPy: MemoryError).
 ///
 /// ```
 /// use cusci_ndimage::{histogram, Array, Device};
@@ -63,8 +67,12 @@ pub fn histogram<T: Element, L: Element>(
     }
     let s = seg(OP, input, labels, index)?;
     let k = s.nslots;
+    // the k × bins counts checked here, for both devices: past isize::MAX bytes InvalidArgument
+    // (SciPy: "array is too big"), then allocated fallibly (OutOfMemory, SciPy's MemoryError)
+    let total = checked_mul(OP, k, bins, "regions times bins")?;
+    checked_bytes(OP, total, std::mem::size_of::<u64>())?;
     let h: Vec<u64> = if let Some((x, sl)) = s.cpu() {
-        let mut h = vec![0u64; k * bins];
+        let mut h: Vec<u64> = try_vec_filled(OP, total, 0)?;
         for (&v, &sv) in x.iter().zip(sl) {
             let v = f64v(v);
             if sv < 0 || !(v >= min && v <= max) {
@@ -75,7 +83,7 @@ pub fn histogram<T: Element, L: Element>(
         h
     } else {
         let (cd, sl) = s.gpu()?;
-        let mut h = Array::<i64>::zeros(&[k * bins], s.x.device())?;
+        let mut h = Array::<i64>::zeros(&[total], s.x.device())?;
         let n = s.x.size();
         if n > 0 {
             let f = function(cd, T::DTYPE, "ndi_meas_hist")?;
@@ -91,5 +99,12 @@ pub fn histogram<T: Element, L: Element>(
         }
         h.to_vec()?.into_iter().map(|c| c as u64).collect()
     };
-    Ok(h.chunks(bins).map(|c| c.to_vec()).collect())
+    if k == 1 {
+        return Ok(vec![h]);
+    }
+    let mut out = try_with_capacity(OP, k)?;
+    for c in h.chunks(bins) {
+        out.push(try_to_vec(OP, c)?);
+    }
+    Ok(out)
 }

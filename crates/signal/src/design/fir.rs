@@ -4,6 +4,7 @@
 
 use crate::represent::Ba;
 use cusci_core::error::make;
+use cusci_core::host::{try_collect, try_vec_filled, try_vec_zeroed};
 use cusci_core::Result;
 use std::f64::consts::PI;
 
@@ -81,43 +82,42 @@ pub(crate) fn i0(x: f64) -> f64 {
     sum
 }
 
-fn general_cosine(m: usize, a: &[f64]) -> Vec<f64> {
+fn general_cosine(op: &str, m: usize, a: &[f64]) -> Result<Vec<f64>> {
     // fac = linspace(-pi, pi, m); w = sum_k a_k cos(k fac)
     if m == 1 {
-        return vec![1.0];
+        return Ok(vec![1.0]);
     }
     let step = 2.0 * PI / (m - 1) as f64;
-    (0..m)
-        .map(|i| {
-            let fac = if i == m - 1 { PI } else { i as f64 * step - PI };
-            a.iter()
-                .enumerate()
-                .fold(0.0, |acc, (k, &ak)| acc + ak * (k as f64 * fac).cos())
-        })
-        .collect()
+    let w = (0..m).map(|i| {
+        let fac = if i == m - 1 { PI } else { i as f64 * step - PI };
+        a.iter()
+            .enumerate()
+            .fold(0.0, |acc, (k, &ak)| acc + ak * (k as f64 * fac).cos())
+    });
+    try_collect(op, m, w)
 }
 
-/// The symmetric window of length `m` (SciPy's formulas).
-pub(crate) fn window(w: FirWindow, m: usize) -> Vec<f64> {
+/// The symmetric window of length `m` (SciPy's formulas), allocated fallibly (`OutOfMemory`, or
+/// `InvalidArgument` past `isize::MAX` bytes).
+pub(crate) fn window(op: &str, w: FirWindow, m: usize) -> Result<Vec<f64>> {
     if m <= 1 {
-        return vec![1.0; m];
+        return Ok(vec![1.0; m]);
     }
-    match w {
-        FirWindow::Hamming => general_cosine(m, &[0.54, 0.46]),
-        FirWindow::Hann => general_cosine(m, &[0.5, 0.5]),
-        FirWindow::Blackman => general_cosine(m, &[0.42, 0.50, 0.08]),
-        FirWindow::Boxcar => vec![1.0; m],
+    Ok(match w {
+        FirWindow::Hamming => general_cosine(op, m, &[0.54, 0.46])?,
+        FirWindow::Hann => general_cosine(op, m, &[0.5, 0.5])?,
+        FirWindow::Blackman => general_cosine(op, m, &[0.42, 0.50, 0.08])?,
+        FirWindow::Boxcar => try_vec_filled(op, m, 1.0)?,
         FirWindow::Kaiser(beta) => {
             let alpha = (m as f64 - 1.0) / 2.0;
             let d = i0(beta);
-            (0..m)
-                .map(|n| {
-                    let r = (n as f64 - alpha) / alpha;
-                    i0(beta * (1.0 - r * r).sqrt()) / d
-                })
-                .collect()
+            let w = (0..m).map(|n| {
+                let r = (n as f64 - alpha) / alpha;
+                i0(beta * (1.0 - r * r).sqrt()) / d
+            });
+            try_collect(op, m, w)?
         }
-    }
+    })
 }
 
 fn sinc(x: f64) -> f64 {
@@ -157,7 +157,8 @@ impl Default for FirwinOptions {
 /// its pass bands given by `cutoff` (strictly increasing, in `(0, fs/2)`) and `pass_zero`.
 ///
 /// Errors: `InvalidArgument` for `numtaps = 0`, an empty `cutoff`, cutoffs outside `(0, fs/2)` or
-/// not increasing, `fs ≤ 0`, or an even `numtaps` with a pass band at Nyquist.
+/// not increasing, `fs ≤ 0`, an even `numtaps` with a pass band at Nyquist, or taps past
+/// `isize::MAX` bytes; `OutOfMemory` for taps the host cannot hold (SciPy: MemoryError).
 ///
 /// ```
 /// let h = cusci_signal::firwin(5, &[0.5], &Default::default()).unwrap();
@@ -210,9 +211,11 @@ pub fn firwin(numtaps: usize, cutoff: &[f64], opts: &FirwinOptions) -> Result<Ve
     if pass_nyquist {
         edges.push(1.0);
     }
+    // the taps, their positions and the window allocated fallibly: a huge numtaps is
+    // OutOfMemory (SciPy: MemoryError) or InvalidArgument past isize::MAX bytes, not an abort
     let alpha = 0.5 * (numtaps as f64 - 1.0);
-    let m: Vec<f64> = (0..numtaps).map(|i| i as f64 - alpha).collect();
-    let mut h = vec![0.0; numtaps];
+    let m: Vec<f64> = try_collect(op, numtaps, (0..numtaps).map(|i| i as f64 - alpha))?;
+    let mut h: Vec<f64> = try_vec_zeroed(op, numtaps)?;
     for band in edges.chunks(2) {
         let (left, right) = (band[0], band[1]);
         for (hi, &mi) in h.iter_mut().zip(&m) {
@@ -220,7 +223,7 @@ pub fn firwin(numtaps: usize, cutoff: &[f64], opts: &FirwinOptions) -> Result<Ve
             *hi -= left * sinc(left * mi);
         }
     }
-    for (hi, wi) in h.iter_mut().zip(window(win, numtaps)) {
+    for (hi, wi) in h.iter_mut().zip(window(op, win, numtaps)?) {
         *hi *= wi;
     }
     if opts.scale {

@@ -4,6 +4,7 @@
 
 use super::fir::{window, FirWindow};
 use cusci_core::error::make;
+use cusci_core::host::{try_collect, try_to_vec};
 use cusci_core::{c64, Array, Device, Error, Result};
 use std::f64::consts::PI;
 
@@ -174,7 +175,15 @@ pub fn firwin2(
     }
     let nfreqs = match opts.nfreqs {
         Some(n) => n,
-        None => 1 + (1usize << ((numtaps as f64).ln() / 2f64.ln()).ceil() as u32),
+        // SciPy's 1 + 2^ceil(log2(numtaps)), checked: past usize InvalidArgument
+        None => {
+            let k = ((numtaps as f64).ln() / 2f64.ln()).ceil() as u32;
+            1usize
+                .checked_shl(k)
+                .filter(|&p| p <= isize::MAX as usize)
+                .map(|p| p + 1)
+                .ok_or_else(|| make::arg(op, format!("numtaps {numtaps} is too large")))?
+        }
     };
     let mut freq = freq.to_vec();
     if d.contains(&0.0) {
@@ -193,34 +202,34 @@ pub fn firwin2(
         }
     }
     let step = nyq / (nfreqs - 1) as f64;
-    let fx2: Vec<c64> = (0..nfreqs)
-        .map(|i| {
-            let x = if i == nfreqs - 1 {
-                nyq
-            } else {
-                i as f64 * step
-            };
-            let fx = interp(x, &freq, gain);
-            let mut shift = (c64::new(0.0, -(numtaps as f64 - 1.0) / 2.0) * PI * x / nyq).exp();
-            if ftype > 2 {
-                shift *= c64::new(0.0, 1.0);
-            }
-            fx * shift
-        })
-        .collect();
+    // the nfreqs samples allocated fallibly: a huge numtaps is OutOfMemory (SciPy: MemoryError)
+    // or InvalidArgument past isize::MAX bytes, not an abort
+    let fx2 = (0..nfreqs).map(|i| {
+        let x = if i == nfreqs - 1 {
+            nyq
+        } else {
+            i as f64 * step
+        };
+        let fx = interp(x, &freq, gain);
+        let mut shift = (c64::new(0.0, -(numtaps as f64 - 1.0) / 2.0) * PI * x / nyq).exp();
+        if ftype > 2 {
+            shift *= c64::new(0.0, 1.0);
+        }
+        fx * shift
+    });
+    let fx2: Vec<c64> = try_collect(op, nfreqs, fx2)?;
     let full = cusci_fft::irfft(&cpu_c(fx2)?, &fft_opts(None))?.to_vec()?;
     if full.len() < numtaps {
         return Err(make::arg(op, "nfreqs is too small for numtaps"));
     }
-    let wind = match opts.window {
-        Some(w) => window(w, numtaps),
-        None => vec![1.0; numtaps],
+    let mut out: Vec<f64> = match opts.window {
+        Some(w) => {
+            let wind = window(op, w, numtaps)?;
+            let taps = full[..numtaps].iter().zip(&wind).map(|(a, b)| a * b);
+            try_collect(op, numtaps, taps)?
+        }
+        None => try_to_vec(op, &full[..numtaps])?,
     };
-    let mut out: Vec<f64> = full[..numtaps]
-        .iter()
-        .zip(&wind)
-        .map(|(a, b)| a * b)
-        .collect();
     if ftype == 3 {
         out[numtaps / 2] = 0.0;
     }

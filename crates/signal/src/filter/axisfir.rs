@@ -8,8 +8,9 @@ use crate::procutil::{
     SIGNAL_DTYPES,
 };
 use cusci_core::array::check_same_device;
-use cusci_core::array::layout::norm_axis;
+use cusci_core::array::layout::{checked_bytes, norm_axis};
 use cusci_core::error::make;
+use cusci_core::host::{check_request, try_vec_zeroed};
 use cusci_core::{Array, Backend, KernelModule, LaunchConfig, RealFloat, Result};
 use rayon::prelude::*;
 
@@ -228,7 +229,8 @@ impl Default for SavgolCoeffsOptions {
 ///
 /// # Errors
 /// `InvalidArgument` for `window_length == 0`, `polyorder >= window_length`, `pos` outside
-/// `[0, window_length)`, or a non-finite or zero `delta`.
+/// `[0, window_length)`, a non-finite or zero `delta`, or taps past `isize::MAX` bytes;
+/// `OutOfMemory` when the host cannot hold the least-squares working set (SciPy: MemoryError).
 ///
 /// ```
 /// use cusci_signal::{savgol_coeffs, SavgolCoeffsOptions};
@@ -258,9 +260,15 @@ pub fn savgol_coeffs(
             format!("pos ({pos}) must be nonnegative and less than window_length ({m})"),
         ));
     }
+    // the taps' bytes checked, and the least-squares working set (the positions, polyorder + 1
+    // orthonormal rows of the window and the taps; SciPy's Vandermonde matrix is as large)
+    // asked of the host first: a huge window is OutOfMemory (SciPy: MemoryError) or
+    // InvalidArgument past isize::MAX bytes, not an abort
+    let taps = checked_bytes(op, m, std::mem::size_of::<f64>())?;
     let mut c = if opts.deriv > polyorder {
-        vec![0.0; m]
+        try_vec_zeroed(op, m)?
     } else {
+        check_request(taps.saturating_mul(polyorder.saturating_add(4)))?;
         lstsq_coeffs(m, polyorder, opts.deriv, opts.delta, pos)
     };
     if !opts.use_dot {

@@ -601,8 +601,10 @@ pub fn sosfiltfilt<T: SignalScalar>(
     let z5 = (0..nsec).filter(|&s| sv[6 * s + 5] == T::zero()).count();
     let ntaps = 2 * nsec + 1 - z2.min(z5);
     let sos_h = Array::from_vec(sv, &[nsec, 6], &Device::cpu())?;
-    let zi = sosfilt_zi(&sos_h)?.to_vec()?;
+    // the padding checked before the initial states, as SciPy (a signal too short for padlen
+    // is InvalidArgument whatever the sections; a pole at 1 is Singular only for a long one)
     let (edge, ext) = pad(op, x, ax, opts, ntaps)?;
+    let zi = sosfilt_zi(&sos_h)?.to_vec()?;
     let zarr = Array::from_vec(zi, &zi_shape(x.ndim(), ax, 2, Some(nsec)), x.device())?;
     let run = |v: &Array<T>, z: Option<&Array<T>>| -> Result<Array<T>> {
         let o = FilterOptions {

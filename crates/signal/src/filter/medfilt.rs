@@ -5,8 +5,10 @@
 
 use super::rankfilt::{box_offsets, nan_last, rank_filter};
 use crate::procutil::{sized_kernel, sized_source};
+use cusci_core::array::layout::checked_bytes;
 use cusci_core::cuda::launch::i64_of;
 use cusci_core::error::make;
+use cusci_core::host::check_request;
 use cusci_core::{
     Array, Backend, DType, Element, KernelModule, LaunchConfig, RealFloat, Result, Spec,
 };
@@ -96,7 +98,8 @@ impl<const N: usize> From<&[usize; N]> for KernelSize {
 /// # Errors
 /// `InvalidArgument` for an even or zero size (SciPy: "Each element of kernel_size should be
 /// odd."), for a per-axis `kernel_size` whose length is not the input's rank, or for a window
-/// whose point count overflows; `NotImplemented` on the GPU for an N-D window of more than 1024
+/// whose point count or bytes overflow; `OutOfMemory` for a window the host cannot hold (SciPy:
+/// MemoryError), on either device; `NotImplemented` on the GPU for an N-D window of more than 1024
 /// points.
 ///
 /// ```
@@ -142,13 +145,19 @@ pub fn medfilt<T: RealFloat>(
     let long: Vec<usize> = (0..nd).filter(|&a| ks[a] > 1).collect();
     if long.len() <= 1 {
         let axis = long.first().copied().unwrap_or(nd - 1);
-        return medfilt_axis(&x, axis, ks[axis]);
+        let k = ks[axis];
+        // the window of k values (one per CPU task; SciPy holds a domain of k points) checked
+        // here, for both devices: past isize::MAX bytes InvalidArgument, past the host's memory
+        // OutOfMemory (SciPy: MemoryError), not an abort
+        let wbytes = checked_bytes(op, k, std::mem::size_of::<T>())?;
+        check_request(wbytes.saturating_mul(rayon::current_num_threads()))?;
+        return medfilt_axis(&x, axis, k);
     }
     let cnt = ks
         .iter()
         .try_fold(1usize, |a, &k| a.checked_mul(k))
         .ok_or_else(|| make::arg(op, format!("a window of {ks:?} points overflows")))?;
-    let offs = box_offsets(&ks);
+    let offs = box_offsets(op, &ks)?;
     rank_filter(op, &x, &offs, cnt / 2)
 }
 

@@ -5,8 +5,9 @@
 
 use crate::procutil::{from_f64, sized_kernel, sized_source, REAL_DTYPES};
 use cusci_core::array::check_same_device;
-use cusci_core::array::layout::norm_axis;
+use cusci_core::array::layout::{checked_bytes, checked_numel, norm_axis};
 use cusci_core::error::make;
+use cusci_core::host::{check_request, try_vec_filled, try_with_capacity};
 use cusci_core::{Array, Backend, Element, KernelModule, LaunchConfig, RealFloat, Result, Spec};
 use cusci_fft::{FftInput, FftReal, FftnOptions};
 use rayon::prelude::*;
@@ -118,15 +119,19 @@ pub(crate) fn rank_filter<T: RealFloat>(
 }
 
 /// Offsets of every element of a box of odd lengths `dshape`, centred.
-pub(crate) fn box_offsets(dshape: &[usize]) -> Vec<Vec<i64>> {
-    let cnt = dshape.iter().product();
-    domain_offsets(dshape, &vec![true; cnt])
+pub(crate) fn box_offsets(op: &str, dshape: &[usize]) -> Result<Vec<Vec<i64>>> {
+    let cnt = checked_numel(op, dshape)?;
+    domain_offsets(op, dshape, &try_vec_filled(op, cnt, true)?)
 }
 
-/// Offsets of the true elements of a domain of `dshape` (odd lengths), centred.
-fn domain_offsets(dshape: &[usize], mask: &[bool]) -> Vec<Vec<i64>> {
+/// Offsets of the true elements of a domain of `dshape` (odd lengths), centred; their memory
+/// checked first (a huge window is OutOfMemory, SciPy's MemoryError, or InvalidArgument past
+/// isize::MAX bytes, not an abort).
+fn domain_offsets(op: &str, dshape: &[usize], mask: &[bool]) -> Result<Vec<Vec<i64>>> {
     let nd = dshape.len();
-    let mut out = Vec::new();
+    let count = mask.iter().filter(|&&m| m).count();
+    check_request(checked_bytes(op, count, 8 * nd)?)?;
+    let mut out = try_with_capacity(op, count)?;
     for (lin, &m) in mask.iter().enumerate() {
         if !m {
             continue;
@@ -139,7 +144,7 @@ fn domain_offsets(dshape: &[usize], mask: &[bool]) -> Vec<Vec<i64>> {
         }
         out.push(off);
     }
-    out
+    Ok(out)
 }
 
 /// The rank filter of SciPy's `scipy.signal.order_filter(a, domain, rank)`: each output is the
@@ -189,7 +194,7 @@ pub fn order_filter<T: RealFloat>(
         .into_iter()
         .map(|v| v != <T as Element>::zero())
         .collect();
-    let offs = domain_offsets(domain.shape(), &mask);
+    let offs = domain_offsets(op, domain.shape(), &mask)?;
     if rank >= offs.len() {
         return Err(make::arg(
             op,
@@ -234,7 +239,7 @@ pub fn medfilt2d<T: RealFloat>(input: &Array<T>, kernel_size: [usize; 2]) -> Res
     let cnt = kernel_size[0]
         .checked_mul(kernel_size[1])
         .ok_or_else(|| make::arg(op, format!("a window of {kernel_size:?} points overflows")))?;
-    rank_filter(op, input, &box_offsets(&kernel_size), cnt / 2)
+    rank_filter(op, input, &box_offsets(op, &kernel_size)?, cnt / 2)
 }
 
 /// The Wiener filter of SciPy's `scipy.signal.wiener(im, mysize, noise)`: with the local mean

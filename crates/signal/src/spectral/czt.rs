@@ -1,7 +1,9 @@
 //! The chirp z-transform (SciPy's `scipy.signal.czt`, `czt_points`, `CZT`) by Bluestein's
 //! algorithm: three `cusci_fft` transforms and broadcast products on the input's device.
 
+use cusci_core::array::layout::checked_add;
 use cusci_core::error::make;
+use cusci_core::host::{try_collect, try_to_vec, try_with_capacity};
 use cusci_core::{c64, Array, Result};
 use std::f64::consts::PI;
 
@@ -10,7 +12,8 @@ use std::f64::consts::PI;
 /// times `a`).
 ///
 /// # Errors
-/// `InvalidArgument` for `m` = 0.
+/// `InvalidArgument` for `m` = 0 or `m` points past `isize::MAX` bytes; `OutOfMemory` when the
+/// host cannot hold them (SciPy: MemoryError).
 ///
 /// ```
 /// use cusci_signal::czt_points;
@@ -25,12 +28,11 @@ pub fn czt_points(m: usize, w: Option<c64>, a: c64) -> Result<Vec<c64>> {
             "invalid number of CZT output points (0): m must be positive",
         ));
     }
-    Ok((0..m)
-        .map(|k| match w {
-            None => a * c64::from_polar(1.0, 2.0 * PI * k as f64 / m as f64),
-            Some(w) => a * w.powf(-(k as f64)),
-        })
-        .collect())
+    let p = (0..m).map(|k| match w {
+        None => a * c64::from_polar(1.0, 2.0 * PI * k as f64 / m as f64),
+        Some(w) => a * w.powf(-(k as f64)),
+    });
+    try_collect("czt_points", m, p)
 }
 
 /// A reusable chirp z-transform for inputs of length `n` (SciPy's `scipy.signal.CZT(n, m, w,
@@ -52,7 +54,8 @@ impl Czt {
     /// `a·w^-k` (default `w = exp(-2πi/m)`, `a = 1`).
     ///
     /// # Errors
-    /// `InvalidArgument` for `n` = 0 or `m` = 0.
+    /// `InvalidArgument` for `n` = 0 or `m` = 0, or chirps and transforms past `isize::MAX`
+    /// bytes; `OutOfMemory` when the host cannot hold them (SciPy: MemoryError).
     pub fn new(n: usize, m: Option<usize>, w: Option<c64>, a: c64) -> Result<Czt> {
         let op = "CZT";
         if n == 0 {
@@ -69,26 +72,35 @@ impl Czt {
             ));
         }
         let kmax = m.max(n);
-        let wk2: Vec<c64> = (0..kmax)
-            .map(|k| {
-                let k2 = (k as u128) * (k as u128);
-                match w {
-                    None => {
-                        let r = (k2 % (2 * m as u128)) as f64;
-                        c64::from_polar(1.0, -PI * r / m as f64)
-                    }
-                    Some(w) => w.powf(k2 as f64 / 2.0),
+        let wk2 = (0..kmax).map(|k| {
+            let k2 = (k as u128) * (k as u128);
+            match w {
+                None => {
+                    let r = (k2 % (2 * m as u128)) as f64;
+                    c64::from_polar(1.0, -PI * r / m as f64)
                 }
-            })
-            .collect();
-        Czt::from_chirps(n, m, w, a, &wk2)
+                Some(w) => w.powf(k2 as f64 / 2.0),
+            }
+        });
+        // the chirps, the filter and its transform allocated fallibly: a huge m is OutOfMemory
+        // (SciPy: MemoryError) or InvalidArgument past isize::MAX bytes, not an abort
+        let wk2: Vec<c64> = try_collect(op, kmax, wk2)?;
+        Czt::from_chirps(op, n, m, w, a, &wk2)
     }
 
     /// The transform from its chirp `wk2[k] = w^(k²/2)`, k < max(m, n) (`awk2` = `a^−k·wk2[k]`).
-    fn from_chirps(n: usize, m: usize, w: Option<c64>, a: c64, wk2: &[c64]) -> Result<Czt> {
-        let nfft = cusci_fft::next_fast_len(n + m - 1, false)?;
+    fn from_chirps(
+        op: &str,
+        n: usize,
+        m: usize,
+        w: Option<c64>,
+        a: c64,
+        wk2: &[c64],
+    ) -> Result<Czt> {
+        let len = checked_add(op, n, m - 1, "the number of CZT points")?;
+        let nfft = cusci_fft::next_fast_len(len, false)?;
         let awk2: Vec<c64> = (0..n).map(|k| a.powf(-(k as f64)) * wk2[k]).collect();
-        let mut h: Vec<c64> = Vec::with_capacity(nfft);
+        let mut h: Vec<c64> = try_with_capacity(op, nfft)?;
         h.extend(wk2[1..n].iter().rev().map(|v| 1.0 / v));
         h.extend(wk2[..m].iter().map(|v| 1.0 / v));
         let len = h.len();
@@ -107,14 +119,16 @@ impl Czt {
             nfft,
             awk2,
             fwk2,
-            wk2: wk2[..m].to_vec(),
+            wk2: try_to_vec(op, &wk2[..m])?,
         })
     }
 
     /// The points at which the transform is evaluated ([`czt_points`]).
-    pub fn points(&self) -> Vec<c64> {
-        // m > 0 by construction: czt_points has no error to report
-        czt_points(self.m, self.w, self.a).unwrap_or_default()
+    ///
+    /// # Errors
+    /// `OutOfMemory` when the host cannot hold the `m` points.
+    pub fn points(&self) -> Result<Vec<c64>> {
+        czt_points(self.m, self.w, self.a)
     }
 
     /// The transform of `x` along `axis` (its length there must be `n`), on `x`'s device;
@@ -199,7 +213,7 @@ impl ZoomFft {
     /// ```
     /// use cusci_signal::{ZoomFft, ZoomFftOptions};
     /// let z = ZoomFft::new(8, (0.0, 1.0), &ZoomFftOptions::default()).unwrap();
-    /// assert_eq!(z.points().len(), 8);
+    /// assert_eq!(z.points().unwrap().len(), 8);
     /// ```
     pub fn new(n: usize, fband: (f64, f64), opts: &ZoomFftOptions) -> Result<ZoomFft> {
         let op = "ZoomFFT";
@@ -239,23 +253,26 @@ impl ZoomFft {
         let a = c64::from_polar(1.0, 2.0 * PI * f1 / fs);
         let w = c64::from_polar(1.0, -2.0 * PI / mf * scale);
         let kmax = m.max(n);
-        let wk2: Vec<c64> = (0..kmax)
-            .map(|k| {
-                let k2 = (k as f64) * (k as f64);
-                c64::from_polar(1.0, -((PI * scale * k2) / mf))
-            })
-            .collect();
+        let wk2 = (0..kmax).map(|k| {
+            let k2 = (k as f64) * (k as f64);
+            c64::from_polar(1.0, -((PI * scale * k2) / mf))
+        });
+        // allocated fallibly, as in Czt::new
+        let wk2: Vec<c64> = try_collect(op, kmax, wk2)?;
         let awk2: Vec<c64> = (0..n)
             .map(|k| c64::from_polar(1.0, (-2.0 * PI * f1 / fs) * k as f64) * wk2[k])
             .collect();
-        let czt = Czt::from_chirps(n, m, Some(w), a, &wk2)?;
+        let czt = Czt::from_chirps(op, n, m, Some(w), a, &wk2)?;
         let czt = Czt { awk2, ..czt };
         Ok(ZoomFft { czt })
     }
 
     /// The points of the z-plane at which the transform is evaluated ([`czt_points`] of `m`,
     /// `w`, `a`; SciPy's `ZoomFFT.points()`).
-    pub fn points(&self) -> Vec<c64> {
+    ///
+    /// # Errors
+    /// As [`Czt::points`].
+    pub fn points(&self) -> Result<Vec<c64>> {
         self.czt.points()
     }
 

@@ -4,6 +4,8 @@
 use super::options::*;
 use super::plan::*;
 use crate::procutil::{each_dtype, host_elems, typed_kernel, typed_source, REAL_DTYPES};
+use cusci_core::array::layout::checked_shape;
+use cusci_core::host::try_vec_zeroed;
 use cusci_core::{
     Array, Backend, CudaDevice, Element, Function, KernelModule, LaunchConfig, RealFloat, Result,
 };
@@ -60,8 +62,12 @@ pub(super) fn frames<T: FftReal>(
     len: usize,
     pl: &Plan,
 ) -> Result<Array<T>> {
-    let total = rows * pl.nseg;
+    // the frame matrix checked here, for both devices: past isize::MAX bytes InvalidArgument
+    // (SciPy: "array is too big"), then allocated fallibly (OutOfMemory, SciPy's MemoryError)
+    const OP: &str = "spectral frames";
     let shape = [rows, pl.nseg, pl.nfft];
+    let size = checked_shape(OP, &shape, std::mem::size_of::<T>())?;
+    let total = rows * pl.nseg;
     let det = match pl.detrend {
         Detrend::None => 0,
         Detrend::Constant => 1,
@@ -70,7 +76,7 @@ pub(super) fn frames<T: FftReal>(
     match xm.backend() {
         Backend::Host(h) => {
             let xd = h.try_to_contiguous()?;
-            let mut out = vec![<T as Element>::zero(); total * pl.nfft];
+            let mut out: Vec<T> = try_vec_zeroed(OP, size)?;
             let n = pl.nperseg;
             let tbar = 0.5 * (n as f64 - 1.0);
             out.par_chunks_mut(pl.nfft.max(1))

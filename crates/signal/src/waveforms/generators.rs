@@ -6,7 +6,9 @@
 //! array's type: f32 inputs can differ from SciPy's by a few f32 ulps of the phase).
 
 use crate::procutil::{each_dtype, typed_kernel, typed_source, REAL_DTYPES};
+use cusci_core::array::layout::checked_shape;
 use cusci_core::error::make;
+use cusci_core::host::try_vec_zeroed;
 use cusci_core::{
     Array, Backend, CudaDevice, Device, Element, Function, KernelModule, LaunchConfig, RealFloat,
     Result,
@@ -224,8 +226,9 @@ impl Default for ChirpOptions {
 /// `scipy.signal.chirp(t, f0, t1, f1, method, phi, vertex_zero)`), on `t`'s device.
 ///
 /// # Errors
-/// `InvalidArgument` for a logarithmic chirp unless f0·f1 > 0, and for a hyperbolic chirp with
-/// f0 or f1 zero (SciPy's `ValueError`s).
+/// `InvalidArgument` for a logarithmic chirp unless f0·f1 > 0, for a hyperbolic chirp with
+/// f0 or f1 zero (SciPy's `ValueError`s), and for a linear or quadratic chirp with t1 = 0
+/// (SciPy's `ZeroDivisionError`).
 ///
 /// ```
 /// use cusci_signal::{chirp, Array, ChirpOptions, Device};
@@ -241,6 +244,13 @@ pub fn chirp<T: RealFloat>(
     opts: &ChirpOptions,
 ) -> Result<Array<T>> {
     let op = "chirp";
+    if t1 == 0.0 && matches!(opts.method, ChirpMethod::Linear | ChirpMethod::Quadratic) {
+        // SciPy divides by t1 (or t1²) in Python floats: ZeroDivisionError
+        return Err(make::arg(
+            op,
+            "t1 must be nonzero for a linear or quadratic chirp",
+        ));
+    }
     let kind = match opts.method {
         ChirpMethod::Linear => K_LINEAR,
         ChirpMethod::Quadratic if opts.vertex_zero => K_QUADRATIC_VZ,
@@ -473,7 +483,8 @@ pub enum ImpulseIndex {
 /// `scipy.signal.unit_impulse(shape, idx, dtype)`).
 ///
 /// # Errors
-/// `InvalidArgument` for an index out of bounds or of the wrong length.
+/// `InvalidArgument` for an index out of bounds or of the wrong length, or a shape past
+/// `isize::MAX` bytes; `OutOfMemory` when the array cannot be held.
 ///
 /// ```
 /// use cusci_signal::{unit_impulse, Device, ImpulseIndex};
@@ -502,6 +513,9 @@ pub fn unit_impulse<T: RealFloat>(
             ),
         ));
     }
+    // the shape's size checked first, for both devices: past isize::MAX bytes InvalidArgument
+    // (NumPy: "array is too big"), so that the flat index below cannot wrap either
+    let n = checked_shape(op, shape, std::mem::size_of::<T>())?;
     let mut flat: i64 = 0;
     for (d, (&i, &s)) in ix.iter().zip(shape).enumerate() {
         let j = if i < 0 { i + s as isize } else { i };
@@ -513,10 +527,9 @@ pub fn unit_impulse<T: RealFloat>(
         }
         flat = flat * s as i64 + j as i64;
     }
-    let n: usize = shape.iter().product();
     match dev {
         Device::Cpu => {
-            let mut v = vec![<T as Element>::zero(); n];
+            let mut v: Vec<T> = try_vec_zeroed(op, n)?;
             v[flat as usize] = T::from_f64(1.0);
             Array::from_vec(v, shape, dev)
         }

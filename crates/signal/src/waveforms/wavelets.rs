@@ -9,6 +9,7 @@ use crate::procutil::{
     each_dtype, typed_kernel, typed_source, SignalScalar, DEF_ACC, SIGNAL_DTYPES,
 };
 use cusci_core::error::make;
+use cusci_core::host::try_collect;
 use cusci_core::{
     c64, Array, Backend, DType, Device, KernelModule, LaunchConfig, RealFloat, Result,
 };
@@ -26,40 +27,39 @@ pub(crate) static WAVELETS: KernelModule = KernelModule {
     samples: || each_dtype(&SIGNAL_DTYPES),
 };
 
-/// `arange(0, points) − (points − 1)/2` for a (possibly fractional) point count, as NumPy.
-fn centred(points: f64) -> Vec<f64> {
-    let count = if points > 0.0 {
+/// The point count of `arange(0, points)` for a (possibly fractional) `points`, as NumPy.
+fn count(points: f64) -> usize {
+    if points > 0.0 {
         points.ceil() as usize
     } else {
         0
-    };
-    (0..count)
-        .map(|i| i as f64 - (points - 1.0) / 2.0)
-        .collect()
+    }
 }
 
-fn ricker_host(points: f64, a: f64) -> Vec<f64> {
+/// The values `f(v)` at `arange(0, points) − (points − 1)/2`, allocated fallibly: a huge point
+/// count is OutOfMemory (NumPy: MemoryError) or InvalidArgument past isize::MAX bytes, not an
+/// abort.
+fn centred<E>(op: &str, points: f64, f: impl Fn(f64) -> E) -> Result<Vec<E>> {
+    let n = count(points);
+    try_collect(op, n, (0..n).map(|i| f(i as f64 - (points - 1.0) / 2.0)))
+}
+
+fn ricker_host(op: &str, points: f64, a: f64) -> Result<Vec<f64>> {
     let amp = 2.0 / ((3.0 * a).sqrt() * PI.powf(0.25));
     let wsq = a * a;
-    centred(points)
-        .into_iter()
-        .map(|v| {
-            let xsq = v * v;
-            amp * (1.0 - xsq / wsq) * (-xsq / (2.0 * wsq)).exp()
-        })
-        .collect()
+    centred(op, points, |v| {
+        let xsq = v * v;
+        amp * (1.0 - xsq / wsq) * (-xsq / (2.0 * wsq)).exp()
+    })
 }
 
-fn morlet2_host(points: f64, s: f64, w: f64) -> Vec<c64> {
+fn morlet2_host(op: &str, points: f64, s: f64, w: f64) -> Result<Vec<c64>> {
     let norm = (1.0 / s).sqrt();
-    centred(points)
-        .into_iter()
-        .map(|v| {
-            let x = v / s;
-            let wav = c64::from_polar(1.0, w * x) * (-0.5 * x * x).exp() * PI.powf(-0.25);
-            wav * norm
-        })
-        .collect()
+    centred(op, points, |v| {
+        let x = v / s;
+        let wav = c64::from_polar(1.0, w * x) * (-0.5 * x * x).exp() * PI.powf(-0.25);
+        wav * norm
+    })
 }
 
 fn check_pos(op: &str, name: &str, v: f64) -> Result<()> {
@@ -77,7 +77,8 @@ fn check_pos(op: &str, name: &str, v: f64) -> Result<()> {
 /// `A = 2/(√(3a)·π^¼)` at `x = k − (points − 1)/2`, on `dev`.
 ///
 /// # Errors
-/// `InvalidArgument` unless `a` is positive and finite.
+/// `InvalidArgument` unless `a` is positive and finite, or for `points` past `isize::MAX` bytes;
+/// `OutOfMemory` when the host cannot hold them.
 ///
 /// ```
 /// use cusci_signal::{ricker, Device};
@@ -86,10 +87,8 @@ fn check_pos(op: &str, name: &str, v: f64) -> Result<()> {
 /// ```
 pub fn ricker<T: RealFloat>(points: usize, a: f64, dev: &Device) -> Result<Array<T>> {
     check_pos("ricker", "a", a)?;
-    let v: Vec<T> = ricker_host(points as f64, a)
-        .into_iter()
-        .map(T::from_f64)
-        .collect();
+    let v = ricker_host("ricker", points as f64, a)?;
+    let v: Vec<T> = try_collect("ricker", points, v.into_iter().map(T::from_f64))?;
     Array::from_vec(v, &[points], dev)
 }
 
@@ -120,7 +119,8 @@ impl Default for MorletOptions {
 /// `linspace(−2πs, 2πs)`, on `dev`.
 ///
 /// # Errors
-/// `InvalidArgument` for `w` or `s` not finite.
+/// `InvalidArgument` for `w` or `s` not finite, or `m` points past `isize::MAX` bytes;
+/// `OutOfMemory` when the host cannot hold them.
 ///
 /// ```
 /// use cusci_signal::{morlet, MorletOptions, Device};
@@ -146,17 +146,17 @@ pub fn morlet(m: usize, opts: &MorletOptions, dev: &Device) -> Result<Array<c64>
     } else {
         0.0
     };
-    let v: Vec<c64> = (0..m)
-        .map(|k| {
-            let x = if m > 1 && k == m - 1 {
-                stop
-            } else {
-                k as f64 * step + start
-            };
-            let o = c64::from_polar(1.0, w * x) - corr;
-            o * ((-0.5 * (x * x)).exp() * PI.powf(-0.25))
-        })
-        .collect();
+    let v = (0..m).map(|k| {
+        let x = if m > 1 && k == m - 1 {
+            stop
+        } else {
+            k as f64 * step + start
+        };
+        let o = c64::from_polar(1.0, w * x) - corr;
+        o * ((-0.5 * (x * x)).exp() * PI.powf(-0.25))
+    });
+    // allocated fallibly: a huge m is OutOfMemory or InvalidArgument, not an abort
+    let v: Vec<c64> = try_collect("morlet", m, v)?;
     Array::from_vec(v, &[m], dev)
 }
 
@@ -165,7 +165,8 @@ pub fn morlet(m: usize, opts: &MorletOptions, dev: &Device) -> Result<Array<c64>
 /// on `dev`.
 ///
 /// # Errors
-/// `InvalidArgument` unless `s` is positive and finite and `w` finite.
+/// `InvalidArgument` unless `s` is positive and finite and `w` finite, or for `m` points past
+/// `isize::MAX` bytes; `OutOfMemory` when the host cannot hold them.
 ///
 /// ```
 /// use cusci_signal::{morlet2, Device};
@@ -177,7 +178,7 @@ pub fn morlet2(m: usize, s: f64, w: f64, dev: &Device) -> Result<Array<c64>> {
     if !w.is_finite() {
         return Err(make::arg("morlet2", format!("w must be finite, got {w}")));
     }
-    Array::from_vec(morlet2_host(m as f64, s, w), &[m], dev)
+    Array::from_vec(morlet2_host("morlet2", m as f64, s, w)?, &[m], dev)
 }
 
 /// The wavelet of [`cwt`]: SciPy passes a function `wavelet(points, width)`.
@@ -243,7 +244,7 @@ pub fn cwt<T: SignalScalar>(
         let pts = (10.0 * wd).min(n as f64);
         let count = pts.ceil() as usize;
         let vals: Vec<c64> = match wavelet {
-            CwtWavelet::Ricker => ricker_host(pts, wd)
+            CwtWavelet::Ricker => ricker_host(op, pts, wd)?
                 .into_iter()
                 .map(|v| c64::new(v, 0.0))
                 .collect(),
@@ -254,7 +255,7 @@ pub fn cwt<T: SignalScalar>(
                         format!("morlet2's w must be finite, got {w}"),
                     ));
                 }
-                morlet2_host(pts, wd, *w)
+                morlet2_host(op, pts, wd, *w)?
             }
             CwtWavelet::Custom(f) => {
                 let v = f(count, wd);

@@ -7,7 +7,9 @@
 //! giving exactly [`get_window`]'s values.
 
 use crate::design::fir::i0;
+use cusci_core::array::layout::{checked_add, checked_bytes};
 use cusci_core::error::make;
+use cusci_core::host::{check_request, try_collect};
 use cusci_core::{Array, Device, RealFloat, Result};
 use std::f64::consts::PI;
 
@@ -150,7 +152,9 @@ impl Window {
     ///
     /// # Errors
     /// `InvalidArgument` for parameters SciPy refuses (KBD with `sym=false` or odd `m`,
-    /// Exponential with a centre and `sym=true`, a Taylor `nbar` of 0).
+    /// Exponential with a centre and `sym=true`, a Taylor `nbar` of 0, a Tukey `alpha` of NaN), or
+    /// `m + 1` points past `isize::MAX` bytes; `OutOfMemory` when the host cannot hold the
+    /// window's vectors (SciPy: MemoryError), checked before any is allocated.
     ///
     /// ```
     /// use cusci_signal::Window;
@@ -159,6 +163,12 @@ impl Window {
     /// ```
     pub fn values(&self, m: usize, sym: bool) -> Result<Vec<f64>> {
         let op = "get_window";
+        // the points (m + 1 for the periodic form) checked, and the memory of the formulas
+        // below (at most three vectors of them at once: the window, a half or a linspace, and
+        // the caller's copy) asked of the host before any is allocated: a huge m is OutOfMemory
+        // (SciPy: MemoryError) or InvalidArgument, not an abort
+        let bytes = checked_bytes(op, checked_add(op, m, 1, "the window's points")?, 8)?;
+        check_request(bytes.saturating_mul(3))?;
         match self {
             Window::KaiserBesselDerived(beta) => {
                 if !sym {
@@ -202,6 +212,10 @@ impl Window {
             }
             Window::Taylor { nbar: 0, .. } => {
                 return Err(make::arg(op, "taylor: nbar must be positive"));
+            }
+            Window::Tukey(alpha) if alpha.is_nan() => {
+                // SciPy: int(floor(alpha * (M - 1) / 2)) of NaN is a ValueError
+                return Err(make::arg(op, "tukey: alpha must be a number, got NaN"));
             }
             Window::Dpss(nw) => {
                 let o = DpssOptions {
@@ -522,5 +536,6 @@ pub fn get_window<T: RealFloat>(
     dev: &Device,
 ) -> Result<Array<T>> {
     let v = window.values(nx, !fftbins)?;
-    Array::from_vec(v.into_iter().map(T::from_f64).collect(), &[nx], dev)
+    let v = try_collect("get_window", nx, v.into_iter().map(T::from_f64))?;
+    Array::from_vec(v, &[nx], dev)
 }
