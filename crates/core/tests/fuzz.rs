@@ -90,7 +90,7 @@ fn model_slice(n: usize, start: Option<isize>, stop: Option<isize>, step: isize)
         count += 1;
     }
     if count == 64 {
-        let (mut a, mut b) = (64i128, n + 1); // inside(s + a*step), and b steps are past the end
+        let (mut a, mut b) = (63i128, n + 1); // inside(s + a*step), and b steps are past the end
         while b - a > 1 {
             let mid = a + (b - a) / 2;
             if inside(s + mid * step) {
@@ -446,7 +446,7 @@ fn resolve(op: &Op, shape: &[usize]) -> Op {
     match op {
         Op::PermSeed(keys, neg) => {
             let mut axes: Vec<usize> = (0..nd).collect();
-            axes.sort_by_key(|&d| keys[d]);
+            axes.sort_by_key(|&d| keys[d % keys.len()]);
             Op::Permute(
                 axes.iter()
                     .map(|&a| {
@@ -482,7 +482,7 @@ fn resolve(op: &Op, shape: &[usize]) -> Op {
                 shape
                     .iter()
                     .enumerate()
-                    .map(|(d, &n)| if n == 1 { fill[d] } else { n }),
+                    .map(|(d, &n)| if n == 1 { fill[d % fill.len()] } else { n }),
             );
             Op::Broadcast(t)
         }
@@ -836,4 +836,13 @@ fn reshape_refuses_shapes_too_big_for_the_element_type() {
     // one byte per element: 2^60 fits
     let b = Array::<u8>::from_vec(vec![], &[0], &Device::Cpu).unwrap();
     assert_eq!(b.reshape(&[0, 1 << 60]).unwrap().shape(), &[0, 1 << 60]);
+}
+
+/// The model's own boundary (found by a long campaign: the loop stopped at exactly 64 inside
+/// positions and the bisection assumed the 65th inside): `slice_range` was right.
+#[test]
+fn slice_range_with_exactly_64_positions() {
+    let step = 1isize << 58;
+    assert_eq!(layout::slice_range(usize::MAX, None, None, step), (0, 64));
+    assert_eq!(model_slice(usize::MAX, None, None, step), (0, 64));
 }

@@ -51,21 +51,33 @@ fn scan<I: SpIndex>(p: &mut [I]) {
     }
 }
 
+/// `n + 1` zeros of the index type, for an index pointer: `InvalidArgument` when `n + 1` does not
+/// fit, `OutOfMemory` when the host cannot hold it (a 2^44-row matrix with a few entries is
+/// valid, but its index pointer is not allocatable; `vec!` aborted the process).
+fn index_pointer<I: SpIndex>(op: &str, n: usize) -> cusci_core::Result<Vec<I>> {
+    let len = cusci_core::array::layout::checked_add(op, n, 1, "index pointer length")?;
+    cusci_core::host::try_vec_zeroed(op, len)
+}
+
 /// COO to canonical CSR: entries bucketed by row (stable), each row sorted by (column, original
 /// position), duplicates summed left to right in that order. Indices must be in bounds.
+///
+/// # Errors
+/// `InvalidArgument` or `OutOfMemory` when the index pointer of `m` rows cannot be held.
 pub(crate) fn coo_to_csr<T: Numeric, I: SpIndex>(
     m: usize,
     rows: &[I],
     cols: &[I],
     vals: &[T],
-) -> (Vec<I>, Vec<I>, Vec<T>) {
+) -> cusci_core::Result<(Vec<I>, Vec<I>, Vec<T>)> {
     let nnz = rows.len();
-    let mut indptr = vec![I::zero(); m + 1];
+    let mut indptr = index_pointer::<I>("tocsr", m)?;
     for &r in rows {
         indptr[r.ix() + 1] = indptr[r.ix() + 1].add(I::one());
     }
     scan(&mut indptr);
-    let mut fill: Vec<usize> = indptr.iter().map(|v| v.ix()).collect();
+    let mut fill: Vec<usize> =
+        cusci_core::host::try_collect("tocsr", m + 1, indptr.iter().map(|v| v.ix()))?;
     let mut b: Vec<(I, T)> = vec![(I::zero(), T::zero()); nnz];
     for i in 0..nnz {
         let r = rows[i].ix();
@@ -73,7 +85,7 @@ pub(crate) fn coo_to_csr<T: Numeric, I: SpIndex>(
         fill[r] += 1;
     }
     // stable sort by column keeps the original order among equal columns
-    let mut counts = vec![I::zero(); m + 1];
+    let mut counts = index_pointer::<I>("tocsr", m)?;
     row_segments(&mut b, &indptr)
         .into_par_iter()
         .zip(counts[1..].par_iter_mut())
@@ -109,7 +121,7 @@ pub(crate) fn coo_to_csr<T: Numeric, I: SpIndex>(
                 }
             }
         });
-    (counts, oc, ov)
+    Ok((counts, oc, ov))
 }
 
 /// y = A x.
@@ -158,20 +170,24 @@ pub(crate) fn spmm<T: Numeric, I: SpIndex>(
 
 /// The CSR arrays of the transpose of an m x n CSR matrix (a stable counting sort by column:
 /// rows come out sorted within each column).
+///
+/// # Errors
+/// `InvalidArgument` or `OutOfMemory` when the index pointer of `n` columns cannot be held.
 pub(crate) fn transpose<T: Numeric, I: SpIndex>(
     n: usize,
     indptr: &[I],
     indices: &[I],
     data: &[T],
-) -> (Vec<I>, Vec<I>, Vec<T>) {
+) -> cusci_core::Result<(Vec<I>, Vec<I>, Vec<T>)> {
     let m = indptr.len() - 1;
     let nnz = data.len();
-    let mut tp = vec![I::zero(); n + 1];
+    let mut tp = index_pointer::<I>("tocsc", n)?;
     for &c in indices {
         tp[c.ix() + 1] = tp[c.ix() + 1].add(I::one());
     }
     scan(&mut tp);
-    let mut fill: Vec<usize> = tp.iter().map(|v| v.ix()).collect();
+    let mut fill: Vec<usize> =
+        cusci_core::host::try_collect("tocsc", n + 1, tp.iter().map(|v| v.ix()))?;
     let mut ti = vec![I::zero(); nnz];
     let mut td = vec![T::zero(); nnz];
     for r in 0..m {
@@ -183,7 +199,7 @@ pub(crate) fn transpose<T: Numeric, I: SpIndex>(
             fill[c] += 1;
         }
     }
-    (tp, ti, td)
+    Ok((tp, ti, td))
 }
 
 /// The dense row-major m x n matrix (duplicates summed).

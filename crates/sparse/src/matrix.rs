@@ -330,7 +330,8 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
     /// duplicates.
     ///
     /// # Errors
-    /// Device errors only.
+    /// `OutOfMemory` (`InvalidArgument` past `isize::MAX` bytes) when the index pointer of a
+    /// huge dimension cannot be held (SciPy's MemoryError); device errors.
     pub fn tocsc(&self) -> Result<CscMatrix<T, I>> {
         Ok(CscMatrix {
             t: self.transpose_copy()?,
@@ -343,7 +344,7 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
         match self.device() {
             Device::Cpu => {
                 let (tp, ti, td) =
-                    cpu::transpose(n, hv(&self.indptr), hv(&self.indices), hv(&self.data));
+                    cpu::transpose(n, hv(&self.indptr), hv(&self.indices), hv(&self.data))?;
                 CsrMatrix::from_host(tp, ti, td, (n, m), self.canonical, &Device::Cpu)
             }
             Device::Cuda(d) => gpu::transpose(d, self),
@@ -522,7 +523,8 @@ impl<T: Float, I: SpIndex> CscMatrix<T, I> {
     /// ```
     ///
     /// # Errors
-    /// Device errors only.
+    /// `OutOfMemory` (`InvalidArgument` past `isize::MAX` bytes) when the index pointer of a
+    /// huge dimension cannot be held (SciPy's MemoryError); device errors.
     pub fn tocsr(&self) -> Result<CsrMatrix<T, I>> {
         self.t.transpose_copy()
     }
@@ -645,12 +647,13 @@ impl<T: Float, I: SpIndex> CooMatrix<T, I> {
     /// by (column, position) and a per-row sum (this crate's kernels); one wait for the size.
     ///
     /// # Errors
-    /// Device errors only.
+    /// `OutOfMemory` (`InvalidArgument` past `isize::MAX` bytes) when the index pointer of a
+    /// huge dimension cannot be held (SciPy's MemoryError); device errors.
     pub fn tocsr(&self) -> Result<CsrMatrix<T, I>> {
         match self.device() {
             Device::Cpu => {
                 let (ip, ind, dat) =
-                    cpu::coo_to_csr(self.shape.0, hv(&self.row), hv(&self.col), hv(&self.data));
+                    cpu::coo_to_csr(self.shape.0, hv(&self.row), hv(&self.col), hv(&self.data))?;
                 CsrMatrix::from_host(ip, ind, dat, self.shape, true, &Device::Cpu)
             }
             Device::Cuda(d) => gpu::coo_to_csr(d, self),
@@ -660,7 +663,8 @@ impl<T: Float, I: SpIndex> CooMatrix<T, I> {
     /// The canonical CSC form (`tocsc()`).
     ///
     /// # Errors
-    /// Device errors only.
+    /// `OutOfMemory` (`InvalidArgument` past `isize::MAX` bytes) when the index pointer of a
+    /// huge dimension cannot be held (SciPy's MemoryError); device errors.
     pub fn tocsc(&self) -> Result<CscMatrix<T, I>> {
         Ok(CscMatrix {
             t: self.transpose().tocsr()?,

@@ -7,6 +7,7 @@ mod csgraph;
 mod direct;
 mod eigen;
 mod formats;
+mod fuzz;
 mod golden;
 mod ilu;
 mod index64;
