@@ -12,6 +12,10 @@ use cusci::{c32, Array, Device, Error};
 /// 2^31 + 7: past every 32-bit element count.
 const BIG: usize = (1 << 31) + 7;
 
+/// The large and the out-of-memory tests take the card one at a time (the test harness runs
+/// tests on several threads).
+static CARD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Indices to check in a long array: both ends, both sides of 2^31 and some in between.
 fn probes(n: usize) -> Vec<usize> {
     let mut p = vec![0, 1, 2, 999, 1000, 123_456_789, n / 2];
@@ -36,6 +40,7 @@ fn sum_filter_fft_label_and_spmv_past_2_31_elements() {
     let Some(dev) = gpu() else {
         return;
     };
+    let _card = CARD.lock().unwrap_or_else(|e| e.into_inner());
     // sum: 2^31 + 7 ones (f32 input; the reduction's result rounds to f32 once)
     {
         let x = Array::<f32>::ones(&[BIG], &dev).unwrap();
@@ -111,32 +116,41 @@ fn sum_filter_fft_label_and_spmv_past_2_31_elements() {
             assert_eq!(at(&lab, i) as usize, want, "label[{i}]");
         }
     }
-    // SpMV with 2^31 + 7 stored entries (64-bit indices): 2^21 rows of 1024 entries, the last
-    // row 7 more; row r holds columns (r + 5j) mod n, all ones; x[c] = c mod 4
-    {
-        let rows = 1usize << 21;
-        let n = rows;
-        let mut indptr = Vec::with_capacity(rows + 1);
-        let mut indices = Vec::with_capacity(BIG);
-        indptr.push(0i64);
-        for r in 0..rows {
-            let len = if r + 1 == rows { 1024 + 7 } else { 1024 };
-            indices.extend((0..len).map(|j| ((r + 5 * j) % n) as i64));
-            indptr.push(indices.len() as i64);
-        }
-        assert_eq!(indices.len(), BIG);
-        let data = Array::<f32>::ones(&[BIG], &dev).unwrap();
-        let indices = Array::from_vec(indices, &[BIG], &dev).unwrap();
-        let indptr = Array::from_vec(indptr, &[rows + 1], &dev).unwrap();
-        let a = CsrMatrix::new(data, indices, indptr, (rows, n)).unwrap();
-        let xs: Vec<f32> = (0..n).map(|c| (c % 4) as f32).collect();
-        let x = Array::from_vec(xs, &[n], &dev).unwrap();
-        let y = a.dot(&x).unwrap();
-        for r in [0, 1, 2, 3, rows / 2, rows - 2, rows - 1] {
-            let len = if r + 1 == rows { 1024 + 7 } else { 1024 };
-            let want: usize = (0..len).map(|j| ((r + 5 * j) % n) % 4).sum();
-            assert_eq!(at(&y, r), want as f32, "spmv row {r}");
-        }
+    // SpMV with 2^31 + 7 stored entries (64-bit indices), on both of the GPU's routes: short
+    // rows (own kernel: 2^28 rows of 8) and long rows (cuSPARSE: 2^21 rows of 1024)
+    spmv_past_2_31(&dev, 1 << 28, 8);
+    spmv_past_2_31(&dev, 1 << 21, 1024);
+}
+
+/// `rows` rows of `per_row` entries, the last row 7 more (2^31 + 7 in all when `rows * per_row`
+/// is 2^31); row r holds columns (r + 5j) mod n, all ones; x[c] = c mod 4.
+fn spmv_past_2_31(dev: &Device, rows: usize, per_row: usize) {
+    let n = rows;
+    let len = |r: usize| if r + 1 == rows { per_row + 7 } else { per_row };
+    let mut indptr = Vec::with_capacity(rows + 1);
+    let mut indices = Vec::with_capacity(BIG);
+    indptr.push(0i64);
+    for r in 0..rows {
+        indices.extend((0..len(r)).map(|j| ((r + 5 * j) % n) as i64));
+        indptr.push(indices.len() as i64);
+    }
+    assert_eq!(indices.len(), BIG);
+    let data = Array::<f32>::ones(&[BIG], dev).unwrap();
+    let indices = Array::from_vec(indices, &[BIG], dev).unwrap();
+    let indptr = Array::from_vec(indptr, &[rows + 1], dev).unwrap();
+    let a = CsrMatrix::new(data, indices, indptr, (rows, n)).unwrap();
+    let xs: Vec<f32> = (0..n).map(|c| (c % 4) as f32).collect();
+    let x = Array::from_vec(xs, &[n], dev).unwrap();
+    let y = a
+        .dot(&x)
+        .unwrap_or_else(|e| panic!("spmv of {rows} rows of {per_row}: {e}"));
+    for r in [0, 1, 2, 3, rows / 2, rows - 2, rows - 1] {
+        let want: usize = (0..len(r)).map(|j| ((r + 5 * j) % n) % 4).sum();
+        assert_eq!(
+            at(&y, r),
+            want as f32,
+            "spmv of {rows} rows of {per_row}: row {r}"
+        );
     }
 }
 
@@ -145,6 +159,7 @@ fn the_device_works_after_running_out_of_memory() {
     let Some(dev) = gpu() else {
         return;
     };
+    let _card = CARD.lock().unwrap_or_else(|e| e.into_inner());
     let img: Vec<f32> = (0..512 * 512).map(|i| ((i * 7919) % 1013) as f32).collect();
     let opts = GaussianOptions::default();
     let cpu = Array::from_slice(&img, &[512, 512], &Device::Cpu).unwrap();
@@ -166,9 +181,16 @@ fn the_device_works_after_running_out_of_memory() {
         matches!(refused, Error::OutOfMemory { .. }),
         "expected OutOfMemory, got {refused:?}"
     );
+    // the GPU's result against the CPU's: f32 sums in another order
+    let close = |y: &[f32]| {
+        y.iter()
+            .zip(&want)
+            .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
+            .fold(0f32, f32::max)
+    };
     // with the card full a filter either runs or says OutOfMemory: never another error
     match gaussian_filter(&x, &[2.0], &opts).and_then(|y| y.to_vec()) {
-        Ok(y) => assert_eq!(y, want, "gaussian_filter with a full card"),
+        Ok(y) => assert!(close(&y) < 1e-5, "with a full card: error {}", close(&y)),
         Err(Error::OutOfMemory { .. }) => {}
         Err(e) => panic!("gaussian_filter with a full card: {e:?}"),
     }
@@ -182,15 +204,7 @@ fn the_device_works_after_running_out_of_memory() {
         .unwrap()
         .to_vec()
         .unwrap();
-    let cpu_vs_gpu = y
-        .iter()
-        .zip(&want)
-        .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
-        .fold(0f32, f32::max);
-    assert!(
-        cpu_vs_gpu < 1e-5,
-        "after recovery: largest error {cpu_vs_gpu}"
-    );
+    assert!(close(&y) < 1e-5, "after recovery: error {}", close(&y));
 }
 
 /// One pipeline of calls from several crates; every result as host data.

@@ -82,7 +82,8 @@ fn map_coord(mut c: f64, n: i64, mode: Mode) -> Option<f64> {
             }
         }
     }
-    (!c.is_nan()).then_some(c)
+    // +-Inf (whose wrap above is -Inf or NaN) and NaN are cval, as on the GPU
+    c.is_finite().then_some(c)
 }
 
 fn stencil_index(i: i64, n: i64, mode: Mode) -> Option<i64> {

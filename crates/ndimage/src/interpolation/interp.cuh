@@ -46,7 +46,8 @@ __device__ __forceinline__ bool ndi_map_coord(double& c, i64 n, int mode) {
       if (c >= (double)n) c = s - c - 1.0;
     }
   }
-  return c == c;
+  // +-Inf (whose wrap above is -Inf or NaN) and NaN are cval
+  return isfinite(c);
 }
 
 // Stencil index i mapped into [0, n); -1 for cval.
