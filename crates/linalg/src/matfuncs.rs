@@ -4,6 +4,7 @@
 //! Every function takes a `(..., N, N)` stack; the exponentials of a stack share one scaling (the
 //! largest 1-norm of the stack, as [`expm`]), which changes nothing but the rounding.
 
+use crate::misc::{PADE13, THETA13};
 use crate::util::{cat, same_device, square_dims};
 use crate::{expm, matmul, norm, solve, NormOrd, Scalar};
 use cusci_core::error::make;
@@ -222,25 +223,6 @@ pub fn expm_frechet<T: Scalar>(
     }
 }
 
-/// Padé degree-13 coefficients (Higham 2005), as [`expm`]'s.
-const B13: [f64; 14] = [
-    64764752532480000.0,
-    32382376266240000.0,
-    7771770303897600.0,
-    1187353796428800.0,
-    129060195264000.0,
-    10559470521600.0,
-    670442572800.0,
-    33522128640.0,
-    1323241920.0,
-    40840800.0,
-    960960.0,
-    16380.0,
-    182.0,
-    1.0,
-];
-const THETA13: f64 = 5.371920351148152;
-
 fn frechet_sps<T: Scalar>(a: &Array<T>, e: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     let n = a.shape()[a.ndim() - 1];
     let norm1 = a.abs()?.sum_axes(&[-2])?.max()?.to_f64();
@@ -264,7 +246,7 @@ fn frechet_sps<T: Scalar>(a: &Array<T>, e: &Array<T>) -> Result<(Array<T>, Array
     let ident = crate::util::eye::<T>(n, a.device())?
         .broadcast_to(a.shape())?
         .copy()?;
-    let b = &B13;
+    let b = &PADE13;
     let a2 = matmul(&a, &a)?;
     let m2 = matmul(&a, &e)?.add(&matmul(&e, &a)?)?;
     let a4 = matmul(&a2, &a2)?;

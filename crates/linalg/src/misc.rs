@@ -428,6 +428,27 @@ pub fn matrix_power<T: Scalar>(a: &Array<T>, n: i64) -> Result<Array<T>> {
     result.ok_or_else(|| make::arg("matrix_power", "empty product"))
 }
 
+/// The degree-13 Padé coefficients of the scaling-and-squaring exponential (Higham 2005), shared
+/// by [`expm`] and `expm_frechet`.
+pub(crate) const PADE13: [f64; 14] = [
+    64764752532480000.0,
+    32382376266240000.0,
+    7771770303897600.0,
+    1187353796428800.0,
+    129060195264000.0,
+    10559470521600.0,
+    670442572800.0,
+    33522128640.0,
+    1323241920.0,
+    40840800.0,
+    960960.0,
+    16380.0,
+    182.0,
+    1.0,
+];
+/// The 1-norm below which degree 13 needs no scaling (Higham 2005).
+pub(crate) const THETA13: f64 = 5.371920351148152;
+
 /// Matrix exponential (SciPy's `linalg.expm`) by scaling and squaring with the degree-13 Padé
 /// approximant (Higham 2005); stacks use one scaling (the largest 1-norm of the stack).
 /// Synchronises (the 1-norm picks the scaling).
@@ -447,23 +468,7 @@ pub fn expm<T: Scalar>(a: &Array<T>) -> Result<Array<T>> {
     if a.is_empty() {
         return a.copy();
     }
-    const B: [f64; 14] = [
-        64764752532480000.0,
-        32382376266240000.0,
-        7771770303897600.0,
-        1187353796428800.0,
-        129060195264000.0,
-        10559470521600.0,
-        670442572800.0,
-        33522128640.0,
-        1323241920.0,
-        40840800.0,
-        960960.0,
-        16380.0,
-        182.0,
-        1.0,
-    ];
-    const THETA13: f64 = 5.371920351148152;
+    const B: [f64; 14] = PADE13;
     let norm1 = a.abs()?.sum_axes(&[-2])?.max()?.to_f64();
     let s = if norm1 > THETA13 {
         (norm1 / THETA13).log2().ceil().max(0.0) as i32
