@@ -1,4 +1,5 @@
-//! Helpers shared by the test modules: a naive product, the adjoint, and tolerances.
+//! Helpers shared by the test modules: a naive product, the adjoint, tolerances, and (`npz`) the
+//! readers and checks of the SciPy golden archives.
 
 use cusci_core::Element;
 use cusci_linalg::Scalar;
@@ -68,4 +69,122 @@ macro_rules! all_types {
             $body::<c64>();
         }
     };
+}
+
+/// SciPy golden archives (`tests/data/*.npz`, written by `tests/golden/gen.py`): members as
+/// complex vectors, inputs as arrays of any element type, and the CPU-against-SciPy, then
+/// device-against-CPU check.
+pub mod npz {
+    use cusci_core::npy::{load_npz, DynArray};
+    use cusci_core::testing::devices;
+    use cusci_core::{c64, DType, Element};
+    use cusci_linalg::{Array, Device, Scalar};
+    use std::collections::BTreeMap;
+
+    pub type Data = BTreeMap<String, DynArray>;
+
+    /// Every member of the archive at `path`.
+    pub fn load(path: &str) -> Data {
+        load_npz(path, &Device::Cpu)
+            .expect("golden file")
+            .into_iter()
+            .collect()
+    }
+
+    /// A member's values (f64, c128, i64 or bool) as complex numbers, and its shape.
+    pub fn get(d: &Data, k: &str) -> (Vec<c64>, Vec<usize>) {
+        let re = |v: Vec<f64>| v.into_iter().map(|x| c64::new(x, 0.0)).collect();
+        match d.get(k).unwrap_or_else(|| panic!("member {k}")) {
+            DynArray::F64(x) => (re(x.to_vec().unwrap()), x.shape().to_vec()),
+            DynArray::C64(x) => (x.to_vec().unwrap(), x.shape().to_vec()),
+            DynArray::I64(x) => (
+                re(x.to_vec().unwrap().iter().map(|&v| v as f64).collect()),
+                x.shape().to_vec(),
+            ),
+            DynArray::Bool(x) => (
+                re(x.to_vec()
+                    .unwrap()
+                    .iter()
+                    .map(|&v| v as u8 as f64)
+                    .collect()),
+                x.shape().to_vec(),
+            ),
+            _ => panic!("member {k}: unexpected type"),
+        }
+    }
+
+    /// A member as an array of `T` on `dev`.
+    pub fn input<T: Scalar>(d: &Data, k: &str, dev: &Device) -> Array<T> {
+        let (v, s) = get(d, k);
+        Array::from_vec(v.into_iter().map(T::from_c64).collect(), &s, dev).unwrap()
+    }
+
+    pub fn cplx<T: Scalar>() -> bool {
+        matches!(T::DTYPE, DType::C32 | DType::C64)
+    }
+
+    /// The member suffix of `T`'s inputs: real types read the `d` cases, complex ones the `z`
+    /// cases.
+    pub fn dt<T: Scalar>() -> &'static str {
+        if cplx::<T>() {
+            "z"
+        } else {
+            "d"
+        }
+    }
+
+    pub fn single<T: Scalar>() -> bool {
+        matches!(T::DTYPE, DType::F32 | DType::C32)
+    }
+
+    pub fn vals<T: Element>(a: &Array<T>) -> Vec<c64> {
+        a.to_vec().unwrap().iter().map(|x| x.to_c64()).collect()
+    }
+
+    /// `|got - want| <= tol · max(1, max |want|)` elementwise (equal values pass, infinities
+    /// too), with the worst index in the message.
+    pub fn close(got: &[c64], want: &[c64], tol: f64, what: &str) {
+        assert_eq!(got.len(), want.len(), "{what}: lengths");
+        let scale = want.iter().map(|v| v.norm()).fold(1.0, f64::max);
+        let (mut worst, mut wi) = (0.0, None);
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            let d = (g - w).norm();
+            if g != w && (d > worst || d.is_nan()) {
+                worst = d;
+                wi = Some(i);
+            }
+        }
+        if let Some(i) = wi {
+            assert!(
+                worst <= tol * scale,
+                "{what}: index {i}: got {}, want {} (|d| {worst:e}, tol {:e})",
+                got[i],
+                want[i],
+                tol * scale
+            );
+        }
+    }
+
+    /// Runs `f` on the CPU and compares with `want` (and `shape`), then on every other device
+    /// and compares with the CPU's result.
+    pub fn check(
+        what: &str,
+        want: &[c64],
+        shape: &[usize],
+        tol: f64,
+        f: impl Fn(&Device) -> (Vec<c64>, Vec<usize>),
+    ) {
+        let mut cpu: Option<Vec<c64>> = None;
+        for dev in devices() {
+            let (got, s) = f(&dev);
+            assert_eq!(s, shape, "{what} on {dev}: shape");
+            match &cpu {
+                None => {
+                    close(&got, want, tol, &format!("{what} (cpu vs scipy)"));
+                    cpu = Some(got);
+                }
+                Some(c) => close(&got, c, tol, &format!("{what} ({dev} vs cpu)")),
+            }
+        }
+    }
 }

@@ -3,60 +3,19 @@
 //! other device against the CPU, for f32, f64, c32 and c64; identities (tan·cos = sin,
 //! cosh² − sinh² = I, the Fréchet derivative against a central difference); the errors.
 
-use cusci_core::npy::{load_npz, DynArray};
+pub use crate::common::npz::{check, close, dt, get, input, single, vals};
+use crate::common::npz::{load, Data};
 use cusci_core::testing::devices;
-use cusci_core::{c32, c64, DType, Element};
+use cusci_core::{c32, c64, Element};
 use cusci_linalg::*;
-use std::collections::BTreeMap;
 
 const NPZ: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/scipy_linalg_funcs.npz"
 );
 
-pub type Data = BTreeMap<String, DynArray>;
-
 pub fn data() -> Data {
-    load_npz(NPZ, &Device::Cpu)
-        .expect("golden file")
-        .into_iter()
-        .collect()
-}
-
-pub fn get(d: &Data, k: &str) -> (Vec<c64>, Vec<usize>) {
-    match d.get(k).unwrap_or_else(|| panic!("member {k}")) {
-        DynArray::F64(x) => (
-            x.to_vec()
-                .unwrap()
-                .iter()
-                .map(|&v| c64::new(v, 0.0))
-                .collect(),
-            x.shape().to_vec(),
-        ),
-        DynArray::C64(x) => (x.to_vec().unwrap(), x.shape().to_vec()),
-        _ => panic!("member {k}: unexpected type"),
-    }
-}
-
-pub fn input<T: Scalar>(d: &Data, k: &str, dev: &Device) -> Array<T> {
-    let (v, s) = get(d, k);
-    Array::from_vec(v.into_iter().map(T::from_c64).collect(), &s, dev).unwrap()
-}
-
-pub fn cplx<T: Scalar>() -> bool {
-    matches!(T::DTYPE, DType::C32 | DType::C64)
-}
-
-pub fn dt<T: Scalar>() -> &'static str {
-    if cplx::<T>() {
-        "z"
-    } else {
-        "d"
-    }
-}
-
-pub fn single<T: Scalar>() -> bool {
-    matches!(T::DTYPE, DType::F32 | DType::C32)
+    load(NPZ)
 }
 
 /// f32/c32 inputs are exact (rounded to f32 by the generator); SciPy's results are in f64.
@@ -65,53 +24,6 @@ pub fn tol<T: Scalar>() -> f64 {
         3e-4
     } else {
         1e-11
-    }
-}
-
-pub fn vals<T: Element>(a: &Array<T>) -> Vec<c64> {
-    a.to_vec().unwrap().iter().map(|x| x.to_c64()).collect()
-}
-
-/// `|got - want| <= tol · max(1, max |want|)` elementwise, with the worst index in the message.
-pub fn close(got: &[c64], want: &[c64], tol: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-    let scale = want.iter().map(|v| v.norm()).fold(1.0, f64::max);
-    let (mut worst, mut wi) = (0.0, 0);
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let d = (g - w).norm();
-        if d > worst || d.is_nan() {
-            worst = d;
-            wi = i;
-        }
-    }
-    assert!(
-        worst <= tol * scale,
-        "{what}: index {wi}: got {}, want {} (|d| {worst:e}, tol {:e})",
-        got[wi],
-        want[wi],
-        tol * scale
-    );
-}
-
-/// `f` on the CPU against `want`, then on every other device against the CPU's result.
-pub fn check(
-    what: &str,
-    want: &[c64],
-    shape: &[usize],
-    tol: f64,
-    f: impl Fn(&Device) -> (Vec<c64>, Vec<usize>),
-) {
-    let mut cpu: Option<Vec<c64>> = None;
-    for dev in devices() {
-        let (got, s) = f(&dev);
-        assert_eq!(s, shape, "{what} on {dev}: shape");
-        match &cpu {
-            None => {
-                close(&got, want, tol, &format!("{what} (cpu vs scipy)"));
-                cpu = Some(got);
-            }
-            Some(c) => close(&got, c, tol, &format!("{what} ({dev} vs cpu)")),
-        }
     }
 }
 

@@ -10,49 +10,20 @@
 //! the condition number where one is stored. Bases unique up to a unitary mixing are compared
 //! through their projectors `Q·Qᴴ`.
 
+use crate::common::npz::{check, cplx, dt, get, input, load, single, Data};
 use crate::common::{adjoint, naive};
-use cusci_core::npy::{load_npz, DynArray};
+use cusci_core::npy::DynArray;
 use cusci_core::testing::devices;
-use cusci_core::{c64, DType, Element};
+use cusci_core::{c64, Element};
 use cusci_linalg::*;
-use std::collections::BTreeMap;
 
 const NPZ: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/scipy_linalg_extra.npz"
 );
 
-type Data = BTreeMap<String, DynArray>;
-
 fn data() -> Data {
-    load_npz(NPZ, &Device::Cpu)
-        .expect("golden file")
-        .into_iter()
-        .collect()
-}
-
-fn get(d: &Data, k: &str) -> (Vec<c64>, Vec<usize>) {
-    match d.get(k).unwrap_or_else(|| panic!("member {k}")) {
-        DynArray::F64(x) => (c(&x.to_vec().unwrap()), x.shape().to_vec()),
-        DynArray::C64(x) => (x.to_vec().unwrap(), x.shape().to_vec()),
-        DynArray::I64(x) => (
-            x.to_vec()
-                .unwrap()
-                .iter()
-                .map(|&v| c64::new(v as f64, 0.0))
-                .collect(),
-            x.shape().to_vec(),
-        ),
-        DynArray::Bool(x) => (
-            x.to_vec()
-                .unwrap()
-                .iter()
-                .map(|&v| c64::new(v as u8 as f64, 0.0))
-                .collect(),
-            x.shape().to_vec(),
-        ),
-        _ => panic!("member {k}: unexpected type"),
-    }
+    load(NPZ)
 }
 
 fn is_complex_member(d: &Data, k: &str) -> bool {
@@ -63,69 +34,11 @@ fn c<T: Element>(v: &[T]) -> Vec<c64> {
     v.iter().map(|x| x.to_c64()).collect()
 }
 
-fn input<T: Scalar>(d: &Data, k: &str, dev: &Device) -> Array<T> {
-    let (v, s) = get(d, k);
-    Array::from_vec(v.into_iter().map(T::from_c64).collect(), &s, dev).unwrap()
-}
-
-fn cplx<T: Scalar>() -> bool {
-    matches!(T::DTYPE, DType::C32 | DType::C64)
-}
-
-/// The member suffix of `T`'s inputs: real types read the `d` cases, complex ones the `z` cases.
-fn dt<T: Scalar>() -> &'static str {
-    if cplx::<T>() {
-        "z"
-    } else {
-        "d"
-    }
-}
-
-fn single<T: Scalar>() -> bool {
-    matches!(T::DTYPE, DType::F32 | DType::C32)
-}
-
 fn tol<T: Scalar>() -> f64 {
     if single::<T>() {
         2e-4
     } else {
         1e-10
-    }
-}
-
-fn close(got: &[c64], want: &[c64], tol: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-    let scale = want.iter().map(|v| v.norm()).fold(1.0, f64::max);
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let d = (g - w).norm();
-        assert!(
-            d <= tol * scale || (g == w),
-            "{what}: index {i}: got {g}, want {w} (|d| {d:e}, tol {:e})",
-            tol * scale
-        );
-    }
-}
-
-/// Runs `f` on the CPU and compares with `want` (and `shape`), then on every other device and
-/// compares with the CPU's result.
-fn check(
-    what: &str,
-    want: &[c64],
-    shape: &[usize],
-    tol: f64,
-    f: impl Fn(&Device) -> (Vec<c64>, Vec<usize>),
-) {
-    let mut cpu = None;
-    for dev in devices() {
-        let (got, s) = f(&dev);
-        assert_eq!(s, shape, "{what} on {dev}: shape");
-        match &cpu {
-            None => {
-                close(&got, want, tol, &format!("{what} (cpu vs scipy)"));
-                cpu = Some(got);
-            }
-            Some(cv) => close(&got, cv, tol, &format!("{what} ({dev} vs cpu)")),
-        }
     }
 }
 
