@@ -504,7 +504,8 @@ fn integer_filters_wrap_like_scipy() {
 }
 
 /// Rank filters of box footprints over more than 64 points (the radix-selection kernel on a
-/// GPU) and of a 69-point disk (the generic kernel) against the CPU, bit for bit: 1-D to 3-D,
+/// GPU), of a 69-point disk and of a 1-D window wider than the line (the block-per-output
+/// kernel) against the CPU, bit for bit: 1-D to 3-D,
 /// every mode, origins, ranks 0 / median / last / a percentile, ties and NaN, f32 and f64.
 #[test]
 fn large_box_rank_filters_match_the_cpu() {
@@ -536,6 +537,14 @@ fn large_box_rank_filters_match_the_cpu() {
                 vec![-1],
                 vec![3],
             )];
+            if nd == 1 {
+                cases.push((
+                    "size 5001, wider than the line",
+                    Footprint::Size(vec![5001]),
+                    vec![-1],
+                    vec![-7],
+                ));
+            }
             if nd >= 2 {
                 cases.push(("9x9", Footprint::Size(vec![9]), last2.clone(), vec![0, 0]));
                 cases.push((

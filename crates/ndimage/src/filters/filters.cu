@@ -296,9 +296,8 @@ NDI_RANK_SMALL(27)
 
 #define NDI_RANK_LOCAL 64
 
-// Rank filter over a footprint of npts points: the rank-th smallest (NaN last). Footprints of
-// up to NDI_RANK_LOCAL points are gathered and partially sorted in registers/local memory;
-// larger ones select by counting (each point's rank among the others), no scratch memory.
+// Rank filter over a footprint of npts <= NDI_RANK_LOCAL points: the rank-th smallest (NaN
+// last), the values gathered and partially sorted in registers/local memory.
 extern "C" __global__ void ndi_rank(const T* __restrict__ x, T* __restrict__ out, i64 n, int ndim,
                                     NdiDims dims, const i64* __restrict__ off, int npts, int rank,
                                     int mode, W cval) {
@@ -306,35 +305,72 @@ extern "C" __global__ void ndi_rank(const T* __restrict__ x, T* __restrict__ out
   W v[NDI_RANK_LOCAL];
   for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) {
     ndi_unravel(i, ndim, dims, c);
-    W res = (W)0;
-    if (npts <= NDI_RANK_LOCAL) {
-      for (int p = 0; p < npts; ++p) v[p] = ndi_fetch(x, ndim, dims, c, off + (i64)p * ndim, mode, cval);
-      // selection sort up to the rank
-      for (int a = 0; a <= rank; ++a) {
-        int m = a;
-        for (int b = a + 1; b < npts; ++b)
-          if (ndi_lt(v[b], v[m])) m = b;
-        W t = v[a];
-        v[a] = v[m];
-        v[m] = t;
-      }
-      res = v[rank];
-    } else {
-      for (int p = 0; p < npts; ++p) {
-        W a = ndi_fetch(x, ndim, dims, c, off + (i64)p * ndim, mode, cval);
-        int less = 0, eq = 0;
-        for (int q = 0; q < npts; ++q) {
-          W b = ndi_fetch(x, ndim, dims, c, off + (i64)q * ndim, mode, cval);
-          if (ndi_lt(b, a)) ++less;
-          else if (!ndi_lt(a, b)) ++eq;
-        }
-        if (less <= rank && rank < less + eq) {
-          res = a;
-          break;
-        }
-      }
+    for (int p = 0; p < npts; ++p) v[p] = ndi_fetch(x, ndim, dims, c, off + (i64)p * ndim, mode, cval);
+    // selection sort up to the rank
+    for (int a = 0; a <= rank; ++a) {
+      int m = a;
+      for (int b = a + 1; b < npts; ++b)
+        if (ndi_lt(v[b], v[m])) m = b;
+      W t = v[a];
+      v[a] = v[m];
+      v[m] = t;
     }
-    out[i] = cusci_cast(T, res);
+    out[i] = cusci_cast(T, v[rank]);
+  }
+}
+
+// Rank filter over a footprint of any number of points (those the register kernels and the
+// shared-memory box kernel cannot take): one block of NDI_RB_THREADS threads per output, radix
+// selection on the order-preserving keys by 8-bit digits from the top. Each pass counts, in a
+// shared 256-bin histogram, the digit of every window key that matches the digits fixed so far;
+// warp 0 finds the bin that holds the rank (a warp scan of 8-bin sums). sizeof(key) passes of
+// npts / NDI_RB_THREADS fetches per thread: linear in the footprint, where a per-thread
+// selection is quadratic (a 2^20-point window on 8 elements took 25 s that way).
+#define NDI_RB_THREADS 256
+extern "C" __global__ void __launch_bounds__(NDI_RB_THREADS)
+    ndi_rank_block(const T* __restrict__ x, T* __restrict__ out, i64 n, int ndim, NdiDims dims,
+                   const i64* __restrict__ off, i64 npts, i64 rank, int mode, W cval) {
+  __shared__ unsigned long long hist[256];
+  __shared__ NdiKey s_prefix;
+  __shared__ i64 s_k;
+  i64 c[8];
+  const int t = threadIdx.x, lane = t & 31;
+  for (i64 i = blockIdx.x; i < n; i += gridDim.x) {
+    ndi_unravel(i, ndim, dims, c);
+    NdiKey prefix = 0, mask = 0;
+    i64 k = rank;
+    for (int shift = 8 * (int)sizeof(NdiKey) - 8; shift >= 0; shift -= 8) {
+      hist[t] = 0;  // NDI_RB_THREADS == 256 bins
+      __syncthreads();
+      for (i64 p = t; p < npts; p += NDI_RB_THREADS) {
+        const NdiKey key = ndi_key(ndi_fetch(x, ndim, dims, c, off + p * ndim, mode, cval));
+        if (((key ^ prefix) & mask) == 0) atomicAdd(&hist[(key >> shift) & 255], 1ull);
+      }
+      __syncthreads();
+      if (t < 32) {
+        unsigned long long own = 0;
+        for (int b = 0; b < 8; ++b) own += hist[lane * 8 + b];
+        unsigned long long incl = own;
+        for (int d = 1; d < 32; d *= 2) {
+          const unsigned long long u = __shfl_up_sync(0xffffffffu, incl, d);
+          if (lane >= d) incl += u;
+        }
+        const unsigned long long excl = incl - own;
+        // the one lane whose 8 bins hold the k-th key (k < the count of matching keys)
+        if ((unsigned long long)k >= excl && (unsigned long long)k < incl) {
+          unsigned long long cum = excl;
+          int b = lane * 8;
+          while (cum + hist[b] <= (unsigned long long)k) cum += hist[b++];
+          s_k = k - (i64)cum;
+          s_prefix = prefix | ((NdiKey)b << shift);
+        }
+      }
+      __syncthreads();
+      k = s_k;
+      prefix = s_prefix;
+      mask |= (NdiKey)255 << shift;
+    }
+    if (t == 0) out[i] = cusci_cast(T, ndi_unkey(prefix));
   }
 }
 

@@ -1,7 +1,9 @@
 //! The n-D rank selection (`rank_filter`, `median_filter`, `percentile_filter`): the `rank`-th
 //! smallest value over the footprint's points, NaN last. The CPU selects per element; the GPU
-//! runs the register selection networks `ndi_rank{N}` for small footprints, the radix selection
-//! `ndi_rank_radix2` for large boxes over the last two axes, else `ndi_rank`.
+//! runs the register selection networks `ndi_rank{N}` for small footprints, else `ndi_rank` up to
+//! 64 points; larger footprints take the shared-memory radix selection `ndi_rank_radix2` where
+//! they are boxes over the last two axes that fit its tile, else the block-per-output radix
+//! selection `ndi_rank_block`.
 
 use super::engine::{function, io, on_device, Op, Points, Real};
 use super::footprint::windows_cpu;
@@ -56,12 +58,13 @@ pub(crate) fn ranknd<T: Real>(
         mode,
         |xv, mode| windows_cpu(xv, x.shape(), pts, mode, cval, select),
         |d, mode| {
-            if pts.len() > RANK_LOCAL {
-                if let Some(y) = rank_radix(x, d, pts, rank, mode, cval)? {
-                    return Ok(y);
-                }
+            if pts.len() <= RANK_LOCAL {
+                return ranknd_cuda(x, d, pts, rank, mode, cval);
             }
-            ranknd_cuda(x, d, pts, rank, mode, cval)
+            match rank_radix(x, d, pts, rank, mode, cval)? {
+                Some(y) => Ok(y),
+                None => rank_block(x, d, pts, rank, mode, cval),
+            }
         },
     )
 }
@@ -78,8 +81,9 @@ struct SmallPts {
 // `struct NdiSmallPts { i64 lin[27]; i64 off[27 * 8]; }`.
 unsafe impl KernelParam for SmallPts {}
 
-/// The CUDA [`ranknd`] through the register selection networks `ndi_rank{N}` (footprints of 3,
-/// 5, 7, 9, 25 or 27 points, passed by value: no upload) or the generic `ndi_rank`.
+/// The CUDA [`ranknd`] of a footprint of at most [`RANK_LOCAL`] points, through the register
+/// selection networks `ndi_rank{N}` (footprints of 3, 5, 7, 9, 25 or 27 points, passed by value:
+/// no upload) or the local-memory selection `ndi_rank`.
 fn ranknd_cuda<T: Real>(
     x: &Array<T>,
     d: &CudaDevice,
@@ -135,8 +139,8 @@ fn ranknd_cuda<T: Real>(
     Ok(out)
 }
 
-/// Footprints of more points than this leave the generic kernel's register selection
-/// (`NDI_RANK_LOCAL` of filters.cu) for [`rank_radix`] where they are boxes.
+/// Footprints of more points than this leave the generic kernel's local selection
+/// (`NDI_RANK_LOCAL` of filters.cu) for [`rank_radix`] where they are boxes, else [`rank_block`].
 const RANK_LOCAL: usize = 64;
 
 /// Most shared memory [`rank_radix`]'s tile may take (an opt-in above 48 KiB on the H200).
@@ -205,6 +209,43 @@ fn rank_radix<T: Real>(
         .arg(T::to_w(cval))
         .run()?;
     Ok(Some(out))
+}
+
+/// The rank filter of any footprint by radix selection with one block per output
+/// (`ndi_rank_block`): sizeof(key) passes of 8-bit digit histograms over the footprint's points,
+/// linear in the footprint's size (2^20 points on 8 outputs: milliseconds).
+fn rank_block<T: Real>(
+    x: &Array<T>,
+    d: &CudaDevice,
+    pts: &Points,
+    rank: usize,
+    mode: Mode,
+    cval: f64,
+) -> Result<Array<T>> {
+    let shape = x.shape();
+    let dims = dims8("ndimage rank filter", shape)?;
+    let (xc, mut out) = io(x)?;
+    let n = x.size();
+    let offs = Array::from_vec(pts.offs.clone(), &[pts.offs.len()], x.device())?;
+    let cfg = LaunchConfig {
+        grid: (n.clamp(1, 1 << 20) as u32, 1, 1),
+        block: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let f = function::<T>(d, "ndi_rank_block")?;
+    d.launch(&f, cfg)
+        .arg(xc.dev_ptr()?)
+        .arg(out.dev_ptr_mut()?)
+        .arg(n as i64)
+        .arg(shape.len() as i32)
+        .arg(dims)
+        .arg(offs.dev_ptr()?)
+        .arg(pts.len() as i64)
+        .arg(rank as i64)
+        .arg(mode.code())
+        .arg(T::to_w(cval))
+        .run()?;
+    Ok(out)
 }
 
 // ---------------------------------------------------------------- the front ends
