@@ -23,6 +23,7 @@ pub mod device;
 pub mod dtype;
 pub mod elementwise;
 pub mod error;
+pub mod fuse;
 pub mod host;
 pub mod math;
 pub mod npy;

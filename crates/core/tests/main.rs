@@ -3,6 +3,7 @@
 mod array_ops;
 mod bad_input;
 mod device;
+mod fuse;
 mod fuzz;
 mod fuzz_npy;
 mod kernels_compile;

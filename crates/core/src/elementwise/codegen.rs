@@ -42,7 +42,7 @@ impl EwSpec {
         (16 / m).max(1)
     }
 
-    pub(super) fn source(&self) -> String {
+    pub(crate) fn source(&self) -> String {
         let n = &self.name;
         let mut s = String::new();
         let _ = writeln!(s, "{}", self.preamble);

@@ -22,7 +22,7 @@ use crate::cuda::launch::{DevPtr, KernelParam, Launch};
 use crate::device::{CudaDevice, Device};
 use crate::dtype::{c32, c64, DType, Element};
 use crate::error::{Error, Result};
-use codegen::{EwSpec, Param};
+pub(crate) use codegen::{EwSpec, Param};
 
 pub use codegen::sample_sources;
 pub use user::{AnyArray, AnyArrayMut, Arg, CpuBody, ElementwiseKernel, RawArg, RawKernel};
