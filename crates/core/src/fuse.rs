@@ -20,9 +20,9 @@
 //! `clip` propagate NaN as NumPy's do; comparisons give 1 or 0 in the value type, and
 //! [`Expr::select`] takes a nonzero condition as true. Math functions are CUDA's (`expf`,
 //! `exp`, ...) on the GPU and Rust's on the CPU: the devices agree to a few ulp per operation,
-//! not bit for bit. Reductions accumulate in f64 on both devices (per thread, then a fixed
-//! tree of block partials, then the partials in order on the host), so a reduction gives the
-//! same value on every run of one device.
+//! not bit for bit. Reductions accumulate in f64 on both devices (per thread or per CPU chunk,
+//! then fixed trees over the block and over the partials), so a reduction gives the same value
+//! on every run of one device.
 
 use crate::array::backend::{Backend, BackendMut};
 use crate::array::layout::{broadcast_shapes, checked_numel};
@@ -255,11 +255,16 @@ enum Step {
     Select(usize, usize, usize),
 }
 
-/// The whole-array reductions a fused expression can end in.
+/// The whole-array reductions a fused expression can end in ([`Fused::reduce`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Red {
+pub enum Reduction {
+    /// `np.sum`.
     Sum,
+    /// `np.mean`.
+    Mean,
+    /// `np.max` (NaN propagates).
     Max,
+    /// `np.min` (NaN propagates).
     Min,
 }
 
@@ -398,47 +403,99 @@ impl Fused {
         Ok(out)
     }
 
-    /// The sum over every element of the broadcast expression (`np.sum(f(...))`), accumulated
-    /// in f64 and rounded to `T` once; 0 for no elements. Waits for the device.
+    /// The expression reduced over every element (`np.sum(f(...))` and friends, as
+    /// `cupy.fuse` with a reduction), as a 0-d array on the inputs' device: no copy to the host
+    /// and no wait on a GPU (two kernel launches: f64 partials per block, then their fold in a
+    /// fixed order). Sums accumulate in f64 and round to `T` once (0 for no elements); the mean
+    /// divides that f64 sum by the count (NaN for no elements, NumPy's value without its
+    /// warning); max and min propagate NaN. On a GPU, inputs that are not C-contiguous of the
+    /// broadcast shape are copied to that shape first.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for the max or min of no elements (NumPy's ValueError); as
+    /// [`map`](Self::map) otherwise.
+    ///
+    /// ```
+    /// use cusci_core::fuse::{fuse, Reduction};
+    /// use cusci_core::{Array, Device};
+    /// let sq = fuse(1, |v| &v[0] * &v[0]).unwrap();
+    /// let x = Array::from_vec(vec![1.0f64, 2.0, 3.0], &[3], &Device::cpu()).unwrap();
+    /// let s = sq.reduce(Reduction::Sum, &[&x]).unwrap();
+    /// assert_eq!((s.shape().len(), s.item().unwrap()), (0, 14.0));
+    /// ```
+    pub fn reduce<T: RealFloat>(&self, how: Reduction, inputs: &[&Array<T>]) -> Result<Array<T>> {
+        let op = "fuse reduce";
+        let (dev, shape) = self.check(op, inputs)?;
+        let n: usize = shape.iter().product();
+        let scalar = |v: f64| Array::from_vec(vec![T::from_f64(v)], &[], &dev);
+        if n == 0 {
+            return match how {
+                Reduction::Sum => scalar(0.0),
+                Reduction::Mean => scalar(f64::NAN),
+                Reduction::Max | Reduction::Min => {
+                    Err(Error::arg(op, "zero-size input has no maximum or minimum"))
+                }
+            };
+        }
+        match &dev {
+            Device::Cpu => {
+                let cols = host_columns(inputs, &shape)?;
+                let parts: Vec<f64> = (0..n.div_ceil(CHUNK))
+                    .into_par_iter()
+                    .map(|c| {
+                        let len = CHUNK.min(n - c * CHUNK);
+                        let mut regs =
+                            vec![vec![<T as num_traits::Zero>::zero(); len]; self.steps.len()];
+                        self.eval_chunk(&cols, c * CHUNK, &mut regs);
+                        regs[self.last()]
+                            .iter()
+                            .fold(how.identity(), |a, &v| how.fold(a, v.to_f64()))
+                    })
+                    .collect();
+                let v = parts
+                    .into_iter()
+                    .fold(how.identity(), |a, v| how.fold(a, v));
+                scalar(if how == Reduction::Mean {
+                    v / n as f64
+                } else {
+                    v
+                })
+            }
+            Device::Cuda(cd) => self.reduce_cuda(cd, how, inputs, &shape, n),
+        }
+    }
+
+    /// [`reduce`](Self::reduce) with [`Reduction::Sum`], returned to the host (waits for the
+    /// device).
     ///
     /// # Errors
     /// As [`map`](Self::map).
     pub fn sum<T: RealFloat>(&self, inputs: &[&Array<T>]) -> Result<T> {
-        Ok(T::from_f64(self.reduce("fuse sum", Red::Sum, inputs)?.0))
+        self.reduce(Reduction::Sum, inputs)?.item()
     }
 
-    /// The mean over every element (`np.mean(f(...))`): the f64 sum divided by the count,
-    /// rounded once; NaN for no elements (NumPy's value, without its warning).
+    /// [`reduce`](Self::reduce) with [`Reduction::Mean`], returned to the host.
     ///
     /// # Errors
     /// As [`map`](Self::map).
     pub fn mean<T: RealFloat>(&self, inputs: &[&Array<T>]) -> Result<T> {
-        let (s, n) = self.reduce("fuse mean", Red::Sum, inputs)?;
-        Ok(T::from_f64(if n == 0 { f64::NAN } else { s / n as f64 }))
+        self.reduce(Reduction::Mean, inputs)?.item()
     }
 
-    /// The largest value (`np.max(f(...))`; NaN if any value is NaN).
+    /// [`reduce`](Self::reduce) with [`Reduction::Max`], returned to the host.
     ///
     /// # Errors
-    /// `InvalidArgument` for no elements (NumPy's ValueError); as [`map`](Self::map) otherwise.
+    /// As [`reduce`](Self::reduce).
     pub fn max<T: RealFloat>(&self, inputs: &[&Array<T>]) -> Result<T> {
-        self.extreme("fuse max", Red::Max, inputs)
+        self.reduce(Reduction::Max, inputs)?.item()
     }
 
-    /// The smallest value (`np.min(f(...))`; NaN if any value is NaN).
+    /// [`reduce`](Self::reduce) with [`Reduction::Min`], returned to the host.
     ///
     /// # Errors
-    /// As [`max`](Self::max).
+    /// As [`reduce`](Self::reduce).
     pub fn min<T: RealFloat>(&self, inputs: &[&Array<T>]) -> Result<T> {
-        self.extreme("fuse min", Red::Min, inputs)
-    }
-
-    fn extreme<T: RealFloat>(&self, op: &str, red: Red, inputs: &[&Array<T>]) -> Result<T> {
-        let (v, n) = self.reduce(op, red, inputs)?;
-        if n == 0 {
-            return Err(Error::arg(op, "zero-size input has no maximum or minimum"));
-        }
-        Ok(T::from_f64(v))
+        self.reduce(Reduction::Min, inputs)?.item()
     }
 
     fn last(&self) -> usize {
@@ -476,52 +533,14 @@ impl Fused {
         Ok((dev, shape))
     }
 
-    /// The f64 reduction and the element count.
-    fn reduce<T: RealFloat>(
-        &self,
-        op: &str,
-        red: Red,
-        inputs: &[&Array<T>],
-    ) -> Result<(f64, usize)> {
-        let (dev, shape) = self.check(op, inputs)?;
-        let n: usize = shape.iter().product();
-        if n == 0 {
-            return Ok((0.0, 0));
-        }
-        let parts: Vec<f64> = match &dev {
-            Device::Cpu => {
-                let cols = host_columns(inputs, &shape)?;
-                (0..n.div_ceil(CHUNK))
-                    .into_par_iter()
-                    .map(|c| {
-                        let len = CHUNK.min(n - c * CHUNK);
-                        let mut regs =
-                            vec![vec![<T as num_traits::Zero>::zero(); len]; self.steps.len()];
-                        self.eval_chunk(&cols, c * CHUNK, &mut regs);
-                        regs[self.last()]
-                            .iter()
-                            .fold(red.identity(), |a, &v| red.fold(a, v.to_f64()))
-                    })
-                    .collect()
-            }
-            Device::Cuda(cd) => self.reduce_cuda(cd, red, inputs, &shape, n)?,
-        };
-        Ok((
-            parts
-                .into_iter()
-                .fold(red.identity(), |a, v| red.fold(a, v)),
-            n,
-        ))
-    }
-
     fn reduce_cuda<T: RealFloat>(
         &self,
         cd: &CudaDevice,
-        red: Red,
+        how: Reduction,
         inputs: &[&Array<T>],
         shape: &[usize],
         n: usize,
-    ) -> Result<Vec<f64>> {
+    ) -> Result<Array<T>> {
         // the kernel reads C-contiguous inputs of the full shape; others are broadcast and
         // copied first (a scalar or a row vector costs a full-size copy: say so in the docs)
         let owned: Vec<Option<Array<T>>> = inputs
@@ -542,19 +561,33 @@ impl Fused {
         let blocks = n.div_ceil(RED_THREADS * 8).clamp(1, RED_BLOCKS);
         let dev = Device::Cuda(cd.clone());
         let mut part = Array::<f64>::alloc("fuse reduce", &[blocks], &dev)?;
-        let (name, src) = self.reduce_source(T::DTYPE, red);
-        let f = cd.function(&format!("fuse|{src}"), || src.clone(), &[], &name)?;
-        let cfg = LaunchConfig {
-            grid: (blocks as u32, 1, 1),
+        let mut out = Array::<T>::alloc("fuse reduce", &[], &dev)?;
+        let (name, src) = self.reduce_source(T::DTYPE, how);
+        let key = format!("fuse|{src}");
+        let f = cd.function(&key, || src.clone(), &[], &name)?;
+        let fin = cd.function(&key, || src.clone(), &[], &format!("{name}_fin"))?;
+        let cfg = |g: usize| LaunchConfig {
+            grid: (g as u32, 1, 1),
             block: (RED_THREADS as u32, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut l = cd.launch(&f, cfg).arg(n as i64);
+        let mut l = cd.launch(&f, cfg(blocks)).arg(n as i64);
         for a in &arrs {
             l = l.arg(a.dev_ptr()?);
         }
         l.arg(part.dev_ptr_mut()?).run()?;
-        part.to_vec()
+        let div = if how == Reduction::Mean {
+            n as f64
+        } else {
+            1.0
+        };
+        cd.launch(&fin, cfg(1))
+            .arg(part.dev_ptr()?)
+            .arg(blocks as i32)
+            .arg(out.dev_ptr_mut()?)
+            .arg(div)
+            .run()?;
+        Ok(out)
     }
 
     /// The element-wise kernel of [`map`](Self::map) for element type `d`.
@@ -571,25 +604,26 @@ impl Fused {
         }
     }
 
-    /// The name and source of the reduction kernel for element type `d`: each thread folds
-    /// its grid-stride elements in f64, a fixed shared-memory tree folds the block, and block
-    /// `b` writes partial `b`.
-    fn reduce_source(&self, d: DType, red: Red) -> (String, String) {
+    /// The name and source of the reduction kernels for element type `d`: in `<name>` each
+    /// thread folds its grid-stride elements in f64, a fixed shared-memory tree folds the
+    /// block, and block `b` writes partial `b`; `<name>_fin` (one block) folds the partials the
+    /// same way and writes the result, divided by `div`, rounded to `T`.
+    fn reduce_source(&self, d: DType, how: Reduction) -> (String, String) {
         let t = d.cuda_name();
-        let name = format!("cusci_fuse_{}_{:?}_{:016x}", d.tag(), red, self.hash()).to_lowercase();
+        let name = format!("cusci_fuse_{}_{:?}_{:016x}", d.tag(), how, self.hash()).to_lowercase();
         let ins: Vec<String> = (0..self.nin)
             .map(|k| format!("const {t}* __restrict__ p_x{k}"))
             .collect();
         let loads: String = (0..self.nin)
             .map(|k| format!("const {t} x{k} = p_x{k}[i]; "))
             .collect();
-        let (id, fold) = match red {
-            Red::Sum => ("0.0", "acc + v"),
-            Red::Max => (
+        let (id, fold) = match how {
+            Reduction::Sum | Reduction::Mean => ("0.0", "acc + v"),
+            Reduction::Max => (
                 "-FUSE_INF",
                 "(acc != acc) ? acc : ((v != v || v > acc) ? v : acc)",
             ),
-            Red::Min => (
+            Reduction::Min => (
                 "FUSE_INF",
                 "(acc != acc) ? acc : ((v != v || v < acc) ? v : acc)",
             ),
@@ -605,7 +639,14 @@ impl Fused {
              {loads}{}\n const double v = (double)t{};\n acc = {fold};\n}}\n\
              sm[threadIdx.x] = acc;\n\
              for (int s = {RED_THREADS} / 2; s > 0; s >>= 1) {{ __syncthreads(); if (threadIdx.x < s) {{ const double v = sm[threadIdx.x + s]; acc = sm[threadIdx.x]; sm[threadIdx.x] = {fold}; }} }}\n\
-             if (threadIdx.x == 0) part[blockIdx.x] = sm[0];\n}}\n",
+             if (threadIdx.x == 0) part[blockIdx.x] = sm[0];\n}}\n\
+             extern \"C\" __global__ void __launch_bounds__({RED_THREADS}) {name}_fin(const double* __restrict__ part, const int np, {t}* __restrict__ out, const double div) {{\n\
+             __shared__ double sm[{RED_THREADS}];\n\
+             double acc = {id};\n\
+             for (int i = threadIdx.x; i < np; i += {RED_THREADS}) {{ const double v = part[i]; acc = {fold}; }}\n\
+             sm[threadIdx.x] = acc;\n\
+             for (int s = {RED_THREADS} / 2; s > 0; s >>= 1) {{ __syncthreads(); if (threadIdx.x < s) {{ const double v = sm[threadIdx.x + s]; acc = sm[threadIdx.x]; sm[threadIdx.x] = {fold}; }} }}\n\
+             if (threadIdx.x == 0) out[0] = ({t})(sm[0] / div);\n}}\n",
             ins.join(", "),
             self.cuda_body(d),
             self.last(),
@@ -621,8 +662,8 @@ impl Fused {
         for d in [DType::F32, DType::F64] {
             let m = self.map_spec(d);
             v.push((m.name.clone(), m.source()));
-            for red in [Red::Sum, Red::Max, Red::Min] {
-                v.push(self.reduce_source(d, red));
+            for how in [Reduction::Sum, Reduction::Max, Reduction::Min] {
+                v.push(self.reduce_source(d, how));
             }
         }
         v
@@ -816,18 +857,18 @@ const RED_THREADS: usize = 256;
 /// Most blocks of the GPU reduction (partials read back and summed in order on the host).
 const RED_BLOCKS: usize = 2048;
 
-impl Red {
+impl Reduction {
     fn identity(self) -> f64 {
         match self {
-            Red::Sum => 0.0,
-            Red::Max => f64::NEG_INFINITY,
-            Red::Min => f64::INFINITY,
+            Reduction::Sum | Reduction::Mean => 0.0,
+            Reduction::Max => f64::NEG_INFINITY,
+            Reduction::Min => f64::INFINITY,
         }
     }
     fn fold(self, acc: f64, v: f64) -> f64 {
         match self {
-            Red::Sum => acc + v,
-            Red::Max => {
+            Reduction::Sum | Reduction::Mean => acc + v,
+            Reduction::Max => {
                 if acc.is_nan() {
                     acc
                 } else if v.is_nan() || v > acc {
@@ -836,7 +877,7 @@ impl Red {
                     acc
                 }
             }
-            Red::Min => {
+            Reduction::Min => {
                 if acc.is_nan() {
                     acc
                 } else if v.is_nan() || v < acc {

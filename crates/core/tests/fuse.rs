@@ -3,7 +3,7 @@
 //! against the CPU; the generated kernels compile with NVRTC wherever it loads.
 
 use cusci_core::cuda::kernel::check_compiles;
-use cusci_core::fuse::{fuse, Expr, Fused};
+use cusci_core::fuse::{fuse, Expr, Fused, Reduction};
 use cusci_core::testing::randn_vec;
 use cusci_core::{Array, Device, Error, RealFloat};
 
@@ -42,9 +42,12 @@ fn every_op_naive(x: f64, y: f64) -> f64 {
     let b = (-x).exp().ln() + y.sin() * y.cos() - x.tanh();
     let c = x.floor() + y.ceil() + a.powf(1.5);
     let m = x.max(y) - x.min(y) + x.clamp(-0.5, 0.5);
-    let cmp =
-        b2(x < y) + b2(x <= 0.0) * 2.0 + b2(x > y) * 4.0 + b2(y >= 0.0) * 8.0 + b2(!x.is_nan()) * 16.0
-            - b2(x != y);
+    let cmp = b2(x < y)
+        + b2(x <= 0.0) * 2.0
+        + b2(x > y) * 4.0
+        + b2(y >= 0.0) * 8.0
+        + b2(!x.is_nan()) * 16.0
+        - b2(x != y);
     (if x > 0.0 { a } else { b }) + c + m + cmp + 10.0 / (1.0 + a)
 }
 
@@ -217,8 +220,10 @@ fn gpu_matches<T: RealFloat>(
             "{name}: {a} vs {b}"
         );
     }
-    // deterministic on the device
+    // deterministic on the device; the 0-d result stays there
     assert_eq!(f.sum(&rg).unwrap(), f.sum(&rg).unwrap());
+    let m = f.reduce(Reduction::Mean, &rg).unwrap();
+    assert!(m.shape().is_empty() && m.device() == dev);
 }
 
 #[test]
