@@ -2,6 +2,7 @@
 
 use crate::{blackscholes, host_range, randn_f32, same_bits, Bench, BenchResult, Case};
 use cusci::core::elementwise::{Arg, Scalar};
+use cusci::core::fuse::{fuse, Fused, Reduction};
 use cusci::core::random::montecarlo::{price_european_call, EuropeanCall};
 use cusci::core::random::Generator;
 use cusci::core::ElementwiseKernel;
@@ -50,6 +51,20 @@ pub fn cases() -> Vec<Case> {
             flops: 0,
             n_repeat: 20,
             setup: montecarlo,
+        },
+        Case {
+            name: "core.fuse_payoff_f32_2^26",
+            bytes: (1u64 << 26) * F32,
+            flops: 0,
+            n_repeat: 20,
+            setup: fuse_payoff,
+        },
+        Case {
+            name: "core.fuse_normclip_f32_2^28",
+            bytes: 2 * n * F32,
+            flops: 0,
+            n_repeat: 20,
+            setup: fuse_normclip,
         },
     ]
 }
@@ -290,5 +305,96 @@ impl Bench for MonteCarlo {
     }
     fn run(&mut self) -> cusci::Result<()> {
         price_european_call(&OPTION, MC_PATHS, MC_SEED, &self.dev).map(|_| ())
+    }
+}
+
+// ---------------- fuse: one generated kernel for a chain of element-wise steps ----------------
+
+/// The discounted call payoff of normals z, mean over all paths (CuPy: the same expression
+/// under `cupy.fuse`), as `cusci::core::fuse` with a mean reduction: one pass over z.
+fn payoff_expr() -> Fused {
+    let o = &OPTION;
+    let drift = (o.rate - 0.5 * o.sigma * o.sigma) * o.maturity;
+    let vol = o.sigma * o.maturity.sqrt();
+    let (s0, k, disc) = (o.s0, o.strike, (-o.rate * o.maturity).exp());
+    fuse(1, |v| {
+        (((&v[0] * vol + drift).exp() * s0 - k).maximum(0.0)) * disc
+    })
+    .expect("a fixed expression compiles")
+}
+
+struct FusePayoff {
+    f: Fused,
+    z: Array<f32>,
+}
+
+fn fuse_payoff(dev: &Device) -> BenchResult<Box<dyn Bench>> {
+    Ok(Box::new(FusePayoff {
+        f: payoff_expr(),
+        z: randn_f32(1 << 26, 11, dev)?,
+    }))
+}
+
+impl Bench for FusePayoff {
+    fn check(&mut self) -> BenchResult<()> {
+        let got = self.f.reduce(Reduction::Mean, &[&self.z])?.item()? as f64;
+        let o = &OPTION;
+        let drift = (o.rate - 0.5 * o.sigma * o.sigma) * o.maturity;
+        let vol = o.sigma * o.maturity.sqrt();
+        let disc = (-o.rate * o.maturity).exp();
+        let z = self.z.to_vec()?;
+        let want = z
+            .iter()
+            .map(|&z| ((vol * z as f64 + drift).exp() * o.s0 - o.strike).max(0.0) * disc)
+            .sum::<f64>()
+            / z.len() as f64;
+        // f32 steps (expf to 2 ulp) against the f64 formula: 1e-5 relative is far above
+        // rounding and far below any lost block of paths (1 / 2^14 of them moves it ~6e-5)
+        if (got - want).abs() > 1e-5 * want {
+            return Err(format!("fused payoff mean {got}, the f64 loop {want}").into());
+        }
+        Ok(())
+    }
+    fn run(&mut self) -> cusci::Result<()> {
+        self.f.reduce(Reduction::Mean, &[&self.z]).map(|_| ())
+    }
+}
+
+/// y = clip((x − 0.1) · 1.25, −3, 3) · 2.5 + 1 (normalise with known statistics, clip, scale).
+fn normclip_expr() -> Fused {
+    fuse(1, |v| ((&v[0] - 0.1) * 1.25).clip(-3.0, 3.0) * 2.5 + 1.0)
+        .expect("a fixed expression compiles")
+}
+
+struct FuseNormClip {
+    f: Fused,
+    x: Array<f32>,
+}
+
+fn fuse_normclip(dev: &Device) -> BenchResult<Box<dyn Bench>> {
+    Ok(Box::new(FuseNormClip {
+        f: normclip_expr(),
+        x: randn_f32(N28, 12, dev)?,
+    }))
+}
+
+impl Bench for FuseNormClip {
+    fn check(&mut self) -> BenchResult<()> {
+        let y = self.f.map(&[&self.x])?;
+        for s in check_starts() {
+            let got = host_range(&y, s, CHECK_LEN)?;
+            let x = host_range(&self.x, s, CHECK_LEN)?;
+            for (i, (&g, &x)) in got.iter().zip(&x).enumerate() {
+                // the same f32 operations in the same order: bit for bit
+                let want = ((x - 0.1f64 as f32) * 1.25).clamp(-3.0, 3.0) * 2.5 + 1.0;
+                if g.to_bits() != want.to_bits() {
+                    return Err(format!("normclip[{}] = {g}, want {want}", s + i).into());
+                }
+            }
+        }
+        Ok(())
+    }
+    fn run(&mut self) -> cusci::Result<()> {
+        self.f.map(&[&self.x]).map(|_| ())
     }
 }
