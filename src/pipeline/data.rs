@@ -124,7 +124,10 @@ impl Data {
             }
             Data::Parts(v) => Ok(v),
             Data::Labels(v) => Ok(v.into_iter().map(|(l, _)| DynArray::from(l)).collect()),
-            Data::Tables(_) => Err(crate::core::error::make::arg("pipeline", "a table is not an array")),
+            Data::Tables(_) => Err(crate::core::error::make::arg(
+                "pipeline",
+                "a table is not an array",
+            )),
         }
     }
 

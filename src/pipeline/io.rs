@@ -135,15 +135,15 @@ pub fn read_file(
         if a.shape() != s.as_slice() {
             return Err(read_err(
                 path,
-                format!(
-                    "shape {:?}, the pipeline's input.shape is {s:?}",
-                    a.shape()
-                ),
+                format!("shape {:?}, the pipeline's input.shape is {s:?}", a.shape()),
             ));
         }
     }
     if a.size() == 0 {
-        return Err(read_err(path, format!("the file holds no data (shape {:?})", a.shape())));
+        return Err(read_err(
+            path,
+            format!("the file holds no data (shape {:?})", a.shape()),
+        ));
     }
     Ok((a, info))
 }
@@ -179,7 +179,10 @@ fn read_wav(path: &Path) -> Result<(Vec<f64>, Vec<usize>, u32), PipelineError> {
     }
     .map_err(|e| read_err(path, format!("WAV: {e}")))?;
     if ch == 0 || samples.len() % ch != 0 {
-        return Err(read_err(path, "WAV: the samples do not fill the last frame"));
+        return Err(read_err(
+            path,
+            "WAV: the samples do not fill the last frame",
+        ));
     }
     let n = samples.len() / ch;
     if ch == 1 {
@@ -197,7 +200,9 @@ fn read_png(path: &Path) -> Result<(Vec<f64>, Vec<usize>), PipelineError> {
     let f = File::open(path).map_err(|e| read_err(path, format!("cannot open: {e}")))?;
     let mut d = png::Decoder::new(BufReader::new(f));
     d.set_transformations(png::Transformations::EXPAND);
-    let mut r = d.read_info().map_err(|e| read_err(path, format!("PNG: {e}")))?;
+    let mut r = d
+        .read_info()
+        .map_err(|e| read_err(path, format!("PNG: {e}")))?;
     let size = r
         .output_buffer_size()
         .ok_or_else(|| read_err(path, "PNG: the image is too large"))?;
@@ -213,7 +218,12 @@ fn read_png(path: &Path) -> Result<(Vec<f64>, Vec<usize>), PipelineError> {
             .map(|c| u16::from_be_bytes([c[0], c[1]]) as f64)
             .collect(),
         png::BitDepth::Eight => buf[..h * w * ch].iter().map(|&b| b as f64).collect(),
-        d => return Err(read_err(path, format!("PNG: bit depth {d:?} after expansion"))),
+        d => {
+            return Err(read_err(
+                path,
+                format!("PNG: bit depth {d:?} after expansion"),
+            ))
+        }
     };
     let shape = if ch == 1 { vec![h, w] } else { vec![h, w, ch] };
     Ok((v, shape))
@@ -227,12 +237,20 @@ fn read_tiff(path: &Path) -> Result<(Vec<f64>, Vec<usize>), PipelineError> {
     let (w, h) = d
         .dimensions()
         .map_err(|e| read_err(path, format!("TIFF: {e}")))?;
-    let ch = match d.colortype().map_err(|e| read_err(path, format!("TIFF: {e}")))? {
+    let ch = match d
+        .colortype()
+        .map_err(|e| read_err(path, format!("TIFF: {e}")))?
+    {
         tiff::ColorType::Gray(_) => 1,
         tiff::ColorType::GrayA(_) => 2,
         tiff::ColorType::RGB(_) => 3,
         tiff::ColorType::RGBA(_) => 4,
-        o => return Err(read_err(path, format!("TIFF: colour type {o:?} is not read"))),
+        o => {
+            return Err(read_err(
+                path,
+                format!("TIFF: colour type {o:?} is not read"),
+            ))
+        }
     };
     let img = d
         .read_image()
@@ -286,7 +304,10 @@ pub fn write_atomic(
     }
     if let Err(e) = std::fs::rename(&tmp, path) {
         let _ = std::fs::remove_file(&tmp);
-        return Err(write_err(path, format!("cannot move the finished file into place: {e}")));
+        return Err(write_err(
+            path,
+            format!("cannot move the finished file into place: {e}"),
+        ));
     }
     Ok(())
 }
@@ -294,7 +315,6 @@ pub fn write_atomic(
 fn write_bytes(tmp: &Path, bytes: &[u8]) -> Result<(), String> {
     let mut f = File::create(tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
     f.write_all(bytes)
-        .and_then(|_| f.sync_all())
         .map_err(|e| format!("writing {}: {e}", tmp.display()))
 }
 
@@ -359,7 +379,12 @@ pub fn write_output(
 ///
 /// # Errors
 /// The encoder's message (a size that does not match).
-pub fn encode_png(width: u32, height: u32, channels: usize, data: &[u8]) -> Result<Vec<u8>, String> {
+pub fn encode_png(
+    width: u32,
+    height: u32,
+    channels: usize,
+    data: &[u8],
+) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     {
         let mut e = png::Encoder::new(&mut out, width, height);
@@ -385,7 +410,11 @@ fn image_png(a: &DynArray, labels: bool) -> Result<Vec<u8>, String> {
     let (h, w, ch) = match s.len() {
         2 => (s[0], s[1], 1),
         3 if (1..=4).contains(&s[2]) => (s[0], s[1], s[2]),
-        _ => return Err(format!("a PNG needs a 2-D array or (h, w, channels), got shape {s:?}")),
+        _ => {
+            return Err(format!(
+                "a PNG needs a 2-D array or (h, w, channels), got shape {s:?}"
+            ))
+        }
     };
     let v = host_f64(a).map_err(|e| e.to_string())?;
     if labels {
@@ -398,7 +427,9 @@ fn image_png(a: &DynArray, labels: bool) -> Result<Vec<u8>, String> {
     let (lo, hi) = v
         .iter()
         .filter(|x| x.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| {
+            (l.min(x), h.max(x))
+        });
     let span = if hi > lo { hi - lo } else { 1.0 };
     let px: Vec<u8> = v
         .iter()
@@ -456,7 +487,8 @@ pub fn write_wav_i16(path: &Path, fs: u32, channels: u16, frames: &[i16]) -> Res
 /// The encoder's message.
 pub fn write_tiff_u16(path: &Path, width: u32, height: u32, data: &[u16]) -> Result<(), String> {
     let f = File::create(path).map_err(|e| e.to_string())?;
-    let mut e = tiff::encoder::TiffEncoder::new(std::io::BufWriter::new(f)).map_err(|e| e.to_string())?;
+    let mut e =
+        tiff::encoder::TiffEncoder::new(std::io::BufWriter::new(f)).map_err(|e| e.to_string())?;
     e.write_image::<tiff::encoder::colortype::Gray16>(width, height, data)
         .map_err(|e| e.to_string())
 }

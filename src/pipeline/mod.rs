@@ -321,8 +321,17 @@ pub struct StageShape {
     pub bytes: usize,
 }
 
-/// The result of one stage for every stage of a run on one batch, when asked for (validation).
-pub type Trace = Vec<Data>;
+/// What [`Plan::apply`] gives: the batch as it came in, the stages' results, their times.
+#[derive(Clone, Debug)]
+pub struct Applied {
+    /// The input batch.
+    pub input: Data,
+    /// Every stage's result that is kept (all with `trace`; else those read by a later stage
+    /// other than the next, or by an output); `None` where dropped.
+    pub vals: Vec<Option<Data>>,
+    /// The seconds each stage took (the device synchronised after each).
+    pub times: Vec<f64>,
+}
 
 impl Pipeline {
     /// Reads a description from TOML text.
@@ -435,9 +444,9 @@ impl Pipeline {
                 None => stages.last().map(|s| s.kind).unwrap_or(Kind::Real),
             };
             let op = Op::parse(i, &s.func, &s.args, &names, &stages)?;
-            let kind = op.out_kind(in_kind).map_err(|m| {
-                PipelineError::stage(i, &s.func, None, m)
-            })?;
+            let kind = op
+                .out_kind(in_kind)
+                .map_err(|m| PipelineError::stage(i, &s.func, None, m))?;
             names.insert(name.clone(), i);
             stages.push(CompiledStage {
                 name,
@@ -487,7 +496,12 @@ impl Pipeline {
                     "npy" | "npz" => k != Kind::Table,
                     "csv" | "json" => k == Kind::Table,
                     "png" => matches!(k, Kind::Real | Kind::Mask | Kind::Labels),
-                    _ => return Err(err("format", format!("{fmt:?}: use npy, npz, csv, json or png"))),
+                    _ => {
+                        return Err(err(
+                            "format",
+                            format!("{fmt:?}: use npy, npz, csv, json or png"),
+                        ))
+                    }
                 };
                 if !ok {
                     return Err(err(
@@ -497,7 +511,10 @@ impl Pipeline {
                 }
             }
             if from.len() > 1 && fmt != "npz" {
-                return Err(err("from", format!("several stages need format npz, not {fmt}")));
+                return Err(err(
+                    "from",
+                    format!("several stages need format npz, not {fmt}"),
+                ));
             }
             let name = o.name.clone().unwrap_or_else(|| {
                 if from.len() == 1 {
@@ -581,8 +598,6 @@ impl Plan {
     /// `stacked`, else one file's array) on the device it lives on; with `trace` the result of
     /// every stage is kept (otherwise only those that outputs and later stages need).
     ///
-    /// Returns the value of every stage that is needed (index = stage; `None` where dropped), and
-    /// the seconds each stage took (the device synchronised after each).
     ///
     /// # Errors
     /// The first stage that fails, with the library's error.
@@ -591,7 +606,7 @@ impl Plan {
         batch: DynArray,
         stacked: bool,
         trace: bool,
-    ) -> Result<(Data, Vec<Option<Data>>, Vec<f64>), StageFailure> {
+    ) -> Result<Applied, StageFailure> {
         let dev = batch.device().clone();
         let input = if stacked {
             Data::Stacked(batch)
@@ -609,10 +624,9 @@ impl Plan {
                 Some(usize::MAX) => input.clone(),
                 Some(j) => vals[j].clone().expect("kept: a later stage reads it"),
             };
-            let y = s
-                .op
-                .apply(x, &input, &vals, self)
-                .map_err(|error| StageFailure { stage: i, error })?;
+            let y =
+                s.op.apply(x, &input, &vals, self)
+                    .map_err(|error| StageFailure { stage: i, error })?;
             if dev.is_cuda() {
                 dev.synchronize()
                     .map_err(|error| StageFailure { stage: i, error })?;
@@ -623,7 +637,7 @@ impl Plan {
             }
             prev = y;
         }
-        Ok((input, vals, times))
+        Ok(Applied { input, vals, times })
     }
 
     /// Which stages' results are read by a later stage (other than the next) or an output.
@@ -668,13 +682,15 @@ impl Plan {
         full.extend_from_slice(shape);
         let x = match self.dtype {
             ComputeDType::F32 => DynArray::from(
-                crate::Array::<f32>::zeros(&full, &dev).map_err(|e| PipelineError::msg(e.to_string()))?,
+                crate::Array::<f32>::zeros(&full, &dev)
+                    .map_err(|e| PipelineError::msg(e.to_string()))?,
             ),
             ComputeDType::F64 => DynArray::from(
-                crate::Array::<f64>::zeros(&full, &dev).map_err(|e| PipelineError::msg(e.to_string()))?,
+                crate::Array::<f64>::zeros(&full, &dev)
+                    .map_err(|e| PipelineError::msg(e.to_string()))?,
             ),
         };
-        let (_, vals, _) = self.apply(x, true, true).map_err(|f| {
+        let Applied { vals, .. } = self.apply(x, true, true).map_err(|f| {
             PipelineError::stage(
                 f.stage,
                 &self.stages[f.stage].func,

@@ -2,7 +2,7 @@
 //! them on a batch.
 
 use super::data::{Data, Kind, Table};
-use super::{CompiledStage, ComputeDType, Plan, PipelineError};
+use super::{CompiledStage, ComputeDType, PipelineError, Plan};
 use crate::core::npy::DynArray;
 use crate::ndimage::{self, FilterOptions, Footprint, GaussianOptions, InterpOptions, Mode};
 use crate::signal::{self, Bound, Window, WindowSpec};
@@ -39,14 +39,21 @@ pub const STAGES: &[(&str, &[&str])] = &[
     ("decimate", &["q", "n", "ftype", "axis", "zero_phase"]),
     ("hilbert", &["N", "axis"]),
     ("envelope", &["N", "axis"]),
-    ("stft", &["fs", "window", "nperseg", "noverlap", "nfft", "axis"]),
+    (
+        "stft",
+        &["fs", "window", "nperseg", "noverlap", "nfft", "axis"],
+    ),
     (
         "spectrogram",
-        &["fs", "window", "nperseg", "noverlap", "nfft", "axis", "mode", "scaling"],
+        &[
+            "fs", "window", "nperseg", "noverlap", "nfft", "axis", "mode", "scaling",
+        ],
     ),
     (
         "welch",
-        &["fs", "window", "nperseg", "noverlap", "nfft", "axis", "scaling", "average"],
+        &[
+            "fs", "window", "nperseg", "noverlap", "nfft", "axis", "scaling", "average",
+        ],
     ),
     (
         "find_peaks",
@@ -68,7 +75,10 @@ pub const STAGES: &[(&str, &[&str])] = &[
     ("median_filter", &["size", "mode", "cval"]),
     ("sobel", &["axis", "mode", "cval"]),
     ("zoom", &["zoom", "order", "mode", "cval", "grid_mode"]),
-    ("rotate", &["angle", "axes", "reshape", "order", "mode", "cval"]),
+    (
+        "rotate",
+        &["angle", "axes", "reshape", "order", "mode", "cval"],
+    ),
     ("label", &[]),
     ("sum", &["image"]),
     ("mean", &["image"]),
@@ -122,24 +132,75 @@ pub struct Spectral {
 #[derive(Clone, Debug)]
 #[allow(missing_docs)]
 pub enum Op {
-    Sosfiltfilt { sos: Vec<[f64; 6]>, axis: isize, padlen: Option<usize> },
-    ResamplePoly { up: usize, down: usize, axis: isize },
-    Decimate { q: usize, opts: signal::DecimateOptions },
-    Hilbert { n: Option<usize>, axis: isize, envelope: bool },
+    Sosfiltfilt {
+        sos: Vec<[f64; 6]>,
+        axis: isize,
+        padlen: Option<usize>,
+    },
+    ResamplePoly {
+        up: usize,
+        down: usize,
+        axis: isize,
+    },
+    Decimate {
+        q: usize,
+        opts: signal::DecimateOptions,
+    },
+    Hilbert {
+        n: Option<usize>,
+        axis: isize,
+        envelope: bool,
+    },
     Stft(Spectral),
     Spectrogram(Spectral, signal::SpectrogramMode),
     Welch(Spectral, signal::Average),
-    FindPeaks { opts: signal::FindPeaksOptions, fs: Option<f64> },
-    Rfft { n: Option<usize>, axis: isize },
-    Fft { n: Option<usize>, axis: isize },
-    Gaussian { sigma: Vec<f64>, mode: Mode, cval: f64, truncate: f64 },
-    Median { size: Vec<usize>, mode: Mode, cval: f64 },
-    Sobel { axis: isize, mode: Mode, cval: f64 },
-    Zoom { zoom: Vec<f64>, opts: InterpOptions, grid_mode: bool },
-    Rotate { angle: f64, axes: (isize, isize), reshape: bool, opts: InterpOptions },
+    FindPeaks {
+        opts: signal::FindPeaksOptions,
+        fs: Option<f64>,
+    },
+    Rfft {
+        n: Option<usize>,
+        axis: isize,
+    },
+    Fft {
+        n: Option<usize>,
+        axis: isize,
+    },
+    Gaussian {
+        sigma: Vec<f64>,
+        mode: Mode,
+        cval: f64,
+        truncate: f64,
+    },
+    Median {
+        size: Vec<usize>,
+        mode: Mode,
+        cval: f64,
+    },
+    Sobel {
+        axis: isize,
+        mode: Mode,
+        cval: f64,
+    },
+    Zoom {
+        zoom: Vec<f64>,
+        opts: InterpOptions,
+        grid_mode: bool,
+    },
+    Rotate {
+        angle: f64,
+        axes: (isize, isize),
+        reshape: bool,
+        opts: InterpOptions,
+    },
     Label,
-    Measure { what: Measure, image: usize },
-    Edt { sampling: Option<Vec<f64>> },
+    Measure {
+        what: Measure,
+        image: usize,
+    },
+    Edt {
+        sampling: Option<Vec<f64>>,
+    },
     Scale(f64),
     Offset(f64),
     Abs,
@@ -227,7 +288,9 @@ impl<'a> Args<'a> {
                 if a.is_empty() {
                     return Err(self.err(k, "is an empty list"));
                 }
-                Ok(Some(a.iter().map(|v| self.num(k, v)).collect::<PResult<_>>()?))
+                Ok(Some(
+                    a.iter().map(|v| self.num(k, v)).collect::<PResult<_>>()?,
+                ))
             }
             Some(v) => Ok(Some(vec![self.num(k, v)?])),
         }
@@ -267,7 +330,10 @@ impl<'a> Args<'a> {
                 min: Some(v[0]),
                 max: Some(v[1]),
             })),
-            Some(v) => Err(self.err(k, format!("expects a number or [min, max], got {} values", v.len()))),
+            Some(v) => Err(self.err(
+                k,
+                format!("expects a number or [min, max], got {} values", v.len()),
+            )),
         }
     }
     fn mode(&self, d: Mode) -> PResult<Mode> {
@@ -303,7 +369,15 @@ impl<'a> Args<'a> {
             if !used.contains(k) {
                 return Err(self.err(
                     k,
-                    format!("{} takes no argument {k:?} (it takes: {})", self.f, if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") }),
+                    format!(
+                        "{} takes no argument {k:?} (it takes: {})",
+                        self.f,
+                        if allowed.is_empty() {
+                            "none".to_string()
+                        } else {
+                            allowed.join(", ")
+                        }
+                    ),
                 ));
             }
         }
@@ -324,7 +398,10 @@ impl<'a> Args<'a> {
         let noverlap = self.usize("noverlap")?;
         if let (Some(p), Some(o)) = (nperseg, noverlap) {
             if o >= p {
-                return Err(self.err("noverlap", format!("must be less than nperseg ({p}), got {o}")));
+                return Err(self.err(
+                    "noverlap",
+                    format!("must be less than nperseg ({p}), got {o}"),
+                ));
             }
         }
         let nfft = self.pos("nfft")?;
@@ -353,7 +430,14 @@ impl<'a> Args<'a> {
 fn design_sos(a: &Args, v: &toml::Value) -> PResult<Vec<[f64; 6]>> {
     let t = match v {
         toml::Value::Table(t) => t,
-        o => return Err(a.err("filter", format!("expects a table such as {{ design = \"butter\", N = 4, Wn = 0.1 }}, got {o}"))),
+        o => {
+            return Err(a.err(
+                "filter",
+                format!(
+                    "expects a table such as {{ design = \"butter\", N = 4, Wn = 0.1 }}, got {o}"
+                ),
+            ))
+        }
     };
     let sub = Args {
         i: a.i,
@@ -364,29 +448,57 @@ fn design_sos(a: &Args, v: &toml::Value) -> PResult<Vec<[f64; 6]>> {
     let arg = |k: &str| format!("filter.{k}");
     let design = sub.str("design")?.unwrap_or("butter");
     if design != "butter" {
-        return Err(a.err(&arg("design"), format!("only \"butter\" is designed here, got {design:?}")));
+        return Err(a.err(
+            &arg("design"),
+            format!("only \"butter\" is designed here, got {design:?}"),
+        ));
     }
     let n = sub
         .pos("N")
-        .map_err(|e| PipelineError { arg: Some(arg("N")), ..e })?
+        .map_err(|e| PipelineError {
+            arg: Some(arg("N")),
+            ..e
+        })?
         .ok_or_else(|| a.err(&arg("N"), "is required (the filter order)"))?;
     if n > 64 {
         return Err(a.err(&arg("N"), format!("must be at most 64, got {n}")));
     }
     let wn = sub
         .f64s("Wn")
-        .map_err(|e| PipelineError { arg: Some(arg("Wn")), ..e })?
+        .map_err(|e| PipelineError {
+            arg: Some(arg("Wn")),
+            ..e
+        })?
         .ok_or_else(|| a.err(&arg("Wn"), "is required (the critical frequencies)"))?;
     let btype = match sub.str("btype")?.unwrap_or("lowpass") {
         "lowpass" | "low" => signal::BType::Lowpass,
         "highpass" | "high" => signal::BType::Highpass,
         "bandpass" | "band" => signal::BType::Bandpass,
         "bandstop" | "stop" => signal::BType::Bandstop,
-        o => return Err(a.err(&arg("btype"), format!("lowpass, highpass, bandpass or bandstop, got {o:?}"))),
+        o => {
+            return Err(a.err(
+                &arg("btype"),
+                format!("lowpass, highpass, bandpass or bandstop, got {o:?}"),
+            ))
+        }
     };
-    let want = if matches!(btype, signal::BType::Bandpass | signal::BType::Bandstop) { 2 } else { 1 };
+    let want = if matches!(btype, signal::BType::Bandpass | signal::BType::Bandstop) {
+        2
+    } else {
+        1
+    };
     if wn.len() != want {
-        return Err(a.err(&arg("Wn"), format!("a {} filter needs {want} frequencies, got {}", sub.t.get("btype").and_then(|v| v.as_str()).unwrap_or("lowpass"), wn.len())));
+        return Err(a.err(
+            &arg("Wn"),
+            format!(
+                "a {} filter needs {want} frequencies, got {}",
+                sub.t
+                    .get("btype")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("lowpass"),
+                wn.len()
+            ),
+        ));
     }
     let fs = sub.f64("fs")?;
     let nyq = fs.map(|f| f / 2.0).unwrap_or(1.0);
@@ -553,7 +665,9 @@ impl Op {
                 axis: a.isize("axis", -1)?,
             },
             "gaussian_filter" => {
-                let sigma = a.f64s("sigma")?.ok_or_else(|| a.err("sigma", "is required"))?;
+                let sigma = a
+                    .f64s("sigma")?
+                    .ok_or_else(|| a.err("sigma", "is required"))?;
                 if let Some(s) = sigma.iter().find(|s| s.is_nan() || **s < 0.0) {
                     return Err(a.err("sigma", format!("must be >= 0, got {s}")));
                 }
@@ -569,7 +683,9 @@ impl Op {
                 }
             }
             "median_filter" => Op::Median {
-                size: a.usizes("size")?.ok_or_else(|| a.err("size", "is required"))?,
+                size: a
+                    .usizes("size")?
+                    .ok_or_else(|| a.err("size", "is required"))?,
                 mode: a.mode(Mode::Reflect)?,
                 cval: a.f64("cval")?.unwrap_or(0.0),
             },
@@ -579,7 +695,9 @@ impl Op {
                 cval: a.f64("cval")?.unwrap_or(0.0),
             },
             "zoom" => {
-                let zoom = a.f64s("zoom")?.ok_or_else(|| a.err("zoom", "is required"))?;
+                let zoom = a
+                    .f64s("zoom")?
+                    .ok_or_else(|| a.err("zoom", "is required"))?;
                 if let Some(z) = zoom.iter().find(|z| !z.is_finite() || **z <= 0.0) {
                     return Err(a.err("zoom", format!("every factor must be > 0, got {z}")));
                 }
@@ -595,16 +713,21 @@ impl Op {
                 }
             }
             "rotate" => {
-                let angle = a.f64("angle")?.ok_or_else(|| a.err("angle", "is required (degrees)"))?;
+                let angle = a
+                    .f64("angle")?
+                    .ok_or_else(|| a.err("angle", "is required (degrees)"))?;
                 if !angle.is_finite() {
                     return Err(a.err("angle", format!("must be finite, got {angle}")));
                 }
                 let axes = match a.get("axes") {
                     None => (1, 0),
-                    Some(toml::Value::Array(v)) if v.len() == 2 => {
-                        (a.int("axes", &v[0])? as isize, a.int("axes", &v[1])? as isize)
+                    Some(toml::Value::Array(v)) if v.len() == 2 => (
+                        a.int("axes", &v[0])? as isize,
+                        a.int("axes", &v[1])? as isize,
+                    ),
+                    Some(o) => {
+                        return Err(a.err("axes", format!("expects two axes [a, b], got {o}")))
                     }
-                    Some(o) => return Err(a.err("axes", format!("expects two axes [a, b], got {o}"))),
                 };
                 Op::Rotate {
                     angle,
@@ -623,11 +746,14 @@ impl Op {
                 let image = match a.str("image")?.unwrap_or("input") {
                     "input" => usize::MAX,
                     n => {
-                        let j = *names
-                            .get(n)
-                            .ok_or_else(|| a.err("image", format!("no earlier stage is named {n:?}")))?;
+                        let j = *names.get(n).ok_or_else(|| {
+                            a.err("image", format!("no earlier stage is named {n:?}"))
+                        })?;
                         if stages[j].kind != Kind::Real {
-                            return Err(a.err("image", format!("stage {n:?} gives a {}, not a real image", stages[j].kind)));
+                            return Err(a.err(
+                                "image",
+                                format!("stage {n:?} gives a {}, not a real image", stages[j].kind),
+                            ));
                         }
                         j
                     }
@@ -643,13 +769,22 @@ impl Op {
             }
             "distance_transform_edt" => {
                 let sampling = a.f64s("sampling")?;
-                if let Some(s) = sampling.as_ref().and_then(|v| v.iter().find(|s| !(**s > 0.0))) {
+                if let Some(s) = sampling
+                    .as_ref()
+                    .and_then(|v| v.iter().find(|s| s.is_nan() || **s <= 0.0))
+                {
                     return Err(a.err("sampling", format!("every spacing must be > 0, got {s}")));
                 }
                 Op::Edt { sampling }
             }
-            "scale" => Op::Scale(a.f64("factor")?.ok_or_else(|| a.err("factor", "is required"))?),
-            "offset" => Op::Offset(a.f64("value")?.ok_or_else(|| a.err("value", "is required"))?),
+            "scale" => Op::Scale(
+                a.f64("factor")?
+                    .ok_or_else(|| a.err("factor", "is required"))?,
+            ),
+            "offset" => Op::Offset(
+                a.f64("value")?
+                    .ok_or_else(|| a.err("value", "is required"))?,
+            ),
             "abs" => Op::Abs,
             "clip" => {
                 let lo = a.f64("a_min")?.unwrap_or(f64::NEG_INFINITY);
@@ -660,7 +795,9 @@ impl Op {
                 Op::Clip(lo, hi)
             }
             "threshold" => {
-                let v = a.f64("value")?.ok_or_else(|| a.err("value", "is required"))?;
+                let v = a
+                    .f64("value")?
+                    .ok_or_else(|| a.err("value", "is required"))?;
                 let c = match a.str("op")?.unwrap_or(">") {
                     ">" => Cmp::Gt,
                     ">=" => Cmp::Ge,
@@ -671,13 +808,20 @@ impl Op {
                 Op::Threshold(v, c)
             }
             "astype" => {
-                let d = a.str("dtype")?.ok_or_else(|| a.err("dtype", "is required"))?;
+                let d = a
+                    .str("dtype")?
+                    .ok_or_else(|| a.err("dtype", "is required"))?;
                 Op::Astype(match d {
                     "float32" => crate::DType::F32,
                     "float64" => crate::DType::F64,
                     "complex64" => crate::DType::C32,
                     "complex128" => crate::DType::C64,
-                    o => return Err(a.err("dtype", format!("float32, float64, complex64 or complex128, got {o:?}"))),
+                    o => {
+                        return Err(a.err(
+                            "dtype",
+                            format!("float32, float64, complex64 or complex128, got {o:?}"),
+                        ))
+                    }
                 })
             }
             other => {
@@ -777,7 +921,10 @@ impl Op {
                         .map(|a| self.array(a, 0, plan.dtype))
                         .collect::<Result<_>>()?,
                 )),
-                _ => Err(crate::core::error::make::arg("pipeline", "this stage takes an array")),
+                _ => Err(crate::core::error::make::arg(
+                    "pipeline",
+                    "this stage takes an array",
+                )),
             };
         }
         match self {
@@ -797,7 +944,12 @@ impl Op {
             Op::Measure { what, image } => {
                 let labels = match x {
                     Data::Labels(v) => v,
-                    _ => return Err(crate::core::error::make::arg("pipeline", "a measurement takes labels")),
+                    _ => {
+                        return Err(crate::core::error::make::arg(
+                            "pipeline",
+                            "a measurement takes labels",
+                        ))
+                    }
                 };
                 let img = if *image == usize::MAX {
                     input
@@ -857,12 +1009,15 @@ impl Op {
             Op::Decimate { q, opts } => on_real!(a, "decimate", |x, _T| {
                 let o = signal::DecimateOptions {
                     axis: ax(opts.axis),
-                    ..opts.clone()
+                    ..*opts
                 };
                 signal::decimate(x, *q, &o)?
             }),
             Op::Hilbert { n, axis, envelope } => on_real!(a, "hilbert", |x, _T| {
-                let o = signal::HilbertOptions { n: *n, axis: ax(*axis) };
+                let o = signal::HilbertOptions {
+                    n: *n,
+                    axis: ax(*axis),
+                };
                 let z = signal::hilbert(x, &o)?;
                 if *envelope {
                     DynArray::from(z.abs()?)
@@ -886,7 +1041,10 @@ impl Op {
             Op::Spectrogram(s, mode) => on_real!(a, "spectrogram", |x, _T| {
                 let o = signal::SpectrogramOptions {
                     fs: s.fs,
-                    window: s.window.clone().unwrap_or(WindowSpec::Named(Window::Tukey(0.25))),
+                    window: s
+                        .window
+                        .clone()
+                        .unwrap_or(WindowSpec::Named(Window::Tukey(0.25))),
                     nperseg: s.nperseg,
                     noverlap: s.noverlap,
                     nfft: s.nfft,
@@ -895,10 +1053,12 @@ impl Op {
                     mode: *mode,
                     ..Default::default()
                 };
-                signal::spectrogram(x, &o)?
-                    .2
-                    .real()
-                    .ok_or_else(|| crate::core::error::make::arg("spectrogram", "a real mode gave a complex result"))?
+                signal::spectrogram(x, &o)?.2.real().ok_or_else(|| {
+                    crate::core::error::make::arg(
+                        "spectrogram",
+                        "a real mode gave a complex result",
+                    )
+                })?
             }),
             Op::Welch(s, average) => on_real!(a, "welch", |x, _T| {
                 let o = signal::WelchOptions {
@@ -999,7 +1159,9 @@ impl Op {
                     DynArray::Bool(x) => ndimage::distance_transform_edt(x, &o)?.0,
                     o => return Err(wrong("distance_transform_edt", o)),
                 }
-                .ok_or_else(|| crate::core::error::make::arg("distance_transform_edt", "no distances"))?;
+                .ok_or_else(|| {
+                    crate::core::error::make::arg("distance_transform_edt", "no distances")
+                })?;
                 match cd {
                     ComputeDType::F32 => DynArray::from(d.astype::<f32>()?),
                     ComputeDType::F64 => DynArray::from(d),
@@ -1044,12 +1206,14 @@ impl Op {
                 }
             }
             Op::FindPeaks { .. } | Op::Label | Op::Measure { .. } => {
-                return Err(crate::core::error::make::arg("pipeline", "not an array stage"))
+                return Err(crate::core::error::make::arg(
+                    "pipeline",
+                    "not an array stage",
+                ))
             }
         })
     }
 }
-
 
 fn wrong(op: &str, a: &DynArray) -> Error {
     Error::UnsupportedDType {
@@ -1092,9 +1256,16 @@ fn measure(what: Measure, im: &DynArray, l: &Array<i32>, idx: &[i64]) -> Result<
     }
     Ok(match what {
         Measure::Sum | Measure::Mean => {
-            let v = if what == Measure::Sum { m!(sum) } else { m!(mean) };
+            let v = if what == Measure::Sum {
+                m!(sum)
+            } else {
+                m!(mean)
+            };
             Table {
-                columns: vec!["label".into(), if what == Measure::Sum { "sum" } else { "mean" }.into()],
+                columns: vec![
+                    "label".into(),
+                    if what == Measure::Sum { "sum" } else { "mean" }.into(),
+                ],
                 rows: idx.iter().zip(v).map(|(&i, v)| vec![i as f64, v]).collect(),
             }
         }
@@ -1140,12 +1311,20 @@ fn peaks(p: &DynArray, opts: &signal::FindPeaksOptions, fs: Option<f64>) -> Resu
     for r in 0..rows {
         let (pk, props, vals) = match p {
             DynArray::F32(x) => {
-                let row = x.reshape(&[rows as isize, n as isize])?.index_axis(0, r as isize)?;
+                let row = x
+                    .reshape(&[rows as isize, n as isize])?
+                    .index_axis(0, r as isize)?;
                 let (a, b) = signal::find_peaks(&row, opts)?;
-                (a, b, row.to_vec()?.into_iter().map(f64::from).collect::<Vec<_>>())
+                (
+                    a,
+                    b,
+                    row.to_vec()?.into_iter().map(f64::from).collect::<Vec<_>>(),
+                )
             }
             DynArray::F64(x) => {
-                let row = x.reshape(&[rows as isize, n as isize])?.index_axis(0, r as isize)?;
+                let row = x
+                    .reshape(&[rows as isize, n as isize])?
+                    .index_axis(0, r as isize)?;
                 let (a, b) = signal::find_peaks(&row, opts)?;
                 (a, b, row.to_vec()?)
             }

@@ -9,7 +9,7 @@
 
 use cusci::core::npy::DynArray;
 use cusci::pipeline::io::{output_path, read_file, write_output, FileInfo};
-use cusci::pipeline::{Data, Pipeline, PipelineError, Plan};
+use cusci::pipeline::{CompiledOutput, Data, Pipeline, PipelineError, Plan};
 use cusci::{Array, Device};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
@@ -108,9 +108,9 @@ pub struct Summary {
     pub bytes_out: u64,
     /// Seconds per stage (name, seconds), summed over batches.
     pub stage_s: Vec<(String, f64)>,
-    /// Seconds moving batches to the device and stacking them.
+    /// Seconds stacking batches and moving them to the device and the results back.
     pub upload_s: f64,
-    /// Seconds writing outputs.
+    /// Seconds encoding and writing outputs (on the writer thread, beside the computation).
     pub write_s: f64,
     /// Wall-clock seconds.
     pub wall_s: f64,
@@ -190,11 +190,19 @@ pub fn execute(args: &RunArgs) -> Result<Option<Summary>, String> {
     }
     // the output folder: created, and shown writable before anything runs
     std::fs::create_dir_all(&args.out).map_err(|e| {
-        format!("the output folder {} cannot be created: {e}", args.out.display())
+        format!(
+            "the output folder {} cannot be created: {e}",
+            args.out.display()
+        )
     })?;
-    let probe = args.out.join(format!(".cusci-write-test{}", std::process::id()));
+    let probe = args
+        .out
+        .join(format!(".cusci-write-test{}", std::process::id()));
     std::fs::write(&probe, b"").map_err(|e| {
-        format!("the output folder {} is not writable: {e}", args.out.display())
+        format!(
+            "the output folder {} is not writable: {e}",
+            args.out.display()
+        )
     })?;
     let _ = std::fs::remove_file(&probe);
 
@@ -248,6 +256,9 @@ pub fn execute(args: &RunArgs) -> Result<Option<Summary>, String> {
     }
     drop(tx);
 
+    // the writer thread: encodes and writes while the next batch computes
+    let (wtx, wrx) = mpsc::sync_channel::<WriteJob>(2 * batch);
+    let wthread = std::thread::spawn(move || writer(wrx));
     let mut pending: Vec<(usize, DynArray)> = Vec::new();
     let mut received = 0;
     while received < todo.len() {
@@ -268,13 +279,21 @@ pub fn execute(args: &RunArgs) -> Result<Option<Summary>, String> {
         if pending.len() >= batch || (received == todo.len() && !pending.is_empty()) {
             let b = std::mem::take(&mut pending);
             let n = b.len() as u64;
-            run_batch(&plan, &dev, &todo, b, &args.out, &mut sum);
+            run_batch(&plan, &dev, &todo, b, &args.out, &mut sum, &wtx);
             bar_files.inc(n);
         }
     }
     for r in readers {
         let _ = r.join();
     }
+    drop(wtx);
+    let w = wthread
+        .join()
+        .map_err(|_| "the writer thread panicked".to_string())?;
+    sum.done += w.done;
+    sum.failed.extend(w.failed);
+    sum.bytes_out += w.bytes;
+    sum.write_s += w.seconds;
     bar_files.finish_and_clear();
     bar_bytes.finish_and_clear();
     sum.failed.sort_by(|a, b| a.file.cmp(&b.file));
@@ -344,15 +363,16 @@ fn run_batch(
     b: Vec<(usize, DynArray)>,
     out: &Path,
     sum: &mut Summary,
+    writer: &mpsc::SyncSender<WriteJob>,
 ) {
     let mut groups: BTreeMap<Vec<usize>, Vec<(usize, DynArray)>> = BTreeMap::new();
     for (i, a) in b {
         groups.entry(a.shape().to_vec()).or_default().push((i, a));
     }
     for (_, g) in groups {
-        if run_group(plan, dev, todo, &g, out, sum).is_err() && g.len() > 1 {
+        if run_group(plan, dev, todo, &g, out, sum, writer).is_err() && g.len() > 1 {
             for one in &g {
-                let _ = run_group(plan, dev, todo, std::slice::from_ref(one), out, sum);
+                let _ = run_group(plan, dev, todo, std::slice::from_ref(one), out, sum, writer);
             }
         }
     }
@@ -367,6 +387,7 @@ fn run_group(
     g: &[(usize, DynArray)],
     out: &Path,
     sum: &mut Summary,
+    writer: &mpsc::SyncSender<WriteJob>,
 ) -> Result<(), ()> {
     let t = Instant::now();
     let parts: Vec<&DynArray> = g.iter().map(|(_, a)| a).collect();
@@ -384,7 +405,11 @@ fn run_group(
         }
     };
     sum.upload_s += t.elapsed().as_secs_f64();
-    let (input, vals, times) = match plan.apply(x, true, false) {
+    let cusci::pipeline::Applied {
+        input,
+        vals: vals_st,
+        times,
+    } = match plan.apply(x, true, false) {
         Ok(r) => r,
         Err(f) => {
             if g.len() == 1 {
@@ -400,49 +425,108 @@ fn run_group(
     for (k, t) in times.iter().enumerate() {
         sum.stage_s[k].1 += t;
     }
+    // each file's outputs, copied to the host here, encoded and written by the writer thread
     let t = Instant::now();
     for (pos, (i, _)) in g.iter().enumerate() {
         let file = &todo[*i];
+        let mut job = WriteJob {
+            file: file.clone(),
+            outputs: Vec::new(),
+        };
+        let mut bad = None;
         for o in &plan.outputs {
-            let v: Vec<&Data> = o
-                .from
-                .iter()
-                .map(|&j| {
-                    if j == usize::MAX {
-                        &input
-                    } else {
-                        vals[j].as_ref().expect("outputs' stages are kept")
-                    }
-                })
-                .collect();
-            let names: Vec<String> = o
-                .from
-                .iter()
-                .map(|&j| {
-                    if j == usize::MAX {
-                        "input".to_string()
-                    } else {
-                        plan.stages[j].name.clone()
-                    }
-                })
-                .collect();
-            let path = output_path(out, file, o);
-            match write_output(&path, o, &names, &v, pos) {
-                Ok(n) => sum.bytes_out += n,
+            let mut vals = Vec::new();
+            let mut names = Vec::new();
+            for &j in &o.from {
+                let (d, n) = if j == usize::MAX {
+                    (&input, "input".to_string())
+                } else {
+                    (vals_all(&vals_st, j), plan.stages[j].name.clone())
+                };
+                match file_on_host(d, pos) {
+                    Ok(h) => vals.push(h),
+                    Err(e) => bad = Some(e.to_string()),
+                }
+                names.push(n);
+            }
+            job.outputs
+                .push((output_path(out, file, o), o.clone(), names, vals));
+        }
+        match bad {
+            Some(m) => sum.failed.push(Failure {
+                file: file.clone(),
+                stage: "download".into(),
+                message: m,
+            }),
+            None => {
+                if writer.send(job).is_err() {
+                    sum.failed.push(Failure {
+                        file: file.clone(),
+                        stage: "write".into(),
+                        message: "the writer thread stopped".into(),
+                    });
+                }
+            }
+        }
+    }
+    sum.upload_s += t.elapsed().as_secs_f64();
+    Ok(())
+}
+
+fn vals_all(vals: &[Option<Data>], j: usize) -> &Data {
+    vals[j].as_ref().expect("outputs' stages are kept")
+}
+
+/// File `i`'s value as a one-file value on the host.
+fn file_on_host(d: &Data, i: usize) -> cusci::Result<Data> {
+    let cpu = Device::cpu();
+    Ok(match d {
+        Data::Labels(v) => Data::Labels(vec![(v[i].0.to_device(&cpu)?, v[i].1)]),
+        Data::Tables(v) => Data::Tables(vec![v[i].clone()]),
+        other => Data::Parts(vec![other.part(i)?.expect("an array").to_device(&cpu)?]),
+    })
+}
+
+/// One file's outputs: (path, output, stage names, one-file host values).
+struct WriteJob {
+    file: PathBuf,
+    outputs: Vec<(PathBuf, CompiledOutput, Vec<String>, Vec<Data>)>,
+}
+
+/// What the writer thread did.
+#[derive(Default)]
+struct Written {
+    done: usize,
+    failed: Vec<Failure>,
+    bytes: u64,
+    seconds: f64,
+}
+
+/// The writer thread: encodes and writes every job's outputs (atomically), in order.
+fn writer(rx: mpsc::Receiver<WriteJob>) -> Written {
+    let mut w = Written::default();
+    for job in rx {
+        let t = Instant::now();
+        let mut ok = true;
+        for (path, o, names, vals) in &job.outputs {
+            let refs: Vec<&Data> = vals.iter().collect();
+            match write_output(path, o, names, &refs, 0) {
+                Ok(n) => w.bytes += n,
                 Err(e) => {
-                    let mut f = failure(file, &e);
+                    let mut f = failure(&job.file, &e);
                     f.message = format!("{}: {}", path.display(), f.message);
-                    sum.failed.push(f);
+                    w.failed.push(f);
+                    ok = false;
                     break;
                 }
             }
         }
-        if !sum.failed.iter().any(|f| &f.file == file) {
-            sum.done += 1;
+        if ok {
+            w.done += 1;
         }
+        w.seconds += t.elapsed().as_secs_f64();
     }
-    sum.write_s += t.elapsed().as_secs_f64();
-    Ok(())
+    w
 }
 
 /// The per-stage differences between `dev` and the CPU on up to `k` files that were done.
@@ -461,7 +545,9 @@ fn validate(
     let mut idx: Vec<usize> = (0..ok.len()).collect();
     let mut s: u64 = 0x9E37_79B9_7F4A_7C15 ^ ok.len() as u64;
     for i in (1..idx.len()).rev() {
-        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         idx.swap(i, (s >> 33) as usize % (i + 1));
     }
     let chosen: Vec<PathBuf> = idx.iter().take(k).map(|&i| ok[i].clone()).collect();
@@ -479,7 +565,7 @@ fn validate(
         let run = |d: &Device| -> Result<Vec<Option<Data>>, String> {
             let x = stack(&[&a], d).map_err(|e| e.to_string())?;
             plan.apply(x, true, true)
-                .map(|r| r.1)
+                .map(|r| r.vals)
                 .map_err(|e| format!("{}: {}: {}", f.display(), plan.label(e.stage), e.error))
         };
         let on_dev = run(dev)?;
@@ -496,24 +582,40 @@ fn compare(x: &Data, y: &Data, d: &mut StageDiff) {
     let (a, b): (Vec<f64>, Vec<f64>) = match (x.table(0), y.table(0)) {
         (Some(tx), Some(ty)) => {
             if tx.rows.len() != ty.rows.len() {
-                d.mismatch = Some(format!("{} rows against {} on the CPU", tx.rows.len(), ty.rows.len()));
+                d.mismatch = Some(format!(
+                    "{} rows against {} on the CPU",
+                    tx.rows.len(),
+                    ty.rows.len()
+                ));
                 return;
             }
             (tx.rows.concat(), ty.rows.concat())
         }
         _ => {
-            let (Ok(Some(px)), Ok(Some(py))) = (x.part(0), y.part(0)) else { return };
+            let (Ok(Some(px)), Ok(Some(py))) = (x.part(0), y.part(0)) else {
+                return;
+            };
             if px.shape() != py.shape() {
-                d.mismatch = Some(format!("shape {:?} against {:?} on the CPU", px.shape(), py.shape()));
+                d.mismatch = Some(format!(
+                    "shape {:?} against {:?} on the CPU",
+                    px.shape(),
+                    py.shape()
+                ));
                 return;
             }
-            match (cusci::pipeline::host_values(&px), cusci::pipeline::host_values(&py)) {
+            match (
+                cusci::pipeline::host_values(&px),
+                cusci::pipeline::host_values(&py),
+            ) {
                 (Ok(a), Ok(b)) => (a, b),
                 _ => return,
             }
         }
     };
-    let scale = b.iter().fold(0.0f64, |m, v| if v.is_finite() { m.max(v.abs()) } else { m });
+    let scale = b.iter().fold(
+        0.0f64,
+        |m, v| if v.is_finite() { m.max(v.abs()) } else { m },
+    );
     for (p, q) in a.iter().zip(&b) {
         if p.is_nan() && q.is_nan() {
             continue;
@@ -554,8 +656,16 @@ fn print_plan(
     batch: usize,
     dev: &Device,
 ) {
-    let name = plan.pipeline.name.clone().unwrap_or_else(|| "pipeline".into());
-    println!("{name}: {} files, device {}, batch {batch}", files.len(), describe(dev));
+    let name = plan
+        .pipeline
+        .name
+        .clone()
+        .unwrap_or_else(|| "pipeline".into());
+    println!(
+        "{name}: {} files, device {}, batch {batch}",
+        files.len(),
+        describe(dev)
+    );
     let el = match plan.dtype {
         cusci::pipeline::ComputeDType::F32 => 4,
         cusci::pipeline::ComputeDType::F64 => 8,
@@ -608,11 +718,11 @@ fn print_summary(s: &Summary) {
         human(s.bytes_in as f64 / s.wall_s.max(1e-9))
     );
     println!("  time per stage (s):");
-    println!("    {:<28} {:>9.4}", "stack + upload", s.upload_s);
+    println!("    {:<28} {:>9.4}", "stack, upload, download", s.upload_s);
     for (n, t) in &s.stage_s {
         println!("    {n:<28} {t:>9.4}");
     }
-    println!("    {:<28} {:>9.4}", "write", s.write_s);
+    println!("    {:<28} {:>9.4}", "write (writer thread)", s.write_s);
     if !s.validation.is_empty() {
         println!(
             "  validation against the CPU on {} file(s): largest |difference| (absolute, relative to the largest value)",
@@ -621,7 +731,10 @@ fn print_summary(s: &Summary) {
         for d in &s.validation {
             match &d.mismatch {
                 Some(m) => println!("    {:<28} MISMATCH: {m}", d.stage),
-                None => println!("    {:<28} {:>10.3e} {:>10.3e}", d.stage, d.max_abs, d.max_rel),
+                None => println!(
+                    "    {:<28} {:>10.3e} {:>10.3e}",
+                    d.stage, d.max_abs, d.max_rel
+                ),
             }
         }
     }

@@ -86,10 +86,17 @@ fn audio_example_end_to_end() {
         // 8 impacts per channel, 125 ms apart
         let rows = csv_rows(&out.join(format!("{stem}.impacts.csv")));
         for ch in 0..2 {
-            let t: Vec<f64> = rows.iter().filter(|r| r[0] == ch as f64).map(|r| r[2]).collect();
+            let t: Vec<f64> = rows
+                .iter()
+                .filter(|r| r[0] == ch as f64)
+                .map(|r| r[2])
+                .collect();
             assert_eq!(t.len(), 8, "{stem} channel {ch}: {rows:?}");
             for w in t.windows(2) {
-                assert!((w[1] - w[0] - 0.125).abs() < 0.005, "{stem}: impacts at {t:?}");
+                assert!(
+                    (w[1] - w[0] - 0.125).abs() < 0.005,
+                    "{stem}: impacts at {t:?}"
+                );
             }
         }
         let (shape, _) = npy(&out.join(format!("{stem}.env_1k.npy")));
@@ -113,7 +120,10 @@ fn audio_example_end_to_end() {
         let name = format!("{stem}.env_1k.npy");
         let (_, a) = npy(&out.join(&name));
         let (_, b) = npy(&out1.join(&name));
-        assert!(rel_diff(&a, &b) < 1e-5, "{name}: batched against one by one");
+        assert!(
+            rel_diff(&a, &b) < 1e-5,
+            "{name}: batched against one by one"
+        );
     }
     // the GPU, compared with the CPU: arrays within 1e-3 of their largest value (f32), the
     // same impacts
@@ -158,18 +168,24 @@ fn microscopy_example_end_to_end() {
         for r in &means {
             assert!(r[1] > 1800.0 && r[1] < 4500.0, "{stem}: mean {r:?}");
         }
-        let json = std::fs::read_to_string(out.join(format!("{stem}.center_of_mass.json"))).unwrap();
+        let json =
+            std::fs::read_to_string(out.join(format!("{stem}.center_of_mass.json"))).unwrap();
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(v["columns"], serde_json::json!(["label", "c0", "c1"]));
         // the label map as a colour PNG a person can look at
         let png = std::fs::File::open(out.join(format!("{stem}.label.png"))).unwrap();
-        let r = png::Decoder::new(std::io::BufReader::new(png)).read_info().unwrap();
+        let r = png::Decoder::new(std::io::BufReader::new(png))
+            .read_info()
+            .unwrap();
         assert_eq!((r.info().width, r.info().height), (96, 96));
         let (shape, labels) = npy(&out.join(format!("{stem}.label.npy")));
         assert_eq!(shape, vec![96, 96]);
-        assert_eq!(labels.iter().fold(0.0f64, |m, &v| m.max(v)) as usize, *cells);
+        assert_eq!(
+            labels.iter().fold(0.0f64, |m, &v| m.max(v)) as usize,
+            *cells
+        );
         let (_, d) = npy(&out.join(format!("{stem}.distance.npy")));
-        assert!(d.iter().any(|&v| v >= 2.0) && d.iter().any(|&v| v == 0.0));
+        assert!(d.iter().any(|&v| v >= 2.0) && d.contains(&0.0));
     }
     no_temp_files(&out);
     if cusci::core::testing::gpu().is_some() {
@@ -211,7 +227,10 @@ fn npy_pipeline(stages: Vec<StageSpec>) -> Pipeline {
 fn stages_are_checked_before_any_data_moves() {
     let err = |p: Pipeline| p.compile(".").unwrap_err();
     // an unknown function
-    let e = err(npy_pipeline(vec![StageSpec::new("abs"), StageSpec::new("gausian_filter")]));
+    let e = err(npy_pipeline(vec![
+        StageSpec::new("abs"),
+        StageSpec::new("gausian_filter"),
+    ]));
     assert_eq!(e.stage, Some((1, "gausian_filter".into())));
     assert!(e.to_string().contains("unknown function"), "{e}");
     // a wrong argument name
@@ -219,14 +238,23 @@ fn stages_are_checked_before_any_data_moves() {
         .arg("sigma", 1.0)
         .arg("sigam", 2.0)]));
     assert_eq!(e.arg.as_deref(), Some("sigam"));
-    assert!(e.to_string().contains("stage 0 (gaussian_filter), argument `sigam`"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("stage 0 (gaussian_filter), argument `sigam`"),
+        "{e}"
+    );
     // a wrong type
-    let e = err(npy_pipeline(vec![StageSpec::new("decimate").arg("q", "four")]));
+    let e = err(npy_pipeline(vec![
+        StageSpec::new("decimate").arg("q", "four")
+    ]));
     assert_eq!(e.arg.as_deref(), Some("q"));
     // a value out of range: a band edge above Nyquist
     let mut filt = toml::Table::new();
     filt.insert("N".into(), 4.into());
-    filt.insert("Wn".into(), toml::Value::Array(vec![100.0.into(), 5000.0.into()]));
+    filt.insert(
+        "Wn".into(),
+        toml::Value::Array(vec![100.0.into(), 5000.0.into()]),
+    );
     filt.insert("btype".into(), "bandpass".into());
     filt.insert("fs".into(), 8000.0.into());
     let e = err(npy_pipeline(vec![
@@ -248,7 +276,11 @@ fn stages_are_checked_before_any_data_moves() {
             s = s.arg("angle", 10.0);
         }
         let e = err(npy_pipeline(vec![s]));
-        assert_eq!((e.stage.clone().unwrap().1.as_str(), e.arg.as_deref()), (f, Some(a)), "{e}");
+        assert_eq!(
+            (e.stage.clone().unwrap().1.as_str(), e.arg.as_deref()),
+            (f, Some(a)),
+            "{e}"
+        );
     }
     // a kind that cannot flow: a complex STFT into a Gaussian filter
     let e = err(npy_pipeline(vec![
@@ -274,17 +306,20 @@ fn stages_are_checked_before_any_data_moves() {
     .unwrap_err();
     assert!(e.to_string().contains("output[0].format"), "{e}");
     // a shape that cannot flow, found by the probe on a zero array (no file read)
-    let plan = npy_pipeline(vec![StageSpec::new("gaussian_filter").arg(
-        "sigma",
-        toml::Value::Array(vec![1.0.into(), 1.0.into()]),
-    )])
+    let plan = npy_pipeline(vec![StageSpec::new("gaussian_filter")
+        .arg("sigma", toml::Value::Array(vec![1.0.into(), 1.0.into()]))])
     .compile(".")
     .unwrap();
     assert_eq!(plan.probe(&[8, 8]).unwrap()[0].shape, vec![8, 8]);
     let e = plan.probe(&[2, 8, 8]).unwrap_err();
-    assert!(e.to_string().contains("stage 0 (gaussian_filter)") && e.message.contains("sigma"), "{e}");
+    assert!(
+        e.to_string().contains("stage 0 (gaussian_filter)") && e.message.contains("sigma"),
+        "{e}"
+    );
     // the TOML round trip of a Rust-built pipeline
-    let p = npy_pipeline(vec![StageSpec::new("scale").arg("factor", 2.0).named("twice")]);
+    let p = npy_pipeline(vec![StageSpec::new("scale")
+        .arg("factor", 2.0)
+        .named("twice")]);
     let q = Pipeline::from_toml_str(&p.to_toml_string()).unwrap();
     assert_eq!(q.stages[0].name.as_deref(), Some("twice"));
     assert_eq!(q.stages[0].args["factor"].as_float(), Some(2.0));
@@ -343,7 +378,11 @@ fn bad_files_are_reported_and_skipped_and_resume_finishes() {
         save(&inp.join(format!("a{k}.npy")), &[16, 16], k);
     }
     // a corrupt file
-    std::fs::write(inp.join("a5_corrupt.npy"), b"\x93NUMPY this is not an array").unwrap();
+    std::fs::write(
+        inp.join("a5_corrupt.npy"),
+        b"\x93NUMPY this is not an array",
+    )
+    .unwrap();
     // a wrong dtype: complex
     let z = Array::<cusci::c64>::zeros(&[16, 16], &Device::cpu()).unwrap();
     cusci::core::npy::save_npy(inp.join("a6_complex.npy"), &z).unwrap();
@@ -366,7 +405,10 @@ fn bad_files_are_reported_and_skipped_and_resume_finishes() {
     assert!(f.message.contains("complex"), "{f:?}");
     let f = why("a2_volume");
     assert_eq!(f.stage, "stage 0 (gaussian_filter)");
-    assert!(f.message.contains("sigma") && f.message.contains("3-D"), "{f:?}");
+    assert!(
+        f.message.contains("sigma") && f.message.contains("3-D"),
+        "{f:?}"
+    );
     let f = why("a3");
     assert_eq!(f.stage, "write");
     assert!(f.message.contains("a3.sum.csv"), "{f:?}");
@@ -379,7 +421,10 @@ fn bad_files_are_reported_and_skipped_and_resume_finishes() {
     no_temp_files(&out);
     // the write error goes away: --resume runs only what is missing
     std::fs::remove_dir(out.join("a3.sum.csv")).unwrap();
-    let before = std::fs::metadata(out.join("a0.sum.csv")).unwrap().modified().unwrap();
+    let before = std::fs::metadata(out.join("a0.sum.csv"))
+        .unwrap()
+        .modified()
+        .unwrap();
     let s = execute(&RunArgs {
         resume: true,
         ..args(&toml, &out, "cpu", 8)
@@ -390,7 +435,10 @@ fn bad_files_are_reported_and_skipped_and_resume_finishes() {
     assert_eq!(s.done, 1);
     assert_eq!(s.failed.len(), 3);
     assert!(out.join("a3.sum.csv").is_file());
-    let after = std::fs::metadata(out.join("a0.sum.csv")).unwrap().modified().unwrap();
+    let after = std::fs::metadata(out.join("a0.sum.csv"))
+        .unwrap()
+        .modified()
+        .unwrap();
     assert_eq!(before, after, "a complete output was rewritten");
 }
 
@@ -417,8 +465,12 @@ fn images_of_every_format_read_alike() {
     let data: Vec<u16> = (0..12u16).map(|v| v * 5000).collect();
     write_png_u16(&dir.path().join("a.png"), 4, 3, &data).unwrap();
     write_tiff_u16(&dir.path().join("a.tif"), 4, 3, &data).unwrap();
-    let a = Array::<f64>::from_vec(data.iter().map(|&v| v as f64).collect(), &[3, 4], &Device::cpu())
-        .unwrap();
+    let a = Array::<f64>::from_vec(
+        data.iter().map(|&v| v as f64).collect(),
+        &[3, 4],
+        &Device::cpu(),
+    )
+    .unwrap();
     cusci::core::npy::save_npy(dir.path().join("a.npy"), &a).unwrap();
     let input = Input::default();
     let want: Vec<f64> = data.iter().map(|&v| v as f64).collect();
@@ -443,9 +495,19 @@ fn images_of_every_format_read_alike() {
     cusci::pipeline::io::write_wav_i16(&w2, 8000, 2, &[1, 2, 3, 4, 5, 6]).unwrap();
     let (x, _) = read_file(&w2, &input, ComputeDType::F64).unwrap();
     assert_eq!(x.shape(), &[2, 3]);
-    assert_eq!(host_values(&x).unwrap()[..3], [1.0 / 32768.0, 3.0 / 32768.0, 5.0 / 32768.0]);
-    let e = read_file(&w2, &Input { fs: Some(16000), ..Input::default() }, ComputeDType::F64)
-        .unwrap_err();
+    assert_eq!(
+        host_values(&x).unwrap()[..3],
+        [1.0 / 32768.0, 3.0 / 32768.0, 5.0 / 32768.0]
+    );
+    let e = read_file(
+        &w2,
+        &Input {
+            fs: Some(16000),
+            ..Input::default()
+        },
+        ComputeDType::F64,
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("16000"), "{e}");
 }
 
@@ -464,14 +526,19 @@ fn the_cusci_run_command() {
     save(&dir.path().join("in/x.npy"), &[8, 8], 1);
     let run = |extra: &[&str]| {
         let mut c = std::process::Command::new(exe);
-        c.arg("run").arg(&toml).args(["--device", "cpu", "--quiet", "--out"]);
+        c.arg("run")
+            .arg(&toml)
+            .args(["--device", "cpu", "--quiet", "--out"]);
         c.arg(dir.path().join("out")).args(extra);
         c.output().unwrap()
     };
     let o = run(&["--dry-run"]);
     let text = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(o.status.success(), "{text}");
-    assert!(text.contains("gaussian_filter") && text.contains("[8, 8]") && text.contains("per batch"), "{text}");
+    assert!(
+        text.contains("gaussian_filter") && text.contains("[8, 8]") && text.contains("per batch"),
+        "{text}"
+    );
     assert!(!dir.path().join("out").exists(), "a dry run wrote");
     let o = run(&[]);
     assert!(o.status.success());
@@ -481,9 +548,16 @@ fn the_cusci_run_command() {
     let text = String::from_utf8_lossy(&o.stdout).to_string();
     assert_eq!(o.status.code(), Some(1), "{text}");
     assert!(text.contains("y.npy: read"), "{text}");
-    std::fs::write(&toml, "[input]\nglob = 'in/*.npy'\n[[stage]]\nfn = 'median_filter'\nsize = -1\n").unwrap();
+    std::fs::write(
+        &toml,
+        "[input]\nglob = 'in/*.npy'\n[[stage]]\nfn = 'median_filter'\nsize = -1\n",
+    )
+    .unwrap();
     let o = run(&[]);
     let err = String::from_utf8_lossy(&o.stderr).to_string();
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("stage 0 (median_filter), argument `size`"), "{err}");
+    assert!(
+        err.contains("stage 0 (median_filter), argument `size`"),
+        "{err}"
+    );
 }

@@ -384,7 +384,9 @@ mod tests {
         let img: Vec<u8> = (0..6).collect();
         super::write_grey_png(&path, &img, 3, 2).unwrap();
         let f = std::fs::File::open(&path).unwrap();
-        let mut r = png::Decoder::new(std::io::BufReader::new(f)).read_info().unwrap();
+        let mut r = png::Decoder::new(std::io::BufReader::new(f))
+            .read_info()
+            .unwrap();
         let mut buf = vec![0; r.output_buffer_size().unwrap()];
         let info = r.next_frame(&mut buf).unwrap();
         std::fs::remove_file(&path).ok();
