@@ -174,16 +174,39 @@ pub fn execute(args: &RunArgs) -> Result<Option<Summary>, String> {
     }
     let dev = device(&args.device)?;
     let batch = args.batch as usize;
-    // the chain on a zero array of the first readable file's shape, before any data moves
-    let mut first = None;
+    // the chain on a zero array of a file's shape, before any data moves: the first readable
+    // file's shape, or (when that shape cannot flow) the next of up to 4 distinct shapes; the
+    // files of a shape that cannot flow are then reported one by one
+    let mut tried: Vec<Vec<usize>> = Vec::new();
+    let mut probed = None;
+    let mut first_err = None;
     for f in &files {
-        if let Ok((a, _)) = read_file(f, &plan.pipeline.input, plan.dtype) {
-            first = Some(a.shape().to_vec());
+        if tried.len() >= 4 {
             break;
         }
+        let Ok((a, _)) = read_file(f, &plan.pipeline.input, plan.dtype) else {
+            continue;
+        };
+        let shape = a.shape().to_vec();
+        if tried.contains(&shape) {
+            continue;
+        }
+        tried.push(shape.clone());
+        match plan.probe(&shape) {
+            Ok(s) => {
+                probed = Some((shape, s));
+                break;
+            }
+            Err(e) => {
+                first_err.get_or_insert(format!("{}: {e}", f.display()));
+            }
+        }
     }
-    let shape = first.ok_or_else(|| "no input file can be read".to_string())?;
-    let shapes = plan.probe(&shape).map_err(|e| e.to_string())?;
+    let (shape, shapes) = match (probed, first_err) {
+        (Some(p), _) => p,
+        (None, Some(e)) => return Err(e),
+        (None, None) => return Err("no input file can be read".to_string()),
+    };
     if args.dry_run {
         print_plan(&plan, &files, &shape, &shapes, batch, &dev);
         return Ok(None);
@@ -672,7 +695,8 @@ fn print_plan(
     };
     let in_bytes = shape.iter().product::<usize>() * el;
     println!(
-        "  input   {:<24} {:<14} {:>12} per file {:>12} per batch",
+        "     {:<36} {:<24} {:<14} {:>12} per file {:>12} per batch",
+        "input (the file as read)",
         format!("{shape:?}"),
         "real",
         human(in_bytes as f64),
@@ -682,7 +706,7 @@ fn print_plan(
     for (k, (s, st)) in shapes.iter().zip(&plan.stages).enumerate() {
         peak = peak.max(s.bytes);
         println!(
-            "  {k:>2} {:<16} {:<24} {:<14} {:>12} per file {:>12} per batch{}",
+            "  {k:>2} {:<36} {:<24} {:<14} {:>12} per file {:>12} per batch{}",
             format!("{} ({})", st.name, st.func),
             format!("{:?}", s.shape),
             s.kind.to_string(),
@@ -724,6 +748,9 @@ fn print_summary(s: &Summary) {
     }
     println!("    {:<28} {:>9.4}", "write (writer thread)", s.write_s);
     if !s.validation.is_empty() {
+        if s.device == "cpu" {
+            println!("  (the run's device is the CPU: --validate compares the CPU with itself)");
+        }
         println!(
             "  validation against the CPU on {} file(s): largest |difference| (absolute, relative to the largest value)",
             s.validated.len()

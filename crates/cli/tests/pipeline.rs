@@ -386,8 +386,9 @@ fn bad_files_are_reported_and_skipped_and_resume_finishes() {
     // a wrong dtype: complex
     let z = Array::<cusci::c64>::zeros(&[16, 16], &Device::cpu()).unwrap();
     cusci::core::npy::save_npy(inp.join("a6_complex.npy"), &z).unwrap();
-    // a shape that changes mid-batch: 3-D among 2-D (sigma has two values)
-    save(&inp.join("a2_volume.npy"), &[2, 16, 16], 9);
+    // a shape that changes mid-batch: 3-D among 2-D (sigma has two values); first in order, so the
+    // probe before the run falls back to the next shape
+    save(&inp.join("0_volume.npy"), &[2, 16, 16], 9);
     let out = dir.path().join("out");
     // a write error: a folder where one output file goes
     std::fs::create_dir_all(out.join("a3.sum.csv")).unwrap();
@@ -403,7 +404,7 @@ fn bad_files_are_reported_and_skipped_and_resume_finishes() {
     let f = why("a6_complex");
     assert_eq!(f.stage, "read");
     assert!(f.message.contains("complex"), "{f:?}");
-    let f = why("a2_volume");
+    let f = why("0_volume");
     assert_eq!(f.stage, "stage 0 (gaussian_filter)");
     assert!(
         f.message.contains("sigma") && f.message.contains("3-D"),
