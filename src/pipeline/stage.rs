@@ -125,7 +125,8 @@ pub struct Spectral {
     noverlap: Option<usize>,
     nfft: Option<usize>,
     axis: isize,
-    scaling: signal::Scaling,
+    /// `None`: the function's default (SciPy's: `density`, `spectrum` for `stft`).
+    scaling: Option<signal::Scaling>,
 }
 
 /// A checked stage operation.
@@ -411,8 +412,9 @@ impl<'a> Args<'a> {
             }
         }
         let scaling = match self.str("scaling")? {
-            None | Some("density") => signal::Scaling::Density,
-            Some("spectrum") => signal::Scaling::Spectrum,
+            None => None,
+            Some("density") => Some(signal::Scaling::Density),
+            Some("spectrum") => Some(signal::Scaling::Spectrum),
             Some(o) => return Err(self.err("scaling", format!("density or spectrum, got {o:?}"))),
         };
         Ok(Spectral {
@@ -1033,7 +1035,7 @@ impl Op {
                     noverlap: s.noverlap,
                     nfft: s.nfft,
                     axis: ax(s.axis),
-                    scaling: s.scaling,
+                    scaling: s.scaling.unwrap_or(signal::StftOptions::default().scaling),
                     ..Default::default()
                 };
                 signal::stft(x, &o)?.2
@@ -1049,7 +1051,9 @@ impl Op {
                     noverlap: s.noverlap,
                     nfft: s.nfft,
                     axis: ax(s.axis),
-                    scaling: s.scaling,
+                    scaling: s
+                        .scaling
+                        .unwrap_or(signal::SpectrogramOptions::default().scaling),
                     mode: *mode,
                     ..Default::default()
                 };
@@ -1068,7 +1072,7 @@ impl Op {
                     noverlap: s.noverlap,
                     nfft: s.nfft,
                     axis: ax(s.axis),
-                    scaling: s.scaling,
+                    scaling: s.scaling.unwrap_or(signal::WelchOptions::default().scaling),
                     average: *average,
                     ..Default::default()
                 };
