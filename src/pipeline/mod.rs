@@ -45,6 +45,11 @@
 //! `zoom`, `rotate`, `find_peaks`) run once per file. Each stage calls the cusci function on the
 //! device the batch lives on.
 //!
+//! `sum`, `mean` and `center_of_mass` after `label` give one row per label (of the stage named by
+//! `image`, default the file as read); on a real array they give one row for the whole array
+//! (SciPy's scalar result). `find_peaks` runs along the last axis of every row (channel) and
+//! gives `channel, index, [time,] value[, prominence, width]`.
+//!
 //! The stages, their arguments and the kinds they take are listed in [`STAGES`]; the
 //! readers and writers are in [`io`]. The `cusci run` command (crate `cusci-cli`) drives a plan
 //! over files with reader threads, progress bars, `--resume`, `--validate` and a summary.

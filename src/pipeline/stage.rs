@@ -862,7 +862,7 @@ impl Op {
             Op::Fft { .. } => (&[Real, Complex], Complex),
             Op::FindPeaks { .. } => (&[Real], Table),
             Op::Label => (&[Real, Mask], Labels),
-            Op::Measure { .. } => (&[Labels], Table),
+            Op::Measure { .. } => (&[Labels, Real], Table),
             Op::Edt { .. } => (&[Real, Mask], Real),
             Op::Abs => (&[Real, Complex], Real),
             Op::Threshold(..) => (&[Real], Mask),
@@ -946,11 +946,13 @@ impl Op {
             Op::Measure { what, image } => {
                 let labels = match x {
                     Data::Labels(v) => v,
-                    _ => {
-                        return Err(crate::core::error::make::arg(
-                            "pipeline",
-                            "a measurement takes labels",
-                        ))
+                    // no labels: the whole array, one row per file (SciPy's scalar result)
+                    other => {
+                        let mut tables = Vec::new();
+                        for p in other.into_parts()? {
+                            tables.push(measure_all(*what, &p)?);
+                        }
+                        return Ok(Data::Tables(tables));
                     }
                 };
                 let img = if *image == usize::MAX {
@@ -1290,6 +1292,33 @@ fn measure(what: Measure, im: &DynArray, l: &Array<i32>, idx: &[i64]) -> Result<
                     .collect(),
             }
         }
+    })
+}
+
+/// A measurement of the whole array (no labels): one row.
+fn measure_all(what: Measure, im: &DynArray) -> Result<Table> {
+    macro_rules! m {
+        ($f:ident) => {
+            match im {
+                DynArray::F32(x) => ndimage::$f::<f32, i32>(x, None, None)?,
+                DynArray::F64(x) => ndimage::$f::<f64, i32>(x, None, None)?,
+                o => return Err(wrong(stringify!($f), o)),
+            }
+        };
+    }
+    Ok(match what {
+        Measure::Sum => Table {
+            columns: vec!["sum".into()],
+            rows: vec![m!(sum)],
+        },
+        Measure::Mean => Table {
+            columns: vec!["mean".into()],
+            rows: vec![m!(mean)],
+        },
+        Measure::CenterOfMass => Table {
+            columns: (0..im.ndim()).map(|k| format!("c{k}")).collect(),
+            rows: m!(center_of_mass),
+        },
     })
 }
 

@@ -289,9 +289,15 @@ fn stages_are_checked_before_any_data_moves() {
     ]));
     assert_eq!(e.stage, Some((1, "gaussian_filter".into())));
     assert!(e.message.contains("complex array"), "{e}");
-    // measurements need labels, and a named image
-    let e = err(npy_pipeline(vec![StageSpec::new("mean")]));
-    assert!(e.message.contains("label array"), "{e}");
+    // measurements take labels or a real array, and a named image
+    let e = err(npy_pipeline(vec![
+        StageSpec::new("threshold").arg("value", 0.5),
+        StageSpec::new("mean"),
+    ]));
+    assert!(
+        e.message.contains("label array") && e.message.contains("boolean mask"),
+        "{e}"
+    );
     let e = err(npy_pipeline(vec![
         StageSpec::new("label"),
         StageSpec::new("sum").arg("image", "nothing"),
@@ -316,6 +322,22 @@ fn stages_are_checked_before_any_data_moves() {
         e.to_string().contains("stage 0 (gaussian_filter)") && e.message.contains("sigma"),
         "{e}"
     );
+    // a measurement of a whole array: one row per file (SciPy's scalar)
+    let plan = npy_pipeline(vec![
+        StageSpec::new("sum"),
+        StageSpec::new("center_of_mass").from("input"),
+    ])
+    .compile(".")
+    .unwrap();
+    let x = Array::<f32>::from_vec((0..8).map(|v| v as f32).collect(), &[2, 4], &Device::cpu())
+        .unwrap();
+    let r = plan.apply(x.into(), true, true).unwrap();
+    let sums = r.vals[0].as_ref().unwrap();
+    assert_eq!(sums.table(0).unwrap().rows, vec![vec![6.0]]);
+    assert_eq!(sums.table(1).unwrap().rows, vec![vec![22.0]]);
+    let com = r.vals[1].as_ref().unwrap().table(0).unwrap();
+    assert_eq!(com.columns, vec!["c0"]);
+    assert!((com.rows[0][0] - 14.0 / 6.0).abs() < 1e-6);
     // the TOML round trip of a Rust-built pipeline
     let p = npy_pipeline(vec![StageSpec::new("scale")
         .arg("factor", 2.0)
