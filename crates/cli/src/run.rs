@@ -27,9 +27,10 @@ pub struct RunArgs {
     /// Where the computation runs: cpu, gpu or auto (the GPU when one is usable).
     #[arg(long, default_value = "auto")]
     pub device: String,
-    /// Files per batch: the same-shaped files of a batch run as one array.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..))]
-    pub batch: u64,
+    /// Files per batch: the same-shaped files of a batch run as one array. Default: on a GPU,
+    /// what a sixth of its free memory holds of the largest stage result (1 to 256); on the CPU, 8.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch: Option<u64>,
     /// Reader threads that read and decode the next files while a batch computes.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
     pub jobs: u64,
@@ -56,7 +57,7 @@ impl RunArgs {
         RunArgs {
             pipeline: pipeline.to_path_buf(),
             device: "auto".into(),
-            batch: 8,
+            batch: None,
             jobs: 2,
             out: out.to_path_buf(),
             validate: 0,
@@ -173,7 +174,6 @@ pub fn execute(args: &RunArgs) -> Result<Option<Summary>, String> {
         ));
     }
     let dev = device(&args.device)?;
-    let batch = args.batch as usize;
     // the chain on a zero array of a file's shape, before any data moves: the first readable
     // file's shape, or (when that shape cannot flow) the next of up to 4 distinct shapes; the
     // files of a shape that cannot flow are then reported one by one
@@ -207,6 +207,10 @@ pub fn execute(args: &RunArgs) -> Result<Option<Summary>, String> {
         (None, Some(e)) => return Err(e),
         (None, None) => return Err("no input file can be read".to_string()),
     };
+    let batch = match args.batch {
+        Some(b) => b as usize,
+        None => default_batch(&dev, &shape, &shapes, plan.dtype),
+    };
     if args.dry_run {
         print_plan(&plan, &files, &shape, &shapes, batch, &dev);
         return Ok(None);
@@ -228,6 +232,7 @@ pub fn execute(args: &RunArgs) -> Result<Option<Summary>, String> {
         )
     })?;
     let _ = std::fs::remove_file(&probe);
+    remove_stale_temporaries(&plan, &args.out);
 
     let mut sum = Summary {
         files: files.len(),
@@ -327,6 +332,60 @@ pub fn execute(args: &RunArgs) -> Result<Option<Summary>, String> {
     }
     sum.wall_s = t0.elapsed().as_secs_f64();
     Ok(Some(sum))
+}
+
+/// Removes the temporary files an interrupted run left (`.<stem>.<name>.<format>.tmp<pid>`,
+/// for this pipeline's outputs only).
+fn remove_stale_temporaries(plan: &Plan, out: &Path) {
+    let suffixes: Vec<String> = plan
+        .outputs
+        .iter()
+        .map(|o| format!(".{}.{}", o.name, o.format))
+        .collect();
+    let Ok(rd) = std::fs::read_dir(out) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let n = e.file_name().to_string_lossy().to_string();
+        let Some(rest) = n.strip_prefix('.') else {
+            continue;
+        };
+        let Some(pos) = rest.rfind(".tmp") else {
+            continue;
+        };
+        let (base, tail) = rest.split_at(pos);
+        let pid = &tail[4..];
+        if !pid.is_empty()
+            && pid.chars().all(|c| c.is_ascii_digit())
+            && suffixes.iter().any(|s| base.ends_with(s.as_str()))
+            && e.path().is_file()
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// `--batch`'s default: on a GPU, a sixth of the free memory over the largest per-file stage
+/// result (1 to 256 files); on the CPU, 8.
+fn default_batch(
+    dev: &Device,
+    shape: &[usize],
+    shapes: &[cusci::pipeline::StageShape],
+    cd: cusci::pipeline::ComputeDType,
+) -> usize {
+    let el = match cd {
+        cusci::pipeline::ComputeDType::F32 => 4,
+        cusci::pipeline::ComputeDType::F64 => 8,
+    };
+    let peak = shapes
+        .iter()
+        .map(|s| s.bytes)
+        .fold(shape.iter().product::<usize>() * el, usize::max)
+        .max(1);
+    match dev.as_cuda().and_then(|d| d.memory_info().ok()) {
+        Some(m) => (m.free / 6 / peak).clamp(1, 256),
+        None => 8,
+    }
 }
 
 fn failure(file: &Path, e: &PipelineError) -> Failure {

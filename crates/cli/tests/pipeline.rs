@@ -25,7 +25,7 @@ fn setup(name: &str) -> (tempfile::TempDir, PathBuf) {
 fn args(toml: &Path, out: &Path, device: &str, batch: u64) -> RunArgs {
     RunArgs {
         device: device.into(),
-        batch,
+        batch: Some(batch),
         ..RunArgs::new(toml, out)
     }
 }
@@ -442,8 +442,11 @@ fn bad_files_are_reported_and_skipped_and_resume_finishes() {
         assert_eq!(npy(&out.join(format!("a{k}.smooth.npy"))).0, vec![16, 16]);
     }
     no_temp_files(&out);
-    // the write error goes away: --resume runs only what is missing
+    // the write error goes away: --resume runs only what is missing; a temporary file left by
+    // an interrupted run is removed, another file is not
     std::fs::remove_dir(out.join("a3.sum.csv")).unwrap();
+    std::fs::write(out.join(".a3.smooth.npy.tmp4242"), b"half").unwrap();
+    std::fs::write(out.join(".notes.tmp1"), b"mine").unwrap();
     let before = std::fs::metadata(out.join("a0.sum.csv"))
         .unwrap()
         .modified()
@@ -458,6 +461,10 @@ fn bad_files_are_reported_and_skipped_and_resume_finishes() {
     assert_eq!(s.done, 1);
     assert_eq!(s.failed.len(), 3);
     assert!(out.join("a3.sum.csv").is_file());
+    assert!(!out.join(".a3.smooth.npy.tmp4242").exists());
+    assert!(out.join(".notes.tmp1").exists());
+    std::fs::remove_file(out.join(".notes.tmp1")).unwrap();
+    no_temp_files(&out);
     let after = std::fs::metadata(out.join("a0.sum.csv"))
         .unwrap()
         .modified()
