@@ -645,8 +645,9 @@ impl Plan {
         Ok(Applied { input, vals, times })
     }
 
-    /// Which stages' results are read by a later stage (other than the next) or an output.
-    fn needed(&self) -> Vec<bool> {
+    /// Which stages' results are kept for the whole batch: read by a later stage (other than
+    /// the next) or by an output.
+    pub fn needed(&self) -> Vec<bool> {
         let mut n = vec![false; self.stages.len()];
         for s in &self.stages {
             if let Some(j) = s.source {

@@ -774,9 +774,25 @@ fn print_plan(
             if st.op.batched() { "" } else { "  (per file)" }
         );
     }
+    // the results alive at once: the input, every result kept to the end, and a stage's input
+    // and output
+    let needed = plan.needed();
+    let kept: usize = shapes
+        .iter()
+        .zip(&needed)
+        .filter(|(_, n)| **n)
+        .map(|(s, _)| s.bytes)
+        .sum();
+    let mut pair = 0;
+    let mut prev = in_bytes;
+    for s in shapes {
+        pair = pair.max(prev + s.bytes);
+        prev = s.bytes;
+    }
     println!(
-        "  largest stage result per batch: {}",
-        human((peak * batch) as f64)
+        "  largest stage result per batch: {}; estimated device memory per batch: at least {} (the results alive at once; the functions' work space comes on top)",
+        human((peak * batch) as f64),
+        human(((in_bytes + kept + pair) * batch) as f64)
     );
     for o in &plan.outputs {
         println!("  output  <stem>.{}.{}", o.name, o.format);
