@@ -12,3 +12,5 @@ pub use cusci_linalg as linalg;
 pub use cusci_ndimage as ndimage;
 pub use cusci_signal as signal;
 pub use cusci_sparse as sparse;
+#[cfg(feature = "pipeline")]
+pub mod pipeline;

@@ -7,6 +7,8 @@
 pub mod blackscholes;
 pub mod demo;
 pub mod info;
+pub mod pipeline_data;
+pub mod run;
 
 // The README's Rust example is compiled and run as a doctest of this crate, so it stays true.
 #[doc = include_str!("../../../README.md")]

@@ -356,61 +356,22 @@ pub fn run(args: &DemoArgs) -> ExitCode {
     }
 }
 
-/// An 8-bit grey image `w × h` (rows top to bottom) as a PNG with stored (uncompressed) deflate.
+/// An 8-bit grey image `w × h` (rows top to bottom) as a PNG (the `png` crate's encoder).
 pub fn write_grey_png(
     path: &std::path::Path,
     img: &[u8],
     w: usize,
     h: usize,
 ) -> std::io::Result<()> {
-    let mut raw = Vec::with_capacity((w + 1) * h);
-    for r in 0..h {
-        raw.push(0u8);
-        raw.extend_from_slice(&img[r * w..(r + 1) * w]);
+    if img.len() != w * h {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} pixels for a {w} x {h} image", img.len()),
+        ));
     }
-    let mut z = vec![0x78, 0x01];
-    let nchunks = raw.len().div_ceil(65535).max(1);
-    for (i, chunk) in raw.chunks(65535).enumerate() {
-        z.push((i + 1 == nchunks) as u8);
-        let l = chunk.len() as u16;
-        z.extend_from_slice(&l.to_le_bytes());
-        z.extend_from_slice(&(!l).to_le_bytes());
-        z.extend_from_slice(chunk);
-    }
-    let (mut s1, mut s2) = (1u32, 0u32);
-    for &x in &raw {
-        s1 = (s1 + x as u32) % 65521;
-        s2 = (s2 + s1) % 65521;
-    }
-    z.extend_from_slice(&((s2 << 16) | s1).to_be_bytes());
-    let mut png = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
-    let mut ihdr = Vec::new();
-    ihdr.extend_from_slice(&(w as u32).to_be_bytes());
-    ihdr.extend_from_slice(&(h as u32).to_be_bytes());
-    ihdr.extend_from_slice(&[8, 0, 0, 0, 0]);
-    for (kind, data) in [(b"IHDR", ihdr), (b"IDAT", z), (b"IEND", Vec::new())] {
-        png.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let mut c = kind.to_vec();
-        c.extend_from_slice(&data);
-        png.extend_from_slice(&c);
-        png.extend_from_slice(&crc32(&c).to_be_bytes());
-    }
+    let png = cusci::pipeline::io::encode_png(w as u32, h as u32, 1, img)
+        .map_err(std::io::Error::other)?;
     std::fs::write(path, png)
-}
-
-fn crc32(d: &[u8]) -> u32 {
-    let mut c = 0xffff_ffffu32;
-    for &b in d {
-        c ^= b as u32;
-        for _ in 0..8 {
-            c = if c & 1 != 0 {
-                0xedb8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-        }
-    }
-    !c
 }
 
 #[cfg(test)]
@@ -418,21 +379,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn grey_png_layout() {
+    fn grey_png_round_trip() {
         let path = std::env::temp_dir().join(format!("cusci-png-{}.png", std::process::id()));
         let img: Vec<u8> = (0..6).collect();
         super::write_grey_png(&path, &img, 3, 2).unwrap();
-        let p = std::fs::read(&path).unwrap();
+        let f = std::fs::File::open(&path).unwrap();
+        let mut r = png::Decoder::new(std::io::BufReader::new(f))
+            .read_info()
+            .unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        let info = r.next_frame(&mut buf).unwrap();
         std::fs::remove_file(&path).ok();
-        assert_eq!(&p[..8], &[0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a]);
-        assert_eq!(&p[12..16], b"IHDR");
-        assert_eq!(&p[16..24], &[0, 0, 0, 3, 0, 0, 0, 2]);
-        // IDAT: zlib header, one stored block holding the two filtered rows
-        let idat = &p[33 + 8..];
-        assert_eq!(&p[37..41], b"IDAT");
-        assert_eq!(&idat[..3], &[0x78, 0x01, 1]);
-        assert_eq!(&idat[7..15], &[0, 0, 1, 2, 0, 3, 4, 5]);
-        assert_eq!(&p[p.len() - 8..p.len() - 4], b"IEND");
+        assert_eq!((info.width, info.height), (3, 2));
+        assert_eq!(info.color_type, png::ColorType::Grayscale);
+        assert_eq!(&buf[..6], &img[..]);
+        assert!(super::write_grey_png(&path, &img, 4, 2).is_err());
     }
 
     #[test]

@@ -168,7 +168,7 @@ pub fn run(ctx: &DemoContext) -> Result<StageReport> {
     })
 }
 
-/// Two n×n grey images side by side (each scaled to 0..255) as an 8-bit PNG (stored deflate).
+/// Two n×n grey images side by side (each scaled to 0..255) as an 8-bit PNG.
 fn write_png(path: &std::path::Path, a: &[f32], b: &[f32], n: usize) -> std::io::Result<()> {
     let norm = |v: &[f32]| {
         let (lo, hi) = v
