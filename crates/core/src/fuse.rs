@@ -18,9 +18,11 @@
 //! Values are computed in the inputs' type (f32 or f64) as NumPy does for arrays of one float
 //! type with Python scalars: constants are rounded to that type once. `maximum`, `minimum` and
 //! `clip` propagate NaN as NumPy's do; comparisons give 1 or 0 in the value type, and
-//! [`Expr::select`] takes a nonzero condition as true. Math functions are CUDA's (`expf`,
-//! `exp`, ...) on the GPU and Rust's on the CPU: the devices agree to a few ulp per operation,
-//! not bit for bit. Reductions accumulate in f64 on both devices (per thread or per CPU chunk,
+//! [`Expr::select`] takes a nonzero condition as true. `+ − × ÷`, comparisons, selections,
+//! `maximum`/`minimum`/`clip`, `abs`, `floor`, `ceil` and `sqrt` are correctly rounded on both
+//! devices (no contraction into fused multiply-adds), so an expression of only those gives the
+//! same bits on the GPU as on the CPU; the other math functions are CUDA's (`expf`, `exp`, ...)
+//! on the GPU and Rust's on the CPU, which agree to a few ulp per operation. Reductions accumulate in f64 on both devices (per thread or per CPU chunk,
 //! then fixed trees over the block and over the partials), so a reduction gives the same value
 //! on every run of one device.
 
@@ -673,6 +675,9 @@ impl Fused {
     fn cuda_body(&self, d: DType) -> String {
         let t = d.cuda_name();
         let f32 = d == DType::F32;
+        // the rounded intrinsics: never contracted into a fused multiply-add, so + − × ÷ give
+        // the CPU's bits
+        let p = if f32 { "f" } else { "d" };
         let f = |name: &str| {
             if f32 {
                 format!("{name}f")
@@ -702,10 +707,10 @@ impl Fused {
                 Step::Bin(op, a, b) => {
                     let cmp = |c: &str| format!("(t{a} {c} t{b}) ? ({t})1 : ({t})0");
                     match op {
-                        Bin::Add => format!("t{a} + t{b}"),
-                        Bin::Sub => format!("t{a} - t{b}"),
-                        Bin::Mul => format!("t{a} * t{b}"),
-                        Bin::Div => format!("t{a} / t{b}"),
+                        Bin::Add => format!("__{p}add_rn(t{a}, t{b})"),
+                        Bin::Sub => format!("__{p}sub_rn(t{a}, t{b})"),
+                        Bin::Mul => format!("__{p}mul_rn(t{a}, t{b})"),
+                        Bin::Div => format!("__{p}div_rn(t{a}, t{b})"),
                         Bin::Pow => format!("{}(t{a}, t{b})", f("pow")),
                         Bin::Max => format!(
                             "(t{a} != t{a}) ? t{a} : ((t{b} != t{b} || t{b} > t{a}) ? t{b} : t{a})"

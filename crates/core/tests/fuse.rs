@@ -246,6 +246,26 @@ fn gpu_matches_the_cpu() {
     gpu_matches(&every_op(), &ins, &[&[6, 1000], &[1000]], &dev, 2e-5);
     let z = vec![randn_vec::<f32>(1 << 18, 9)];
     gpu_matches(&payoff(), &z, &[&[1 << 18]], &dev, 1e-5);
+    // correctly rounded steps only: the CPU's bits
+    let exact = fuse(2, |v| {
+        (((&v[0] - 0.1) * 1.25).clip(-3.0, 3.0) * 2.5 + 1.0) / (v[1].abs() + 0.5)
+            + v[0].gt(&v[1]).select(v[1].sqrt(), v[0].floor())
+    })
+    .unwrap();
+    for n in [5usize, 70_001] {
+        let (a, b) = (randn_vec::<f32>(n, 10), randn_vec::<f32>(n, 11));
+        let ca = Array::from_vec(a, &[n], &Device::Cpu).unwrap();
+        let cb = Array::from_vec(b, &[n], &Device::Cpu).unwrap();
+        let (ga, gb) = (ca.to_device(&dev).unwrap(), cb.to_device(&dev).unwrap());
+        let want = exact.map(&[&ca, &cb]).unwrap().to_vec().unwrap();
+        let got = exact.map(&[&ga, &gb]).unwrap().to_vec().unwrap();
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                "[{i}] {g} vs {w}"
+            );
+        }
+    }
 }
 
 #[test]
