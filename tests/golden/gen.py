@@ -1651,6 +1651,55 @@ def gen_sparse_solvers(out: Path) -> None:
     )
 
 
+@section("sparse_isolve", folder="sparse")
+def gen_sparse_isolve(out: Path) -> None:
+    """scipy_sparse_isolve.npz, read by crates/sparse/tests/isolve.rs: bicg, qmr, tfqmr, lgmres
+    and gcrotmk on a non-symmetric 6 x 6-grid convection-diffusion matrix (converged with rtol 1e-10,
+    the callback count; three iterations with zero tolerances; Jacobi-preconditioned), and bicg,
+    qmr on a complex variant."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spl
+
+    k, cconv = 6, 1.5
+    n = k * k
+    side = lambda v: np.where((np.arange(n - 1) + 1) % k == 0, 0.0, v)
+    A = sp.diags([(4.0 + cconv) * np.ones(n), side(-1.0 - cconv), side(-1.0),
+                  -np.ones(n - k), -np.ones(n - k)], [0, -1, 1, -k, k], format="csr")
+    A.sort_indices()
+    g = rng("sparse_isolve", "b")
+    b = g.standard_normal(n)
+    Ac = (A + sp.diags([0.3j * np.ones(n - 1), -0.5j * np.ones(n - 1)], [1, -1])).tocsr()
+    Ac.sort_indices()
+    bc = g.standard_normal(n) + 1j * g.standard_normal(n)
+    Mj = sp.diags(1.0 / A.diagonal(), 0, format="csr")
+    a = dict(a_indptr=A.indptr.astype(np.int32), a_indices=A.indices.astype(np.int32),
+             a_data=A.data, b=b,
+             ac_indptr=Ac.indptr.astype(np.int32), ac_indices=Ac.indices.astype(np.int32),
+             ac_data=Ac.data, bc=bc)
+    solvers = dict(bicg=spl.bicg, qmr=spl.qmr, tfqmr=spl.tfqmr, lgmres=spl.lgmres,
+                   gcrotmk=spl.gcrotmk)
+    for name, f in solvers.items():
+        cnt = [0]
+
+        def cb(_x):
+            cnt[0] += 1
+
+        x, info = f(A, b, rtol=1e-10, callback=cb)
+        a[f"{name}_x"], a[f"{name}_info"] = x, np.array([info, cnt[0]], dtype=np.int64)
+        x, info = f(A, b, rtol=0.0, atol=0.0, maxiter=3)
+        a[f"{name}_x3"], a[f"{name}_info3"] = x, np.array([info], dtype=np.int64)
+        pre = (dict(M1=spl.aslinearoperator(Mj), M2=spl.aslinearoperator(sp.identity(n)))
+               if name == "qmr" else dict(M=Mj))
+        x, info = f(A, b, rtol=1e-10, maxiter=3, **pre)
+        a[f"{name}_xm"], a[f"{name}_infom"] = x, np.array([info], dtype=np.int64)
+    for name in ("bicg", "qmr"):
+        x, info = solvers[name](Ac, bc, rtol=1e-10)
+        a[f"{name}_xc"], a[f"{name}_infoc"] = x, np.array([info], dtype=np.int64)
+        x, info = solvers[name](Ac, bc, rtol=0.0, atol=0.0, maxiter=3)
+        a[f"{name}_xc3"] = x
+    savez_fixed(out / "scipy_sparse_isolve.npz", compressed=True, **a)
+
+
 @section("sparse_csgraph", folder="sparse")
 def gen_sparse_csgraph(out: Path) -> None:
     """scipy_csgraph.npz, read by crates/sparse/tests/csgraph.rs: on a random directed 28-node

@@ -41,6 +41,7 @@ mod direct;
 mod eigen;
 mod ilu;
 mod index;
+mod isolve;
 mod krylov;
 pub mod linalg;
 mod lobpcg;

@@ -13,6 +13,7 @@ mod ilu;
 mod index64;
 mod index64_linalg;
 mod index64_ops;
+mod isolve;
 mod kernels_compile;
 mod linalg;
 mod lsq;
