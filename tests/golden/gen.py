@@ -1700,6 +1700,54 @@ def gen_sparse_isolve(out: Path) -> None:
     savez_fixed(out / "scipy_sparse_isolve.npz", compressed=True, **a)
 
 
+@section("sparse_matfuncs", folder="sparse")
+def gen_sparse_matfuncs(out: Path) -> None:
+    """scipy_sparse_matfuncs.npz, read by crates/sparse/tests/matfuncs.rs: expm, inv,
+    expm_multiply (vector, matrix, intervals, a large norm, complex), onenormest (exact with
+    t >= n), spbandwidth and is_sptriangular of a random 12 x 12 matrix; LaplacianNd on a 3 x 4
+    grid for each boundary condition (toarray, eigenvalues, the 3 largest, 2 eigenvectors)."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spl
+
+    n = 12
+    g = rng("sparse_matfuncs", "m")
+    M = sp.random(n, n, density=0.25, random_state=np.random.RandomState(11), format="csr")
+    M.data = g.standard_normal(M.nnz)
+    M = (M + sp.diags(g.standard_normal(n))).tocsr()
+    M.sort_indices()
+    Mc = (M + 1j * sp.random(n, n, density=0.2, random_state=np.random.RandomState(12))).tocsr()
+    Mc.sort_indices()
+    b = g.standard_normal(n)
+    B = g.standard_normal((n, 3))
+    bc = g.standard_normal(n) + 1j * g.standard_normal(n)
+    a = dict(m_indptr=M.indptr.astype(np.int32), m_indices=M.indices.astype(np.int32),
+             m_data=M.data, mc_indptr=Mc.indptr.astype(np.int32),
+             mc_indices=Mc.indices.astype(np.int32), mc_data=Mc.data, b=b, bm=B, bc=bc)
+    a["expm"] = spl.expm(M.tocsc()).toarray()
+    a["inv"] = spl.inv(M.tocsc()).toarray()
+    a["em_b"] = spl.expm_multiply(M, b)
+    a["em_bm"] = spl.expm_multiply(M, B)
+    a["em_big"] = spl.expm_multiply(M * 20.0, b)  # past condition 3.13: the onenormest branch
+    a["em_c"] = spl.expm_multiply(Mc, bc)
+    a["em_int"] = spl.expm_multiply(M, b, start=0.0, stop=1.0, num=5, endpoint=True)
+    a["em_int2"] = spl.expm_multiply(M, B, start=0.5, stop=2.0, num=4, endpoint=False)
+    a["onenorm"] = np.array([abs(M).sum(axis=0).max(), spl.onenormest(M, t=n)])
+    bands = []
+    for X in (M, sp.tril(M, format="csr"), sp.triu(M, k=1, format="csr"),
+              sp.diags(np.ones(n), format="csr")):
+        lo, hi = spl.spbandwidth(X)
+        lower, upper = spl.is_sptriangular(X)
+        bands.append([lo, hi, int(lower), int(upper)])
+    a["bands"] = np.array(bands, dtype=np.int64)
+    for bcname in ("dirichlet", "neumann", "periodic"):
+        L = spl.LaplacianNd((3, 4), boundary_conditions=bcname, dtype=np.float64)
+        a[f"lap_{bcname}"] = L.toarray()
+        a[f"lap_{bcname}_w"] = L.eigenvalues()
+        a[f"lap_{bcname}_w3"] = L.eigenvalues(3)
+        a[f"lap_{bcname}_v2"] = L.eigenvectors(2)
+    savez_fixed(out / "scipy_sparse_matfuncs.npz", compressed=True, **a)
+
+
 @section("sparse_csgraph", folder="sparse")
 def gen_sparse_csgraph(out: Path) -> None:
     """scipy_csgraph.npz, read by crates/sparse/tests/csgraph.rs: on a random directed 28-node

@@ -16,6 +16,7 @@ mod index64_ops;
 mod isolve;
 mod kernels_compile;
 mod linalg;
+mod matfuncs;
 mod lsq;
 mod ops;
 mod reduce;
