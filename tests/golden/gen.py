@@ -1748,6 +1748,39 @@ def gen_sparse_matfuncs(out: Path) -> None:
     savez_fixed(out / "scipy_sparse_matfuncs.npz", compressed=True, **a)
 
 
+@section("sparse_flow", folder="sparse")
+def gen_sparse_flow(out: Path) -> None:
+    """scipy_flow.npz, read by crates/sparse/tests/flow.rs: maximum_flow (dinic, edmonds_karp)
+    on a random directed 30-node graph with integer capacities for a few (source, sink) pairs,
+    and maximum_bipartite_matching (row and column) of a random 20 x 15 biadjacency matrix."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import maximum_bipartite_matching, maximum_flow
+
+    g = rng("sparse_flow", "graph")
+    n = 30
+    G = sp.random(n, n, density=0.15, random_state=np.random.RandomState(5), format="csr")
+    G.data = g.integers(0, 20, G.nnz).astype(np.float64)
+    G.setdiag(0)
+    G.eliminate_zeros()
+    G.sort_indices()
+    Gi = G.astype(np.int32)
+    pairs = np.array([[0, 29], [3, 17], [10, 2], [5, 6]], dtype=np.int64)
+    vals = []
+    for s_, t_ in pairs:
+        vals.append([maximum_flow(Gi, int(s_), int(t_), method=m).flow_value
+                     for m in ("dinic", "edmonds_karp")])
+    B = sp.random(20, 15, density=0.12, random_state=np.random.RandomState(6), format="csr")
+    B.sort_indices()
+    savez_fixed(
+        out / "scipy_flow.npz", compressed=True,
+        g_indptr=G.indptr.astype(np.int32), g_indices=G.indices.astype(np.int32), g_data=G.data,
+        pairs=pairs, flow_values=np.array(vals, dtype=np.int64),
+        b_indptr=B.indptr.astype(np.int32), b_indices=B.indices.astype(np.int32), b_data=B.data,
+        match_row=maximum_bipartite_matching(B, perm_type="row").astype(np.int32),
+        match_col=maximum_bipartite_matching(B, perm_type="column").astype(np.int32),
+    )
+
+
 @section("sparse_csgraph", folder="sparse")
 def gen_sparse_csgraph(out: Path) -> None:
     """scipy_csgraph.npz, read by crates/sparse/tests/csgraph.rs: on a random directed 28-node

@@ -150,7 +150,10 @@ impl<T: Float> LaplacianNd<T> {
                 .collect();
             let mut v = vec![1.0f64];
             for p in &phis {
-                v = v.iter().flat_map(|&a| p.iter().map(move |&b| a * b)).collect();
+                v = v
+                    .iter()
+                    .flat_map(|&a| p.iter().map(move |&b| a * b))
+                    .collect();
             }
             for (r, x) in v.into_iter().enumerate() {
                 out[r * k + c] = T::from_c64(c64::new(x, 0.0));

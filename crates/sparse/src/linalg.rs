@@ -22,12 +22,12 @@ pub use crate::eigen::{eigsh, EigshOptions, EigshResult, Which};
 pub use crate::ilu::{spilu, IluOptions, SuperLuIlu};
 pub use crate::isolve::{bicg, gcrotmk, lgmres, qmr, tfqmr};
 pub use crate::laplacian_nd::{Boundary, LaplacianNd};
+pub use crate::lobpcg::{lobpcg, LobpcgOptions, LobpcgResult};
+pub use crate::lsq::{lsmr, lsqr, LsmrResult, LsqOptions, LsqrResult};
 pub use crate::matfuncs::{
     expm, expm_multiply, inv, is_sptriangular, onenormest, spbandwidth, ExpmMultiplyOptions,
     OnenormestOptions, OnenormestResult,
 };
-pub use crate::lobpcg::{lobpcg, LobpcgOptions, LobpcgResult};
-pub use crate::lsq::{lsmr, lsqr, LsmrResult, LsqOptions, LsqrResult};
 pub use crate::minres::minres;
 pub(crate) use crate::operator::{checked_matvec, checked_rmatvec, CgProblem};
 pub use crate::operator::{

@@ -441,7 +441,11 @@ fn inf_norm<T: Float>(b: &Array<T>) -> Result<f64> {
 }
 
 /// SciPy's `_fragment_3_1`: (m*, s) for `‖tA‖₁ = norm1`, `d(p)` estimating `‖(tA)^p‖₁^(1/p)`.
-fn fragment_3_1(norm1: f64, n0: usize, d: &mut dyn FnMut(usize) -> Result<f64>) -> Result<(usize, usize)> {
+fn fragment_3_1(
+    norm1: f64,
+    n0: usize,
+    d: &mut dyn FnMut(usize) -> Result<f64>,
+) -> Result<(usize, usize)> {
     let theta_max = THETA[THETA.len() - 1].1;
     let a = (2 * ELL * P_MAX * (P_MAX + 3)) as f64;
     let b = theta_max / (n0 as f64 * M_MAX as f64);
@@ -581,7 +585,11 @@ pub fn expm_multiply<T: Float, I: SpIndex>(
     let a1 = if n == 0 {
         0.0
     } else {
-        let shifted = a.add(&identity::<T>(n, a.device())?.mul_scalar(T::zero().sub(mu))?.with_index::<I>()?)?;
+        let shifted = a.add(
+            &identity::<T>(n, a.device())?
+                .mul_scalar(T::zero().sub(mu))?
+                .with_index::<I>()?,
+        )?;
         norm(&shifted, Some(NormOrd::P(1.0)))?.to_f64()
     };
     let dev = a.device().clone();
@@ -603,7 +611,14 @@ pub fn expm_multiply<T: Float, I: SpIndex>(
                 Ok(y)
             },
         );
-        let est = onenormest(&OnDevice { op: &pw, dev: dev.clone() }, &OnenormestOptions::default())?.est;
+        let est = onenormest(
+            &OnDevice {
+                op: &pw,
+                dev: dev.clone(),
+            },
+            &OnenormestOptions::default(),
+        )?
+        .est;
         Ok(est.powf(1.0 / p as f64))
     };
     let params = |t: f64| -> Result<(usize, usize)> {

@@ -30,13 +30,33 @@ fn expm_and_inv_like_scipy() {
         let m = load_csr(FILE, "m", (N, N), &dev);
         let e = expm(&m).unwrap();
         assert_eq!(e.device(), &dev);
-        assert_allclose(&cpu(&e.toarray().unwrap()), &golden("expm"), 1e-12, 1e-13, "expm");
+        assert_allclose(
+            &cpu(&e.toarray().unwrap()),
+            &golden("expm"),
+            1e-12,
+            1e-13,
+            "expm",
+        );
         let i = inv(&m).unwrap();
-        assert_allclose(&cpu(&i.toarray().unwrap()), &golden("inv"), 1e-11, 1e-12, "inv");
+        assert_allclose(
+            &cpu(&i.toarray().unwrap()),
+            &golden("inv"),
+            1e-11,
+            1e-12,
+            "inv",
+        );
         // inv(A) A = I
         let p = cpu(&i.dot(&m.toarray().unwrap()).unwrap());
-        let eye: Vec<f64> = (0..N * N).map(|k| if k % (N + 1) == 0 { 1.0 } else { 0.0 }).collect();
-        assert_allclose(&p, &Array::from_vec(eye, &[N, N], &Device::Cpu).unwrap(), 1e-10, 1e-10, "inv A");
+        let eye: Vec<f64> = (0..N * N)
+            .map(|k| if k % (N + 1) == 0 { 1.0 } else { 0.0 })
+            .collect();
+        assert_allclose(
+            &p,
+            &Array::from_vec(eye, &[N, N], &Device::Cpu).unwrap(),
+            1e-10,
+            1e-10,
+            "inv A",
+        );
     }
 }
 
@@ -48,16 +68,34 @@ fn expm_multiply_like_scipy() {
         let b = load_npz::<f64>(FILE, "b", &dev);
         let bm = load_npz::<f64>(FILE, "bm", &dev);
         let y = expm_multiply(&m, &b, &d).unwrap();
-        assert_allclose(&cpu(&y), &golden("em_b"), 1e-12, 1e-13, &format!("vector on {dev}"));
+        assert_allclose(
+            &cpu(&y),
+            &golden("em_b"),
+            1e-12,
+            1e-13,
+            &format!("vector on {dev}"),
+        );
         // against expm(A) b
         let e = expm(&m).unwrap();
         assert_allclose(&cpu(&y), &cpu(&e.dot(&b).unwrap()), 1e-12, 1e-13, "expm b");
         let y = expm_multiply(&m, &bm, &d).unwrap();
         assert_eq!(y.shape(), [N, 3]);
-        assert_allclose(&cpu(&y), &golden("em_bm"), 1e-12, 1e-13, &format!("matrix on {dev}"));
+        assert_allclose(
+            &cpu(&y),
+            &golden("em_bm"),
+            1e-12,
+            1e-13,
+            &format!("matrix on {dev}"),
+        );
         let big = m.mul_scalar(20.0).unwrap();
         let y = expm_multiply(&big, &b, &d).unwrap();
-        assert_allclose(&cpu(&y), &golden("em_big"), 1e-10, 1e-10, &format!("big on {dev}"));
+        assert_allclose(
+            &cpu(&y),
+            &golden("em_big"),
+            1e-10,
+            1e-10,
+            &format!("big on {dev}"),
+        );
         // intervals
         let o = ExpmMultiplyOptions {
             start: Some(0.0),
@@ -68,7 +106,13 @@ fn expm_multiply_like_scipy() {
         };
         let y = expm_multiply(&m, &b, &o).unwrap();
         assert_eq!(y.shape(), [5, N]);
-        assert_allclose(&cpu(&y), &golden("em_int"), 1e-12, 1e-13, &format!("interval on {dev}"));
+        assert_allclose(
+            &cpu(&y),
+            &golden("em_int"),
+            1e-12,
+            1e-13,
+            &format!("interval on {dev}"),
+        );
         let o = ExpmMultiplyOptions {
             start: Some(0.5),
             stop: Some(2.0),
@@ -78,7 +122,13 @@ fn expm_multiply_like_scipy() {
         };
         let y = expm_multiply(&m, &bm, &o).unwrap();
         assert_eq!(y.shape(), [4, N, 3]);
-        assert_allclose(&cpu(&y), &golden("em_int2"), 1e-12, 1e-13, &format!("interval 2 on {dev}"));
+        assert_allclose(
+            &cpu(&y),
+            &golden("em_int2"),
+            1e-12,
+            1e-13,
+            &format!("interval 2 on {dev}"),
+        );
         // complex
         let mc = CsrMatrix::<c64>::new(
             load_npz(FILE, "mc_data", &dev),
@@ -87,8 +137,12 @@ fn expm_multiply_like_scipy() {
             (N, N),
         )
         .unwrap();
-        let y = expm_multiply(&mc, &load_npz::<c64>(FILE, "bc", &dev), &ExpmMultiplyOptions::default())
-            .unwrap();
+        let y = expm_multiply(
+            &mc,
+            &load_npz::<c64>(FILE, "bc", &dev),
+            &ExpmMultiplyOptions::default(),
+        )
+        .unwrap();
         assert_allclose(
             &cpu(&y),
             &load_npz::<c64>(FILE, "em_c", &Device::Cpu),
@@ -123,22 +177,40 @@ fn onenormest_is_a_tight_lower_bound() {
         assert!((exact.est - want[1]).abs() <= 1e-13 * want[1]);
         // w = A v
         let v: Vec<f64> = exact.v.iter().map(|z| z.re).collect();
-        let av = m.dot(&Array::from_vec(v, &[N], &dev).unwrap()).unwrap().to_vec().unwrap();
+        let av = m
+            .dot(&Array::from_vec(v, &[N], &dev).unwrap())
+            .unwrap()
+            .to_vec()
+            .unwrap();
         for (p, q) in av.iter().zip(&exact.w) {
             assert!((p - q.re).abs() < 1e-14);
         }
         let est = onenormest(&m, &OnenormestOptions::default()).unwrap().est;
-        assert!(est <= want[0] * (1.0 + 1e-12) && est >= want[0] / 3.0, "{est} vs {}", want[0]);
+        assert!(
+            est <= want[0] * (1.0 + 1e-12) && est >= want[0] / 3.0,
+            "{est} vs {}",
+            want[0]
+        );
         // a matrix whose 1-norm sits in one column: found exactly
-        let d = diags::<f64>(&[&(1..=30).map(|k| k as f64).collect::<Vec<_>>()], &[0], None, &dev)
-            .unwrap();
-        assert_eq!(onenormest(&d, &OnenormestOptions::default()).unwrap().est, 30.0);
+        let d = diags::<f64>(
+            &[&(1..=30).map(|k| k as f64).collect::<Vec<_>>()],
+            &[0],
+            None,
+            &dev,
+        )
+        .unwrap();
+        assert_eq!(
+            onenormest(&d, &OnenormestOptions::default()).unwrap().est,
+            30.0
+        );
     }
 }
 
 #[test]
 fn bandwidth_and_triangularity_like_scipy() {
-    let want = load_npz::<i64>(FILE, "bands", &Device::Cpu).to_vec().unwrap();
+    let want = load_npz::<i64>(FILE, "bands", &Device::Cpu)
+        .to_vec()
+        .unwrap();
     for dev in devices() {
         let m = load_csr(FILE, "m", (N, N), &dev);
         let ms = [
@@ -180,22 +252,38 @@ fn laplacian_nd_like_scipy() {
             let l = LaplacianNd::<f64>::new(&[3, 4], bc, &dev).unwrap();
             assert_eq!(l.shape(), (12, 12));
             let dense = golden(&format!("lap_{name}"));
-            assert_eq!(cpu(&l.toarray().unwrap()).to_vec().unwrap(), dense.to_vec().unwrap());
             assert_eq!(
-                cpu(&l.tosparse().unwrap().toarray().unwrap()).to_vec().unwrap(),
+                cpu(&l.toarray().unwrap()).to_vec().unwrap(),
+                dense.to_vec().unwrap()
+            );
+            assert_eq!(
+                cpu(&l.tosparse().unwrap().toarray().unwrap())
+                    .to_vec()
+                    .unwrap(),
                 dense.to_vec().unwrap()
             );
             let w = l.eigenvalues(None).unwrap();
             let gw = golden(&format!("lap_{name}_w")).to_vec().unwrap();
-            assert!(w.iter().zip(&gw).all(|(p, q)| (p - q).abs() < 1e-13), "{name}");
+            assert!(
+                w.iter().zip(&gw).all(|(p, q)| (p - q).abs() < 1e-13),
+                "{name}"
+            );
             let w3 = l.eigenvalues(Some(3)).unwrap();
             let gw3 = golden(&format!("lap_{name}_w3")).to_vec().unwrap();
-            assert!(w3.iter().zip(&gw3).all(|(p, q)| (p - q).abs() < 1e-13), "{name} m=3");
+            assert!(
+                w3.iter().zip(&gw3).all(|(p, q)| (p - q).abs() < 1e-13),
+                "{name} m=3"
+            );
             // eigenpairs: L v = λ v
             let v = l.eigenvectors(Some(2)).unwrap();
             let w2 = l.eigenvalues(Some(2)).unwrap();
             for c in 0..2 {
-                let col = cpu(&v).to_vec().unwrap().chunks(2).map(|r| r[c]).collect::<Vec<_>>();
+                let col = cpu(&v)
+                    .to_vec()
+                    .unwrap()
+                    .chunks(2)
+                    .map(|r| r[c])
+                    .collect::<Vec<_>>();
                 let lv = l
                     .matvec(&Array::from_vec(col.clone(), &[12], &dev).unwrap())
                     .unwrap()
@@ -211,7 +299,10 @@ fn laplacian_nd_like_scipy() {
         }
         // 1-point and 2-point periodic directions, as SciPy builds them
         let l = LaplacianNd::<f64>::new(&[1, 2], Boundary::Periodic, &dev).unwrap();
-        assert_eq!(cpu(&l.toarray().unwrap()).to_vec().unwrap(), vec![-3.0, 2.0, 2.0, -3.0]);
+        assert_eq!(
+            cpu(&l.toarray().unwrap()).to_vec().unwrap(),
+            vec![-3.0, 2.0, 2.0, -3.0]
+        );
     }
 }
 
@@ -224,22 +315,34 @@ fn bad_input_is_a_typed_error() {
     assert!(matches!(inv(&rect), Err(Error::ShapeMismatch { .. })));
     let b2 = Array::from_vec(vec![1.0; 2], &[2], &dev).unwrap();
     let d = ExpmMultiplyOptions::default();
-    assert!(matches!(expm_multiply(&rect, &b2, &d), Err(Error::ShapeMismatch { .. })));
+    assert!(matches!(
+        expm_multiply(&rect, &b2, &d),
+        Err(Error::ShapeMismatch { .. })
+    ));
     let a = diags::<f64>(&[&[1.0; 3]], &[0], None, &dev).unwrap();
-    assert!(matches!(expm_multiply(&a, &b2, &d), Err(Error::ShapeMismatch { .. })));
+    assert!(matches!(
+        expm_multiply(&a, &b2, &d),
+        Err(Error::ShapeMismatch { .. })
+    ));
     let b3 = Array::from_vec(vec![1.0; 3], &[3], &dev).unwrap();
     let only_start = ExpmMultiplyOptions {
         start: Some(0.0),
         ..Default::default()
     };
-    assert!(matches!(expm_multiply(&a, &b3, &only_start), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        expm_multiply(&a, &b3, &only_start),
+        Err(Error::InvalidArgument { .. })
+    ));
     let one_point = ExpmMultiplyOptions {
         start: Some(0.0),
         stop: Some(1.0),
         num: Some(1),
         ..Default::default()
     };
-    assert!(matches!(expm_multiply(&a, &b3, &one_point), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        expm_multiply(&a, &b3, &one_point),
+        Err(Error::InvalidArgument { .. })
+    ));
     let sing = diags::<f64>(&[&[1.0, 0.0, 1.0]], &[0], None, &dev).unwrap();
     assert!(matches!(inv(&sing), Err(Error::Singular { .. })));
     assert!(matches!(
@@ -270,5 +373,8 @@ fn bad_input_is_a_typed_error() {
         Err(Error::InvalidArgument { .. })
     ));
     let l = LaplacianNd::<f64>::new(&[3], Boundary::Neumann, &dev).unwrap();
-    assert!(matches!(l.eigenvalues(Some(0)), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        l.eigenvalues(Some(0)),
+        Err(Error::InvalidArgument { .. })
+    ));
 }

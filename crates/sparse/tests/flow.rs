@@ -1,0 +1,222 @@
+//! maximum_flow and maximum_bipartite_matching against SciPy (`tests/data/scipy_flow.npz`, from
+//! `tests/golden/gen.py sparse_flow`): flow values of both methods, flow conservation,
+//! capacity limits and antisymmetry, matching size and validity; every device against the
+//! CPU; bad input.
+
+use cusci_core::testing::devices;
+use cusci_core::{Array, Device, Error};
+use cusci_sparse::csgraph::{maximum_bipartite_matching, maximum_flow, FlowMethod, PermType};
+use cusci_sparse::CsrMatrix;
+
+use crate::common::{load_csr, load_npz};
+
+const FILE: &str = "scipy_flow";
+
+fn dense(a: &CsrMatrix<f64>) -> (usize, Vec<f64>) {
+    let n = a.shape().0;
+    (
+        n,
+        a.toarray()
+            .unwrap()
+            .to_device(&Device::Cpu)
+            .unwrap()
+            .to_vec()
+            .unwrap(),
+    )
+}
+
+/// Antisymmetry, capacity limits (the flow on u → v at most the capacity, the reverse flow
+/// counted against the reverse edge) and conservation; returns the value leaving `s`.
+fn check_flow(cap: &[f64], flow: &[f64], n: usize, s: usize, t: usize) -> f64 {
+    for u in 0..n {
+        for v in 0..n {
+            let f = flow[u * n + v];
+            assert_eq!(f, -flow[v * n + u], "antisymmetric at ({u}, {v})");
+            if u != v {
+                assert!(f <= cap[u * n + v], "capacity at ({u}, {v}): {f}");
+            }
+        }
+        let net: f64 = (0..n).map(|v| flow[u * n + v]).sum();
+        if u != s && u != t {
+            assert_eq!(net, 0.0, "conservation at {u}");
+        }
+    }
+    (0..n).map(|v| flow[s * n + v]).sum()
+}
+
+#[test]
+fn maximum_flow_like_scipy() {
+    let pairs = load_npz::<i64>(FILE, "pairs", &Device::Cpu)
+        .to_vec()
+        .unwrap();
+    let want = load_npz::<i64>(FILE, "flow_values", &Device::Cpu)
+        .to_vec()
+        .unwrap();
+    for dev in devices() {
+        let g = load_csr(FILE, "g", (30, 30), &dev);
+        let (n, cap) = dense(&g);
+        for (k, st) in pairs.chunks(2).enumerate() {
+            let (s, t) = (st[0] as usize, st[1] as usize);
+            for (j, method) in [FlowMethod::Dinic, FlowMethod::EdmondsKarp]
+                .into_iter()
+                .enumerate()
+            {
+                let r = maximum_flow(&g, s, t, method).unwrap();
+                assert_eq!(
+                    r.flow_value,
+                    want[2 * k + j],
+                    "{s} -> {t} {method:?} on {dev}"
+                );
+                assert_eq!(r.flow.device(), &dev);
+                let (_, f) = dense(&r.flow);
+                assert_eq!(check_flow(&cap, &f, n, s, t), r.flow_value as f64);
+            }
+        }
+    }
+}
+
+#[test]
+fn flow_edge_cases() {
+    for dev in devices() {
+        // parallel edges add up, self-loops and explicit zeros carry nothing, f32, i64 indices
+        let g = CsrMatrix::<f32, i64>::new(
+            Array::from_vec(vec![2.0f32, 3.0, 7.0, 4.0, 0.0], &[5], &dev).unwrap(),
+            Array::from_vec(vec![1i64, 1, 1, 2, 2], &[5], &dev).unwrap(),
+            Array::from_vec(vec![0i64, 2, 4, 5], &[4], &dev).unwrap(),
+            (3, 3),
+        )
+        .unwrap();
+        for method in [FlowMethod::Dinic, FlowMethod::EdmondsKarp] {
+            let r = maximum_flow(&g, 0, 2, method).unwrap();
+            assert_eq!(r.flow_value, 4);
+            // sink unreachable
+            assert_eq!(maximum_flow(&g, 2, 0, method).unwrap().flow_value, 0);
+        }
+        let r = maximum_flow(&g, 0, 2, FlowMethod::Dinic).unwrap();
+        let f = r
+            .flow
+            .toarray()
+            .unwrap()
+            .to_device(&Device::Cpu)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        assert_eq!(f, vec![0.0, 4.0, 0.0, -4.0, 0.0, 4.0, 0.0, -4.0, 0.0]);
+    }
+}
+
+#[test]
+fn bipartite_matching_like_scipy() {
+    let want_row = load_npz::<i32>(FILE, "match_row", &Device::Cpu)
+        .to_vec()
+        .unwrap();
+    let want_col = load_npz::<i32>(FILE, "match_col", &Device::Cpu)
+        .to_vec()
+        .unwrap();
+    let size = want_row.iter().filter(|&&r| r >= 0).count();
+    for dev in devices() {
+        let b = load_csr(FILE, "b", (20, 15), &dev);
+        let (_, d) = {
+            let a = b
+                .toarray()
+                .unwrap()
+                .to_device(&Device::Cpu)
+                .unwrap()
+                .to_vec()
+                .unwrap();
+            (20, a)
+        };
+        let row = maximum_bipartite_matching(&b, PermType::Row).unwrap();
+        let col = maximum_bipartite_matching(&b, PermType::Column).unwrap();
+        assert_eq!(row.device(), &dev);
+        let (row, col) = (row.to_vec().unwrap(), col.to_vec().unwrap());
+        assert_eq!((row.len(), col.len()), (want_row.len(), want_col.len()));
+        assert_eq!(row.iter().filter(|&&r| r >= 0).count(), size, "on {dev}");
+        assert_eq!(col.iter().filter(|&&c| c >= 0).count(), size, "on {dev}");
+        // a matching of stored entries, the two views consistent
+        for (c, &r) in row.iter().enumerate() {
+            if r >= 0 {
+                assert_ne!(d[r as usize * 15 + c], 0.0, "edge ({r}, {c})");
+                assert_eq!(col[r as usize], c as i32);
+            }
+        }
+        let mut used = vec![false; 15];
+        for &c in col.iter().filter(|&&c| c >= 0) {
+            assert!(!used[c as usize]);
+            used[c as usize] = true;
+        }
+    }
+    // a unique perfect matching: SciPy's exactly
+    let g = CsrMatrix::<f64>::from_dense(
+        &Array::from_vec(
+            vec![1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0],
+            &[3, 3],
+            &Device::Cpu,
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        maximum_bipartite_matching(&g, PermType::Column)
+            .unwrap()
+            .to_vec()
+            .unwrap(),
+        vec![0, 1, 2]
+    );
+    // empty shapes
+    let e = CsrMatrix::<f64>::from_dense(&Array::zeros(&[0, 4], &Device::Cpu).unwrap()).unwrap();
+    assert_eq!(
+        maximum_bipartite_matching(&e, PermType::Row)
+            .unwrap()
+            .to_vec()
+            .unwrap(),
+        vec![-1; 4]
+    );
+}
+
+#[test]
+fn bad_input_is_a_typed_error() {
+    let dev = Device::Cpu;
+    let m = |v: Vec<f64>, r: usize, c: usize| {
+        CsrMatrix::<f64>::from_dense(&Array::from_vec(v, &[r, c], &dev).unwrap()).unwrap()
+    };
+    let d = FlowMethod::Dinic;
+    let rect = m(vec![1.0; 6], 2, 3);
+    assert!(matches!(
+        maximum_flow(&rect, 0, 1, d),
+        Err(Error::ShapeMismatch { .. })
+    ));
+    let g = m(vec![0.0, 1.0, 0.0, 0.0], 2, 2);
+    assert!(matches!(
+        maximum_flow(&g, 0, 0, d),
+        Err(Error::InvalidArgument { .. })
+    ));
+    assert!(matches!(
+        maximum_flow(&g, 0, 2, d),
+        Err(Error::InvalidArgument { .. })
+    ));
+    assert!(matches!(
+        maximum_flow(&g, 5, 1, d),
+        Err(Error::InvalidArgument { .. })
+    ));
+    let neg = m(vec![0.0, -1.0, 0.0, 0.0], 2, 2);
+    assert!(matches!(
+        maximum_flow(&neg, 0, 1, d),
+        Err(Error::InvalidArgument { .. })
+    ));
+    let frac = m(vec![0.0, 1.5, 0.0, 0.0], 2, 2);
+    assert!(matches!(
+        maximum_flow(&frac, 0, 1, d),
+        Err(Error::InvalidArgument { .. })
+    ));
+    let inf = m(vec![0.0, f64::INFINITY, 0.0, 0.0], 2, 2);
+    assert!(matches!(
+        maximum_flow(&inf, 0, 1, d),
+        Err(Error::InvalidArgument { .. })
+    ));
+    let nan = m(vec![0.0, f64::NAN, 0.0, 0.0], 2, 2);
+    assert!(matches!(
+        maximum_flow(&nan, 0, 1, d),
+        Err(Error::InvalidArgument { .. })
+    ));
+}
