@@ -1752,7 +1752,9 @@ def gen_sparse_matfuncs(out: Path) -> None:
 def gen_sparse_flow(out: Path) -> None:
     """scipy_flow.npz, read by crates/sparse/tests/flow.rs: maximum_flow (dinic, edmonds_karp)
     on a random directed 30-node graph with integer capacities for a few (source, sink) pairs,
-    and maximum_bipartite_matching (row and column) of a random 20 x 15 biadjacency matrix."""
+    and maximum_bipartite_matching (row and column) of a random 20 x 15 biadjacency matrix;
+    the weight of min_weight_full_bipartite_matching (and maximize) of a random 12 x 16 weight
+    matrix and of its transpose."""
     import scipy.sparse as sp
     from scipy.sparse.csgraph import maximum_bipartite_matching, maximum_flow
 
@@ -1771,6 +1773,16 @@ def gen_sparse_flow(out: Path) -> None:
                      for m in ("dinic", "edmonds_karp")])
     B = sp.random(20, 15, density=0.12, random_state=np.random.RandomState(6), format="csr")
     B.sort_indices()
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+    W = sp.random(12, 16, density=0.45, random_state=np.random.RandomState(7), format="csr")
+    W.data = np.round(g.uniform(-5, 10, W.nnz), 3)
+    W.sort_indices()
+    mw = dict(w_indptr=W.indptr.astype(np.int32), w_indices=W.indices.astype(np.int32),
+              w_data=W.data)
+    for key, X in (("w", W), ("wt", W.T.tocsr())):
+        for mx in (False, True):
+            r, c = min_weight_full_bipartite_matching(X, maximize=mx)
+            mw[f"{key}_{int(mx)}"] = np.array([X[r, c].sum()])
     savez_fixed(
         out / "scipy_flow.npz", compressed=True,
         g_indptr=G.indptr.astype(np.int32), g_indices=G.indices.astype(np.int32), g_data=G.data,
@@ -1778,6 +1790,7 @@ def gen_sparse_flow(out: Path) -> None:
         b_indptr=B.indptr.astype(np.int32), b_indices=B.indices.astype(np.int32), b_data=B.data,
         match_row=maximum_bipartite_matching(B, perm_type="row").astype(np.int32),
         match_col=maximum_bipartite_matching(B, perm_type="column").astype(np.int32),
+        **mw,
     )
 
 

@@ -5,7 +5,10 @@
 
 use cusci_core::testing::devices;
 use cusci_core::{Array, Device, Error};
-use cusci_sparse::csgraph::{maximum_bipartite_matching, maximum_flow, FlowMethod, PermType};
+use cusci_sparse::csgraph::{
+    maximum_bipartite_matching, maximum_flow, min_weight_full_bipartite_matching, FlowMethod,
+    PermType,
+};
 use cusci_sparse::CsrMatrix;
 
 use crate::common::{load_csr, load_npz};
@@ -219,4 +222,80 @@ fn bad_input_is_a_typed_error() {
         maximum_flow(&nan, 0, 1, d),
         Err(Error::InvalidArgument { .. })
     ));
+}
+
+#[test]
+fn min_weight_full_matching_like_scipy() {
+    for dev in devices() {
+        let w = load_csr(FILE, "w", (12, 16), &dev);
+        for (key, g) in [("w", w.clone()), ("wt", w.transpose().tocsr().unwrap())] {
+            let (m, n) = g.shape();
+            let d = g
+                .toarray()
+                .unwrap()
+                .to_device(&Device::Cpu)
+                .unwrap()
+                .to_vec()
+                .unwrap();
+            for mx in [false, true] {
+                let (r, c) = min_weight_full_bipartite_matching(&g, mx).unwrap();
+                assert_eq!(r.device(), &dev);
+                let (r, c) = (r.to_vec().unwrap(), c.to_vec().unwrap());
+                assert_eq!(r.len(), m.min(n));
+                assert!(r.windows(2).all(|p| p[0] < p[1]), "rows ascending");
+                let mut used = vec![false; n];
+                let mut total = 0.0;
+                for (&i, &j) in r.iter().zip(&c) {
+                    let v = d[i as usize * n + j as usize];
+                    assert_ne!(v, 0.0, "({i}, {j}) is an edge");
+                    assert!(!used[j as usize]);
+                    used[j as usize] = true;
+                    total += v;
+                }
+                let want = load_npz::<f64>(FILE, &format!("{key}_{}", mx as i32), &Device::Cpu)
+                    .to_vec()
+                    .unwrap()[0];
+                assert!(
+                    (total - want).abs() < 1e-9,
+                    "{key} maximize={mx} on {dev}: {total} vs {want}"
+                );
+            }
+        }
+    }
+    let dev = Device::Cpu;
+    let m = |v: Vec<f64>, r: usize, c: usize| {
+        CsrMatrix::<f64>::from_dense(&Array::from_vec(v, &[r, c], &dev).unwrap()).unwrap()
+    };
+    // no full matching; explicit zeros are not edges; non-finite weights; empty
+    let e = |r: Result<(Array<i32>, Array<i32>), Error>| {
+        matches!(r, Err(Error::InvalidArgument { .. }))
+    };
+    assert!(e(min_weight_full_bipartite_matching(
+        &m(vec![1.0, 0.0, 1.0, 0.0], 2, 2),
+        false
+    )));
+    let z = CsrMatrix::<f64>::new(
+        Array::from_vec(vec![0.0, 2.0], &[2], &dev).unwrap(),
+        Array::from_vec(vec![0, 1], &[2], &dev).unwrap(),
+        Array::from_vec(vec![0, 1, 2], &[3], &dev).unwrap(),
+        (2, 2),
+    )
+    .unwrap();
+    assert!(e(min_weight_full_bipartite_matching(&z, false)));
+    assert!(e(min_weight_full_bipartite_matching(
+        &m(vec![f64::NAN, 1.0, 1.0, 1.0], 2, 2),
+        false
+    )));
+    assert!(e(min_weight_full_bipartite_matching(
+        &m(vec![], 0, 0),
+        false
+    )));
+    // SciPy's examples
+    let (r, c) =
+        min_weight_full_bipartite_matching(&m(vec![3.0, 1.0, 2.0, 0.0, 0.0, 5.0], 3, 2), true)
+            .unwrap();
+    assert_eq!(
+        (r.to_vec().unwrap(), c.to_vec().unwrap()),
+        (vec![0, 2], vec![0, 1])
+    );
 }

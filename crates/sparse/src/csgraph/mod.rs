@@ -4,8 +4,9 @@
 //! [`johnson`]; [`construct_dist_matrix`] and [`reconstruct_path`] on their predecessors; the
 //! traversals [`breadth_first_order`], [`breadth_first_tree`], [`depth_first_order`],
 //! [`depth_first_tree`]; [`minimum_spanning_tree`]; [`reverse_cuthill_mckee`];
-//! [`structural_rank`]; [`maximum_flow`] and [`maximum_bipartite_matching`] (`flow.rs`; on a
-//! GPU these two are hybrids: the graph is read to the host).
+//! [`structural_rank`]; [`maximum_flow`], [`maximum_bipartite_matching`] and
+//! [`min_weight_full_bipartite_matching`] (`flow.rs`; on a GPU these are hybrids: the graph is
+//! read to the host).
 //!
 //! Conventions (SciPy's, for sparse input): a graph is a square [`CsrMatrix`]; every stored
 //! entry (i, j) is an edge i → j of its value's weight, explicit zeros included (zero-weight
@@ -23,7 +24,10 @@ mod cpu;
 pub(crate) mod cuda;
 mod flow;
 
-pub use flow::{maximum_bipartite_matching, maximum_flow, FlowMethod, MaximumFlowResult, PermType};
+pub use flow::{
+    maximum_bipartite_matching, maximum_flow, min_weight_full_bipartite_matching, FlowMethod,
+    MaximumFlowResult, PermType,
+};
 
 use crate::matrix::{check_index_range, hv, CsrMatrix};
 use crate::{CooMatrix, SpIndex};
