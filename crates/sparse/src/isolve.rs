@@ -582,7 +582,8 @@ fn fgmres<T: Float>(h: &mut Host<T>, pool: &mut Pool, g: &FgmArgs<'_, T>) -> Res
         if inv.is_finite() {
             h.scale(w, c(inv))?;
         }
-        let breakdown = !(hlast > eps * w_norm);
+        // SciPy's `not (h > eps·‖w‖)`: NaN counts as a breakdown
+        let breakdown = hlast.partial_cmp(&(eps * w_norm)) != Some(std::cmp::Ordering::Greater);
         out.vs.push(w);
         out.zs.push(z);
         out.h.push(hcur.clone());

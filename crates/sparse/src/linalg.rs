@@ -31,7 +31,7 @@ pub use crate::matfuncs::{
 pub use crate::minres::minres;
 pub(crate) use crate::operator::{checked_matvec, checked_rmatvec, CgProblem};
 pub use crate::operator::{
-    FnOperator, LinearOperator, NoRmatvec, Solution, SolverOptions, Truncate, POLL,
+    Callback, FnOperator, LinearOperator, NoRmatvec, Solution, SolverOptions, Truncate, POLL,
 };
 pub use crate::reduce::{matrix_power, norm, norm_axis, NormOrd};
 pub use crate::svds::{svds, SingularVectors, SvdsOptions, SvdsResult};
@@ -467,7 +467,7 @@ fn bicg_iterate<T: Float>(
     a: &dyn LinearOperator<T>,
     st: &Start<T>,
     m: Option<&dyn LinearOperator<T>>,
-    callback: Option<&dyn Fn(&Array<T>)>,
+    callback: Option<crate::operator::Callback<'_, T>>,
     mut direction: impl FnMut(&mut Engine<T>, usize) -> Result<()>,
     mut update: impl FnMut(&mut Engine<T>, usize) -> Result<()>,
 ) -> Result<Solution<T>> {

@@ -237,6 +237,9 @@ pub enum Truncate {
     Smallest,
 }
 
+/// A solver callback: called with the current solution (SciPy's `callback(xk)`).
+pub type Callback<'a, T> = &'a dyn Fn(&Array<T>);
+
 /// Options of the iterative solvers (SciPy's keyword arguments).
 pub struct SolverOptions<'a, T: Float> {
     /// Starting guess (default zeros).
@@ -257,7 +260,7 @@ pub struct SolverOptions<'a, T: Float> {
     /// (`gmres`: after each restart cycle, SciPy's `callback_type='x'`; `lgmres` and `gcrotmk`:
     /// at the start of each outer iteration, as SciPy). On a GPU a callback makes the solvers
     /// that poll every [`POLL`] iterations read their status every iteration instead. Default none.
-    pub callback: Option<&'a dyn Fn(&Array<T>)>,
+    pub callback: Option<Callback<'a, T>>,
     /// `qmr` only: the right preconditioner `M2` (`m` is the left one, `M1`); default none.
     pub m2: Option<&'a dyn LinearOperator<T>>,
     /// `lgmres`'s `inner_m` (default 30) and `gcrotmk`'s `m` (default 20): the inner Krylov
@@ -324,5 +327,5 @@ pub(crate) struct CgProblem<'a, T: Float> {
     /// True when the start `x` is a given `x0` (then `r = b − A x0`), false for zeros.
     pub(crate) has_x0: bool,
     /// Called with `x` after each iteration.
-    pub(crate) callback: Option<&'a dyn Fn(&Array<T>)>,
+    pub(crate) callback: Option<Callback<'a, T>>,
 }

@@ -143,7 +143,7 @@ fn bipartite_matching_like_scipy() {
                 assert_eq!(col[r as usize], c as i32);
             }
         }
-        let mut used = vec![false; 15];
+        let mut used = [false; 15];
         for &c in col.iter().filter(|&&c| c >= 0) {
             assert!(!used[c as usize]);
             used[c as usize] = true;
