@@ -1794,6 +1794,33 @@ def gen_sparse_flow(out: Path) -> None:
     )
 
 
+@section("sparse_yen", folder="sparse")
+def gen_sparse_yen(out: Path) -> None:
+    """scipy_yen.npz, read by crates/sparse/tests/flow.rs: yen's K = 8 shortest path lengths from
+    0 to 14 on a random directed 15-node graph (directed, undirected, unweighted) and on a DAG
+    with negative weights."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import yen
+
+    g = rng("sparse_yen", "graph")
+    n = 15
+    G = sp.random(n, n, density=0.25, random_state=np.random.RandomState(8), format="csr")
+    G.data = np.round(g.uniform(0.5, 5.0, G.nnz), 2)
+    G.setdiag(0)
+    G.eliminate_zeros()
+    G.sort_indices()
+    N = sp.triu(sp.random(n, n, density=0.35, random_state=np.random.RandomState(9)), k=1).tocsr()
+    N.data = np.round(g.uniform(-2.0, 5.0, N.nnz), 2)
+    N.sort_indices()
+    savez_fixed(
+        out / "scipy_yen.npz", compressed=True,
+        g_indptr=G.indptr.astype(np.int32), g_indices=G.indices.astype(np.int32), g_data=G.data,
+        n_indptr=N.indptr.astype(np.int32), n_indices=N.indices.astype(np.int32), n_data=N.data,
+        directed=yen(G, 0, 14, 8), undirected=yen(G, 0, 14, 8, directed=False),
+        unweighted=yen(G, 0, 14, 8, unweighted=True), negative=yen(N, 0, 14, 8),
+    )
+
+
 @section("sparse_csgraph", folder="sparse")
 def gen_sparse_csgraph(out: Path) -> None:
     """scipy_csgraph.npz, read by crates/sparse/tests/csgraph.rs: on a random directed 28-node

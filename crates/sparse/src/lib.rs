@@ -32,7 +32,8 @@
 //!   [`csgraph::depth_first_order`], [`csgraph::depth_first_tree`]),
 //!   [`csgraph::minimum_spanning_tree`], [`csgraph::reverse_cuthill_mckee`],
 //!   [`csgraph::structural_rank`], [`csgraph::maximum_flow`],
-//!   [`csgraph::maximum_bipartite_matching`], [`csgraph::min_weight_full_bipartite_matching`].
+//!   [`csgraph::maximum_bipartite_matching`], [`csgraph::min_weight_full_bipartite_matching`],
+//!   [`csgraph::yen`].
 //!
 //! Every public function validates its arguments once, then runs the CPU reference or the CUDA
 //! implementation of the device holding its arrays.

@@ -1,7 +1,7 @@
 //! maximum_flow and maximum_bipartite_matching against SciPy (`tests/data/scipy_flow.npz`, from
 //! `tests/golden/gen.py sparse_flow`): flow values of both methods, flow conservation,
 //! capacity limits and antisymmetry, matching size and validity; every device against the
-//! CPU; bad input.
+//! CPU; bad input. Also yen (`tests/data/scipy_yen.npz`, `gen.py sparse_yen`): lengths, paths.
 
 use cusci_core::testing::devices;
 use cusci_core::{Array, Device, Error};
@@ -298,4 +298,118 @@ fn min_weight_full_matching_like_scipy() {
         (r.to_vec().unwrap(), c.to_vec().unwrap()),
         (vec![0, 2], vec![0, 1])
     );
+}
+
+/// Checks that each row of `pred` is a loopless path source → sink of length `dist[i]` (in
+/// the weights `w`, dense n x n, the lightest of both directions when undirected) and that no
+/// two rows are the same path.
+fn check_paths(
+    w: &[f64],
+    n: usize,
+    s: usize,
+    t: usize,
+    dist: &[f64],
+    pred: &[i32],
+    directed: bool,
+) {
+    let mut seen = std::collections::HashSet::new();
+    for (i, &d) in dist.iter().enumerate() {
+        let row = &pred[i * n..(i + 1) * n];
+        let mut v = t;
+        let mut len = 0.0;
+        let mut path = vec![t];
+        while v != s {
+            let u = row[v];
+            assert!(u >= 0, "path {i} breaks at {v}");
+            let u = u as usize;
+            let mut e = w[u * n + v];
+            if !directed && (e == 0.0 || (w[v * n + u] != 0.0 && w[v * n + u] < e)) {
+                e = w[v * n + u];
+            }
+            assert_ne!(e, 0.0, "({u}, {v}) is an edge");
+            len += e;
+            path.push(u);
+            v = u;
+            assert!(path.len() <= n, "loop in path {i}");
+        }
+        assert!((len - d).abs() < 1e-9, "path {i}: {len} vs {d}");
+        assert!(seen.insert(path), "path {i} repeated");
+    }
+}
+
+#[test]
+fn yen_like_scipy() {
+    use cusci_sparse::csgraph::{yen, YenOptions};
+    let f = "scipy_yen";
+    for dev in devices() {
+        for (key, prefix, directed, unweighted) in [
+            ("directed", "g", true, false),
+            ("undirected", "g", false, false),
+            ("unweighted", "g", true, true),
+            ("negative", "n", true, false),
+        ] {
+            let g = load_csr(f, prefix, (15, 15), &dev);
+            let r = yen(
+                &g,
+                0,
+                14,
+                8,
+                &YenOptions {
+                    directed,
+                    unweighted,
+                },
+            )
+            .unwrap();
+            assert_eq!(r.dist_array.device(), &dev);
+            let d = r.dist_array.to_vec().unwrap();
+            let want = load_npz::<f64>(f, key, &Device::Cpu).to_vec().unwrap();
+            assert_eq!(d.len(), want.len(), "{key} on {dev}");
+            assert!(
+                d.iter().zip(&want).all(|(p, q)| (p - q).abs() < 1e-9),
+                "{key} on {dev}: {d:?}"
+            );
+            let (_, mut w) = dense(&g);
+            if unweighted {
+                w.iter_mut().filter(|v| **v != 0.0).for_each(|v| *v = 1.0);
+            }
+            assert_eq!(r.predecessors.shape(), [d.len(), 15]);
+            check_paths(
+                &w,
+                15,
+                0,
+                14,
+                &d,
+                &r.predecessors.to_vec().unwrap(),
+                directed,
+            );
+        }
+    }
+    let dev = Device::Cpu;
+    let m = |v: Vec<f64>| {
+        CsrMatrix::<f64>::from_dense(&Array::from_vec(v, &[3, 3], &dev).unwrap()).unwrap()
+    };
+    let g = m(vec![0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+    let o = YenOptions::default();
+    // source == sink: one path of length 0; no path; K = 0
+    let r = yen(&g, 1, 1, 3, &o).unwrap();
+    assert_eq!(r.dist_array.to_vec().unwrap(), vec![0.0]);
+    assert_eq!(r.predecessors.to_vec().unwrap(), vec![-9999; 3]);
+    assert_eq!(yen(&g, 2, 0, 3, &o).unwrap().dist_array.len(), 0);
+    assert_eq!(yen(&g, 0, 2, 0, &o).unwrap().predecessors.shape(), [0, 3]);
+    // bad input and a negative cycle
+    assert!(matches!(
+        yen(&g, 0, 3, 1, &o),
+        Err(Error::InvalidArgument { .. })
+    ));
+    let rect = CsrMatrix::<f64>::from_dense(&Array::from_vec(vec![1.0; 6], &[2, 3], &dev).unwrap())
+        .unwrap();
+    assert!(matches!(
+        yen(&rect, 0, 1, 1, &o),
+        Err(Error::ShapeMismatch { .. })
+    ));
+    let cyc = m(vec![0.0, 1.0, 0.0, 0.0, 0.0, -1.0, -1.0, 0.0, 0.0]);
+    assert!(matches!(
+        yen(&cyc, 0, 2, 2, &o),
+        Err(Error::NegativeCycle { .. })
+    ));
 }
