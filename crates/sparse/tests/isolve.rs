@@ -7,8 +7,8 @@
 use cusci_core::testing::{assert_allclose, devices, randn_vec};
 use cusci_core::{c64, Array, Device, Error};
 use cusci_sparse::linalg::{
-    bicg, bicgstab, cg, cgs, gcrotmk, gmres, lgmres, lsqr, minres, qmr, tfqmr, FnOperator,
-    LinearOperator, LsqOptions, SolverOptions, Truncate,
+    bicg, bicgstab, cg, cgs, gcrotmk, gmres, lgmres, lsmr, lsqr, minres, qmr, svds, tfqmr,
+    FnOperator, LinearOperator, LsqOptions, SolverOptions, SvdsOptions, Truncate,
 };
 use cusci_sparse::{diags, CsrMatrix};
 use std::cell::{Cell, RefCell};
@@ -365,6 +365,29 @@ fn fn_operator_with_rmatvec_in_lsqr_and_bicg() {
             rtol: 1e-10,
             ..Default::default()
         };
+        let want = lsmr(&a, &b, &lo).unwrap();
+        let got = lsmr(&op, &b, &lo).unwrap();
+        assert_eq!(
+            (got.istop, got.itn),
+            (want.istop, want.itn),
+            "lsmr on {dev}"
+        );
+        assert_allclose(&cpu(&got.x), &cpu(&want.x), 1e-12, 1e-14, "lsmr fn");
+        // svds of a rectangular function operator (rmatvec needed)
+        let r = crate::common::randn_csr::<f64>(9, 6, 0.5, 47, &dev);
+        let rop = FnOperator::with_rmatvec(
+            (9, 6),
+            |x: &Array<f64>| r.matvec(x),
+            |y: &Array<f64>| r.rmatvec(y),
+        );
+        let so = SvdsOptions::default();
+        let (ws, gs) = (svds(&r, 2, &so).unwrap().s, svds(&rop, 2, &so).unwrap().s);
+        assert!(
+            ws.iter()
+                .zip(&gs)
+                .all(|(p, q)| (p - q).abs() < 1e-10 * p.abs()),
+            "svds fn"
+        );
         let s = bicg(&op, &b, &opts).unwrap();
         assert_eq!(s.info, 0);
         assert_allclose(
