@@ -1651,6 +1651,176 @@ def gen_sparse_solvers(out: Path) -> None:
     )
 
 
+@section("sparse_isolve", folder="sparse")
+def gen_sparse_isolve(out: Path) -> None:
+    """scipy_sparse_isolve.npz, read by crates/sparse/tests/isolve.rs: bicg, qmr, tfqmr, lgmres
+    and gcrotmk on a non-symmetric 6 x 6-grid convection-diffusion matrix (converged with rtol 1e-10,
+    the callback count; three iterations with zero tolerances; Jacobi-preconditioned), and bicg,
+    qmr on a complex variant."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spl
+
+    k, cconv = 6, 1.5
+    n = k * k
+    side = lambda v: np.where((np.arange(n - 1) + 1) % k == 0, 0.0, v)
+    A = sp.diags([(4.0 + cconv) * np.ones(n), side(-1.0 - cconv), side(-1.0),
+                  -np.ones(n - k), -np.ones(n - k)], [0, -1, 1, -k, k], format="csr")
+    A.sort_indices()
+    g = rng("sparse_isolve", "b")
+    b = g.standard_normal(n)
+    Ac = (A + sp.diags([0.3j * np.ones(n - 1), -0.5j * np.ones(n - 1)], [1, -1])).tocsr()
+    Ac.sort_indices()
+    bc = g.standard_normal(n) + 1j * g.standard_normal(n)
+    Mj = sp.diags(1.0 / A.diagonal(), 0, format="csr")
+    a = dict(a_indptr=A.indptr.astype(np.int32), a_indices=A.indices.astype(np.int32),
+             a_data=A.data, b=b,
+             ac_indptr=Ac.indptr.astype(np.int32), ac_indices=Ac.indices.astype(np.int32),
+             ac_data=Ac.data, bc=bc)
+    solvers = dict(bicg=spl.bicg, qmr=spl.qmr, tfqmr=spl.tfqmr, lgmres=spl.lgmres,
+                   gcrotmk=spl.gcrotmk)
+    for name, f in solvers.items():
+        cnt = [0]
+
+        def cb(_x):
+            cnt[0] += 1
+
+        x, info = f(A, b, rtol=1e-10, callback=cb)
+        a[f"{name}_x"], a[f"{name}_info"] = x, np.array([info, cnt[0]], dtype=np.int64)
+        x, info = f(A, b, rtol=0.0, atol=0.0, maxiter=3)
+        a[f"{name}_x3"], a[f"{name}_info3"] = x, np.array([info], dtype=np.int64)
+        pre = (dict(M1=spl.aslinearoperator(Mj), M2=spl.aslinearoperator(sp.identity(n)))
+               if name == "qmr" else dict(M=Mj))
+        x, info = f(A, b, rtol=1e-10, maxiter=3, **pre)
+        a[f"{name}_xm"], a[f"{name}_infom"] = x, np.array([info], dtype=np.int64)
+    for name in ("bicg", "qmr"):
+        x, info = solvers[name](Ac, bc, rtol=1e-10)
+        a[f"{name}_xc"], a[f"{name}_infoc"] = x, np.array([info], dtype=np.int64)
+        x, info = solvers[name](Ac, bc, rtol=0.0, atol=0.0, maxiter=3)
+        a[f"{name}_xc3"] = x
+    savez_fixed(out / "scipy_sparse_isolve.npz", compressed=True, **a)
+
+
+@section("sparse_matfuncs", folder="sparse")
+def gen_sparse_matfuncs(out: Path) -> None:
+    """scipy_sparse_matfuncs.npz, read by crates/sparse/tests/matfuncs.rs: expm, inv,
+    expm_multiply (vector, matrix, intervals, a large norm, complex), onenormest (exact with
+    t >= n), spbandwidth and is_sptriangular of a random 12 x 12 matrix; LaplacianNd on a 3 x 4
+    grid for each boundary condition (toarray, eigenvalues, the 3 largest, 2 eigenvectors)."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spl
+
+    n = 12
+    g = rng("sparse_matfuncs", "m")
+    M = sp.random(n, n, density=0.25, random_state=np.random.RandomState(11), format="csr")
+    M.data = g.standard_normal(M.nnz)
+    M = (M + sp.diags(g.standard_normal(n))).tocsr()
+    M.sort_indices()
+    Mc = (M + 1j * sp.random(n, n, density=0.2, random_state=np.random.RandomState(12))).tocsr()
+    Mc.sort_indices()
+    b = g.standard_normal(n)
+    B = g.standard_normal((n, 3))
+    bc = g.standard_normal(n) + 1j * g.standard_normal(n)
+    a = dict(m_indptr=M.indptr.astype(np.int32), m_indices=M.indices.astype(np.int32),
+             m_data=M.data, mc_indptr=Mc.indptr.astype(np.int32),
+             mc_indices=Mc.indices.astype(np.int32), mc_data=Mc.data, b=b, bm=B, bc=bc)
+    a["expm"] = spl.expm(M.tocsc()).toarray()
+    a["inv"] = spl.inv(M.tocsc()).toarray()
+    a["em_b"] = spl.expm_multiply(M, b)
+    a["em_bm"] = spl.expm_multiply(M, B)
+    a["em_big"] = spl.expm_multiply(M * 20.0, b)  # past condition 3.13: the onenormest branch
+    a["em_c"] = spl.expm_multiply(Mc, bc)
+    a["em_int"] = spl.expm_multiply(M, b, start=0.0, stop=1.0, num=5, endpoint=True)
+    a["em_int2"] = spl.expm_multiply(M, B, start=0.5, stop=2.0, num=4, endpoint=False)
+    a["onenorm"] = np.array([abs(M).sum(axis=0).max(), spl.onenormest(M, t=n)])
+    bands = []
+    for X in (M, sp.tril(M, format="csr"), sp.triu(M, k=1, format="csr"),
+              sp.diags(np.ones(n), format="csr")):
+        lo, hi = spl.spbandwidth(X)
+        lower, upper = spl.is_sptriangular(X)
+        bands.append([lo, hi, int(lower), int(upper)])
+    a["bands"] = np.array(bands, dtype=np.int64)
+    for bcname in ("dirichlet", "neumann", "periodic"):
+        L = spl.LaplacianNd((3, 4), boundary_conditions=bcname, dtype=np.float64)
+        a[f"lap_{bcname}"] = L.toarray()
+        a[f"lap_{bcname}_w"] = L.eigenvalues()
+        a[f"lap_{bcname}_w3"] = L.eigenvalues(3)
+        a[f"lap_{bcname}_v2"] = L.eigenvectors(2)
+    savez_fixed(out / "scipy_sparse_matfuncs.npz", compressed=True, **a)
+
+
+@section("sparse_flow", folder="sparse")
+def gen_sparse_flow(out: Path) -> None:
+    """scipy_flow.npz, read by crates/sparse/tests/flow.rs: maximum_flow (dinic, edmonds_karp)
+    on a random directed 30-node graph with integer capacities for a few (source, sink) pairs,
+    and maximum_bipartite_matching (row and column) of a random 20 x 15 biadjacency matrix;
+    the weight of min_weight_full_bipartite_matching (and maximize) of a random 12 x 16 weight
+    matrix and of its transpose."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import maximum_bipartite_matching, maximum_flow
+
+    g = rng("sparse_flow", "graph")
+    n = 30
+    G = sp.random(n, n, density=0.15, random_state=np.random.RandomState(5), format="csr")
+    G.data = g.integers(0, 20, G.nnz).astype(np.float64)
+    G.setdiag(0)
+    G.eliminate_zeros()
+    G.sort_indices()
+    Gi = G.astype(np.int32)
+    pairs = np.array([[0, 29], [3, 17], [10, 2], [5, 6]], dtype=np.int64)
+    vals = []
+    for s_, t_ in pairs:
+        vals.append([maximum_flow(Gi, int(s_), int(t_), method=m).flow_value
+                     for m in ("dinic", "edmonds_karp")])
+    B = sp.random(20, 15, density=0.12, random_state=np.random.RandomState(6), format="csr")
+    B.sort_indices()
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+    W = sp.random(12, 16, density=0.45, random_state=np.random.RandomState(7), format="csr")
+    W.data = np.round(g.uniform(-5, 10, W.nnz), 3)
+    W.sort_indices()
+    mw = dict(w_indptr=W.indptr.astype(np.int32), w_indices=W.indices.astype(np.int32),
+              w_data=W.data)
+    for key, X in (("w", W), ("wt", W.T.tocsr())):
+        for mx in (False, True):
+            r, c = min_weight_full_bipartite_matching(X, maximize=mx)
+            mw[f"{key}_{int(mx)}"] = np.array([X[r, c].sum()])
+    savez_fixed(
+        out / "scipy_flow.npz", compressed=True,
+        g_indptr=G.indptr.astype(np.int32), g_indices=G.indices.astype(np.int32), g_data=G.data,
+        pairs=pairs, flow_values=np.array(vals, dtype=np.int64),
+        b_indptr=B.indptr.astype(np.int32), b_indices=B.indices.astype(np.int32), b_data=B.data,
+        match_row=maximum_bipartite_matching(B, perm_type="row").astype(np.int32),
+        match_col=maximum_bipartite_matching(B, perm_type="column").astype(np.int32),
+        **mw,
+    )
+
+
+@section("sparse_yen", folder="sparse")
+def gen_sparse_yen(out: Path) -> None:
+    """scipy_yen.npz, read by crates/sparse/tests/flow.rs: yen's K = 8 shortest path lengths from
+    0 to 14 on a random directed 15-node graph (directed, undirected, unweighted) and on a DAG
+    with negative weights."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import yen
+
+    g = rng("sparse_yen", "graph")
+    n = 15
+    G = sp.random(n, n, density=0.25, random_state=np.random.RandomState(8), format="csr")
+    G.data = np.round(g.uniform(0.5, 5.0, G.nnz), 2)
+    G.setdiag(0)
+    G.eliminate_zeros()
+    G.sort_indices()
+    N = sp.triu(sp.random(n, n, density=0.35, random_state=np.random.RandomState(9)), k=1).tocsr()
+    N.data = np.round(g.uniform(-2.0, 5.0, N.nnz), 2)
+    N.sort_indices()
+    savez_fixed(
+        out / "scipy_yen.npz", compressed=True,
+        g_indptr=G.indptr.astype(np.int32), g_indices=G.indices.astype(np.int32), g_data=G.data,
+        n_indptr=N.indptr.astype(np.int32), n_indices=N.indices.astype(np.int32), n_data=N.data,
+        directed=yen(G, 0, 14, 8), undirected=yen(G, 0, 14, 8, directed=False),
+        unweighted=yen(G, 0, 14, 8, unweighted=True), negative=yen(N, 0, 14, 8),
+    )
+
+
 @section("sparse_csgraph", folder="sparse")
 def gen_sparse_csgraph(out: Path) -> None:
     """scipy_csgraph.npz, read by crates/sparse/tests/csgraph.rs: on a random directed 28-node

@@ -601,3 +601,29 @@ pub(crate) fn re<T: Float>(v: f64) -> T {
 pub(crate) fn eps<T: Float>() -> f64 {
     <T::Real as RealFloat>::EPS.to_f64()
 }
+
+/// The 1-D `src` written as column `c` of the row-major (n, k) array `dst` (same device; the
+/// kernel of [`Engine::put_col`]).
+pub(crate) fn put_col<T: Float>(src: &Array<T>, dst: &mut Array<T>, c: usize) -> Result<()> {
+    let (n, k) = (dst.shape()[0], dst.shape()[1]);
+    let src = src.contiguous()?;
+    match src.device() {
+        Device::Cpu => {
+            let s = src.to_vec()?;
+            let mut d = dst.to_vec()?;
+            for r in 0..n {
+                d[r * k + c] = s[r];
+            }
+            *dst = Array::from_vec(d, &[n, k], &Device::Cpu)?;
+        }
+        Device::Cuda(d) => d
+            .launch(&solver_fn::<T>(d, "sl_put_col")?, grid(d, n))
+            .arg(src.dev_ptr()?)
+            .arg(dst.dev_ptr_mut()?)
+            .arg(n as i64)
+            .arg(k as i64)
+            .arg(c as i64)
+            .run()?,
+    }
+    Ok(())
+}

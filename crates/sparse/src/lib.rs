@@ -19,6 +19,10 @@
 //! - [`linalg`]: the [`linalg::LinearOperator`] trait and the iterative solvers [`linalg::cg`],
 //!   [`linalg::bicgstab`], [`linalg::cgs`], running entirely on the device (the convergence flag
 //!   is read every [`linalg::POLL`] iterations).
+//!   Also [`linalg::bicg`], [`linalg::qmr`], [`linalg::tfqmr`], [`linalg::lgmres`],
+//!   [`linalg::gcrotmk`] (scalars read per step), [`linalg::expm_multiply`],
+//!   [`linalg::onenormest`], [`linalg::expm`], [`linalg::inv`], [`linalg::spbandwidth`],
+//!   [`linalg::is_sptriangular`], [`linalg::LaplacianNd`]; `COVERAGE.md` lists every SciPy name.
 //! - [`csgraph`]: [`csgraph::connected_components`] (weak and strong connection),
 //!   [`csgraph::csgraph_from_dense`], [`csgraph::csgraph_to_dense`], [`csgraph::laplacian`],
 //!   the shortest paths ([`csgraph::shortest_path`], [`csgraph::floyd_warshall`],
@@ -27,7 +31,9 @@
 //!   ([`csgraph::breadth_first_order`], [`csgraph::breadth_first_tree`],
 //!   [`csgraph::depth_first_order`], [`csgraph::depth_first_tree`]),
 //!   [`csgraph::minimum_spanning_tree`], [`csgraph::reverse_cuthill_mckee`],
-//!   [`csgraph::structural_rank`].
+//!   [`csgraph::structural_rank`], [`csgraph::maximum_flow`],
+//!   [`csgraph::maximum_bipartite_matching`], [`csgraph::min_weight_full_bipartite_matching`],
+//!   [`csgraph::yen`].
 //!
 //! Every public function validates its arguments once, then runs the CPU reference or the CUDA
 //! implementation of the device holding its arrays.
@@ -41,10 +47,13 @@ mod direct;
 mod eigen;
 mod ilu;
 mod index;
+mod isolve;
 mod krylov;
+mod laplacian_nd;
 pub mod linalg;
 mod lobpcg;
 mod lsq;
+mod matfuncs;
 mod matrix;
 mod minres;
 mod operator;

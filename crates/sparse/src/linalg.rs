@@ -1,5 +1,6 @@
 //! `scipy.sparse.linalg`: the [`LinearOperator`] trait, the iterative solvers [`cg`],
-//! [`bicgstab`], [`cgs`], [`gmres`], [`minres`], and the least-squares solvers [`lsqr`] and
+//! [`bicgstab`], [`cgs`], [`gmres`], [`minres`], [`bicg`], [`qmr`], [`tfqmr`], [`lgmres`],
+//! [`gcrotmk`], and the least-squares solvers [`lsqr`] and
 //! [`lsmr`]; the direct solvers [`spsolve`], [`splu`], [`factorized`] and
 //! [`spsolve_triangular`].
 //!
@@ -19,11 +20,19 @@ pub use crate::direct::{
 };
 pub use crate::eigen::{eigsh, EigshOptions, EigshResult, Which};
 pub use crate::ilu::{spilu, IluOptions, SuperLuIlu};
+pub use crate::isolve::{bicg, gcrotmk, lgmres, qmr, tfqmr};
+pub use crate::laplacian_nd::{Boundary, LaplacianNd};
 pub use crate::lobpcg::{lobpcg, LobpcgOptions, LobpcgResult};
 pub use crate::lsq::{lsmr, lsqr, LsmrResult, LsqOptions, LsqrResult};
+pub use crate::matfuncs::{
+    expm, expm_multiply, inv, is_sptriangular, onenormest, spbandwidth, ExpmMultiplyOptions,
+    OnenormestOptions, OnenormestResult,
+};
 pub use crate::minres::minres;
 pub(crate) use crate::operator::{checked_matvec, checked_rmatvec, CgProblem};
-pub use crate::operator::{FnOperator, LinearOperator, Solution, SolverOptions, POLL};
+pub use crate::operator::{
+    Callback, FnOperator, LinearOperator, NoRmatvec, Solution, SolverOptions, Truncate, POLL,
+};
 pub use crate::reduce::{matrix_power, norm, norm_axis, NormOrd};
 pub use crate::svds::{svds, SingularVectors, SvdsOptions, SvdsResult};
 /// The element types of [`splu`], [`spsolve`] and [`factorized`] (f32, f64, c32, c64: those of
@@ -135,6 +144,7 @@ pub fn cg<T: Float>(
         atol,
         maxiter,
         has_x0: opts.x0.is_some(),
+        callback: opts.callback,
     };
     match b.device() {
         Device::Cpu => cg_cpu(&prob, x),
@@ -151,6 +161,7 @@ fn cg_cpu<T: Float>(prob: &CgProblem<'_, T>, x: Array<T>) -> Result<Solution<T>>
         atol,
         maxiter,
         has_x0,
+        callback,
     } = *prob;
     let dev = Device::Cpu;
     let n = b.len();
@@ -196,6 +207,9 @@ fn cg_cpu<T: Float>(prob: &CgProblem<'_, T>, x: Array<T>) -> Result<Solution<T>>
             r[i] = r[i].sub(alpha.mul(q[i]));
         }
         rho_prev = rho;
+        if let Some(cb) = callback {
+            cb(&Array::from_vec(xv.clone(), &[n], &dev)?);
+        }
     }
     Ok(Solution {
         x: Array::from_vec(xv, &[n], &dev)?,
@@ -206,14 +220,14 @@ fn cg_cpu<T: Float>(prob: &CgProblem<'_, T>, x: Array<T>) -> Result<Solution<T>>
 
 /// The common start of the solvers: the checks, `‖b‖`, the absolute tolerance and the starting
 /// guess. `Err(Ok(solution))` when `b = 0` (SciPy returns `b` at once).
-struct Start<T: Float> {
-    n: usize,
-    maxiter: usize,
-    atol: f64,
-    b: Array<T>,
+pub(crate) struct Start<T: Float> {
+    pub(crate) n: usize,
+    pub(crate) maxiter: usize,
+    pub(crate) atol: f64,
+    pub(crate) b: Array<T>,
 }
 
-fn start<T: Float>(
+pub(crate) fn start<T: Float>(
     op: &str,
     a: &dyn LinearOperator<T>,
     b: &Array<T>,
@@ -239,7 +253,7 @@ fn start<T: Float>(
 }
 
 /// Loads `x0` (or zeros) into vector `x` and `b − A x0` (or `b`) into vector `r`.
-fn init_xr<T: Float>(
+pub(crate) fn init_xr<T: Float>(
     e: &mut Engine<T>,
     a: &dyn LinearOperator<T>,
     st: &Start<T>,
@@ -318,6 +332,7 @@ pub fn bicgstab<T: Float>(
         a,
         &st,
         m,
+        opts.callback,
         |e, it| {
             if it > 0 {
                 e.check(OMEGA, tol2, false, krylov::BREAKDOWN_OMEGA, it)?;
@@ -396,6 +411,7 @@ pub fn cgs<T: Float>(
         a,
         &st,
         m,
+        opts.callback,
         |e, it| {
             if it > 0 {
                 e.scalar(Sc::Div, BETA, RHO, RHOP)?;
@@ -451,6 +467,7 @@ fn bicg_iterate<T: Float>(
     a: &dyn LinearOperator<T>,
     st: &Start<T>,
     m: Option<&dyn LinearOperator<T>>,
+    callback: Option<crate::operator::Callback<'_, T>>,
     mut direction: impl FnMut(&mut Engine<T>, usize) -> Result<()>,
     mut update: impl FnMut(&mut Engine<T>, usize) -> Result<()>,
 ) -> Result<Solution<T>> {
@@ -471,7 +488,13 @@ fn bicg_iterate<T: Float>(
         update(e, it)?;
         e.scalar(Sc::Copy, RHOP, RHO, RHO)?;
         it += 1;
-        if e.poll(it)? {
+        if let Some(cb) = callback {
+            // SciPy calls back after every iteration that did not stop
+            if e.poll_now()? {
+                break;
+            }
+            cb(&e.get(X)?);
+        } else if e.poll(it)? {
             break;
         }
     }
@@ -662,6 +685,9 @@ pub fn gmres<T: Float>(
             |s, f| gmres_outer_cpu(&l, s, f, it, atol, eps),
         )?;
         it += 1;
+        if let Some(cb) = opts.callback {
+            cb(&e.get(X)?);
+        }
     }
     let (code, at) = e.status()?;
     let (info, iterations) = match code {

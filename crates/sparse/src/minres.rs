@@ -279,7 +279,14 @@ pub fn minres<T: Float>(
             &[eps, rtol],
             |s, f| mr_test(s, f, itn, maxiter, eps, rtol),
         )?;
-        if e.poll(itn)? {
+        if let Some(cb) = opts.callback {
+            // SciPy calls back after every iteration, the last one included
+            let done = e.poll_now()?;
+            cb(&e.get(X)?);
+            if done {
+                break;
+            }
+        } else if e.poll(itn)? {
             break;
         }
     }

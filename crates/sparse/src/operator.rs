@@ -140,8 +140,15 @@ impl<T: Float, I: SpIndex> LinearOperator<T> for CscMatrix<T, I> {
     }
 }
 
+/// The type of [`FnOperator`]'s missing `rmatvec` (an operator made by [`FnOperator::new`]).
+pub type NoRmatvec<T> = fn(&Array<T>) -> Result<Array<T>>;
+
 /// A [`LinearOperator`] from a shape and closures (SciPy's `LinearOperator(shape, matvec,
-/// rmatvec)`).
+/// rmatvec)`): [`FnOperator::new`] gives `matvec` only (its `rmatvec` is `NotImplemented`, as
+/// SciPy's when none is given), [`FnOperator::with_rmatvec`] both, so that the solvers that need
+/// `Aᴴ x` ([`bicg`](crate::linalg::bicg), [`qmr`](crate::linalg::qmr),
+/// [`lsqr`](crate::linalg::lsqr), [`lsmr`](crate::linalg::lsmr), [`svds`](crate::linalg::svds))
+/// take a function operator too. Each product is checked by the solvers (length and device).
 ///
 /// ```
 /// use cusci_sparse::linalg::{FnOperator, LinearOperator};
@@ -149,33 +156,89 @@ impl<T: Float, I: SpIndex> LinearOperator<T> for CscMatrix<T, I> {
 /// let twice = FnOperator::new((2, 2), |x: &Array<f64>| x.mul_scalar(2.0));
 /// let y = twice.matvec(&Array::from_vec(vec![1.0, 2.0], &[2], &Device::Cpu)?)?;
 /// assert_eq!(y.to_vec()?, vec![2.0, 4.0]);
+/// // a 1 x 2 operator [1, 1] with its adjoint
+/// let sum = FnOperator::with_rmatvec(
+///     (1, 2),
+///     |x: &Array<f64>| Array::from_vec(vec![x.to_vec()?.iter().sum()], &[1], x.device()),
+///     |y: &Array<f64>| Array::from_vec(vec![y.to_vec()?[0]; 2], &[2], y.device()),
+/// );
+/// let t = sum.rmatvec(&Array::from_vec(vec![3.0], &[1], &Device::Cpu)?)?;
+/// assert_eq!(t.to_vec()?, vec![3.0, 3.0]);
 /// # Ok::<(), cusci_sparse::Error>(())
 /// ```
-pub struct FnOperator<T: Float, F: Fn(&Array<T>) -> Result<Array<T>>> {
+pub struct FnOperator<T: Float, F: Fn(&Array<T>) -> Result<Array<T>>, G = NoRmatvec<T>>
+where
+    G: Fn(&Array<T>) -> Result<Array<T>>,
+{
     shape: (usize, usize),
     f: F,
+    g: Option<G>,
     _t: std::marker::PhantomData<T>,
 }
 
 impl<T: Float, F: Fn(&Array<T>) -> Result<Array<T>>> FnOperator<T, F> {
-    /// The operator `x ↦ f(x)` of the given shape.
+    /// The operator `x ↦ f(x)` of the given shape (no `rmatvec`).
     pub fn new(shape: (usize, usize), f: F) -> Self {
         FnOperator {
             shape,
             f,
+            g: None,
             _t: std::marker::PhantomData,
         }
     }
 }
 
-impl<T: Float, F: Fn(&Array<T>) -> Result<Array<T>>> LinearOperator<T> for FnOperator<T, F> {
+impl<T: Float, F, G> FnOperator<T, F, G>
+where
+    F: Fn(&Array<T>) -> Result<Array<T>>,
+    G: Fn(&Array<T>) -> Result<Array<T>>,
+{
+    /// The operator `x ↦ f(x)` of the given shape whose adjoint product is `y ↦ g(y)`
+    /// (`g` takes `shape().0` elements and returns `shape().1`).
+    pub fn with_rmatvec(shape: (usize, usize), f: F, g: G) -> Self {
+        FnOperator {
+            shape,
+            f,
+            g: Some(g),
+            _t: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T: Float, F, G> LinearOperator<T> for FnOperator<T, F, G>
+where
+    F: Fn(&Array<T>) -> Result<Array<T>>,
+    G: Fn(&Array<T>) -> Result<Array<T>>,
+{
     fn shape(&self) -> (usize, usize) {
         self.shape
     }
     fn matvec(&self, x: &Array<T>) -> Result<Array<T>> {
         (self.f)(x)
     }
+    /// `g(x)` when the operator was made with [`FnOperator::with_rmatvec`], else
+    /// `NotImplemented`.
+    fn rmatvec(&self, x: &Array<T>) -> Result<Array<T>> {
+        match &self.g {
+            Some(g) => g(x),
+            None => Err(make::not_implemented("LinearOperator.rmatvec", x.device())),
+        }
+    }
 }
+
+/// gcrotmk's `truncate`: which recycled vectors are dropped when the space is full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Truncate {
+    /// Drop the oldest (SciPy's default).
+    #[default]
+    Oldest,
+    /// Keep the `k − 1` directions of the largest singular values (not implemented:
+    /// `NotImplemented`).
+    Smallest,
+}
+
+/// A solver callback: called with the current solution (SciPy's `callback(xk)`).
+pub type Callback<'a, T> = &'a dyn Fn(&Array<T>);
 
 /// Options of the iterative solvers (SciPy's keyword arguments).
 pub struct SolverOptions<'a, T: Float> {
@@ -193,6 +256,25 @@ pub struct SolverOptions<'a, T: Float> {
     pub restart: Option<usize>,
     /// `minres` only: solve `(A − shift·I) x = b` (default 0).
     pub shift: f64,
+    /// Called with the current solution after each iteration, as SciPy's `callback(xk)`
+    /// (`gmres`: after each restart cycle, SciPy's `callback_type='x'`; `lgmres` and `gcrotmk`:
+    /// at the start of each outer iteration, as SciPy). On a GPU a callback makes the solvers
+    /// that poll every [`POLL`] iterations read their status every iteration instead. Default none.
+    pub callback: Option<Callback<'a, T>>,
+    /// `qmr` only: the right preconditioner `M2` (`m` is the left one, `M1`); default none.
+    pub m2: Option<&'a dyn LinearOperator<T>>,
+    /// `lgmres`'s `inner_m` (default 30) and `gcrotmk`'s `m` (default 20): the inner Krylov
+    /// dimension.
+    pub inner_m: Option<usize>,
+    /// `lgmres`'s `outer_k` (default 3) and `gcrotmk`'s `k` (default `m`): the number of
+    /// vectors carried between outer iterations.
+    pub outer_k: Option<usize>,
+    /// `lgmres` only: keep `A v` with each outer vector (default true).
+    pub store_outer_av: bool,
+    /// `lgmres` only: put the outer vectors before the Krylov vectors (default false).
+    pub prepend_outer_v: bool,
+    /// `gcrotmk` only: the truncation rule (default [`Truncate::Oldest`]).
+    pub truncate: Truncate,
 }
 
 impl<T: Float> Default for SolverOptions<'_, T> {
@@ -205,13 +287,21 @@ impl<T: Float> Default for SolverOptions<'_, T> {
             m: None,
             restart: None,
             shift: 0.0,
+            callback: None,
+            m2: None,
+            inner_m: None,
+            outer_k: None,
+            store_outer_av: true,
+            prepend_outer_v: false,
+            truncate: Truncate::Oldest,
         }
     }
 }
 
 /// The result of an iterative solver: the solution and SciPy's `info` (0 converged, `k > 0`
 /// not converged after `k` iterations, negative for a breakdown: −10 (ρ ≈ 0) or −11
-/// (ω ≈ 0 or a zero inner product) in `bicgstab`/`cgs`), plus the iterations run.
+/// (ω ≈ 0 or a zero inner product) in `bicgstab`/`cgs`/`bicg`; `qmr`'s −10 (ρ), −11 (β),
+/// −12 (γ), −13 (δ), −14 (ε), −15 (ξ); `tfqmr`'s −1 (`r*·v = 0`)), plus the iterations run.
 #[derive(Debug, Clone)]
 pub struct Solution<T: Float> {
     /// The approximate solution.
@@ -236,4 +326,6 @@ pub(crate) struct CgProblem<'a, T: Float> {
     pub(crate) maxiter: usize,
     /// True when the start `x` is a given `x0` (then `r = b − A x0`), false for zeros.
     pub(crate) has_x0: bool,
+    /// Called with `x` after each iteration.
+    pub(crate) callback: Option<Callback<'a, T>>,
 }

@@ -10,7 +10,9 @@ use cusci_core::testing::bad_input::{self as bi, f, fv, shp, Kind::*, Table, V};
 use cusci_core::{Array, Device, Result};
 use cusci_sparse::csgraph::{
     breadth_first_order, connected_components, construct_dist_matrix, dijkstra, floyd_warshall,
-    laplacian, minimum_spanning_tree, Connection, LaplacianOptions, PathOptions,
+    laplacian, maximum_bipartite_matching, maximum_flow, min_weight_full_bipartite_matching,
+    minimum_spanning_tree, yen, Connection, FlowMethod, LaplacianOptions, PathOptions, PermType,
+    YenOptions,
 };
 use cusci_sparse::linalg::*;
 use cusci_sparse::*;
@@ -110,6 +112,11 @@ fn solvers() -> Vec<(&'static str, Solver)> {
         ("cgs", cgs::<f64>),
         ("gmres", gmres::<f64>),
         ("minres", minres::<f64>),
+        ("bicg", bicg::<f64>),
+        ("qmr", qmr::<f64>),
+        ("tfqmr", tfqmr::<f64>),
+        ("lgmres", lgmres::<f64>),
+        ("gcrotmk", gcrotmk::<f64>),
     ]
 }
 
@@ -577,6 +584,84 @@ fn table(dev: &Device) -> Table {
     });
     t.err("SuperLu solve b of another length", Shape, |d| {
         fv(splu(&spd4(d)?)?.solve(&vec1(&[1.0; 3], d)?)?)
+    });
+
+    // ---------- matrix functions, flows, matchings, k shortest paths ----------
+    t.err("expm non-square", Shape, |d| {
+        fv(expm(&dense(&[1.0, 2.0], 1, 2, d)?)?.toarray()?)
+    });
+    t.err("inv singular", Singular, |d| {
+        fv(inv(&dense(&[1.0, 2.0, 2.0, 4.0], 2, 2, d)?)?.toarray()?)
+    });
+    t.err("expm_multiply B of another length", Shape, |d| {
+        fv(expm_multiply(
+            &spd4(d)?,
+            &vec1(&[1.0; 3], d)?,
+            &ExpmMultiplyOptions::default(),
+        )?)
+    });
+    t.err("expm_multiply one time point", Arg, |d| {
+        let o = ExpmMultiplyOptions {
+            start: Some(0.0),
+            stop: Some(1.0),
+            num: Some(1),
+            ..Default::default()
+        };
+        fv(expm_multiply(&spd4(d)?, &b4(d)?, &o)?)
+    });
+    t.err("onenormest itmax 1", Arg, |d| {
+        let o = OnenormestOptions { t: 2, itmax: 1 };
+        Ok(V::N(onenormest(&spd4(d)?, &o)?.est as u64))
+    });
+    t.err("maximum_flow source == sink", Arg, |d| {
+        Ok(V::N(
+            maximum_flow(&spd4(d)?, 1, 1, FlowMethod::Dinic)?.flow_value as u64,
+        ))
+    });
+    t.err("maximum_flow negative capacity", Arg, |d| {
+        Ok(V::N(
+            maximum_flow(&spd4(d)?, 0, 3, FlowMethod::Dinic)?.flow_value as u64,
+        ))
+    });
+    t.err("maximum_flow non-integer capacity", Arg, |d| {
+        let g = dense(&[0.0, 1.5, 0.0, 0.0], 2, 2, d)?;
+        Ok(V::N(
+            maximum_flow(&g, 0, 1, FlowMethod::EdmondsKarp)?.flow_value as u64,
+        ))
+    });
+    t.err("maximum_flow non-square", Shape, |d| {
+        let g = dense(&[1.0, 2.0], 1, 2, d)?;
+        Ok(V::N(
+            maximum_flow(&g, 0, 1, FlowMethod::Dinic)?.flow_value as u64,
+        ))
+    });
+    t.val("maximum_flow unreachable sink", V::N(0), |d| {
+        let g = dense(&[0.0, 0.0, 3.0, 0.0], 2, 2, d)?;
+        Ok(V::N(
+            maximum_flow(&g, 0, 1, FlowMethod::Dinic)?.flow_value as u64,
+        ))
+    });
+    t.val(
+        "maximum_bipartite_matching of an empty pattern",
+        V::N(0),
+        |d| {
+            let g = dense(&[0.0; 6], 2, 3, d)?;
+            let m = maximum_bipartite_matching(&g, PermType::Row)?.to_vec()?;
+            Ok(V::N(m.iter().filter(|&&v| v >= 0).count() as u64))
+        },
+    );
+    t.err("min_weight_full_bipartite_matching without one", Arg, |d| {
+        let g = dense(&[1.0, 0.0, 1.0, 0.0], 2, 2, d)?;
+        Ok(V::N(
+            min_weight_full_bipartite_matching(&g, false)?.0.len() as u64
+        ))
+    });
+    t.err("yen sink out of range", Arg, |d| {
+        Ok(V::N(
+            yen(&spd4(d)?, 0, 4, 2, &YenOptions::default())?
+                .dist_array
+                .len() as u64,
+        ))
     });
     t
 }

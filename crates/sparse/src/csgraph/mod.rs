@@ -4,7 +4,9 @@
 //! [`johnson`]; [`construct_dist_matrix`] and [`reconstruct_path`] on their predecessors; the
 //! traversals [`breadth_first_order`], [`breadth_first_tree`], [`depth_first_order`],
 //! [`depth_first_tree`]; [`minimum_spanning_tree`]; [`reverse_cuthill_mckee`];
-//! [`structural_rank`].
+//! [`structural_rank`]; [`maximum_flow`], [`maximum_bipartite_matching`] and
+//! [`min_weight_full_bipartite_matching`] (`flow.rs`) and [`yen`] (`yen.rs`) (on a GPU these
+//! four are hybrids: the graph is read to the host).
 //!
 //! Conventions (SciPy's, for sparse input): a graph is a square [`CsrMatrix`]; every stored
 //! entry (i, j) is an edge i → j of its value's weight, explicit zeros included (zero-weight
@@ -20,6 +22,14 @@
 
 mod cpu;
 pub(crate) mod cuda;
+mod flow;
+mod yen;
+
+pub use flow::{
+    maximum_bipartite_matching, maximum_flow, min_weight_full_bipartite_matching, FlowMethod,
+    MaximumFlowResult, PermType,
+};
+pub use yen::{yen, YenOptions, YenResult};
 
 use crate::matrix::{check_index_range, hv, CsrMatrix};
 use crate::{CooMatrix, SpIndex};

@@ -44,6 +44,7 @@ pub(crate) fn cg<T: Float>(
         atol,
         maxiter,
         has_x0,
+        callback,
     } = *prob;
     let dev = Device::Cuda(d.clone());
     let n = b.len();
@@ -133,7 +134,13 @@ pub(crate) fn cg<T: Float>(
             .arg(ist.dev_ptr()?)
             .run()?;
         it += 1;
-        if it % POLL == 0 && it < maxiter && ist.to_vec()?[0] != 0 {
+        if let Some(cb) = callback {
+            // SciPy calls back after every iteration that did not stop at its top
+            if ist.to_vec()?[0] != 0 {
+                break;
+            }
+            cb(&x);
+        } else if it % POLL == 0 && it < maxiter && ist.to_vec()?[0] != 0 {
             break;
         }
     }
