@@ -2480,6 +2480,50 @@ def gen_signal_parity(out: Path) -> None:
     savez_fixed(out / "parity.npz", compressed=True, **a)
 
 
+@section("signal_names", folder="signal")
+def gen_signal_names(out: Path) -> None:
+    """`names.npz` in crates/signal/tests/data/, read by crates/signal/tests/names.rs (issue 32's
+    last names).
+
+    - `remez_<case>` (f64), one row per case: [numtaps, type (0 bandpass, 1 differentiator,
+      2 hilbert), grid_density, maxiter, fs, nb, bands (2 nb), desired (nb), weight (nb), taps]
+      with taps = remez(numtaps, bands, desired, weight=, type=, grid_density=, maxiter=, fs=).
+    """
+    import scipy
+    import scipy.signal as ss
+
+    a = {"scipy_version": np.array([int(v) for v in scipy.__version__.split(".")[:3]])}
+    types = ["bandpass", "differentiator", "hilbert"]
+    remez_cases = [
+        ("lp11", 11, [0, 0.1, 0.2, 0.5], [1, 0], None, 0, 16, 25, 1.0),
+        ("lp12", 12, [0, 0.1, 0.2, 0.5], [1, 0], None, 0, 16, 25, 1.0),
+        ("lp2", 2, [0, 0.1, 0.2, 0.5], [1, 0], None, 0, 16, 25, 1.0),
+        ("lp3", 3, [0, 0.1, 0.2, 0.5], [1, 0], None, 0, 16, 25, 1.0),
+        ("lp72", 72, [0, 0.1, 0.2, 0.5], [1, 0], [1, 10], 0, 16, 25, 1.0),
+        ("hp_fs", 125, [0, 1750, 2000, 11025], [0, 1], None, 0, 16, 25, 22050.0),
+        ("bp63", 63, [0, 1740, 2000, 5000, 5260, 11025], [0, 1, 0], None, 0, 16, 25, 22050.0),
+        ("bs_w", 55, [0, 0.15, 0.2, 0.3, 0.35, 0.5], [1, 0, 1], [1, 3, 1], 0, 16, 25, 1.0),
+        ("hard101", 101, [0, 0.1, 0.1001, 0.5], [1, 0], None, 0, 16, 25, 1.0),
+        ("grid8", 31, [0, 0.2, 0.25, 0.5], [1, 0], [2, 1], 0, 8, 25, 1.0),
+        ("iter3", 41, [0, 0.2, 0.25, 0.5], [1, 0], None, 0, 16, 3, 1.0),
+        ("hil11", 11, [0.05, 0.45], [1], None, 2, 16, 25, 1.0),
+        ("hil12", 12, [0.0, 0.5], [1], None, 2, 16, 25, 1.0),
+        ("hil31", 31, [0.05, 0.45], [1], None, 2, 16, 25, 1.0),
+        ("dif11", 11, [0.0, 0.5], [1], None, 1, 16, 25, 1.0),
+        ("dif12", 12, [0.0, 0.5], [1], None, 1, 16, 25, 1.0),
+        ("dif30", 30, [0.0, 0.35, 0.4, 0.5], [1, 0], None, 1, 16, 25, 1.0),
+        ("multi", 81, [0, 0.05, 0.1, 0.2, 0.25, 0.3, 0.35, 0.5], [0, 1, 0.5, 0], [3, 1, 1, 3], 0, 16, 25, 1.0),
+    ]
+    for name, n, bands, desired, weight, t, gd, mi, fs in remez_cases:
+        h = ss.remez(n, bands, desired, weight=weight, type=types[t], grid_density=gd,
+                     maxiter=mi, fs=fs)
+        w = weight if weight is not None else [1.0] * len(desired)
+        head = [n, t, gd, mi, fs, len(desired)]
+        a[f"remez_{name}"] = np.array(head + list(bands) + list(desired) + list(w) + list(h),
+                                      dtype=np.float64)
+    savez_fixed(out / "names.npz", compressed=True, **a)
+
+
 @section("ndimage_parity", folder="ndimage")
 def gen_ndimage_parity(out: Path) -> None:
     """`hit_or_miss_edges.npz` in crates/ndimage/tests/data/, read by

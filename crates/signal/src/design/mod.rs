@@ -6,6 +6,7 @@ pub mod firdesign;
 pub mod iir;
 pub mod order;
 pub mod proto;
+pub mod remez;
 pub mod special;
 pub mod transform;
 
@@ -22,6 +23,7 @@ pub use order::{
     band_stop_obj, buttord, cheb1ord, cheb2ord, ellipord, iirdesign, DesignType, FilterOrder,
     IirDesignOptions, OrdKind, OrdOptions,
 };
+pub use remez::{remez, RemezOptions, RemezType};
 pub use proto::{besselap, buttap, cheb1ap, cheb2ap, ellipap, BesselNorm};
 pub use transform::{
     bilinear, bilinear_zpk, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk, lp2lp, lp2lp_zpk,
