@@ -2488,6 +2488,8 @@ def gen_signal_names(out: Path) -> None:
     - `remez_<case>` (f64), one row per case: [numtaps, type (0 bandpass, 1 differentiator,
       2 hilbert), grid_density, maxiter, fs, nb, bands (2 nb), desired (nb), weight (nb), taps]
       with taps = remez(numtaps, bands, desired, weight=, type=, grid_density=, maxiter=, fs=).
+    - `f2d_<case>` = firwin_2d(hsize, window, fc=, fs=, circular=) for the cases listed below.
+    - `scipy_version`: the SciPy that wrote the file (major, minor, micro).
     """
     import scipy
     import scipy.signal as ss
@@ -2520,6 +2522,20 @@ def gen_signal_names(out: Path) -> None:
         w = weight if weight is not None else [1.0] * len(desired)
         head = [n, t, gd, mi, fs, len(desired)]
         a[f"remez_{name}"] = np.array(head + list(bands) + list(desired) + list(w) + list(h),
+                                      dtype=np.float64)
+    # firwin_2d: the cases of tests/names.rs `firwin_2d_golden_scipy`, in its order
+    f2d = [
+        ("sep55", (5, 5), ("hamming", "hamming"), 0.1, 2.0, False),
+        ("sep47", (4, 7), ("hann", "blackman"), 0.3, 2.0, False),
+        ("sep75bs", (7, 5), (("kaiser", 5.0), "boxcar"), [0.2, 0.5], 2.0, False),
+        ("sepfs", (9, 3), ("hamming", "hann"), 2.5, 10.0, False),
+        ("circ55", (5, 5), "hamming", 0.1, 2.0, True),
+        ("circ46", (4, 6), "hann", 0.3, 2.0, True),
+        ("circ99", (9, 9), ("kaiser", 8.6), 0.5, 2.0, True),
+        ("circ1", (1, 3), "blackman", 0.4, 2.0, True),
+    ]
+    for name, hs, win, fc, fs, circ in f2d:
+        a[f"f2d_{name}"] = np.asarray(ss.firwin_2d(hs, win, fc=fc, fs=fs, circular=circ),
                                       dtype=np.float64)
     savez_fixed(out / "names.npz", compressed=True, **a)
 

@@ -43,7 +43,7 @@ pub use design::{
     lp2hp_zpk, lp2lp, lp2lp_zpk, BType, BesselNorm, Filter, FilterType, IirOptions, Output,
 };
 pub use design::{firls, firwin2, minimum_phase, Firwin2Options, MinPhaseMethod};
-pub use design::{remez, RemezOptions, RemezType};
+pub use design::{firwin_2d, remez, Firwin2dWindow, RemezOptions, RemezType};
 pub use design::{
     firwin, gammatone, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, qmf,
     CombType, FirWindow, FirwinOptions, GammatoneType,

@@ -100,3 +100,57 @@ fn remez_bad_input() {
         other => panic!("zero weight: {other:?}"),
     }
 }
+
+#[test]
+fn firwin_2d_golden_scipy() {
+    use cusci_signal::{firwin_2d, FirWindow as W, Firwin2dWindow as F};
+    let g = names();
+    let cases: [(&str, [usize; 2], F, &[f64], f64); 8] = [
+        ("sep55", [5, 5], F::Separable(W::Hamming, W::Hamming), &[0.1], 2.0),
+        ("sep47", [4, 7], F::Separable(W::Hann, W::Blackman), &[0.3], 2.0),
+        (
+            "sep75bs",
+            [7, 5],
+            F::Separable(W::Kaiser(5.0), W::Boxcar),
+            &[0.2, 0.5],
+            2.0,
+        ),
+        ("sepfs", [9, 3], F::Separable(W::Hamming, W::Hann), &[2.5], 10.0),
+        ("circ55", [5, 5], F::Circular(W::Hamming), &[0.1], 2.0),
+        ("circ46", [4, 6], F::Circular(W::Hann), &[0.3], 2.0),
+        ("circ99", [9, 9], F::Circular(W::Kaiser(8.6)), &[0.5], 2.0),
+        ("circ1", [1, 3], F::Circular(W::Blackman), &[0.4], 2.0),
+    ];
+    for (name, hs, w, fc, fs) in cases {
+        let key = format!("f2d_{name}");
+        let want = g.f(&key);
+        let shape = g.shape(&key);
+        let h = firwin_2d(hs, w, fc, fs).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(vec![h.rows, h.cols], shape, "{name}");
+        crate::common::close(&h.data, &want, 1e-13, name);
+    }
+    // errors: no cutoff, firwin's (even length with a pass band at Nyquist, cutoff >= fs/2)
+    let arg = |r: cusci_core::Result<cusci_signal::Mat>, what: &str| match r {
+        Err(Error::InvalidArgument { .. }) => {}
+        other => panic!("{what}: {other:?}"),
+    };
+    arg(firwin_2d([5, 5], F::Circular(W::Hann), &[], 2.0), "no fc");
+    arg(
+        firwin_2d([5, 5], F::Separable(W::Hann, W::Hann), &[], 2.0),
+        "no fc",
+    );
+    arg(
+        firwin_2d([4, 5], F::Separable(W::Hann, W::Hann), &[0.2, 0.5], 2.0),
+        "even bandstop",
+    );
+    arg(
+        firwin_2d([5, 5], F::Separable(W::Hann, W::Hann), &[1.0], 2.0),
+        "cutoff at Nyquist",
+    );
+    arg(firwin_2d([0, 5], F::Circular(W::Hann), &[0.2], 2.0), "zero size");
+    arg(
+        firwin_2d([0, 5], F::Separable(W::Hann, W::Hann), &[0.2], 2.0),
+        "zero size",
+    );
+    arg(firwin_2d([5, 5], F::Circular(W::Hann), &[0.2], -1.0), "fs");
+}

@@ -2,6 +2,7 @@
 //! IIR design functions. All of it takes scalars and returns host data.
 
 pub mod fir;
+pub mod fir2d;
 pub mod firdesign;
 pub mod iir;
 pub mod order;
@@ -14,6 +15,7 @@ pub use fir::{
     firwin, gammatone, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, qmf,
     CombType, FirWindow, FirwinOptions, GammatoneType,
 };
+pub use fir2d::{firwin_2d, Firwin2dWindow};
 pub use firdesign::{firls, firwin2, minimum_phase, Firwin2Options, MinPhaseMethod};
 pub use iir::{
     bessel, butter, butter_zpk, cheby1, cheby2, ellip, iirfilter, iirfilter_zpk, BType, Filter,
