@@ -2489,6 +2489,9 @@ def gen_signal_names(out: Path) -> None:
       2 hilbert), grid_density, maxiter, fs, nb, bands (2 nb), desired (nb), weight (nb), taps]
       with taps = remez(numtaps, bands, desired, weight=, type=, grid_density=, maxiter=, fs=).
     - `f2d_<case>` = firwin_2d(hsize, window, fc=, fs=, circular=) for the cases listed below.
+    - `wh_<case>` (f64): [n, order, lamb (-1: 'reml'), weighted, lamb used, y (n), w (n), x (n)],
+      x = whittaker_henderson(y, lamb=, order=, weights=w if weighted): SciPy 1.18's definition
+      computed by dense NumPy solves (see below).
     - `scipy_version`: the SciPy that wrote the file (major, minor, micro).
     """
     import scipy
@@ -2537,6 +2540,60 @@ def gen_signal_names(out: Path) -> None:
     for name, hs, win, fc, fs, circ in f2d:
         a[f"f2d_{name}"] = np.asarray(ss.firwin_2d(hs, win, fc=fc, fs=fs, circular=circ),
                                       dtype=np.float64)
+    # whittaker_henderson (SciPy 1.18; the newest SciPy on the index here is 1.17, so SciPy's
+    # definition is computed directly: dense solves of (W + lamb D'D) x = W y, the profiled
+    # REML criterion with dense log-determinants minimised by minimize_scalar(bracket=[-10, 10]),
+    # NumPy's Polynomial.fit for the large-lambda limit)
+    import scipy.optimize as so
+
+    def wh_dense(y, lamb, order, w):
+        n = len(y)
+        D = np.diff(np.eye(n), n=order, axis=0)
+        A = np.diag(w) + lamb * (D.T @ D)
+        x = np.linalg.solve(A, w * y)
+        return x, np.linalg.slogdet(A)[1], D
+
+    def wh_ref(y, lamb, order, w):
+        y = np.where(w == 0, 0.0, y)
+        n = len(y)
+        if lamb == "reml":
+            def crit(ll):
+                lam = np.exp(ll)
+                x, logdet, D = wh_dense(y, lam, order, w)
+                r2 = (y - x) @ (w * (y - x)) + lam * np.sum(np.diff(x, n=order) ** 2)
+                ldd = np.linalg.slogdet(D @ D.T)[1]
+                m = n - order
+                return 0.5 * (m * (1 + np.log(r2 / m)) - (m * np.log(lam) + ldd) + logdet)
+            lamb = float(np.exp(so.minimize_scalar(crit, bracket=[-10, 10]).x))
+        if lamb * np.finfo(float).eps > 8:
+            fit = np.polynomial.Polynomial.fit(np.arange(n), y, deg=order - 1, w=w)
+            return fit(np.arange(n)), lamb
+        return wh_dense(y, lamb, order, w)[0], lamb
+
+    whc = [
+        ("fix2", 40, 2, 10.0, False),
+        ("fix1", 25, 1, 3.5, False),
+        ("fix3w", 30, 3, 50.0, True),
+        ("reml2", 60, 2, "reml", False),
+        ("reml2w", 45, 2, "reml", True),
+        ("reml3", 50, 3, "reml", False),
+        ("huge", 20, 2, 1e17, False),
+        ("short", 3, 2, 2.0, False),
+    ]
+    for name, n, order, lamb, weighted in whc:
+        r = rng("signal_names", f"wh_{name}")
+        t = np.arange(n)
+        y = np.sin(t / 5.0) + 0.01 * t + 0.3 * r.standard_normal(n)
+        w = np.ones(n)
+        if weighted:
+            w = r.uniform(0.2, 2.0, n)
+            if lamb != "reml":
+                # zero weights drive REML's log-determinant to -inf as lamb -> 0
+                w[[3, 7, n - 2]] = 0.0
+                y[[3, n - 2]] = np.nan
+        x, lam = wh_ref(y, lamb, order, w)
+        head = [n, order, -1.0 if lamb == "reml" else lamb, float(weighted), lam]
+        a[f"wh_{name}"] = np.concatenate([head, y, w, x]).astype(np.float64)
     savez_fixed(out / "names.npz", compressed=True, **a)
 
 

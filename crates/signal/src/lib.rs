@@ -55,6 +55,7 @@ pub use filter::{
     EnvelopeOptions, EnvelopeResidual, FiltMethod, FiltPad, FilterOptions, Filtered,
     FiltfiltOptions, HilbertOptions, KernelSize, SavgolCoeffsOptions, SavgolMode, SavgolOptions,
 };
+pub use filter::{whittaker_henderson, WhLamb, Whittaker, WhittakerOptions};
 pub use freqresp::{
     findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_sos, freqz_zpk, group_delay, sosfreqz,
     FreqResponse, FreqzOptions, WorN,
@@ -114,6 +115,7 @@ pub fn kernel_modules() -> Vec<&'static cusci_core::KernelModule> {
         &filter::IIR,
         &filter::MEDFILT,
         &filter::RANKFILT,
+        &filter::WHITTAKER,
         &ltisys::LTI,
         &peaks::PEAKS,
         &resample::RESAMPLE,

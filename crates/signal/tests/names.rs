@@ -154,3 +154,177 @@ fn firwin_2d_golden_scipy() {
     );
     arg(firwin_2d([5, 5], F::Circular(W::Hann), &[0.2], -1.0), "fs");
 }
+
+fn wh_case(
+    g: &Golden,
+    name: &str,
+) -> (Vec<f64>, Vec<f64>, Vec<f64>, usize, Option<f64>, bool, f64) {
+    let v = g.f(&format!("wh_{name}"));
+    let n = v[0] as usize;
+    let order = v[1] as usize;
+    let lamb = if v[2] < 0.0 { None } else { Some(v[2]) };
+    let weighted = v[3] != 0.0;
+    let y = v[5..5 + n].to_vec();
+    let w = v[5 + n..5 + 2 * n].to_vec();
+    let x = v[5 + 2 * n..5 + 3 * n].to_vec();
+    (y, w, x, order, lamb, weighted, v[4])
+}
+
+/// SciPy 1.18's definition (dense solves, REML by minimize_scalar, the polynomial limit) on
+/// every device; f32 within f32 rounding.
+#[test]
+fn whittaker_henderson_golden() {
+    use cusci_core::testing::devices;
+    use cusci_core::Array;
+    use cusci_signal::{whittaker_henderson, WhLamb, WhittakerOptions};
+    let g = names();
+    for name in [
+        "fix2", "fix1", "fix3w", "reml2", "reml2w", "reml3", "huge", "short",
+    ] {
+        let (y, w, want, order, lamb, weighted, lamb_used) = wh_case(&g, name);
+        let opts = WhittakerOptions {
+            lamb: lamb.map_or(WhLamb::Reml, WhLamb::Value),
+            order,
+            weights: weighted.then_some(&w[..]),
+        };
+        let tol = if lamb.is_none() { 1e-6 } else { 1e-9 };
+        for dev in devices() {
+            let ya = Array::from_vec(y.clone(), &[y.len()], &dev).unwrap();
+            let r = whittaker_henderson(&ya, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+            crate::common::close(&r.x.to_vec().unwrap(), &want, tol, &format!("{name} on {dev}"));
+            assert_eq!(r.lamb.len(), 1);
+            assert!(
+                (r.lamb[0] - lamb_used).abs() <= 1e-5 * lamb_used,
+                "{name}: lamb {} vs {lamb_used}",
+                r.lamb[0]
+            );
+            let y32: Vec<f32> = y.iter().map(|&v| v as f32).collect();
+            let ya = Array::from_vec(y32, &[y.len()], &dev).unwrap();
+            let r = whittaker_henderson(&ya, &opts).unwrap();
+            let got: Vec<f64> = r.x.to_vec().unwrap().iter().map(|&v| v as f64).collect();
+            crate::common::close(&got, &want, 1e-4, &format!("{name} f32 on {dev}"));
+        }
+    }
+}
+
+/// A batch (leading axes) equals the signals one by one; the GPU equals the CPU (fixed λ and
+/// REML, a non-contiguous view).
+#[test]
+fn whittaker_henderson_batch_and_devices() {
+    use cusci_core::testing::{devices, randn};
+    use cusci_core::Device;
+    use cusci_signal::{whittaker_henderson, WhLamb, WhittakerOptions};
+    let cpu = Device::cpu();
+    let x = randn::<f64>(&[3, 2, 33], 7, &cpu).unwrap();
+    for lamb in [WhLamb::Value(25.0), WhLamb::Reml] {
+        let o = WhittakerOptions {
+            lamb,
+            ..Default::default()
+        };
+        let r = whittaker_henderson(&x, &o).unwrap();
+        assert_eq!(r.lamb.len(), 6);
+        let all = r.x.to_vec().unwrap();
+        let xs = x.to_vec().unwrap();
+        for b in 0..6 {
+            let one = cusci_core::Array::from_vec(xs[b * 33..(b + 1) * 33].to_vec(), &[33], &cpu)
+                .unwrap();
+            let r1 = whittaker_henderson(&one, &o).unwrap();
+            assert_eq!(r1.x.to_vec().unwrap(), all[b * 33..(b + 1) * 33].to_vec());
+        }
+        for dev in devices() {
+            let xd = x.to_device(&dev).unwrap();
+            let rd = whittaker_henderson(&xd, &o).unwrap();
+            crate::common::close(&rd.x.to_vec().unwrap(), &all, 1e-10, &format!("{dev}"));
+            for (a, b) in rd.lamb.iter().zip(&r.lamb) {
+                assert!((a - b).abs() <= 1e-8 * b, "{dev}: lamb {a} vs {b}");
+            }
+        }
+    }
+}
+
+#[test]
+fn whittaker_henderson_bad_input() {
+    use cusci_core::testing::devices;
+    use cusci_core::Array;
+    use cusci_signal::{whittaker_henderson, WhLamb, WhittakerOptions};
+    for dev in devices() {
+        let y = Array::from_vec(vec![1.0f64, 2.0, 4.0, 3.0, 5.0], &[5], &dev).unwrap();
+        let arg = |o: &WhittakerOptions, y: &Array<f64>, what: &str| match whittaker_henderson(y, o)
+        {
+            Err(Error::InvalidArgument { .. }) => {}
+            other => panic!("{what} on {dev}: {other:?}"),
+        };
+        let d = WhittakerOptions::default();
+        arg(&WhittakerOptions { order: 0, ..d.clone() }, &y, "order 0");
+        arg(&WhittakerOptions { order: 5, ..d.clone() }, &y, "n < order + 1");
+        arg(
+            &WhittakerOptions {
+                lamb: WhLamb::Value(-1.0),
+                ..d.clone()
+            },
+            &y,
+            "negative lamb",
+        );
+        arg(
+            &WhittakerOptions {
+                lamb: WhLamb::Value(f64::NAN),
+                ..d.clone()
+            },
+            &y,
+            "NaN lamb",
+        );
+        let w3 = [1.0; 3];
+        arg(
+            &WhittakerOptions {
+                weights: Some(&w3),
+                ..d.clone()
+            },
+            &y,
+            "weights length",
+        );
+        let wn = [1.0, f64::NAN, 1.0, 1.0, 1.0];
+        arg(
+            &WhittakerOptions {
+                weights: Some(&wn),
+                ..d.clone()
+            },
+            &y,
+            "NaN weight",
+        );
+        let yn = Array::from_vec(vec![1.0f64, f64::NAN, 4.0, 3.0, 5.0], &[5], &dev).unwrap();
+        arg(&d, &yn, "NaN sample without weights");
+        let w1 = [1.0, 1.0, 0.0, 1.0, 1.0];
+        arg(
+            &WhittakerOptions {
+                weights: Some(&w1),
+                ..d.clone()
+            },
+            &yn,
+            "NaN sample with a nonzero weight",
+        );
+        let y0 = Array::from_vec(vec![1.0f64], &[1], &dev).unwrap().reshape(&[]).unwrap();
+        arg(&d, &y0, "0-d");
+        // a zero weight at the NaN: interpolated, finite
+        let w2 = [1.0, 0.0, 1.0, 1.0, 1.0];
+        let r = whittaker_henderson(
+            &yn,
+            &WhittakerOptions {
+                lamb: WhLamb::Value(1.0),
+                weights: Some(&w2),
+                ..d.clone()
+            },
+        )
+        .unwrap();
+        assert!(r.x.to_vec().unwrap().iter().all(|v| v.is_finite()));
+        // lamb = 0 returns the signal
+        let r = whittaker_henderson(
+            &y,
+            &WhittakerOptions {
+                lamb: WhLamb::Value(0.0),
+                ..d.clone()
+            },
+        )
+        .unwrap();
+        assert_eq!(r.x.to_vec().unwrap(), y.to_vec().unwrap());
+    }
+}
