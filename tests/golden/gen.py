@@ -2492,6 +2492,8 @@ def gen_signal_names(out: Path) -> None:
     - `wh_<case>` (f64): [n, order, lamb (-1: 'reml'), weighted, lamb used, y (n), w (n), x (n)],
       x = whittaker_henderson(y, lamb=, order=, weights=w if weighted): SciPy 1.18's definition
       computed by dense NumPy solves (see below).
+    - `fpc_<case>_x`, `fpc_<case>_peaks` (int64) = find_peaks_cwt(x, widths, ...) for the cases
+      listed below (the widths and options are repeated in the Rust test).
     - `scipy_version`: the SciPy that wrote the file (major, minor, micro).
     """
     import scipy
@@ -2594,6 +2596,28 @@ def gen_signal_names(out: Path) -> None:
         x, lam = wh_ref(y, lamb, order, w)
         head = [n, order, -1.0 if lamb == "reml" else lamb, float(weighted), lam]
         a[f"wh_{name}"] = np.concatenate([head, y, w, x]).astype(np.float64)
+    # find_peaks_cwt: the cases of tests/names.rs `find_peaks_cwt_golden_scipy`
+    t = np.linspace(0, 6 * np.pi, 160)
+    sinx = np.sin(t) + 0.1 * rng("signal_names", "fpc_sin").standard_normal(160)
+    tt = np.arange(200)
+    gauss = sum(h * np.exp(-((tt - c) / s) ** 2) for c, s, h in
+                [(30, 4, 1.0), (70, 8, 2.0), (120, 3, 0.7), (170, 6, 1.5)])
+    gauss = gauss + 0.05 * rng("signal_names", "fpc_gauss").standard_normal(200)
+    short = rng("signal_names", "fpc_short").standard_normal(30)
+    fpc = [
+        ("sin", sinx, np.arange(1, 10), {}),
+        ("gauss", gauss, np.arange(1, 20), {}),
+        ("opts", gauss, np.arange(1, 20), dict(max_distances=np.arange(1, 20) / 2.0,
+                                              gap_thresh=2, min_length=3, min_snr=2,
+                                              noise_perc=20, window_size=15)),
+        ("short", short, np.array([1, 2, 3]), {}),
+        ("frac", gauss, np.array([0.25, 0.5, 1.5, 2.5]), {}),
+        ("mono", np.linspace(0, 1, 40), np.arange(1, 5), {}),
+    ]
+    for name, x, widths, kw in fpc:
+        if name not in ("opts", "frac"):  # these reuse fpc_gauss_x
+            a[f"fpc_{name}_x"] = np.asarray(x, dtype=np.float64)
+        a[f"fpc_{name}_peaks"] = np.asarray(ss.find_peaks_cwt(x, widths, **kw), dtype=np.int64)
     savez_fixed(out / "names.npz", compressed=True, **a)
 
 

@@ -71,6 +71,7 @@ pub use peaks::{
     argrelextrema, argrelmax, argrelmin, find_peaks, peak_prominences, peak_widths, Bound,
     Comparator, ExtremaMode, FindPeaksOptions, PeakProperties, Prominences, Widths,
 };
+pub use peaks::{find_peaks_cwt, FindPeaksCwtOptions};
 pub use placepoles::{place_poles, FullStateFeedback, PlacePolesMethod, PlacePolesOptions};
 pub use procutil::SignalScalar;
 pub use represent::{

@@ -328,3 +328,110 @@ fn whittaker_henderson_bad_input() {
         assert_eq!(r.x.to_vec().unwrap(), y.to_vec().unwrap());
     }
 }
+
+#[test]
+fn find_peaks_cwt_golden_scipy() {
+    use cusci_core::testing::devices;
+    use cusci_core::Array;
+    use cusci_signal::{find_peaks_cwt, FindPeaksCwtOptions};
+    let g = names();
+    let r = |a: usize, b: usize| (a..b).map(|w| w as f64).collect::<Vec<f64>>();
+    let md: Vec<f64> = r(1, 20).iter().map(|w| w / 2.0).collect();
+    let opts = FindPeaksCwtOptions {
+        max_distances: Some(&md),
+        gap_thresh: Some(2.0),
+        min_length: Some(3.0),
+        min_snr: 2.0,
+        noise_perc: 20.0,
+        window_size: Some(15),
+        ..Default::default()
+    };
+    let d = FindPeaksCwtOptions::default();
+    let cases: Vec<(&str, &str, Vec<f64>, &FindPeaksCwtOptions)> = vec![
+        ("sin", "sin", r(1, 10), &d),
+        ("gauss", "gauss", r(1, 20), &d),
+        ("opts", "gauss", r(1, 20), &opts),
+        ("short", "short", vec![1.0, 2.0, 3.0], &d),
+        ("frac", "gauss", vec![0.25, 0.5, 1.5, 2.5], &d),
+        ("mono", "mono", r(1, 5), &d),
+    ];
+    for dev in devices() {
+        for (name, xname, widths, o) in &cases {
+            let x = g.f(&format!("fpc_{xname}_x"));
+            let want = g.i(&format!("fpc_{name}_peaks"));
+            let xa = Array::from_vec(x.clone(), &[x.len()], &dev).unwrap();
+            let p = find_peaks_cwt(&xa, widths, o).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(p.device(), &dev);
+            assert_eq!(p.to_vec().unwrap(), want, "{name} on {dev}");
+        }
+    }
+}
+
+#[test]
+fn find_peaks_cwt_bad_input() {
+    use cusci_core::Array;
+    use cusci_core::Device;
+    use cusci_signal::{find_peaks_cwt, CwtWavelet, FindPeaksCwtOptions};
+    let cpu = Device::cpu();
+    let x = Array::from_vec(vec![0.0f64, 1.0, 0.0, 2.0, 0.0], &[5], &cpu).unwrap();
+    let d = FindPeaksCwtOptions::default();
+    let bad = |r: cusci_core::Result<Array<i64>>, what: &str| match r {
+        Err(Error::InvalidArgument { .. }) | Err(Error::ShapeMismatch { .. }) => {}
+        other => panic!("{what}: {other:?}"),
+    };
+    bad(find_peaks_cwt(&x, &[], &d), "no widths");
+    bad(find_peaks_cwt(&x, &[0.0], &d), "zero width");
+    bad(find_peaks_cwt(&x, &[-1.0], &d), "negative width");
+    let e = Array::<f64>::zeros(&[0], &cpu).unwrap();
+    bad(find_peaks_cwt(&e, &[1.0], &d), "empty");
+    let x2 = Array::<f64>::zeros(&[2, 3], &cpu).unwrap();
+    bad(find_peaks_cwt(&x2, &[1.0], &d), "2-D");
+    let md = [1.0];
+    bad(
+        find_peaks_cwt(
+            &x,
+            &[1.0, 2.0],
+            &FindPeaksCwtOptions {
+                max_distances: Some(&md),
+                ..d.clone()
+            },
+        ),
+        "max_distances",
+    );
+    bad(
+        find_peaks_cwt(
+            &x,
+            &[1.0],
+            &FindPeaksCwtOptions {
+                noise_perc: 101.0,
+                ..d.clone()
+            },
+        ),
+        "noise_perc",
+    );
+    bad(
+        find_peaks_cwt(
+            &x,
+            &[1.0],
+            &FindPeaksCwtOptions {
+                window_size: Some(0),
+                ..d.clone()
+            },
+        ),
+        "window_size",
+    );
+    bad(
+        find_peaks_cwt(
+            &x,
+            &[1.0],
+            &FindPeaksCwtOptions {
+                wavelet: CwtWavelet::Morlet2 { w: 5.0 },
+                ..d.clone()
+            },
+        ),
+        "complex wavelet",
+    );
+    // f32 input: widened as SciPy converts
+    let x32 = Array::from_vec(vec![0.0f32, 1.0, 0.0, 2.0, 0.0], &[5], &cpu).unwrap();
+    assert!(find_peaks_cwt(&x32, &[1.0], &d).is_ok());
+}
