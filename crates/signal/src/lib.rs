@@ -43,11 +43,11 @@ pub use design::{
     lp2hp_zpk, lp2lp, lp2lp_zpk, BType, BesselNorm, Filter, FilterType, IirOptions, Output,
 };
 pub use design::{firls, firwin2, minimum_phase, Firwin2Options, MinPhaseMethod};
-pub use design::{firwin_2d, remez, Firwin2dWindow, RemezOptions, RemezType};
 pub use design::{
     firwin, gammatone, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, qmf,
     CombType, FirWindow, FirwinOptions, GammatoneType,
 };
+pub use design::{firwin_2d, remez, Firwin2dWindow, RemezOptions, RemezType};
 pub use filter::{
     deconvolve, detrend, envelope, filtfilt, hilbert, hilbert2, lfilter, lfilter_zi, lfiltic,
     medfilt, medfilt2d, order_filter, savgol_coeffs, savgol_filter, sepfir2d, sosfilt, sosfilt_zi,

@@ -1,6 +1,8 @@
 //! Issue 32's last names against SciPy's golden values (`names.npz`, `tests/golden/gen.py
 //! signal_names`): remez, firwin_2d, whittaker_henderson, find_peaks_cwt; their bad inputs.
 
+#![allow(clippy::type_complexity)]
+
 use crate::common::Golden;
 use cusci_core::Error;
 use cusci_signal::{remez, RemezOptions, RemezType};
@@ -12,12 +14,11 @@ fn names() -> Golden {
 #[test]
 fn remez_golden_scipy() {
     let g = names();
-    let cases: Vec<String> = g
-        .0
-        .keys()
-        .filter(|k| k.starts_with("remez_"))
-        .cloned()
-        .collect();
+    let cases: Vec<String> =
+        g.0.keys()
+            .filter(|k| k.starts_with("remez_"))
+            .cloned()
+            .collect();
     assert_eq!(cases.len(), 18, "{cases:?}");
     for c in &cases {
         let v = g.f(c);
@@ -46,7 +47,10 @@ fn remez_golden_scipy() {
             .zip(want)
             .map(|(a, b)| (a - b).abs())
             .fold(0.0, f64::max);
-        assert!(worst <= 1e-9, "{c}: max |h - scipy| = {worst:e}\n{h:?}\n{want:?}");
+        assert!(
+            worst <= 1e-9,
+            "{c}: max |h - scipy| = {worst:e}\n{h:?}\n{want:?}"
+        );
     }
 }
 
@@ -58,15 +62,27 @@ fn remez_bad_input() {
         other => panic!("{what}: {other:?}"),
     };
     let lp = [0.0, 0.1, 0.2, 0.5];
-    arg(remez(11, &[0.0, 0.1, 0.2, 0.6], &[1.0, 0.0], &d), "edge above fs/2");
-    arg(remez(11, &[0.0, 0.3, 0.2, 0.5], &[1.0, 0.0], &d), "not monotonic");
-    arg(remez(11, &[-0.1, 0.1, 0.2, 0.5], &[1.0, 0.0], &d), "negative");
+    arg(
+        remez(11, &[0.0, 0.1, 0.2, 0.6], &[1.0, 0.0], &d),
+        "edge above fs/2",
+    );
+    arg(
+        remez(11, &[0.0, 0.3, 0.2, 0.5], &[1.0, 0.0], &d),
+        "not monotonic",
+    );
+    arg(
+        remez(11, &[-0.1, 0.1, 0.2, 0.5], &[1.0, 0.0], &d),
+        "negative",
+    );
     arg(remez(11, &lp, &[1.0, 0.0, 1.0], &d), "desired length");
     arg(remez(11, &[0.0, 0.1, 0.2], &[1.0, 0.0], &d), "odd bands");
     arg(remez(1, &lp, &[1.0, 0.0], &d), "numtaps 1");
     arg(remez(0, &lp, &[1.0, 0.0], &d), "numtaps 0");
     arg(remez(11, &[], &[], &d), "no band");
-    arg(remez(11, &[0.0, 0.1, 0.2, f64::NAN], &[1.0, 0.0], &d), "NaN band");
+    arg(
+        remez(11, &[0.0, 0.1, 0.2, f64::NAN], &[1.0, 0.0], &d),
+        "NaN band",
+    );
     let w = RemezOptions {
         weight: Some(vec![1.0]),
         ..d.clone()
@@ -106,8 +122,20 @@ fn firwin_2d_golden_scipy() {
     use cusci_signal::{firwin_2d, FirWindow as W, Firwin2dWindow as F};
     let g = names();
     let cases: [(&str, [usize; 2], F, &[f64], f64); 8] = [
-        ("sep55", [5, 5], F::Separable(W::Hamming, W::Hamming), &[0.1], 2.0),
-        ("sep47", [4, 7], F::Separable(W::Hann, W::Blackman), &[0.3], 2.0),
+        (
+            "sep55",
+            [5, 5],
+            F::Separable(W::Hamming, W::Hamming),
+            &[0.1],
+            2.0,
+        ),
+        (
+            "sep47",
+            [4, 7],
+            F::Separable(W::Hann, W::Blackman),
+            &[0.3],
+            2.0,
+        ),
         (
             "sep75bs",
             [7, 5],
@@ -115,7 +143,13 @@ fn firwin_2d_golden_scipy() {
             &[0.2, 0.5],
             2.0,
         ),
-        ("sepfs", [9, 3], F::Separable(W::Hamming, W::Hann), &[2.5], 10.0),
+        (
+            "sepfs",
+            [9, 3],
+            F::Separable(W::Hamming, W::Hann),
+            &[2.5],
+            10.0,
+        ),
         ("circ55", [5, 5], F::Circular(W::Hamming), &[0.1], 2.0),
         ("circ46", [4, 6], F::Circular(W::Hann), &[0.3], 2.0),
         ("circ99", [9, 9], F::Circular(W::Kaiser(8.6)), &[0.5], 2.0),
@@ -147,7 +181,10 @@ fn firwin_2d_golden_scipy() {
         firwin_2d([5, 5], F::Separable(W::Hann, W::Hann), &[1.0], 2.0),
         "cutoff at Nyquist",
     );
-    arg(firwin_2d([0, 5], F::Circular(W::Hann), &[0.2], 2.0), "zero size");
+    arg(
+        firwin_2d([0, 5], F::Circular(W::Hann), &[0.2], 2.0),
+        "zero size",
+    );
     arg(
         firwin_2d([0, 5], F::Separable(W::Hann, W::Hann), &[0.2], 2.0),
         "zero size",
@@ -191,7 +228,12 @@ fn whittaker_henderson_golden() {
         for dev in devices() {
             let ya = Array::from_vec(y.clone(), &[y.len()], &dev).unwrap();
             let r = whittaker_henderson(&ya, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
-            crate::common::close(&r.x.to_vec().unwrap(), &want, tol, &format!("{name} on {dev}"));
+            crate::common::close(
+                &r.x.to_vec().unwrap(),
+                &want,
+                tol,
+                &format!("{name} on {dev}"),
+            );
             assert_eq!(r.lamb.len(), 1);
             assert!(
                 (r.lamb[0] - lamb_used).abs() <= 1e-5 * lamb_used,
@@ -255,8 +297,22 @@ fn whittaker_henderson_bad_input() {
             other => panic!("{what} on {dev}: {other:?}"),
         };
         let d = WhittakerOptions::default();
-        arg(&WhittakerOptions { order: 0, ..d.clone() }, &y, "order 0");
-        arg(&WhittakerOptions { order: 5, ..d.clone() }, &y, "n < order + 1");
+        arg(
+            &WhittakerOptions {
+                order: 0,
+                ..d.clone()
+            },
+            &y,
+            "order 0",
+        );
+        arg(
+            &WhittakerOptions {
+                order: 5,
+                ..d.clone()
+            },
+            &y,
+            "n < order + 1",
+        );
         arg(
             &WhittakerOptions {
                 lamb: WhLamb::Value(-1.0),
@@ -302,7 +358,10 @@ fn whittaker_henderson_bad_input() {
             &yn,
             "NaN sample with a nonzero weight",
         );
-        let y0 = Array::from_vec(vec![1.0f64], &[1], &dev).unwrap().reshape(&[]).unwrap();
+        let y0 = Array::from_vec(vec![1.0f64], &[1], &dev)
+            .unwrap()
+            .reshape(&[])
+            .unwrap();
         arg(&d, &y0, "0-d");
         // a zero weight at the NaN: interpolated, finite
         let w2 = [1.0, 0.0, 1.0, 1.0, 1.0];

@@ -25,8 +25,8 @@ pub use order::{
     band_stop_obj, buttord, cheb1ord, cheb2ord, ellipord, iirdesign, DesignType, FilterOrder,
     IirDesignOptions, OrdKind, OrdOptions,
 };
-pub use remez::{remez, RemezOptions, RemezType};
 pub use proto::{besselap, buttap, cheb1ap, cheb2ap, ellipap, BesselNorm};
+pub use remez::{remez, RemezOptions, RemezType};
 pub use transform::{
     bilinear, bilinear_zpk, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk, lp2lp, lp2lp_zpk,
 };

@@ -4,6 +4,9 @@
 //! (the deviation stops growing) and the Chebyshev-to-cosine conversion of the final
 //! coefficients. Scalars in, host taps out.
 
+// 1-based index loops, kept as in the published algorithm
+#![allow(clippy::needless_range_loop)]
+
 use cusci_core::error::make;
 use cusci_core::host::try_vec_zeroed;
 use cusci_core::{Error, Result};
@@ -146,7 +149,9 @@ pub fn remez(
     if numtaps > i32::MAX as usize / 2 || opts.grid_density > i32::MAX as usize {
         return Err(make::arg(op, "numtaps or grid_density too large"));
     }
-    let fx: Vec<f64> = std::iter::once(0.0).chain(desired.iter().copied()).collect();
+    let fx: Vec<f64> = std::iter::once(0.0)
+        .chain(desired.iter().copied())
+        .collect();
     let wtx: Vec<f64> = std::iter::once(0.0).chain(weight.iter().copied()).collect();
     let jtype = opts.kind;
     let neg = jtype != RemezType::Bandpass;

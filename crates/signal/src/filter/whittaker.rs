@@ -8,6 +8,8 @@
 //! its device: on the GPU one thread per signal runs the two triangular solves in double
 //! (`whittaker.cu`), and REML reads back one residual per criterion evaluation.
 
+#![allow(clippy::needless_range_loop)]
+
 use crate::procutil::{each_dtype, from_f64, host_elems, typed_kernel, typed_source, REAL_DTYPES};
 use cusci_core::error::make;
 use cusci_core::{Array, Backend, Element, Error, KernelModule, LaunchConfig, RealFloat, Result};
@@ -132,7 +134,9 @@ pub fn whittaker_henderson<T: RealFloat>(
         if l.is_nan() || l < 0.0 {
             return Err(make::arg(
                 op,
-                format!("Parameter lamb must be string 'reml' or a non-negative float; got lamb={l}."),
+                format!(
+                    "Parameter lamb must be string 'reml' or a non-negative float; got lamb={l}."
+                ),
             ));
         }
     }
@@ -159,7 +163,13 @@ pub fn whittaker_henderson<T: RealFloat>(
     let bad = if weighted {
         let wm: Vec<T> = w
             .iter()
-            .map(|&v| if v != 0.0 { <T as Element>::one() } else { <T as Element>::zero() })
+            .map(|&v| {
+                if v != 0.0 {
+                    <T as Element>::one()
+                } else {
+                    <T as Element>::zero()
+                }
+            })
             .collect();
         let wm = Array::from_vec(wm, &[n], y.device())?;
         let ones = Array::from_vec(vec![<T as Element>::one(); n], &[n], y.device())?;
@@ -359,8 +369,10 @@ impl Ctx {
                 }
             }
             let nrm = (0..n).map(|i| q[i * p + k].powi(2)).sum::<f64>().sqrt();
-            let scale = (0..n).map(|i| (self.w[i] * v(i, k)).abs()).fold(0.0, f64::max);
-            if !(nrm > 1e-12 * scale.max(f64::MIN_POSITIVE)) {
+            let scale = (0..n)
+                .map(|i| (self.w[i] * v(i, k)).abs())
+                .fold(0.0, f64::max);
+            if nrm.is_nan() || nrm <= 1e-12 * scale.max(f64::MIN_POSITIVE) {
                 return Err(make::arg(
                     "whittaker_henderson",
                     "the polynomial fit of the large-lambda limit is rank deficient \
@@ -488,7 +500,10 @@ fn solve<T: RealFloat>(
                 .run()?;
             r2.to_vec()
         }
-        _ => Err(make::arg("whittaker_henderson", "internal: output on another device")),
+        _ => Err(make::arg(
+            "whittaker_henderson",
+            "internal: output on another device",
+        )),
     }
 }
 
@@ -572,7 +587,11 @@ fn minimize(f: &mut dyn FnMut(f64) -> Result<f64>) -> Result<f64> {
         let tmp1 = (xb - xa) * (fb - fc);
         let tmp2 = (xb - xc) * (fb - fa);
         let val = tmp2 - tmp1;
-        let denom = if val.abs() < SMALL { 2.0 * SMALL } else { 2.0 * val };
+        let denom = if val.abs() < SMALL {
+            2.0 * SMALL
+        } else {
+            2.0 * val
+        };
         let mut w = xb - ((xb - xc) * tmp2 - (xb - xa) * tmp1) / denom;
         let wlim = xb + 110.0 * (xc - xb);
         if iter > 1000 {

@@ -188,7 +188,9 @@ pub fn find_peaks_cwt<T: RealFloat>(
     closed.extend(lines);
 
     // SciPy's _filter_ridge_lines
-    let window = opts.window_size.unwrap_or((n as f64 / 20.0).ceil() as usize);
+    let window = opts
+        .window_size
+        .unwrap_or((n as f64 / 20.0).ceil() as usize);
     let (hf, odd) = (window / 2, window % 2);
     let row0 = &m[..n];
     let noises: Vec<f64> = (0..n)
@@ -207,7 +209,8 @@ pub fn find_peaks_cwt<T: RealFloat>(
             // SciPy's "sorted" line puts the last point found first
             let (r, c) = (*l.rows.last().unwrap_or(&0), *l.cols.last().unwrap_or(&0));
             let snr = (at(r, c) / noises[c]).abs();
-            !(snr < opts.min_snr)
+            // NaN (0/0) passes, as in SciPy
+            snr.is_nan() || snr >= opts.min_snr
         })
         .map(|l| *l.cols.last().unwrap_or(&0) as i64)
         .collect();
