@@ -2686,6 +2686,37 @@ def gen_ndimage_parity(out: Path) -> None:
     savez_fixed(out / "hit_or_miss_edges.npz", compressed=True, **A)
 
 
+@section("ndimage_names", folder="ndimage")
+def gen_ndimage_names(out: Path) -> None:
+    """`names.npz` in crates/ndimage/tests/data/, read by crates/ndimage/tests/names.rs (issue
+    32's last names).
+
+    - `gt_<case>` = geometric_transform(x, mapping, output_shape, order, mode, cval=0.5,
+      prefilter) for the mappings of the Rust test (`gt_x2` 7x6 and `gt_x1` 10 are the inputs).
+    """
+    import scipy.ndimage as ndi
+
+    a = {}
+    x2 = rng("ndimage_names", "gt_x2").standard_normal((7, 6))
+    x1 = rng("ndimage_names", "gt_x1").standard_normal(10)
+    a["gt_x2"], a["gt_x1"] = x2, x1
+    cases = [
+        ("shift", x2, lambda o: (o[0] - 0.5, o[1] - 0.5), None, 3, "constant", True),
+        ("nl", x2, lambda o: (o[0] * 0.8 + 0.1 * o[1], o[1] ** 1.1 * 0.9), (5, 8), 1, "nearest",
+         True),
+        ("rank", x1, lambda o: (o[0] * 3 + o[1] * 0.7,), (3, 4), 2, "reflect", True),
+        ("wrap", x2, lambda o: (o[0] + 10.3, -o[1]), None, 0, "grid-wrap", True),
+        ("mirror", x2, lambda o: (o[1] * 1.3 - 1.0, o[0] * 0.6 + 0.25), (6, 7), 3, "mirror",
+         False),
+        ("o5", x2, lambda o: (o[0] * 0.9 + 0.2, o[1] * 1.05 - 0.1), None, 5, "grid-constant",
+         True),
+    ]
+    for name, x, f, oshape, order, mode, pre in cases:
+        a[f"gt_{name}"] = ndi.geometric_transform(x, f, output_shape=oshape, order=order,
+                                                  mode=mode, cval=0.5, prefilter=pre)
+    savez_fixed(out / "names.npz", compressed=True, **a)
+
+
 @section("linalg_extra", folder="linalg")
 def gen_linalg_extra(out: Path) -> None:
     import scipy

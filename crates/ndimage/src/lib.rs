@@ -23,6 +23,7 @@ pub use interpolation::{
     affine_transform, map_coordinates, rotate, shift, spline_filter, spline_filter1d, zoom,
     InterpOptions, Matrix,
 };
+pub use interpolation::{geometric_transform, MapFn, Mapping};
 pub use modes::Mode;
 
 // morphology, labels, measurements, distance transforms (issue 9)
@@ -62,6 +63,7 @@ pub fn kernel_modules() -> Vec<&'static cusci_core::KernelModule> {
         &filters::STORE,
         &fourier::FOURIER,
         &interpolation::INTERP,
+        &interpolation::GEOMAP,
         &morphology::binary::BINARY,
         &morphology::grey::GREY,
         &label::LABEL,
