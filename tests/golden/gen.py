@@ -2693,6 +2693,9 @@ def gen_ndimage_names(out: Path) -> None:
 
     - `gt_<case>` = geometric_transform(x, mapping, output_shape, order, mode, cval=0.5,
       prefilter) for the mappings of the Rust test (`gt_x2` 7x6 and `gt_x1` 10 are the inputs).
+    - `ws_<case>_{img,markers,structure,out}` = watershed_ift(img, markers, structure): ties,
+      negative (background) markers, 4-/8-connectivity, 3-D, markers at the edges (SciPy's
+      neighbours wrap across rows), int32 and int64 markers.
     """
     import scipy.ndimage as ndi
 
@@ -2714,6 +2717,47 @@ def gen_ndimage_names(out: Path) -> None:
     for name, x, f, oshape, order, mode, pre in cases:
         a[f"gt_{name}"] = ndi.geometric_transform(x, f, output_shape=oshape, order=order,
                                                   mode=mode, cval=0.5, prefilter=pre)
+    # watershed_ift: ws_<case>_img (uint8), _markers (int32 or int64), _structure (bool), _out
+    ring = np.array([[0, 0, 0, 0, 0, 0, 0],
+                     [0, 1, 1, 1, 1, 1, 0],
+                     [0, 1, 0, 0, 0, 1, 0],
+                     [0, 1, 0, 0, 0, 1, 0],
+                     [0, 1, 0, 0, 0, 1, 0],
+                     [0, 1, 1, 1, 1, 1, 0],
+                     [0, 0, 0, 0, 0, 0, 0]], np.uint8)
+    ringm = np.zeros((7, 7), np.int32)
+    ringm[3, 3], ringm[0, 0] = 1, -1
+
+    def wsm(name, shape, k, dt):
+        r = rng("ndimage_names", f"ws_{name}")
+        m = np.zeros(shape, dt)
+        flat = m.reshape(-1)
+        idx = r.choice(flat.size, size=k, replace=False)
+        flat[idx] = r.integers(-2, 5, size=k)
+        return m
+
+    def img(name, shape, hi):
+        return rng("ndimage_names", f"ws_img_{name}").integers(0, hi, size=shape, dtype=np.uint8)
+
+    ws = [
+        ("ring", ring, ringm, ndi.generate_binary_structure(2, 1)),
+        ("ring8", ring * 5, ringm, ndi.generate_binary_structure(2, 2)),
+        ("ties", img("ties", (12, 13), 4), wsm("ties", (12, 13), 6, np.int32),
+         ndi.generate_binary_structure(2, 1)),
+        ("rand8", img("rand8", (11, 9), 200), wsm("rand8", (11, 9), 5, np.int32),
+         ndi.generate_binary_structure(2, 2)),
+        ("d3", img("d3", (4, 5, 6), 6), wsm("d3", (4, 5, 6), 5, np.int64),
+         ndi.generate_binary_structure(3, 2)),
+        ("edge", img("edge", (6, 5), 9), wsm("edge", (6, 5), 3, np.int32),
+         ndi.generate_binary_structure(2, 1)),
+        ("line", img("line", (17,), 7), wsm("line", (17,), 3, np.int64),
+         ndi.generate_binary_structure(1, 1)),
+    ]
+    for name, im, mk, st in ws:
+        a[f"ws_{name}_img"] = im
+        a[f"ws_{name}_markers"] = mk
+        a[f"ws_{name}_structure"] = st
+        a[f"ws_{name}_out"] = ndi.watershed_ift(im, mk, structure=st)
     savez_fixed(out / "names.npz", compressed=True, **a)
 
 

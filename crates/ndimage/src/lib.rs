@@ -34,6 +34,7 @@ pub mod morphology;
 #[doc(hidden)]
 pub mod sort;
 pub mod structure;
+pub mod watershed;
 
 pub use distance::{
     distance_transform_bf, distance_transform_cdt, distance_transform_edt, BfMetric, CdtMetric,
@@ -52,6 +53,7 @@ pub use morphology::{
     BinaryOptions, GreyOptions,
 };
 pub use structure::generate_binary_structure;
+pub use watershed::{watershed_ift, Marker};
 
 /// Every kernel module of the crate (each declared once, beside its launcher), for the compile
 /// checks of the tests (`cusci_core::testing::compile_modules`).

@@ -266,3 +266,98 @@ fn geometric_transform_bad_input() {
     let y = geometric_transform(&x, Mapping::Closure(&f), Some(&[0, 2]), &[], &o).unwrap();
     assert_eq!(y.shape(), &[0, 2]);
 }
+
+fn ws_case<M: Marker>(g: &HashMap<String, DynArray>, name: &str, dev: &Device) {
+    let get = |k: &str| g[&format!("ws_{name}_{k}")].clone();
+    let img = get("img")
+        .into_array::<u8>()
+        .unwrap()
+        .to_device(dev)
+        .unwrap();
+    let m = get("markers")
+        .into_array::<M>()
+        .unwrap()
+        .to_device(dev)
+        .unwrap();
+    let st = get("structure")
+        .into_array::<bool>()
+        .unwrap()
+        .to_device(dev)
+        .unwrap();
+    let want = get("out").into_array::<M>().unwrap();
+    let l = watershed_ift(&img, &m, Some(&st)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(l.device(), dev);
+    assert_eq!(l.shape(), want.shape(), "{name}");
+    assert_eq!(
+        l.to_vec().unwrap(),
+        want.to_vec().unwrap(),
+        "ws {name} on {dev}"
+    );
+}
+
+/// SciPy's labels exactly (queue order, ties, background markers, edge wrap), on every device.
+#[test]
+fn watershed_ift_golden_scipy() {
+    let g = names();
+    for dev in devices() {
+        for name in ["ring", "ring8", "ties", "rand8", "edge"] {
+            ws_case::<i32>(&g, name, &dev);
+        }
+        for name in ["d3", "line"] {
+            ws_case::<i64>(&g, name, &dev);
+        }
+        // the default structure is connectivity 1
+        let img = g["ws_ring_img"]
+            .as_array::<u8>()
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        let m = g["ws_ring_markers"]
+            .as_array::<i32>()
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        let l = watershed_ift(&img, &m, None).unwrap();
+        assert_eq!(
+            l.to_vec().unwrap(),
+            g["ws_ring_out"]
+                .as_array::<i32>()
+                .unwrap()
+                .to_vec()
+                .unwrap()
+        );
+    }
+}
+
+#[test]
+fn watershed_ift_bad_input() {
+    let cpu = Device::Cpu;
+    let img = Array::<u8>::zeros(&[4, 5], &cpu).unwrap();
+    let m = Array::<i32>::zeros(&[4, 5], &cpu).unwrap();
+    let bad = |r: Result<Array<i32>>, what: &str| match r {
+        Err(Error::InvalidArgument { .. }) | Err(Error::ShapeMismatch { .. }) => {}
+        other => panic!("{what}: {other:?}"),
+    };
+    let m2 = Array::<i32>::zeros(&[5, 4], &cpu).unwrap();
+    bad(watershed_ift(&img, &m2, None), "markers shape");
+    let s1 = generate_binary_structure(1, 1, &cpu).unwrap();
+    bad(watershed_ift(&img, &m, Some(&s1)), "structure rank");
+    let s5 = Array::<bool>::zeros(&[5, 5], &cpu).unwrap();
+    bad(watershed_ift(&img, &m, Some(&s5)), "structure 5x5");
+    let i0 = Array::<u8>::zeros(&[], &cpu).unwrap();
+    let m0 = Array::<i32>::zeros(&[], &cpu).unwrap();
+    bad(watershed_ift(&i0, &m0, None), "0-d");
+    let i8d = Array::<u8>::zeros(&[1; 8], &cpu).unwrap();
+    let m8d = Array::<i32>::zeros(&[1; 8], &cpu).unwrap();
+    bad(watershed_ift(&i8d, &m8d, None), "8-D");
+    // no markers: every label stays 0; an empty input: an empty output
+    assert!(watershed_ift(&img, &m, None)
+        .unwrap()
+        .to_vec()
+        .unwrap()
+        .iter()
+        .all(|&v| v == 0));
+    let ie = Array::<u8>::zeros(&[0, 3], &cpu).unwrap();
+    let me = Array::<i32>::zeros(&[0, 3], &cpu).unwrap();
+    assert_eq!(watershed_ift(&ie, &me, None).unwrap().shape(), &[0, 3]);
+}
