@@ -135,7 +135,7 @@ fn geometric_transform_golden_scipy() {
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_allclose(
                 &y.to_device(&Device::Cpu).unwrap(),
-                &want,
+                want,
                 1e-12,
                 1e-12,
                 &format!("{name} on {dev}"),
@@ -179,7 +179,7 @@ fn geometric_transform_cuda_mapping() {
         let x = g[xk].as_array::<f64>().unwrap();
         let o = opts(order, mode, pre);
         let extra = [10.3];
-        let want = geometric_transform(&x, Mapping::Closure(f), oshape, &[], &o).unwrap();
+        let want = geometric_transform(x, Mapping::Closure(f), oshape, &[], &o).unwrap();
         let xd = x.to_device(&dev).unwrap();
         let m = Mapping::Cuda {
             source: src,
@@ -242,7 +242,7 @@ fn geometric_transform_bad_input() {
             &[],
             &InterpOptions {
                 order: 6,
-                ..o.clone()
+                ..o
             },
         ),
         "order 6",
