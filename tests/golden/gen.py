@@ -2696,6 +2696,8 @@ def gen_ndimage_names(out: Path) -> None:
     - `ws_<case>_{img,markers,structure,out}` = watershed_ift(img, markers, structure): ties,
       negative (background) markers, 4-/8-connectivity, 3-D, markers at the edges (SciPy's
       neighbours wrap across rows), int32 and int64 markers.
+    - `vf_<case>` = vectorized_filter(vf_x2 or vf_x3, a position-weighted window sum, ...) for
+      the cases of the Rust test (sizes, footprints, every mode, origins, valid, axes).
     """
     import scipy.ndimage as ndi
 
@@ -2753,6 +2755,34 @@ def gen_ndimage_names(out: Path) -> None:
         ("line", img("line", (17,), 7), wsm("line", (17,), 3, np.int64),
          ndi.generate_binary_structure(1, 1)),
     ]
+    # vectorized_filter: vf_<case> = vectorized_filter(vf_x2 or vf_x3, weighted window sum
+    # sum_j (j + 1) w_j over the window's values in SciPy's order, ...) for the Rust test's cases
+    def wsum(w, axis):
+        axis = (axis,) if np.isscalar(axis) else tuple(axis)
+        w = np.moveaxis(w, axis, tuple(range(-len(axis), 0)))
+        w = w.reshape(w.shape[:w.ndim - len(axis)] + (-1,))
+        return np.sum(w * np.arange(1, w.shape[-1] + 1), axis=-1)
+
+    vx2 = rng("ndimage_names", "vf_x2").standard_normal((6, 7))
+    vx3 = rng("ndimage_names", "vf_x3").standard_normal((4, 3, 5))
+    a["vf_x2"], a["vf_x3"] = vx2, vx3
+    fp = np.array([[1, 0, 1], [1, 1, 0]], bool)
+    vf = [
+        ("size", vx2, dict(size=(2, 3))),
+        ("fp_nearest", vx2, dict(footprint=fp, mode="nearest", origin=(0, 1))),
+        ("mirror_o", vx2, dict(size=(2, 3), mode="mirror", origin=(-1, -1))),
+        ("wrap", vx2, dict(size=(3, 4), mode="wrap")),
+        ("const", vx2, dict(size=(3, 2), mode="constant", cval=0.3)),
+        ("gridmirror", vx2, dict(size=3, mode="grid-mirror")),
+        ("valid", vx2, dict(size=(2, 3), mode="valid")),
+        ("valid_fp", vx2, dict(footprint=fp, mode="valid")),
+        ("axis1", vx2, dict(size=3, axes=(1,))),
+        ("axes10", vx2, dict(size=(3, 2), axes=(1, 0))),
+        ("d3", vx3, dict(footprint=fp, axes=(0, 2), mode="nearest")),
+        ("big", vx2, dict(size=(9, 2), mode="reflect")),
+    ]
+    for name, x, kw in vf:
+        a[f"vf_{name}"] = ndi.vectorized_filter(x, wsum, **kw)
     for name, im, mk, st in ws:
         a[f"ws_{name}_img"] = im
         a[f"ws_{name}_markers"] = mk

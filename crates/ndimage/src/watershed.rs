@@ -65,7 +65,8 @@ const NONE: usize = usize::MAX;
 /// let img = Array::from_vec(vec![0u8, 0, 9, 0, 0], &[5], &Device::Cpu).unwrap();
 /// let m = Array::from_vec(vec![1i32, 0, 0, 0, 2], &[5], &Device::Cpu).unwrap();
 /// let l = watershed_ift(&img, &m, None).unwrap();
-/// assert_eq!(l.to_vec().unwrap(), vec![1, 1, 1, 2, 2]);
+/// // SciPy's result: marker 2 (queued first, at the front) reaches the ridge first
+/// assert_eq!(l.to_vec().unwrap(), vec![1, 1, 2, 2, 2]);
 /// ```
 pub fn watershed_ift<M: Marker>(
     input: &Array<u8>,

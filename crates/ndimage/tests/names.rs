@@ -240,10 +240,7 @@ fn geometric_transform_bad_input() {
             Mapping::Closure(&f),
             None,
             &[],
-            &InterpOptions {
-                order: 6,
-                ..o
-            },
+            &InterpOptions { order: 6, ..o },
         ),
         "order 6",
     );
@@ -360,4 +357,219 @@ fn watershed_ift_bad_input() {
     let ie = Array::<u8>::zeros(&[0, 3], &cpu).unwrap();
     let me = Array::<i32>::zeros(&[0, 3], &cpu).unwrap();
     assert_eq!(watershed_ift(&ie, &me, None).unwrap().shape(), &[0, 3]);
+}
+
+/// SciPy's vectorized_filter with a position-weighted window sum (so the window order
+/// matters): sizes, a footprint, every mode, origins, valid, axes, on every device.
+#[test]
+fn vectorized_filter_golden_scipy() {
+    let g = names();
+    let wsum = |w: &[f64], k: usize, out: &mut [f64]| {
+        for (o, win) in out.iter_mut().zip(w.chunks(k)) {
+            *o = win
+                .iter()
+                .enumerate()
+                .map(|(j, v)| (j + 1) as f64 * v)
+                .sum();
+        }
+    };
+    let fp = Array::from_vec(
+        vec![true, false, true, true, true, false],
+        &[2, 3],
+        &Device::Cpu,
+    )
+    .unwrap();
+    let fpm = Footprint::Mask(fp);
+    let size = |s: &[usize]| Footprint::Size(s.to_vec());
+    let vo = |mode: VectorizedMode| VectorizedOptions {
+        mode,
+        ..Default::default()
+    };
+    use VectorizedMode as V;
+    let cases: Vec<(&str, &str, Footprint, VectorizedOptions)> = vec![
+        ("size", "vf_x2", size(&[2, 3]), vo(V::Reflect)),
+        (
+            "fp_nearest",
+            "vf_x2",
+            fpm.clone(),
+            VectorizedOptions {
+                origin: vec![0, 1],
+                ..vo(V::Nearest)
+            },
+        ),
+        (
+            "mirror_o",
+            "vf_x2",
+            size(&[2, 3]),
+            VectorizedOptions {
+                origin: vec![-1, -1],
+                ..vo(V::Mirror)
+            },
+        ),
+        ("wrap", "vf_x2", size(&[3, 4]), vo(V::Wrap)),
+        (
+            "const",
+            "vf_x2",
+            size(&[3, 2]),
+            VectorizedOptions {
+                cval: Some(0.3),
+                ..vo(V::Constant)
+            },
+        ),
+        ("gridmirror", "vf_x2", size(&[3]), vo(V::GridMirror)),
+        ("valid", "vf_x2", size(&[2, 3]), vo(V::Valid)),
+        ("valid_fp", "vf_x2", fpm.clone(), vo(V::Valid)),
+        (
+            "axis1",
+            "vf_x2",
+            size(&[3]),
+            VectorizedOptions {
+                axes: Some(vec![1]),
+                ..vo(V::Reflect)
+            },
+        ),
+        (
+            "axes10",
+            "vf_x2",
+            size(&[3, 2]),
+            VectorizedOptions {
+                axes: Some(vec![1, 0]),
+                ..vo(V::Reflect)
+            },
+        ),
+        (
+            "d3",
+            "vf_x3",
+            fpm.clone(),
+            VectorizedOptions {
+                axes: Some(vec![0, 2]),
+                ..vo(V::Nearest)
+            },
+        ),
+        ("big", "vf_x2", size(&[9, 2]), vo(V::Reflect)),
+    ];
+    for dev in devices() {
+        for (name, xk, fpt, o) in &cases {
+            let x = g[*xk].as_array::<f64>().unwrap().to_device(&dev).unwrap();
+            let want = g[&format!("vf_{name}")].as_array::<f64>().unwrap();
+            let fpt = match fpt {
+                Footprint::Mask(m) => Footprint::Mask(m.to_device(&dev).unwrap()),
+                f => f.clone(),
+            };
+            let y = vectorized_filter(&x, &wsum, &fpt, o).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(y.device(), &dev);
+            assert_allclose(
+                &y.to_device(&Device::Cpu).unwrap(),
+                want,
+                1e-13,
+                1e-13,
+                &format!("vf {name} on {dev}"),
+            );
+            // small batches give the same result
+            let y2 = vectorized_filter(
+                &x,
+                &wsum,
+                &fpt,
+                &VectorizedOptions {
+                    batch_memory: 8 * 6 * 3,
+                    ..o.clone()
+                },
+            )
+            .unwrap();
+            assert_eq!(y2.to_vec().unwrap(), y.to_vec().unwrap(), "{name} batched");
+        }
+    }
+}
+
+#[test]
+fn vectorized_filter_bad_input() {
+    let x = Array::<f64>::zeros(&[4, 5], &Device::Cpu).unwrap();
+    let f = |_: &[f64], _: usize, _: &mut [f64]| {};
+    let d = VectorizedOptions::default();
+    let bad = |r: Result<Array<f64>>, what: &str| match r {
+        Err(Error::InvalidArgument { .. }) | Err(Error::ShapeMismatch { .. }) => {}
+        other => panic!("{what}: {other:?}"),
+    };
+    let s3 = Footprint::Size(vec![3]);
+    bad(
+        vectorized_filter(
+            &x,
+            &f,
+            &s3,
+            &VectorizedOptions {
+                cval: Some(1.0),
+                ..d.clone()
+            },
+        ),
+        "cval with reflect",
+    );
+    bad(
+        vectorized_filter(
+            &x,
+            &f,
+            &s3,
+            &VectorizedOptions {
+                mode: VectorizedMode::Valid,
+                origin: vec![1],
+                ..d.clone()
+            },
+        ),
+        "origin with valid",
+    );
+    bad(
+        vectorized_filter(
+            &x,
+            &f,
+            &s3,
+            &VectorizedOptions {
+                origin: vec![2],
+                ..d.clone()
+            },
+        ),
+        "origin beyond the window",
+    );
+    bad(
+        vectorized_filter(&x, &f, &Footprint::Size(vec![3, 3, 3]), &d),
+        "size rank",
+    );
+    bad(
+        vectorized_filter(&x, &f, &Footprint::Size(vec![0, 3]), &d),
+        "zero size",
+    );
+    bad(
+        vectorized_filter(
+            &x,
+            &f,
+            &Footprint::Size(vec![5, 3]),
+            &VectorizedOptions {
+                mode: VectorizedMode::Valid,
+                ..d.clone()
+            },
+        ),
+        "valid window larger than the input",
+    );
+    bad(
+        vectorized_filter(
+            &x,
+            &f,
+            &s3,
+            &VectorizedOptions {
+                batch_memory: 8,
+                ..d.clone()
+            },
+        ),
+        "batch_memory",
+    );
+    bad(
+        vectorized_filter(
+            &x,
+            &f,
+            &s3,
+            &VectorizedOptions {
+                axes: Some(vec![0, 0]),
+                ..d.clone()
+            },
+        ),
+        "repeated axes",
+    );
 }
