@@ -2494,6 +2494,7 @@ def gen_signal_names(out: Path) -> None:
       computed by dense NumPy solves (see below).
     - `fpc_<case>_x`, `fpc_<case>_peaks` (int64) = find_peaks_cwt(x, widths, ...) for the cases
       listed below (the widths and options are repeated in the Rust test).
+    - `cx_*`: welch and csd of complex data (two-sided), see below.
     - `scipy_version`: the SciPy that wrote the file (major, minor, micro).
     """
     import scipy
@@ -2618,6 +2619,17 @@ def gen_signal_names(out: Path) -> None:
         if name not in ("opts", "frac"):  # these reuse fpc_gauss_x
             a[f"fpc_{name}_x"] = np.asarray(x, dtype=np.float64)
         a[f"fpc_{name}_peaks"] = np.asarray(ss.find_peaks_cwt(x, widths, **kw), dtype=np.int64)
+    # complex welch and csd (two-sided): cx_x (2, 100) and cx_y (100) complex128
+    r = rng("signal_names", "cx")
+    cx = r.standard_normal((2, 100)) + 1j * r.standard_normal((2, 100))
+    cx[:, :] += np.exp(2j * np.pi * 0.2 * np.arange(100))
+    cy = r.standard_normal(100) + 1j * r.standard_normal(100)
+    a["cx_x"], a["cx_y"] = cx, cy
+    a["cx_welch_f"], a["cx_welch"] = ss.welch(cx, nperseg=32)
+    a["cx_welch_lin"] = ss.welch(cx, nperseg=20, noverlap=5, nfft=24, detrend="linear",
+                                 scaling="spectrum")[1]
+    a["cx_csd"] = ss.csd(cx, cy, nperseg=32)[1]
+    a["cx_csd_none"] = ss.csd(cx[0], cy, nperseg=25, detrend=False, window="hamming")[1]
     savez_fixed(out / "names.npz", compressed=True, **a)
 
 
@@ -2788,6 +2800,17 @@ def gen_ndimage_names(out: Path) -> None:
         a[f"ws_{name}_markers"] = mk
         a[f"ws_{name}_structure"] = st
         a[f"ws_{name}_out"] = ndi.watershed_ift(im, mk, structure=st)
+    # complex welch and csd (two-sided): cx_x (2, 100) and cx_y (100) complex128
+    r = rng("signal_names", "cx")
+    cx = r.standard_normal((2, 100)) + 1j * r.standard_normal((2, 100))
+    cx[:, :] += np.exp(2j * np.pi * 0.2 * np.arange(100))
+    cy = r.standard_normal(100) + 1j * r.standard_normal(100)
+    a["cx_x"], a["cx_y"] = cx, cy
+    a["cx_welch_f"], a["cx_welch"] = ss.welch(cx, nperseg=32)
+    a["cx_welch_lin"] = ss.welch(cx, nperseg=20, noverlap=5, nfft=24, detrend="linear",
+                                 scaling="spectrum")[1]
+    a["cx_csd"] = ss.csd(cx, cy, nperseg=32)[1]
+    a["cx_csd_none"] = ss.csd(cx[0], cy, nperseg=25, detrend=False, window="hamming")[1]
     savez_fixed(out / "names.npz", compressed=True, **a)
 
 

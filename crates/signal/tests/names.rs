@@ -494,3 +494,90 @@ fn find_peaks_cwt_bad_input() {
     let x32 = Array::from_vec(vec![0.0f32, 1.0, 0.0, 2.0, 0.0], &[5], &cpu).unwrap();
     assert!(find_peaks_cwt(&x32, &[1.0], &d).is_ok());
 }
+
+/// welch and csd of complex data (two-sided) against SciPy, c64 and c32, on every device.
+#[test]
+fn welch_csd_complex_golden_scipy() {
+    use cusci_core::testing::devices;
+    use cusci_core::{c32, c64, Array};
+    use cusci_signal::{
+        csd_complex, welch_complex, Detrend, Scaling, WelchOptions, Window, WindowSpec,
+    };
+    let g = names();
+    let x = g.c("cx_x");
+    let y = g.c("cx_y");
+    let o32 = WelchOptions {
+        nperseg: Some(32),
+        ..Default::default()
+    };
+    let olin = WelchOptions {
+        nperseg: Some(20),
+        noverlap: Some(5),
+        nfft: Some(24),
+        detrend: Detrend::Linear,
+        scaling: Scaling::Spectrum,
+        ..Default::default()
+    };
+    let onone = WelchOptions {
+        nperseg: Some(25),
+        detrend: Detrend::None,
+        window: WindowSpec::Named(Window::Hamming),
+        ..Default::default()
+    };
+    let flat = |v: Vec<c64>| -> Vec<f64> { v.iter().flat_map(|c| [c.re, c.im]).collect() };
+    for dev in devices() {
+        let xa = Array::from_vec(x.clone(), &[2, 100], &dev).unwrap();
+        let ya = Array::from_vec(y.clone(), &[100], &dev).unwrap();
+        let x0 = Array::from_vec(x[..100].to_vec(), &[100], &dev).unwrap();
+        let (f, p) = welch_complex::<f64>(&xa, &o32).unwrap();
+        crate::common::close(&f.to_vec().unwrap(), &g.f("cx_welch_f"), 1e-14, "f");
+        assert_eq!(p.shape(), &[2, 32]);
+        crate::common::close(
+            &p.to_vec().unwrap(),
+            &g.f("cx_welch"),
+            1e-12,
+            &format!("welch {dev}"),
+        );
+        let (_, p) = welch_complex::<f64>(&xa, &olin).unwrap();
+        crate::common::close(
+            &p.to_vec().unwrap(),
+            &g.f("cx_welch_lin"),
+            1e-12,
+            "welch linear",
+        );
+        // y broadcasts against x's leading axis as in SciPy
+        let yb = Array::from_vec([y.clone(), y.clone()].concat(), &[2, 100], &dev).unwrap();
+        let (_, pxy) = csd_complex::<f64>(&xa, &yb, &o32).unwrap();
+        crate::common::close(
+            &flat(pxy.to_vec().unwrap()),
+            &flat(g.c("cx_csd")),
+            1e-12,
+            "csd",
+        );
+        let (_, pxy) = csd_complex::<f64>(&x0, &ya, &onone).unwrap();
+        crate::common::close(
+            &flat(pxy.to_vec().unwrap()),
+            &flat(g.c("cx_csd_none")),
+            1e-12,
+            "csd none",
+        );
+        // c32
+        let x32: Vec<c32> = x
+            .iter()
+            .map(|c| c32::new(c.re as f32, c.im as f32))
+            .collect();
+        let x32 = Array::from_vec(x32, &[2, 100], &dev).unwrap();
+        let (_, p) = welch_complex::<f32>(&x32, &o32).unwrap();
+        let p: Vec<f64> = p.to_vec().unwrap().iter().map(|&v| v as f64).collect();
+        crate::common::close(&p, &g.f("cx_welch"), 1e-4, "welch c32");
+        // median: not offered
+        let om = WelchOptions {
+            average: cusci_signal::Average::Median,
+            ..o32.clone()
+        };
+        assert!(matches!(
+            welch_complex::<f64>(&xa, &om),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
+}
