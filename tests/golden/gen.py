@@ -2630,6 +2630,8 @@ def gen_signal_names(out: Path) -> None:
                                  scaling="spectrum")[1]
     a["cx_csd"] = ss.csd(cx, cy, nperseg=32)[1]
     a["cx_csd_none"] = ss.csd(cx[0], cy, nperseg=25, detrend=False, window="hamming")[1]
+    a["cx_per"] = ss.periodogram(cx)[1]
+    a["cx_per_cut"] = ss.periodogram(cx[1], nfft=60, window="hann", scaling="spectrum")[1]
     savez_fixed(out / "names.npz", compressed=True, **a)
 
 
@@ -2811,6 +2813,8 @@ def gen_ndimage_names(out: Path) -> None:
                                  scaling="spectrum")[1]
     a["cx_csd"] = ss.csd(cx, cy, nperseg=32)[1]
     a["cx_csd_none"] = ss.csd(cx[0], cy, nperseg=25, detrend=False, window="hamming")[1]
+    a["cx_per"] = ss.periodogram(cx)[1]
+    a["cx_per_cut"] = ss.periodogram(cx[1], nfft=60, window="hann", scaling="spectrum")[1]
     savez_fixed(out / "names.npz", compressed=True, **a)
 
 

@@ -90,7 +90,7 @@ pub use spectral::{
     SpectrogramMode, SpectrogramOptions, StftArgs, StftOptions, StftPadding, StftScaling,
     StftSignal, Sxx, WelchOptions, WindowSpec, ZoomFft, ZoomFftOptions,
 };
-pub use spectral::{csd_complex, welch_complex};
+pub use spectral::{csd_complex, periodogram_complex, welch_complex};
 pub use splines::{
     cspline1d, cspline1d_eval, cspline2d, gauss_spline, qspline1d, qspline1d_eval, qspline2d,
     spline_filter, Spline2dOptions,

@@ -581,3 +581,28 @@ fn welch_csd_complex_golden_scipy() {
         ));
     }
 }
+
+/// periodogram of complex data (two-sided) against SciPy, on every device.
+#[test]
+fn periodogram_complex_golden_scipy() {
+    use cusci_core::testing::devices;
+    use cusci_core::Array;
+    use cusci_signal::{periodogram_complex, Scaling, WelchOptions, Window, WindowSpec};
+    let g = names();
+    let x = g.c("cx_x");
+    for dev in devices() {
+        let xa = Array::from_vec(x.clone(), &[2, 100], &dev).unwrap();
+        let (f, p) = periodogram_complex::<f64>(&xa, None, &WelchOptions::default()).unwrap();
+        assert_eq!((f.size(), p.shape()), (100, &[2usize, 100][..]));
+        crate::common::close(&p.to_vec().unwrap(), &g.f("cx_per"), 1e-12, "periodogram");
+        let x1 = Array::from_vec(x[100..].to_vec(), &[100], &dev).unwrap();
+        let o = WelchOptions {
+            nfft: Some(60),
+            scaling: Scaling::Spectrum,
+            ..Default::default()
+        };
+        let (_, p) =
+            periodogram_complex::<f64>(&x1, Some(WindowSpec::Named(Window::Hann)), &o).unwrap();
+        crate::common::close(&p.to_vec().unwrap(), &g.f("cx_per_cut"), 1e-12, "cut");
+    }
+}

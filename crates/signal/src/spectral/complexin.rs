@@ -108,3 +108,50 @@ where
     let p = pac.add(&pbd)?.add(&pad.sub(&pbc)?.mul_scalar(i)?)?;
     Ok((f, p))
 }
+
+/// `scipy.signal.periodogram` of complex `x` (c32/c64): the two-sided periodogram (one segment
+/// of the whole signal, cut to `nfft` when shorter; the window defaults to boxcar), real;
+/// `return_onesided` is ignored as SciPy ignores it for complex data. As
+/// [`periodogram`](crate::periodogram) otherwise; computed as [`welch_complex`] with SciPy's
+/// periodogram parameters.
+///
+/// # Errors
+/// As [`periodogram`](crate::periodogram).
+///
+/// ```
+/// use cusci_signal::{periodogram_complex, WelchOptions, Array, Device};
+/// use cusci_core::c64;
+/// let x = Array::from_vec(vec![c64::new(1.0, 1.0); 8], &[8], &Device::cpu()).unwrap();
+/// let o = WelchOptions { detrend: cusci_signal::Detrend::None, ..Default::default() };
+/// let (f, p) = periodogram_complex::<f64>(&x, None, &o).unwrap();
+/// assert_eq!(f.size(), 8);
+/// assert!((p.to_vec().unwrap()[0] - 16.0).abs() < 1e-12); // |sum|^2 / n = 64 * 2 / 8
+/// ```
+pub fn periodogram_complex<R>(
+    x: &Array<<R as FftReal>::Complex>,
+    window: Option<super::options::WindowSpec>,
+    opts: &WelchOptions,
+) -> Result<(Array<R>, Array<R>)>
+where
+    R: FftReal + cusci_fft::FftInput<Complex = <R as FftReal>::Complex>,
+{
+    let ax = cusci_core::array::layout::norm_axis("periodogram", opts.axis, x.ndim())?;
+    let n = x.shape()[ax];
+    let mut xs = x.clone();
+    let nperseg = match opts.nfft {
+        None => n,
+        Some(nf) if nf >= n => n,
+        Some(nf) => {
+            xs = x.slice_axis(ax as isize, Some(0), Some(nf as isize), 1)?;
+            nf
+        }
+    };
+    let o = WelchOptions {
+        window: window.unwrap_or(super::options::WindowSpec::Named(crate::Window::Boxcar)),
+        nperseg: Some(nperseg),
+        noverlap: Some(0),
+        average: Average::Mean,
+        ..opts.clone()
+    };
+    welch_complex(&xs, &o)
+}

@@ -14,7 +14,7 @@ mod plan;
 mod shortfft;
 mod welch;
 
-pub use complexin::{csd_complex, welch_complex};
+pub use complexin::{csd_complex, periodogram_complex, welch_complex};
 pub use czt::{czt, czt_points, zoom_fft, Czt, ZoomFft, ZoomFftOptions};
 pub(crate) use frames::SPECTRAL;
 pub use lomb::{
