@@ -2650,6 +2650,161 @@ def gen_signal_parity(out: Path) -> None:
     savez_fixed(out / "parity.npz", compressed=True, **a)
 
 
+@section("signal_names", folder="signal")
+def gen_signal_names(out: Path) -> None:
+    """`names.npz` in crates/signal/tests/data/, read by crates/signal/tests/names.rs (issue 32's
+    last names).
+
+    - `remez_<case>` (f64), one row per case: [numtaps, type (0 bandpass, 1 differentiator,
+      2 hilbert), grid_density, maxiter, fs, nb, bands (2 nb), desired (nb), weight (nb), taps]
+      with taps = remez(numtaps, bands, desired, weight=, type=, grid_density=, maxiter=, fs=).
+    - `f2d_<case>` = firwin_2d(hsize, window, fc=, fs=, circular=) for the cases listed below.
+    - `wh_<case>` (f64): [n, order, lamb (-1: 'reml'), weighted, lamb used, y (n), w (n), x (n)],
+      x = whittaker_henderson(y, lamb=, order=, weights=w if weighted): SciPy 1.18's definition
+      computed by dense NumPy solves (see below).
+    - `fpc_<case>_x`, `fpc_<case>_peaks` (int64) = find_peaks_cwt(x, widths, ...) for the cases
+      listed below (the widths and options are repeated in the Rust test).
+    - `cx_*`: welch and csd of complex data (two-sided), see below.
+    - `scipy_version`: the SciPy that wrote the file (major, minor, micro).
+    """
+    import scipy
+    import scipy.signal as ss
+
+    a = {"scipy_version": np.array([int(v) for v in scipy.__version__.split(".")[:3]])}
+    types = ["bandpass", "differentiator", "hilbert"]
+    remez_cases = [
+        ("lp11", 11, [0, 0.1, 0.2, 0.5], [1, 0], None, 0, 16, 25, 1.0),
+        ("lp12", 12, [0, 0.1, 0.2, 0.5], [1, 0], None, 0, 16, 25, 1.0),
+        ("lp2", 2, [0, 0.1, 0.2, 0.5], [1, 0], None, 0, 16, 25, 1.0),
+        ("lp3", 3, [0, 0.1, 0.2, 0.5], [1, 0], None, 0, 16, 25, 1.0),
+        ("lp72", 72, [0, 0.1, 0.2, 0.5], [1, 0], [1, 10], 0, 16, 25, 1.0),
+        ("hp_fs", 125, [0, 1750, 2000, 11025], [0, 1], None, 0, 16, 25, 22050.0),
+        ("bp63", 63, [0, 1740, 2000, 5000, 5260, 11025], [0, 1, 0], None, 0, 16, 25, 22050.0),
+        ("bs_w", 55, [0, 0.15, 0.2, 0.3, 0.35, 0.5], [1, 0, 1], [1, 3, 1], 0, 16, 25, 1.0),
+        ("hard101", 101, [0, 0.1, 0.1001, 0.5], [1, 0], None, 0, 16, 25, 1.0),
+        ("grid8", 31, [0, 0.2, 0.25, 0.5], [1, 0], [2, 1], 0, 8, 25, 1.0),
+        ("iter3", 41, [0, 0.2, 0.25, 0.5], [1, 0], None, 0, 16, 3, 1.0),
+        ("hil11", 11, [0.05, 0.45], [1], None, 2, 16, 25, 1.0),
+        ("hil12", 12, [0.0, 0.5], [1], None, 2, 16, 25, 1.0),
+        ("hil31", 31, [0.05, 0.45], [1], None, 2, 16, 25, 1.0),
+        ("dif11", 11, [0.0, 0.5], [1], None, 1, 16, 25, 1.0),
+        ("dif12", 12, [0.0, 0.5], [1], None, 1, 16, 25, 1.0),
+        ("dif30", 30, [0.0, 0.35, 0.4, 0.5], [1, 0], None, 1, 16, 25, 1.0),
+        ("multi", 81, [0, 0.05, 0.1, 0.2, 0.25, 0.3, 0.35, 0.5], [0, 1, 0.5, 0], [3, 1, 1, 3], 0, 16, 25, 1.0),
+    ]
+    for name, n, bands, desired, weight, t, gd, mi, fs in remez_cases:
+        h = ss.remez(n, bands, desired, weight=weight, type=types[t], grid_density=gd,
+                     maxiter=mi, fs=fs)
+        w = weight if weight is not None else [1.0] * len(desired)
+        head = [n, t, gd, mi, fs, len(desired)]
+        a[f"remez_{name}"] = np.array(head + list(bands) + list(desired) + list(w) + list(h),
+                                      dtype=np.float64)
+    # firwin_2d: the cases of tests/names.rs `firwin_2d_golden_scipy`, in its order
+    f2d = [
+        ("sep55", (5, 5), ("hamming", "hamming"), 0.1, 2.0, False),
+        ("sep47", (4, 7), ("hann", "blackman"), 0.3, 2.0, False),
+        ("sep75bs", (7, 5), (("kaiser", 5.0), "boxcar"), [0.2, 0.5], 2.0, False),
+        ("sepfs", (9, 3), ("hamming", "hann"), 2.5, 10.0, False),
+        ("circ55", (5, 5), "hamming", 0.1, 2.0, True),
+        ("circ46", (4, 6), "hann", 0.3, 2.0, True),
+        ("circ99", (9, 9), ("kaiser", 8.6), 0.5, 2.0, True),
+        ("circ1", (1, 3), "blackman", 0.4, 2.0, True),
+    ]
+    for name, hs, win, fc, fs, circ in f2d:
+        a[f"f2d_{name}"] = np.asarray(ss.firwin_2d(hs, win, fc=fc, fs=fs, circular=circ),
+                                      dtype=np.float64)
+    # whittaker_henderson (SciPy 1.18; the newest SciPy on the index here is 1.17, so SciPy's
+    # definition is computed directly: dense solves of (W + lamb D'D) x = W y, the profiled
+    # REML criterion with dense log-determinants minimised by minimize_scalar(bracket=[-10, 10]),
+    # NumPy's Polynomial.fit for the large-lambda limit)
+    import scipy.optimize as so
+
+    def wh_dense(y, lamb, order, w):
+        n = len(y)
+        D = np.diff(np.eye(n), n=order, axis=0)
+        A = np.diag(w) + lamb * (D.T @ D)
+        x = np.linalg.solve(A, w * y)
+        return x, np.linalg.slogdet(A)[1], D
+
+    def wh_ref(y, lamb, order, w):
+        y = np.where(w == 0, 0.0, y)
+        n = len(y)
+        if lamb == "reml":
+            def crit(ll):
+                lam = np.exp(ll)
+                x, logdet, D = wh_dense(y, lam, order, w)
+                r2 = (y - x) @ (w * (y - x)) + lam * np.sum(np.diff(x, n=order) ** 2)
+                ldd = np.linalg.slogdet(D @ D.T)[1]
+                m = n - order
+                return 0.5 * (m * (1 + np.log(r2 / m)) - (m * np.log(lam) + ldd) + logdet)
+            lamb = float(np.exp(so.minimize_scalar(crit, bracket=[-10, 10]).x))
+        if lamb * np.finfo(float).eps > 8:
+            fit = np.polynomial.Polynomial.fit(np.arange(n), y, deg=order - 1, w=w)
+            return fit(np.arange(n)), lamb
+        return wh_dense(y, lamb, order, w)[0], lamb
+
+    whc = [
+        ("fix2", 40, 2, 10.0, False),
+        ("fix1", 25, 1, 3.5, False),
+        ("fix3w", 30, 3, 50.0, True),
+        ("reml2", 60, 2, "reml", False),
+        ("reml2w", 45, 2, "reml", True),
+        ("reml3", 50, 3, "reml", False),
+        ("huge", 20, 2, 1e17, False),
+        ("short", 3, 2, 2.0, False),
+    ]
+    for name, n, order, lamb, weighted in whc:
+        r = rng("signal_names", f"wh_{name}")
+        t = np.arange(n)
+        y = np.sin(t / 5.0) + 0.01 * t + 0.3 * r.standard_normal(n)
+        w = np.ones(n)
+        if weighted:
+            w = r.uniform(0.2, 2.0, n)
+            if lamb != "reml":
+                # zero weights drive REML's log-determinant to -inf as lamb -> 0
+                w[[3, 7, n - 2]] = 0.0
+                y[[3, n - 2]] = np.nan
+        x, lam = wh_ref(y, lamb, order, w)
+        head = [n, order, -1.0 if lamb == "reml" else lamb, float(weighted), lam]
+        a[f"wh_{name}"] = np.concatenate([head, y, w, x]).astype(np.float64)
+    # find_peaks_cwt: the cases of tests/names.rs `find_peaks_cwt_golden_scipy`
+    t = np.linspace(0, 6 * np.pi, 160)
+    sinx = np.sin(t) + 0.1 * rng("signal_names", "fpc_sin").standard_normal(160)
+    tt = np.arange(200)
+    gauss = sum(h * np.exp(-((tt - c) / s) ** 2) for c, s, h in
+                [(30, 4, 1.0), (70, 8, 2.0), (120, 3, 0.7), (170, 6, 1.5)])
+    gauss = gauss + 0.05 * rng("signal_names", "fpc_gauss").standard_normal(200)
+    short = rng("signal_names", "fpc_short").standard_normal(30)
+    fpc = [
+        ("sin", sinx, np.arange(1, 10), {}),
+        ("gauss", gauss, np.arange(1, 20), {}),
+        ("opts", gauss, np.arange(1, 20), dict(max_distances=np.arange(1, 20) / 2.0,
+                                              gap_thresh=2, min_length=3, min_snr=2,
+                                              noise_perc=20, window_size=15)),
+        ("short", short, np.array([1, 2, 3]), {}),
+        ("frac", gauss, np.array([0.25, 0.5, 1.5, 2.5]), {}),
+        ("mono", np.linspace(0, 1, 40), np.arange(1, 5), {}),
+    ]
+    for name, x, widths, kw in fpc:
+        if name not in ("opts", "frac"):  # these reuse fpc_gauss_x
+            a[f"fpc_{name}_x"] = np.asarray(x, dtype=np.float64)
+        a[f"fpc_{name}_peaks"] = np.asarray(ss.find_peaks_cwt(x, widths, **kw), dtype=np.int64)
+    # complex welch and csd (two-sided): cx_x (2, 100) and cx_y (100) complex128
+    r = rng("signal_names", "cx")
+    cx = r.standard_normal((2, 100)) + 1j * r.standard_normal((2, 100))
+    cx[:, :] += np.exp(2j * np.pi * 0.2 * np.arange(100))
+    cy = r.standard_normal(100) + 1j * r.standard_normal(100)
+    a["cx_x"], a["cx_y"] = cx, cy
+    a["cx_welch_f"], a["cx_welch"] = ss.welch(cx, nperseg=32)
+    a["cx_welch_lin"] = ss.welch(cx, nperseg=20, noverlap=5, nfft=24, detrend="linear",
+                                 scaling="spectrum")[1]
+    a["cx_csd"] = ss.csd(cx, cy, nperseg=32)[1]
+    a["cx_csd_none"] = ss.csd(cx[0], cy, nperseg=25, detrend=False, window="hamming")[1]
+    a["cx_per"] = ss.periodogram(cx)[1]
+    a["cx_per_cut"] = ss.periodogram(cx[1], nfft=60, window="hann", scaling="spectrum")[1]
+    savez_fixed(out / "names.npz", compressed=True, **a)
+
+
 @section("ndimage_parity", folder="ndimage")
 def gen_ndimage_parity(out: Path) -> None:
     """`hit_or_miss_edges.npz` in crates/ndimage/tests/data/, read by
@@ -2713,6 +2868,113 @@ def gen_ndimage_parity(out: Path) -> None:
     put("d3", mask("d3", (4, 5, 6), 0.25), c3, ndi.generate_binary_structure(3, 1) & ~c3)
     put("d3_default", mask("d3d", (4, 5, 6), 0.7))
     savez_fixed(out / "hit_or_miss_edges.npz", compressed=True, **A)
+
+
+@section("ndimage_names", folder="ndimage")
+def gen_ndimage_names(out: Path) -> None:
+    """`names.npz` in crates/ndimage/tests/data/, read by crates/ndimage/tests/names.rs (issue
+    32's last names).
+
+    - `gt_<case>` = geometric_transform(x, mapping, output_shape, order, mode, cval=0.5,
+      prefilter) for the mappings of the Rust test (`gt_x2` 7x6 and `gt_x1` 10 are the inputs).
+    - `ws_<case>_{img,markers,structure,out}` = watershed_ift(img, markers, structure): ties,
+      negative (background) markers, 4-/8-connectivity, 3-D, markers at the edges (SciPy's
+      neighbours wrap across rows), int32 and int64 markers.
+    - `vf_<case>` = vectorized_filter(vf_x2 or vf_x3, a position-weighted window sum, ...) for
+      the cases of the Rust test (sizes, footprints, every mode, origins, valid, axes).
+    - `scipy_version`: the SciPy that wrote the file (major, minor, micro).
+    """
+    import scipy
+    import scipy.ndimage as ndi
+
+    a = {"scipy_version": np.array([int(v) for v in scipy.__version__.split(".")[:3]])}
+    x2 = rng("ndimage_names", "gt_x2").standard_normal((7, 6))
+    x1 = rng("ndimage_names", "gt_x1").standard_normal(10)
+    a["gt_x2"], a["gt_x1"] = x2, x1
+    cases = [
+        ("shift", x2, lambda o: (o[0] - 0.5, o[1] - 0.5), None, 3, "constant", True),
+        ("nl", x2, lambda o: (o[0] * 0.8 + 0.1 * o[1], o[1] ** 1.1 * 0.9), (5, 8), 1, "nearest",
+         True),
+        ("rank", x1, lambda o: (o[0] * 3 + o[1] * 0.7,), (3, 4), 2, "reflect", True),
+        ("wrap", x2, lambda o: (o[0] + 10.3, -o[1]), None, 0, "grid-wrap", True),
+        ("mirror", x2, lambda o: (o[1] * 1.3 - 1.0, o[0] * 0.6 + 0.25), (6, 7), 3, "mirror",
+         False),
+        ("o5", x2, lambda o: (o[0] * 0.9 + 0.2, o[1] * 1.05 - 0.1), None, 5, "grid-constant",
+         True),
+    ]
+    for name, x, f, oshape, order, mode, pre in cases:
+        a[f"gt_{name}"] = ndi.geometric_transform(x, f, output_shape=oshape, order=order,
+                                                  mode=mode, cval=0.5, prefilter=pre)
+    # watershed_ift: ws_<case>_img (uint8), _markers (int32 or int64), _structure (bool), _out
+    ring = np.array([[0, 0, 0, 0, 0, 0, 0],
+                     [0, 1, 1, 1, 1, 1, 0],
+                     [0, 1, 0, 0, 0, 1, 0],
+                     [0, 1, 0, 0, 0, 1, 0],
+                     [0, 1, 0, 0, 0, 1, 0],
+                     [0, 1, 1, 1, 1, 1, 0],
+                     [0, 0, 0, 0, 0, 0, 0]], np.uint8)
+    ringm = np.zeros((7, 7), np.int32)
+    ringm[3, 3], ringm[0, 0] = 1, -1
+
+    def wsm(name, shape, k, dt):
+        r = rng("ndimage_names", f"ws_{name}")
+        m = np.zeros(shape, dt)
+        flat = m.reshape(-1)
+        idx = r.choice(flat.size, size=k, replace=False)
+        flat[idx] = r.integers(-2, 5, size=k)
+        return m
+
+    def img(name, shape, hi):
+        return rng("ndimage_names", f"ws_img_{name}").integers(0, hi, size=shape, dtype=np.uint8)
+
+    ws = [
+        ("ring", ring, ringm, ndi.generate_binary_structure(2, 1)),
+        ("ring8", ring * 5, ringm, ndi.generate_binary_structure(2, 2)),
+        ("ties", img("ties", (12, 13), 4), wsm("ties", (12, 13), 6, np.int32),
+         ndi.generate_binary_structure(2, 1)),
+        ("rand8", img("rand8", (11, 9), 200), wsm("rand8", (11, 9), 5, np.int32),
+         ndi.generate_binary_structure(2, 2)),
+        ("d3", img("d3", (4, 5, 6), 6), wsm("d3", (4, 5, 6), 5, np.int64),
+         ndi.generate_binary_structure(3, 2)),
+        ("edge", img("edge", (6, 5), 9), wsm("edge", (6, 5), 3, np.int32),
+         ndi.generate_binary_structure(2, 1)),
+        ("line", img("line", (17,), 7), wsm("line", (17,), 3, np.int64),
+         ndi.generate_binary_structure(1, 1)),
+    ]
+    # vectorized_filter: vf_<case> = vectorized_filter(vf_x2 or vf_x3, weighted window sum
+    # sum_j (j + 1) w_j over the window's values in SciPy's order, ...) for the Rust test's cases
+    def wsum(w, axis):
+        axis = (axis,) if np.isscalar(axis) else tuple(axis)
+        w = np.moveaxis(w, axis, tuple(range(-len(axis), 0)))
+        w = w.reshape(w.shape[:w.ndim - len(axis)] + (-1,))
+        return np.sum(w * np.arange(1, w.shape[-1] + 1), axis=-1)
+
+    vx2 = rng("ndimage_names", "vf_x2").standard_normal((6, 7))
+    vx3 = rng("ndimage_names", "vf_x3").standard_normal((4, 3, 5))
+    a["vf_x2"], a["vf_x3"] = vx2, vx3
+    fp = np.array([[1, 0, 1], [1, 1, 0]], bool)
+    vf = [
+        ("size", vx2, dict(size=(2, 3))),
+        ("fp_nearest", vx2, dict(footprint=fp, mode="nearest", origin=(0, 1))),
+        ("mirror_o", vx2, dict(size=(2, 3), mode="mirror", origin=(-1, -1))),
+        ("wrap", vx2, dict(size=(3, 4), mode="wrap")),
+        ("const", vx2, dict(size=(3, 2), mode="constant", cval=0.3)),
+        ("gridmirror", vx2, dict(size=3, mode="grid-mirror")),
+        ("valid", vx2, dict(size=(2, 3), mode="valid")),
+        ("valid_fp", vx2, dict(footprint=fp, mode="valid")),
+        ("axis1", vx2, dict(size=3, axes=(1,))),
+        ("axes10", vx2, dict(size=(3, 2), axes=(1, 0))),
+        ("d3", vx3, dict(footprint=fp, axes=(0, 2), mode="nearest")),
+        ("big", vx2, dict(size=(9, 2), mode="reflect")),
+    ]
+    for name, x, kw in vf:
+        a[f"vf_{name}"] = ndi.vectorized_filter(x, wsum, **kw)
+    for name, im, mk, st in ws:
+        a[f"ws_{name}_img"] = im
+        a[f"ws_{name}_markers"] = mk
+        a[f"ws_{name}_structure"] = st
+        a[f"ws_{name}_out"] = ndi.watershed_ift(im, mk, structure=st)
+    savez_fixed(out / "names.npz", compressed=True, **a)
 
 
 @section("linalg_extra", folder="linalg")

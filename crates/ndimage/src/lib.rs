@@ -23,6 +23,7 @@ pub use interpolation::{
     affine_transform, map_coordinates, rotate, shift, spline_filter, spline_filter1d, zoom,
     InterpOptions, Matrix,
 };
+pub use interpolation::{geometric_transform, MapFn, Mapping};
 pub use modes::Mode;
 
 // morphology, labels, measurements, distance transforms (issue 9)
@@ -33,6 +34,7 @@ pub mod morphology;
 #[doc(hidden)]
 pub mod sort;
 pub mod structure;
+pub mod watershed;
 
 pub use distance::{
     distance_transform_bf, distance_transform_cdt, distance_transform_edt, BfMetric, CdtMetric,
@@ -51,6 +53,7 @@ pub use morphology::{
     BinaryOptions, GreyOptions,
 };
 pub use structure::generate_binary_structure;
+pub use watershed::{watershed_ift, Marker};
 
 /// Every kernel module of the crate (each declared once, beside its launcher), for the compile
 /// checks of the tests (`cusci_core::testing::compile_modules`).
@@ -62,6 +65,7 @@ pub fn kernel_modules() -> Vec<&'static cusci_core::KernelModule> {
         &filters::STORE,
         &fourier::FOURIER,
         &interpolation::INTERP,
+        &interpolation::GEOMAP,
         &morphology::binary::BINARY,
         &morphology::grey::GREY,
         &label::LABEL,

@@ -16,6 +16,7 @@ mod label;
 mod measurements;
 mod measurements_sorted;
 mod morphology_golden;
+mod names;
 mod sep2d;
 mod sort;
 mod stream2;

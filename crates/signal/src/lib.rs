@@ -47,6 +47,7 @@ pub use design::{
     firwin, gammatone, iircomb, iirnotch, iirpeak, kaiser_atten, kaiser_beta, kaiserord, qmf,
     CombType, FirWindow, FirwinOptions, GammatoneType,
 };
+pub use design::{firwin_2d, remez, Firwin2dWindow, RemezOptions, RemezType};
 pub use filter::{
     deconvolve, detrend, envelope, filtfilt, hilbert, hilbert2, lfilter, lfilter_zi, lfiltic,
     medfilt, medfilt2d, order_filter, savgol_coeffs, savgol_filter, sepfir2d, sosfilt, sosfilt_zi,
@@ -54,6 +55,7 @@ pub use filter::{
     EnvelopeOptions, EnvelopeResidual, FiltMethod, FiltPad, FilterOptions, Filtered,
     FiltfiltOptions, HilbertOptions, KernelSize, SavgolCoeffsOptions, SavgolMode, SavgolOptions,
 };
+pub use filter::{whittaker_henderson, WhLamb, Whittaker, WhittakerOptions};
 pub use freqresp::{
     findfreqs, findfreqs_zpk, freqs, freqs_zpk, freqz, freqz_sos, freqz_zpk, group_delay, sosfreqz,
     FreqResponse, FreqzOptions, WorN,
@@ -69,6 +71,7 @@ pub use peaks::{
     argrelextrema, argrelmax, argrelmin, find_peaks, peak_prominences, peak_widths, Bound,
     Comparator, ExtremaMode, FindPeaksOptions, PeakProperties, Prominences, Widths,
 };
+pub use peaks::{find_peaks_cwt, FindPeaksCwtOptions};
 pub use placepoles::{place_poles, FullStateFeedback, PlacePolesMethod, PlacePolesOptions};
 pub use procutil::SignalScalar;
 pub use represent::{
@@ -87,6 +90,7 @@ pub use spectral::{
     SpectrogramMode, SpectrogramOptions, StftArgs, StftOptions, StftPadding, StftScaling,
     StftSignal, Sxx, WelchOptions, WindowSpec, ZoomFft, ZoomFftOptions,
 };
+pub use spectral::{csd_complex, periodogram_complex, welch_complex};
 pub use splines::{
     cspline1d, cspline1d_eval, cspline2d, gauss_spline, qspline1d, qspline1d_eval, qspline2d,
     spline_filter, Spline2dOptions,
@@ -113,6 +117,7 @@ pub fn kernel_modules() -> Vec<&'static cusci_core::KernelModule> {
         &filter::IIR,
         &filter::MEDFILT,
         &filter::RANKFILT,
+        &filter::WHITTAKER,
         &ltisys::LTI,
         &peaks::PEAKS,
         &resample::RESAMPLE,

@@ -16,6 +16,7 @@ mod hilbert;
 mod lti_golden;
 mod lti_simo;
 mod medfilt;
+mod names;
 mod peaks;
 mod peaks_kernels_compile;
 mod placepoles;

@@ -5,7 +5,7 @@
 use cusci_core::testing::compile_modules;
 
 /// Every module of `cusci_signal::kernel_modules()`, by name.
-const ALL: [&str; 18] = [
+const ALL: [&str; 19] = [
     "signal_axisfir",
     "signal_convolve",
     "signal_convolve2d",
@@ -24,6 +24,7 @@ const ALL: [&str; 18] = [
     "signal_splines",
     "signal_waveforms",
     "signal_wavelets",
+    "signal_whittaker",
 ];
 
 /// Compiles every sample specialisation of the crate's kernel modules named `names`.
@@ -69,5 +70,6 @@ fn processing_kernels_compile() {
         "signal_axisfir",
         "signal_rankfilt",
         "signal_hilbert",
+        "signal_whittaker",
     ]);
 }

@@ -71,6 +71,7 @@ mod generic;
 mod line;
 mod rank;
 pub(crate) mod store;
+mod vectorized;
 mod window;
 
 pub use correlate::{
@@ -97,6 +98,7 @@ pub use rank::{
     median_filter, median_filter_as, percentile_filter, percentile_filter_as, rank_filter,
     rank_filter_as,
 };
+pub use vectorized::{vectorized_filter, VectorizedMode, VectorizedOptions, WindowFn};
 pub use window::{
     maximum_filter, maximum_filter1d, maximum_filter1d_as, maximum_filter_as, minimum_filter,
     minimum_filter1d, minimum_filter1d_as, minimum_filter_as, uniform_filter, uniform_filter1d,

@@ -24,6 +24,7 @@ use cusci_core::{Array, Backend, Device, Result};
 
 mod cpu;
 mod cuda;
+mod geometric;
 pub mod output;
 mod spline;
 mod transforms;
@@ -31,6 +32,8 @@ mod transforms;
 use cpu::transform_cpu;
 use cuda::transform_cuda;
 
+pub(crate) use geometric::GEOMAP;
+pub use geometric::{geometric_transform, MapFn, Mapping};
 pub use transforms::{affine_transform, map_coordinates, rotate, shift, zoom, Matrix};
 
 /// Options of the geometric transforms (SciPy's `order`, `mode`, `cval`, `prefilter`).

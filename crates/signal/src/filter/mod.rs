@@ -13,6 +13,7 @@ mod iir;
 mod medfilt;
 mod rankfilt;
 mod symiir;
+mod whittaker;
 
 pub(crate) use axisfir::AXISFIR;
 pub use axisfir::{
@@ -33,3 +34,5 @@ pub use medfilt::{medfilt, KernelSize};
 pub(crate) use rankfilt::RANKFILT;
 pub use rankfilt::{hilbert2, medfilt2d, order_filter, wiener};
 pub use symiir::{symiirorder1, symiirorder2};
+pub(crate) use whittaker::WHITTAKER;
+pub use whittaker::{whittaker_henderson, WhLamb, Whittaker, WhittakerOptions};

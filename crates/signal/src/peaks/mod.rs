@@ -11,10 +11,12 @@
 
 mod argrel;
 mod common;
+mod cwt;
 mod find;
 
 pub use argrel::{argrelextrema, argrelmax, argrelmin, Comparator, ExtremaMode};
 pub(crate) use common::PEAKS;
+pub use cwt::{find_peaks_cwt, FindPeaksCwtOptions};
 pub use find::{
     find_peaks, peak_prominences, peak_widths, Bound, FindPeaksOptions, PeakProperties,
     Prominences, Widths,

@@ -5,6 +5,7 @@
 //! `welch` holds the front ends of SciPy's `_spectral_helper` family, `plan` their shared plan,
 //! `frames` the framing, transforms and averages (`spectral.cu`), `options` their options.
 
+mod complexin;
 mod czt;
 mod frames;
 mod lomb;
@@ -13,6 +14,7 @@ mod plan;
 mod shortfft;
 mod welch;
 
+pub use complexin::{csd_complex, periodogram_complex, welch_complex};
 pub use czt::{czt, czt_points, zoom_fft, Czt, ZoomFft, ZoomFftOptions};
 pub(crate) use frames::SPECTRAL;
 pub use lomb::{

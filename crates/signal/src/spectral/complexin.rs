@@ -1,0 +1,157 @@
+//! Complex input for Welch's method: [`welch_complex`] and [`csd_complex`], SciPy's `welch` and
+//! `csd` of complex data (two-sided spectra). Composed from the real routes: with `x = a + ib`,
+//! `y = c + id` and SciPy's cross spectrum `P_uv = mean(conj(U) V)` (every step linear in the
+//! data for the constant, linear and no detrend and the mean average),
+//! `P_xy = P_ac + P_bd + i (P_ad − P_bc)` and `P_xx = P_aa + P_bb − 2 Im(P_ab)`.
+
+use super::options::{Average, WelchOptions};
+use super::welch::{csd, welch};
+use cusci_core::error::make;
+use cusci_core::{Array, Result};
+use cusci_fft::{FftComplex, FftReal};
+use num_complex::Complex;
+
+fn two_sided(op: &str, opts: &WelchOptions) -> Result<WelchOptions> {
+    if opts.average == Average::Median {
+        return Err(make::arg(
+            op,
+            "average='median' with complex input is not offered (the median does not compose \
+             from the real and imaginary parts)",
+        ));
+    }
+    Ok(WelchOptions {
+        return_onesided: false,
+        ..opts.clone()
+    })
+}
+
+/// `scipy.signal.welch` of complex `x` (c32/c64): the two-sided power spectral density, real,
+/// frequencies in FFT order (`fftfreq`); `return_onesided` is ignored, as SciPy switches it off
+/// for complex data (with a warning). Every other option as [`welch`].
+///
+/// Numerics: composed from real cross spectra of the real and imaginary parts (see the module
+/// documentation): SciPy's values to rounding (1e-12 relative in the tests).
+///
+/// # Errors
+/// As [`welch`]; `InvalidArgument` for `average = Median` (not offered for complex input).
+///
+/// ```
+/// use cusci_signal::{welch_complex, WelchOptions, Array, Device};
+/// use cusci_core::c64;
+/// // a complex exponential: all its power at one (positive) frequency
+/// let x: Vec<c64> = (0..64).map(|i| c64::from_polar(1.0, 0.25 * std::f64::consts::PI * i as f64)).collect();
+/// let x = Array::from_vec(x, &[64], &Device::cpu()).unwrap();
+/// let o = WelchOptions { nperseg: Some(16), ..Default::default() };
+/// let (f, p) = welch_complex::<f64>(&x, &o).unwrap();
+/// assert_eq!((f.size(), p.size()), (16, 16));
+/// let p = p.to_vec().unwrap();
+/// let k = (0..16).max_by(|&i, &j| p[i].total_cmp(&p[j])).unwrap();
+/// assert_eq!(k, 2); // f = 0.125
+/// ```
+pub fn welch_complex<R>(
+    x: &Array<<R as FftReal>::Complex>,
+    opts: &WelchOptions,
+) -> Result<(Array<R>, Array<R>)>
+where
+    R: FftReal + cusci_fft::FftInput<Complex = <R as FftReal>::Complex>,
+{
+    let o = two_sided("welch", opts)?;
+    let a = x.real()?;
+    let b = x.imag()?;
+    let (f, paa) = welch(&a, &o)?;
+    let (_, pbb) = welch(&b, &o)?;
+    let (_, pab) = csd(&a, &b, &o)?;
+    let one = <R as cusci_core::Element>::one();
+    let two = one + one;
+    let p = paa.add(&pbb)?.sub(&pab.imag()?.mul_scalar(two)?)?;
+    Ok((f, p))
+}
+
+/// `scipy.signal.csd` of complex `x` and `y` (same shape, c32/c64): the two-sided cross power
+/// spectral density `mean(conj(X) Y)`, frequencies in FFT order; `return_onesided` is ignored
+/// (SciPy switches it off for complex data). Every other option as [`csd`].
+///
+/// Numerics: four real cross spectra combined (see the module documentation): SciPy's values to
+/// rounding (1e-12 relative in the tests).
+///
+/// # Errors
+/// As [`csd`]; `InvalidArgument` for `average = Median` (not offered for complex input).
+///
+/// ```
+/// use cusci_signal::{csd_complex, WelchOptions, Array, Device};
+/// use cusci_core::c64;
+/// let x: Vec<c64> = (0..32).map(|i| c64::new((i as f64).cos(), (0.3 * i as f64).sin())).collect();
+/// let x = Array::from_vec(x, &[32], &Device::cpu()).unwrap();
+/// let (f, pxy) = csd_complex::<f64>(&x, &x, &WelchOptions { nperseg: Some(8), ..Default::default() }).unwrap();
+/// assert_eq!(f.size(), 8);
+/// assert!(pxy.to_vec().unwrap().iter().all(|v| v.im.abs() < 1e-12)); // P_xx is real
+/// ```
+pub fn csd_complex<R>(
+    x: &Array<<R as FftReal>::Complex>,
+    y: &Array<<R as FftReal>::Complex>,
+    opts: &WelchOptions,
+) -> Result<(Array<R>, Array<<R as FftReal>::Complex>)>
+where
+    R: FftReal + cusci_fft::FftInput<Complex = <R as FftReal>::Complex>,
+{
+    let o = two_sided("csd", opts)?;
+    let (a, b) = (x.real()?, x.imag()?);
+    let (c, d) = (y.real()?, y.imag()?);
+    let (f, pac) = csd(&a, &c, &o)?;
+    let (_, pbd) = csd(&b, &d, &o)?;
+    let (_, pad) = csd(&a, &d, &o)?;
+    let (_, pbc) = csd(&b, &c, &o)?;
+    let i = <<R as FftReal>::Complex as FftComplex>::from_num(Complex::new(
+        <R as cusci_core::Element>::zero(),
+        <R as cusci_core::Element>::one(),
+    ));
+    let p = pac.add(&pbd)?.add(&pad.sub(&pbc)?.mul_scalar(i)?)?;
+    Ok((f, p))
+}
+
+/// `scipy.signal.periodogram` of complex `x` (c32/c64): the two-sided periodogram (one segment
+/// of the whole signal, cut to `nfft` when shorter; the window defaults to boxcar), real;
+/// `return_onesided` is ignored as SciPy ignores it for complex data. As
+/// [`periodogram`](crate::periodogram) otherwise; computed as [`welch_complex`] with SciPy's
+/// periodogram parameters.
+///
+/// # Errors
+/// As [`periodogram`](crate::periodogram).
+///
+/// ```
+/// use cusci_signal::{periodogram_complex, WelchOptions, Array, Device};
+/// use cusci_core::c64;
+/// let x = Array::from_vec(vec![c64::new(1.0, 1.0); 8], &[8], &Device::cpu()).unwrap();
+/// let o = WelchOptions { detrend: cusci_signal::Detrend::None, ..Default::default() };
+/// let (f, p) = periodogram_complex::<f64>(&x, None, &o).unwrap();
+/// assert_eq!(f.size(), 8);
+/// assert!((p.to_vec().unwrap()[0] - 16.0).abs() < 1e-12); // |sum|^2 / n = 64 * 2 / 8
+/// ```
+pub fn periodogram_complex<R>(
+    x: &Array<<R as FftReal>::Complex>,
+    window: Option<super::options::WindowSpec>,
+    opts: &WelchOptions,
+) -> Result<(Array<R>, Array<R>)>
+where
+    R: FftReal + cusci_fft::FftInput<Complex = <R as FftReal>::Complex>,
+{
+    let ax = cusci_core::array::layout::norm_axis("periodogram", opts.axis, x.ndim())?;
+    let n = x.shape()[ax];
+    let mut xs = x.clone();
+    let nperseg = match opts.nfft {
+        None => n,
+        Some(nf) if nf >= n => n,
+        Some(nf) => {
+            xs = x.slice_axis(ax as isize, Some(0), Some(nf as isize), 1)?;
+            nf
+        }
+    };
+    let o = WelchOptions {
+        window: window.unwrap_or(super::options::WindowSpec::Named(crate::Window::Boxcar)),
+        nperseg: Some(nperseg),
+        noverlap: Some(0),
+        average: Average::Mean,
+        ..opts.clone()
+    };
+    welch_complex(&xs, &o)
+}
