@@ -47,6 +47,7 @@ mod direct;
 mod eigen;
 mod ilu;
 mod index;
+mod interop;
 mod isolve;
 mod krylov;
 mod laplacian_nd;
@@ -67,6 +68,7 @@ pub use construct::{diags, diags_array, eye, identity, random, random_array};
 pub use cusci_core::{Array, Device, Error, Result};
 pub use dia::spdiags;
 pub use index::SpIndex;
+pub use interop::SprsIndex;
 pub use stack::{block_diag, bmat, find, hstack, kron, kronsum, tril, triu, vstack};
 pub use storage::{CooMatrix, CscMatrix, CsrMatrix, DiaMatrix};
 

@@ -14,6 +14,7 @@ mod ilu;
 mod index64;
 mod index64_linalg;
 mod index64_ops;
+mod interop;
 mod isolve;
 mod kernels_compile;
 mod linalg;

@@ -8,6 +8,7 @@
 
 pub mod backend;
 mod data;
+mod interop;
 pub mod layout;
 
 pub(crate) use crate::device::device_mismatch;
