@@ -36,8 +36,10 @@ mod decomp;
 mod eig;
 mod matfuncs;
 mod misc;
+mod nonsym;
 mod products;
 mod scalar;
+mod schur_cpu;
 mod shared;
 mod solve;
 mod special;
@@ -61,6 +63,9 @@ pub use matfuncs::{
 };
 pub use misc::{
     cond, expm, khatri_rao, kron, lstsq, matrix_power, matrix_rank, norm, pinv, Lstsq, NormOrd,
+};
+pub use nonsym::{
+    cdf2rdf, hessenberg, rq, rsf2csf, schur, schur_complex, RqMode, Schur, SchurSort,
 };
 pub use products::{dot, inner, matmul, outer, tensordot, trace, vdot};
 pub use scalar::Scalar;

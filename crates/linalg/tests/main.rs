@@ -10,4 +10,5 @@ mod decompositions;
 mod extras;
 mod golden;
 mod matfuncs;
+mod nonsym;
 mod scipy_extra;
