@@ -34,6 +34,7 @@ mod cpu;
 pub(crate) mod cuda;
 mod decomp;
 mod eig;
+mod mateq;
 mod matfuncs;
 mod misc;
 mod nonsym;
@@ -57,6 +58,10 @@ pub use decomp::{
     QrRaw,
 };
 pub use eig::{eig, eigvals};
+pub use mateq::{
+    funm, solve_continuous_are, solve_continuous_lyapunov, solve_discrete_are,
+    solve_discrete_lyapunov, solve_lyapunov, solve_sylvester, AreOptions, DiscreteLyapunovMethod,
+};
 pub use matfuncs::{
     coshm, cosm, expm_cond, expm_frechet, fractional_matrix_power, logm, signm, sinhm, sinm, sqrtm,
     tanhm, tanm, FrechetMethod, MATFUNC_MAX_ITER,

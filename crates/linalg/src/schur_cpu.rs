@@ -62,7 +62,6 @@ pub(crate) trait Fld:
     fn imag(self) -> f64;
     fn to_c(self) -> c64;
     fn from_c(z: c64) -> Self;
-    fn scale(self, s: f64) -> Self;
 }
 
 impl Fld for f64 {
@@ -90,9 +89,6 @@ impl Fld for f64 {
     fn from_c(z: c64) -> Self {
         z.re
     }
-    fn scale(self, s: f64) -> Self {
-        self * s
-    }
 }
 
 impl Fld for c64 {
@@ -119,9 +115,6 @@ impl Fld for c64 {
     }
     fn from_c(z: c64) -> Self {
         z
-    }
-    fn scale(self, s: f64) -> Self {
-        self * s
     }
 }
 
@@ -189,13 +182,14 @@ fn refl_right<T: Fld>(a: &mut Mat<T>, r0: usize, r1: usize, c0: usize, v: &[T], 
     }
 }
 
-/// Hessenberg reduction `A = Q H Qᴴ` (LAPACK `gehrd` + `orghr`: `Q = H(1)…H(n-2)`, reflectors
+/// Hessenberg reduction `A = Q H Qᴴ` (LAPACK `gehrd` + `orghr`: `Q = H(1)…H(n-1)`, reflectors
 /// as [`larfg`]); returns `(H, Q)` (`Q` only when `calc_q`).
 pub(crate) fn hessenberg<T: Fld>(a: &Mat<T>, calc_q: bool) -> (Mat<T>, Option<Mat<T>>) {
     let n = a.r;
     let mut h = a.clone();
     let mut q = if calc_q { Some(identity::<T>(n)) } else { None };
-    for k in 0..n.saturating_sub(2) {
+    // n - 1 reflectors as LAPACK (the last one, of an empty x, makes a complex h[n-1, n-2] real)
+    for k in 0..n.saturating_sub(1) {
         let x: Vec<T> = (k + 2..n).map(|i| h.at(i, k)).collect();
         let (beta, tau, v) = larfg(h.at(k + 1, k), &x);
         // A := Hᴴ A H
@@ -218,34 +212,6 @@ pub(crate) fn identity<T: Fld>(n: usize) -> Mat<T> {
         m.set(i, i, T::re(1.0));
     }
     m
-}
-
-/// Row-major product.
-pub(crate) fn mm<T: Fld>(a: &Mat<T>, b: &Mat<T>) -> Mat<T> {
-    let mut c = Mat::zeros(a.r, b.c);
-    for i in 0..a.r {
-        for k in 0..a.c {
-            let x = a.at(i, k);
-            if x == T::default() {
-                continue;
-            }
-            for j in 0..b.c {
-                c.d[i * b.c + j] = c.d[i * b.c + j] + x * b.d[k * b.c + j];
-            }
-        }
-    }
-    c
-}
-
-/// The conjugate transpose.
-pub(crate) fn adj<T: Fld>(a: &Mat<T>) -> Mat<T> {
-    let mut t = Mat::zeros(a.c, a.r);
-    for i in 0..a.r {
-        for j in 0..a.c {
-            t.set(j, i, a.at(i, j).cj());
-        }
-    }
-    t
 }
 
 /// A Givens rotation `G = [[c, s], [-conj(s), c]]` (`c` real) with `G (x; y) = (r; 0)`.

@@ -1,0 +1,324 @@
+//! hessenberg, schur (eigenvalues, sdim and the selected set of each sort), rsf2csf, cdf2rdf,
+//! rq, solve_sylvester, solve_continuous_lyapunov, solve_discrete_lyapunov (both methods),
+//! solve_continuous_are, solve_discrete_are (defaults, and with e and s), funm and the eigh
+//! imaginary-diagonal rule against SciPy 1.17's results in `tests/data/scipy_linalg_schur.npz`
+//! (`tests/golden/gen.py linalg_schur`), for f32, f64, c32 and c64: the CPU against SciPy, every
+//! other device against the CPU.
+//!
+//! Tolerances relative to the largest expected magnitude: `1e-10` for f64/c64 and `2e-4` for
+//! f32/c32 (inputs exactly representable in f32; SciPy's results in f64); `1e-8`/`2e-3` for the
+//! Riccati solutions (condition-dependent). Hessenberg and RQ factors follow LAPACK's reflector
+//! convention and are compared entry by entry; Schur forms are unique only up to order and
+//! phases, so their eigenvalues are compared as sets.
+
+use crate::common::npz::{check, get, input, load, single, Data};
+use cusci_core::testing::devices;
+use cusci_core::{c64, Element};
+use cusci_linalg::*;
+
+const NPZ: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/scipy_linalg_schur.npz"
+);
+
+fn data() -> Data {
+    load(NPZ)
+}
+
+fn tol<T: Scalar>() -> f64 {
+    if single::<T>() {
+        2e-4
+    } else {
+        1e-10
+    }
+}
+
+fn dt<T: Scalar>() -> &'static str {
+    if T::DTYPE.is_complex() {
+        "z"
+    } else {
+        "d"
+    }
+}
+
+fn out<T: Element>(a: Array<T>) -> (Vec<c64>, Vec<usize>) {
+    (
+        a.to_vec().unwrap().iter().map(|x| x.to_c64()).collect(),
+        a.shape().to_vec(),
+    )
+}
+
+/// Each expected value matched to the nearest unused one of `got` (a multiset comparison).
+fn same_set(got: &[c64], want: &[c64], tol: f64, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: counts {got:?} vs {want:?}");
+    let scale = want.iter().map(|v| v.norm()).fold(1.0, f64::max);
+    let mut used = vec![false; got.len()];
+    for w in want {
+        let (i, d) = got
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !used[*i])
+            .map(|(i, g)| (i, (g - w).norm()))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap();
+        assert!(
+            d <= tol * scale,
+            "{what}: {w} unmatched (nearest at {d:e}) in {got:?}"
+        );
+        used[i] = true;
+    }
+}
+
+/// Eigenvalues of the leading `k x k` part of a (quasi-)triangular `n x n` `t`.
+fn t_eigs(t: &[c64], n: usize, k: usize) -> Vec<c64> {
+    let mut w = Vec::new();
+    let mut i = 0;
+    while i < k {
+        if i + 1 < n && t[(i + 1) * n + i] != c64::new(0.0, 0.0) {
+            let (a, b, c, d) = (
+                t[i * n + i],
+                t[i * n + i + 1],
+                t[(i + 1) * n + i],
+                t[(i + 1) * n + i + 1],
+            );
+            let half = (a - d) * 0.5;
+            let disc = (half * half + b * c).sqrt();
+            w.push((a + d) * 0.5 + disc);
+            w.push((a + d) * 0.5 - disc);
+            i += 2;
+        } else {
+            w.push(t[i * n + i]);
+            i += 1;
+        }
+    }
+    w
+}
+
+fn hessenberg_rq_body<T: Scalar>() {
+    let d = data();
+    let t = dt::<T>();
+    for n in [3, 5, 8] {
+        let key = format!("in_H{n}_{t}");
+        for (part, idx) in [("h", 0), ("q", 1)] {
+            let (want, s) = get(&d, &format!("hess{n}_{t}_{part}"));
+            check(
+                &format!("hessenberg {n} {t} {part}"),
+                &want,
+                &s,
+                tol::<T>(),
+                |dev| {
+                    let (h, q) = hessenberg(&input::<T>(&d, &key, dev), true).unwrap();
+                    out(if idx == 0 { h } else { q.unwrap() })
+                },
+            );
+        }
+    }
+    for case in ["w", "t", "s"] {
+        let key = format!("in_RQ{case}_{t}");
+        for (mode, name) in [(RqMode::Full, "full"), (RqMode::Economic, "economic")] {
+            for (part, idx) in [("r", 0), ("q", 1)] {
+                let (want, s) = get(&d, &format!("rq_{case}_{name}_{t}_{part}"));
+                check(
+                    &format!("rq {case} {name} {t} {part}"),
+                    &want,
+                    &s,
+                    tol::<T>(),
+                    |dev| {
+                        let (r, q) = rq(&input::<T>(&d, &key, dev), mode).unwrap();
+                        out(if idx == 0 { r } else { q.unwrap() })
+                    },
+                );
+            }
+        }
+        let (want, s) = get(&d, &format!("rq_{case}_r_{t}_r"));
+        check(&format!("rq {case} r {t}"), &want, &s, tol::<T>(), |dev| {
+            out(rq(&input::<T>(&d, &key, dev), RqMode::R).unwrap().0)
+        });
+    }
+}
+all_types!(scipy_hessenberg_rq, hessenberg_rq_body);
+
+fn schur_body<T: Scalar>() {
+    let d = data();
+    let t = dt::<T>();
+    let key = format!("in_S7_{t}");
+    let n = 7;
+    for dev in devices() {
+        let a = input::<T>(&d, &key, &dev);
+        for complex in [false, true] {
+            let name = if complex { "complex" } else { "real" };
+            let (tt, _) = if complex {
+                out(schur_complex(&a, None).unwrap().t)
+            } else {
+                out(schur(&a, None).unwrap().t)
+            };
+            let (want, _) = get(&d, &format!("schur_{name}_{t}_eigs"));
+            same_set(
+                &t_eigs(&tt, n, n),
+                &want,
+                tol::<T>() * 10.0,
+                &format!("schur {name} {t} on {dev}"),
+            );
+            for (sort, sname) in [
+                (SchurSort::Lhp, "lhp"),
+                (SchurSort::Rhp, "rhp"),
+                (SchurSort::Iuc, "iuc"),
+                (SchurSort::Ouc, "ouc"),
+            ] {
+                let s = if complex {
+                    let s = schur_complex(&a, Some(sort)).unwrap();
+                    (out(s.t).0, s.sdim.unwrap()[0])
+                } else {
+                    let s = schur(&a, Some(sort)).unwrap();
+                    (out(s.t).0, s.sdim.unwrap()[0])
+                };
+                let (sd, _) = get(&d, &format!("schur_{name}_{sname}_{t}_sdim"));
+                assert_eq!(s.1, sd[0].re as usize, "sdim {name} {sname} {t} on {dev}");
+                let (sel, _) = get(&d, &format!("schur_{name}_{sname}_{t}_sel"));
+                same_set(
+                    &t_eigs(&s.0, n, s.1),
+                    &sel,
+                    tol::<T>() * 10.0,
+                    &format!("schur {name} {sname} {t} on {dev}"),
+                );
+            }
+        }
+    }
+}
+all_types!(scipy_schur, schur_body);
+
+#[test]
+fn scipy_rsf2csf_cdf2rdf() {
+    let d = data();
+    for part in ["tc", "zc"] {
+        let (want, s) = get(&d, &format!("rsf_{part}"));
+        check(&format!("rsf2csf {part}"), &want, &s, 1e-12, |dev| {
+            let (tc, zc) = rsf2csf(
+                &input::<f64>(&d, "rsf_t", dev),
+                &input::<f64>(&d, "rsf_z", dev),
+            )
+            .unwrap();
+            out(if part == "tc" { tc } else { zc })
+        });
+    }
+    for part in ["wr", "vr"] {
+        let (want, s) = get(&d, &format!("cdf_{part}"));
+        check(&format!("cdf2rdf {part}"), &want, &s, 1e-14, |dev| {
+            let (wr, vr) = cdf2rdf(
+                &input::<c64>(&d, "cdf_w", dev),
+                &input::<c64>(&d, "cdf_v", dev),
+            )
+            .unwrap();
+            out(if part == "wr" { wr } else { vr })
+        });
+    }
+    // eigh reads the real part of the diagonal only
+    let (want, s) = get(&d, "eigh_imagdiag_w");
+    check("eigh imaginary diagonal", &want, &s, 1e-12, |dev| {
+        out(eigvalsh(&input::<c64>(&d, "in_EHN", dev), true).unwrap())
+    });
+    check("eigh imaginary diagonal c32", &want, &s, 2e-5, |dev| {
+        out(eigvalsh(&input::<c32>(&d, "in_EHN", dev), false).unwrap())
+    });
+}
+
+fn equations_body<T: Scalar>() {
+    let d = data();
+    let t = dt::<T>();
+    let i = |k: &str, dev: &Device| input::<T>(&d, &format!("in_{k}_{t}"), dev);
+    let (want, s) = get(&d, &format!("sylvester_{t}_x"));
+    check(
+        &format!("solve_sylvester {t}"),
+        &want,
+        &s,
+        tol::<T>() * 10.0,
+        |dev| out(solve_sylvester(&i("SA", dev), &i("SB", dev), &i("SQ", dev)).unwrap()),
+    );
+    let (want, s) = get(&d, &format!("lyap_{t}_x"));
+    check(
+        &format!("solve_continuous_lyapunov {t}"),
+        &want,
+        &s,
+        tol::<T>() * 10.0,
+        |dev| out(solve_continuous_lyapunov(&i("SA", dev), &i("LQ", dev)).unwrap()),
+    );
+    for (m, name) in [
+        (DiscreteLyapunovMethod::Direct, "direct"),
+        (DiscreteLyapunovMethod::Bilinear, "bilinear"),
+    ] {
+        let (want, s) = get(&d, &format!("dlyap_{name}_{t}_x"));
+        check(
+            &format!("solve_discrete_lyapunov {name} {t}"),
+            &want,
+            &s,
+            tol::<T>() * 10.0,
+            |dev| out(solve_discrete_lyapunov(&i("AD", dev), &i("LQ", dev), m).unwrap()),
+        );
+    }
+    let rt = if single::<T>() { 2e-3 } else { 1e-8 };
+    for (es, suffix) in [(false, ""), (true, "_es")] {
+        let opts = |dev: &Device| AreOptions {
+            e: es.then(|| i("REE", dev)),
+            s: es.then(|| i("RSS", dev)),
+        };
+        let (want, s) = get(&d, &format!("care{suffix}_{t}_x"));
+        check(
+            &format!("solve_continuous_are{suffix} {t}"),
+            &want,
+            &s,
+            rt,
+            |dev| {
+                out(solve_continuous_are(
+                    &i("RA", dev),
+                    &i("RB", dev),
+                    &i("RQ", dev),
+                    &i("RR", dev),
+                    &opts(dev),
+                )
+                .unwrap())
+            },
+        );
+        let (want, s) = get(&d, &format!("dare{suffix}_{t}_x"));
+        check(
+            &format!("solve_discrete_are{suffix} {t}"),
+            &want,
+            &s,
+            rt,
+            |dev| {
+                out(solve_discrete_are(
+                    &i("RA", dev),
+                    &i("RB", dev),
+                    &i("RQ", dev),
+                    &i("RR", dev),
+                    &opts(dev),
+                )
+                .unwrap())
+            },
+        );
+    }
+    let (want, s) = get(&d, &format!("funm_exp_{t}_f"));
+    check(
+        &format!("funm exp {t}"),
+        &want,
+        &s,
+        tol::<T>() * 10.0,
+        |dev| out(funm(&i("FM", dev), |z| z.exp()).unwrap().0),
+    );
+    let (want, s) = get(&d, &format!("funm_poly_{t}_f"));
+    check(
+        &format!("funm z²+sin z {t}"),
+        &want,
+        &s,
+        tol::<T>() * 10.0,
+        |dev| out(funm(&i("FM", dev), |z| z * z + z.sin()).unwrap().0),
+    );
+    // the error estimate: small for these well-separated spectra, as SciPy's
+    let (e, _) = get(&d, &format!("funm_exp_{t}_err"));
+    let err = funm(&i("FM", &Device::Cpu), |z| z.exp()).unwrap().1[0];
+    assert!(
+        err < 1e3 * T::eps() && e[0].re < 1e-10,
+        "funm err {err} vs SciPy's {}",
+        e[0].re
+    );
+}
+all_types!(scipy_equations, equations_body);
