@@ -2967,6 +2967,29 @@ def gen_linalg_schur(out: Path) -> None:
         a[f"funm_exp_{dt}_f"], a[f"funm_exp_{dt}_err"] = f.astype(np.complex128), np.array(err)
         f, err = sl.funm(X, lambda z: z * z + np.sin(z), disp=False)
         a[f"funm_poly_{dt}_f"] = f.astype(np.complex128)
+        # eig_banded / eigvals_banded: upper and lower storage, u = 2, n = 7, every select
+        ab = mat(f"BAND_{dt}", (3, 7), cx)
+        for lower in (False, True):
+            lo = "l" if lower else "u"
+            w, v = sl.eig_banded(ab, lower=lower)
+            a[f"eigb_{lo}_{dt}_w"] = w
+            a[f"eigb_{lo}_{dt}_absv"] = np.abs(v)  # vectors up to phase: compare moduli
+            a[f"eigb_{lo}_{dt}_wi"] = sl.eigvals_banded(ab, lower=lower, select="i", select_range=(2, 4))
+            a[f"eigb_{lo}_{dt}_wv"] = sl.eigvals_banded(ab, lower=lower, select="v", select_range=(-1.0, 1.5))
+        # qr_multiply: both modes, conjugate, 1-D and 2-D c, tall and wide a
+        for case, shape in (("t", (5, 3)), ("w", (3, 5))):
+            x = mat(f"QM{case}_{dt}", shape, cx)
+            M, N = shape
+            K = min(M, N)
+            cr = mat(f"QMR{case}_{dt}", (2, M), cx)
+            cl = mat(f"QML{case}_{dt}", (K, 2), cx)
+            for conj in (False, True):
+                cj = "c" if conj else "n"
+                a[f"qrm_{case}_right_{cj}_{dt}"] = sl.qr_multiply(x, cr, mode="right", conjugate=conj)[0]
+                a[f"qrm_{case}_left_{cj}_{dt}"] = sl.qr_multiply(x, cl, mode="left", conjugate=conj)[0]
+            a[f"qrm_{case}_right1_{dt}"] = sl.qr_multiply(x, cr[0], mode="right")[0]
+            a[f"qrm_{case}_left1_{dt}"] = sl.qr_multiply(x, cl[:, 0], mode="left")[0]
+            a[f"qrm_{case}_{dt}_r"] = sl.qr_multiply(x, cr, mode="right")[1]
     # rsf2csf of SciPy's real Schur form; cdf2rdf of numpy's eig of a real matrix
     x = a["in_S7_d"]
     t, z = sl.schur(x)

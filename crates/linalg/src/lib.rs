@@ -29,6 +29,7 @@
 #![doc = include_str!("../README.md")]
 
 mod band_cpu;
+mod band_eig;
 mod banded;
 mod cpu;
 pub(crate) mod cuda;
@@ -51,6 +52,7 @@ mod tridiag;
 mod util;
 mod vecops;
 
+pub use band_eig::{eig_banded, eigvals_banded};
 pub use banded::{cho_solve_banded, cholesky_banded, solve_banded, solveh_banded};
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
 pub use decomp::{
@@ -70,7 +72,8 @@ pub use misc::{
     cond, expm, khatri_rao, kron, lstsq, matrix_power, matrix_rank, norm, pinv, Lstsq, NormOrd,
 };
 pub use nonsym::{
-    cdf2rdf, hessenberg, rq, rsf2csf, schur, schur_complex, RqMode, Schur, SchurSort,
+    cdf2rdf, hessenberg, qr_multiply, rq, rsf2csf, schur, schur_complex, QrMultiplyMode, RqMode,
+    Schur, SchurSort,
 };
 pub use products::{dot, inner, matmul, outer, tensordot, trace, vdot};
 pub use scalar::Scalar;

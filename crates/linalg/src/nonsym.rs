@@ -615,3 +615,138 @@ fn prepend(p: &mut Mat<c64>, v: &[c64], t: c64) {
         }
     }
 }
+
+/// Which side [`qr_multiply`] multiplies `q` on (SciPy's `mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QrMultiplyMode {
+    /// `c @ q` (the default): `c` is `(P, M)` or `(M,)`.
+    #[default]
+    Right,
+    /// `q @ c`: `c` is `(K, P)` or `(K,)`.
+    Left,
+}
+
+/// The product of `q` of the QR decomposition of `a` with `c` (SciPy's `linalg.qr_multiply(a,
+/// c, mode, pivoting=False, conjugate)`): `a = q r` with `q` the economic `(M, K)` factor
+/// (`K = min(M, N)`), returns `(c @ q, r)` ([`QrMultiplyMode::Right`], `c` `(P, M)` or `(M,)`)
+/// or `(q @ c, r)` (`Left`, `c` `(K, P)` or `(K,)`); with `conjugate`, `conj(q)` takes `q`'s
+/// place. `q` is LAPACK's (`geqrf`/`orgqr` signs) on both devices, so results are SciPy's up to
+/// rounding. `pivoting` is not offered.
+///
+/// GPU: composed ([`qr`](crate::qr) by cuSOLVER `geqrf` + `orgqr`, then cuBLAS's product); the
+/// CPU forms `q` from [`qr_raw`](crate::qr_raw)'s reflectors (LAPACK's convention).
+///
+/// # Errors
+/// `InvalidArgument` for an `a` that is not 2-D, a `c` of more than 2 dimensions, or non-finite
+/// input; `ShapeMismatch` when `c` does not fit (SciPy's "Array shapes are not compatible").
+///
+/// ```
+/// use cusci_linalg::{qr_multiply, QrMultiplyMode, Array, Device};
+/// let a = Array::from_vec(vec![3.0f64, 0.0, 4.0, 0.0], &[2, 2], &Device::Cpu)?;
+/// let c = Array::from_vec(vec![1.0f64, 0.0], &[2], &Device::Cpu)?;
+/// let (cq, r) = qr_multiply(&a, &c, QrMultiplyMode::Right, false)?;
+/// // LAPACK: q's first column is -(0.6, 0.8), r[0, 0] = -5
+/// assert!((cq.to_vec()?[0] + 0.6).abs() < 1e-14 && (r.to_vec()?[0] + 5.0).abs() < 1e-14);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn qr_multiply<T: Scalar>(
+    a: &Array<T>,
+    c: &Array<T>,
+    mode: QrMultiplyMode,
+    conjugate: bool,
+) -> Result<(Array<T>, Array<T>)> {
+    let op = "qr_multiply";
+    crate::util::same_device(op, a, c)?;
+    if a.ndim() != 2 {
+        return Err(make::arg(op, "a must be 2-dimensional"));
+    }
+    if c.ndim() > 2 || c.ndim() == 0 {
+        return Err(make::arg(op, "c must be 1- or 2-dimensional"));
+    }
+    check_finite(op, c)?;
+    let (m, n) = (a.shape()[0], a.shape()[1]);
+    let kk = m.min(n);
+    let onedim = c.ndim() == 1;
+    let c2 = match (onedim, mode) {
+        (true, QrMultiplyMode::Right) => c.reshape(&[1, c.shape()[0] as isize])?,
+        (true, QrMultiplyMode::Left) => c.reshape(&[c.shape()[0] as isize, 1])?,
+        _ => c.clone(),
+    };
+    let fits = match mode {
+        QrMultiplyMode::Left => c2.shape()[0] == kk,
+        QrMultiplyMode::Right => c2.shape()[1] == m,
+    };
+    if !fits {
+        return Err(make::shape(
+            op,
+            format!(
+                "Array shapes are not compatible for the product with q: {:?} vs {:?}",
+                c.shape(),
+                a.shape()
+            ),
+        ));
+    }
+    check_finite(op, a)?;
+    let dev = a.device();
+    let (q, r) = match dev {
+        Device::Cpu => {
+            let raw = crate::qr_raw(a)?;
+            let h = host_mats::<T, c64>(&raw.h, 1, m, n)?.remove(0);
+            let tau: Vec<c64> = raw.tau.to_vec()?.iter().map(|x| x.to_c64()).collect();
+            // q = H_1 ... H_K I[:, :K]
+            let mut e = Mat::<c64>::zeros(m, kk);
+            for i in 0..kk {
+                e.set(i, i, c64::new(1.0, 0.0));
+            }
+            for j in (0..kk).rev() {
+                let t = tau[j];
+                if t == c64::new(0.0, 0.0) {
+                    continue;
+                }
+                for col in 0..kk {
+                    let mut s = e.at(j, col);
+                    for i in j + 1..m {
+                        s += h.at(i, j).conj() * e.at(i, col);
+                    }
+                    let s = s * t;
+                    e.set(j, col, e.at(j, col) - s);
+                    for i in j + 1..m {
+                        let x = e.at(i, col) - h.at(i, j) * s;
+                        e.set(i, col, x);
+                    }
+                }
+            }
+            (to_array::<T, c64>(&[e], &[m, kk], dev)?, raw.r)
+        }
+        Device::Cuda(_) => {
+            let f = crate::qr(a, crate::QrMode::Reduced)?;
+            let q =
+                f.q.ok_or_else(|| make::arg(op, "q missing from the reduced QR"))?;
+            (q, f.r)
+        }
+    };
+    let q = if conjugate && T::DTYPE.is_complex() {
+        q.conj()?
+    } else {
+        q
+    };
+    let out = if c2.size() == 0 || kk == 0 {
+        let shape = match mode {
+            QrMultiplyMode::Left => [m, c2.shape()[1]],
+            QrMultiplyMode::Right => [c2.shape()[0], kk],
+        };
+        Array::zeros(&shape, dev)?
+    } else {
+        match mode {
+            QrMultiplyMode::Left => crate::matmul(&q, &c2)?,
+            QrMultiplyMode::Right => crate::matmul(&c2, &q)?,
+        }
+    };
+    let out = if onedim {
+        let len = out.size() as isize;
+        out.reshape(&[len])?
+    } else {
+        out
+    };
+    Ok((out, r))
+}

@@ -322,3 +322,182 @@ fn equations_body<T: Scalar>() {
     );
 }
 all_types!(scipy_equations, equations_body);
+
+fn banded_qrm_body<T: Scalar>() {
+    let d = data();
+    let t = dt::<T>();
+    let ab = format!("in_BAND_{t}");
+    for lower in [false, true] {
+        let lo = if lower { "l" } else { "u" };
+        let (want, s) = get(&d, &format!("eigb_{lo}_{t}_w"));
+        check(
+            &format!("eig_banded {lo} {t} w"),
+            &want,
+            &s,
+            tol::<T>(),
+            |dev| {
+                out(
+                    eig_banded(&input::<T>(&d, &ab, dev), lower, false, Select::All)
+                        .unwrap()
+                        .0,
+                )
+            },
+        );
+        let (want, s) = get(&d, &format!("eigb_{lo}_{t}_absv"));
+        check(
+            &format!("eig_banded {lo} {t} |v|"),
+            &want,
+            &s,
+            tol::<T>() * 10.0,
+            |dev| {
+                let v = eig_banded(&input::<T>(&d, &ab, dev), lower, false, Select::All)
+                    .unwrap()
+                    .1
+                    .unwrap();
+                let (v, s) = out(v);
+                (v.iter().map(|z| c64::new(z.norm(), 0.0)).collect(), s)
+            },
+        );
+        for (sel, key) in [
+            (Select::Index(2, 4), "wi"),
+            (Select::Value(-1.0, 1.5), "wv"),
+        ] {
+            let (want, s) = get(&d, &format!("eigb_{lo}_{t}_{key}"));
+            check(
+                &format!("eigvals_banded {lo} {t} {key}"),
+                &want,
+                &s,
+                tol::<T>(),
+                |dev| out(eigvals_banded(&input::<T>(&d, &ab, dev), lower, sel).unwrap()),
+            );
+        }
+    }
+    for case in ["t", "w"] {
+        let a = format!("in_QM{case}_{t}");
+        let cr = format!("in_QMR{case}_{t}");
+        let cl = format!("in_QML{case}_{t}");
+        for conj in [false, true] {
+            let cj = if conj { "c" } else { "n" };
+            for (mode, name, ck) in [
+                (QrMultiplyMode::Right, "right", &cr),
+                (QrMultiplyMode::Left, "left", &cl),
+            ] {
+                let (want, s) = get(&d, &format!("qrm_{case}_{name}_{cj}_{t}"));
+                check(
+                    &format!("qr_multiply {case} {name} {cj} {t}"),
+                    &want,
+                    &s,
+                    tol::<T>(),
+                    |dev| {
+                        out(qr_multiply(
+                            &input::<T>(&d, &a, dev),
+                            &input::<T>(&d, ck, dev),
+                            mode,
+                            conj,
+                        )
+                        .unwrap()
+                        .0)
+                    },
+                );
+            }
+        }
+        let (want, s) = get(&d, &format!("qrm_{case}_right1_{t}"));
+        check(
+            &format!("qr_multiply {case} right 1-D {t}"),
+            &want,
+            &s,
+            tol::<T>(),
+            |dev| {
+                let c = input::<T>(&d, &cr, dev)
+                    .slice_axis(0, Some(0), Some(1), 1)
+                    .unwrap();
+                let c = c.reshape(&[c.size() as isize]).unwrap();
+                out(
+                    qr_multiply(&input::<T>(&d, &a, dev), &c, QrMultiplyMode::Right, false)
+                        .unwrap()
+                        .0,
+                )
+            },
+        );
+        let (want, s) = get(&d, &format!("qrm_{case}_left1_{t}"));
+        check(
+            &format!("qr_multiply {case} left 1-D {t}"),
+            &want,
+            &s,
+            tol::<T>(),
+            |dev| {
+                let c = input::<T>(&d, &cl, dev)
+                    .slice_axis(1, Some(0), Some(1), 1)
+                    .unwrap()
+                    .copy()
+                    .unwrap();
+                let c = c.reshape(&[c.size() as isize]).unwrap();
+                out(
+                    qr_multiply(&input::<T>(&d, &a, dev), &c, QrMultiplyMode::Left, false)
+                        .unwrap()
+                        .0,
+                )
+            },
+        );
+        let (want, s) = get(&d, &format!("qrm_{case}_{t}_r"));
+        check(
+            &format!("qr_multiply {case} r {t}"),
+            &want,
+            &s,
+            tol::<T>(),
+            |dev| {
+                out(qr_multiply(
+                    &input::<T>(&d, &a, dev),
+                    &input::<T>(&d, &cr, dev),
+                    QrMultiplyMode::Right,
+                    false,
+                )
+                .unwrap()
+                .1)
+            },
+        );
+    }
+}
+all_types!(scipy_banded_qr_multiply, banded_qrm_body);
+
+#[test]
+fn banded_qr_multiply_bad_input() {
+    for dev in devices() {
+        let a = Array::<f64>::eye(3, None, 0, &dev).unwrap();
+        let c = Array::<f64>::zeros(&[2, 2], &dev).unwrap();
+        let v = Array::<f64>::zeros(&[3], &dev).unwrap();
+        assert!(matches!(
+            qr_multiply(&a, &c, QrMultiplyMode::Right, false).unwrap_err(),
+            Error::ShapeMismatch { .. }
+        ));
+        assert!(matches!(
+            qr_multiply(&v, &c, QrMultiplyMode::Left, false).unwrap_err(),
+            Error::InvalidArgument { .. }
+        ));
+        let mut nan = vec![0.0f64; 6];
+        nan[2] = f64::NAN;
+        let nan = Array::from_vec(nan, &[2, 3], &dev).unwrap();
+        assert!(matches!(
+            eig_banded(&nan, false, false, Select::All).unwrap_err(),
+            Error::InvalidArgument { .. }
+        ));
+        assert!(matches!(
+            eig_banded(&v, false, false, Select::All).unwrap_err(),
+            Error::InvalidArgument { .. }
+        ));
+        let ab = Array::<f64>::ones(&[2, 3], &dev).unwrap();
+        assert!(matches!(
+            eigvals_banded(&ab, true, Select::Index(1, 3)).unwrap_err(),
+            Error::InvalidArgument { .. }
+        ));
+        assert!(matches!(
+            eigvals_banded(&ab, true, Select::Value(2.0, 1.0)).unwrap_err(),
+            Error::InvalidArgument { .. }
+        ));
+        let e = Array::<f64>::zeros(&[1, 0], &dev).unwrap();
+        assert_eq!(
+            eigvals_banded(&e, false, Select::All).unwrap().shape(),
+            &[0]
+        );
+    }
+}
