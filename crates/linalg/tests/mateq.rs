@@ -171,6 +171,7 @@ fn discrete_lyapunov_body<T: Scalar>() {
 }
 all_types!(discrete_lyapunov_residuals, discrete_lyapunov_body);
 
+#[allow(clippy::too_many_arguments)]
 fn care_residual(
     a: &[c64],
     b: &[c64],
@@ -192,6 +193,7 @@ fn care_residual(
     add(&sub(&add(&t1, &t2), &t3), q)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn dare_residual(
     a: &[c64],
     b: &[c64],
