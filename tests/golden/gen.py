@@ -2990,6 +2990,17 @@ def gen_linalg_schur(out: Path) -> None:
             a[f"qrm_{case}_right1_{dt}"] = sl.qr_multiply(x, cr[0], mode="right")[0]
             a[f"qrm_{case}_left1_{dt}"] = sl.qr_multiply(x, cl[:, 0], mode="left")[0]
             a[f"qrm_{case}_{dt}_r"] = sl.qr_multiply(x, cr, mode="right")[1]
+        # ldl: random symmetric/Hermitian and one with a zero diagonal (2 x 2 pivots), both
+        # triangles, hermitian and (complex) symmetric
+        g = mat(f"LD_{dt}", (6, 6), cx)
+        for case, x in (("r", g + g.T), ("h", g + g.conj().T), ("z", (g + g.T) * (1 - np.eye(6)))):
+            x = f32(x)
+            a[f"in_LDL{case}_{dt}"] = x
+            for lower in (True, False):
+                for herm in ((True, False) if cx else (True,)):
+                    key = f"ldl_{case}_{'l' if lower else 'u'}_{'h' if herm else 's'}_{dt}"
+                    lu, dd, perm = sl.ldl(x, lower=lower, hermitian=herm)
+                    a[f"{key}_lu"], a[f"{key}_d"], a[f"{key}_perm"] = lu, dd, perm.astype(np.int64)
     # rsf2csf of SciPy's real Schur form; cdf2rdf of numpy's eig of a real matrix
     x = a["in_S7_d"]
     t, z = sl.schur(x)

@@ -72,8 +72,8 @@ pub use misc::{
     cond, expm, khatri_rao, kron, lstsq, matrix_power, matrix_rank, norm, pinv, Lstsq, NormOrd,
 };
 pub use nonsym::{
-    cdf2rdf, hessenberg, qr_multiply, rq, rsf2csf, schur, schur_complex, QrMultiplyMode, RqMode,
-    Schur, SchurSort,
+    cdf2rdf, hessenberg, ldl, qr_multiply, rq, rsf2csf, schur, schur_complex, QrMultiplyMode,
+    RqMode, Schur, SchurSort,
 };
 pub use products::{dot, inner, matmul, outer, tensordot, trace, vdot};
 pub use scalar::Scalar;

@@ -750,3 +750,195 @@ pub fn qr_multiply<T: Scalar>(
     };
     Ok((out, r))
 }
+
+/// LDLᵀ / LDLᴴ decomposition of symmetric or Hermitian matrices with Bunch–Kaufman pivoting
+/// (SciPy's `linalg.ldl(A, lower, hermitian)`, LAPACK's `sytrf`/`hetrf`): returns `(lu, d,
+/// perm)` as SciPy does: `a = lu d luᴴ` (`luᵀ` when not `hermitian` or real), `d` block
+/// diagonal with 1 x 1 and 2 x 2 blocks, and `lu[perm]` triangular (lower when `lower`). Only
+/// the triangle `lower` names is read; with `hermitian` the imaginary part of the diagonal is
+/// ignored (SciPy warns). The pivoting is LAPACK's `sytf2`/`hetf2` decisions, so the factors
+/// are SciPy's up to rounding (the upper form is computed as the lower form of the reversed
+/// matrix, which makes the same choices except on exact ties).
+///
+/// Numerics: f64 / complex128 (f32 and c32 computed in double and rounded once).
+///
+/// GPU: **hybrid** (the factorisation on the host, see the [module](self) doc).
+///
+/// # Errors
+/// `InvalidArgument` when not square or non-finite. A singular matrix is factored (a zero
+/// block in `d`), as SciPy.
+///
+/// ```
+/// use cusci_linalg::{ldl, Array, Device};
+/// let a = Array::from_vec(vec![2.0f64, 1.0, 1.0, 2.0], &[2, 2], &Device::Cpu)?;
+/// let (lu, d, perm) = ldl(&a, true, true)?;
+/// assert_eq!(d.to_vec()?, vec![2.0, 0.0, 0.0, 1.5]);
+/// assert_eq!(lu.to_vec()?, vec![1.0, 0.0, 0.5, 1.0]);
+/// assert_eq!(perm.to_vec()?, vec![0, 1]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn ldl<T: Scalar>(
+    a: &Array<T>,
+    lower: bool,
+    hermitian: bool,
+) -> Result<(Array<T>, Array<T>, Array<i64>)> {
+    let op = "ldl";
+    let (batch, n) = square_dims(op, a)?;
+    check_finite(op, a)?;
+    let count = prod(&batch);
+    let dev = a.device();
+    if count == 0 || n == 0 {
+        return Ok((a.copy()?, a.copy()?, Array::zeros(&cat(&batch, &[n]), dev)?));
+    }
+    let herm = hermitian && T::DTYPE.is_complex();
+    let ms = host_mats::<T, c64>(a, count, n, n)?;
+    let r: Vec<(Mat<c64>, Mat<c64>, Vec<i64>)> = ms
+        .par_iter()
+        .map(|m| {
+            // LAPACK's ldu and ipiv for the requested triangle
+            let (ldu, ipiv) = if lower {
+                let mut w = m.clone();
+                let p = k::sytf2_lower(&mut w, herm);
+                (w, p)
+            } else {
+                // upper of a = reversed lower of J a J
+                let mut w = Mat::<c64>::zeros(n, n);
+                for i in 0..n {
+                    for j in 0..n {
+                        w.set(i, j, m.at(n - 1 - i, n - 1 - j));
+                    }
+                }
+                let p = k::sytf2_lower(&mut w, herm);
+                let mut u = Mat::<c64>::zeros(n, n);
+                for i in 0..n {
+                    for j in 0..n {
+                        u.set(i, j, w.at(n - 1 - i, n - 1 - j));
+                    }
+                }
+                let pu: Vec<i64> = (0..n)
+                    .map(|i| {
+                        let v = p[n - 1 - i];
+                        if v > 0 {
+                            n as i64 + 1 - v
+                        } else {
+                            -(n as i64 + 1 + v)
+                        }
+                    })
+                    .collect();
+                (u, pu)
+            };
+            ldl_post(&ldu, &ipiv, lower, herm)
+        })
+        .collect();
+    let mut lus = Vec::with_capacity(count);
+    let mut ds = Vec::with_capacity(count);
+    let mut ps = Vec::with_capacity(count * n);
+    for (lu, d, p) in r {
+        lus.push(lu);
+        ds.push(d);
+        ps.extend(p);
+    }
+    Ok((
+        to_array::<T, c64>(&lus, a.shape(), dev)?,
+        to_array::<T, c64>(&ds, a.shape(), dev)?,
+        Array::from_vec(ps, &cat(&batch, &[n]), dev)?,
+    ))
+}
+
+/// SciPy's post-processing of `sytrf`'s output: the pivot sizes and swaps from `ipiv`, `d` and
+/// the unit triangular factor from `ldu`, then the row interchanges applied to the factor
+/// (`lu`, `d`, `perm`).
+fn ldl_post(
+    ldu: &Mat<c64>,
+    ipiv: &[i64],
+    lower: bool,
+    herm: bool,
+) -> (Mat<c64>, Mat<c64>, Vec<i64>) {
+    let n = ldu.r;
+    // pivot sizes and swaps (SciPy's _ldl_sanitize_ipiv)
+    let mut swap: Vec<usize> = (0..n).collect();
+    let mut piv = vec![0usize; n];
+    let (x, y): (isize, isize) = if lower { (1, 0) } else { (-1, -1) };
+    let order: Vec<usize> = if lower {
+        (0..n).collect()
+    } else {
+        (0..n).rev().collect()
+    };
+    let mut skip = false;
+    for ind in order {
+        if skip {
+            skip = false;
+            continue;
+        }
+        let cur = ipiv[ind];
+        if cur > 0 {
+            if cur as usize != ind + 1 {
+                swap[ind] = swap[cur as usize - 1];
+            }
+            piv[ind] = 1;
+        } else {
+            let other = (ind as isize + x) as usize;
+            if (-cur) as usize != ind + 2 {
+                swap[other] = swap[(-cur) as usize - 1];
+            }
+            piv[(ind as isize + y) as usize] = 2;
+            skip = true;
+        }
+    }
+    // d and the unit triangular factor (SciPy's _ldl_get_d_and_l)
+    let mut d = Mat::<c64>::zeros(n, n);
+    let mut lu = Mat::<c64>::zeros(n, n);
+    for i in 0..n {
+        d.set(i, i, ldu.at(i, i));
+        lu.set(i, i, c64::new(1.0, 0.0));
+        for j in 0..n {
+            if (lower && j < i) || (!lower && j > i) {
+                lu.set(i, j, ldu.at(i, j));
+            }
+        }
+    }
+    let (ox, oy) = if lower { (1, 0) } else { (0, 1) };
+    let mut blk = 0;
+    for &p in piv.iter().filter(|&&p| p != 0) {
+        if p == 2 {
+            let v = ldu.at(blk + ox, blk + oy);
+            d.set(blk + ox, blk + oy, v);
+            d.set(blk + oy, blk + ox, if herm { v.conj() } else { v });
+            lu.set(blk + ox, blk + oy, c64::new(0.0, 0.0));
+        }
+        blk += p;
+    }
+    // the interchanges (SciPy's _ldl_construct_tri_factor)
+    let mut perm: Vec<usize> = (0..n).collect();
+    let inds: Vec<usize> = if lower {
+        (0..n).rev().collect()
+    } else {
+        (0..n).collect()
+    };
+    for ind in inds {
+        let s = swap[ind];
+        if s != ind {
+            let (mut cs, mut ce) = if lower { (ind, n) } else { (0, ind + 1) };
+            if piv[ind] == (if lower { 0 } else { 2 }) {
+                if lower {
+                    cs -= 1;
+                } else {
+                    ce += 1;
+                }
+            }
+            for c in cs..ce {
+                let t = lu.at(s, c);
+                lu.set(s, c, lu.at(ind, c));
+                lu.set(ind, c, t);
+            }
+            perm.swap(s, ind);
+        }
+    }
+    // argsort(perm)
+    let mut inv = vec![0i64; n];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p] = i as i64;
+    }
+    (lu, d, inv)
+}

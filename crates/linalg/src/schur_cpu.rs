@@ -924,3 +924,168 @@ pub(crate) fn trsyl(r: &Mat<c64>, s: &Mat<c64>, f: &Mat<c64>) -> Result<Mat<c64>
     }
     Ok(x)
 }
+
+/// LAPACK's `sytf2`/`hetf2` with `uplo = 'L'` (Bunch–Kaufman diagonal pivoting, `alpha =
+/// (1 + √17) / 8`) on the row-major `n x n` `a` in place (only the lower triangle is read and
+/// written). Returns LAPACK's 1-based `ipiv` (`kp` for a 1 x 1 pivot, `-kp` twice for a 2 x 2
+/// one). `herm`: the Hermitian variant (the diagonal's imaginary part ignored).
+pub(crate) fn sytf2_lower(a: &mut Mat<c64>, herm: bool) -> Vec<i64> {
+    let n = a.r;
+    let alpha = (1.0 + 17f64.sqrt()) / 8.0;
+    let cabs1 = |z: c64| z.re.abs() + z.im.abs();
+    let re = |z: c64| c64::new(z.re, 0.0);
+    let cj = |z: c64| if herm { z.conj() } else { z };
+    let mut ipiv = vec![0i64; n];
+    let mut k = 0;
+    while k < n {
+        let mut kstep = 1;
+        let absakk = if herm {
+            a.at(k, k).re.abs()
+        } else {
+            cabs1(a.at(k, k))
+        };
+        // the first largest below the diagonal (IZAMAX)
+        let (mut imax, mut colmax) = (k, 0.0);
+        for i in k + 1..n {
+            let v = cabs1(a.at(i, k));
+            if v > colmax {
+                colmax = v;
+                imax = i;
+            }
+        }
+        let kp;
+        if absakk.max(colmax) == 0.0 {
+            kp = k;
+            if herm {
+                a.set(k, k, re(a.at(k, k)));
+            }
+        } else {
+            if absakk >= alpha * colmax {
+                kp = k;
+            } else {
+                let mut rowmax = 0.0f64;
+                for j in k..imax {
+                    rowmax = rowmax.max(cabs1(a.at(imax, j)));
+                }
+                for i in imax + 1..n {
+                    rowmax = rowmax.max(cabs1(a.at(i, imax)));
+                }
+                let aimax = if herm {
+                    a.at(imax, imax).re.abs()
+                } else {
+                    cabs1(a.at(imax, imax))
+                };
+                if absakk >= alpha * colmax * (colmax / rowmax) {
+                    kp = k;
+                } else if aimax >= alpha * rowmax {
+                    kp = imax;
+                } else {
+                    kp = imax;
+                    kstep = 2;
+                }
+            }
+            let kk = k + kstep - 1;
+            if kp != kk {
+                for i in kp + 1..n {
+                    let t = a.at(i, kk);
+                    a.set(i, kk, a.at(i, kp));
+                    a.set(i, kp, t);
+                }
+                for j in kk + 1..kp {
+                    let t = cj(a.at(j, kk));
+                    a.set(j, kk, cj(a.at(kp, j)));
+                    a.set(kp, j, t);
+                }
+                a.set(kp, kk, cj(a.at(kp, kk)));
+                let t = a.at(kk, kk);
+                if herm {
+                    a.set(kk, kk, re(a.at(kp, kp)));
+                    a.set(kp, kp, re(t));
+                } else {
+                    a.set(kk, kk, a.at(kp, kp));
+                    a.set(kp, kp, t);
+                }
+                if kstep == 2 {
+                    if herm {
+                        a.set(k, k, re(a.at(k, k)));
+                    }
+                    let t = a.at(kp, k);
+                    a.set(kp, k, a.at(k + 1, k));
+                    a.set(k + 1, k, t);
+                }
+            } else if herm {
+                a.set(k, k, re(a.at(k, k)));
+                if kstep == 2 {
+                    a.set(k + 1, k + 1, re(a.at(k + 1, k + 1)));
+                }
+            }
+            if kstep == 1 {
+                if k + 1 < n {
+                    let d = if herm {
+                        c64::new(1.0 / a.at(k, k).re, 0.0)
+                    } else {
+                        c64::new(1.0, 0.0) / a.at(k, k)
+                    };
+                    for j in k + 1..n {
+                        let xj = cj(a.at(j, k));
+                        for i in j..n {
+                            let v = a.at(i, j) - d * a.at(i, k) * xj;
+                            a.set(i, j, v);
+                        }
+                        if herm {
+                            a.set(j, j, re(a.at(j, j)));
+                        }
+                    }
+                    for i in k + 1..n {
+                        a.set(i, k, a.at(i, k) * d);
+                    }
+                }
+            } else if k + 2 < n || k + 2 == n {
+                if herm {
+                    let d = a.at(k + 1, k).norm();
+                    let d11 = a.at(k + 1, k + 1).re / d;
+                    let d22 = a.at(k, k).re / d;
+                    let tt = 1.0 / (d11 * d22 - 1.0);
+                    let d21 = a.at(k + 1, k) / d;
+                    let d = tt / d;
+                    for j in k + 2..n {
+                        let wk = (a.at(j, k) * d11 - d21 * a.at(j, k + 1)) * d;
+                        let wkp1 = (a.at(j, k + 1) * d22 - d21.conj() * a.at(j, k)) * d;
+                        for i in j..n {
+                            let v =
+                                a.at(i, j) - a.at(i, k) * wk.conj() - a.at(i, k + 1) * wkp1.conj();
+                            a.set(i, j, v);
+                        }
+                        a.set(j, k, wk);
+                        a.set(j, k + 1, wkp1);
+                        a.set(j, j, re(a.at(j, j)));
+                    }
+                } else {
+                    let d21 = a.at(k + 1, k);
+                    let d11 = a.at(k + 1, k + 1) / d21;
+                    let d22 = a.at(k, k) / d21;
+                    let t = c64::new(1.0, 0.0) / (d11 * d22 - 1.0);
+                    let d21 = t / d21;
+                    for j in k + 2..n {
+                        let wk = d21 * (d11 * a.at(j, k) - a.at(j, k + 1));
+                        let wkp1 = d21 * (d22 * a.at(j, k + 1) - a.at(j, k));
+                        for i in j..n {
+                            let v = a.at(i, j) - a.at(i, k) * wk - a.at(i, k + 1) * wkp1;
+                            a.set(i, j, v);
+                        }
+                        a.set(j, k, wk);
+                        a.set(j, k + 1, wkp1);
+                    }
+                }
+            }
+        }
+        if kstep == 1 {
+            ipiv[k] = kp as i64 + 1;
+        } else {
+            ipiv[k] = -(kp as i64 + 1);
+            ipiv[k + 1] = -(kp as i64 + 1);
+        }
+        k += kstep;
+    }
+    ipiv
+}

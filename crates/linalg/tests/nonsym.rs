@@ -461,3 +461,88 @@ fn nonsym_bad_input() {
         assert_eq!(hessenberg(&e, true).unwrap().0.shape(), &[0, 0]);
     }
 }
+
+/// ldl: `lu d luᴴ` (`luᵀ` when complex symmetric) rebuilds the matrix from the triangle read,
+/// `lu[perm]` is triangular, `d` block diagonal; the GPU against the CPU.
+fn ldl_body<T: Scalar>() {
+    let mut cpu: Vec<Vec<c64>> = Vec::new();
+    for dev in devices() {
+        let mut res = Vec::new();
+        for &n in &SIZES {
+            let g: Vec<T> = randn_vec(n * n, 800 + n as u64);
+            for herm in [true, false] {
+                // symmetric or Hermitian, with a zero diagonal every other size (2 x 2 pivots)
+                let mut a: Vec<c64> = vec![c64::new(0.0, 0.0); n * n];
+                for i in 0..n {
+                    for j in 0..n {
+                        let (x, y) = (g[i * n + j].to_c64(), g[j * n + i].to_c64());
+                        a[i * n + j] = x + if herm { y.conj() } else { y };
+                        if n % 2 == 1 && i == j {
+                            a[i * n + j] = c64::new(0.0, 0.0);
+                        }
+                    }
+                }
+                let av =
+                    Array::from_vec(a.iter().map(|z| T::from_c64(*z)).collect(), &[n, n], &dev)
+                        .unwrap();
+                let a: Vec<c64> = cv(&av);
+                for lower in [true, false] {
+                    let (lu, d, p) = ldl(&av, lower, herm).unwrap();
+                    let (lu, d, p) = (cv(&lu), cv(&d), p.to_vec().unwrap());
+                    let what = format!("ldl n={n} lower={lower} herm={herm} on {dev}");
+                    let t = if herm || !T::DTYPE.is_complex() {
+                        cadj(&lu, n, n)
+                    } else {
+                        let mut t = vec![c64::new(0.0, 0.0); n * n];
+                        for i in 0..n {
+                            for j in 0..n {
+                                t[j * n + i] = lu[i * n + j];
+                            }
+                        }
+                        t
+                    };
+                    let back = cmm(&cmm(&lu, &d, n, n, n), &t, n, n, n);
+                    assert_close(&back, &a, 1e3 * eps::<T>() * n.max(1) as f64, &what);
+                    for i in 0..n {
+                        for j in 0..n {
+                            let v = lu[p[i] as usize * n + j];
+                            let outside = if lower { j > i } else { j < i };
+                            if outside {
+                                assert_eq!(v, c64::new(0.0, 0.0), "{what}: lu[perm] triangular");
+                            }
+                            if i.abs_diff(j) > 1 {
+                                assert_eq!(
+                                    d[i * n + j],
+                                    c64::new(0.0, 0.0),
+                                    "{what}: d block diagonal"
+                                );
+                            }
+                        }
+                    }
+                    res.push(lu);
+                    res.push(d);
+                }
+            }
+        }
+        match cpu.is_empty() {
+            true => cpu = res,
+            false => {
+                for (g, c) in res.iter().zip(&cpu) {
+                    assert_close(g, c, 0.0, &format!("ldl {dev} vs cpu"));
+                }
+            }
+        }
+        let rect = Array::<T>::zeros(&[2, 3], &dev).unwrap();
+        assert!(matches!(
+            ldl(&rect, true, true).unwrap_err(),
+            Error::InvalidArgument { .. }
+        ));
+        let nan =
+            Array::from_vec(vec![T::from_c64(c64::new(f64::NAN, 0.0))], &[1, 1], &dev).unwrap();
+        assert!(matches!(
+            ldl(&nan, true, true).unwrap_err(),
+            Error::InvalidArgument { .. }
+        ));
+    }
+}
+all_types!(ldl_identities, ldl_body);

@@ -501,3 +501,43 @@ fn banded_qr_multiply_bad_input() {
         );
     }
 }
+
+fn ldl_body<T: Scalar>() {
+    let d = data();
+    let t = dt::<T>();
+    for case in ["r", "h", "z"] {
+        let key = format!("in_LDL{case}_{t}");
+        for lower in [true, false] {
+            let herms: &[bool] = if T::DTYPE.is_complex() {
+                &[true, false]
+            } else {
+                &[true]
+            };
+            for &herm in herms {
+                let k = format!(
+                    "ldl_{case}_{}_{}_{t}",
+                    if lower { "l" } else { "u" },
+                    if herm { "h" } else { "s" }
+                );
+                for (part, idx) in [("lu", 0), ("d", 1), ("perm", 2)] {
+                    let (want, s) = get(&d, &format!("{k}_{part}"));
+                    check(
+                        &format!("{k} {part}"),
+                        &want,
+                        &s,
+                        tol::<T>() * 10.0,
+                        |dev| {
+                            let (lu, dd, p) = ldl(&input::<T>(&d, &key, dev), lower, herm).unwrap();
+                            match idx {
+                                0 => out(lu),
+                                1 => out(dd),
+                                _ => out(p),
+                            }
+                        },
+                    );
+                }
+            }
+        }
+    }
+}
+all_types!(scipy_ldl, ldl_body);
