@@ -1040,7 +1040,7 @@ pub(crate) fn sytf2_lower(a: &mut Mat<c64>, herm: bool) -> Vec<i64> {
                         a.set(i, k, a.at(i, k) * d);
                     }
                 }
-            } else if k + 2 < n || k + 2 == n {
+            } else {
                 if herm {
                     let d = a.at(k + 1, k).norm();
                     let d11 = a.at(k + 1, k + 1).re / d;
