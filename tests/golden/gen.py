@@ -3310,6 +3310,146 @@ def gen_linalg_funcs(out: Path) -> None:
     savez_fixed(out / "scipy_linalg_funcs.npz", compressed=True, **a)
 
 
+# --------------------------------------------------------------------------------------------
+# cusci-linalg: non-symmetric decompositions and matrix equations (issue 30)
+# crates/linalg/tests/data/scipy_linalg_schur.npz, read by crates/linalg/tests/scipy_schur.rs.
+# --------------------------------------------------------------------------------------------
+
+
+@section("linalg_schur", folder="linalg")
+def gen_linalg_schur(out: Path) -> None:
+    import scipy.linalg as sl
+
+    a: dict[str, np.ndarray] = {}
+    S = "linalg_schur"
+
+    def f32(x):
+        if np.iscomplexobj(x):
+            return x.astype(np.complex64).astype(np.complex128)
+        return x.astype(np.float32).astype(np.float64)
+
+    def mat(name, shape, cx):
+        g = rng(S, name)
+        x = g.standard_normal(shape)
+        if cx:
+            x = x + 1j * g.standard_normal(shape)
+        x = f32(x)
+        a[f"in_{name}"] = x
+        return x
+
+    def esort(w):
+        w = np.asarray(w, dtype=np.complex128)
+        return w[np.lexsort((np.round(w.imag, 9), np.round(w.real, 9)))]
+
+    for dt, cx in (("d", False), ("z", True)):
+        # hessenberg (odd sizes)
+        for n in (3, 5, 8):
+            x = mat(f"H{n}_{dt}", (n, n), cx)
+            h, q = sl.hessenberg(x, calc_q=True)
+            a[f"hess{n}_{dt}_h"], a[f"hess{n}_{dt}_q"] = h, q
+        # schur: eigenvalues (sorted) of t, sdim and the selected eigenvalues for each sort
+        x = mat(f"S7_{dt}", (7, 7), cx)
+        for out_ in ("real", "complex"):
+            t, z = sl.schur(x, output=out_)
+            ev = sl.eigvals(t) if out_ == "real" else np.diag(t)
+            a[f"schur_{out_}_{dt}_eigs"] = esort(ev)
+            for srt in ("lhp", "rhp", "iuc", "ouc"):
+                t, z, sdim = sl.schur(x, output=out_, sort=srt)
+                ev = sl.eigvals(t[:sdim, :sdim]) if sdim else np.zeros(0, complex)
+                a[f"schur_{out_}_{srt}_{dt}_sdim"] = np.array(sdim, dtype=np.int64)
+                a[f"schur_{out_}_{srt}_{dt}_sel"] = esort(ev)
+        # rq, every mode (wide, tall, square)
+        for case, shape in (("w", (3, 5)), ("t", (5, 3)), ("s", (4, 4))):
+            x = mat(f"RQ{case}_{dt}", shape, cx)
+            for mode in ("full", "economic"):
+                r, q = sl.rq(x, mode=mode)
+                a[f"rq_{case}_{mode}_{dt}_r"], a[f"rq_{case}_{mode}_{dt}_q"] = r, q
+            a[f"rq_{case}_r_{dt}_r"] = sl.rq(x, mode="r")
+        # sylvester, lyapunov (continuous, discrete both methods)
+        A = mat(f"SA_{dt}", (5, 5), cx)
+        B = mat(f"SB_{dt}", (3, 3), cx)
+        Q = mat(f"SQ_{dt}", (5, 3), cx)
+        a[f"sylvester_{dt}_x"] = sl.solve_sylvester(A, B, Q)
+        QL = mat(f"LQ_{dt}", (5, 5), cx)
+        a[f"lyap_{dt}_x"] = sl.solve_continuous_lyapunov(A, QL)
+        AD = f32(A * (0.4 / np.sqrt(5)))
+        a[f"in_AD_{dt}"] = AD
+        a[f"dlyap_direct_{dt}_x"] = sl.solve_discrete_lyapunov(AD, QL, method="direct")
+        a[f"dlyap_bilinear_{dt}_x"] = sl.solve_discrete_lyapunov(AD, QL, method="bilinear")
+        # Riccati (SciPy's defaults; with e and s)
+        n, m = 4, 2
+        Ar = mat(f"RA_{dt}", (n, n), cx)
+        Br = mat(f"RB_{dt}", (n, m), cx)
+        C = mat(f"RC_{dt}", (n, n), cx)
+        Qr = f32(C.conj().T @ C + np.eye(n))
+        D = mat(f"RD_{dt}", (m, m), cx)
+        Rr = f32(D.conj().T @ D + np.eye(m))
+        E = f32(np.eye(n) + 0.1 * mat(f"RE_{dt}", (n, n), cx))
+        Sr = f32(0.02 * mat(f"RS_{dt}", (n, m), cx))
+        a[f"in_RQ_{dt}"], a[f"in_RR_{dt}"], a[f"in_REE_{dt}"], a[f"in_RSS_{dt}"] = Qr, Rr, E, Sr
+        a[f"care_{dt}_x"] = sl.solve_continuous_are(Ar, Br, Qr, Rr)
+        # balanced=False with e: SciPy's balancing of this pencil reports eigenvalues "too close
+        # to the imaginary axis" (the unbalanced solve gives the stabilising solution)
+        a[f"care_es_{dt}_x"] = sl.solve_continuous_are(Ar, Br, Qr, Rr, e=E, s=Sr, balanced=False)
+        a[f"dare_{dt}_x"] = sl.solve_discrete_are(Ar, Br, Qr, Rr)
+        a[f"dare_es_{dt}_x"] = sl.solve_discrete_are(Ar, Br, Qr, Rr, e=E, s=Sr, balanced=False)
+        # funm (exp and z**2 + sin z), disp=False's error estimate
+        X = mat(f"FM_{dt}", (6, 6), cx)
+        f, err = sl.funm(X, np.exp, disp=False)
+        a[f"funm_exp_{dt}_f"], a[f"funm_exp_{dt}_err"] = f.astype(np.complex128), np.array(err)
+        f, err = sl.funm(X, lambda z: z * z + np.sin(z), disp=False)
+        a[f"funm_poly_{dt}_f"] = f.astype(np.complex128)
+        # eig_banded / eigvals_banded: upper and lower storage, u = 2, n = 7, every select
+        ab = mat(f"BAND_{dt}", (3, 7), cx)
+        for lower in (False, True):
+            lo = "l" if lower else "u"
+            w, v = sl.eig_banded(ab, lower=lower)
+            a[f"eigb_{lo}_{dt}_w"] = w
+            a[f"eigb_{lo}_{dt}_absv"] = np.abs(v)  # vectors up to phase: compare moduli
+            a[f"eigb_{lo}_{dt}_wi"] = sl.eigvals_banded(ab, lower=lower, select="i", select_range=(2, 4))
+            a[f"eigb_{lo}_{dt}_wv"] = sl.eigvals_banded(ab, lower=lower, select="v", select_range=(-1.0, 1.5))
+        # qr_multiply: both modes, conjugate, 1-D and 2-D c, tall and wide a
+        for case, shape in (("t", (5, 3)), ("w", (3, 5))):
+            x = mat(f"QM{case}_{dt}", shape, cx)
+            M, N = shape
+            K = min(M, N)
+            cr = mat(f"QMR{case}_{dt}", (2, M), cx)
+            cl = mat(f"QML{case}_{dt}", (K, 2), cx)
+            for conj in (False, True):
+                cj = "c" if conj else "n"
+                a[f"qrm_{case}_right_{cj}_{dt}"] = sl.qr_multiply(x, cr, mode="right", conjugate=conj)[0]
+                a[f"qrm_{case}_left_{cj}_{dt}"] = sl.qr_multiply(x, cl, mode="left", conjugate=conj)[0]
+            a[f"qrm_{case}_right1_{dt}"] = sl.qr_multiply(x, cr[0], mode="right")[0]
+            a[f"qrm_{case}_left1_{dt}"] = sl.qr_multiply(x, cl[:, 0], mode="left")[0]
+            a[f"qrm_{case}_{dt}_r"] = sl.qr_multiply(x, cr, mode="right")[1]
+        # ldl: random symmetric/Hermitian and one with a zero diagonal (2 x 2 pivots), both
+        # triangles, hermitian and (complex) symmetric
+        g = mat(f"LD_{dt}", (6, 6), cx)
+        for case, x in (("r", g + g.T), ("h", g + g.conj().T), ("z", (g + g.T) * (1 - np.eye(6)))):
+            x = f32(x)
+            a[f"in_LDL{case}_{dt}"] = x
+            for lower in (True, False):
+                for herm in ((True, False) if cx else (True,)):
+                    key = f"ldl_{case}_{'l' if lower else 'u'}_{'h' if herm else 's'}_{dt}"
+                    lu, dd, perm = sl.ldl(x, lower=lower, hermitian=herm)
+                    a[f"{key}_lu"], a[f"{key}_d"], a[f"{key}_perm"] = lu, dd, perm.astype(np.int64)
+    # rsf2csf of SciPy's real Schur form; cdf2rdf of numpy's eig of a real matrix
+    x = a["in_S7_d"]
+    t, z = sl.schur(x)
+    a["rsf_t"], a["rsf_z"] = t, z
+    a["rsf_tc"], a["rsf_zc"] = sl.rsf2csf(t, z)
+    w, v = np.linalg.eig(x)
+    a["cdf_w"], a["cdf_v"] = w, v
+    a["cdf_wr"], a["cdf_vr"] = sl.cdf2rdf(w, v)
+    # eigh: the imaginary part of the diagonal is ignored
+    h = mat("EH_z", (5, 5), True)
+    h = h + h.conj().T
+    hn = h + 1j * np.diag(np.arange(1.0, 6.0))
+    a["in_EHN"] = hn
+    a["eigh_imagdiag_w"] = sl.eigh(hn, eigvals_only=True)
+    savez_fixed(out / "scipy_linalg_schur.npz", compressed=True, **a)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sections", nargs="*", help="sections to generate (default: all)")

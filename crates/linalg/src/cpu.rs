@@ -153,6 +153,18 @@ pub(crate) fn view<T: Scalar>(a: &[T], m: usize, n: usize) -> MatRef<'_, T> {
     MatRef::from_row_major_slice(a, m, n)
 }
 
+/// A copy of the row-major `n x n` matrix `a` with the imaginary part of its diagonal dropped
+/// (what LAPACK's Hermitian routines read).
+pub(crate) fn real_diagonal<T: Scalar>(a: &[T], n: usize) -> Vec<T> {
+    let mut v = a.to_vec();
+    if T::DTYPE.is_complex() {
+        for i in 0..n {
+            v[i * n + i] = T::from_real(v[i * n + i].re());
+        }
+    }
+    v
+}
+
 /// Row-major copy of a faer matrix.
 pub(crate) fn rows<T: Scalar>(m: MatRef<'_, T>) -> Vec<T> {
     let mut v = Vec::with_capacity(m.nrows() * m.ncols());

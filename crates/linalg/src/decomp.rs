@@ -364,7 +364,8 @@ pub fn svd<T: Scalar>(a: &Array<T>, opts: SvdOptions) -> Result<Svd<T>> {
 }
 
 /// Eigenvalues (ascending) and eigenvectors (columns) of Hermitian matrices (NumPy's
-/// `linalg.eigh`): only the lower (`lower`, NumPy's `UPLO='L'`) or upper triangle is read.
+/// `linalg.eigh`): only the lower (`lower`, NumPy's `UPLO='L'`) or upper triangle is read, and
+/// of the diagonal only the real part (as LAPACK: an imaginary part there is ignored).
 ///
 /// # Errors
 /// `InvalidArgument` when not square; `NoConvergence`. Synchronises on the GPU.
@@ -383,7 +384,8 @@ pub fn eigh<T: Scalar>(a: &Array<T>, lower: bool) -> Result<(Array<T::R>, Array<
     Ok((w, v))
 }
 
-/// Eigenvalues (ascending) of Hermitian matrices (NumPy's `linalg.eigvalsh`).
+/// Eigenvalues (ascending) of Hermitian matrices (NumPy's `linalg.eigvalsh`); reads the same
+/// triangle and real diagonal as [`eigh`].
 ///
 /// # Errors
 /// As [`eigh`].
@@ -420,6 +422,8 @@ fn eigh_impl<T: Scalar>(
         Backend::Host(_) => {
             let av = a.to_vec()?;
             let r = cpu_map(&av, count, n * n, |_, x| {
+                // LAPACK reads only the real part of the diagonal; faer reads all of it
+                let x = &cpu::real_diagonal(x, n);
                 let v = cpu::view(x, n, n);
                 let side = cpu::side(lower);
                 if !vectors {

@@ -29,15 +29,19 @@
 #![doc = include_str!("../README.md")]
 
 mod band_cpu;
+mod band_eig;
 mod banded;
 mod cpu;
 pub(crate) mod cuda;
 mod decomp;
 mod eig;
+mod mateq;
 mod matfuncs;
 mod misc;
+mod nonsym;
 mod products;
 mod scalar;
+mod schur_cpu;
 mod shared;
 mod solve;
 mod special;
@@ -48,6 +52,7 @@ mod tridiag;
 mod util;
 mod vecops;
 
+pub use band_eig::{eig_banded, eigvals_banded};
 pub use banded::{cho_solve_banded, cholesky_banded, solve_banded, solveh_banded};
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
 pub use decomp::{
@@ -55,12 +60,20 @@ pub use decomp::{
     QrRaw,
 };
 pub use eig::{eig, eigvals};
+pub use mateq::{
+    funm, solve_continuous_are, solve_continuous_lyapunov, solve_discrete_are,
+    solve_discrete_lyapunov, solve_lyapunov, solve_sylvester, AreOptions, DiscreteLyapunovMethod,
+};
 pub use matfuncs::{
     coshm, cosm, expm_cond, expm_frechet, fractional_matrix_power, logm, signm, sinhm, sinm, sqrtm,
     tanhm, tanm, FrechetMethod, MATFUNC_MAX_ITER,
 };
 pub use misc::{
     cond, expm, khatri_rao, kron, lstsq, matrix_power, matrix_rank, norm, pinv, Lstsq, NormOrd,
+};
+pub use nonsym::{
+    cdf2rdf, hessenberg, ldl, qr_multiply, rq, rsf2csf, schur, schur_complex, QrMultiplyMode,
+    RqMode, Schur, SchurSort,
 };
 pub use products::{dot, inner, matmul, outer, tensordot, trace, vdot};
 pub use scalar::Scalar;

@@ -76,28 +76,7 @@ pub fn eigh_tridiagonal<T: Scalar<R = T>>(
             format!("d ({n}) must have one more element than e ({m})"),
         ));
     }
-    match select {
-        Select::All => {}
-        Select::Value(vl, vu) => {
-            if vu < vl || vl.is_nan() || vu.is_nan() {
-                return Err(make::arg(
-                    op,
-                    "select_range must be a 2-element array-like in nondecreasing order",
-                ));
-            }
-        }
-        Select::Index(lo, hi) => {
-            if hi < lo {
-                return Err(make::arg(
-                    op,
-                    "select_range must be a 2-element array-like in nondecreasing order",
-                ));
-            }
-            if hi >= n {
-                return Err(make::arg(op, "select_range out of bounds"));
-            }
-        }
-    }
+    check_select(op, select, n)?;
     crate::util::check_finite(op, d)?;
     crate::util::check_finite(op, e)?;
     let batch = broadcast_shapes(op, &d.shape()[..d.ndim() - 1], &e.shape()[..e.ndim() - 1])?;
@@ -138,6 +117,68 @@ pub fn eigh_tridiagonal<T: Scalar<R = T>>(
         let (w, v) = eigh(&dense, true)?;
         (w, Some(v))
     };
+    apply_select(op, w, v, select, count, n)
+}
+
+/// The eigenvalues (ascending) of real symmetric tridiagonal matrices (SciPy's
+/// `linalg.eigvalsh_tridiagonal(d, e, select, select_range)`): [`eigh_tridiagonal`] with
+/// `eigvals_only`. Errors and numerics as there.
+///
+/// ```
+/// use cusci_linalg::{eigvalsh_tridiagonal, Select, Array, Device};
+/// let d = Array::from_vec(vec![1.0f64, 3.0], &[2], &Device::Cpu)?;
+/// let e = Array::from_vec(vec![0.0f64], &[1], &Device::Cpu)?;
+/// let w = eigvalsh_tridiagonal(&d, &e, Select::Value(2.0, 5.0))?.to_vec()?;
+/// assert_eq!(w, vec![3.0]);
+/// # Ok::<(), cusci_linalg::Error>(())
+/// ```
+pub fn eigvalsh_tridiagonal<T: Scalar<R = T>>(
+    d: &Array<T>,
+    e: &Array<T>,
+    select: Select,
+) -> Result<Array<T>> {
+    Ok(eigh_tridiagonal(d, e, true, select)?.0)
+}
+
+/// SciPy's checks of `select_range` for `n` eigenvalues.
+pub(crate) fn check_select(op: &str, select: Select, n: usize) -> Result<()> {
+    match select {
+        Select::All => {}
+        Select::Value(vl, vu) => {
+            if vu < vl || vl.is_nan() || vu.is_nan() {
+                return Err(make::arg(
+                    op,
+                    "select_range must be a 2-element array-like in nondecreasing order",
+                ));
+            }
+        }
+        Select::Index(lo, hi) => {
+            if hi < lo {
+                return Err(make::arg(
+                    op,
+                    "select_range must be a 2-element array-like in nondecreasing order",
+                ));
+            }
+            if hi >= n {
+                return Err(make::arg(op, "select_range out of bounds"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The selected eigenvalues (and eigenvector columns) of ascending `w` `(..., N)` and `v`
+/// `(..., N, N)`. `Value` reads the eigenvalues back; the matrices of a stack must then select
+/// the same positions.
+#[allow(clippy::type_complexity)]
+pub(crate) fn apply_select<R: Scalar, T: Scalar>(
+    op: &str,
+    w: Array<R>,
+    v: Option<Array<T>>,
+    select: Select,
+    count: usize,
+    n: usize,
+) -> Result<(Array<R>, Option<Array<T>>)> {
     let (lo, hi) = match select {
         Select::All => return Ok((w, v)),
         Select::Index(lo, hi) => (lo, hi + 1),
@@ -169,24 +210,4 @@ pub fn eigh_tridiagonal<T: Scalar<R = T>>(
         None => None,
     };
     Ok((w, v))
-}
-
-/// The eigenvalues (ascending) of real symmetric tridiagonal matrices (SciPy's
-/// `linalg.eigvalsh_tridiagonal(d, e, select, select_range)`): [`eigh_tridiagonal`] with
-/// `eigvals_only`. Errors and numerics as there.
-///
-/// ```
-/// use cusci_linalg::{eigvalsh_tridiagonal, Select, Array, Device};
-/// let d = Array::from_vec(vec![1.0f64, 3.0], &[2], &Device::Cpu)?;
-/// let e = Array::from_vec(vec![0.0f64], &[1], &Device::Cpu)?;
-/// let w = eigvalsh_tridiagonal(&d, &e, Select::Value(2.0, 5.0))?.to_vec()?;
-/// assert_eq!(w, vec![3.0]);
-/// # Ok::<(), cusci_linalg::Error>(())
-/// ```
-pub fn eigvalsh_tridiagonal<T: Scalar<R = T>>(
-    d: &Array<T>,
-    e: &Array<T>,
-    select: Select,
-) -> Result<Array<T>> {
-    Ok(eigh_tridiagonal(d, e, true, select)?.0)
 }

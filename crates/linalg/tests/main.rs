@@ -9,5 +9,8 @@ mod batched;
 mod decompositions;
 mod extras;
 mod golden;
+mod mateq;
 mod matfuncs;
+mod nonsym;
 mod scipy_extra;
+mod scipy_schur;

@@ -426,6 +426,8 @@ pub(crate) fn eigh<T: Scalar>(
     let count = prod(batch);
     let dev = a.device().clone();
     let mut f = a.copy()?;
+    // LAPACK reads only the real part of the diagonal (syevj need not: drop it here)
+    kernels::diag_real(d, &mut f)?;
     let mut w = Array::<T::R>::zeros(&[count, n], &dev)?;
     let mut info = Array::<i32>::zeros(&[count], &dev)?;
     {

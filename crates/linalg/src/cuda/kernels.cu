@@ -103,6 +103,21 @@ __device__ void la_diag(const T* __restrict__ a, T* __restrict__ out, i64 n, i64
   }
 }
 
+// Drops the imaginary part of the diagonal of each contiguous n x n matrix (count of them), in
+// place: LAPACK's Hermitian routines read only the real part of the diagonal.
+__device__ __forceinline__ void la_drop_im(float&) {}
+__device__ __forceinline__ void la_drop_im(double&) {}
+__device__ __forceinline__ void la_drop_im(cplx32& v) { v.im = 0.0f; }
+__device__ __forceinline__ void la_drop_im(cplx64& v) { v.im = 0.0; }
+template <class T> __device__ void la_diag_real(T* a, i64 n, i64 count) {
+  i64 total = n * count;
+  i64 stride = (i64)gridDim.x * blockDim.x;
+  for (i64 idx = (i64)blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += stride) {
+    i64 b = idx / n, i = idx % n;
+    la_drop_im(a[b * n * n + i * (n + 1)]);
+  }
+}
+
 #define LA_INST(T, S)                                                                            \
   extern "C" __global__ void la_finite_copy_##S(const T* in, T* out, i64 n, int* flag) {        \
     la_finite_copy<T>(in, out, n, flag);                                                         \
@@ -120,6 +135,9 @@ __device__ void la_diag(const T* __restrict__ a, T* __restrict__ out, i64 n, i64
   extern "C" __global__ void la_diag_##S(const T* a, T* out, i64 n, i64 count, i64 sb, i64 si,  \
                                          i64 sj, unsigned long long* first) {                    \
     la_diag<T>(a, out, n, count, sb, si, sj, first);                                             \
+  }                                                                                              \
+  extern "C" __global__ void la_diag_real_##S(T* a, i64 n, i64 count) {                          \
+    la_diag_real<T>(a, n, count);                                                                \
   }
 LA_INST(float, f32)
 LA_INST(double, f64)

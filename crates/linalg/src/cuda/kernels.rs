@@ -255,6 +255,22 @@ pub(crate) fn transposed_copy<T: Scalar>(d: &CudaDevice, a: &Array<T>) -> Result
     tile_copy(d, &a.swapaxes(-1, -2)?, 0, 0, false)
 }
 
+/// Drops, in place, the imaginary part of the diagonal of every matrix of the contiguous `a`
+/// (`(..., n, n)`), as LAPACK's Hermitian routines ignore it; nothing for real types.
+pub(crate) fn diag_real<T: Scalar>(d: &CudaDevice, a: &mut Array<T>) -> Result<()> {
+    if !T::DTYPE.is_complex() || a.size() == 0 {
+        return Ok(());
+    }
+    let n = a.shape()[a.ndim() - 1];
+    let count = a.size() / (n * n);
+    let f = func::<T>(d, "la_diag_real")?;
+    d.launch(&f, grid(d, count * n))
+        .arg(a.dev_ptr_mut()?)
+        .arg(i64_of(OP, n)?)
+        .arg(i64_of(OP, count)?)
+        .run()
+}
+
 /// `count` identity matrices `n x n` (shape `[count, n, n]`) on `d`, written by one kernel.
 pub(crate) fn eye_batch<T: Scalar>(d: &CudaDevice, n: usize, count: usize) -> Result<Array<T>> {
     let mut out = Array::<T>::empty(&[count, n, n], &Device::Cuda(d.clone()))?;
