@@ -326,7 +326,10 @@ fn riccati_body<T: Scalar>() {
             true => cpu = res,
             false => {
                 for (g, c) in res.iter().zip(&cpu) {
-                    close(g, c, 1e4 * T::eps(), &format!("riccati {dev} vs cpu"));
+                    // the residuals above are the check; the two devices' solutions differ
+                    // by the equations' conditioning times rounding (6e-12 of the largest
+                    // entry seen in f64 on an H100)
+                    close(g, c, 1e5 * T::eps(), &format!("riccati {dev} vs cpu"));
                 }
             }
         }

@@ -173,6 +173,7 @@ where
     shape: (usize, usize),
     f: F,
     g: Option<G>,
+    dev: Option<Device>,
     _t: std::marker::PhantomData<T>,
 }
 
@@ -183,6 +184,7 @@ impl<T: Float, F: Fn(&Array<T>) -> Result<Array<T>>> FnOperator<T, F> {
             shape,
             f,
             g: None,
+            dev: None,
             _t: std::marker::PhantomData,
         }
     }
@@ -200,8 +202,17 @@ where
             shape,
             f,
             g: Some(g),
+            dev: None,
             _t: std::marker::PhantomData,
         }
+    }
+
+    /// The same operator working on `dev`: solvers that make their own start vectors
+    /// ([`svds`](crate::linalg::svds), [`eigsh`](crate::linalg::eigsh)) put them there (without
+    /// it they use the CPU, and closures over device data see CPU vectors).
+    pub fn on(mut self, dev: &Device) -> Self {
+        self.dev = Some(dev.clone());
+        self
     }
 }
 
@@ -223,6 +234,10 @@ where
             Some(g) => g(x),
             None => Err(make::not_implemented("LinearOperator.rmatvec", x.device())),
         }
+    }
+    /// The device given by [`FnOperator::on`], if any.
+    fn device(&self) -> Option<Device> {
+        self.dev.clone()
     }
 }
 

@@ -379,7 +379,8 @@ fn fn_operator_with_rmatvec_in_lsqr_and_bicg() {
             (9, 6),
             |x: &Array<f64>| r.matvec(x),
             |y: &Array<f64>| r.rmatvec(y),
-        );
+        )
+        .on(&dev);
         let so = SvdsOptions::default();
         let (ws, gs) = (svds(&r, 2, &so).unwrap().s, svds(&rop, 2, &so).unwrap().s);
         assert!(

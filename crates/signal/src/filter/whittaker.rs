@@ -21,7 +21,9 @@ const SRC: &str = include_str!("whittaker.cu");
 pub(crate) static WHITTAKER: KernelModule = KernelModule {
     name: "signal_whittaker",
     source: |s| typed_source("signal_whittaker", s, &[], SRC),
-    options: &[],
+    // no contraction into fused multiply-adds: the CPU's operations bit for bit (REML's
+    // search over lambda reads the residuals, so a last-bit difference can move the lambda)
+    options: &["--fmad=false"],
     samples: || each_dtype(&REAL_DTYPES),
 };
 

@@ -88,7 +88,8 @@ pub(crate) fn spmv_short_rows<T: Element, I: SpIndex>(
 }
 
 /// `A @ x` ([`CsrMatrix::dot`]) on the GPU for a contiguous 1-D or 2-D `x`: SpMV of short rows
-/// ([`SPMV_SHORT_ROW_MAX`]) with [`spmv_short_rows`], longer rows and SpMM with cuSPARSE. Both
+/// ([`SPMV_SHORT_ROW_MAX`]) or of more than 2^31 − 1 entries with [`spmv_short_rows`], longer
+/// rows and SpMM with cuSPARSE. Both
 /// routes write every element of the result: no fill pass.
 pub(crate) fn dot<T: Float, I: SpIndex>(
     d: &CudaDevice,
@@ -106,7 +107,10 @@ pub(crate) fn dot<T: Float, I: SpIndex>(
         return Array::<T>::zeros(&shape, dev);
     }
     let mut y = Array::<T>::empty(&shape, dev)?;
-    if k.is_none() && a.nnz() as f64 / m as f64 <= SPMV_SHORT_ROW_MAX {
+    // cuSPARSE's SpMV fails past 2^31 stored entries (CUSPARSE_STATUS_INTERNAL_ERROR on an
+    // H100, CUDA 13, i64 indices): the own kernel takes those at any row length
+    let own = a.nnz() as f64 / m as f64 <= SPMV_SHORT_ROW_MAX || a.nnz() > i32::MAX as usize;
+    if k.is_none() && own {
         spmv_short_rows(d, a.indptr(), a.indices(), a.data(), x, &mut y)?;
     } else {
         let sa = ffi::SpMat::csr(a)?;
