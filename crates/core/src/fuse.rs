@@ -544,7 +544,7 @@ impl Fused {
         n: usize,
     ) -> Result<Array<T>> {
         // the kernel reads C-contiguous inputs of the full shape; others are broadcast and
-        // copied first (a scalar or a row vector costs a full-size copy: say so in the docs)
+        // copied first (a scalar or a row vector costs a full-size copy, as `reduce` says)
         let owned: Vec<Option<Array<T>>> = inputs
             .iter()
             .map(|a| {
@@ -859,7 +859,7 @@ impl Fused {
 const CHUNK: usize = 4096;
 /// Threads per block of the GPU reduction.
 const RED_THREADS: usize = 256;
-/// Most blocks of the GPU reduction (partials read back and summed in order on the host).
+/// Most blocks of the GPU reduction (their partials are folded by the one-block `_fin` kernel).
 const RED_BLOCKS: usize = 2048;
 
 impl Reduction {
