@@ -43,6 +43,12 @@ fn ndarray_views_borrow_and_owned_arrays_move() {
     let ptr = n.as_ptr();
     let m = Array::from_ndarray_owned(n, &cpu).unwrap();
     assert_eq!(m.as_ndarray().unwrap().as_ptr(), ptr);
+    // a standard-layout tail of a buffer (its data starts past the buffer's start)
+    let tail = ndarray::Array2::from_shape_fn((3, 5), |(i, j)| (i * 5 + j) as f32)
+        .slice_move(ndarray::s![1.., ..]);
+    assert!(tail.is_standard_layout());
+    let mtail = Array::from_ndarray_owned(tail.clone(), &cpu).unwrap();
+    assert_eq!(mtail.to_ndarray().unwrap(), tail.into_dyn());
     let t = ndarray::Array2::from_shape_fn((3, 5), |(i, j)| (i * 5 + j) as f32).reversed_axes();
     let mt = Array::from_ndarray_owned(t.clone(), &cpu).unwrap();
     assert_eq!(mt.shape(), &[5, 3]);

@@ -36,8 +36,9 @@ impl<T: Element> Array<T> {
     }
 
     /// Takes an owned `ndarray` array onto `dev`. On the CPU an array in standard (C) layout
-    /// whose data starts at its buffer's start is moved in without a copy; any other layout is
-    /// copied in C order ([`from_ndarray`](Self::from_ndarray)).
+    /// that is its whole buffer is moved in without a copy; a standard-layout part of a buffer
+    /// is copied out of it, any other layout copied in C order
+    /// ([`from_ndarray`](Self::from_ndarray)).
     ///
     /// # Errors
     /// `OutOfMemory` when a copy cannot be allocated; device errors.
@@ -54,13 +55,14 @@ impl<T: Element> Array<T> {
     ) -> Result<Self> {
         if a.is_standard_layout() {
             let shape = a.shape().to_vec();
-            let (v, off) = a.into_raw_vec_and_offset();
-            if off.unwrap_or(0) == 0 && v.len() == shape.iter().product::<usize>() {
-                return Self::from_vec(v, &shape, dev);
+            let n = a.len();
+            // a standard-layout array's elements are its buffer's `off .. off + n`
+            let (mut v, off) = a.into_raw_vec_and_offset();
+            let o = off.unwrap_or(0);
+            if o != 0 || v.len() != n {
+                v = v[o..o + n].to_vec();
             }
-            let a = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), v)
-                .map_err(|e| crate::Error::shape("from_ndarray_owned", e.to_string()))?;
-            return Self::from_ndarray(&a, dev);
+            return Self::from_vec(v, &shape, dev);
         }
         Self::from_ndarray(&a, dev)
     }
