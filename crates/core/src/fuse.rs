@@ -386,10 +386,7 @@ impl Fused {
                     return Err(Error::arg("fuse map", "the output is not a host array"));
                 };
                 o.par_chunks_mut(CHUNK).enumerate().for_each(|(c, oc)| {
-                    let mut regs =
-                        vec![vec![<T as num_traits::Zero>::zero(); oc.len()]; self.steps.len()];
-                    self.eval_chunk(&cols, c * CHUNK, &mut regs);
-                    oc.copy_from_slice(&regs[self.steps.len() - 1]);
+                    oc.copy_from_slice(&self.eval_chunk(&cols, c * CHUNK, oc.len()));
                 });
             }
             Device::Cuda(cd) => {
@@ -445,11 +442,7 @@ impl Fused {
                 let parts: Vec<f64> = (0..n.div_ceil(CHUNK))
                     .into_par_iter()
                     .map(|c| {
-                        let len = CHUNK.min(n - c * CHUNK);
-                        let mut regs =
-                            vec![vec![<T as num_traits::Zero>::zero(); len]; self.steps.len()];
-                        self.eval_chunk(&cols, c * CHUNK, &mut regs);
-                        regs[self.last()]
+                        self.eval_chunk(&cols, c * CHUNK, CHUNK.min(n - c * CHUNK))
                             .iter()
                             .fold(how.identity(), |a, &v| how.fold(a, v.to_f64()))
                     })
@@ -733,10 +726,10 @@ impl Fused {
         s
     }
 
-    /// Evaluates the steps over elements `start .. start + regs[0].len()` of the broadcast
-    /// inputs (`cols`: contiguous, full size), one register per step.
-    fn eval_chunk<T: RealFloat>(&self, cols: &[Cow<'_, [T]>], start: usize, regs: &mut [Vec<T>]) {
-        let len = regs[0].len();
+    /// The expression's values at elements `start .. start + len` of the broadcast inputs
+    /// (`cols`: contiguous, full size), computed step by step in one register per step.
+    fn eval_chunk<T: RealFloat>(&self, cols: &[Cow<'_, [T]>], start: usize, len: usize) -> Vec<T> {
+        let mut regs = vec![vec![<T as num_traits::Zero>::zero(); len]; self.steps.len()];
         for (k, st) in self.steps.iter().enumerate() {
             let (done, rest) = regs.split_at_mut(k);
             let out = &mut rest[0];
@@ -852,6 +845,7 @@ impl Fused {
                 }
             }
         }
+        regs.swap_remove(self.last())
     }
 }
 
