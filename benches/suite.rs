@@ -24,6 +24,8 @@ mod blackscholes;
 mod core_cases;
 #[path = "suite/fft.rs"]
 mod fft_cases;
+#[path = "suite/graph.rs"]
+mod graph_cases;
 #[path = "suite/linalg.rs"]
 mod linalg_cases;
 #[path = "suite/ndimage.rs"]
@@ -80,6 +82,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(ndimage_cases::cases());
     cases.extend(ndimage_cases::morphology_cases());
     cases.extend(signal_cases::cases());
+    cases.extend(graph_cases::cases());
     cases
 }
 

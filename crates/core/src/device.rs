@@ -8,9 +8,11 @@
 use crate::cuda::libs;
 use crate::cuda::module::KernelCache;
 use crate::error::{Error, Result};
+use crate::graph::CaptureState;
 use cudarc::driver::{result as cu, sys, CudaContext};
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Where arrays live and work runs.
@@ -150,6 +152,11 @@ pub(crate) struct StreamInner {
     blocks: Mutex<BlockCache>,
     /// The most bytes `blocks` keeps.
     block_cap: usize,
+    /// Set while the stream is captured into a graph ([`crate::graph`]): allocations then bypass
+    /// `blocks`, buffers freed are kept for the graph, and host uploads are staged in pinned
+    /// memory that the graph keeps.
+    capturing: AtomicBool,
+    capture: Mutex<Option<CaptureState>>,
 }
 
 /// Freed device blocks by size (see [`StreamInner::take_block`]).
@@ -164,6 +171,9 @@ impl StreamInner {
     /// out at once (the work queued before its free runs before anything queued after), so an
     /// allocation costs a lookup instead of the pool's call, as CuPy's per-stream pool does.
     pub(crate) fn take_block(&self, bytes: usize) -> Option<sys::CUdeviceptr> {
+        if self.capturing() {
+            return None;
+        }
         let mut c = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
         let p = c.by_size.get_mut(&bytes)?.pop()?;
         c.bytes -= bytes;
@@ -173,6 +183,9 @@ impl StreamInner {
     /// Keeps a freed block for [`take_block`](Self::take_block); false (the caller frees it)
     /// where the cache would pass `block_cap` bytes.
     pub(crate) fn keep_block(&self, ptr: sys::CUdeviceptr, bytes: usize) -> bool {
+        if self.capturing() {
+            return false;
+        }
         let mut c = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
         if c.bytes + bytes > self.block_cap {
             return false;
@@ -199,6 +212,70 @@ impl StreamInner {
 
     fn kept_bytes(&self) -> usize {
         self.blocks.lock().unwrap_or_else(|e| e.into_inner()).bytes
+    }
+
+    /// True while the stream is being captured into a graph.
+    pub(crate) fn capturing(&self) -> bool {
+        self.capturing.load(Ordering::Acquire)
+    }
+
+    /// Starts collecting a capture's state (before the driver's capture begins).
+    pub(crate) fn begin_capture(&self) -> Result<()> {
+        let mut c = self.capture.lock().unwrap_or_else(|e| e.into_inner());
+        if c.is_some() {
+            return Err(Error::arg(
+                "Graph::capture",
+                "the stream is already being captured (a capture inside a captured body)",
+            ));
+        }
+        *c = Some(CaptureState::default());
+        self.capturing.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Ends the capture and gives its state to the graph.
+    pub(crate) fn end_capture(&self) -> CaptureState {
+        self.capturing.store(false, Ordering::Release);
+        let mut c = self.capture.lock().unwrap_or_else(|e| e.into_inner());
+        c.take().unwrap_or_default()
+    }
+
+    /// Runs `f` on the capture's state; `None` when the stream is not being captured.
+    pub(crate) fn with_capture<R>(&self, f: impl FnOnce(&mut CaptureState) -> R) -> Option<R> {
+        if !self.capturing() {
+            return None;
+        }
+        let mut c = self.capture.lock().unwrap_or_else(|e| e.into_inner());
+        c.as_mut().map(f)
+    }
+
+    /// Keeps a buffer made before the capture and released during it for the graph (which may
+    /// read it); gives it back when the stream is no longer being captured.
+    pub(crate) fn keep_for_capture(
+        &self,
+        buf: crate::cuda::memory::DeviceBuffer,
+    ) -> std::result::Result<(), crate::cuda::memory::DeviceBuffer> {
+        let mut c = self.capture.lock().unwrap_or_else(|e| e.into_inner());
+        match c.as_mut() {
+            Some(state) => {
+                state.released.push(buf);
+                Ok(())
+            }
+            None => Err(buf),
+        }
+    }
+
+    /// `InvalidArgument` for `op` when the stream is being captured (`op` waits for the device
+    /// or reads its data on the host, which a graph cannot record).
+    pub(crate) fn check_not_capturing(&self, op: &str) -> Result<()> {
+        if self.capturing() {
+            return Err(Error::arg(
+                op,
+                "waits for the device or reads device data on the host, which a graph capture \
+                 cannot record (see cusci_core::graph)",
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -370,6 +447,7 @@ impl CudaDevice {
 
     /// Waits until all work on this handle's stream is done.
     pub fn synchronize(&self) -> Result<()> {
+        self.stream.check_not_capturing("synchronize")?;
         self.bind()?;
         // SAFETY: the stream is alive while self is.
         unsafe { cu::stream::synchronize(self.stream.raw) }.map_err(drv("synchronize"))
@@ -429,6 +507,8 @@ fn new_stream_inner(ctx: &Arc<CudaContext>, block_cap: usize) -> Result<Arc<Stre
         ctx: ctx.clone(),
         blocks: Mutex::new(BlockCache::default()),
         block_cap,
+        capturing: AtomicBool::new(false),
+        capture: Mutex::new(None),
     }))
 }
 
@@ -545,6 +625,7 @@ impl CudaDevice {
     /// giving the pool the freed blocks kept for reuse by this handle's stream and the default
     /// stream.
     pub fn free_cached(&self) -> Result<()> {
+        self.stream.check_not_capturing("free_cached")?;
         self.bind()?;
         for st in self.kept_streams() {
             st.release_blocks();

@@ -24,6 +24,7 @@ pub mod dtype;
 pub mod elementwise;
 pub mod error;
 pub mod fuse;
+pub mod graph;
 pub mod host;
 pub mod math;
 pub mod npy;

@@ -6,6 +6,7 @@ mod device;
 mod fuse;
 mod fuzz;
 mod fuzz_npy;
+mod graph;
 mod interop;
 mod kernels_compile;
 mod npy;

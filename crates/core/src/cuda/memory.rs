@@ -12,6 +12,9 @@ pub struct DeviceBuffer {
     pub(crate) ptr: sys::CUdeviceptr,
     pub(crate) bytes: usize,
     pub(crate) dev: CudaDevice,
+    /// Allocated while its stream was captured into a graph: the graph's memory, freed by the
+    /// graph's own free node (or never, when the capture failed), never by this value.
+    graph: bool,
 }
 
 impl std::fmt::Debug for DeviceBuffer {
@@ -37,6 +40,7 @@ impl DeviceBuffer {
                 ptr: 0,
                 bytes: 0,
                 dev: dev.clone(),
+                graph: false,
             });
         }
         if let Some(ptr) = dev.stream.take_block(bytes) {
@@ -44,7 +48,11 @@ impl DeviceBuffer {
                 ptr,
                 bytes,
                 dev: dev.clone(),
+                graph: false,
             });
+        }
+        if dev.stream.capturing() {
+            return Self::alloc_in_capture(dev, bytes);
         }
         // SAFETY: pool and stream are alive; the memory is uninitialised and written before read.
         let first = unsafe { cu::mem_pool::alloc_async(dev.shared.pool, bytes, dev.stream.raw) };
@@ -72,6 +80,31 @@ impl DeviceBuffer {
             ptr,
             bytes,
             dev: dev.clone(),
+            graph: false,
+        })
+    }
+
+    /// An allocation recorded into the graph being captured on `dev`'s stream (an allocation
+    /// node: no retry after freeing the cache, which would synchronise).
+    fn alloc_in_capture(dev: &CudaDevice, bytes: usize) -> Result<DeviceBuffer> {
+        // SAFETY: as in alloc(); the driver records the allocation into the captured graph.
+        let ptr = unsafe { cu::mem_pool::alloc_async(dev.shared.pool, bytes, dev.stream.raw) }
+            .map_err(|e| {
+                if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+                    Error::OutOfMemory {
+                        requested: bytes,
+                        free: cu::mem_get_info().map(|(f, _)| f).unwrap_or(0),
+                    }
+                } else {
+                    Error::driver("alloc (graph capture)", e)
+                }
+            })?;
+        dev.stream.with_capture(|c| c.live += 1);
+        Ok(DeviceBuffer {
+            ptr,
+            bytes,
+            dev: dev.clone(),
+            graph: true,
         })
     }
 
@@ -92,6 +125,18 @@ impl DeviceBuffer {
             return Ok(());
         }
         self.dev.bind()?;
+        if self.dev.stream.capturing() {
+            // a graph's copy node reads the host data at every replay: stage it in pinned
+            // memory that the graph keeps, and do not wait
+            let mut staged = PinnedVec::<u8>::zeroed(&self.dev, src.len())?;
+            staged.copy_from_slice(src);
+            // SAFETY: the buffer holds at least src.len() bytes; `staged` lives as long as the
+            // graph (kept in the capture state below).
+            unsafe { cu::memcpy_htod_async(self.ptr, &staged[..], self.dev.stream.raw) }
+                .map_err(|e| Error::driver("upload (graph capture)", e))?;
+            self.dev.stream.with_capture(|c| c.staging.push(staged));
+            return Ok(());
+        }
         // SAFETY: the buffer holds at least src.len() bytes; the copy completes before return.
         unsafe {
             cu::memcpy_htod_async(self.ptr, src, self.dev.stream.raw)
@@ -110,7 +155,19 @@ impl DeviceBuffer {
         if dst.is_empty() {
             return Ok(());
         }
+        self.dev.stream.check_not_capturing("download")?;
         self.dev.bind()?;
+        // the reading handle's stream may be another one, being captured
+        // SAFETY: the stream is alive while its handle is.
+        if let Ok(s) = unsafe { cu::stream::is_capturing(stream) } {
+            if s != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+                return Err(Error::arg(
+                    "download",
+                    "reads device data on the host, which a graph capture cannot record (see \
+                     cusci_core::graph)",
+                ));
+            }
+        }
         // SAFETY: [at, at + dst.len()) lies inside the buffer (callers check); waits before return.
         unsafe {
             cu::memcpy_dtoh_async(dst, self.ptr + at as u64, stream)
@@ -122,7 +179,31 @@ impl DeviceBuffer {
 
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
-        if self.bytes == 0 || self.dev.stream.keep_block(self.ptr, self.bytes) {
+        if self.bytes == 0 {
+            return;
+        }
+        if self.dev.stream.capturing() {
+            if !self.graph {
+                // made before the capture: the graph may read it, so it lives as long as the graph
+                let keep = DeviceBuffer {
+                    ptr: self.ptr,
+                    bytes: self.bytes,
+                    dev: self.dev.clone(),
+                    graph: false,
+                };
+                if let Err(keep) = self.dev.stream.keep_for_capture(keep) {
+                    // the capture ended meanwhile: an ordinary free
+                    std::mem::forget(keep);
+                } else {
+                    return;
+                }
+            } else {
+                self.dev.stream.with_capture(|c| c.live -= 1);
+            }
+        } else if self.graph {
+            return;
+        }
+        if self.dev.stream.keep_block(self.ptr, self.bytes) {
             return;
         }
         if self.dev.bind().is_ok() {
