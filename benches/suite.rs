@@ -5,12 +5,23 @@
 //! ```
 //!
 //! Each case builds its inputs on the GPU (random normal, from [`Generator`]), checks its own
-//! result once against a CPU reference, runs the timed call twice to warm up (kernel compilation
-//! and plan creation stay out), then times it `n_repeat` times between two CUDA events recorded
-//! on the array's stream and keeps the median. One JSON object per case is appended to `--json`:
-//! `{"case", "impl": "cusci-cuda", "median_ms", "bytes", "flops"}` (bytes and flops as
-//! `cupy_ref.py` gives them), or `{"case", "impl", "error"}` when the case failed; the run goes on.
-//! Without a GPU every selected case is recorded as an error, and the suite still exits 0.
+//! result once against a CPU reference, runs the timed call three times to warm up (kernel
+//! compilation and plan creation stay out), then times it `n_repeat` times between two CUDA
+//! events recorded on the array's stream and keeps the median. Around each timed call it also
+//! reads the host clock (`Instant` before and after `run()`, no synchronisation added: the time
+//! the calling thread spends in the call, as `cupyx.profiler.benchmark`'s `cpu_times`) and keeps
+//! its median, and it records the peak device memory of the case: the pool's high-water mark
+//! ([`CudaDevice::peak_memory`]: live arrays plus the blocks the streams keep for reuse, as
+//! CuPy's `MemoryPool.total_bytes()`) over the setup and over the warm-up and timed calls, the
+//! check's own temporaries left out (the pool is emptied and the mark reset after the check).
+//!
+//! One JSON object per case is appended to `--json`:
+//! `{"case", "impl": "cusci-cuda", "median_ms", "host_ms", "peak_bytes", "bytes", "flops"}`
+//! (`median_ms` the GPU time, `host_ms` the host time per call, both medians in milliseconds;
+//! `peak_bytes` the high-water mark in bytes, `null` where the driver does not give it; bytes and
+//! flops as `cupy_ref.py` gives them), or `{"case", "impl", "error"}` when the case failed; the
+//! run goes on. Without a GPU every selected case is recorded as an error, and the suite still
+//! exits 0.
 //!
 //! Adding a domain's cases: write `benches/suite/<domain>.rs` with `pub fn cases() -> Vec<Case>`
 //! (one [`Case`] per line of CASES.md, each with a [`Bench`] implementation), declare it below
@@ -32,6 +43,8 @@ mod linalg_cases;
 mod ndimage_cases;
 #[path = "suite/signal.rs"]
 mod signal_cases;
+#[path = "suite/small.rs"]
+mod small_cases;
 #[path = "suite/sparse.rs"]
 mod sparse_cases;
 
@@ -40,6 +53,7 @@ use cusci::core::{CudaDevice, Event};
 use cusci::{Array, Device};
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Instant;
 
 /// A case's error: a cusci error, or a failed check described in words.
 pub type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -48,6 +62,8 @@ pub type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
 const WARMUP: usize = 3;
 /// The least number of timed calls of any case.
 const MIN_REPEAT: usize = 5;
+/// Bytes in a MiB, for the printed peak.
+const MIB: f64 = (1u64 << 20) as f64;
 
 /// A case ready to run: inputs made, output preallocated.
 pub trait Bench {
@@ -82,6 +98,9 @@ fn all_cases() -> Vec<Case> {
     cases.extend(ndimage_cases::cases());
     cases.extend(ndimage_cases::morphology_cases());
     cases.extend(signal_cases::cases());
+    // issue 34 (not in CASES.md; CuPy's side is benches/cupy_extra.py): small calls and odd
+    // sizes, and a chain of calls replayed from a CUDA graph
+    cases.extend(small_cases::cases());
     cases.extend(graph_cases::cases());
     cases
 }
@@ -202,10 +221,24 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-/// Sets up, checks, warms up and times one case; the median in milliseconds.
-fn time_case(case: &Case, dev: &Device, cuda: &CudaDevice) -> BenchResult<f64> {
+/// What one case measured.
+struct Timing {
+    /// Median GPU time of a call (CUDA events), ms.
+    gpu_ms: f64,
+    /// Median host time of a call (the thread's wall clock around `run()`), ms.
+    host_ms: f64,
+    /// The pool's high-water mark over setup and calls, bytes (`None` where it cannot be read).
+    peak_bytes: Option<usize>,
+}
+
+/// Sets up, checks, warms up and times one case.
+fn time_case(case: &Case, dev: &Device, cuda: &CudaDevice) -> BenchResult<Timing> {
+    // the mark of the setup: from an empty pool (the previous case's blocks given back)
+    cuda.free_cached()?;
+    let mut peak_ok = cuda.reset_peak_memory().is_ok();
     let mut bench = (case.setup)(dev)?;
     dev.synchronize()?;
+    let setup_peak = cuda.peak_memory().ok();
     bench.check().map_err(|e| {
         // a cusci error (a kernel that does not compile, a device error) is reported as it is;
         // anything else is a result that the check found wrong
@@ -215,20 +248,42 @@ fn time_case(case: &Case, dev: &Device, cuda: &CudaDevice) -> BenchResult<f64> {
             format!("wrong result: {e}").into()
         }
     })?;
+    // the check's temporaries (and the blocks kept from them) do not count: the mark of the
+    // calls starts from the inputs alone
+    cuda.free_cached()?;
+    peak_ok &= cuda.reset_peak_memory().is_ok();
     for _ in 0..WARMUP {
         bench.run()?;
     }
     dev.synchronize()?;
     let start = Event::record(cuda)?;
     let end = Event::record(cuda)?;
-    let mut times = Vec::with_capacity(case.n_repeat);
-    for _ in 0..case.n_repeat.max(MIN_REPEAT) {
+    let n = case.n_repeat.max(MIN_REPEAT);
+    let (mut times, mut host) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for _ in 0..n {
         start.rerecord(cuda)?;
+        let t0 = Instant::now();
         bench.run()?;
+        host.push(t0.elapsed().as_secs_f64() * 1e3);
         end.rerecord(cuda)?;
         times.push(start.elapsed_ms(&end)? as f64);
     }
-    Ok(median(times))
+    dev.synchronize()?;
+    let run_peak = cuda.peak_memory().ok();
+    let peak_bytes = match (peak_ok, setup_peak, run_peak) {
+        (true, Some(a), Some(b)) => Some(a.max(b)),
+        _ => None,
+    };
+    Ok(Timing {
+        gpu_ms: median(times),
+        host_ms: median(host),
+        peak_bytes,
+    })
+}
+
+/// Milliseconds rounded to a nanosecond, for the records.
+fn round_ms(ms: f64) -> f64 {
+    (ms * 1e6).round() / 1e6
 }
 
 fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
@@ -302,10 +357,15 @@ fn main() {
         p.driver_version
     );
     let device = Device::Cuda(cuda.clone());
+    println!(
+        "{:45} {:>13} {:>13} {:>10}",
+        "# case", "GPU (median)", "host (median)", "peak MiB"
+    );
     for case in &cases {
         let res = catch_unwind(AssertUnwindSafe(|| time_case(case, &device, &cuda)));
         let rec = match res {
-            Ok(Ok(ms)) => {
+            Ok(Ok(t)) => {
+                let ms = t.gpu_ms;
                 let mut extra = String::new();
                 if case.bytes > 0 {
                     extra += &format!("  {:8.1} GB/s", case.bytes as f64 / ms / 1e6);
@@ -313,11 +373,19 @@ fn main() {
                 if case.flops > 0 {
                     extra += &format!("  {:9.3} TFLOP/s", case.flops as f64 / ms / 1e9);
                 }
-                println!("{:45} {ms:10.3} ms{extra}", case.name);
+                let peak = t
+                    .peak_bytes
+                    .map_or("-".to_string(), |b| format!("{:.2}", b as f64 / MIB));
+                println!(
+                    "{:45} {ms:10.3} ms {:10.4} ms {peak:>10}{extra}",
+                    case.name, t.host_ms
+                );
                 serde_json::json!({
                     "case": case.name,
                     "impl": "cusci-cuda",
-                    "median_ms": (ms * 1e6).round() / 1e6,
+                    "median_ms": round_ms(ms),
+                    "host_ms": round_ms(t.host_ms),
+                    "peak_bytes": t.peak_bytes,
                     "bytes": case.bytes,
                     "flops": case.flops,
                 })

@@ -67,7 +67,10 @@ pub fn cases() -> Vec<Case> {
 
 /// The 5-point matrix of cupy_ref.py's `poisson2d(n)`: flat offsets 0, ±1, ±n (the ±1
 /// diagonals run across grid rows, as there).
-fn poisson2d<T: cusci::core::Float>(n: usize, dev: &Device) -> BenchResult<CsrMatrix<T>> {
+pub(crate) fn poisson2d<T: cusci::core::Float>(
+    n: usize,
+    dev: &Device,
+) -> BenchResult<CsrMatrix<T>> {
     let nn = n * n;
     let four = T::from_c64(cusci::c64::new(4.0, 0.0));
     let m1 = T::from_c64(cusci::c64::new(-1.0, 0.0));
@@ -83,7 +86,7 @@ fn poisson2d<T: cusci::core::Float>(n: usize, dev: &Device) -> BenchResult<CsrMa
 }
 
 /// Row `i` of poisson2d(n) times x, from the stencil.
-fn stencil(n: usize, x: &dyn Fn(usize) -> f64, i: usize) -> f64 {
+pub(crate) fn stencil(n: usize, x: &dyn Fn(usize) -> f64, i: usize) -> f64 {
     let nn = n * n;
     let mut s = 4.0 * x(i);
     if i >= 1 {

@@ -634,6 +634,86 @@ impl CudaDevice {
         // SAFETY: the pool is alive.
         unsafe { cu::mem_pool::trim_to(self.shared.pool, 0) }.map_err(drv("free_cached"))
     }
+
+    /// Starts a new high-water mark of the device's pool memory in use (see
+    /// [`peak_memory`](Self::peak_memory)): the mark restarts from the bytes in use now.
+    ///
+    /// It sets the pool's `CU_MEMPOOL_ATTR_USED_MEM_HIGH` to 0, which the driver allows as the
+    /// only value. The mark is the device's (every stream and handle of this GPU in this
+    /// process), not this handle's.
+    ///
+    /// # Errors
+    /// A driver error (`Error::Cuda`) when the context cannot be bound or the attribute set.
+    ///
+    /// ```
+    /// use cusci_core::{Array, Device};
+    /// // without a GPU there is nothing to measure: the example runs where there is one
+    /// if let Ok(Device::Cuda(d)) = Device::cuda(0) {
+    ///     d.free_cached()?; // give back the blocks kept for reuse, so they do not count
+    ///     d.reset_peak_memory()?;
+    ///     let a = Array::<f64>::zeros(&[1 << 20], &Device::Cuda(d.clone()))?; // 8 MiB
+    ///     assert!(d.peak_memory()? >= 8 << 20);
+    ///     drop(a);
+    /// }
+    /// # Ok::<(), cusci_core::Error>(())
+    /// ```
+    pub fn reset_peak_memory(&self) -> Result<()> {
+        self.bind()?;
+        let mut zero: u64 = 0;
+        // SAFETY: the pool is alive and the attribute is a u64.
+        unsafe {
+            cu::mem_pool::set_attribute(
+                self.shared.pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_HIGH,
+                &mut zero as *mut u64 as *mut _,
+            )
+        }
+        .map_err(drv("reset_peak_memory"))
+    }
+
+    /// The most bytes of the device's pool that were in use at once since the last
+    /// [`reset_peak_memory`](Self::reset_peak_memory) (or since the device was opened): the
+    /// pool's `CU_MEMPOOL_ATTR_USED_MEM_HIGH`, the stream-ordered counterpart of
+    /// `torch.cuda.max_memory_allocated`.
+    ///
+    /// What it counts: every block allocated from the pool and not yet freed into it, i.e. the
+    /// live arrays and workspaces of every stream of this GPU in this process (cuFFT work areas
+    /// included, as cusci gives them from the pool) **and the blocks each stream keeps for reuse**
+    /// after their arrays dropped (up to an eighth of the device's memory per stream, see the
+    /// crate README's "Memory"): to the pool those are still in use. So the mark is the memory
+    /// cusci held, live or kept — the same measure as CuPy's `MemoryPool.total_bytes()` (used
+    /// plus cached blocks), not the live arrays alone. Memory the pool reserves beyond that (its
+    /// granularity, the cached memory [`memory_info`](Self::memory_info) calls `cached` that is
+    /// not in a kept block) and memory that libraries allocate themselves (cuBLAS and cuSOLVER
+    /// handles' internal buffers, the CUDA context) are not counted. Call
+    /// [`free_cached`](Self::free_cached) before the reset to start from the live arrays only.
+    ///
+    /// # Errors
+    /// A driver error (`Error::Cuda`) when the context cannot be bound or the attribute read.
+    ///
+    /// ```
+    /// use cusci_core::Device;
+    /// if let Ok(Device::Cuda(d)) = Device::cuda(0) {
+    ///     d.reset_peak_memory()?;
+    ///     let peak = d.peak_memory()?;
+    ///     println!("{:.1} MiB", peak as f64 / (1 << 20) as f64);
+    /// }
+    /// # Ok::<(), cusci_core::Error>(())
+    /// ```
+    pub fn peak_memory(&self) -> Result<usize> {
+        self.bind()?;
+        let mut v: u64 = 0;
+        // SAFETY: the pool is alive and the attribute is a u64.
+        unsafe {
+            cu::mem_pool::get_attribute(
+                self.shared.pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_HIGH,
+                &mut v as *mut u64 as *mut _,
+            )
+        }
+        .map_err(drv("peak_memory"))?;
+        Ok(v as usize)
+    }
 }
 
 /// True when both handles name the same device (streams may differ).

@@ -153,6 +153,69 @@ fn freed_blocks_child() {
 }
 
 #[test]
+fn peak_memory_tracks_and_resets() {
+    // alone in a child process, as freed_blocks_are_reused_on_their_stream: the other tests of
+    // this executable allocate on the same pool while it runs and would move the mark
+    if gpu().is_none() {
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "device::peak_memory_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("CUSCI_PEAK_CHILD", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("1 passed"),
+        "child failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn peak_memory_child() {
+    // the child half of peak_memory_tracks_and_resets
+    if std::env::var_os("CUSCI_PEAK_CHILD").is_none() {
+        return;
+    }
+    let dev = Device::cuda(0).unwrap();
+    let d = dev.as_cuda().unwrap().clone();
+    let bytes = 8 * (32 << 20); // a 256 MiB f64 array
+    d.free_cached().unwrap();
+    d.reset_peak_memory().unwrap();
+    let start = d.peak_memory().unwrap();
+    assert!(start < bytes, "nothing allocated yet, peak {start}");
+    let a = Array::<f64>::full(&[32 << 20], 1.5, &dev).unwrap();
+    d.synchronize().unwrap();
+    let high = d.peak_memory().unwrap();
+    assert!(high >= bytes, "peak {high} below the array's {bytes} bytes");
+    // the mark stays after the array drops; its block is kept for reuse and still counts
+    drop(a);
+    d.synchronize().unwrap();
+    assert!(d.peak_memory().unwrap() >= bytes);
+    // a smaller array after a reset: the mark falls to what is in use now
+    d.free_cached().unwrap();
+    d.reset_peak_memory().unwrap();
+    let low = d.peak_memory().unwrap();
+    assert!(
+        low < high && low < bytes,
+        "after the reset {low}, before {high}"
+    );
+    let b = Array::<f32>::ones(&[1 << 20], &dev).unwrap(); // 4 MiB
+    let mid = d.peak_memory().unwrap();
+    assert!(
+        (4 << 20..bytes).contains(&mid),
+        "peak {mid} with a 4 MiB array live"
+    );
+    assert_eq!(b.sum().unwrap(), (1 << 20) as f32);
+}
+
+#[test]
 fn pinned_transfers_round_trip() {
     let Some(dev @ Device::Cuda(_)) = gpu() else {
         let a = Array::<f32>::ones(&[3], &Device::Cpu).unwrap();
