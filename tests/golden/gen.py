@@ -3556,6 +3556,28 @@ def gen_linalg_update(out: Path) -> None:
             a[f"{name}_{dt}_a1"] = a1
             a[f"{name}_{dt}_absr"] = np.abs(r1_)
             a[f"{name}_{dt}_qshape"] = np.array(q1.shape, dtype=np.int64)
+        # qz / ordqz (output='complex'): eigenvalues as sets; a singular b (infinite eigenvalues)
+        QA, QB = mat(f"QZA_{dt}", (5, 5), cx), mat(f"QZB_{dt}", (5, 5), cx)
+        QS = QB.copy()
+        QS[:, 1] = 0
+        QS[3, :] = 0
+        a[f"in_QZS_{dt}"] = QS
+        for case, bb_ in (("g", QB), ("s", QS)):
+            AA, BB, Q, Zm = sl.qz(QA, bb_, output="complex")
+            al, be = np.diag(AA), np.diag(BB)
+            fin = np.abs(be) > 1e-12 * np.abs(BB).max()
+            a[f"qz_{case}_{dt}_eigs"] = np.sort_complex(al[fin] / be[fin])
+            a[f"qz_{case}_{dt}_ninf"] = np.array((~fin).sum(), dtype=np.int64)
+            for srt in ("lhp", "rhp", "iuc", "ouc"):
+                AA, BB, al, be, Q, Zm = sl.ordqz(QA, bb_, sort=srt, output="complex")
+                sel = {"lhp": sl._decomp_qz._lhp, "rhp": sl._decomp_qz._rhp,
+                       "iuc": sl._decomp_qz._iuc, "ouc": sl._decomp_qz._ouc}[srt](al, be)
+                k = int(sel.sum())
+                assert sel[:k].all()
+                # infinite eigenvalues (|beta| at rounding level) left out
+                fin = np.abs(be[:k]) > 1e-10 * np.abs(be).max()
+                a[f"ordqz_{case}_{srt}_{dt}_k"] = np.array(k, dtype=np.int64)
+                a[f"ordqz_{case}_{srt}_{dt}_sel"] = np.sort_complex(al[:k][fin] / be[:k][fin])
     savez_fixed(out / "scipy_linalg_update.npz", compressed=True, **a)
 
 

@@ -18,7 +18,13 @@ use rayon::prelude::*;
 /// the 0-based index of the interchanged row, otherwise the scaling factor), and `a` balanced in
 /// place. `tiny` and `eps` are the element type's smallest normal number and `ε` (LAPACK's
 /// `DLAMCH('S')` and `DLAMCH('P')`).
-fn gebal(a: &mut Mat<c64>, permute: bool, scale: bool, tiny: f64, eps: f64) -> (Vec<f64>, usize, usize) {
+fn gebal(
+    a: &mut Mat<c64>,
+    permute: bool,
+    scale: bool,
+    tiny: f64,
+    eps: f64,
+) -> (Vec<f64>, usize, usize) {
     let n = a.r;
     let mut sc = vec![1.0f64; n];
     if n == 0 {
@@ -193,7 +199,9 @@ fn separate(sc: &[f64], lo: usize, hi: usize) -> (Vec<f64>, Vec<i64>) {
     (scaling, perm)
 }
 
-type Balanced = (Vec<Mat<c64>>, Vec<(Vec<f64>, Vec<i64>)>);
+/// A matrix's scaling and permutation.
+type Separate = (Vec<f64>, Vec<i64>);
+type Balanced = (Vec<Mat<c64>>, Vec<Separate>);
 
 fn balance_all<T: Scalar>(
     op: &str,
@@ -213,7 +221,7 @@ fn balance_all<T: Scalar>(
         (f64::MIN_POSITIVE, f64::EPSILON)
     };
     let ms = host_mats::<T, c64>(a, count, n, n)?;
-    let r: Vec<(Mat<c64>, (Vec<f64>, Vec<i64>))> = ms
+    let r: Vec<(Mat<c64>, Separate)> = ms
         .into_par_iter()
         .map(|mut m| {
             let (sc, lo, hi) = gebal(&mut m, permute, scale, tiny, eps);

@@ -18,7 +18,7 @@
 //! `lstsq`, `polar`, `null_space`, `orth`, `subspace_angles`, `solve_triangular`,
 //! `solve_toeplitz`, `solve_banded`, `solveh_banded`, `cholesky_banded`, `cho_solve_banded`,
 //! `eigh_tridiagonal`, `expm_frechet`, `expm_cond`, `signm`, `sqrtm` (SciPy's does not),
-//! `matrix_balance`, `qr_update`, `qr_insert`, `qr_delete`, ...) returns `InvalidArgument`
+//! `matrix_balance`, `qr_update`, `qr_insert`, `qr_delete`, `qz_complex`, `ordqz_complex`, ...) returns `InvalidArgument`
 //! ("array must not contain infs or NaNs") for NaN or infinity in its inputs;
 //! [`without_finite_check`] skips the check as `check_finite=False` does. `expm`, the functions
 //! built on it (`cosm`, ..., `tanhm`) and the NumPy-only functions (`slogdet`, `norm`,
@@ -43,6 +43,7 @@ mod misc;
 mod nonsym;
 mod products;
 mod qr_update;
+mod qz;
 mod scalar;
 mod schur_cpu;
 mod shared;
@@ -82,6 +83,7 @@ pub use nonsym::{
 };
 pub use products::{dot, inner, matmul, outer, tensordot, trace, vdot};
 pub use qr_update::{qr_delete, qr_insert, qr_update, QrWhich};
+pub use qz::{ordqz_complex, qz_complex, OrdQz, Qz, QzSort};
 pub use scalar::Scalar;
 pub use shared::{
     without_finite_check, Lu, Qr, QrMode, Svd, SvdOptions, TriangularOptions, BATCHED_LU_MAX_N,

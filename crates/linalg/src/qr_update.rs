@@ -114,11 +114,11 @@ fn orthogonalize(q: &Mat<c64>, x: &[c64]) -> (Vec<c64>, Vec<c64>) {
 /// `q` with one more column `v`.
 fn add_col(q: &Mat<c64>, v: &[c64]) -> Mat<c64> {
     let mut o = Mat::zeros(q.r, q.c + 1);
-    for i in 0..q.r {
+    for (i, &vi) in v.iter().enumerate().take(q.r) {
         for j in 0..q.c {
             o.set(i, j, q.at(i, j));
         }
-        o.set(i, q.c, v[i]);
+        o.set(i, q.c, vi);
     }
     o
 }
@@ -161,8 +161,8 @@ fn rank1(q: &Mat<c64>, r: &Mat<c64>, u: &[c64], v: &[c64], econ: bool) -> (Mat<c
         rot_rows(&mut r, i - 1, i, (i - 1).min(n), c, s);
         rot_cols(&mut q, i - 1, i, c, s);
     }
-    for j in 0..n {
-        let x = r.at(0, j) + w[0] * v[j].conj();
+    for (j, vj) in v.iter().enumerate().take(n) {
+        let x = r.at(0, j) + w[0] * vj.conj();
         r.set(0, j, x);
     }
     triangularize(&mut q, &mut r, 0);
@@ -174,7 +174,13 @@ fn rank1(q: &Mat<c64>, r: &Mat<c64>, u: &[c64], v: &[c64], econ: bool) -> (Mat<c
 }
 
 /// Inserts the rows of `u` (`p x N`) before row `k` of `a = q r`.
-fn insert_rows(q: &Mat<c64>, r: &Mat<c64>, u: &Mat<c64>, k: usize, econ: bool) -> (Mat<c64>, Mat<c64>) {
+fn insert_rows(
+    q: &Mat<c64>,
+    r: &Mat<c64>,
+    u: &Mat<c64>,
+    k: usize,
+    econ: bool,
+) -> (Mat<c64>, Mat<c64>) {
     let (m, kq, n, p) = (q.r, q.c, r.c, u.r);
     let mut qe = Mat::zeros(m + p, kq + p);
     for i in 0..m {
@@ -278,7 +284,10 @@ fn delete_cols(q: &Mat<c64>, r: &Mat<c64>, k: usize, p: usize, econ: bool) -> (M
     let mut qe = q.clone();
     triangularize(&mut qe, &mut re, k);
     if econ {
-        (block(&qe, 0, 0, qe.r, n - p), block(&re, 0, 0, n - p, n - p))
+        (
+            block(&qe, 0, 0, qe.r, n - p),
+            block(&re, 0, 0, n - p, n - p),
+        )
     } else {
         (qe, re)
     }
@@ -354,7 +363,11 @@ fn delete_row_thin(q: &Mat<c64>, r: &Mat<c64>, k: usize) -> (Mat<c64>, Mat<c64>)
 }
 
 /// The validated pair: `(m, kq, n, economic)`.
-fn check_qr<T: Scalar>(op: &str, q: &Array<T>, r: &Array<T>) -> Result<(usize, usize, usize, bool)> {
+fn check_qr<T: Scalar>(
+    op: &str,
+    q: &Array<T>,
+    r: &Array<T>,
+) -> Result<(usize, usize, usize, bool)> {
     same_device(op, q, r)?;
     if q.ndim() != 2 || r.ndim() != 2 {
         return Err(make::arg(op, "Q and R must be 2-D"));
@@ -385,7 +398,10 @@ fn host<T: Scalar>(a: &Array<T>, r: usize, c: usize) -> Result<Mat<c64>> {
 fn out<T: Scalar>(q: Mat<c64>, r: Mat<c64>, like: &Array<T>) -> Result<(Array<T>, Array<T>)> {
     let dev = like.device();
     let (qs, rs) = ([q.r, q.c], [r.r, r.c]);
-    Ok((to_array::<T, c64>(&[q], &qs, dev)?, to_array::<T, c64>(&[r], &rs, dev)?))
+    Ok((
+        to_array::<T, c64>(&[q], &qs, dev)?,
+        to_array::<T, c64>(&[r], &rs, dev)?,
+    ))
 }
 
 /// The columns of a `(L,)` or `(L, p)` array as `p` vectors of length `L`.

@@ -2,8 +2,9 @@
 //! results in `tests/data/scipy_linalg_update.npz` (`tests/golden/gen.py linalg_update`) and
 //! against identities (`q1 r1` is the changed matrix, `q1` orthonormal, `r1` upper triangular,
 //! `b = t⁻¹ a t`), for f32, f64, c32 and c64: the CPU against SciPy, every other device against
-//! the CPU. clarkson_woodruff_transform (its random stream is not NumPy's) against its own
-//! sketch matrix and its defining properties.
+//! the CPU. qz_complex and ordqz_complex (every sort, a singular `b`) against SciPy's
+//! eigenvalues (as sets) and the pair's invariants. clarkson_woodruff_transform (its random
+//! stream is not NumPy's) against its own sketch matrix and its defining properties.
 //!
 //! Tolerances relative to the largest expected magnitude: `1e-12` for f64/c64 and `2e-5` for
 //! f32/c32 (inputs exactly representable in f32; SciPy's results in f64). The balanced matrix
@@ -66,13 +67,29 @@ fn balance_body<T: Scalar>() {
             }
         }
         let (want, s) = get(&d, &format!("mb_{case}_ps_{t}_t"));
-        check(&format!("matrix_balance {case} {t} t"), &want, &s, 0.0, |dev| {
-            out(matrix_balance(&input::<T>(&d, &key, dev), true, true).unwrap().1)
-        });
+        check(
+            &format!("matrix_balance {case} {t} t"),
+            &want,
+            &s,
+            0.0,
+            |dev| {
+                out(matrix_balance(&input::<T>(&d, &key, dev), true, true)
+                    .unwrap()
+                    .1)
+            },
+        );
         let (want, s) = get(&d, &format!("mb_{case}_ps_{t}_b"));
-        check(&format!("matrix_balance {case} {t} b"), &want, &s, 0.0, |dev| {
-            out(matrix_balance(&input::<T>(&d, &key, dev), true, true).unwrap().0)
-        });
+        check(
+            &format!("matrix_balance {case} {t} b"),
+            &want,
+            &s,
+            0.0,
+            |dev| {
+                out(matrix_balance(&input::<T>(&d, &key, dev), true, true)
+                    .unwrap()
+                    .0)
+            },
+        );
     }
     // the similarity: t b = a t
     for dev in devices() {
@@ -86,8 +103,18 @@ fn balance_body<T: Scalar>() {
 }
 all_types!(scipy_matrix_balance, balance_body);
 
+#[allow(clippy::too_many_arguments)]
 /// `q` `(m, c)` orthonormal columns, `r` upper triangular, `q r ≈ a1`, `|r| ≈ absr`.
-fn check_factors(what: &str, q: &[c64], r: &[c64], qs: &[usize], rs: &[usize], d: &Data, key: &str, tol: f64) {
+fn check_factors(
+    what: &str,
+    q: &[c64],
+    r: &[c64],
+    qs: &[usize],
+    rs: &[usize],
+    d: &Data,
+    key: &str,
+    tol: f64,
+) {
     let (a1, a1s) = get(d, &format!("{key}_a1"));
     let (absr, absrs) = get(d, &format!("{key}_absr"));
     let (qshape, _) = get(d, &format!("{key}_qshape"));
@@ -230,12 +257,21 @@ fn qr_update_errors() {
         assert!(matches!(e, Error::Singular { index: 0, .. }), "{e:?}");
         // ... which a full pair takes
         let (q1, r1) = qr_insert(&q, &r, &col0, 1, QrWhich::Col, None).unwrap();
-        assert_eq!((q1.shape(), r1.shape()), (&[5usize, 5][..], &[5usize, 4][..]));
+        assert_eq!(
+            (q1.shape(), r1.shape()),
+            (&[5usize, 5][..], &[5usize, 4][..])
+        );
         // deleting every row / column
         let (q1, r1) = qr_delete(&q, &r, 0, 5, QrWhich::Row).unwrap();
-        assert_eq!((q1.shape(), r1.shape()), (&[0usize, 0][..], &[0usize, 3][..]));
+        assert_eq!(
+            (q1.shape(), r1.shape()),
+            (&[0usize, 0][..], &[0usize, 3][..])
+        );
         let (q1, r1) = qr_delete(&qe, &re, 0, 3, QrWhich::Col).unwrap();
-        assert_eq!((q1.shape(), r1.shape()), (&[5usize, 0][..], &[0usize, 0][..]));
+        assert_eq!(
+            (q1.shape(), r1.shape()),
+            (&[5usize, 0][..], &[0usize, 0][..])
+        );
         // an empty insertion changes nothing
         let none = Array::<f64>::zeros(&[5, 0], &dev).unwrap();
         let (q1, _) = qr_insert(&q, &r, &none, 1, QrWhich::Col, None).unwrap();
@@ -254,7 +290,10 @@ fn matrix_balance_edges() {
         let one = Array::from_vec(vec![c32::new(5.0, 1.0)], &[1, 1], &dev).unwrap();
         let (b, t, p) = matrix_balance_separate(&one, true, true).unwrap();
         assert_eq!(vals(&b), vec![c64::new(5.0, 1.0)]);
-        assert_eq!((t.to_vec().unwrap(), p.to_vec().unwrap()), (vec![1.0], vec![0]));
+        assert_eq!(
+            (t.to_vec().unwrap(), p.to_vec().unwrap()),
+            (vec![1.0], vec![0])
+        );
         // neither permutation nor scaling: b = a, t = I
         let a = Array::from_vec(vec![1.0f64, 1e6, 1e-6, 1.0], &[2, 2], &dev).unwrap();
         let (b, t) = matrix_balance(&a, false, false).unwrap();
@@ -262,11 +301,20 @@ fn matrix_balance_edges() {
         assert_eq!(t.to_vec().unwrap(), vec![1.0, 0.0, 0.0, 1.0]);
         // errors
         let rect = Array::<f64>::zeros(&[2, 3], &dev).unwrap();
-        assert!(matches!(matrix_balance(&rect, true, true), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(
+            matrix_balance(&rect, true, true),
+            Err(Error::InvalidArgument { .. })
+        ));
         let nan = Array::from_vec(vec![f64::NAN, 0.0, 0.0, 1.0], &[2, 2], &dev).unwrap();
-        assert!(matches!(matrix_balance(&nan, true, true), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(
+            matrix_balance(&nan, true, true),
+            Err(Error::InvalidArgument { .. })
+        ));
         let v = Array::<f64>::zeros(&[3], &dev).unwrap();
-        assert!(matches!(matrix_balance(&v, true, true), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(
+            matrix_balance(&v, true, true),
+            Err(Error::InvalidArgument { .. })
+        ));
     }
 }
 
@@ -280,7 +328,10 @@ fn cwt_body<T: Scalar>() {
         assert_eq!(s.shape(), &[k, n]);
         let sv = vals(&s);
         for j in 0..n {
-            let nz: Vec<c64> = (0..k).map(|i| sv[i * n + j]).filter(|x| x.norm() != 0.0).collect();
+            let nz: Vec<c64> = (0..k)
+                .map(|i| sv[i * n + j])
+                .filter(|x| x.norm() != 0.0)
+                .collect();
             assert_eq!(nz.len(), 1, "column {j} of s on {dev}");
             assert!(nz[0] == c64::new(1.0, 0.0) || nz[0] == c64::new(-1.0, 0.0));
         }
@@ -293,8 +344,9 @@ fn cwt_body<T: Scalar>() {
         for b in 0..2 {
             for i in 0..k {
                 for j in 0..dd {
-                    want[(b * k + i) * dd + j] =
-                        (0..n).map(|p| sv[i * n + p] * av[(b * n + p) * dd + j]).sum();
+                    want[(b * k + i) * dd + j] = (0..n)
+                        .map(|p| sv[i * n + p] * av[(b * n + p) * dd + j])
+                        .sum();
                 }
             }
         }
@@ -302,14 +354,21 @@ fn cwt_body<T: Scalar>() {
         crate::common::npz::close(&gv, &want, tol::<T>() * 10.0, &format!("cwt on {dev}"));
         match &cpu {
             None => cpu = Some(gv),
-            Some(c) => crate::common::npz::close(&gv, c, tol::<T>() * 10.0, &format!("cwt {dev} vs cpu")),
+            Some(c) => {
+                crate::common::npz::close(&gv, c, tol::<T>() * 10.0, &format!("cwt {dev} vs cpu"))
+            }
         }
         // another seed, another sketch; no rows gives zeros; sketch_size 0 is an error
-        let s2 = clarkson_woodruff_transform(&Array::<T>::eye(n, None, 0, &dev).unwrap(), k, seed + 1)
-            .unwrap();
+        let s2 =
+            clarkson_woodruff_transform(&Array::<T>::eye(n, None, 0, &dev).unwrap(), k, seed + 1)
+                .unwrap();
         assert_ne!(vals(&s2), sv);
-        let z = clarkson_woodruff_transform(&Array::<T>::zeros(&[0, 3], &dev).unwrap(), k, seed).unwrap();
-        assert_eq!((z.shape(), vals(&z)), (&[k, 3][..], vec![c64::new(0.0, 0.0); 3 * k]));
+        let z = clarkson_woodruff_transform(&Array::<T>::zeros(&[0, 3], &dev).unwrap(), k, seed)
+            .unwrap();
+        assert_eq!(
+            (z.shape(), vals(&z)),
+            (&[k, 3][..], vec![c64::new(0.0, 0.0); 3 * k])
+        );
         assert!(matches!(
             clarkson_woodruff_transform(&a, 0, seed),
             Err(Error::InvalidArgument { .. })
@@ -322,3 +381,213 @@ fn cwt_body<T: Scalar>() {
     }
 }
 all_types!(clarkson_woodruff, cwt_body);
+
+/// Each expected value matched to the nearest unused one of `got` (a multiset comparison).
+fn same_set(got: &[c64], want: &[c64], tol: f64, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: counts {got:?} vs {want:?}");
+    let scale = want.iter().map(|v| v.norm()).fold(1.0, f64::max);
+    let mut used = vec![false; got.len()];
+    for w in want {
+        let (i, d) = got
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !used[*i])
+            .map(|(i, g)| (i, (g - w).norm()))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap();
+        assert!(
+            d <= tol * scale,
+            "{what}: {w} unmatched (nearest at {d:e}) in {got:?}"
+        );
+        used[i] = true;
+    }
+}
+
+/// `q x zᴴ` of `n x n` matrices.
+fn qxz(q: &[c64], x: &[c64], z: &[c64], n: usize) -> Vec<c64> {
+    let mut t = vec![c64::new(0.0, 0.0); n * n];
+    for i in 0..n {
+        for j in 0..n {
+            t[i * n + j] = (0..n).map(|p| q[i * n + p] * x[p * n + j]).sum();
+        }
+    }
+    let mut o = vec![c64::new(0.0, 0.0); n * n];
+    for i in 0..n {
+        for j in 0..n {
+            o[i * n + j] = (0..n).map(|p| t[i * n + p] * z[j * n + p].conj()).sum();
+        }
+    }
+    o
+}
+
+/// The pair's invariants: `a = q aa zᴴ`, `b = q bb zᴴ`, `q`, `z` unitary, `aa`, `bb` upper
+/// triangular, `bb`'s diagonal real and non-negative; returns the finite eigenvalues in
+/// diagonal order and the number of infinite ones.
+#[allow(clippy::too_many_arguments)]
+fn check_pair(
+    what: &str,
+    a: &[c64],
+    b: &[c64],
+    aa: &[c64],
+    bb: &[c64],
+    q: &[c64],
+    z: &[c64],
+    n: usize,
+    tol: f64,
+) -> (Vec<c64>, usize) {
+    crate::common::npz::close(&qxz(q, aa, z, n), a, tol, &format!("{what}: q aa zᴴ"));
+    crate::common::npz::close(&qxz(q, bb, z, n), b, tol, &format!("{what}: q bb zᴴ"));
+    let eye: Vec<c64> = (0..n * n)
+        .map(|i| c64::new(if i / n == i % n { 1.0 } else { 0.0 }, 0.0))
+        .collect();
+    crate::common::npz::close(&qxz(q, &eye, q, n), &eye, tol, &format!("{what}: q qᴴ"));
+    crate::common::npz::close(&qxz(z, &eye, z, n), &eye, tol, &format!("{what}: z zᴴ"));
+    let bmax = bb.iter().map(|x| x.norm()).fold(0.0, f64::max);
+    let (mut w, mut ninf) = (Vec::new(), 0);
+    for i in 0..n {
+        for j in 0..i {
+            assert_eq!(aa[i * n + j], c64::new(0.0, 0.0), "{what}: aa[{i}, {j}]");
+            assert_eq!(bb[i * n + j], c64::new(0.0, 0.0), "{what}: bb[{i}, {j}]");
+        }
+        let d = bb[i * n + i];
+        assert!(d.im == 0.0 && d.re >= 0.0, "{what}: bb[{i}, {i}] = {d}");
+        if d.norm() > 1e-10 * bmax {
+            w.push(aa[i * n + i] / d);
+        } else {
+            ninf += 1;
+        }
+    }
+    (w, ninf)
+}
+
+fn qz_body<T: Scalar>() {
+    let d = data();
+    let t = dt::<T>();
+    let n = 5;
+    let tl = tol::<T>() * 10.0;
+    for (case, bk) in [("g", "QZB"), ("s", "QZS")] {
+        let mut cpu: Option<Vec<c64>> = None;
+        for dev in devices() {
+            let a = input::<T>(&d, &format!("in_QZA_{t}"), &dev);
+            let b = input::<T>(&d, &format!("in_{bk}_{t}"), &dev);
+            let (av, bv) = (vals(&a), vals(&b));
+            let s = qz_complex(&a, &b).unwrap();
+            let what = format!("qz {case} {t} on {dev}");
+            let (w, ninf) = check_pair(
+                &what,
+                &av,
+                &bv,
+                &vals(&s.aa),
+                &vals(&s.bb),
+                &vals(&s.q),
+                &vals(&s.z),
+                n,
+                tl,
+            );
+            let (want, _) = get(&d, &format!("qz_{case}_{t}_eigs"));
+            let (wi, _) = get(&d, &format!("qz_{case}_{t}_ninf"));
+            assert_eq!(ninf, wi[0].re as usize, "{what}: infinite eigenvalues");
+            same_set(&w, &want, tl * 10.0, &what);
+            let all = vals(&s.aa);
+            match &cpu {
+                None => cpu = Some(all),
+                Some(c) => {
+                    crate::common::npz::close(&all, c, tol::<T>(), &format!("{what} vs cpu"))
+                }
+            }
+            for (sort, sname) in [
+                (QzSort::Lhp, "lhp"),
+                (QzSort::Rhp, "rhp"),
+                (QzSort::Iuc, "iuc"),
+                (QzSort::Ouc, "ouc"),
+            ] {
+                let o = ordqz_complex(&a, &b, sort).unwrap();
+                let what = format!("ordqz {case} {sname} {t} on {dev}");
+                let (aa, bb) = (vals(&o.aa), vals(&o.bb));
+                check_pair(&what, &av, &bv, &aa, &bb, &vals(&o.q), &vals(&o.z), n, tl);
+                let (al, be) = (vals(&o.alpha), vals(&o.beta));
+                for j in 0..n {
+                    assert_eq!(
+                        (al[j], be[j]),
+                        (aa[j * n + j], bb[j * n + j]),
+                        "{what}: alpha, beta"
+                    );
+                }
+                let (k, _) = get(&d, &format!("ordqz_{case}_{sname}_{t}_k"));
+                let k = k[0].re as usize;
+                let (sel, _) = get(&d, &format!("ordqz_{case}_{sname}_{t}_sel"));
+                let bmax = be.iter().map(|x| x.norm()).fold(0.0, f64::max);
+                let lead: Vec<c64> = (0..k)
+                    .filter(|&j| be[j].norm() > 1e-10 * bmax)
+                    .map(|j| al[j] / be[j])
+                    .collect();
+                same_set(&lead, &sel, tl * 10.0, &what);
+            }
+        }
+    }
+    // a custom sort on (alpha, beta), and the errors
+    let dev = cusci_core::Device::Cpu;
+    let a = input::<T>(&d, &format!("in_QZA_{t}"), &dev);
+    let b = input::<T>(&d, &format!("in_QZB_{t}"), &dev);
+    let o = ordqz_complex(
+        &a,
+        &b,
+        QzSort::Custom(std::sync::Arc::new(|al: c64, be: c64| (al / be).re > 1.0)),
+    )
+    .unwrap();
+    let w: Vec<c64> = vals(&o.alpha)
+        .iter()
+        .zip(vals(&o.beta))
+        .map(|(a, b)| a / b)
+        .collect();
+    let k = w.iter().filter(|x| x.re > 1.0).count();
+    assert!(
+        k > 0 && w[..k].iter().all(|x| x.re > 1.0),
+        "custom sort: {w:?}"
+    );
+    let rect = Array::<T>::zeros(&[2, 3], &dev).unwrap();
+    assert!(matches!(
+        qz_complex(&rect, &rect),
+        Err(Error::InvalidArgument { .. })
+    ));
+    let small = Array::<T>::zeros(&[2, 2], &dev).unwrap();
+    assert!(matches!(
+        qz_complex(&a, &small),
+        Err(Error::ShapeMismatch { .. })
+    ));
+    let mut v = vals(&a);
+    v[3] = c64::new(f64::NAN, 0.0);
+    let nan = Array::from_vec(v.into_iter().map(T::from_c64).collect(), &[n, n], &dev).unwrap();
+    assert!(matches!(
+        qz_complex(&nan, &b),
+        Err(Error::InvalidArgument { .. })
+    ));
+    let e = Array::<T>::zeros(&[0, 0], &dev).unwrap();
+    assert_eq!(qz_complex(&e, &e).unwrap().aa.shape(), &[0, 0]);
+    // a stack of two pairs is decomposed pair by pair
+    let st = Array::from_vec(
+        [vals(&a), vals(&b)]
+            .concat()
+            .into_iter()
+            .map(T::from_c64)
+            .collect(),
+        &[2, n, n],
+        &dev,
+    )
+    .unwrap();
+    let sb = Array::from_vec(
+        [vals(&b), vals(&a)]
+            .concat()
+            .into_iter()
+            .map(T::from_c64)
+            .collect(),
+        &[2, n, n],
+        &dev,
+    )
+    .unwrap();
+    let s = qz_complex(&st, &sb).unwrap();
+    assert_eq!(s.aa.shape(), &[2, n, n]);
+    let one = qz_complex(&a, &b).unwrap();
+    assert_eq!(vals(&s.aa)[..n * n], vals(&one.aa)[..]);
+}
+all_types!(scipy_qz, qz_body);
