@@ -383,6 +383,17 @@ fn check_qr<T: Scalar>(
             ),
         ));
     }
+    if m < kq {
+        // an (M, N) q with M < N cannot have orthonormal columns
+        return Err(make::arg(
+            op,
+            format!(
+                "an economic pair needs Q (M, N) with M > N, found {:?} {:?}",
+                q.shape(),
+                r.shape()
+            ),
+        ));
+    }
     check_finite(op, q)?;
     check_finite(op, r)?;
     Ok((m, kq, n, m != kq))
@@ -436,8 +447,9 @@ fn columns<T: Scalar>(op: &str, x: &Array<T>, what: &str) -> Result<(usize, Vec<
 /// GPU: **hybrid** (host rotations, see the [module](self) doc).
 ///
 /// # Errors
-/// `InvalidArgument` for `q`, `r` that are not 2-D, `u`, `v` of more than 2 dimensions, or NaN
-/// or infinity in any input (SciPy's `check_finite`); `ShapeMismatch` when the shapes do not
+/// `InvalidArgument` for `q`, `r` that are not 2-D, an "economic" `q` `(M, N)` with `M < N`,
+/// `u`, `v` of more than 2 dimensions, or NaN or infinity in any input (SciPy's
+/// `check_finite`); `ShapeMismatch` when the shapes do not
 /// fit (SciPy's messages).
 ///
 /// ```

@@ -89,18 +89,57 @@ pub fn clarkson_woodruff_transform<T: Scalar>(
             }
             Array::from_vec(o, &out_shape, dev)
         }
-        Device::Cuda(_) => {
-            let ks = Array::<i64>::arange(0.0, sketch_size as f64, 1.0, dev)?
-                .reshape(&[sketch_size as isize, 1])?;
-            let mask = ks.eq(&rows.reshape(&[1, n as isize])?)?;
-            let sign = bits
-                .astype::<T>()?
-                .mul_scalar(T::from_c64(c64::new(-2.0, 0.0)))?
-                .add_scalar(T::one())?
-                .reshape(&[1, n as isize])?;
-            let zero = Array::<T>::zeros(&[1, 1], dev)?;
-            let s = cusci_core::where_(&mask, &sign, &zero)?;
-            crate::matmul(&s, input)
+        Device::Cuda(_) => composed(input, &rows, &bits, sketch_size),
+    }
+}
+
+/// The GPU's form (device-generic): the dense sketch matrix `s[r, i] = (rows[i] == r) · (1 -
+/// 2 bits[i])` from element-wise operations, then one product.
+fn composed<T: Scalar>(
+    input: &Array<T>,
+    rows: &Array<i64>,
+    bits: &Array<i64>,
+    sketch_size: usize,
+) -> Result<Array<T>> {
+    let dev = input.device();
+    let n = rows.size();
+    let ks = Array::<i64>::arange(0.0, sketch_size as f64, 1.0, dev)?
+        .reshape(&[sketch_size as isize, 1])?;
+    let mask = ks.eq(&rows.reshape(&[1, n as isize])?)?;
+    let sign = bits
+        .astype::<T>()?
+        .mul_scalar(T::from_c64(c64::new(-2.0, 0.0)))?
+        .add_scalar(T::one())?
+        .reshape(&[1, n as isize])?;
+    let zero = Array::<T>::zeros(&[1, 1], dev)?;
+    let s = cusci_core::where_(&mask, &sign, &zero)?;
+    crate::matmul(&s, input)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The GPU's composition, run on the CPU, gives the CPU's scatter result.
+    #[test]
+    fn composed_matches_scatter() {
+        fn body<T: Scalar>() {
+            let dev = Device::Cpu;
+            let (n, d, k, seed) = (23usize, 3usize, 5usize, 99u64);
+            let a = cusci_core::testing::randn::<T>(&[2, n, d], 3, &dev).unwrap();
+            let want = clarkson_woodruff_transform(&a, k, seed).unwrap();
+            let mut gen = Generator::new(seed);
+            let rows = gen.integers(0, k as i64, &[n], &dev).unwrap();
+            let bits = gen.integers(0, 2, &[n], &dev).unwrap();
+            let got = composed(&a, &rows, &bits, k).unwrap();
+            assert_eq!(got.shape(), want.shape());
+            for (g, w) in got.to_vec().unwrap().iter().zip(want.to_vec().unwrap()) {
+                assert!((g.to_c64() - w.to_c64()).norm() < 1e-5 * (1.0 + w.to_c64().norm()));
+            }
         }
+        body::<f32>();
+        body::<f64>();
+        body::<cusci_core::c32>();
+        body::<c64>();
     }
 }

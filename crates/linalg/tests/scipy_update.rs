@@ -233,6 +233,13 @@ fn qr_update_errors() {
         shape(qr_update(&q, &r, &u5, &u5).unwrap_err());
         shape(qr_update(&qe, &r, &u5, &v3).unwrap_err());
         arg(qr_update(&u5, &r, &u5, &v3).unwrap_err());
+        // an "economic" q with fewer rows than columns: an error, not a panic
+        let wide_q = Array::<f64>::zeros(&[2, 3], &dev).unwrap();
+        let r3 = Array::<f64>::eye(3, None, 0, &dev).unwrap();
+        let u2 = Array::<f64>::zeros(&[2], &dev).unwrap();
+        arg(qr_update(&wide_q, &r3, &u2, &v3).unwrap_err());
+        arg(qr_insert(&wide_q, &r3, &u2, 0, QrWhich::Col, None).unwrap_err());
+        arg(qr_delete(&wide_q, &r3, 0, 1, QrWhich::Row).unwrap_err());
         let nan = Array::from_vec(vec![f64::NAN; 5], &[5], &dev).unwrap();
         arg(qr_update(&q, &r, &nan, &v3).unwrap_err());
         arg(qr_insert(&q, &r, &v3, 6, QrWhich::Row, None).unwrap_err());
