@@ -245,7 +245,8 @@ fn balance_all<T: Scalar>(
 /// (powers of two multiply exactly) except where a norm lies on a decision boundary within
 /// rounding.
 ///
-/// GPU: **hybrid** (host balancing, see the [module](self) doc).
+/// GPU: **hybrid** (host balancing: the matrices are copied to the host and the results back, as
+/// the crate README's "Hybrid GPU paths" describes).
 ///
 /// # Errors
 /// `InvalidArgument` when `a` has fewer than 2 dimensions, is not square, or holds NaN or

@@ -444,7 +444,8 @@ fn columns<T: Scalar>(op: &str, x: &Array<T>, what: &str) -> Result<(usize, Vec<
 /// Numerics: f64 / complex128 (f32 and c32 are computed in double and rounded once);
 /// `‖q1 r1 - (a + u vᴴ)‖ ≈ ε (‖a‖ + ‖u‖‖v‖)`, `q1` orthonormal to rounding.
 ///
-/// GPU: **hybrid** (host rotations, see the [module](self) doc).
+/// GPU: **hybrid** (host rotations: the matrices are copied to the host and the results back, as
+/// the crate README's "Hybrid GPU paths" describes).
 ///
 /// # Errors
 /// `InvalidArgument` for `q`, `r` that are not 2-D, an "economic" `q` `(M, N)` with `M < N`,

@@ -386,7 +386,8 @@ fn part<U: Scalar>(
 /// complex128 (c32 and f32 inputs are computed in double and rounded once).
 /// `‖a - q aa zᴴ‖ ≈ n ε ‖a‖`.
 ///
-/// GPU: **hybrid** (host factorisation, see the [module](self) doc).
+/// GPU: **hybrid** (host factorisation: the matrices are copied to the host and the results
+/// back, as the crate README's "Hybrid GPU paths" describes).
 ///
 /// # Errors
 /// `InvalidArgument` when either is not square or holds NaN or infinity (SciPy's

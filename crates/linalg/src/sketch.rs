@@ -1,4 +1,5 @@
-//! [`clarkson_woodruff_transform`]: the CountSketch of SciPy's `linalg.clarkson_woodruff_transform`.
+//! [`clarkson_woodruff_transform`]: the CountSketch of SciPy's
+//! `linalg.clarkson_woodruff_transform`.
 
 use crate::util::mat_dims;
 use crate::Scalar;
