@@ -571,6 +571,46 @@ fn qz_body<T: Scalar>() {
     ));
     let e = Array::<T>::zeros(&[0, 0], &dev).unwrap();
     assert_eq!(qz_complex(&e, &e).unwrap().aa.shape(), &[0, 0]);
+    // degenerate pencils: b = 0 (every eigenvalue infinite), a = 0, a = b = I, a = b = 0, 1 x 1
+    let r = vals(&a);
+    let zero = vec![c64::new(0.0, 0.0); n * n];
+    let eye: Vec<c64> = (0..n * n)
+        .map(|i| c64::new(if i / n == i % n { 1.0 } else { 0.0 }, 0.0))
+        .collect();
+    let arr = |v: &[c64], m: usize| {
+        Array::from_vec(v.iter().map(|&x| T::from_c64(x)).collect(), &[m, m], &dev).unwrap()
+    };
+    for (name, x, y, ninf) in [
+        ("b = 0", &r, &zero, n),
+        ("a = 0", &zero, &eye, 0),
+        ("a = b = I", &eye, &eye, 0),
+        ("a = b = 0", &zero, &zero, n),
+    ] {
+        let s = qz_complex(&arr(x, n), &arr(y, n)).unwrap();
+        let what = format!("qz {name} {t}");
+        let (w, ni) = check_pair(
+            &what,
+            x,
+            y,
+            &vals(&s.aa),
+            &vals(&s.bb),
+            &vals(&s.q),
+            &vals(&s.z),
+            n,
+            tl,
+        );
+        assert_eq!(ni, ninf, "{what}: infinite eigenvalues");
+        assert_eq!(w.len(), n - ninf, "{what}");
+        let o = ordqz_complex(&arr(x, n), &arr(y, n), QzSort::Ouc).unwrap();
+        assert_eq!(o.aa.shape(), &[n, n]);
+    }
+    let s = qz_complex(
+        &arr(&[c64::new(3.0, 0.0)], 1),
+        &arr(&[c64::new(-2.0, 0.0)], 1),
+    )
+    .unwrap();
+    assert_eq!(vals(&s.bb), vec![c64::new(2.0, 0.0)]); // made non-negative
+    assert_eq!(vals(&s.aa), vec![c64::new(-3.0, 0.0)]);
     // a stack of two pairs is decomposed pair by pair
     let st = Array::from_vec(
         [vals(&a), vals(&b)]
