@@ -3450,6 +3450,137 @@ def gen_linalg_schur(out: Path) -> None:
     savez_fixed(out / "scipy_linalg_schur.npz", compressed=True, **a)
 
 
+# --------------------------------------------------------------------------------------------
+# cusci-linalg: matrix_balance and the QR updates (issue 30)
+# crates/linalg/tests/data/scipy_linalg_update.npz, read by crates/linalg/tests/scipy_update.rs.
+# --------------------------------------------------------------------------------------------
+
+
+@section("linalg_update", folder="linalg")
+def gen_linalg_update(out: Path) -> None:
+    """matrix_balance (b and the separate scaling/permutation) for badly scaled, reducible and
+    stacked matrices; qr_update / qr_insert / qr_delete of SciPy's full and economic factors of
+    a 5 x 3 (and a 3 x 5) matrix: the target matrix `a1` and `|r1|` (unique up to a unimodular
+    factor per row). Inputs are exactly representable in f32."""
+    import scipy.linalg as sl
+
+    a: dict[str, np.ndarray] = {}
+    S = "linalg_update"
+
+    def f32(x):
+        if np.iscomplexobj(x):
+            return x.astype(np.complex64).astype(np.complex128)
+        return x.astype(np.float32).astype(np.float64)
+
+    def mat(name, shape, cx):
+        g = rng(S, name)
+        x = g.standard_normal(shape)
+        if cx:
+            x = x + 1j * g.standard_normal(shape)
+        x = f32(x)
+        a[f"in_{name}"] = x
+        return x
+
+    for dt, cx in (("d", False), ("z", True)):
+        # matrix_balance: graded scaling, a reducible matrix (isolated eigenvalues), a stack
+        g = mat(f"B5_{dt}", (5, 5), cx)
+        d = 2.0 ** np.array([-9, -3, 0, 4, 10])
+        x = f32(g * d[:, None] / d[None, :])
+        a[f"in_BAL_{dt}"] = x
+        red = mat(f"BR5_{dt}", (5, 5), cx)
+        red[2, [0, 1, 3, 4]] = 0  # row 2 isolates an eigenvalue
+        red[[1, 2, 3, 4], 0] = 0  # column 0 too
+        red = f32(red * d[None, :])
+        a[f"in_BRED_{dt}"] = red
+        st = f32(mat(f"BS_{dt}", (2, 3, 3), cx) * np.array([1e-3, 1.0, 1e3])[None, None, :])
+        a[f"in_BST_{dt}"] = st
+        for case, m in (("bal", x), ("red", red), ("st", st)):
+            for perm, scale, tag in ((True, True, "ps"), (True, False, "p"), (False, True, "s")):
+                if m.ndim == 2:
+                    b, (sc, pm) = sl.matrix_balance(m, permute=perm, scale=scale, separate=True)
+                else:
+                    # SciPy 1.17 stacks each matrix's (scale, perm) pair along the batch axis
+                    # (unpacking splits the batch): the per-matrix results, stacked
+                    rs = [sl.matrix_balance(x, permute=perm, scale=scale, separate=True) for x in m]
+                    b = np.stack([r[0] for r in rs])
+                    sc = np.stack([r[1][0] for r in rs])
+                    pm = np.stack([r[1][1] for r in rs])
+                key = f"mb_{case}_{tag}_{dt}"
+                a[f"{key}_b"], a[f"{key}_scale"], a[f"{key}_perm"] = b, sc, pm.astype(np.int64)
+            a[f"mb_{case}_ps_{dt}_t"] = sl.matrix_balance(m)[1]
+        # QR updates of a tall 5 x 3 and a wide 3 x 5 matrix
+        A = mat(f"QA_{dt}", (5, 3), cx)
+        W = mat(f"QW_{dt}", (3, 5), cx)
+        qf, rf = sl.qr(A)
+        qe, re = sl.qr(A, mode="economic")
+        qw, rw = sl.qr(W)
+        a[f"in_QF_{dt}"], a[f"in_RF_{dt}"] = qf, rf
+        a[f"in_QE_{dt}"], a[f"in_RE_{dt}"] = qe, re
+        a[f"in_QWF_{dt}"], a[f"in_RWF_{dt}"] = qw, rw
+        u5, v3 = mat(f"U5_{dt}", (5,), cx), mat(f"V3_{dt}", (3,), cx)
+        u52, v32 = mat(f"U52_{dt}", (5, 2), cx), mat(f"V32_{dt}", (3, 2), cx)
+        u3, v5 = mat(f"U3_{dt}", (3,), cx), mat(f"V5_{dt}", (5,), cx)
+        r1, r2 = mat(f"ROW1_{dt}", (3,), cx), mat(f"ROW2_{dt}", (2, 3), cx)
+        c1, c3 = mat(f"COL1_{dt}", (5,), cx), mat(f"COL3_{dt}", (5, 3), cx)
+        cw = mat(f"COLW_{dt}", (3,), cx)
+        rw1 = mat(f"ROWW_{dt}", (5,), cx)
+        cases = {
+            # name: (q, r, a (the matrix), call, new matrix)
+            "upd_f": (qf, rf, lambda q, r: sl.qr_update(q, r, u5, v3), A + np.outer(u5, v3.conj())),
+            "upd_e": (qe, re, lambda q, r: sl.qr_update(q, r, u5, v3), A + np.outer(u5, v3.conj())),
+            "updk_f": (qf, rf, lambda q, r: sl.qr_update(q, r, u52, v32), A + u52 @ v32.conj().T),
+            "updk_e": (qe, re, lambda q, r: sl.qr_update(q, r, u52, v32), A + u52 @ v32.conj().T),
+            "upd_w": (qw, rw, lambda q, r: sl.qr_update(q, r, u3, v5), W + np.outer(u3, v5.conj())),
+            "insr_f": (qf, rf, lambda q, r: sl.qr_insert(q, r, r1, 2), np.insert(A, 2, r1, 0)),
+            "insr_e": (qe, re, lambda q, r: sl.qr_insert(q, r, r1, 0), np.insert(A, 0, r1, 0)),
+            "insr2_f": (qf, rf, lambda q, r: sl.qr_insert(q, r, r2, 5), np.vstack([A, r2])),
+            "insr2_e": (qe, re, lambda q, r: sl.qr_insert(q, r, r2, -2), np.insert(A, [3, 3], r2, 0)),
+            "insr_w": (qw, rw, lambda q, r: sl.qr_insert(q, r, rw1, 1), np.insert(W, 1, rw1, 0)),
+            "insc_f": (qf, rf, lambda q, r: sl.qr_insert(q, r, c1, 1, "col"), np.insert(A, 1, c1, 1)),
+            "insc_e": (qe, re, lambda q, r: sl.qr_insert(q, r, c1, 3, "col"), np.column_stack([A, c1])),
+            "insc3_f": (qf, rf, lambda q, r: sl.qr_insert(q, r, c3, 0, "col"), np.hstack([c3, A])),
+            "insc3_e": (qe, re, lambda q, r: sl.qr_insert(q, r, c3, 1, "col"), np.hstack([A[:, :1], c3, A[:, 1:]])),
+            "insc_w": (qw, rw, lambda q, r: sl.qr_insert(q, r, cw, 4, "col"), np.insert(W, 4, cw, 1)),
+            "delr_f": (qf, rf, lambda q, r: sl.qr_delete(q, r, 2), np.delete(A, 2, 0)),
+            "delr3_f": (qf, rf, lambda q, r: sl.qr_delete(q, r, -3, 3), A[:2]),
+            "delr_e": (qe, re, lambda q, r: sl.qr_delete(q, r, 4), A[:4]),
+            "delr3_e": (qe, re, lambda q, r: sl.qr_delete(q, r, 1, 3), np.delete(A, [1, 2, 3], 0)),
+            "delr_w": (qw, rw, lambda q, r: sl.qr_delete(q, r, 0, 2), W[2:]),
+            "delc_f": (qf, rf, lambda q, r: sl.qr_delete(q, r, 0, 2, "col"), A[:, 2:]),
+            "delc_e": (qe, re, lambda q, r: sl.qr_delete(q, r, 1, 1, "col"), np.delete(A, 1, 1)),
+            "delc_w": (qw, rw, lambda q, r: sl.qr_delete(q, r, 1, 3, "col"), np.delete(W, [1, 2, 3], 1)),
+        }
+        for name, (q, r, call, a1) in cases.items():
+            q1, r1_ = call(q, r)
+            assert np.allclose(q1 @ r1_, a1), name
+            a[f"{name}_{dt}_a1"] = a1
+            a[f"{name}_{dt}_absr"] = np.abs(r1_)
+            a[f"{name}_{dt}_qshape"] = np.array(q1.shape, dtype=np.int64)
+        # qz / ordqz (output='complex'): eigenvalues as sets; a singular b (infinite eigenvalues)
+        QA, QB = mat(f"QZA_{dt}", (5, 5), cx), mat(f"QZB_{dt}", (5, 5), cx)
+        QS = QB.copy()
+        QS[:, 1] = 0
+        QS[3, :] = 0
+        a[f"in_QZS_{dt}"] = QS
+        for case, bb_ in (("g", QB), ("s", QS)):
+            AA, BB, Q, Zm = sl.qz(QA, bb_, output="complex")
+            al, be = np.diag(AA), np.diag(BB)
+            fin = np.abs(be) > 1e-12 * np.abs(BB).max()
+            a[f"qz_{case}_{dt}_eigs"] = np.sort_complex(al[fin] / be[fin])
+            a[f"qz_{case}_{dt}_ninf"] = np.array((~fin).sum(), dtype=np.int64)
+            for srt in ("lhp", "rhp", "iuc", "ouc"):
+                AA, BB, al, be, Q, Zm = sl.ordqz(QA, bb_, sort=srt, output="complex")
+                sel = {"lhp": sl._decomp_qz._lhp, "rhp": sl._decomp_qz._rhp,
+                       "iuc": sl._decomp_qz._iuc, "ouc": sl._decomp_qz._ouc}[srt](al, be)
+                k = int(sel.sum())
+                assert sel[:k].all()
+                # infinite eigenvalues (|beta| at rounding level) left out
+                fin = np.abs(be[:k]) > 1e-10 * np.abs(be).max()
+                a[f"ordqz_{case}_{srt}_{dt}_k"] = np.array(k, dtype=np.int64)
+                a[f"ordqz_{case}_{srt}_{dt}_sel"] = np.sort_complex(al[:k][fin] / be[:k][fin])
+    savez_fixed(out / "scipy_linalg_update.npz", compressed=True, **a)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sections", nargs="*", help="sections to generate (default: all)")

@@ -17,7 +17,8 @@
 //! `cholesky`, `cho_solve`, `qr`, `svd`, `svdvals`, `eig`, `eigh`, `eigvalsh`, `pinv`, `pinvh`,
 //! `lstsq`, `polar`, `null_space`, `orth`, `subspace_angles`, `solve_triangular`,
 //! `solve_toeplitz`, `solve_banded`, `solveh_banded`, `cholesky_banded`, `cho_solve_banded`,
-//! `eigh_tridiagonal`, `expm_frechet`, `expm_cond`, `signm`, `sqrtm` (SciPy's does not), ...) returns `InvalidArgument`
+//! `eigh_tridiagonal`, `expm_frechet`, `expm_cond`, `signm`, `sqrtm` (SciPy's does not),
+//! `matrix_balance`, `qr_update`, `qr_insert`, `qr_delete`, `qz_complex`, `ordqz_complex`, ...) returns `InvalidArgument`
 //! ("array must not contain infs or NaNs") for NaN or infinity in its inputs;
 //! [`without_finite_check`] skips the check as `check_finite=False` does. `expm`, the functions
 //! built on it (`cosm`, ..., `tanhm`) and the NumPy-only functions (`slogdet`, `norm`,
@@ -28,6 +29,7 @@
 //!
 #![doc = include_str!("../README.md")]
 
+mod balance;
 mod band_cpu;
 mod band_eig;
 mod banded;
@@ -40,9 +42,12 @@ mod matfuncs;
 mod misc;
 mod nonsym;
 mod products;
+mod qr_update;
+mod qz;
 mod scalar;
 mod schur_cpu;
 mod shared;
+mod sketch;
 mod solve;
 mod special;
 mod structured;
@@ -52,6 +57,7 @@ mod tridiag;
 mod util;
 mod vecops;
 
+pub use balance::{matrix_balance, matrix_balance_separate};
 pub use band_eig::{eig_banded, eigvals_banded};
 pub use banded::{cho_solve_banded, cholesky_banded, solve_banded, solveh_banded};
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
@@ -76,10 +82,13 @@ pub use nonsym::{
     RqMode, Schur, SchurSort,
 };
 pub use products::{dot, inner, matmul, outer, tensordot, trace, vdot};
+pub use qr_update::{qr_delete, qr_insert, qr_update, QrWhich};
+pub use qz::{ordqz_complex, qz_complex, OrdQz, Qz, QzSort};
 pub use scalar::Scalar;
 pub use shared::{
     without_finite_check, Lu, Qr, QrMode, Svd, SvdOptions, TriangularOptions, BATCHED_LU_MAX_N,
 };
+pub use sketch::clarkson_woodruff_transform;
 pub use solve::{det, inv, lu, lu_factor, lu_solve, slogdet, solve, LuFactorOptions};
 pub use special::{
     bandwidth, block_diag, circulant, companion, convolution_matrix, dft, fiedler,

@@ -508,6 +508,102 @@ fn table(_dev: &Device) -> Table {
         let (l, u) = bandwidth(&Array::<f64>::zeros(&[3, 3], d)?)?;
         Ok(n(l + u))
     });
+
+    // ---------- matrix_balance, QR updates, sketches (issue 30) ----------
+    t.err("matrix_balance NaN", Arg, |d| {
+        fv(matrix_balance(&nanm(d)?, true, true)?.0)
+    });
+    t.err("matrix_balance not square", Arg, |d| {
+        fv(matrix_balance(&rect(d)?, true, true)?.0)
+    });
+    t.err("matrix_balance 1-D", Arg, |d| {
+        fv(matrix_balance(&vec1(&[1.0, 2.0], d)?, true, true)?.0)
+    });
+    t.val("matrix_balance (0, 0)", shp(&[0, 0]), |d| {
+        Ok(sh(&matrix_balance(&empty(d)?, true, true)?.1))
+    });
+    t.err("qr_update NaN in u", Arg, |d| {
+        let e = Array::<f64>::eye(2, None, 0, d)?;
+        fv(qr_update(&e, &spd(d)?, &vec1(&[NAN, 1.0], d)?, &vec1(&[1.0, 1.0], d)?)?.0)
+    });
+    t.err("qr_update u of the wrong length", Shape, |d| {
+        let e = Array::<f64>::eye(2, None, 0, d)?;
+        fv(qr_update(
+            &e,
+            &spd(d)?,
+            &vec1(&[1.0, 1.0, 1.0], d)?,
+            &vec1(&[1.0, 1.0], d)?,
+        )?
+        .0)
+    });
+    t.err("qr_update incompatible q and r", Shape, |d| {
+        fv(qr_update(
+            &rect(d)?,
+            &spd(d)?,
+            &vec1(&[1.0, 1.0], d)?,
+            &vec1(&[1.0, 1.0], d)?,
+        )?
+        .0)
+    });
+    t.err("qr_insert k out of bounds", Arg, |d| {
+        let e = Array::<f64>::eye(2, None, 0, d)?;
+        fv(qr_insert(&e, &spd(d)?, &vec1(&[1.0, 1.0], d)?, 3, QrWhich::Row, None)?.0)
+    });
+    t.err("qr_insert rcond with a full pair", Arg, |d| {
+        let e = Array::<f64>::eye(2, None, 0, d)?;
+        fv(qr_insert(
+            &e,
+            &spd(d)?,
+            &vec1(&[1.0, 1.0], d)?,
+            0,
+            QrWhich::Col,
+            Some(0.1),
+        )?
+        .0)
+    });
+    t.err(
+        "qr_insert column in the span of an economic q",
+        Singular,
+        |d| {
+            let q = m(&[1.0, 0.0, 0.0], 3, 1, d)?;
+            let r = m(&[2.0], 1, 1, d)?;
+            fv(qr_insert(&q, &r, &vec1(&[3.0, 0.0, 0.0], d)?, 1, QrWhich::Col, None)?.0)
+        },
+    );
+    t.err("qr_delete p out of range", Arg, |d| {
+        let e = Array::<f64>::eye(2, None, 0, d)?;
+        fv(qr_delete(&e, &spd(d)?, 1, 2, QrWhich::Row)?.0)
+    });
+    t.err("qr_delete p = 0", Arg, |d| {
+        let e = Array::<f64>::eye(2, None, 0, d)?;
+        fv(qr_delete(&e, &spd(d)?, 0, 0, QrWhich::Col)?.0)
+    });
+    t.val(
+        "qr_delete of every row is (0, 0), (0, N)",
+        shp(&[0, 2]),
+        |d| {
+            let e = Array::<f64>::eye(2, None, 0, d)?;
+            Ok(sh(&qr_delete(&e, &spd(d)?, 0, 2, QrWhich::Row)?.1))
+        },
+    );
+    t.err("qz_complex NaN", Arg, |d| {
+        fv(qz_complex(&nanm(d)?, &spd(d)?)?.aa)
+    });
+    t.err("qz_complex shapes differ", Shape, |d| {
+        fv(qz_complex(&spd(d)?, &m(&[1.0], 1, 1, d)?)?.aa)
+    });
+    t.err("ordqz_complex not square", Arg, |d| {
+        fv(ordqz_complex(&rect(d)?, &rect(d)?, QzSort::Lhp)?.aa)
+    });
+    t.val("qz_complex (0, 0)", shp(&[0, 0]), |d| {
+        Ok(sh(&qz_complex(&empty(d)?, &empty(d)?)?.q))
+    });
+    t.err("clarkson_woodruff_transform sketch_size 0", Arg, |d| {
+        fv(clarkson_woodruff_transform(&spd(d)?, 0, 1)?)
+    });
+    t.err("clarkson_woodruff_transform 1-D", Arg, |d| {
+        fv(clarkson_woodruff_transform(&vec1(&[1.0, 2.0], d)?, 2, 1)?)
+    });
     t
 }
 

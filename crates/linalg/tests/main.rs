@@ -14,3 +14,4 @@ mod matfuncs;
 mod nonsym;
 mod scipy_extra;
 mod scipy_schur;
+mod scipy_update;
