@@ -583,3 +583,62 @@ fn eigs_convection_diffusion_against_dense() {
         }
     }
 }
+
+/// eigsh's shift-invert on a complex Hermitian matrix and in f32, against the dense spectrum.
+#[test]
+fn eigsh_shift_invert_complex_hermitian_and_f32() {
+    let n = 40;
+    let d: Vec<c64> = (0..n)
+        .map(|i| c64::new((i as f64 * 0.37).sin() * 3.0, 0.0))
+        .collect();
+    let up: Vec<c64> = cusci_core::testing::randn_vec::<c64>(n - 1, 9);
+    let lo: Vec<c64> = up.iter().map(|v| v.conj()).collect();
+    let sigma = 0.4;
+    for dev in devices() {
+        let h = diags(&[&d, &up, &lo], &[0, 1, -1], None, &dev).unwrap();
+        let hd: Vec<c64> = h.toarray().unwrap().to_vec().unwrap();
+        let m = faer::Mat::<c64>::from_fn(n, n, |i, j| hd[i * n + j]);
+        let ev = m.self_adjoint_eigen(faer::Side::Lower).unwrap();
+        let mut all: Vec<f64> = (0..n).map(|i| ev.S().column_vector()[i].re).collect();
+        all.sort_by(|x, y| (x - sigma).abs().total_cmp(&(y - sigma).abs()));
+        let mut want = all[..3].to_vec();
+        want.sort_by(f64::total_cmp);
+        let r = eigsh(
+            &h,
+            3,
+            &EigshOptions {
+                sigma: Some(sigma),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        for (g, w) in r.w.iter().zip(&want) {
+            assert!((g - w).abs() < 1e-9, "{dev}: {:?} vs {want:?}", r.w);
+        }
+        let w: Vec<c64> = r.w.iter().map(|&x| c64::new(x, 0.0)).collect();
+        let (res, nrm) = residual(&h, &w, r.v.as_ref().unwrap());
+        assert!(res < 1e-9 && nrm < 1e-12, "{dev}: {res} {nrm}");
+
+        let s = sym_matrix(&dev);
+        let s32 = CsrMatrix::new(
+            s.data().astype::<f32>().unwrap(),
+            s.indices().clone(),
+            s.indptr().clone(),
+            (30, 30),
+        )
+        .unwrap();
+        let r = eigsh(
+            &s32,
+            3,
+            &EigshOptions {
+                sigma: Some(1.1),
+                tol: 1e-5,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        for (g, x) in r.w.iter().zip(golden_f("eigsh_sigma")) {
+            assert!((g - x).abs() < 1e-4, "{dev} f32: {:?}", r.w);
+        }
+    }
+}
