@@ -2034,6 +2034,74 @@ def gen_sparse_eigen(out: Path) -> None:
     )
 
 
+@section("sparse_eigs", folder="sparse")
+def gen_sparse_eigs(out: Path) -> None:
+    """scipy_sparse_eigs.npz, read by crates/sparse/tests/eigen.rs (issue 31): eigs of a real
+    non-symmetric 40 x 40 sparse matrix `r_*` (CSR arrays) and of a complex 30 x 30 one `c_*`,
+    for LM, LR, SR, LI and (complex) SI (`eigs_<r|c>_<which>`, complex128; k in `eigs_<r|c>_<which>_k`, chosen
+    so that the k-th value splits no conjugate pair and has no tie with the next), shift-invert
+    (`eigs_r_sigma`, sigma 0.3 and k 3; `eigs_c_sigma`, sigma 0.5+0.5j), and eigsh of a
+    symmetric 30 x 30 sparse matrix `s_*`: `eigsh_be` (k 5, BE), `eigsh_sigma` (k 3, sigma
+    1.1), `eigsh_sigma_be` (k 4, sigma 1.1, BE). `*_all`: every eigenvalue by dense eig/eigh."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spl
+
+    def sprand(n, density, name, cplx):
+        g = rng("sparse_eigs", name)
+        S = sp.random(n, n, density=density, random_state=np.random.RandomState(5), format="csr")
+        S.data = g.standard_normal(S.nnz)
+        if cplx:
+            S = S.astype(np.complex128)
+            S.data = S.data + 1j * g.standard_normal(S.nnz)
+        S = (S + sp.diags([np.linspace(-2.0, 3.0, n)], [0])).tocsr()
+        S.sort_indices()
+        return S
+
+    def keyf(which, real):
+        im = (lambda z: abs(z.imag)) if real else (lambda z: z.imag)
+        return {
+            "LM": lambda z: -abs(z), "SM": lambda z: abs(z), "LR": lambda z: -z.real,
+            "SR": lambda z: z.real, "LI": lambda z: -im(z), "SI": lambda z: im(z),
+        }[which]
+
+    arrs = {}
+    for tag, n, cplx in (("r", 40, False), ("c", 30, True)):
+        A = sprand(n, 0.15, tag, cplx)
+        allw = np.linalg.eigvals(A.toarray())
+        arrs[f"{tag}_indptr"] = A.indptr.astype(np.int32)
+        arrs[f"{tag}_indices"] = A.indices.astype(np.int32)
+        arrs[f"{tag}_data"] = A.data
+        arrs[f"eigs_{tag}_all"] = allw.astype(np.complex128)
+        whiches = ("LM", "LR", "SR", "LI") + (("SI",) if cplx else ())
+        for which in whiches:
+            kf = keyf(which, not cplx)
+            srt = sorted(allw, key=kf)
+            k = 3
+            while abs(kf(srt[k - 1]) - kf(srt[k])) < 1e-6 * max(1.0, abs(kf(srt[k]))):
+                k += 1
+            w = spl.eigs(A, k=k, which=which, return_eigenvectors=False,
+                         v0=np.ones(n, dtype=A.dtype), tol=1e-12)
+            arrs[f"eigs_{tag}_{which}"] = np.asarray(w, dtype=np.complex128)
+            arrs[f"eigs_{tag}_{which}_k"] = np.array([k], dtype=np.int64)
+    Ar = sp.csr_array((arrs["r_data"], arrs["r_indices"], arrs["r_indptr"]), shape=(40, 40))
+    arrs["eigs_r_sigma"] = spl.eigs(Ar, k=3, sigma=0.3, return_eigenvectors=False).astype(np.complex128)
+    Ac = sp.csr_array((arrs["c_data"], arrs["c_indices"], arrs["c_indptr"]), shape=(30, 30))
+    arrs["eigs_c_sigma"] = spl.eigs(Ac, k=3, sigma=0.5 + 0.5j, return_eigenvectors=False).astype(np.complex128)
+    g = rng("sparse_eigs", "sym")
+    S = sp.random(30, 30, density=0.1, random_state=np.random.RandomState(6), format="csr")
+    S.data = g.standard_normal(S.nnz)
+    S = (S + S.T + sp.diags([np.linspace(-3.0, 3.0, 30)], [0])).tocsr()
+    S.sort_indices()
+    arrs["s_indptr"] = S.indptr.astype(np.int32)
+    arrs["s_indices"] = S.indices.astype(np.int32)
+    arrs["s_data"] = S.data
+    arrs["eigsh_all"] = np.linalg.eigvalsh(S.toarray())
+    arrs["eigsh_be"] = np.sort(spl.eigsh(S, k=5, which="BE", return_eigenvectors=False))
+    arrs["eigsh_sigma"] = np.sort(spl.eigsh(S, k=3, sigma=1.1, return_eigenvectors=False))
+    arrs["eigsh_sigma_be"] = np.sort(spl.eigsh(S, k=4, sigma=1.1, which="BE", return_eigenvectors=False))
+    savez_fixed(out / "scipy_sparse_eigs.npz", compressed=True, **arrs)
+
+
 # --------------------------------------------------------------------------------------------
 
 

@@ -2,9 +2,13 @@
 //! Hermitian matrices) with full reorthogonalisation. The Krylov vectors, the products and every
 //! vector operation stay on the operator's device (the solver engine); the small projected
 //! matrix (ncv × ncv) is read to the host once per Lanczos step and diagonalised there with faer.
+//! Shift-invert mode (`sigma`) runs the same iteration on `(A − σI)⁻¹`, applied through the
+//! crate's sparse LU ([`splu`](crate::linalg::splu)) or a user's `opinv` operator.
 
+use crate::direct::{splu, SuperLu};
 use crate::krylov::{self, Engine};
-use crate::linalg::LinearOperator;
+use crate::linalg::{LinearOperator, Scalar};
+use crate::matrix::CsrMatrix;
 use cusci_core::error::make;
 use cusci_core::{c64, Array, Device, Error, Float, Result};
 
@@ -20,13 +24,25 @@ pub enum Which {
     LA,
     /// Smallest algebraic.
     SA,
+    /// Both ends: `k / 2` from each end of the spectrum (algebraic), the odd one more from the
+    /// high end (SciPy's `'BE'`).
+    BE,
 }
 
 /// Options of [`eigsh`] (SciPy's keyword arguments).
 #[derive(Clone, Copy)]
 pub struct EigshOptions<'a, T: Float> {
-    /// Which eigenvalues (default [`Which::LM`]).
+    /// Which eigenvalues (default [`Which::LM`]); with `sigma` it applies to the shifted values
+    /// `ν = 1 / (λ − σ)` (so [`Which::LM`] gives the eigenvalues nearest `sigma`), as SciPy.
     pub which: Which,
+    /// Shift-invert mode (SciPy's `sigma`, mode 3 of ARPACK): the eigenvalues nearest `sigma`,
+    /// from Lanczos on `(A − σI)⁻¹`. For a sparse matrix `A − σI` is factored once by
+    /// [`splu`](crate::linalg::splu) (on the matrix's device); other operators need `opinv`.
+    /// Default none.
+    pub sigma: Option<f64>,
+    /// The operator `x ↦ (A − σI)⁻¹ x` for shift-invert mode (SciPy's `OPinv`); used instead of
+    /// factoring `A − σI`. Needed when `A` is not a sparse matrix. Default none.
+    pub opinv: Option<&'a dyn LinearOperator<T>>,
     /// Krylov basis size (default `min(n, max(2k + 1, 20))`; must be in `k+1..=n`).
     pub ncv: Option<usize>,
     /// Restart limit (default `10 n`).
@@ -43,6 +59,8 @@ impl<T: Float> Default for EigshOptions<'_, T> {
     fn default() -> Self {
         EigshOptions {
             which: Which::LM,
+            sigma: None,
+            opinv: None,
             ncv: None,
             maxiter: None,
             tol: 0.0,
@@ -79,37 +97,72 @@ pub(crate) fn pseudo_random<T: Float>(n: usize, seed: u64, dev: &Device) -> Resu
     Array::from_vec(v, &[n], dev)
 }
 
-/// `k` eigenvalues (and eigenvectors) of a Hermitian operator (SciPy's `eigsh` without
-/// shift-invert: `which` = LM, SM, LA or SA). Thick-restart Lanczos with full
-/// reorthogonalisation (two Gram–Schmidt passes against the whole basis, so no spurious copies of
-/// eigenvalues); the Ritz pairs are accepted when `β |s_m,i| ≤ tol · max(ε^(2/3), |θ_i|)` for
-/// every wanted pair (ARPACK's test). An invariant subspace (e.g. the identity matrix, where the
-/// Krylov space has dimension 1) is handled by continuing with a fresh random direction, so
-/// repeated eigenvalues come out with their multiplicity.
+/// `k` eigenvalues (and eigenvectors) of a Hermitian operator (SciPy's `eigsh`: `which` = LM,
+/// SM, LA, SA or BE; shift-invert mode with `sigma`; no `M`, no `mode`). Thick-restart Lanczos
+/// with full reorthogonalisation (two Gram–Schmidt passes against the whole basis, so no
+/// spurious copies of eigenvalues); the Ritz pairs are accepted when
+/// `β |s_m,i| ≤ tol · max(ε^(2/3), |θ_i|)` for every wanted pair (ARPACK's test). An invariant
+/// subspace (e.g. the identity matrix, where the Krylov space has dimension 1) is handled by
+/// continuing with a fresh random direction, so repeated eigenvalues come out with their
+/// multiplicity.
+///
+/// With `sigma` (shift-invert, ARPACK's mode 3) the iteration runs on `OP = (A − σI)⁻¹`, whose
+/// eigenvalues are `ν = 1 / (λ − σ)`; `which` picks among the `ν` (LM: the `λ` nearest `σ`) and
+/// the returned values are `λ = σ + 1/ν`. For a [`CsrMatrix`]/[`CscMatrix`](crate::CscMatrix)
+/// `A − σI` is built and factored once by [`splu`](crate::linalg::splu) on the matrix's device
+/// (each product is then two triangular solves there); any other operator needs
+/// [`EigshOptions::opinv`] (SciPy would fall back to GMRES on `A − σI`; this crate does not).
 ///
 /// On a GPU the basis vectors, the operator products, the dot products and the updates stay on the
 /// device; the projected ncv × ncv matrix is read to the host once per Lanczos step and
-/// diagonalised there with faer (a small dense problem).
+/// diagonalised there with faer (a small dense problem: a documented hybrid).
 ///
 /// ```
 /// use cusci_sparse::{diags, Device, linalg::{eigsh, EigshOptions, Which}};
 /// let a = diags::<f64>(&[&[1.0, 2.0, 3.0, 4.0, 5.0]], &[0], None, &Device::Cpu)?;
 /// let r = eigsh(&a, 2, &EigshOptions { which: Which::LA, ..Default::default() })?;
 /// assert!((r.w[0] - 4.0).abs() < 1e-10 && (r.w[1] - 5.0).abs() < 1e-10);
+/// // shift-invert: the two eigenvalues nearest 2.2
+/// let r = eigsh(&a, 2, &EigshOptions { sigma: Some(2.2), ..Default::default() })?;
+/// assert!((r.w[0] - 2.0).abs() < 1e-10 && (r.w[1] - 3.0).abs() < 1e-10);
 /// # Ok::<(), cusci_sparse::Error>(())
 /// ```
 ///
 /// # Errors
-/// `ShapeMismatch` for a non-square operator or a `v0` of the wrong shape, `InvalidArgument` for
-/// `k = 0` or `k ≥ n` (SciPy's ARPACK limit), an `ncv` outside `k+1..=n`, a negative `tol` or a
-/// zero `v0`, `NoConvergence { iterations, residual }` when the wanted pairs have not converged
-/// after `maxiter` restarts, and the operator's errors.
-pub fn eigsh<T: Float>(
+/// `ShapeMismatch` for a non-square operator, a `v0` or an `opinv` of the wrong shape,
+/// `InvalidArgument` for `k = 0` or `k ≥ n` (SciPy's ARPACK limit), an `ncv` outside
+/// `k+1..=n`, a negative `tol`, a zero `v0`, a non-finite `sigma`, or `sigma` on an operator
+/// that is not a sparse matrix without `opinv`; `Singular` when `A − σI` is singular (σ an
+/// eigenvalue); `NoConvergence { iterations, residual }` when the wanted pairs have not
+/// converged after `maxiter` restarts, and the operator's errors.
+pub fn eigsh<T: Scalar>(
     a: &dyn LinearOperator<T>,
     k: usize,
     opts: &EigshOptions<T>,
 ) -> Result<EigshResult<T>> {
     let op = "eigsh";
+    let n = check_square_k(op, a, k, false)?;
+    match opts.sigma {
+        None => lanczos(a, k, opts, None),
+        Some(sigma) => {
+            if !sigma.is_finite() {
+                return Err(make::arg(op, "sigma must be finite"));
+            }
+            let si = ShiftInvert::new(op, a, opts.opinv, c64::new(sigma, 0.0), n)?;
+            lanczos(&si, k, opts, Some(sigma))
+        }
+    }
+}
+
+/// The checks of [`eigsh`] and [`eigs`](crate::linalg::eigs): a square operator
+/// (`ShapeMismatch`) and `1 ≤ k < n` (eigsh) or `1 ≤ k < n − 1` (eigs, `eigs = true`: SciPy's
+/// ARPACK limits; `InvalidArgument`). Returns `n`.
+pub(crate) fn check_square_k<T: Float>(
+    op: &str,
+    a: &dyn LinearOperator<T>,
+    k: usize,
+    eigs: bool,
+) -> Result<usize> {
     let (m0, n) = a.shape();
     if m0 != n {
         return Err(make::shape(
@@ -117,12 +170,85 @@ pub fn eigsh<T: Float>(
             format!("expected a square operator, got ({m0}, {n})"),
         ));
     }
-    if k == 0 || k >= n {
+    let limit = if eigs { n.saturating_sub(1) } else { n };
+    if k == 0 || k >= limit {
         return Err(make::arg(
             op,
-            format!("k = {k} must be in 1..{n} (n = {n})"),
+            format!("k = {k} must be in 1..{limit} (n = {n})"),
         ));
     }
+    Ok(n)
+}
+
+/// `x ↦ (A − σI)⁻¹ x`: the user's `opinv`, or the sparse LU of `A − σI` (shift-invert mode of
+/// [`eigsh`] and [`eigs`](crate::linalg::eigs)).
+pub(crate) enum ShiftInvert<'a, T: Float> {
+    User(&'a dyn LinearOperator<T>),
+    Lu(Box<SuperLu<T>>, Device),
+}
+
+impl<'a, T: Scalar> ShiftInvert<'a, T> {
+    pub(crate) fn new(
+        op: &str,
+        a: &dyn LinearOperator<T>,
+        opinv: Option<&'a dyn LinearOperator<T>>,
+        sigma: c64,
+        n: usize,
+    ) -> Result<Self> {
+        if let Some(o) = opinv {
+            if o.shape() != (n, n) {
+                return Err(make::shape(
+                    op,
+                    format!("opinv of shape {:?} for n = {n}", o.shape()),
+                ));
+            }
+            return Ok(ShiftInvert::User(o));
+        }
+        let Some(csr) = a.to_csr() else {
+            return Err(make::arg(
+                op,
+                "sigma with an operator that is not a sparse matrix needs opinv",
+            ));
+        };
+        let csr: CsrMatrix<T> = csr?;
+        let dev = csr.device().clone();
+        let shift = crate::construct::eye::<T>(n, n, 0, &dev)?.mul_scalar(T::from_c64(sigma))?;
+        let lu = splu(&csr.sub(&shift)?)?;
+        Ok(ShiftInvert::Lu(Box::new(lu), dev))
+    }
+}
+
+impl<T: Float> LinearOperator<T> for ShiftInvert<'_, T> {
+    fn shape(&self) -> (usize, usize) {
+        match self {
+            ShiftInvert::User(o) => o.shape(),
+            ShiftInvert::Lu(lu, _) => lu.shape(),
+        }
+    }
+    fn matvec(&self, x: &Array<T>) -> Result<Array<T>> {
+        match self {
+            ShiftInvert::User(o) => crate::linalg::checked_matvec(*o, x),
+            ShiftInvert::Lu(lu, _) => lu.solve(x),
+        }
+    }
+    fn device(&self) -> Option<Device> {
+        match self {
+            ShiftInvert::User(o) => o.device(),
+            ShiftInvert::Lu(_, d) => Some(d.clone()),
+        }
+    }
+}
+
+/// The Lanczos iteration of [`eigsh`] on `a` (`A`, or `(A − σI)⁻¹` when `sigma` is given: the
+/// returned values are then `σ + 1/θ`); `opts.sigma` and `opts.opinv` are not read here.
+pub(crate) fn lanczos<T: Float>(
+    a: &dyn LinearOperator<T>,
+    k: usize,
+    opts: &EigshOptions<T>,
+    sigma: Option<f64>,
+) -> Result<EigshResult<T>> {
+    let op = "eigsh";
+    let n = check_square_k(op, a, k, false)?;
     let m = opts.ncv.unwrap_or((2 * k + 1).max(20)).min(n);
     if m <= k || m > n {
         return Err(make::arg(
@@ -227,17 +353,7 @@ pub fn eigsh<T: Float>(
             })?;
         let theta: Vec<f64> = (0..m).map(|i| ev.S().column_vector()[i].re).collect();
         let sv = ev.U();
-        let mut order: Vec<usize> = (0..m).collect();
-        let key = |i: &usize| -> f64 {
-            let t = theta[*i];
-            match opts.which {
-                Which::LM => -t.abs(),
-                Which::SM => t.abs(),
-                Which::LA => -t,
-                Which::SA => t,
-            }
-        };
-        order.sort_by(|x, y| key(x).total_cmp(&key(y)));
+        let order = wanted_order(&theta, opts.which);
         let eps23 = eps.powf(2.0 / 3.0);
         worst = 0.0f64;
         let mut ok = true;
@@ -257,9 +373,11 @@ pub fn eigsh<T: Float>(
                     residual: worst,
                 });
             }
+            // the eigenvalues of A (σ + 1/θ in shift-invert mode), ascending
+            let lam = |t: f64| sigma.map_or(t, |s| s + 1.0 / t);
             let mut sel: Vec<usize> = order[..k].to_vec();
-            sel.sort_by(|x, y| theta[*x].total_cmp(&theta[*y]));
-            let w: Vec<f64> = sel.iter().map(|&i| theta[i]).collect();
+            sel.sort_by(|x, y| lam(theta[*x]).total_cmp(&lam(theta[*y])));
+            let w: Vec<f64> = sel.iter().map(|&i| lam(theta[i])).collect();
             let v = if opts.return_eigenvectors {
                 let mut out = Array::<T>::zeros(&[n, k], &dev)?;
                 for (c, &i) in sel.iter().enumerate() {
@@ -293,6 +411,40 @@ pub fn eigsh<T: Float>(
         iterations: maxiter,
         residual: worst,
     })
+}
+
+/// The indices of the Ritz values `theta`, most wanted first for `which` (ties by index, so
+/// the order is the same on every run): BE alternates the largest and the smallest, the
+/// largest first.
+fn wanted_order(theta: &[f64], which: Which) -> Vec<usize> {
+    let m = theta.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    let key = |i: &usize| -> f64 {
+        let t = theta[*i];
+        match which {
+            Which::LM => -t.abs(),
+            Which::SM => t.abs(),
+            Which::LA | Which::BE => -t,
+            Which::SA => t,
+        }
+    };
+    order.sort_by(|x, y| key(x).total_cmp(&key(y)));
+    if which == Which::BE {
+        // order is descending: take from the front (high) and the back (low) in turn
+        let (mut lo, mut hi) = (0usize, m);
+        let mut be = Vec::with_capacity(m);
+        for c in 0..m {
+            if c % 2 == 0 {
+                be.push(order[lo]);
+                lo += 1;
+            } else {
+                hi -= 1;
+                be.push(order[hi]);
+            }
+        }
+        order = be;
+    }
+    order
 }
 
 /// Vector `dst` = `Σ_l S[l, i] V_l` (a Ritz vector).

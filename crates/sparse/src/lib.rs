@@ -22,7 +22,9 @@
 //!   Also [`linalg::bicg`], [`linalg::qmr`], [`linalg::tfqmr`], [`linalg::lgmres`],
 //!   [`linalg::gcrotmk`] (scalars read per step), [`linalg::expm_multiply`],
 //!   [`linalg::onenormest`], [`linalg::expm`], [`linalg::inv`], [`linalg::spbandwidth`],
-//!   [`linalg::is_sptriangular`], [`linalg::LaplacianNd`]; `COVERAGE.md` lists every SciPy name.
+//!   [`linalg::is_sptriangular`], [`linalg::LaplacianNd`], the eigensolvers [`linalg::eigsh`]
+//!   (Hermitian; shift-invert) and [`linalg::eigs`] (general; complex results, a GPU hybrid for
+//!   the small projected problem); `COVERAGE.md` lists every SciPy name.
 //! - [`csgraph`]: [`csgraph::connected_components`] (weak and strong connection),
 //!   [`csgraph::csgraph_from_dense`], [`csgraph::csgraph_to_dense`], [`csgraph::laplacian`],
 //!   the shortest paths ([`csgraph::shortest_path`], [`csgraph::floyd_warshall`],
@@ -38,6 +40,7 @@
 //! Every public function validates its arguments once, then runs the CPU reference or the CUDA
 //! implementation of the device holding its arrays.
 
+mod arnoldi;
 mod construct;
 mod cpu;
 pub mod csgraph;

@@ -15,6 +15,7 @@ use crate::krylov::{self, Engine, Sc};
 use cusci_core::error::make;
 use cusci_core::{Array, Device, Float, RealFloat, Result};
 
+pub use crate::arnoldi::{eigs, EigsOptions, EigsResult, EigsWhich};
 pub use crate::direct::{
     factorized, splu, splu_with, spsolve, spsolve_triangular, PermcSpec, SpluOptions, SuperLu,
 };

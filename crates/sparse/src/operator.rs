@@ -28,6 +28,12 @@ pub trait LinearOperator<T: Float> {
     fn device(&self) -> Option<Device> {
         None
     }
+    /// The operator as a CSR matrix with `i32` indices when it is a sparse matrix: the
+    /// shift-invert modes of [`eigsh`](crate::linalg::eigsh) and [`eigs`](crate::linalg::eigs)
+    /// factor `A − σI` from it. The default says it is not one.
+    fn to_csr(&self) -> Option<Result<CsrMatrix<T>>> {
+        None
+    }
 }
 
 /// Any index type: `i32` and `i64` matrices are operators of the solvers alike.
@@ -47,6 +53,9 @@ impl<T: Float, I: SpIndex> LinearOperator<T> for CsrMatrix<T, I> {
     }
     fn device(&self) -> Option<Device> {
         Some(CsrMatrix::device(self).clone())
+    }
+    fn to_csr(&self) -> Option<Result<CsrMatrix<T>>> {
+        Some(self.with_index::<i32>())
     }
 }
 
@@ -137,6 +146,9 @@ impl<T: Float, I: SpIndex> LinearOperator<T> for CscMatrix<T, I> {
     }
     fn device(&self) -> Option<Device> {
         Some(CscMatrix::device(self).clone())
+    }
+    fn to_csr(&self) -> Option<Result<CsrMatrix<T>>> {
+        Some(self.tocsr().and_then(|c| c.with_index::<i32>()))
     }
 }
 

@@ -1,7 +1,7 @@
-//! `svds`: a few singular triplets of a sparse matrix or linear operator, from [`eigsh`] on the
+//! `svds`: a few singular triplets of a sparse matrix or linear operator, from [`eigsh`](crate::linalg::eigsh) on the
 //! normal operator (SciPy's `solver='arpack'` route).
 
-use crate::eigen::{eigsh, pseudo_random, EigshOptions, Which};
+use crate::eigen::{lanczos, pseudo_random, EigshOptions, Which};
 use crate::krylov;
 use crate::linalg::{checked_matvec, checked_rmatvec, LinearOperator};
 use crate::lobpcg::{orthonormalizer, Block};
@@ -26,20 +26,20 @@ pub enum SingularVectors {
 /// Options of [`svds`] (SciPy's keyword arguments; `k` is an argument of its own).
 #[derive(Clone, Copy)]
 pub struct SvdsOptions<'a, T: Float> {
-    /// The Lanczos basis size of the inner [`eigsh`] (default `min(d, max(2k + 1, 20))`,
+    /// The Lanczos basis size of the inner [`eigsh`](crate::linalg::eigsh) (default `min(d, max(2k + 1, 20))`,
     /// `d = min(A.shape)`).
     pub ncv: Option<usize>,
     /// Relative accuracy of the singular values (default 0: machine precision); the inner
-    /// [`eigsh`] runs with `tol²`, as SciPy, but never below the working precision's ε (SciPy
+    /// [`eigsh`](crate::linalg::eigsh) runs with `tol²`, as SciPy, but never below the working precision's ε (SciPy
     /// passes `tol²` as it is: in f32, `tol = 1e-5` asks Ritz estimates of 1e-10, which on the
     /// GPU stagnate near 1e-8 and never converge).
     pub tol: f64,
     /// [`Which::LM`] (largest, default) or [`Which::SM`] (smallest).
     pub which: Which,
-    /// Start vector of the inner [`eigsh`], of length `min(A.shape)` (default a fixed
+    /// Start vector of the inner [`eigsh`](crate::linalg::eigsh), of length `min(A.shape)` (default a fixed
     /// pseudo-random vector).
     pub v0: Option<&'a Array<T>>,
-    /// Restart limit of the inner [`eigsh`] (default `10 d`).
+    /// Restart limit of the inner [`eigsh`](crate::linalg::eigsh) (default `10 d`).
     pub maxiter: Option<usize>,
     /// Which singular vectors to return (default both).
     pub return_singular_vectors: SingularVectors,
@@ -97,7 +97,7 @@ impl<T: Float> LinearOperator<T> for Normal<'_, T> {
 
 /// `k` largest (`which = LM`) or smallest (`SM`) singular values and vectors of a sparse matrix
 /// or linear operator `A` of shape (m, n) (SciPy's `svds(A, k, ncv, tol, which, v0, maxiter,
-/// return_singular_vectors, solver='arpack')`). As SciPy: [`eigsh`] finds the k wanted
+/// return_singular_vectors, solver='arpack')`). As SciPy: [`eigsh`](crate::linalg::eigsh) finds the k wanted
 /// eigenpairs of `Aᴴ A` (n ≤ m) or `A Aᴴ` (m < n), the smaller of the two, with tolerance `tol²`;
 /// the eigenvectors `V` are re-orthonormalized, `A V` (or `Aᴴ V`) is factored as `Q R` by
 /// modified Gram–Schmidt with reorthogonalisation (a zero column, from a zero singular value, is
@@ -172,11 +172,13 @@ pub fn svds<T: Float>(
         },
         other => other,
     };
-    let ev = eigsh(
+    let ev = lanczos(
         &normal,
         k,
         &EigshOptions {
             which: opts.which,
+            sigma: None,
+            opinv: None,
             ncv: opts.ncv,
             maxiter: opts.maxiter,
             tol: if opts.tol == 0.0 {
@@ -187,6 +189,7 @@ pub fn svds<T: Float>(
             v0: opts.v0,
             return_eigenvectors: true,
         },
+        None,
     )
     .map_err(rename)?;
     let Some(vecs) = ev.v else {

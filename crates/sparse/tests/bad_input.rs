@@ -7,7 +7,7 @@
 //! singular" in SciPy).
 
 use cusci_core::testing::bad_input::{self as bi, f, fv, shp, Kind::*, Table, V};
-use cusci_core::{Array, Device, Result};
+use cusci_core::{c64, Array, Device, Result};
 use cusci_sparse::csgraph::{
     breadth_first_order, connected_components, construct_dist_matrix, dijkstra, floyd_warshall,
     laplacian, maximum_bipartite_matching, maximum_flow, min_weight_full_bipartite_matching,
@@ -483,6 +483,64 @@ fn table(dev: &Device) -> Table {
             vec![1],
             eigsh(&spd4(d)?, usize::MAX, &EigshOptions::default())?.w,
         ))
+    });
+    t.err(
+        "eigsh: sigma on an eigenvalue (A - sigma I singular)",
+        Singular,
+        |d| {
+            let o = EigshOptions {
+                sigma: Some(3.0),
+                ..Default::default()
+            };
+            let a = diags::<f64>(&[&[1.0, 2.0, 3.0, 4.0, 5.0]], &[0], None, d)?;
+            Ok(V::F(vec![2], eigsh(&a, 2, &o)?.w))
+        },
+    );
+    t.err("eigsh: sigma = NaN", Arg, |d| {
+        let o = EigshOptions {
+            sigma: Some(f64::NAN),
+            ..Default::default()
+        };
+        Ok(V::F(vec![1], eigsh(&spd4(d)?, 1, &o)?.w))
+    });
+    t.err("eigsh: sigma on an operator without opinv", Arg, |d| {
+        let v0 = b4(d)?;
+        let o = EigshOptions {
+            sigma: Some(1.0),
+            v0: Some(&v0),
+            ..Default::default()
+        };
+        Ok(V::F(vec![1], eigsh(&bad(4), 1, &o)?.w))
+    });
+    t.err("eigs: k = n - 1", Arg, |d| {
+        let w = eigs(&spd4(d)?, 3, &EigsOptions::default())?.w;
+        Ok(V::F(vec![3], w.iter().map(|z| z.re).collect()))
+    });
+    t.err("eigs: k = 0", Arg, |d| {
+        let w = eigs(&spd4(d)?, 0, &EigsOptions::default())?.w;
+        Ok(V::F(vec![0], w.iter().map(|z| z.re).collect()))
+    });
+    t.err("eigs: non-square", Shape, |d| {
+        let a = dense(&[1.0; 12], 3, 4, d)?;
+        let w = eigs(&a, 1, &EigsOptions::default())?.w;
+        Ok(V::F(vec![1], w.iter().map(|z| z.re).collect()))
+    });
+    t.err("eigs: matvec returns 3 of 4", Shape, |d| {
+        let v0 = b4(d)?;
+        let o = EigsOptions {
+            v0: Some(&v0),
+            ..Default::default()
+        };
+        let w = eigs(&bad(3), 1, &o)?.w;
+        Ok(V::F(vec![1], w.iter().map(|z| z.re).collect()))
+    });
+    t.err("eigs: complex sigma on a real matrix", Arg, |d| {
+        let o = EigsOptions {
+            sigma: Some(c64::new(0.0, 1.0)),
+            ..Default::default()
+        };
+        let w = eigs(&spd4(d)?, 1, &o)?.w;
+        Ok(V::F(vec![1], w.iter().map(|z| z.re).collect()))
     });
     t.err("svds: rmatvec returns 3 of 4", Shape, |d| {
         let op = Bad { rout: 3, ..bad(4) };

@@ -6,6 +6,7 @@ mod construct;
 mod csgraph;
 mod direct;
 mod eigen;
+mod eigs;
 mod flow;
 mod formats;
 mod fuzz;
