@@ -130,6 +130,39 @@ def _():
     a = rng().standard_normal((2047, 2047))
     return lambda: cp.linalg.svd(a, compute_uv=False)
 
+def image_chain(x):
+    """The 20 calls of benches/suite/graph.rs's chain."""
+    g = cndi.gaussian_filter(x, 2.0)
+    sx = cndi.sobel(g, 0); sy = cndi.sobel(g, 1)
+    mag = cp.sqrt(sx * sx + sy * sy)
+    u = cndi.uniform_filter(mag, 5)
+    med = cndi.median_filter(u, size=3)
+    rng_ = cndi.maximum_filter(med, size=3) - cndi.minimum_filter(med, size=3)
+    lap = cp.abs(cndi.laplace(g))
+    s_ = rng_ + lap
+    p = cndi.prewitt(s_, 1)
+    n = cp.clip((s_ + cp.abs(p)) * 0.25, 0.0, 1.0)
+    return n, n.sum(axis=1)
+
+@case("graph.image_chain20_f32_256_eager", n_repeat=200)
+def _():
+    x = rng().standard_normal((256, 256), dtype=cp.float32)
+    return lambda: image_chain(x)
+
+@case("graph.image_chain20_f32_256_replay", n_repeat=200)
+def _():
+    # CuPy's own graph capture of the same chain (cupy.cuda.Stream.begin_capture); the record
+    # is an error where CuPy cannot capture it
+    x = rng().standard_normal((256, 256), dtype=cp.float32)
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        image_chain(x)
+        s.synchronize()
+        s.begin_capture()
+        image_chain(x)
+        g = s.end_capture()
+    return lambda: g.launch()
+
 # ---------------- the runner ----------------
 def empty_pool():
     """Frees every unused block of CuPy's pools and the FFT plans (whose work areas it holds)."""
