@@ -665,3 +665,49 @@ fn binary_erosion_rows_naive_oracle() {
         }
     }
 }
+
+/// Iterated dilation and erosion with a structure holding its origin: 2 to 16 iterations (the
+/// CPU's whole-array steps) give the same result as that many single steps applied in turn,
+/// and 17 (the CPU's frontier steps) as 17 single steps, with a mask and both border values.
+#[test]
+fn iterations_match_repeated_single_steps() {
+    let shape = [23usize, 31];
+    let n = shape[0] * shape[1];
+    let r: Vec<f64> = cusci_core::testing::randn_vec(n, 321);
+    let x: Vec<bool> = r.iter().map(|&v| v > 0.9).collect();
+    let mr: Vec<f64> = cusci_core::testing::randn_vec(n, 322);
+    let m: Vec<bool> = mr.iter().map(|&v| v > -1.2).collect();
+    for_each_device(|dev| {
+        let a = Array::from_vec(x.clone(), &shape, dev).unwrap();
+        let ma = Array::from_vec(m.clone(), &shape, dev).unwrap();
+        for dilate in [true, false] {
+            for border in [false, true] {
+                for it in [2i64, 5, 16, 17] {
+                    let o = |iterations: i64| BinaryOptions {
+                        iterations,
+                        mask: Some(&ma),
+                        border_value: border,
+                        ..Default::default()
+                    };
+                    let op = |a: &Array<bool>, o: &BinaryOptions| {
+                        if dilate {
+                            binary_dilation(a, o).unwrap()
+                        } else {
+                            binary_erosion(a, o).unwrap()
+                        }
+                    };
+                    let got = op(&a, &o(it));
+                    let mut want = a.clone();
+                    for _ in 0..it {
+                        want = op(&want, &o(1));
+                    }
+                    assert_eq!(
+                        got.to_vec().unwrap(),
+                        want.to_vec().unwrap(),
+                        "dilate {dilate} border {border} iterations {it} on {dev}"
+                    );
+                }
+            }
+        }
+    });
+}

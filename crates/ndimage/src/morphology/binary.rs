@@ -184,6 +184,10 @@ fn cpu_step(
         .reduce(|| false, |a, b| a || b)
 }
 
+/// The most iterations (a structure holding its origin) that [`cpu_iterate`] runs as
+/// whole-array steps; more, or until stable, go through [`cpu_propagate`] (the same result).
+const WHOLE_STEPS_MAX: i64 = 16;
+
 /// Whether a step only removes elements (erosion) or only adds them (dilation): the structure
 /// holds its own origin (offset 0). Then repeating it reaches a fixed point; otherwise the
 /// result can cycle (SciPy loops forever there).
@@ -194,7 +198,8 @@ fn monotone(offs: &[Vec<i64>]) -> bool {
 /// Repeated erosion (`dilate == false`) or dilation on the host: `iterations < 1` until stable,
 /// or `InvalidArgument` (from `op`) when the result cycles instead, found by Brent's method (one
 /// saved state, re-saved at powers of two) where the structure does not hold its origin. With
-/// a structure that holds its origin and more than one step, [`cpu_propagate`].
+/// a structure that holds its origin and more than [`WHOLE_STEPS_MAX`] steps or until stable,
+/// [`cpu_propagate`].
 pub(crate) fn cpu_iterate(
     op: &str,
     input: &[bool],
@@ -202,7 +207,9 @@ pub(crate) fn cpu_iterate(
     mask: Option<&[bool]>,
 ) -> Result<Vec<bool>> {
     let iterations = s.iterations;
-    if iterations != 1 && monotone(s.offs) {
+    // a few whole-array steps (row slices, cheap) beat the frontier's bookkeeping; until stable
+    // or many steps, the frontier's work follows the changes only
+    if (iterations < 1 || iterations > WHOLE_STEPS_MAX) && monotone(s.offs) {
         return Ok(cpu_propagate(input, s, mask));
     }
     let delta = deltas(s.shape, s.offs);
