@@ -261,7 +261,7 @@ fn label_2d_structures_against_flood_fill() {
     let shape = [73usize, 59];
     let n = shape[0] * shape[1];
     for (k, thr) in [0.9f64, 0.0, -0.7].iter().enumerate() {
-        let r = cusci_core::testing::randn_vec(n, 700 + k as u64);
+        let r: Vec<f64> = cusci_core::testing::randn_vec(n, 700 + k as u64);
         let mask: Vec<bool> = r.iter().map(|&v| v > *thr).collect();
         for (si, s) in structures.iter().enumerate() {
             let (want, wn) = oracle(&mask, &shape, s);

@@ -118,6 +118,8 @@ pub(crate) fn cpu_filtfilt<T: SignalScalar>(
     let yp = SendPtr(y.as_mut_ptr());
     let groups = signals.div_ceil(ROW_GROUP);
     (0..groups).into_par_iter().for_each(|g| {
+        // the whole wrapper into the closure (not its raw pointer field, which is not Send)
+        #[allow(clippy::redundant_locals)]
         let yp = yp;
         let s0 = g * ROW_GROUP;
         let s1 = (s0 + ROW_GROUP).min(signals);
