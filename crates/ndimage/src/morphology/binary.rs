@@ -209,7 +209,7 @@ pub(crate) fn cpu_iterate(
     let iterations = s.iterations;
     // a few whole-array steps (row slices, cheap) beat the frontier's bookkeeping; until stable
     // or many steps, the frontier's work follows the changes only
-    if (iterations < 1 || iterations > WHOLE_STEPS_MAX) && monotone(s.offs) {
+    if !(1..=WHOLE_STEPS_MAX).contains(&iterations) && monotone(s.offs) {
         return Ok(cpu_propagate(input, s, mask));
     }
     let delta = deltas(s.shape, s.offs);
