@@ -39,7 +39,7 @@ MIN_REPEAT = 5
 CASES = {}
 
 
-def case(name, n_repeat=20, fft=False):
+def case(name, n_repeat=20):
     """Registers a SciPy case: setup(workers) -> callable."""
     def deco(fn):
         CASES[name] = (fn, n_repeat)
