@@ -1,7 +1,7 @@
 //! The benchmark suite of `../shared/bench/CASES.md`: the project's side of the CuPy comparison.
 //!
 //! ```text
-//! cargo bench --bench suite -- [--json PATH] [--filter SUBSTR] [--list]
+//! cargo bench --bench suite -- [--json PATH] [--filter SUBSTR] [--list] [--device cuda|cpu]
 //! ```
 //!
 //! Each case builds its inputs on the GPU (random normal, from [`Generator`]), checks its own
@@ -23,6 +23,11 @@
 //! run goes on. Without a GPU every selected case is recorded as an error, and the suite still
 //! exits 0.
 //!
+//! `--device cpu` runs the cases on the CPU instead (`suite/cpu.rs`: inputs on the CPU device,
+//! host-clock timing, `"impl": "cusci-cpu"`, the cubic linalg and 3-D cases scaled down, a
+//! `--cpu-max-s` limit per call, CPU-only cases for the known gaps against SciPy);
+//! `benches/cpu_vs_scipy.py` runs it at one thread and at all cores beside SciPy/NumPy.
+//!
 //! Adding a domain's cases: write `benches/suite/<domain>.rs` with `pub fn cases() -> Vec<Case>`
 //! (one [`Case`] per line of CASES.md, each with a [`Bench`] implementation), declare it below
 //! with `#[path]`, and extend [`all_cases`].
@@ -33,6 +38,8 @@
 mod blackscholes;
 #[path = "suite/core.rs"]
 mod core_cases;
+#[path = "suite/cpu.rs"]
+mod cpu_cases;
 #[path = "suite/fft.rs"]
 mod fft_cases;
 #[path = "suite/graph.rs"]
@@ -156,10 +163,15 @@ struct Options {
     json: Option<String>,
     filter: Option<String>,
     list: bool,
+    /// `--device cpu`: the CPU mode ([`cpu_cases`]); else CUDA
+    cpu: cpu_cases::CpuOptions,
 }
 
 fn usage() -> ! {
-    eprintln!("usage: suite [--json PATH] [--filter SUBSTR] [--list] [SUBSTR]");
+    eprintln!(
+        "usage: suite [--json PATH] [--filter SUBSTR] [--list] [--device cuda|cpu] \
+         [--cpu-full] [--cpu-max-s S] [--cpu-check] [SUBSTR]"
+    );
     std::process::exit(2)
 }
 
@@ -168,6 +180,7 @@ fn parse_args() -> Options {
         json: None,
         filter: None,
         list: false,
+        cpu: cpu_cases::CpuOptions::default(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -175,6 +188,19 @@ fn parse_args() -> Options {
             "--json" => o.json = Some(args.next().unwrap_or_else(|| usage())),
             "--filter" => o.filter = Some(args.next().unwrap_or_else(|| usage())),
             "--list" => o.list = true,
+            "--device" => match args.next().as_deref() {
+                Some("cpu") => o.cpu.on = true,
+                Some("cuda") => o.cpu.on = false,
+                _ => usage(),
+            },
+            "--cpu-full" => o.cpu.full = true,
+            "--cpu-check" => o.cpu.check = true,
+            "--cpu-max-s" => {
+                o.cpu.max_s = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or_else(|| usage())
+            }
             // cargo bench passes --bench to harness-less targets
             "--bench" => {}
             "-h" | "--help" => usage(),
@@ -298,7 +324,12 @@ fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
 
 fn main() {
     let opts = parse_args();
-    let cases: Vec<Case> = all_cases()
+    let all = if opts.cpu.on {
+        cpu_cases::cpu_set(all_cases(), &opts.cpu)
+    } else {
+        all_cases()
+    };
+    let cases: Vec<Case> = all
         .into_iter()
         .filter(|c| opts.filter.as_deref().is_none_or(|f| c.name.contains(f)))
         .collect();
@@ -322,6 +353,10 @@ fn main() {
     };
     if cases.is_empty() {
         println!("# no case matches {:?}", opts.filter.unwrap_or_default());
+        return;
+    }
+    if opts.cpu.on {
+        cpu_cases::run_cpu(&cases, &opts.cpu, |rec| sink.write(rec));
         return;
     }
 

@@ -454,6 +454,76 @@ fn edt_cuda<T: Element>(
     Ok((dist, idx))
 }
 
+/// One raster pass of [`distance_transform_cdt`] on the host (`rev`: the backward pass, over
+/// the elements in reverse order): each element that is not background takes the least
+/// `d[j] + 1` over its structure points `offs` (flat offsets `dl`) inside the array, the first
+/// such point on ties; with `FT`, its feature index follows. Row by row along the last axis:
+/// elements of interior rows away from the row's ends read their points at fixed offsets.
+fn cdt_pass<const FT: bool>(
+    d: &mut [i32],
+    ft: &mut [i64],
+    shape: &[usize],
+    offs: &[Vec<i64>],
+    dl: &[i64],
+    rev: bool,
+) {
+    let n = d.len();
+    let nd = shape.len();
+    if n == 0 || nd == 0 {
+        return;
+    }
+    let w = shape[nd - 1];
+    let rows = n / w;
+    let mut c = vec![0i64; nd];
+    for rr in 0..rows {
+        let r = if rev { rows - 1 - rr } else { rr };
+        // the row's coordinates on the leading axes
+        let mut q = r;
+        for a in (0..nd - 1).rev() {
+            c[a] = (q % shape[a]) as i64;
+            q /= shape[a];
+        }
+        let lead_in = (0..nd - 1).all(|a| c[a] >= 1 && c[a] + 1 < shape[a] as i64);
+        for cc in 0..w {
+            let col = if rev { w - 1 - cc } else { cc };
+            let i = r * w + col;
+            if d[i] == 0 {
+                continue;
+            }
+            let interior = lead_in && col >= 1 && col + 1 < w;
+            let mut best = d[i];
+            let mut bf = if FT { ft[i] } else { 0 };
+            c[nd - 1] = col as i64;
+            for (o, &dd) in offs.iter().zip(dl) {
+                if !interior
+                    && !o
+                        .iter()
+                        .zip(c.iter())
+                        .zip(shape)
+                        .all(|((&oa, &ca), &sa)| ca + oa >= 0 && ca + oa < sa as i64)
+                {
+                    continue;
+                }
+                let j = (i as i64 + dd) as usize;
+                let dj = d[j];
+                if dj >= 0 {
+                    let v = dj + 1;
+                    if best < 0 || v < best {
+                        best = v;
+                        if FT {
+                            bf = ft[j];
+                        }
+                    }
+                }
+            }
+            d[i] = best;
+            if FT {
+                ft[i] = bf;
+            }
+        }
+    }
+}
+
 /// The metric of [`distance_transform_cdt`].
 #[derive(Debug, Clone, Default)]
 pub enum CdtMetric<'a> {
@@ -535,64 +605,19 @@ pub fn distance_transform_cdt<T: Element>(
                 .iter()
                 .map(|&x| if x != T::zero() { -1 } else { 0 })
                 .collect();
-            let mut ft: Vec<i64> = (0..n as i64).collect();
+            // the feature transform only when the indices are asked for
+            let mut ft: Vec<i64> = if return_indices {
+                (0..n as i64).collect()
+            } else {
+                Vec::new()
+            };
             let bwd: Vec<Vec<i64>> = fwd.iter().map(|o| o.iter().map(|c| -c).collect()).collect();
             for (offs, rev) in [(&fwd, false), (&bwd, true)] {
                 let dl: Vec<i64> = offs.iter().map(delta).collect();
-                // the element's coordinates, stepped in raster order (backwards for `rev`)
-                let mut c: Vec<i64> = if rev {
-                    shape.iter().map(|&s| s as i64 - 1).collect()
+                if return_indices {
+                    cdt_pass::<true>(&mut d, &mut ft, &shape, offs, &dl, rev);
                 } else {
-                    vec![0; nd]
-                };
-                for t in 0..n {
-                    let i = if rev { n - 1 - t } else { t };
-                    if t > 0 {
-                        let mut a = nd;
-                        while a > 0 {
-                            a -= 1;
-                            if rev {
-                                c[a] -= 1;
-                                if c[a] >= 0 {
-                                    break;
-                                }
-                                c[a] = shape[a] as i64 - 1;
-                            } else {
-                                c[a] += 1;
-                                if c[a] < shape[a] as i64 {
-                                    break;
-                                }
-                                c[a] = 0;
-                            }
-                        }
-                    }
-                    if d[i] == 0 {
-                        continue;
-                    }
-                    // every neighbour inside (the structure is 3 along every axis)
-                    let interior = (0..nd).all(|a| c[a] >= 1 && c[a] + 1 < shape[a] as i64);
-                    let mut best = d[i];
-                    let mut bf = ft[i];
-                    for (o, &dd) in offs.iter().zip(&dl) {
-                        let inside = interior
-                            || o.iter()
-                                .zip(&c)
-                                .zip(&shape)
-                                .all(|((&oa, &ca), &sa)| ca + oa >= 0 && ca + oa < sa as i64);
-                        if !inside {
-                            continue;
-                        }
-                        let j = (i as i64 + dd) as usize;
-                        if d[j] >= 0 {
-                            let v = d[j] + 1;
-                            if best < 0 || v < best {
-                                best = v;
-                                bf = ft[j];
-                            }
-                        }
-                    }
-                    d[i] = best;
-                    ft[i] = bf;
+                    cdt_pass::<false>(&mut d, &mut ft, &shape, offs, &dl, rev);
                 }
             }
             let idx = if return_indices {

@@ -197,7 +197,11 @@ fn cpu<T: Element>(data: &[T], shape: &[usize], l: &Links) -> Result<(Array<i32>
     let Links { back, delta, adj } = *l;
     let n: usize = shape.iter().product();
     let nd = shape.len();
-    const BG: usize = usize::MAX;
+    if n < u32::MAX as usize {
+        if let Some((dmin, dmax)) = row_runs_2d(shape, back) {
+            return label_runs_2d(data, shape[0], shape[1], dmin, dmax);
+        }
+    }
     let mut p: Vec<usize> = (0..n)
         .map(|i| if data[i] != T::zero() { i } else { BG })
         .collect();
@@ -231,7 +235,16 @@ fn cpu<T: Element>(data: &[T], shape: &[usize], l: &Links) -> Result<(Array<i32>
         }
         step_index(&mut c, shape);
     }
-    // second pass: roots are the smallest index of their component, met first in raster order
+    second_pass(p, shape)
+}
+
+/// Background in the host forest.
+const BG: usize = usize::MAX;
+
+/// The labels from the forest `p` (every component's root its smallest index): roots are met
+/// first in raster order and numbered from 1.
+fn second_pass(mut p: Vec<usize>, shape: &[usize]) -> Result<(Array<i32>, usize)> {
+    let n = p.len();
     let mut out = vec![0i32; n];
     let mut count = 0usize;
     for i in 0..n {
@@ -247,6 +260,116 @@ fn cpu<T: Element>(data: &[T], shape: &[usize], l: &Links) -> Result<(Array<i32>
         }
     }
     Ok((Array::from_vec(out, shape, &Device::Cpu)?, count))
+}
+
+/// For a 2-D input whose structure joins horizontal neighbours and, on the row above, the
+/// columns `dmin..=dmax` (a contiguous range: 4- and 8-connectivity), that range
+/// ([`label_runs_2d`] applies); `None` otherwise (empty range: `dmin > dmax`).
+fn row_runs_2d(shape: &[usize], back: &[Vec<i64>]) -> Option<(i64, i64)> {
+    if shape.len() != 2 || !back.iter().any(|o| o[..] == [0, -1]) {
+        return None;
+    }
+    let up: Vec<i64> = back.iter().filter(|o| o[0] == -1).map(|o| o[1]).collect();
+    let (dmin, dmax) = (
+        up.iter().copied().min().unwrap_or(1),
+        up.iter().copied().max().unwrap_or(0),
+    );
+    if dmin <= dmax && (dmin..=dmax).any(|d| !up.contains(&d)) {
+        return None;
+    }
+    Some((dmin, dmax))
+}
+
+/// Background in the 32-bit forest of [`label_runs_2d`].
+const BG32: u32 = u32::MAX;
+
+fn find32(p: &mut [u32], mut x: u32) -> u32 {
+    let mut r = x;
+    while p[r as usize] != r {
+        r = p[r as usize];
+    }
+    while p[x as usize] != r {
+        let nx = p[x as usize];
+        p[x as usize] = r;
+        x = nx;
+    }
+    r
+}
+
+/// [`label`] of a 2-D input by runs (see [`row_runs_2d`]; fewer than 2^32 elements): each row's
+/// runs of nonzero elements point to their first element (a 32-bit forest), and each run joins
+/// once per run of the row above that it touches (columns `s + dmin ..= e - 1 + dmax` for the
+/// run `[s, e)`), the smaller root becoming the root, instead of a union per element and
+/// neighbour. Then run by run in raster order: a run whose root is its own first element opens
+/// the next label, any other takes its root's. The same components and numbering as the
+/// element-wise forest.
+fn label_runs_2d<T: Element>(
+    data: &[T],
+    h: usize,
+    w: usize,
+    dmin: i64,
+    dmax: i64,
+) -> Result<(Array<i32>, usize)> {
+    let n = h * w;
+    let mut p = vec![BG32; n];
+    for r in 0..h {
+        let row = r * w;
+        let mut x = 0usize;
+        while x < w {
+            if data[row + x] == T::zero() {
+                x += 1;
+                continue;
+            }
+            let s = x;
+            let start = (row + s) as u32;
+            while x < w && data[row + x] != T::zero() {
+                p[row + x] = start;
+                x += 1;
+            }
+            if r == 0 || dmin > dmax {
+                continue;
+            }
+            let prev = row - w;
+            let lo = (s as i64 + dmin).max(0);
+            let hi = (x as i64 - 1 + dmax).min(w as i64 - 1);
+            for y in lo..=hi {
+                let y = y as usize;
+                if p[prev + y] != BG32 && (y as i64 == lo || p[prev + y - 1] == BG32) {
+                    let a = find32(&mut p, start);
+                    let b = find32(&mut p, (prev + y) as u32);
+                    if a != b {
+                        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+                        p[hi as usize] = lo;
+                    }
+                }
+            }
+        }
+    }
+    let mut out = vec![0i32; n];
+    let mut count = 0usize;
+    for r in 0..h {
+        let row = r * w;
+        let mut x = 0usize;
+        while x < w {
+            if p[row + x] == BG32 {
+                x += 1;
+                continue;
+            }
+            let s = x;
+            while x < w && p[row + x] != BG32 {
+                x += 1;
+            }
+            let root = find32(&mut p, (row + s) as u32) as usize;
+            let lab = if root == row + s {
+                count += 1;
+                count.min(i32::MAX as usize) as i32
+            } else {
+                out[root]
+            };
+            out[row + s..row + x].fill(lab);
+        }
+    }
+    Ok((Array::from_vec(out, &[h, w], &Device::Cpu)?, count))
 }
 
 /// The GPU label: 32-bit forest indices below 2^31 elements (unless `wide`), else 64-bit.

@@ -309,3 +309,30 @@ fn distance_bad_inputs_same_errors() {
         ));
     });
 }
+
+/// distance_transform_cdt without indices (the CPU's passes without the feature transform)
+/// gives the distances of the call with indices, for every metric on 1-, 2- and 3-D inputs.
+#[test]
+fn cdt_distances_alone_match_with_indices() {
+    for (si, shape) in [vec![97usize], vec![31, 45], vec![7, 12, 19]]
+        .iter()
+        .enumerate()
+    {
+        let n: usize = shape.iter().product();
+        let r: Vec<f64> = cusci_core::testing::randn_vec(n, 40 + si as u64);
+        let x: Vec<bool> = r.iter().map(|&v| v > -0.9).collect();
+        for_each_device(|dev| {
+            let a = Array::from_vec(x.clone(), shape, dev).unwrap();
+            for m in [CdtMetric::Chessboard, CdtMetric::Taxicab] {
+                let (d1, _) = distance_transform_cdt(&a, &m, true, false).unwrap();
+                let (d2, i2) = distance_transform_cdt(&a, &m, true, true).unwrap();
+                assert!(i2.is_some());
+                assert_eq!(
+                    d1.unwrap().to_vec().unwrap(),
+                    d2.unwrap().to_vec().unwrap(),
+                    "{shape:?} on {dev}"
+                );
+            }
+        });
+    }
+}

@@ -244,3 +244,38 @@ fn label_bad_inputs_same_errors() {
         ));
     });
 }
+
+/// 2-D structures that take the row-run forest on the CPU (horizontal neighbours joined, a
+/// contiguous range of columns above: none, one side, all three) and ones that do not (no
+/// horizontal link, a gap above), against the flood fill.
+#[test]
+fn label_2d_structures_against_flood_fill() {
+    let structures: [[bool; 9]; 6] = [
+        [false, false, false, true, true, true, false, false, false],
+        [true, true, false, true, true, true, false, true, true],
+        [false, true, true, true, true, true, true, true, false],
+        [true, false, true, true, true, true, true, false, true],
+        [false, true, false, false, true, false, false, true, false],
+        [true, true, true, true, true, true, true, true, true],
+    ];
+    let shape = [73usize, 59];
+    let n = shape[0] * shape[1];
+    for (k, thr) in [0.9f64, 0.0, -0.7].iter().enumerate() {
+        let r: Vec<f64> = cusci_core::testing::randn_vec(n, 700 + k as u64);
+        let mask: Vec<bool> = r.iter().map(|&v| v > *thr).collect();
+        for (si, s) in structures.iter().enumerate() {
+            let (want, wn) = oracle(&mask, &shape, s);
+            for_each_device(|dev| {
+                let x = Array::from_vec(mask.clone(), &shape, dev).unwrap();
+                let sd = Array::from_vec(s.to_vec(), &[3, 3], dev).unwrap();
+                let (l, c) = label(&x, Some(&sd)).unwrap();
+                assert_eq!(c, wn, "structure {si}, threshold {thr}");
+                assert_eq!(
+                    l.to_vec().unwrap(),
+                    want,
+                    "structure {si} thr {thr} on {dev}"
+                );
+            });
+        }
+    }
+}

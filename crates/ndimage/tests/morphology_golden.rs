@@ -588,3 +588,126 @@ fn hit_or_miss_edges_golden() {
     });
     assert!(trues > 0, "every golden result is all false");
 }
+
+/// Binary erosion against the naive definition on shapes whose rows have interior segments
+/// (the CPU's slice-by-slice path) and ends: a 3 x 3 (x 3) structure, origins, masks and both
+/// border values; `x` reads `c + (k - 1) - origin`, outside is the border value, elements
+/// outside the mask keep their value.
+#[test]
+fn binary_erosion_rows_naive_oracle() {
+    for (si, shape) in [vec![37usize, 41], vec![6, 9, 70], vec![129]]
+        .iter()
+        .enumerate()
+    {
+        let nd = shape.len();
+        let n: usize = shape.iter().product();
+        let r: Vec<f64> = cusci_core::testing::randn_vec(n, 900 + si as u64);
+        let x: Vec<bool> = r.iter().map(|&v| v > -0.8).collect();
+        let mr: Vec<f64> = cusci_core::testing::randn_vec(n, 950 + si as u64);
+        let m: Vec<bool> = mr.iter().map(|&v| v > -1.0).collect();
+        let ns = 3usize.pow(nd as u32);
+        let s: Vec<bool> = (0..ns).map(|k| (k * 7 + si) % 5 != 0).collect();
+        let origin: Vec<i64> = (0..nd).map(|d| [0i64, 1, -1][(d + si) % 3]).collect();
+        for border in [false, true] {
+            for masked in [false, true] {
+                let want: Vec<bool> = (0..n)
+                    .map(|i| {
+                        if masked && !m[i] {
+                            return x[i];
+                        }
+                        let mut c = vec![0i64; nd];
+                        let mut q = i;
+                        for d in (0..nd).rev() {
+                            c[d] = (q % shape[d]) as i64;
+                            q /= shape[d];
+                        }
+                        (0..ns).filter(|&k| s[k]).all(|k| {
+                            let mut j = 0usize;
+                            let mut kk = k;
+                            let mut off = vec![0i64; nd];
+                            for d in (0..nd).rev() {
+                                off[d] = (kk % 3) as i64 - 1;
+                                kk /= 3;
+                            }
+                            for d in 0..nd {
+                                let v = c[d] + off[d] - origin[d];
+                                if v < 0 || v >= shape[d] as i64 {
+                                    return border;
+                                }
+                                j = j * shape[d] + v as usize;
+                            }
+                            x[j]
+                        })
+                    })
+                    .collect();
+                for_each_device(|dev| {
+                    let a = Array::from_vec(x.clone(), shape, dev).unwrap();
+                    let sa = Array::from_vec(s.clone(), &vec![3; nd], dev).unwrap();
+                    let ma = Array::from_vec(m.clone(), shape, dev).unwrap();
+                    let e = binary_erosion(
+                        &a,
+                        &BinaryOptions {
+                            structure: Some(&sa),
+                            mask: masked.then_some(&ma),
+                            border_value: border,
+                            origin: origin.clone(),
+                            ..Default::default()
+                        },
+                    )
+                    .unwrap();
+                    assert_eq!(
+                        e.to_vec().unwrap(),
+                        want,
+                        "{shape:?} border {border} masked {masked} on {dev}"
+                    );
+                });
+            }
+        }
+    }
+}
+
+/// Iterated dilation and erosion with a structure holding its origin: 2 to 16 iterations (the
+/// CPU's whole-array steps) give the same result as that many single steps applied in turn,
+/// and 17 (the CPU's frontier steps) as 17 single steps, with a mask and both border values.
+#[test]
+fn iterations_match_repeated_single_steps() {
+    let shape = [23usize, 31];
+    let n = shape[0] * shape[1];
+    let r: Vec<f64> = cusci_core::testing::randn_vec(n, 321);
+    let x: Vec<bool> = r.iter().map(|&v| v > 0.9).collect();
+    let mr: Vec<f64> = cusci_core::testing::randn_vec(n, 322);
+    let m: Vec<bool> = mr.iter().map(|&v| v > -1.2).collect();
+    for_each_device(|dev| {
+        let a = Array::from_vec(x.clone(), &shape, dev).unwrap();
+        let ma = Array::from_vec(m.clone(), &shape, dev).unwrap();
+        for dilate in [true, false] {
+            for border in [false, true] {
+                for it in [2i64, 5, 16, 17] {
+                    let o = |iterations: i64| BinaryOptions {
+                        iterations,
+                        mask: Some(&ma),
+                        border_value: border,
+                        ..Default::default()
+                    };
+                    let op = |a: &Array<bool>, o: &BinaryOptions| {
+                        if dilate {
+                            binary_dilation(a, o).unwrap()
+                        } else {
+                            binary_erosion(a, o).unwrap()
+                        }
+                    };
+                    let got = op(&a, &o(it));
+                    let mut want = a.clone();
+                    for _ in 0..it {
+                        want = op(&want, &o(1));
+                    }
+                    assert_eq!(
+                        got.to_vec().unwrap(),
+                        want.to_vec().unwrap(),
+                        "dilate {dilate} border {border} iterations {it} on {dev}"
+                    );
+                }
+            }
+        }
+    });
+}

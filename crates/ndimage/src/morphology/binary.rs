@@ -3,8 +3,7 @@
 
 use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape};
 use crate::structure::{
-    c_strides_u, contig, deltas, norm_origin, offset_extent, real_only, step_index, unravel,
-    Structure,
+    c_strides_u, contig, deltas, norm_origin, offset_extent, real_only, unravel, Structure,
 };
 use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::error::make;
@@ -85,52 +84,109 @@ fn cpu_step(
         ..
     } = *s;
     let nd = shape.len();
+    let n = inp.len();
+    if n == 0 {
+        return false;
+    }
     // per axis the offsets' extent: an element whose every point lies inside reads them at
     // fixed flat offsets
     let (lo, hi) = offset_extent(offs, nd);
-    const CH: usize = 4096;
-    out.par_chunks_mut(CH)
+    // one element, its coordinates `c`: the first point equal to the value that decides (true
+    // for a dilation, false for an erosion) decides
+    let element = |i: usize, c: &[i64]| -> bool {
+        let v = inp[i];
+        if !mask.is_none_or(|m| m[i]) {
+            return v;
+        }
+        let interior = (0..nd).all(|d| c[d] + lo[d] >= 0 && c[d] + hi[d] < shape[d] as i64);
+        for (of, &dl) in offs.iter().zip(delta) {
+            let x = if interior
+                || of
+                    .iter()
+                    .zip(c)
+                    .zip(shape)
+                    .all(|((&o, &c), &s)| c + o >= 0 && c + o < s as i64)
+            {
+                inp[(i as i64 + dl) as usize]
+            } else {
+                border
+            };
+            if x == dilate {
+                return dilate;
+            }
+        }
+        !dilate
+    };
+    if nd == 0 {
+        let r = element(0, &[]);
+        out[0] = r;
+        return r != inp[0];
+    }
+    // row by row along the last axis: in a row whose leading coordinates keep every point
+    // inside, the columns [a, b) away from its ends are the AND (erosion) or OR (dilation) of
+    // the input's row segments at the points' flat offsets, slice by slice; the other elements
+    // one by one
+    let w = shape[nd - 1];
+    let rows_per = (4096 / w).max(1);
+    out.par_chunks_mut(rows_per * w)
         .enumerate()
         .map(|(ci, chunk)| {
             let mut changed = false;
             let mut c = vec![0i64; nd];
-            unravel(ci * CH, shape, &mut c);
-            for (j, o) in chunk.iter_mut().enumerate() {
-                let i = ci * CH + j;
-                let v = inp[i];
-                let mut r = v;
-                if mask.is_none_or(|m| m[i]) {
-                    let interior =
-                        (0..nd).all(|d| c[d] + lo[d] >= 0 && c[d] + hi[d] < shape[d] as i64);
-                    // the first point equal to the value that decides (true for a dilation,
-                    // false for an erosion) decides
-                    r = !dilate;
-                    for (of, &dl) in offs.iter().zip(delta) {
-                        let x = if interior
-                            || of
-                                .iter()
-                                .zip(&c)
-                                .zip(shape)
-                                .all(|((&o, &c), &s)| c + o >= 0 && c + o < s as i64)
-                        {
-                            inp[(i as i64 + dl) as usize]
-                        } else {
-                            border
-                        };
-                        if x == dilate {
-                            r = dilate;
-                            break;
+            for (rj, orow) in chunk.chunks_mut(w).enumerate() {
+                let base = (ci * rows_per + rj) * w;
+                unravel(base, shape, &mut c);
+                let lead_in =
+                    (0..nd - 1).all(|d| c[d] + lo[d] >= 0 && c[d] + hi[d] < shape[d] as i64);
+                let a = (-lo[nd - 1]).max(0) as usize;
+                let b = (w as i64 - hi[nd - 1].max(0)).max(0) as usize;
+                let (a, b) = if lead_in && a < b { (a, b) } else { (0, 0) };
+                for col in (0..a).chain(b..w) {
+                    c[nd - 1] = col as i64;
+                    let r = element(base + col, &c);
+                    orow[col] = r;
+                    changed |= r != inp[base + col];
+                }
+                if a < b {
+                    let len = b - a;
+                    let seg = &mut orow[a..b];
+                    let src = |dl: i64| {
+                        let s = (base + a) as i64 + dl;
+                        &inp[s as usize..s as usize + len]
+                    };
+                    match delta.split_first() {
+                        None => seg.fill(!dilate),
+                        Some((&d0, rest)) => {
+                            seg.copy_from_slice(src(d0));
+                            for &dl in rest {
+                                let x = src(dl);
+                                if dilate {
+                                    seg.iter_mut().zip(x).for_each(|(o, &x)| *o |= x);
+                                } else {
+                                    seg.iter_mut().zip(x).for_each(|(o, &x)| *o &= x);
+                                }
+                            }
                         }
                     }
+                    let own = &inp[base + a..base + b];
+                    if let Some(m) = mask {
+                        let m = &m[base + a..base + b];
+                        seg.iter_mut()
+                            .zip(m)
+                            .zip(own)
+                            .for_each(|((o, &m), &x)| *o = if m { *o } else { x });
+                    }
+                    changed |= seg != own;
                 }
-                *o = r;
-                changed |= r != v;
-                step_index(&mut c, shape);
             }
             changed
         })
         .reduce(|| false, |a, b| a || b)
 }
+
+/// The most iterations (a structure holding its origin) that [`cpu_iterate`] runs as
+/// whole-array steps; more, or until stable, go through [`cpu_propagate`] (the same result).
+const WHOLE_STEPS_MAX: i64 = 16;
 
 /// Whether a step only removes elements (erosion) or only adds them (dilation): the structure
 /// holds its own origin (offset 0). Then repeating it reaches a fixed point; otherwise the
@@ -142,7 +198,8 @@ fn monotone(offs: &[Vec<i64>]) -> bool {
 /// Repeated erosion (`dilate == false`) or dilation on the host: `iterations < 1` until stable,
 /// or `InvalidArgument` (from `op`) when the result cycles instead, found by Brent's method (one
 /// saved state, re-saved at powers of two) where the structure does not hold its origin. With
-/// a structure that holds its origin and more than one step, [`cpu_propagate`].
+/// a structure that holds its origin and more than [`WHOLE_STEPS_MAX`] steps or until stable,
+/// [`cpu_propagate`].
 pub(crate) fn cpu_iterate(
     op: &str,
     input: &[bool],
@@ -150,7 +207,9 @@ pub(crate) fn cpu_iterate(
     mask: Option<&[bool]>,
 ) -> Result<Vec<bool>> {
     let iterations = s.iterations;
-    if iterations != 1 && monotone(s.offs) {
+    // a few whole-array steps (row slices, cheap) beat the frontier's bookkeeping; until stable
+    // or many steps, the frontier's work follows the changes only
+    if !(1..=WHOLE_STEPS_MAX).contains(&iterations) && monotone(s.offs) {
         return Ok(cpu_propagate(input, s, mask));
     }
     let delta = deltas(s.shape, s.offs);

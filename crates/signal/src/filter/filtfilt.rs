@@ -2,9 +2,12 @@
 //! [`lfiltic`]. The forward-backward passes run on the input's device through [`crate::lfilter`]
 //! and [`crate::sosfilt`] (the GPU's block-parallel scan for long signals); the edge extension
 //! is one kernel, the initial states one broadcast product, the reversals strided views: no
-//! host round trip besides reading the coefficients.
+//! host round trip besides reading the coefficients. On the CPU, `sosfiltfilt`'s pad method
+//! runs per group of signals in one buffer each (`iir::sosfiltfilt_host`), the same bits.
 
-use super::iir::{ba_filter, lfilter, lfilter_zi_host, sosfilt, sosfilt_zi, FilterOptions};
+use super::iir::{
+    ba_filter, lfilter, lfilter_zi_host, sosfilt, sosfilt_zi, sosfiltfilt_host, FilterOptions,
+};
 use crate::procutil::{
     each_dtype, host, host_elems, split_axis, typed_kernel, typed_source, SignalScalar, DEF_TZERO,
     SIGNAL_DTYPES,
@@ -96,13 +99,25 @@ fn kernel<T: Element>(d: &CudaDevice, name: &str) -> Result<Function> {
 }
 
 /// SciPy's `_validate_pad` + the extension: `(edge, extended x)`.
-fn pad<T: SignalScalar>(
+/// The extension's mode for `pad_ext` (0 odd, 1 even, 2 constant), `None` when nothing is added.
+fn pad_mode(opts: &FiltfiltOptions, edge: usize) -> Option<i32> {
+    let pt = opts.padtype.filter(|_| edge > 0)?;
+    Some(match pt {
+        FiltPad::Odd => 0,
+        FiltPad::Even => 1,
+        FiltPad::Constant => 2,
+    })
+}
+
+/// The extension's length `padlen` (0 without `padtype`), checked against the signal's length
+/// as SciPy checks it.
+fn pad_len<T: SignalScalar>(
     op: &str,
     x: &Array<T>,
     ax: usize,
     opts: &FiltfiltOptions,
     ntaps: usize,
-) -> Result<(usize, Array<T>)> {
+) -> Result<usize> {
     let edge = match opts.padtype {
         None => 0,
         Some(_) => opts.padlen.unwrap_or(3 * ntaps),
@@ -117,13 +132,19 @@ fn pad<T: SignalScalar>(
             ),
         ));
     }
-    let Some(pt) = opts.padtype.filter(|_| edge > 0) else {
+    Ok(edge)
+}
+
+fn pad<T: SignalScalar>(
+    op: &str,
+    x: &Array<T>,
+    ax: usize,
+    opts: &FiltfiltOptions,
+    ntaps: usize,
+) -> Result<(usize, Array<T>)> {
+    let edge = pad_len(op, x, ax, opts, ntaps)?;
+    let Some(mode) = pad_mode(opts, edge) else {
         return Ok((edge, x.clone()));
-    };
-    let mode: i32 = match pt {
-        FiltPad::Odd => 0,
-        FiltPad::Even => 1,
-        FiltPad::Constant => 2,
     };
     let (outer, n, inner) = split_axis(x.shape(), ax);
     let ne = n + 2 * edge;
@@ -601,6 +622,12 @@ pub fn sosfiltfilt<T: SignalScalar>(
     let z5 = (0..nsec).filter(|&s| sv[6 * s + 5] == T::zero()).count();
     let ntaps = 2 * nsec + 1 - z2.min(z5);
     let sos_h = Array::from_vec(sv, &[nsec, 6], &Device::cpu())?;
+    if matches!(x.backend(), Backend::Host(_)) {
+        // the host's one pass per group of signals (the same bits as the array path below)
+        let edge = pad_len(op, x, ax, opts, ntaps)?;
+        let zi = sosfilt_zi(&sos_h)?.to_vec()?;
+        return sosfiltfilt_host(&sos_h, x, ax, &zi, edge, pad_mode(opts, edge).unwrap_or(0));
+    }
     // the padding checked before the initial states, as SciPy (a signal too short for padlen
     // is InvalidArgument whatever the sections; a pole at 1 is Singular only for a long one)
     let (edge, ext) = pad(op, x, ax, opts, ntaps)?;

@@ -16,6 +16,10 @@ unsafe impl<T> Sync for SendPtr<T> {}
 /// Signals handled by one CPU task when the filtered axis is not the last.
 const INNER_CHUNK: usize = 64;
 
+/// Signals one task of [`cpu_filtfilt`] runs side by side, their recurrences interleaved
+/// sample by sample (each is a chain of dependent multiply-adds).
+const ROW_GROUP: usize = 4;
+
 fn zidx<T: SignalScalar>(
     iir: &Iir<T>,
     k: usize,
@@ -85,4 +89,98 @@ pub(crate) fn cpu_apply<T: SignalScalar>(
         }
     });
     (y, zf)
+}
+
+/// The pad method of `sosfiltfilt` on the host in one pass per group of [`ROW_GROUP`] signals:
+/// each signal extended by `edge` samples at each end (`mode` 0 odd, 1 even, 2 constant, as
+/// `filtfilt.rs`'s `pad`), filtered forward from `zi * ext[0]`, backward from `zi * y[-1]`, the
+/// extension dropped, in one buffer per signal instead of whole-array intermediates (the
+/// extension, the forward output and two reversed copies). Each signal's operations and their
+/// order are those of the array path, so the same bits.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn cpu_filtfilt<T: SignalScalar>(
+    iir: &Iir<T>,
+    x: &[T],
+    outer: usize,
+    n: usize,
+    inner: usize,
+    zi: &[T],
+    edge: usize,
+    mode: i32,
+) -> Vec<T> {
+    let ns = iir.states();
+    let mut y = vec![T::zero(); x.len()];
+    let signals = outer * inner;
+    if signals == 0 || n == 0 {
+        return y;
+    }
+    let ne = n + 2 * edge;
+    let yp = SendPtr(y.as_mut_ptr());
+    let groups = signals.div_ceil(ROW_GROUP);
+    (0..groups).into_par_iter().for_each(|g| {
+        // the whole wrapper into the closure (not its raw pointer field, which is not Send)
+        #[allow(clippy::redundant_locals)]
+        let yp = yp;
+        let s0 = g * ROW_GROUP;
+        let s1 = (s0 + ROW_GROUP).min(signals);
+        let w = s1 - s0;
+        let mut buf = vec![T::zero(); w * ne];
+        for (j, b) in buf.chunks_mut(ne).enumerate() {
+            let (o, i) = ((s0 + j) / inner, (s0 + j) % inner);
+            let at = |k: usize| x[o * n * inner + k * inner + i];
+            for (t, slot) in b.iter_mut().enumerate() {
+                let s = t as i64 - edge as i64;
+                *slot = if s >= 0 && (s as usize) < n {
+                    at(s as usize)
+                } else {
+                    let pe = if s < 0 { 0 } else { n - 1 };
+                    let k = if s < 0 {
+                        (-s) as usize
+                    } else {
+                        (2 * (n as i64 - 1) - s) as usize
+                    };
+                    match mode {
+                        0 => at(pe) + at(pe) - at(k),
+                        1 => at(k),
+                        _ => at(pe),
+                    }
+                };
+            }
+        }
+        let mut z = vec![T::zero(); w * ns];
+        // forward from the steady state times the first sample
+        for j in 0..w {
+            let x0 = buf[j * ne];
+            for k in 0..ns {
+                z[j * ns + k] = zi[k] * x0;
+            }
+        }
+        for t in 0..ne {
+            for j in 0..w {
+                let v = iir.step(&mut z[j * ns..(j + 1) * ns], buf[j * ne + t]);
+                buf[j * ne + t] = v;
+            }
+        }
+        // backward from the steady state times the forward pass's last output
+        for j in 0..w {
+            let yl = buf[j * ne + ne - 1];
+            for k in 0..ns {
+                z[j * ns + k] = zi[k] * yl;
+            }
+        }
+        for t in (0..ne).rev() {
+            for j in 0..w {
+                let v = iir.step(&mut z[j * ns..(j + 1) * ns], buf[j * ne + t]);
+                buf[j * ne + t] = v;
+            }
+        }
+        for (j, b) in buf.chunks(ne).enumerate() {
+            let (o, i) = ((s0 + j) / inner, (s0 + j) % inner);
+            for (k, &v) in b[edge..edge + n].iter().enumerate() {
+                // SAFETY: signal (o, i) belongs to this task only; the index is < x.len().
+                unsafe { *yp.0.add(o * n * inner + k * inner + i) = v };
+            }
+        }
+    });
+    y
 }

@@ -25,7 +25,7 @@ pub(crate) use cuda::IIR;
 pub(crate) use form::{ba_filter, lfilter_zi_host};
 
 use crate::procutil::{host, host_elems, split_axis, SignalScalar};
-use cpu::cpu_apply;
+use cpu::{cpu_apply, cpu_filtfilt};
 use cuda::{cuda_apply, IirIo};
 use cusci_core::array::check_same_device;
 use cusci_core::array::layout::norm_axis;
@@ -310,4 +310,25 @@ pub fn sosfilt_zi<T: SignalScalar>(sos: &Array<T>) -> Result<Array<T>> {
         scale = scale * (bs / as_);
     }
     Array::from_vec(out, &[nsec, 2], sos.device())
+}
+
+/// `sosfiltfilt`'s pad method on the host ([`cpu::cpu_filtfilt`]): `zi` the steady states of
+/// [`sosfilt_zi`] (flat), `edge` the extension's length, `mode` its kind (0 odd, 1 even,
+/// 2 constant; unused when `edge == 0`). `sos` on the host, `x` on the host.
+pub(crate) fn sosfiltfilt_host<T: SignalScalar>(
+    sos: &Array<T>,
+    x: &Array<T>,
+    ax: usize,
+    zi: &[T],
+    edge: usize,
+    mode: i32,
+) -> Result<Array<T>> {
+    let iir = sos_filter("sosfiltfilt", sos)?;
+    let (outer, n, inner) = split_axis(x.shape(), ax);
+    let Backend::Host(h) = x.backend() else {
+        return Err(make::arg("sosfiltfilt", "the host path takes a host array"));
+    };
+    let xd = h.try_to_contiguous()?;
+    let y = cpu_filtfilt(&iir, &xd, outer, n, inner, zi, edge, mode);
+    Array::from_vec(y, x.shape(), x.device())
 }
