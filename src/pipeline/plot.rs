@@ -406,6 +406,7 @@ fn spectrogram(plot: &PlotKind, name: &str, shape: &[usize], v: &[f64]) -> Resul
                 .disable_mesh()
                 .x_desc("time (s)")
                 .y_desc("frequency (Hz)")
+                .y_label_formatter(&|y| format!("{y:.0}"))
                 .draw()
                 .map_err(de)?;
             let base = c * nf * nt;
@@ -435,6 +436,8 @@ fn spectrogram(plot: &PlotKind, name: &str, shape: &[usize], v: &[f64]) -> Resul
         cb.configure_mesh()
             .disable_mesh()
             .disable_x_axis()
+            .y_label_style(("sans-serif", 13))
+            .y_label_formatter(&|y| format!("{y:.0}"))
             .draw()
             .map_err(de)?;
         let steps = 100;
@@ -473,7 +476,7 @@ fn psd(fs: f64, density: bool, name: &str, shape: &[usize], v: &[f64]) -> Result
     let hi = pos.clone().fold(f64::NEG_INFINITY, f64::max);
     let lo = pos.fold(f64::INFINITY, f64::min);
     let (lo, hi) = if hi.is_finite() && lo.is_finite() && hi > lo {
-        (lo.max(hi * 1e-14) * 0.5, hi * 2.0)
+        (lo.max(hi * 1e-10) * 0.5, hi * 2.0)
     } else {
         (1e-12, 1.0)
     };
@@ -616,8 +619,8 @@ fn panels(imgs: &[Panel]) -> Result<Vec<u8>, E> {
             let mut chart = ChartBuilder::on(&img_area)
                 .margin(8)
                 .caption(caption, ("sans-serif", 18))
-                .x_label_area_size(30)
-                .y_label_area_size(40)
+                .x_label_area_size(40)
+                .y_label_area_size(44)
                 .build_cartesian_2d(0.0..w as f64, h as f64..0.0)
                 .map_err(de)?;
             chart
@@ -625,6 +628,8 @@ fn panels(imgs: &[Panel]) -> Result<Vec<u8>, E> {
                 .disable_mesh()
                 .x_desc("x (pixel)")
                 .y_desc("y (pixel)")
+                .x_label_formatter(&|x| format!("{x:.0}"))
+                .y_label_formatter(&|y| format!("{y:.0}"))
                 .draw()
                 .map_err(de)?;
             let (lo, hi) = v
