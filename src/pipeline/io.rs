@@ -280,7 +280,7 @@ pub fn output_path(out: &Path, file: &Path, o: &CompiledOutput) -> PathBuf {
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_else(|| "file".into());
-    out.join(format!("{stem}.{}.{}", o.name, o.format))
+    out.join(format!("{stem}.{}.{}", o.name, o.extension()))
 }
 
 /// Writes `path` through a temporary file in the same folder and a rename: the final name
@@ -368,6 +368,13 @@ pub fn write_output(
         "png" => {
             let labels = matches!(vals[0], Data::Labels(_));
             image_png(&part(0)?, labels).map_err(|m| write_err(path, m))?
+        }
+        "plot" => {
+            let plot = o
+                .plot
+                .as_ref()
+                .ok_or_else(|| write_err(path, "a plot output without its plot kind"))?;
+            super::plot::render(plot, names, vals, i).map_err(|m| write_err(path, m))?
         }
         f => return Err(write_err(path, format!("unknown format {f:?}"))),
     };

@@ -50,13 +50,35 @@
 //! (SciPy's scalar result). `find_peaks` runs along the last axis of every row (channel) and
 //! gives `channel, index, [time,] value[, prominence, width]`.
 //!
+//! An output writes `OUT/<file stem>.<name>.<format>`: `npy` and `npz` (arrays; `npz` takes a list
+//! of stages), `csv` and `json` (tables), `png` (a 2-D array scaled to grey, a mask, a label map in
+//! colour) and `plot` (`OUT/<stem>.<name>.plot.png`, drawn with `plotters` on its bitmap backend
+//! with an embedded font: no system fonts are needed). A plot is chosen by what `from` names:
+//!
+//! | `from` | the plot |
+//! |---|---|
+//! | a `spectrogram` (mode `psd` or `magnitude`) or `stft` stage | time × frequency per channel in dB (power `10 log10`, amplitude `20 log10`, 80 dB shown), axes in s and Hz, a colour bar |
+//! | a `welch` stage | the PSD per channel on a log axis, in Hz and V²/Hz (V² with `scaling = "spectrum"`) |
+//! | `[signal, peaks]`, `peaks` a `find_peaks` stage run on `signal` | the signal per channel with a marker on every peak, in s when `find_peaks` has `fs` |
+//! | a label stage | the label map in colour, a legend of the labels and their count |
+//! | a real array or mask | a trace when it is 1-D or has at most 8 rows (each at least 8 times as long as there are rows), else a grey image |
+//! | 2 to 4 stages (`input` included) of real arrays (not spectral), masks or labels | 2-D images side by side, e.g. `["input", "denoise"]` (before/after) |
+//!
+//! Anything else (a table alone, complex data other than `stft`, a spectral stage along another
+//! axis than the last, peaks found in another stage) is an error at compile time naming the
+//! output and listing the plot kinds ([`PLOT_KINDS`]). Every output is written to a temporary file
+//! and renamed: a file name appears only complete.
+//!
 //! The stages, their arguments and the kinds they take are listed in [`STAGES`]; the
 //! readers and writers are in [`io`]. The `cusci run` command (crate `cusci-cli`) drives a plan
 //! over files with reader threads, progress bars, `--resume`, `--validate` and a summary.
 
 mod data;
 pub mod io;
+mod plot;
 mod stage;
+
+pub use plot::{PlotKind, PLOT_KINDS};
 
 pub use data::{host_f64 as host_values, Data, Kind, Table};
 pub use stage::{Op, STAGES};
@@ -172,7 +194,7 @@ pub enum OneOrMany {
 pub struct OutputSpec {
     /// The stage (or stages, `npz` only) whose result is written; `"input"` is the file as read.
     pub from: OneOrMany,
-    /// `npy`, `npz`, `csv`, `json` or `png`.
+    /// `npy`, `npz`, `csv`, `json`, `png` or `plot` (a PNG plot: see the module docs).
     pub format: String,
     /// The name in the file name (default: the stage's name).
     #[serde(default)]
@@ -292,10 +314,23 @@ pub struct CompiledStage {
 pub struct CompiledOutput {
     /// The stages written (`usize::MAX`: the file as read).
     pub from: Vec<usize>,
-    /// The format (`npy`, `npz`, `csv`, `json`, `png`).
+    /// The format (`npy`, `npz`, `csv`, `json`, `png`, `plot`).
     pub format: String,
     /// The name in the file name.
     pub name: String,
+    /// For `plot`: what is drawn.
+    pub plot: Option<PlotKind>,
+}
+
+impl CompiledOutput {
+    /// The file name's extension: the format's, `plot.png` for a plot.
+    pub fn extension(&self) -> &str {
+        if self.format == "plot" {
+            "plot.png"
+        } else {
+            &self.format
+        }
+    }
 }
 
 /// A checked pipeline, ready to run.
@@ -495,7 +530,22 @@ impl Pipeline {
                 }
             };
             let fmt = o.format.to_ascii_lowercase();
+            let what = format!(
+                "output[{k}] ({})",
+                o.name.as_deref().unwrap_or(&list.join(", "))
+            );
+            let plot = if fmt == "plot" {
+                Some(
+                    plot::plot_kind(&from, &stages)
+                        .map_err(|m| err("from", format!("{what}: {m}")))?,
+                )
+            } else {
+                None
+            };
             for &j in &from {
+                if plot.is_some() {
+                    break;
+                }
                 let k = kind_of(j);
                 let ok = match fmt.as_str() {
                     "npy" | "npz" => k != Kind::Table,
@@ -504,7 +554,7 @@ impl Pipeline {
                     _ => {
                         return Err(err(
                             "format",
-                            format!("{fmt:?}: use npy, npz, csv, json or png"),
+                            format!("{what}: {fmt:?}: use npy, npz, csv, json, png or plot"),
                         ))
                     }
                 };
@@ -515,7 +565,7 @@ impl Pipeline {
                     ));
                 }
             }
-            if from.len() > 1 && fmt != "npz" {
+            if from.len() > 1 && fmt != "npz" && fmt != "plot" {
                 return Err(err(
                     "from",
                     format!("several stages need format npz, not {fmt}"),
@@ -524,6 +574,8 @@ impl Pipeline {
             let name = o.name.clone().unwrap_or_else(|| {
                 if from.len() == 1 {
                     list[0].clone()
+                } else if fmt == "plot" {
+                    list.join("-")
                 } else {
                     "arrays".into()
                 }
@@ -535,6 +587,7 @@ impl Pipeline {
                 from,
                 format: fmt,
                 name,
+                plot,
             });
         }
         let mut seen = std::collections::HashSet::new();

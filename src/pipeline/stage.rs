@@ -119,14 +119,14 @@ pub enum Measure {
 /// The arguments shared by the spectral stages.
 #[derive(Clone, Debug)]
 pub struct Spectral {
-    fs: f64,
+    pub(super) fs: f64,
     window: Option<WindowSpec>,
-    nperseg: Option<usize>,
-    noverlap: Option<usize>,
-    nfft: Option<usize>,
-    axis: isize,
+    pub(super) nperseg: Option<usize>,
+    pub(super) noverlap: Option<usize>,
+    pub(super) nfft: Option<usize>,
+    pub(super) axis: isize,
     /// `None`: the function's default (SciPy's: `density`, `spectrum` for `stft`).
-    scaling: Option<signal::Scaling>,
+    pub(super) scaling: Option<signal::Scaling>,
 }
 
 /// A checked stage operation.

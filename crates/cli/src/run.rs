@@ -340,7 +340,7 @@ fn remove_stale_temporaries(plan: &Plan, out: &Path) {
     let suffixes: Vec<String> = plan
         .outputs
         .iter()
-        .map(|o| format!(".{}.{}", o.name, o.format))
+        .map(|o| format!(".{}.{}", o.name, o.extension()))
         .collect();
     let Ok(rd) = std::fs::read_dir(out) else {
         return;
@@ -795,7 +795,7 @@ fn print_plan(
         human(((in_bytes + kept + pair) * batch) as f64)
     );
     for o in &plan.outputs {
-        println!("  output  <stem>.{}.{}", o.name, o.format);
+        println!("  output  <stem>.{}.{}", o.name, o.extension());
     }
 }
 

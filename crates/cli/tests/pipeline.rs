@@ -60,6 +60,19 @@ fn rel_diff(a: &[f64], b: &[f64]) -> f64 {
         / scale
 }
 
+/// A plot's PNG: its width, height and how many distinct colours it has.
+fn plot_png(p: &Path) -> (u32, u32, usize) {
+    let f = std::fs::File::open(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let mut r = png::Decoder::new(std::io::BufReader::new(f))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
+    let info = r.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb, "{}", p.display());
+    let colours: std::collections::HashSet<&[u8]> = buf[..info.buffer_size()].chunks(3).collect();
+    (info.width, info.height, colours.len())
+}
+
 fn no_temp_files(out: &Path) {
     for e in std::fs::read_dir(out).unwrap() {
         let n = e.unwrap().file_name().to_string_lossy().to_string();
@@ -110,6 +123,17 @@ fn audio_example_end_to_end() {
             .unwrap();
         assert_eq!(z[0].0, "band");
         assert_eq!(z[1].1.shape(), &[2, 257]);
+        // the plots: two channels of spectrogram in a colour map, two PSD lines, the envelope
+        // with red peak markers
+        for (n, w, h, colours) in [
+            ("spectrogram", 900, 560, 50),
+            ("psd", 900, 520, 8),
+            ("envelope_peaks", 900, 500, 8),
+        ] {
+            let (pw, ph, c) = plot_png(&out.join(format!("{stem}.{n}.plot.png")));
+            assert_eq!((pw, ph), (w, h), "{stem}.{n}.plot.png");
+            assert!(c >= colours, "{stem}.{n}.plot.png: {c} colours");
+        }
     }
     no_temp_files(&out);
     // one file at a time gives the same results as the batches (f32: the same operations)
@@ -143,6 +167,13 @@ fn audio_example_end_to_end() {
                 let (_, a) = npy(&outg.join(&name));
                 let (_, b) = npy(&out.join(&name));
                 assert!(rel_diff(&a, &b) < 1e-3, "{name}: GPU against CPU");
+            }
+            for n in ["spectrogram", "psd", "envelope_peaks"] {
+                let name = format!("{stem}.{n}.plot.png");
+                let (w, h, c) = plot_png(&outg.join(&name));
+                let (wc, hc, _) = plot_png(&out.join(&name));
+                assert_eq!((w, h), (wc, hc), "{name}");
+                assert!(c >= 8, "{name}: {c} colours");
             }
             let name = format!("{stem}.impacts.csv");
             let a = csv_rows(&outg.join(&name));
@@ -186,6 +217,13 @@ fn microscopy_example_end_to_end() {
         );
         let (_, d) = npy(&out.join(format!("{stem}.distance.npy")));
         assert!(d.iter().any(|&v| v >= 2.0) && d.contains(&0.0));
+        // before/after panels (grey) and the label map in colour with its legend
+        let (w, h, c) = plot_png(&out.join(format!("{stem}.before_after.plot.png")));
+        assert_eq!((w, h), (2 * 490, 490), "{stem}.before_after.plot.png");
+        assert!(c >= 50, "{stem}.before_after.plot.png: {c} colours");
+        let (w, h, c) = plot_png(&out.join(format!("{stem}.label.plot.png")));
+        assert_eq!((w, h), (610, 490), "{stem}.label.plot.png");
+        assert!(c > *cells + 2, "{stem}.label.plot.png: {c} colours");
     }
     no_temp_files(&out);
     if cusci::core::testing::gpu().is_some() {
@@ -197,6 +235,14 @@ fn microscopy_example_end_to_end() {
             let (_, a) = npy(&outg.join(&name));
             let (_, b) = npy(&out.join(&name));
             assert!(rel_diff(&a, &b) < 1e-5, "{name}: GPU against CPU");
+            for n in ["before_after.plot.png", "label.plot.png"] {
+                let name = format!("{stem}.{n}");
+                assert_eq!(
+                    plot_png(&outg.join(&name)),
+                    plot_png(&out.join(&name)),
+                    "{name}"
+                );
+            }
             for n in ["label.npy", "distance.npy"] {
                 let name = format!("{stem}.{n}");
                 assert_eq!(npy(&outg.join(&name)), npy(&out.join(&name)), "{name}");
@@ -797,4 +843,180 @@ fn every_stage_on_a_batch_matches_its_function_per_file() {
             }
         }
     }
+}
+
+/// A pipeline of `stages` writing `outputs` (`(from, format, name)`), compiled.
+fn with_outputs(
+    stages: Vec<StageSpec>,
+    outputs: &[(&[&str], &str, Option<&str>)],
+) -> Result<cusci::pipeline::Plan, cusci::pipeline::PipelineError> {
+    let mut p = npy_pipeline(stages);
+    for (from, format, name) in outputs {
+        p.outputs.push(cusci::pipeline::OutputSpec {
+            from: if from.len() == 1 {
+                cusci::pipeline::OneOrMany::One(from[0].into())
+            } else {
+                cusci::pipeline::OneOrMany::Many(from.iter().map(|s| s.to_string()).collect())
+            },
+            format: format.to_string(),
+            name: name.map(str::to_string),
+        });
+    }
+    p.compile(".")
+}
+
+#[test]
+fn plot_outputs_are_checked() {
+    use cusci::pipeline::PlotKind;
+    let audio = || {
+        vec![
+            StageSpec::new("envelope").named("env"),
+            StageSpec::new("find_peaks").named("pk").arg("height", 0.1),
+            StageSpec::new("spectrogram")
+                .from("input")
+                .arg("fs", 8000.0)
+                .arg("nperseg", 64),
+            StageSpec::new("welch").from("input").arg("fs", 8000.0),
+            StageSpec::new("rfft").from("input"),
+            StageSpec::new("welch")
+                .named("welch0")
+                .from("input")
+                .arg("axis", 0),
+        ]
+    };
+    // what each output draws
+    let plan = with_outputs(
+        audio(),
+        &[
+            (&["spectrogram"], "plot", None),
+            (&["welch"], "plot", None),
+            (&["env", "pk"], "plot", None),
+            (&["input", "env"], "plot", None),
+            (&["env"], "plot", None),
+        ],
+    )
+    .unwrap();
+    let kinds: Vec<_> = plan
+        .outputs
+        .iter()
+        .map(|o| o.plot.clone().unwrap())
+        .collect();
+    assert!(matches!(
+        kinds[0],
+        PlotKind::Spectrogram {
+            nperseg: 64,
+            stft: false,
+            ..
+        }
+    ));
+    assert!(matches!(kinds[1], PlotKind::Psd { density: true, .. }));
+    assert_eq!(
+        kinds[2],
+        PlotKind::Trace {
+            fs: None,
+            peaks: true
+        }
+    );
+    assert_eq!(kinds[3], PlotKind::Panels);
+    assert_eq!(kinds[4], PlotKind::Panels);
+    assert_eq!(plan.outputs[2].name, "env-pk");
+    let out =
+        cusci::pipeline::io::output_path(Path::new("o"), Path::new("a.npy"), &plan.outputs[0]);
+    assert_eq!(out, Path::new("o/a.spectrogram.plot.png"));
+    // bad combinations: an error naming the output and listing the plot kinds
+    for (from, name, says) in [
+        (&["pk"][..], "peaks_alone", "no plot of that"),
+        (&["rfft"][..], "spectrum", "no plot of that"),
+        (
+            &["input", "pk"][..],
+            "wrong_signal",
+            "were found in \"env\", not in \"input\"",
+        ),
+        (
+            &["spectrogram", "welch", "env"][..],
+            "three",
+            "no plot of that",
+        ),
+        (&["welch0"][..], "axis0", "axis = -1"),
+        (&["input", "env", "rfft"][..], "complex", "no plot of that"),
+    ] {
+        let e = with_outputs(audio(), &[(from, "plot", Some(name))]).unwrap_err();
+        let m = e.to_string();
+        assert!(m.contains(&format!("output[0] ({name})")), "{m}");
+        assert!(m.contains(says), "{m}");
+        assert_eq!(e.arg.as_deref(), Some("output[0].from"), "{m}");
+        if says == "no plot of that" {
+            assert!(
+                m.contains("spectrogram or stft") && m.contains("find_peaks"),
+                "{m}"
+            );
+        }
+    }
+    // an unknown format lists plot among the formats
+    let e = with_outputs(audio(), &[(&["env"], "plt", Some("x"))]).unwrap_err();
+    assert!(e.to_string().contains("png or plot"), "{e}");
+    // a plot of the same name as a png of the same stage: different files
+    let plan = with_outputs(
+        vec![StageSpec::new("abs")],
+        &[(&["abs"], "png", None), (&["abs"], "plot", None)],
+    )
+    .unwrap();
+    assert_eq!(plan.outputs[0].extension(), "png");
+    assert_eq!(plan.outputs[1].extension(), "plot.png");
+}
+
+#[test]
+fn plots_of_every_kind_render() {
+    // a short run of every plot kind on tiny files, also odd shapes: one channel, a 1-D signal
+    let dir = tempfile::tempdir().unwrap();
+    let sig: Vec<f64> = (0..512)
+        .map(|i| ((i as f64) * 0.3).sin() * (1.0 + (i as f64 * 0.01).cos()))
+        .collect();
+    let a = Array::from_vec(sig, &[512], &Device::cpu()).unwrap();
+    cusci::core::npy::save_npy(dir.path().join("s.npy"), &a).unwrap();
+    let mut p = npy_pipeline(vec![
+        StageSpec::new("envelope").named("env"),
+        StageSpec::new("find_peaks").named("pk").arg("distance", 20),
+        StageSpec::new("stft")
+            .from("input")
+            .arg("fs", 100.0)
+            .arg("nperseg", 32),
+        StageSpec::new("spectrogram")
+            .from("input")
+            .arg("fs", 100.0)
+            .arg("nperseg", 32)
+            .arg("mode", "magnitude"),
+        StageSpec::new("welch")
+            .from("input")
+            .arg("fs", 100.0)
+            .arg("nperseg", 64)
+            .arg("scaling", "spectrum"),
+    ]);
+    for (from, name) in [
+        (&["stft"][..], "stft"),
+        (&["spectrogram"][..], "spec"),
+        (&["welch"][..], "psd"),
+        (&["env", "pk"][..], "peaks"),
+        (&["input"][..], "trace"),
+    ] {
+        p.outputs.push(cusci::pipeline::OutputSpec {
+            from: if from.len() == 1 {
+                cusci::pipeline::OneOrMany::One(from[0].into())
+            } else {
+                cusci::pipeline::OneOrMany::Many(from.iter().map(|s| s.to_string()).collect())
+            },
+            format: "plot".into(),
+            name: Some(name.into()),
+        });
+    }
+    let toml = dir.path().join("p.toml");
+    std::fs::write(&toml, p.to_toml_string()).unwrap();
+    let out = dir.path().join("out");
+    run_ok(&args(&toml, &out, "cpu", 1));
+    for n in ["stft", "spec", "psd", "peaks", "trace"] {
+        let (w, h, c) = plot_png(&out.join(format!("s.{n}.plot.png")));
+        assert!(w >= 500 && h >= 250, "{n}: {w} x {h}");
+        assert!(c >= 5, "{n}: {c} colours");
+    }
+    no_temp_files(&out);
 }
