@@ -69,11 +69,12 @@ type Body<'a, T, U> = Box<dyn Fn(&[Array<T>]) -> Result<Vec<Array<U>>> + 'a>;
 /// # Ok::<(), cusci_core::Error>(())
 /// ```
 pub struct Graph<'a, T: Element, U: Element> {
+    // first: the graph is destroyed (after its last replay) before the buffers it reads
+    exec: Option<Exec>,
     dev: Device,
     body: Body<'a, T, U>,
     inputs: Vec<Array<T>>,
     outputs: Vec<Array<U>>,
-    exec: Option<Exec>,
 }
 
 /// An instantiated CUDA graph and what it reads.
@@ -278,6 +279,12 @@ impl<'a, T: Element, U: Element> Graph<'a, T, U> {
             ));
         }
         for (own, x) in self.inputs.iter_mut().zip(inputs) {
+            // an input queued on another stream of the GPU: the copy waits for its work
+            if let Device::Cuda(xd) = x.device() {
+                if !xd.same_stream(&exec.dev) {
+                    exec.dev.wait_event(&crate::device::Event::record(xd)?)?;
+                }
+            }
             // unique storage: written in place, where the graph reads it
             own.assign(x)?;
         }
