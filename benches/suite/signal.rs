@@ -3,7 +3,7 @@
 
 use crate::{host_range, randn_f32, Bench, BenchResult, Case};
 use cusci::core::random::Generator;
-use cusci::signal::{self as sig, FilterOptions, IirOptions, Output};
+use cusci::signal::{self as sig, FilterOptions, IirOptions};
 use cusci::{Array, Device};
 
 const F64: u64 = 8;
@@ -105,24 +105,13 @@ struct Iir {
 
 fn iir(dev: &Device, use_sos: bool) -> BenchResult<Box<dyn Bench>> {
     let ba = sig::butter(8, &[0.1], &IirOptions::default())?.into_ba()?;
-    let sos = sig::butter(
-        8,
-        &[0.1],
-        &IirOptions {
-            output: Output::Sos,
-            ..Default::default()
-        },
-    )?
-    .into_sos()?;
-    let flat: Vec<f64> = sos.iter().flatten().copied().collect();
-    let nsec = sos.len();
     Ok(Box::new(Iir {
         x: Generator::new(31).standard_normal::<f64>(&[256, 65536], dev)?,
         // coefficients live on the host (CuPy's case moves them to the GPU; cusci reads them on
         // the host either way)
         b: Array::from_vec(ba.b.clone(), &[ba.b.len()], &Device::cpu())?,
         a: Array::from_vec(ba.a.clone(), &[ba.a.len()], &Device::cpu())?,
-        sos: Array::from_vec(flat, &[nsec, 6], &Device::cpu())?,
+        sos: crate::small_cases::butter8_sos()?,
         use_sos,
     }))
 }

@@ -204,7 +204,7 @@ fn randn_c32(n: usize, seed: u64, dev: &Device) -> BenchResult<Array<c32>> {
 
 /// `butter(8, 0.1, output='sos')` as a (4, 6) array on the host (as in the `signal.sosfilt`
 /// case: CuPy's moves it to the GPU; cusci reads the coefficients on the host either way).
-fn butter8_sos() -> BenchResult<Array<f64>> {
+pub(crate) fn butter8_sos() -> BenchResult<Array<f64>> {
     let sos = sig::butter(
         8,
         &[0.1],

@@ -94,22 +94,7 @@ fn freed_blocks_are_reused_on_their_stream() {
     if gpu().is_none() {
         return;
     }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "device::freed_blocks_child",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("CUSCI_FREED_CHILD", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("1 passed"),
-        "child failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_child("device::freed_blocks_child", "CUSCI_FREED_CHILD");
 }
 
 #[test]
@@ -159,22 +144,7 @@ fn peak_memory_tracks_and_resets() {
     if gpu().is_none() {
         return;
     }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "device::peak_memory_child",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("CUSCI_PEAK_CHILD", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("1 passed"),
-        "child failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_child("device::peak_memory_child", "CUSCI_PEAK_CHILD");
 }
 
 #[test]
@@ -440,4 +410,20 @@ fn kernel_cache_second_process_compiles_nothing() {
     let files = std::fs::read_dir(&dir).unwrap().count();
     assert!(files >= first);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs test `name` of this executable alone in a child process with `env` set, and asserts that
+/// it passed (for tests that the others' allocations on the same pool would disturb).
+fn run_child(name: &str, env: &str) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(env, "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("1 passed"),
+        "child {name} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
