@@ -10,6 +10,8 @@ use crate::cuda::module::KernelCache;
 use crate::error::{Error, Result};
 use crate::graph::CaptureState;
 use cudarc::driver::{result as cu, sys, CudaContext};
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -304,6 +306,33 @@ pub struct CudaDevice {
     pub(crate) stream: Arc<StreamInner>,
 }
 
+thread_local! {
+    /// The stream of the graph capture running on this thread (see [`Redirect`]).
+    static REDIRECT: RefCell<Option<CudaDevice>> = const { RefCell::new(None) };
+    /// Whether `REDIRECT` is set (the fast check on every call).
+    static REDIRECTING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// While alive, this thread's work on any handle of `cap`'s GPU goes to `cap`'s stream: a graph
+/// body records everything it does, whichever handles its arrays carry, and other threads'
+/// work on those handles' streams is neither recorded nor refused.
+pub(crate) struct Redirect(());
+
+impl Redirect {
+    pub(crate) fn to(cap: &CudaDevice) -> Redirect {
+        REDIRECT.with(|r| *r.borrow_mut() = Some(cap.clone()));
+        REDIRECTING.with(|r| r.set(true));
+        Redirect(())
+    }
+}
+
+impl Drop for Redirect {
+    fn drop(&mut self) {
+        REDIRECTING.with(|r| r.set(false));
+        REDIRECT.with(|r| r.borrow_mut().take());
+    }
+}
+
 impl PartialEq for CudaDevice {
     fn eq(&self, o: &Self) -> bool {
         Arc::ptr_eq(&self.shared, &o.shared)
@@ -422,9 +451,22 @@ impl CudaDevice {
         self.shared.ctx.bind_to_thread().map_err(drv("bind"))
     }
 
-    /// The raw stream handle, for the domain crates' library calls.
+    /// The raw stream handle, for the domain crates' library calls: the handle's stream, or the
+    /// stream of a graph capture running on this thread on the same GPU (see [`crate::graph`]).
     pub fn raw_stream(&self) -> sys::CUstream {
-        self.stream.raw
+        self.effective().stream.raw
+    }
+
+    /// The handle this thread's work on `self` goes to: `self`, or, while a graph is being
+    /// captured on this thread on the same GPU, the capture's stream ([`Redirect`]).
+    pub(crate) fn effective(&self) -> Cow<'_, CudaDevice> {
+        if !REDIRECTING.with(Cell::get) {
+            return Cow::Borrowed(self);
+        }
+        REDIRECT.with(|r| match &*r.borrow() {
+            Some(c) if Arc::ptr_eq(&c.shared, &self.shared) => Cow::Owned(c.clone()),
+            _ => Cow::Borrowed(self),
+        })
     }
 
     /// cudarc's context, for the domain crates' library handles.
@@ -447,10 +489,11 @@ impl CudaDevice {
 
     /// Waits until all work on this handle's stream is done.
     pub fn synchronize(&self) -> Result<()> {
-        self.stream.check_not_capturing("synchronize")?;
+        let d = self.effective();
+        d.stream.check_not_capturing("synchronize")?;
         self.bind()?;
         // SAFETY: the stream is alive while self is.
-        unsafe { cu::stream::synchronize(self.stream.raw) }.map_err(drv("synchronize"))
+        unsafe { cu::stream::synchronize(d.stream.raw) }.map_err(drv("synchronize"))
     }
 
     /// Makes this handle's stream wait for `event` (recorded on any stream of this GPU).
@@ -459,7 +502,7 @@ impl CudaDevice {
         // SAFETY: both handles are alive.
         unsafe {
             cu::stream::wait_event(
-                self.stream.raw,
+                self.raw_stream(),
                 event.raw,
                 sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
             )
@@ -544,7 +587,7 @@ impl Event {
             dev: dev.clone(),
         };
         // SAFETY: both handles are alive.
-        unsafe { cu::event::record(raw, dev.stream.raw) }.map_err(drv("Event::record"))?;
+        unsafe { cu::event::record(raw, dev.raw_stream()) }.map_err(drv("Event::record"))?;
         Ok(ev)
     }
 
@@ -552,7 +595,7 @@ impl Event {
     pub fn rerecord(&self, dev: &CudaDevice) -> Result<()> {
         dev.bind()?;
         // SAFETY: both handles are alive.
-        unsafe { cu::event::record(self.raw, dev.stream.raw) }.map_err(drv("Event::record"))
+        unsafe { cu::event::record(self.raw, dev.raw_stream()) }.map_err(drv("Event::record"))
     }
 
     /// Waits for the event.
@@ -625,7 +668,7 @@ impl CudaDevice {
     /// giving the pool the freed blocks kept for reuse by this handle's stream and the default
     /// stream.
     pub fn free_cached(&self) -> Result<()> {
-        self.stream.check_not_capturing("free_cached")?;
+        self.effective().stream.check_not_capturing("free_cached")?;
         self.bind()?;
         for st in self.kept_streams() {
             st.release_blocks();

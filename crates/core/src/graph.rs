@@ -5,7 +5,9 @@
 //! handle's stream into a CUDA graph; [`Graph::run`] copies new inputs of the same shapes into the
 //! graph's input buffers and replays the whole sequence with one launch.
 //!
-//! How capture works:
+//! How capture works: the closure runs on a private stream of the handle's GPU, to which all of
+//! the capturing thread's work on that GPU goes while it runs (whichever handles its arrays
+//! carry); other threads' work on the handle's own stream is neither recorded nor refused.
 //! 1. the closure runs once eagerly on copies of the inputs (kernels compile, library plans are
 //!    made, the output shapes become known);
 //! 2. it runs again while the stream is captured: every kernel launch, library call and copy is
@@ -15,9 +17,11 @@
 //!    memory that the graph keeps;
 //! 3. the closure's outputs are copied into buffers that the graph owns.
 //!
+//! [`Graph::run`] launches the graph on the handle's stream, after the work queued there.
+//!
 //! What a captured closure must not do: read device data on the host (`to_vec`, scalar results,
 //! status checks of a factorization) or synchronise — that is an `InvalidArgument` error naming
-//! the graph; queue work on another stream; keep arrays it made alive past its return other than
+//! the graph; queue work on another GPU; keep arrays it made alive past its return other than
 //! through its outputs. Random numbers drawn inside the closure are the same on every replay
 //! (the generator's counter is read at capture).
 //!
@@ -26,7 +30,7 @@
 
 use crate::array::{Array, Storage};
 use crate::cuda::memory::{DeviceBuffer, PinnedVec};
-use crate::device::{CudaDevice, Device};
+use crate::device::{CudaDevice, Device, Redirect};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use cudarc::driver::{result as cu, sys};
@@ -105,7 +109,7 @@ impl<'a, T: Element, U: Element> Graph<'a, T, U> {
     /// graph, after one eager call; on the CPU, keeps `body` to call in [`run`](Self::run).
     ///
     /// # Errors
-    /// `DeviceMismatch` when an input is not on `dev` or an output not on `dev`'s stream;
+    /// `DeviceMismatch` when an input or an output is not on `dev`'s GPU;
     /// `InvalidArgument` when the body cannot be captured (it reads device data on the host or
     /// synchronises, its outputs change shape between calls, or it keeps arrays it made alive
     /// outside its outputs); any error of the body itself.
@@ -119,10 +123,26 @@ impl<'a, T: Element, U: Element> Graph<'a, T, U> {
             own.push(owned_copy(x, dev)?);
         }
         // the eager call: compiles, plans, and gives the outputs' shapes
-        let first = body(&own)?;
+        // the eager call: compiles, plans, and gives the outputs' shapes; on a GPU on the
+        // capture's private stream, after the inputs' copies
+        let cap = match dev {
+            Device::Cuda(d) => {
+                let c = d.new_stream()?;
+                d.synchronize()?;
+                Some(c)
+            }
+            Device::Cpu => None,
+        };
+        let first = {
+            let _r = cap.as_ref().map(Redirect::to);
+            body(&own)?
+        };
+        if let Some(c) = &cap {
+            c.synchronize()?;
+        }
         let mut outputs = Vec::with_capacity(first.len());
         for o in &first {
-            if !same_stream(o.device(), dev) {
+            if !crate::device::same_device(o.device(), dev) {
                 return Err(Error::DeviceMismatch {
                     op: "Graph::capture (an output)".into(),
                     left: dev.to_string(),
@@ -139,14 +159,16 @@ impl<'a, T: Element, U: Element> Graph<'a, T, U> {
             outputs,
             exec: None,
         };
-        if let Device::Cuda(d) = dev {
-            g.exec = Some(g.record(d)?);
+        if let (Device::Cuda(d), Some(c)) = (dev, &cap) {
+            g.exec = Some(g.record(c, d)?);
         }
         Ok(g)
     }
 
-    /// Runs the body under stream capture and instantiates the graph.
-    fn record(&mut self, d: &CudaDevice) -> Result<Exec> {
+    /// Runs the body under capture of `d`'s (private) stream and instantiates the graph, to be
+    /// launched on `launch`'s stream.
+    fn record(&mut self, d: &CudaDevice, launch: &CudaDevice) -> Result<Exec> {
+        launch.synchronize()?;
         d.synchronize()?;
         d.stream.begin_capture()?;
         // SAFETY: the stream is alive. Relaxed mode: the pinned staging of uploads allocates
@@ -160,6 +182,7 @@ impl<'a, T: Element, U: Element> Graph<'a, T, U> {
             let _ = d.stream.end_capture();
             return Err(Error::driver("Graph::capture", e));
         }
+        let redirect = Redirect::to(d);
         let body_result = (self.body)(&self.inputs).and_then(|outs| {
             if outs.len() != self.outputs.len() {
                 return Err(Error::arg(
@@ -187,6 +210,7 @@ impl<'a, T: Element, U: Element> Graph<'a, T, U> {
             Ok(())
         });
         // SAFETY: capture was begun on this stream by this thread.
+        drop(redirect);
         let ended = unsafe { cu::stream::end_capture(d.raw_stream()) };
         let state = d.stream.end_capture();
         let graph = match (body_result, ended) {
@@ -225,7 +249,7 @@ impl<'a, T: Element, U: Element> Graph<'a, T, U> {
             Err(e) => return fail(Error::driver("Graph::capture", e)),
         };
         Ok(Exec {
-            dev: d.clone(),
+            dev: launch.clone(),
             graph,
             exec,
             _keep: state,
@@ -315,12 +339,4 @@ fn owned_copy<T: Element>(x: &Array<T>, dev: &Device) -> Result<Array<T>> {
 
 fn unique<T>(s: &Arc<Storage<T>>) -> bool {
     Arc::strong_count(s) == 1 && Arc::weak_count(s) == 0
-}
-
-fn same_stream(a: &Device, b: &Device) -> bool {
-    match (a, b) {
-        (Device::Cpu, Device::Cpu) => true,
-        (Device::Cuda(x), Device::Cuda(y)) => x.same_stream(y),
-        _ => false,
-    }
 }

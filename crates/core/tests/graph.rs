@@ -85,6 +85,32 @@ fn gpu_replays_match_eager_bit_for_bit() {
 }
 
 #[test]
+fn gpu_capture_beside_another_thread_on_the_same_stream() {
+    let Some(dev) = gpu() else { return };
+    // another thread keeps queueing work on the handle's own stream and waiting for it while
+    // graphs are captured: its waits are not refused, its work is not recorded
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let busy = s.spawn(|| {
+            let y = randn::<f32>(&[8, 1024], 7, &dev).unwrap();
+            let want = host(&chain(&y).unwrap());
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                assert_eq!(host(&chain(&y).unwrap()), want);
+                dev.synchronize().unwrap();
+            }
+        });
+        for seed in 0..5u64 {
+            let x = randn::<f32>(&[8, 1024], 20 + seed, &dev).unwrap();
+            let mut g = Graph::capture(&dev, &[&x], |ins| chain(&ins[0])).unwrap();
+            let z = randn::<f32>(&[8, 1024], 30 + seed, &dev).unwrap();
+            assert_eq!(host(g.run(&[&z]).unwrap()), host(&chain(&z).unwrap()));
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        busy.join().unwrap();
+    });
+}
+
+#[test]
 fn gpu_replay_is_faster_than_eager() {
     let Some(dev) = gpu() else { return };
     let x = randn::<f32>(&[8, 1024], 1, &dev).unwrap();

@@ -327,9 +327,10 @@ fn riccati_body<T: Scalar>() {
             false => {
                 for (g, c) in res.iter().zip(&cpu) {
                     // the residuals above are the check; the two devices' solutions differ
-                    // by the equations' conditioning times rounding (6e-12 of the largest
-                    // entry seen in f64 on an H100)
-                    close(g, c, 1e5 * T::eps(), &format!("riccati {dev} vs cpu"));
+                    // by the equations' conditioning times rounding (up to 3.1e-11 of the
+                    // largest entry seen in f64 on an H100, 1.4e5 ulps; f32 stays within 1e5)
+                    let ulps = if T::eps() < 1e-10 { 1e6 } else { 1e5 };
+                    close(g, c, ulps * T::eps(), &format!("riccati {dev} vs cpu"));
                 }
             }
         }

@@ -380,8 +380,8 @@ fn eigsh_both_ends_and_shift_invert_match_scipy() {
             )
             .unwrap();
         let lu = splu(&shifted).unwrap();
-        let inv = FnOperator::new((30, 30), |x: &Array<f64>| lu.solve(x));
-        let f = FnOperator::new((30, 30), |x: &Array<f64>| s.matvec(x));
+        let inv = FnOperator::new((30, 30), |x: &Array<f64>| lu.solve(x)).on(&dev);
+        let f = FnOperator::new((30, 30), |x: &Array<f64>| s.matvec(x)).on(&dev);
         let r = eigsh(
             &f,
             3,

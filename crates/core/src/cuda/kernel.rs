@@ -460,7 +460,7 @@ impl Function {
                 cfg.grid,
                 cfg.block,
                 cfg.shared_mem_bytes,
-                dev.stream.raw,
+                dev.raw_stream(),
                 &mut p,
             )
         }

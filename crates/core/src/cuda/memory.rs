@@ -3,6 +3,7 @@
 use crate::device::CudaDevice;
 use crate::error::{Error, Result};
 use cudarc::driver::{result as cu, sys};
+use std::sync::Arc;
 
 /// Untyped device memory, freed (stream-ordered) on the stream it was allocated on: kept there
 /// for the next allocation of the same size on that stream (up to a cap), else returned to the
@@ -35,6 +36,9 @@ impl DeviceBuffer {
     /// pool's cached memory and retrying once); the device stays usable.
     pub(crate) fn alloc(dev: &CudaDevice, bytes: usize) -> Result<DeviceBuffer> {
         dev.bind()?;
+        // on this thread's graph capture's stream while one runs (see crate::graph)
+        let eff = dev.effective();
+        let dev: &CudaDevice = &eff;
         if bytes == 0 {
             return Ok(DeviceBuffer {
                 ptr: 0,
@@ -125,23 +129,25 @@ impl DeviceBuffer {
             return Ok(());
         }
         self.dev.bind()?;
-        if self.dev.stream.capturing() {
+        let eff = self.dev.effective();
+        let stream = &eff.stream;
+        if stream.capturing() {
             // a graph's copy node reads the host data at every replay: stage it in pinned
             // memory that the graph keeps, and do not wait
             let mut staged = PinnedVec::<u8>::zeroed(&self.dev, src.len())?;
             staged.copy_from_slice(src);
             // SAFETY: the buffer holds at least src.len() bytes; `staged` lives as long as the
             // graph (kept in the capture state below).
-            unsafe { cu::memcpy_htod_async(self.ptr, &staged[..], self.dev.stream.raw) }
+            unsafe { cu::memcpy_htod_async(self.ptr, &staged[..], stream.raw) }
                 .map_err(|e| Error::driver("upload (graph capture)", e))?;
-            self.dev.stream.with_capture(|c| c.staging.push(staged));
+            stream.with_capture(|c| c.staging.push(staged));
             return Ok(());
         }
         // SAFETY: the buffer holds at least src.len() bytes; the copy completes before return.
         unsafe {
-            cu::memcpy_htod_async(self.ptr, src, self.dev.stream.raw)
+            cu::memcpy_htod_async(self.ptr, src, stream.raw)
                 .map_err(|e| Error::driver("upload", e))?;
-            cu::stream::synchronize(self.dev.stream.raw).map_err(|e| Error::driver("upload", e))
+            cu::stream::synchronize(stream.raw).map_err(|e| Error::driver("upload", e))
         }
     }
 
@@ -155,7 +161,10 @@ impl DeviceBuffer {
         if dst.is_empty() {
             return Ok(());
         }
-        self.dev.stream.check_not_capturing("download")?;
+        self.dev
+            .effective()
+            .stream
+            .check_not_capturing("download")?;
         self.dev.bind()?;
         // the reading handle's stream may be another one, being captured
         // SAFETY: the stream is alive while its handle is.
@@ -182,7 +191,9 @@ impl Drop for DeviceBuffer {
         if self.bytes == 0 {
             return;
         }
-        if self.dev.stream.capturing() {
+        let eff = self.dev.effective();
+        let stream = &eff.stream;
+        if stream.capturing() {
             if !self.graph {
                 // made before the capture: the graph may read it, so it lives as long as the graph
                 let keep = DeviceBuffer {
@@ -191,17 +202,22 @@ impl Drop for DeviceBuffer {
                     dev: self.dev.clone(),
                     graph: false,
                 };
-                if let Err(keep) = self.dev.stream.keep_for_capture(keep) {
+                if let Err(keep) = stream.keep_for_capture(keep) {
                     // the capture ended meanwhile: an ordinary free
                     std::mem::forget(keep);
                 } else {
                     return;
                 }
             } else {
-                self.dev.stream.with_capture(|c| c.live -= 1);
+                stream.with_capture(|c| c.live -= 1);
             }
         } else if self.graph {
             return;
+        } else if !Arc::ptr_eq(stream, &self.dev.stream) && self.dev.bind().is_ok() {
+            // released while this thread's work goes to a graph's stream (its eager call), which
+            // may still read it: wait for that stream before freeing on the buffer's own
+            // SAFETY: the stream is alive while its handle is.
+            let _ = unsafe { cu::stream::synchronize(stream.raw) };
         }
         if self.dev.stream.keep_block(self.ptr, self.bytes) {
             return;
