@@ -43,13 +43,19 @@ struct GenerateArgs {
     /// The seed (the same files for the same seed).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Audio: channels per recording.
+    #[arg(long, default_value_t = 2)]
+    channels: usize,
+    /// Microscopy: the images' side in pixels.
+    #[arg(long, default_value_t = pipeline_data::IMAGE_SIDE)]
+    side: usize,
 }
 
 fn generate(a: &GenerateArgs) -> ExitCode {
     let r = if a.kind == "audio" {
-        pipeline_data::generate_audio(&a.dir, a.files, a.seed).map(|v| v.len())
+        pipeline_data::generate_audio(&a.dir, a.files, a.seed, a.channels).map(|v| v.len())
     } else {
-        pipeline_data::generate_microscopy(&a.dir, a.files, a.seed).map(|v| v.len())
+        pipeline_data::generate_microscopy(&a.dir, a.files, a.seed, a.side).map(|v| v.len())
     };
     match r {
         Ok(n) => {

@@ -1,17 +1,27 @@
 //! `cusci run PIPELINE.toml`: a [`cusci::pipeline`] description run over its files.
 //!
 //! Reader threads (`--jobs`) read and decode the next files into a bounded channel while the
-//! current batch computes; the files of a batch (`--batch`) with one shape are stacked into one
+//! batches compute; the files of a batch (`--batch`) with one shape are stacked into one
 //! array, moved to the device once and run through every stage (one call per stage where the
-//! function takes a batch axis); the outputs are written atomically (temporary file + rename).
+//! function takes a batch axis); the outputs are written atomically (temporary file + rename)
+//! by a writer thread.
+//!
+//! The batches are spread over streams (`--streams`, two per GPU by default), each a thread
+//! with its own CUDA stream and page-locked staging buffer: while one stream's batch is being
+//! stacked, copied in or copied back, another's kernels run, so the GPU is not idle while data
+//! moves. `--devices all` spreads the streams over every local GPU (a
+//! [`cusci::dist::Cluster`]'s workers); which stream runs a file never changes its results.
 //! A file that cannot be read, does not fit the pipeline or cannot be written is reported (file
 //! and stage) and skipped; the run goes on, and the exit status is 1 when some file failed.
 
+use cusci::core::cuda::memory::PinnedVec;
 use cusci::core::npy::DynArray;
+use cusci::core::{Backend, Element};
 use cusci::pipeline::io::{output_path, read_file, write_output, FileInfo};
 use cusci::pipeline::{CompiledOutput, Data, Pipeline, PipelineError, Plan};
-use cusci::{Array, Device};
+use cusci::{Array, Device, Error};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -27,6 +37,14 @@ pub struct RunArgs {
     /// Where the computation runs: cpu, gpu or auto (the GPU when one is usable).
     #[arg(long, default_value = "auto")]
     pub device: String,
+    /// Several GPUs: `all` (every visible GPU; the CPU when there is none) or their numbers
+    /// (`0,1`). Overrides `--device`.
+    #[arg(long)]
+    pub devices: Option<String>,
+    /// Streams per device, each running its own batch (one batch's copies overlap another's
+    /// kernels). Default: 2 on a GPU, 1 on the CPU.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=16))]
+    pub streams: Option<u64>,
     /// Files per batch: the same-shaped files of a batch run as one array. Default: on a GPU,
     /// what a sixth of its free memory holds of the largest stage result (1 to 256); on the CPU, 8.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
@@ -57,6 +75,8 @@ impl RunArgs {
         RunArgs {
             pipeline: pipeline.to_path_buf(),
             device: "auto".into(),
+            devices: None,
+            streams: None,
             batch: None,
             jobs: 2,
             out: out.to_path_buf(),
@@ -107,7 +127,8 @@ pub struct Summary {
     pub bytes_in: u64,
     /// Bytes written.
     pub bytes_out: u64,
-    /// Seconds per stage (name, seconds), summed over batches.
+    /// Seconds per stage (name, seconds), summed over batches (and over streams: with several
+    /// streams the sum can exceed the wall-clock time).
     pub stage_s: Vec<(String, f64)>,
     /// Seconds stacking batches and moving them to the device and the results back.
     pub upload_s: f64,
@@ -117,6 +138,8 @@ pub struct Summary {
     pub wall_s: f64,
     /// The device's description.
     pub device: String,
+    /// The streams that ran batches (over every device).
+    pub streams: usize,
     /// `--validate`'s per-stage differences.
     pub validation: Vec<StageDiff>,
     /// The validated files.
@@ -130,6 +153,34 @@ fn device(arg: &str) -> Result<Device, String> {
         "auto" => Device::auto().map_err(|e| format!("--device auto: {e}")),
         o => Err(format!("--device {o:?}: use cpu, gpu or auto")),
     }
+}
+
+/// The streams a run spreads its batches over: `--devices` (or `--device`) times `--streams`,
+/// as the workers of a local [`cusci::dist::Cluster`] (each its own stream on a GPU).
+fn streams(args: &RunArgs) -> Result<Vec<Device>, String> {
+    let devices = match args.devices.as_deref() {
+        None => vec![device(&args.device)?],
+        Some("all") => Vec::new(),
+        Some(list) => list
+            .split(',')
+            .map(|s| {
+                let i: usize = s.trim().parse().map_err(|_| {
+                    format!("--devices {list:?}: use all or GPU numbers such as 0,1")
+                })?;
+                Device::cuda(i).map_err(|e| format!("--devices: GPU {i}: {e}"))
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let gpu = devices
+        .first()
+        .map_or(Device::cuda_count() > 0, |d| d.is_cuda());
+    let per = args.streams.unwrap_or(if gpu { 2 } else { 1 }) as usize;
+    let c = cusci::dist::Cluster::with_options(&cusci::dist::LocalOptions {
+        devices,
+        workers_per_device: per,
+    })
+    .map_err(|e| format!("--devices: {e}"))?;
+    Ok(c.devices().to_vec())
 }
 
 /// `cusci run`: runs and prints the summary; exit status 0 (every file done), 1 (some failed),
@@ -173,7 +224,8 @@ pub fn execute(args: &RunArgs) -> Result<Option<Summary>, String> {
             plan.base.display()
         ));
     }
-    let dev = device(&args.device)?;
+    let lanes = streams(args)?;
+    let dev = lanes[0].clone();
     // the chain on a zero array of a file's shape, before any data moves: the first readable
     // file's shape, or (when that shape cannot flow) the next of up to 4 distinct shapes; the
     // files of a shape that cannot flow are then reported one by one
@@ -209,10 +261,10 @@ pub fn execute(args: &RunArgs) -> Result<Option<Summary>, String> {
     };
     let batch = match args.batch {
         Some(b) => b as usize,
-        None => default_batch(&dev, &shape, &shapes, plan.dtype),
+        None => default_batch(&lanes, &shape, &shapes, plan.dtype),
     };
     if args.dry_run {
-        print_plan(&plan, &files, &shape, &shapes, batch, &dev);
+        print_plan(&plan, &files, &shape, &shapes, batch, &lanes);
         return Ok(None);
     }
     // the output folder: created, and shown writable before anything runs
@@ -236,7 +288,8 @@ pub fn execute(args: &RunArgs) -> Result<Option<Summary>, String> {
 
     let mut sum = Summary {
         files: files.len(),
-        device: describe(&dev),
+        device: describe(&lanes),
+        streams: lanes.len(),
         stage_s: plan.stages.iter().map(|s| (s.name.clone(), 0.0)).collect(),
         ..Default::default()
     };
@@ -287,29 +340,83 @@ pub fn execute(args: &RunArgs) -> Result<Option<Summary>, String> {
     // the writer thread: encodes and writes while the next batch computes
     let (wtx, wrx) = mpsc::sync_channel::<WriteJob>(2 * batch);
     let wthread = std::thread::spawn(move || writer(wrx));
-    let mut pending: Vec<(usize, DynArray)> = Vec::new();
-    let mut received = 0;
-    while received < todo.len() {
-        let Ok((i, r)) = rx.recv() else { break };
-        received += 1;
-        match r {
-            Ok((a, info)) => {
-                sum.bytes_in += info.bytes;
-                bar_bytes.inc(info.bytes);
-                pending.push((i, a));
+    // the streams: each takes the next batch, runs it and hands its outputs to the writer
+    let (btx, brx) = mpsc::sync_channel::<Vec<(usize, DynArray)>>(lanes.len());
+    let brx = std::sync::Mutex::new(brx);
+    let plan = &plan;
+    let parts = std::thread::scope(|s| {
+        let handles: Vec<_> = lanes
+            .iter()
+            .map(|lane| {
+                let (brx, bar) = (&brx, bar_files.clone());
+                let mut lane = Lane {
+                    plan,
+                    dev: lane,
+                    staging: Staging::default(),
+                    todo: &todo[..],
+                    out: &args.out,
+                    writer: wtx.clone(),
+                };
+                s.spawn(move || {
+                    let mut part = Summary {
+                        stage_s: plan.stages.iter().map(|s| (s.name.clone(), 0.0)).collect(),
+                        ..Default::default()
+                    };
+                    if let Some(d) = lane.dev.as_cuda() {
+                        let _ = d.bind();
+                    }
+                    loop {
+                        // the lock is held only while waiting for the next batch
+                        let next = match brx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => break,
+                        };
+                        let Ok(b) = next else { break };
+                        let n = b.len() as u64;
+                        lane.run_batch(b, &mut part);
+                        bar.inc(n);
+                    }
+                    part
+                })
+            })
+            .collect();
+        let mut pending: Vec<(usize, DynArray)> = Vec::new();
+        let mut received = 0;
+        while received < todo.len() {
+            let Ok((i, r)) = rx.recv() else { break };
+            received += 1;
+            match r {
+                Ok((a, info)) => {
+                    sum.bytes_in += info.bytes;
+                    bar_bytes.inc(info.bytes);
+                    pending.push((i, a));
+                }
+                Err(e) => {
+                    bar_bytes.inc(std::fs::metadata(&todo[i]).map(|m| m.len()).unwrap_or(0));
+                    bar_files.inc(1);
+                    sum.failed.push(failure(&todo[i], &e));
+                }
             }
-            Err(e) => {
-                bar_bytes.inc(std::fs::metadata(&todo[i]).map(|m| m.len()).unwrap_or(0));
-                bar_files.inc(1);
-                sum.failed.push(failure(&todo[i], &e));
+            let full = pending.len() >= batch || (received == todo.len() && !pending.is_empty());
+            if full && btx.send(std::mem::take(&mut pending)).is_err() {
+                break;
             }
         }
-        if pending.len() >= batch || (received == todo.len() && !pending.is_empty()) {
-            let b = std::mem::take(&mut pending);
-            let n = b.len() as u64;
-            run_batch(&plan, &dev, &todo, b, &args.out, &mut sum, &wtx);
-            bar_files.inc(n);
+        drop(btx);
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .map_err(|_| "a stream's thread panicked".to_string())
+            })
+            .collect::<Result<Vec<Summary>, String>>()
+    })?;
+    for p in parts {
+        for (k, (_, t)) in p.stage_s.iter().enumerate() {
+            sum.stage_s[k].1 += t;
         }
+        sum.upload_s += p.upload_s;
+        sum.failed.extend(p.failed);
     }
     for r in readers {
         let _ = r.join();
@@ -326,7 +433,7 @@ pub fn execute(args: &RunArgs) -> Result<Option<Summary>, String> {
     bar_bytes.finish_and_clear();
     sum.failed.sort_by(|a, b| a.file.cmp(&b.file));
     if args.validate > 0 {
-        let (v, f) = validate(&plan, &dev, &files, &sum, args.validate)?;
+        let (v, f) = validate(plan, &dev, &files, &sum, args.validate)?;
         sum.validation = v;
         sum.validated = f;
     }
@@ -365,10 +472,10 @@ fn remove_stale_temporaries(plan: &Plan, out: &Path) {
     }
 }
 
-/// `--batch`'s default: on a GPU, a sixth of the free memory over the largest per-file stage
-/// result (1 to 256 files); on the CPU, 8.
+/// `--batch`'s default: on a GPU, a sixth of the free memory, shared by the streams on it, over
+/// the largest per-file stage result (1 to 256 files); on the CPU, 8.
 fn default_batch(
-    dev: &Device,
+    lanes: &[Device],
     shape: &[usize],
     shapes: &[cusci::pipeline::StageShape],
     cd: cusci::pipeline::ComputeDType,
@@ -382,8 +489,13 @@ fn default_batch(
         .map(|s| s.bytes)
         .fold(shape.iter().product::<usize>() * el, usize::max)
         .max(1);
-    match dev.as_cuda().and_then(|d| d.memory_info().ok()) {
-        Some(m) => (m.free / 6 / peak).clamp(1, 256),
+    let ordinal = |d: &Device| d.as_cuda().map(|c| c.ordinal());
+    let per = lanes
+        .iter()
+        .filter(|d| ordinal(d) == ordinal(&lanes[0]))
+        .count();
+    match lanes[0].as_cuda().and_then(|d| d.memory_info().ok()) {
+        Some(m) => (m.free / 6 / per / peak).clamp(1, 256),
         None => 8,
     }
 }
@@ -417,142 +529,193 @@ fn bars(quiet: bool, files: u64, bytes: u64) -> (ProgressBar, ProgressBar) {
     (f, b)
 }
 
-/// Stacks same-shaped host arrays into one `(k, ...)` array on `dev`.
-fn stack(parts: &[&DynArray], dev: &Device) -> cusci::Result<DynArray> {
+/// A stream's page-locked staging buffers (one per compute dtype, grown as needed): a batch is
+/// stacked straight into one and copied to the device from there, at full bus speed.
+#[derive(Default)]
+struct Staging {
+    f32: Option<PinnedVec<f32>>,
+    f64: Option<PinnedVec<f64>>,
+}
+
+/// Stacks same-shaped host arrays into one `(k, ...)` array on `dev` (through `staging` on a GPU;
+/// `None`: a plain host vector).
+fn stack(
+    parts: &[&DynArray],
+    dev: &Device,
+    staging: Option<&mut Staging>,
+) -> cusci::Result<DynArray> {
     let mut shape = vec![parts.len()];
     shape.extend_from_slice(parts[0].shape());
-    macro_rules! st {
-        ($t:ty) => {{
-            let mut v: Vec<$t> = Vec::with_capacity(shape.iter().product());
-            for p in parts {
-                v.extend(p.as_array::<$t>().expect("one dtype per run").to_vec()?);
-            }
-            DynArray::from(Array::from_vec(v, &shape, &Device::cpu())?.to_device(dev)?)
-        }};
-    }
     Ok(match parts[0] {
-        DynArray::F32(_) => st!(f32),
-        _ => st!(f64),
+        DynArray::F32(_) => {
+            DynArray::from(stack_as(parts, &shape, dev, staging.map(|s| &mut s.f32))?)
+        }
+        _ => DynArray::from(stack_as(parts, &shape, dev, staging.map(|s| &mut s.f64))?),
     })
 }
 
-/// Runs one batch: groups by shape, one stacked run per group; a group that fails is run file
-/// by file so that the failure names its file.
-fn run_batch(
-    plan: &Plan,
-    dev: &Device,
-    todo: &[PathBuf],
-    b: Vec<(usize, DynArray)>,
-    out: &Path,
-    sum: &mut Summary,
-    writer: &mpsc::SyncSender<WriteJob>,
-) {
-    let mut groups: BTreeMap<Vec<usize>, Vec<(usize, DynArray)>> = BTreeMap::new();
-    for (i, a) in b {
-        groups.entry(a.shape().to_vec()).or_default().push((i, a));
-    }
-    for (_, g) in groups {
-        if run_group(plan, dev, todo, &g, out, sum, writer).is_err() && g.len() > 1 {
-            for one in &g {
-                let _ = run_group(plan, dev, todo, std::slice::from_ref(one), out, sum, writer);
-            }
-        }
+fn arg_error(detail: &str) -> Error {
+    Error::InvalidArgument {
+        op: "cusci run".into(),
+        detail: detail.into(),
     }
 }
 
-/// Runs one same-shaped group; records a failure only for a single file (a larger group that
-/// fails is retried file by file).
-fn run_group(
-    plan: &Plan,
+fn stack_as<T: Element>(
+    parts: &[&DynArray],
+    shape: &[usize],
     dev: &Device,
-    todo: &[PathBuf],
-    g: &[(usize, DynArray)],
-    out: &Path,
-    sum: &mut Summary,
-    writer: &mpsc::SyncSender<WriteJob>,
-) -> Result<(), ()> {
-    let t = Instant::now();
-    let parts: Vec<&DynArray> = g.iter().map(|(_, a)| a).collect();
-    let x = match stack(&parts, dev) {
-        Ok(x) => x,
-        Err(e) => {
-            if g.len() == 1 {
-                sum.failed.push(Failure {
-                    file: todo[g[0].0].clone(),
-                    stage: "upload".into(),
-                    message: e.to_string(),
-                });
-            }
-            return Err(());
+    slot: Option<&mut Option<PinnedVec<T>>>,
+) -> cusci::Result<Array<T>> {
+    let n: usize = shape.iter().product();
+    let mut host: Vec<Cow<'_, [T]>> = Vec::with_capacity(parts.len());
+    for p in parts {
+        let a = p
+            .as_array::<T>()
+            .ok_or_else(|| arg_error("the files of a batch have one dtype"))?;
+        match a.backend() {
+            Backend::Host(h) => host.push(h.try_to_contiguous()?),
+            Backend::Cuda(_) => return Err(arg_error("files are read on the host")),
         }
-    };
-    sum.upload_s += t.elapsed().as_secs_f64();
-    let cusci::pipeline::Applied {
-        input,
-        vals: vals_st,
-        times,
-    } = match plan.apply(x, true, false) {
-        Ok(r) => r,
-        Err(f) => {
-            if g.len() == 1 {
-                sum.failed.push(Failure {
-                    file: todo[g[0].0].clone(),
-                    stage: plan.label(f.stage),
-                    message: f.error.to_string(),
-                });
-            }
-            return Err(());
-        }
-    };
-    for (k, t) in times.iter().enumerate() {
-        sum.stage_s[k].1 += t;
     }
-    // each file's outputs, copied to the host here, encoded and written by the writer thread
-    let t = Instant::now();
-    for (pos, (i, _)) in g.iter().enumerate() {
-        let file = &todo[*i];
-        let mut job = WriteJob {
-            file: file.clone(),
-            outputs: Vec::new(),
-        };
-        let mut bad = None;
-        for o in &plan.outputs {
-            let mut vals = Vec::new();
-            let mut names = Vec::new();
-            for &j in &o.from {
-                let (d, n) = if j == usize::MAX {
-                    (&input, "input".to_string())
-                } else {
-                    (vals_all(&vals_st, j), plan.stages[j].name.clone())
-                };
-                match file_on_host(d, pos) {
-                    Ok(h) => vals.push(h),
-                    Err(e) => bad = Some(e.to_string()),
-                }
-                names.push(n);
-            }
-            job.outputs
-                .push((output_path(out, file, o), o.clone(), names, vals));
+    if let (Some(cuda), Some(slot)) = (dev.as_cuda(), slot) {
+        if slot.as_ref().is_none_or(|b| b.len() < n) {
+            *slot = None;
+            // no page-locked memory to be had: the plain path below
+            *slot = PinnedVec::zeroed(cuda, n).ok();
         }
-        match bad {
-            Some(m) => sum.failed.push(Failure {
-                file: file.clone(),
-                stage: "download".into(),
-                message: m,
-            }),
-            None => {
-                if writer.send(job).is_err() {
+        if let Some(buf) = slot.as_mut() {
+            let mut off = 0;
+            for h in &host {
+                buf[off..off + h.len()].copy_from_slice(h);
+                off += h.len();
+            }
+            return Array::from_slice(&buf[..n], shape, dev);
+        }
+    }
+    let mut v: Vec<T> = Vec::with_capacity(n);
+    for h in &host {
+        v.extend_from_slice(h);
+    }
+    Array::from_vec(v, shape, &Device::cpu())?.to_device(dev)
+}
+
+/// One stream of a run: its device handle (its own CUDA stream), its staging buffers, and where
+/// its outputs go.
+struct Lane<'a> {
+    plan: &'a Plan,
+    dev: &'a Device,
+    staging: Staging,
+    todo: &'a [PathBuf],
+    out: &'a Path,
+    writer: mpsc::SyncSender<WriteJob>,
+}
+
+impl Lane<'_> {
+    /// Runs one batch: groups by shape, one stacked run per group; a group that fails is run
+    /// file by file so that the failure names its file.
+    fn run_batch(&mut self, b: Vec<(usize, DynArray)>, sum: &mut Summary) {
+        let mut groups: BTreeMap<Vec<usize>, Vec<(usize, DynArray)>> = BTreeMap::new();
+        for (i, a) in b {
+            groups.entry(a.shape().to_vec()).or_default().push((i, a));
+        }
+        for (_, g) in groups {
+            if self.run_group(&g, sum).is_err() && g.len() > 1 {
+                for one in &g {
+                    let _ = self.run_group(std::slice::from_ref(one), sum);
+                }
+            }
+        }
+    }
+
+    /// Runs one same-shaped group; records a failure only for a single file (a larger group
+    /// that fails is retried file by file).
+    fn run_group(&mut self, g: &[(usize, DynArray)], sum: &mut Summary) -> Result<(), ()> {
+        let (plan, dev, todo, out, writer) =
+            (self.plan, self.dev, self.todo, self.out, &self.writer);
+        let t = Instant::now();
+        let parts: Vec<&DynArray> = g.iter().map(|(_, a)| a).collect();
+        let x = match stack(&parts, dev, Some(&mut self.staging)) {
+            Ok(x) => x,
+            Err(e) => {
+                if g.len() == 1 {
                     sum.failed.push(Failure {
-                        file: file.clone(),
-                        stage: "write".into(),
-                        message: "the writer thread stopped".into(),
+                        file: todo[g[0].0].clone(),
+                        stage: "upload".into(),
+                        message: e.to_string(),
                     });
                 }
+                return Err(());
+            }
+        };
+        sum.upload_s += t.elapsed().as_secs_f64();
+        let cusci::pipeline::Applied {
+            input,
+            vals: vals_st,
+            times,
+        } = match plan.apply(x, true, false) {
+            Ok(r) => r,
+            Err(f) => {
+                if g.len() == 1 {
+                    sum.failed.push(Failure {
+                        file: todo[g[0].0].clone(),
+                        stage: plan.label(f.stage),
+                        message: f.error.to_string(),
+                    });
+                }
+                return Err(());
+            }
+        };
+        for (k, t) in times.iter().enumerate() {
+            sum.stage_s[k].1 += t;
+        }
+        // each file's outputs, copied to the host here, encoded and written by the writer thread
+        let t = Instant::now();
+        for (pos, (i, _)) in g.iter().enumerate() {
+            let file = &todo[*i];
+            let mut job = WriteJob {
+                file: file.clone(),
+                outputs: Vec::new(),
+            };
+            let mut bad = None;
+            for o in &plan.outputs {
+                let mut vals = Vec::new();
+                let mut names = Vec::new();
+                for &j in &o.from {
+                    let (d, n) = if j == usize::MAX {
+                        (&input, "input".to_string())
+                    } else {
+                        (vals_all(&vals_st, j), plan.stages[j].name.clone())
+                    };
+                    match file_on_host(d, pos) {
+                        Ok(h) => vals.push(h),
+                        Err(e) => bad = Some(e.to_string()),
+                    }
+                    names.push(n);
+                }
+                job.outputs
+                    .push((output_path(out, file, o), o.clone(), names, vals));
+            }
+            match bad {
+                Some(m) => sum.failed.push(Failure {
+                    file: file.clone(),
+                    stage: "download".into(),
+                    message: m,
+                }),
+                None => {
+                    if writer.send(job).is_err() {
+                        sum.failed.push(Failure {
+                            file: file.clone(),
+                            stage: "write".into(),
+                            message: "the writer thread stopped".into(),
+                        });
+                    }
+                }
             }
         }
+        sum.upload_s += t.elapsed().as_secs_f64();
+        Ok(())
     }
-    sum.upload_s += t.elapsed().as_secs_f64();
-    Ok(())
 }
 
 fn vals_all(vals: &[Option<Data>], j: usize) -> &Data {
@@ -645,7 +808,7 @@ fn validate(
     for f in &chosen {
         let (a, _) = read_file(f, &plan.pipeline.input, plan.dtype).map_err(|e| e.to_string())?;
         let run = |d: &Device| -> Result<Vec<Option<Data>>, String> {
-            let x = stack(&[&a], d).map_err(|e| e.to_string())?;
+            let x = stack(&[&a], d, None).map_err(|e| e.to_string())?;
             plan.apply(x, true, true)
                 .map(|r| r.vals)
                 .map_err(|e| format!("{}: {}: {}", f.display(), plan.label(e.stage), e.error))
@@ -711,12 +874,26 @@ fn compare(x: &Data, y: &Data, d: &mut StageDiff) {
     }
 }
 
-fn describe(dev: &Device) -> String {
-    if dev.is_cuda() {
-        format!("{dev:?}")
-    } else {
-        "cpu".into()
+/// The devices of a run and their streams, e.g. `cpu`, `cuda:0 (2 streams)`.
+fn describe(lanes: &[Device]) -> String {
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for d in lanes {
+        let name = match d.as_cuda() {
+            Some(c) => format!("cuda:{}", c.ordinal()),
+            None => "cpu".into(),
+        };
+        match seen.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, k)) => *k += 1,
+            None => seen.push((name, 1)),
+        }
     }
+    seen.iter()
+        .map(|(n, k)| match k {
+            1 => n.clone(),
+            k => format!("{n} ({k} streams)"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn human(b: f64) -> String {
@@ -736,7 +913,7 @@ fn print_plan(
     shape: &[usize],
     shapes: &[cusci::pipeline::StageShape],
     batch: usize,
-    dev: &Device,
+    lanes: &[Device],
 ) {
     let name = plan
         .pipeline
@@ -746,7 +923,7 @@ fn print_plan(
     println!(
         "{name}: {} files, device {}, batch {batch}",
         files.len(),
-        describe(dev)
+        describe(lanes)
     );
     let el = match plan.dtype {
         cusci::pipeline::ComputeDType::F32 => 4,

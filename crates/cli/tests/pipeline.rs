@@ -83,7 +83,7 @@ fn no_temp_files(out: &Path) {
 #[test]
 fn audio_example_end_to_end() {
     let (dir, toml) = setup("audio");
-    let files = generate_audio(&dir.path().join("data/audio"), 6, 1).unwrap();
+    let files = generate_audio(&dir.path().join("data/audio"), 6, 1, 2).unwrap();
     let out = dir.path().join("out_cpu");
     // batches of 4 and 2: both stacked
     let s = run_ok(&RunArgs {
@@ -187,7 +187,7 @@ fn audio_example_end_to_end() {
 #[test]
 fn microscopy_example_end_to_end() {
     let (dir, toml) = setup("microscopy");
-    let files = generate_microscopy(&dir.path().join("data/microscopy"), 5, 3).unwrap();
+    let files = generate_microscopy(&dir.path().join("data/microscopy"), 5, 3, 96).unwrap();
     let out = dir.path().join("out_cpu");
     let s = run_ok(&args(&toml, &out, "cpu", 3));
     assert_eq!((s.files, s.done), (5, 5));
@@ -516,6 +516,95 @@ fn bad_files_are_reported_and_skipped_and_resume_finishes() {
         .modified()
         .unwrap();
     assert_eq!(before, after, "a complete output was rewritten");
+}
+
+/// Every output file of `out` (name and bytes).
+fn outputs(out: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let n = e.file_name().to_string_lossy().to_string();
+            (n, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn streams_and_devices_give_the_same_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = write_npy_pipeline(dir.path());
+    let inp = dir.path().join("in");
+    std::fs::create_dir_all(&inp).unwrap();
+    // 11 files, two shapes: batches of 3 over the streams, one group per shape
+    for k in 0..11 {
+        let shape = if k % 4 == 3 { [12, 20] } else { [16, 16] };
+        save(&inp.join(format!("f{k:02}.npy")), &shape, 40 + k);
+    }
+    let run = |name: &str, device: &str, devices: Option<&str>, streams: u64| {
+        let out = dir.path().join(name);
+        let s = run_ok(&RunArgs {
+            devices: devices.map(String::from),
+            streams: Some(streams),
+            ..args(&toml, &out, device, 3)
+        });
+        assert_eq!(s.done, 11, "{name}");
+        assert_eq!(
+            s.streams as u64,
+            streams * devices.map_or(1, |d| d.split(',').count()) as u64
+        );
+        no_temp_files(&out);
+        (s, outputs(&out))
+    };
+    // which stream runs a batch does not change a byte
+    let (_, one) = run("cpu1", "cpu", None, 1);
+    assert_eq!(one.len(), 22);
+    let (s, three) = run("cpu3", "cpu", None, 3);
+    assert_eq!(s.device, "cpu (3 streams)");
+    assert!(one == three, "3 CPU streams against 1");
+    if cusci::core::testing::gpu().is_some() {
+        let (_, g1) = run("gpu1", "gpu", None, 1);
+        let (s, g2) = run("gpu2", "gpu", Some("0,0"), 2);
+        assert_eq!(s.device, "cuda:0 (4 streams)");
+        assert!(g1 == g2, "4 GPU streams against 1");
+        let all = execute(&RunArgs {
+            devices: Some("all".into()),
+            ..args(&toml, &dir.path().join("all"), "cpu", 3)
+        })
+        .unwrap()
+        .unwrap();
+        assert!(all.device.starts_with("cuda:0"), "{}", all.device);
+        assert!(
+            outputs(&dir.path().join("all")) == g1,
+            "--devices all against one stream"
+        );
+        // the GPU's tables and arrays against the CPU's: the same labels, values within f32
+        for ((n, a), (m, b)) in g1.iter().zip(&one) {
+            assert_eq!(n, m);
+            if n.ends_with(".npy") {
+                let (_, x) = npy(&dir.path().join("gpu1").join(n));
+                let (_, y) = npy(&dir.path().join("cpu1").join(n));
+                assert!(rel_diff(&x, &y) < 1e-5, "{n}");
+            } else {
+                assert_eq!(a.is_empty(), b.is_empty(), "{n}");
+            }
+        }
+    }
+    // bad --devices: named before anything runs
+    let bad = |d: &str| {
+        execute(&RunArgs {
+            devices: Some(d.into()),
+            ..args(&toml, &dir.path().join("bad"), "cpu", 3)
+        })
+        .unwrap_err()
+    };
+    let e = bad("zero");
+    assert!(e.contains("--devices") && e.contains("GPU numbers"), "{e}");
+    let e = bad("99");
+    assert!(e.contains("--devices") && e.contains("GPU 99"), "{e}");
+    assert!(!dir.path().join("bad").exists());
 }
 
 #[test]
