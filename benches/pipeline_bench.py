@@ -33,7 +33,6 @@ import subprocess
 import sys
 import threading
 import time
-import wave
 
 import numpy as np
 
@@ -66,10 +65,10 @@ def files_of(work, name, subset):
 
 
 def read_wav(path):
-    with wave.open(path, "rb") as w:
-        ch, n = w.getnchannels(), w.getnframes()
-        x = np.frombuffer(w.readframes(n), dtype="<i2").reshape(n, ch).T
-    return (x / 32768.0).astype(np.float32)
+    from scipy.io import wavfile
+
+    _, x = wavfile.read(path)
+    return (x.T / 32768.0).astype(np.float32)
 
 
 def read_tiff(path):
