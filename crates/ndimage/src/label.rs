@@ -1,6 +1,6 @@
 //! `scipy.ndimage.label`: connected components of the nonzero elements.
 
-use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape};
+use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, NdiShape};
 use crate::structure::{contig, real_only, step_index, Structure};
 use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::error::make;
@@ -399,7 +399,7 @@ fn cuda_impl<T: Element, P: cusci_core::Numeric>(
 ) -> Result<(Array<i32>, usize)> {
     let Links { back, delta, adj } = *l;
     let dev = input.device().clone();
-    let sh = CusciShape::new("label", shape)?;
+    let sh = NdiShape::new("label", shape)?;
     let n = sh.n as usize;
     // written completely: out by ndi_label_write, parent by init, flag by flatten
     let mut out = Array::<i32>::empty(shape, &dev)?;

@@ -10,6 +10,7 @@ mod filters_generic;
 mod filters_golden;
 mod filters_kernels_compile;
 mod fourier;
+mod high_rank;
 mod interpolation;
 mod interpolation_golden;
 mod label;
