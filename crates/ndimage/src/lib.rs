@@ -40,7 +40,7 @@ pub use distance::{
     distance_transform_bf, distance_transform_cdt, distance_transform_edt, BfMetric, CdtMetric,
     DistanceOptions, DistanceResult,
 };
-pub use label::label;
+pub use label::{label, label_as};
 pub use measurements::{
     center_of_mass, extrema, find_objects, histogram, labeled_comprehension, maximum,
     maximum_position, mean, median, minimum, minimum_position, standard_deviation, sum, sum_labels,
