@@ -3,12 +3,19 @@
 //! Every function takes [`Array`]s on any device and runs there: NVRTC kernels on a CUDA device,
 //! a rayon reference on the CPU. Boundary handling is [`Mode`] (module [`modes`]).
 
+pub mod complex;
 mod cuda;
 pub mod filters;
 pub mod fourier;
 pub mod interpolation;
 pub mod modes;
 
+pub use complex::{
+    affine_transform_complex, convolve1d_complex, convolve_complex, correlate1d_complex,
+    correlate_complex, gaussian_filter1d_complex, gaussian_filter_complex,
+    map_coordinates_complex, rotate_complex, shift_complex, uniform_filter1d_complex,
+    uniform_filter_complex, zoom_complex,
+};
 pub use cusci_core::{Array, Device, Error, Result};
 pub use filters::*;
 pub use fourier::{
@@ -64,6 +71,7 @@ pub fn kernel_modules() -> Vec<&'static cusci_core::KernelModule> {
         &filters::GENERIC,
         &filters::STORE,
         &fourier::FOURIER,
+        &complex::COMPLEX,
         &interpolation::INTERP,
         &interpolation::GEOMAP,
         &morphology::binary::BINARY,
