@@ -29,7 +29,11 @@ pub(crate) static COMPLEX: KernelModule = KernelModule {
     name: "ndimage_complex",
     source: |spec| {
         let dtype = spec.dtype(0)?;
-        let r = if dtype == DType::C32 { "float" } else { "double" };
+        let r = if dtype == DType::C32 {
+            "float"
+        } else {
+            "double"
+        };
         Ok(format!(
             "#define T {}\n#define R {r}\n{}",
             dtype.cuda_name(),
@@ -197,9 +201,14 @@ where
     W: Element,
 {
     let shape = weights.shape().to_vec();
-    via_weights("correlate", input, &weights.to_vec()?, true, opts.cval, |x, w, c| {
-        correlate(x, &weights_of(w, &shape)?, &with_cval(opts, c))
-    })
+    via_weights(
+        "correlate",
+        input,
+        &weights.to_vec()?,
+        true,
+        opts.cval,
+        |x, w, c| correlate(x, &weights_of(w, &shape)?, &with_cval(opts, c)),
+    )
 }
 
 /// `scipy.ndimage.convolve` of a complex input with real or complex weights (not conjugated);
@@ -227,9 +236,14 @@ where
     W: Element,
 {
     let shape = weights.shape().to_vec();
-    via_weights("convolve", input, &weights.to_vec()?, false, opts.cval, |x, w, c| {
-        convolve(x, &weights_of(w, &shape)?, &with_cval(opts, c))
-    })
+    via_weights(
+        "convolve",
+        input,
+        &weights.to_vec()?,
+        false,
+        opts.cval,
+        |x, w, c| convolve(x, &weights_of(w, &shape)?, &with_cval(opts, c)),
+    )
 }
 
 /// `scipy.ndimage.correlate1d` of a complex input with real or complex weights (conjugated);
@@ -401,7 +415,7 @@ where
 }
 
 fn interp_cval(o: &InterpOptions, cval: f64) -> InterpOptions {
-    InterpOptions { cval, ..o.clone() }
+    InterpOptions { cval, ..*o }
 }
 
 /// `scipy.ndimage.map_coordinates` of a complex input: [`map_coordinates`] of each part.
@@ -474,7 +488,11 @@ where
 /// // the imaginary part is extended with 0, SciPy's np.imag(cval)
 /// assert_eq!(shift_complex(&x, &[1.0], &o).unwrap().to_vec().unwrap()[0], c64::new(5.0, 0.0));
 /// ```
-pub fn shift_complex<C>(input: &Array<C>, shift_by: &[f64], opts: &InterpOptions) -> Result<Array<C>>
+pub fn shift_complex<C>(
+    input: &Array<C>,
+    shift_by: &[f64],
+    opts: &InterpOptions,
+) -> Result<Array<C>>
 where
     C: Float,
     C::Real: Real,

@@ -12,9 +12,8 @@ pub mod modes;
 
 pub use complex::{
     affine_transform_complex, convolve1d_complex, convolve_complex, correlate1d_complex,
-    correlate_complex, gaussian_filter1d_complex, gaussian_filter_complex,
-    map_coordinates_complex, rotate_complex, shift_complex, uniform_filter1d_complex,
-    uniform_filter_complex, zoom_complex,
+    correlate_complex, gaussian_filter1d_complex, gaussian_filter_complex, map_coordinates_complex,
+    rotate_complex, shift_complex, uniform_filter1d_complex, uniform_filter_complex, zoom_complex,
 };
 pub use cusci_core::{Array, Device, Error, Result};
 pub use filters::*;

@@ -38,7 +38,10 @@ where
     let wc = d["WC"].as_array::<c64>().unwrap();
     let w1 = d["w1"].as_array::<f64>().unwrap().to_vec().unwrap();
     let w1c = d["w1c"].as_array::<c64>().unwrap().to_vec().unwrap();
-    let coords = d["coords"].as_array::<f64>().unwrap().to_device(x.device())?;
+    let coords = d["coords"]
+        .as_array::<f64>()
+        .unwrap()
+        .to_device(x.device())?;
     match case {
         "correlate" => correlate_complex(x, w, &fo("nearest", 0.0)),
         "correlate_c" => correlate_complex(x, wc, &fo("constant", 1.5)),
@@ -110,16 +113,34 @@ fn close<C: Element>(got: &Array<C>, want: &Array<C>, tol: f64, ctx: &str) {
 fn golden_complex_filters_and_transforms() {
     let d = golden("ndimage_complex.npz");
     for dev in devices() {
-        let x128 = d["x_c128"].as_array::<c64>().unwrap().to_device(&dev).unwrap();
-        let x64 = d["x_c64"].as_array::<c32>().unwrap().to_device(&dev).unwrap();
+        let x128 = d["x_c128"]
+            .as_array::<c64>()
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        let x64 = d["x_c64"]
+            .as_array::<c32>()
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
         for case in CASES {
             let got = run(case, &x128, &d).unwrap();
             assert_eq!(got.device(), &dev);
             let want = d[&format!("{case}__c128")].as_array::<c64>().unwrap();
-            close(&got.to_device(&Device::Cpu).unwrap(), want, 1e-12, &format!("{case} c128 on {dev}"));
+            close(
+                &got.to_device(&Device::Cpu).unwrap(),
+                want,
+                1e-12,
+                &format!("{case} c128 on {dev}"),
+            );
             let got = run(case, &x64, &d).unwrap();
             let want = d[&format!("{case}__c64")].as_array::<c32>().unwrap();
-            close(&got.to_device(&Device::Cpu).unwrap(), want, 2e-6, &format!("{case} c64 on {dev}"));
+            close(
+                &got.to_device(&Device::Cpu).unwrap(),
+                want,
+                2e-6,
+                &format!("{case} c64 on {dev}"),
+            );
         }
     }
 }
@@ -128,8 +149,14 @@ fn golden_complex_filters_and_transforms() {
 #[test]
 fn gpu_matches_cpu_on_complex_input() {
     let d = golden("ndimage_complex.npz");
-    let re = randn::<f64>(&[33, 70], 5, &Device::Cpu).unwrap().to_vec().unwrap();
-    let im = randn::<f64>(&[33, 70], 6, &Device::Cpu).unwrap().to_vec().unwrap();
+    let re = randn::<f64>(&[33, 70], 5, &Device::Cpu)
+        .unwrap()
+        .to_vec()
+        .unwrap();
+    let im = randn::<f64>(&[33, 70], 6, &Device::Cpu)
+        .unwrap()
+        .to_vec()
+        .unwrap();
     let v: Vec<c64> = re.iter().zip(&im).map(|(&a, &b)| c64::new(a, b)).collect();
     let x = Array::from_vec(v, &[33, 70], &Device::Cpu).unwrap();
     let x32 = x.astype::<c32>().unwrap();
@@ -137,10 +164,20 @@ fn gpu_matches_cpu_on_complex_input() {
         for case in CASES {
             let want = run(case, &x, &d).unwrap();
             let got = run(case, &x.to_device(&dev).unwrap(), &d).unwrap();
-            close(&got.to_device(&Device::Cpu).unwrap(), &want, 1e-12, &format!("{case} c128 on {dev}"));
+            close(
+                &got.to_device(&Device::Cpu).unwrap(),
+                &want,
+                1e-12,
+                &format!("{case} c128 on {dev}"),
+            );
             let want = run(case, &x32, &d).unwrap();
             let got = run(case, &x32.to_device(&dev).unwrap(), &d).unwrap();
-            close(&got.to_device(&Device::Cpu).unwrap(), &want, 2e-6, &format!("{case} c64 on {dev}"));
+            close(
+                &got.to_device(&Device::Cpu).unwrap(),
+                &want,
+                2e-6,
+                &format!("{case} c64 on {dev}"),
+            );
         }
     }
 }
@@ -151,15 +188,25 @@ fn gpu_matches_cpu_on_complex_input() {
 fn complex_edge_cases() {
     for dev in devices() {
         let x = Array::from_vec(
-            vec![c64::new(1.0, 2.0), c64::new(-3.0, 0.5), c64::new(f64::INFINITY, 0.0)],
+            vec![
+                c64::new(1.0, 2.0),
+                c64::new(-3.0, 0.5),
+                c64::new(f64::INFINITY, 0.0),
+            ],
             &[3],
             &dev,
         )
         .unwrap();
         // one complex tap: correlate multiplies by its conjugate, convolve by it
         let w = [c64::new(0.5, -2.0)];
-        let y = correlate1d_complex(&x, &w, 0, &fo("reflect", 0.0)).unwrap().to_vec().unwrap();
-        let z = convolve1d_complex(&x, &w, 0, &fo("reflect", 0.0)).unwrap().to_vec().unwrap();
+        let y = correlate1d_complex(&x, &w, 0, &fo("reflect", 0.0))
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let z = convolve1d_complex(&x, &w, 0, &fo("reflect", 0.0))
+            .unwrap()
+            .to_vec()
+            .unwrap();
         for k in 0..2 {
             let xv = x.to_vec().unwrap()[k];
             assert_eq!(y[k], xv * w[0].conj(), "on {dev}");
@@ -167,8 +214,14 @@ fn complex_edge_cases() {
         }
         // cval: the real part only
         let o = fo("constant", 4.0);
-        let u = uniform_filter1d_complex(&x, 3, 0, &o).unwrap().to_vec().unwrap();
-        assert!((u[0] - c64::new(2.0 / 3.0, 2.5 / 3.0)).norm() < 1e-15, "on {dev}");
+        let u = uniform_filter1d_complex(&x, 3, 0, &o)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        assert!(
+            (u[0] - c64::new(2.0 / 3.0, 2.5 / 3.0)).norm() < 1e-15,
+            "on {dev}"
+        );
         // real input refused (the real functions take it)
         let r = Array::from_vec(vec![1.0f64, 2.0], &[2], &dev).unwrap();
         let e = gaussian_filter_complex(&r, &[1.0], &GaussianOptions::default()).unwrap_err();

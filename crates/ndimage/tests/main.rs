@@ -1,8 +1,8 @@
 //! cusci-ndimage's tests: one test executable for the crate (each module was a test file of its own).
 
 mod bad_input;
-mod complex;
 mod common;
+mod complex;
 mod distance;
 mod filter_output;
 mod filters;
