@@ -2611,6 +2611,12 @@ def gen_ndimage_complex(out: Path) -> None:
         "shift": lambda x: ndi.shift(x, [0.5, -1.25], order=3, mode="reflect"),
         "zoom": lambda x: ndi.zoom(x, [1.5, 0.8], order=2, mode="nearest", grid_mode=True),
         "rotate": lambda x: ndi.rotate(x, 30.0, reshape=True, order=1, cval=0.5),
+        "sobel": lambda x: ndi.sobel(x, 1, mode="constant", cval=1.0),
+        "prewitt": lambda x: ndi.prewitt(x, 0, mode="nearest"),
+        "laplace": lambda x: ndi.laplace(x, mode="wrap"),
+        "gaussian_laplace": lambda x: ndi.gaussian_laplace(x, [1.0, 0.7], mode="constant", cval=-1.0),
+        "spline_filter": lambda x: ndi.spline_filter(x, 3, mode="mirror"),
+        "spline_filter1d": lambda x: ndi.spline_filter1d(x, 4, 0, mode="nearest"),
     }
     A: dict[str, np.ndarray] = {"W": W, "WC": WC, "w1": w1, "w1c": w1c, "coords": coords}
     import warnings

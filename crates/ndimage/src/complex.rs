@@ -15,10 +15,14 @@
 use crate::cuda::{linear, specs};
 use crate::filters::{
     convolve, convolve1d, correlate, correlate1d, gaussian_filter, gaussian_filter1d,
-    uniform_filter, uniform_filter1d, FilterOptions, GaussianOptions, Real,
+    gaussian_laplace, laplace, prewitt, sobel, uniform_filter, uniform_filter1d, FilterOptions,
+    GaussianOptions, Real,
 };
-use crate::interpolation::{affine_transform, map_coordinates, rotate, shift, zoom};
+use crate::interpolation::{
+    affine_transform, map_coordinates, rotate, shift, spline_filter, spline_filter1d, zoom,
+};
 use crate::interpolation::{InterpOptions, Matrix};
+use crate::modes::Mode;
 use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::dtype::{c64, DType, Element, Float};
 use cusci_core::error::make;
@@ -559,4 +563,153 @@ where
     via_parts("rotate", input, opts.cval, |x, c| {
         rotate(x, angle, axes, reshape, &interp_cval(opts, c))
     })
+}
+
+/// `scipy.ndimage.sobel` of a complex input: [`sobel`] of each part (SciPy's passes are
+/// `correlate1d` calls, each split into the parts).
+///
+/// # Errors
+/// As [`sobel`]; `UnsupportedDType` for a real input.
+///
+/// ```
+/// use cusci_ndimage::{sobel_complex, FilterOptions, Array, Device};
+/// use cusci_core::c64;
+/// let x = Array::from_vec((0..4).map(|k| c64::new(k as f64, 2.0 * k as f64)).collect(), &[4], &Device::Cpu).unwrap();
+/// let y = sobel_complex(&x, 0, &FilterOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap()[1], c64::new(2.0, 4.0));
+/// ```
+pub fn sobel_complex<C>(input: &Array<C>, axis: isize, opts: &FilterOptions) -> Result<Array<C>>
+where
+    C: Float,
+    C::Real: Real,
+{
+    via_parts("sobel", input, opts.cval, |x, c| {
+        sobel(x, axis, &with_cval(opts, c))
+    })
+}
+
+/// `scipy.ndimage.prewitt` of a complex input: [`prewitt`] of each part.
+///
+/// # Errors
+/// As [`prewitt`]; `UnsupportedDType` for a real input.
+///
+/// ```
+/// use cusci_ndimage::{prewitt_complex, FilterOptions, Array, Device};
+/// use cusci_core::c64;
+/// let x = Array::from_vec((0..4).map(|k| c64::new(0.0, k as f64)).collect(), &[4], &Device::Cpu).unwrap();
+/// let y = prewitt_complex(&x, 0, &FilterOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap()[2], c64::new(0.0, 2.0));
+/// ```
+pub fn prewitt_complex<C>(input: &Array<C>, axis: isize, opts: &FilterOptions) -> Result<Array<C>>
+where
+    C: Float,
+    C::Real: Real,
+{
+    via_parts("prewitt", input, opts.cval, |x, c| {
+        prewitt(x, axis, &with_cval(opts, c))
+    })
+}
+
+/// `scipy.ndimage.laplace` of a complex input: [`laplace`] of each part.
+///
+/// # Errors
+/// As [`laplace`]; `UnsupportedDType` for a real input.
+///
+/// ```
+/// use cusci_ndimage::{laplace_complex, FilterOptions, Array, Device};
+/// use cusci_core::c64;
+/// let x = Array::from_vec(vec![c64::new(0.0, 0.0), c64::new(1.0, -1.0), c64::new(0.0, 0.0)], &[3], &Device::Cpu).unwrap();
+/// let y = laplace_complex(&x, &FilterOptions::default()).unwrap();
+/// assert_eq!(y.to_vec().unwrap()[1], c64::new(-2.0, 2.0));
+/// ```
+pub fn laplace_complex<C>(input: &Array<C>, opts: &FilterOptions) -> Result<Array<C>>
+where
+    C: Float,
+    C::Real: Real,
+{
+    via_parts("laplace", input, opts.cval, |x, c| {
+        laplace(x, &with_cval(opts, c))
+    })
+}
+
+/// `scipy.ndimage.gaussian_laplace` of a complex input: [`gaussian_laplace`] of each part.
+///
+/// # Errors
+/// As [`gaussian_laplace`]; `UnsupportedDType` for a real input.
+///
+/// ```
+/// use cusci_ndimage::{gaussian_laplace_complex, GaussianOptions, Array, Device};
+/// use cusci_core::c64;
+/// let x = Array::from_vec((0..6).map(|k| c64::new(k as f64, k as f64)).collect(), &[6], &Device::Cpu).unwrap();
+/// let y = gaussian_laplace_complex(&x, &[1.0], &GaussianOptions::default()).unwrap();
+/// // equal parts give equal parts
+/// assert!(y.to_vec().unwrap().iter().all(|v| v.re == v.im));
+/// ```
+pub fn gaussian_laplace_complex<C>(
+    input: &Array<C>,
+    sigma: &[f64],
+    opts: &GaussianOptions,
+) -> Result<Array<C>>
+where
+    C: Float,
+    C::Real: Real,
+{
+    via_parts("gaussian_laplace", input, opts.cval, |x, c| {
+        gaussian_laplace(x, sigma, &gauss_cval(opts, c))
+    })
+}
+
+/// `scipy.ndimage.spline_filter` of a complex input: [`spline_filter`] of each part, complex128
+/// as SciPy's default output (float64 promoted to complex).
+///
+/// # Errors
+/// As [`spline_filter`]; `UnsupportedDType` for a real input.
+///
+/// ```
+/// use cusci_ndimage::{spline_filter_complex, Mode, Array, Device};
+/// use cusci_core::{c32, c64};
+/// let x = Array::from_vec(vec![c32::new(1.0, -2.0); 5], &[5], &Device::Cpu).unwrap();
+/// let y = spline_filter_complex(&x, 3, Mode::Mirror).unwrap();
+/// assert!(y.to_vec().unwrap().iter().all(|v| (v - c64::new(1.0, -2.0)).norm() < 1e-12));
+/// ```
+pub fn spline_filter_complex<C>(input: &Array<C>, order: usize, mode: Mode) -> Result<Array<c64>>
+where
+    C: Float,
+    C::Real: Real,
+{
+    check_complex::<C>("spline_filter")?;
+    join::<c64>(
+        &spline_filter(&input.real()?, order, mode)?,
+        &spline_filter(&input.imag()?, order, mode)?,
+    )
+}
+
+/// `scipy.ndimage.spline_filter1d` of a complex input: [`spline_filter1d`] of each part
+/// (complex128).
+///
+/// # Errors
+/// As [`spline_filter1d`]; `UnsupportedDType` for a real input.
+///
+/// ```
+/// use cusci_ndimage::{spline_filter1d_complex, Mode, Array, Device};
+/// use cusci_core::c64;
+/// let x = Array::from_vec(vec![c64::new(0.5, 0.25); 4], &[4], &Device::Cpu).unwrap();
+/// let y = spline_filter1d_complex(&x, 2, -1, Mode::Mirror).unwrap();
+/// assert!(y.to_vec().unwrap().iter().all(|v| (v - c64::new(0.5, 0.25)).norm() < 1e-12));
+/// ```
+pub fn spline_filter1d_complex<C>(
+    input: &Array<C>,
+    order: usize,
+    axis: isize,
+    mode: Mode,
+) -> Result<Array<c64>>
+where
+    C: Float,
+    C::Real: Real,
+{
+    check_complex::<C>("spline_filter1d")?;
+    join::<c64>(
+        &spline_filter1d(&input.real()?, order, axis, mode)?,
+        &spline_filter1d(&input.imag()?, order, axis, mode)?,
+    )
 }

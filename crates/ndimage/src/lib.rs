@@ -15,6 +15,10 @@ pub use complex::{
     correlate_complex, gaussian_filter1d_complex, gaussian_filter_complex, map_coordinates_complex,
     rotate_complex, shift_complex, uniform_filter1d_complex, uniform_filter_complex, zoom_complex,
 };
+pub use complex::{
+    gaussian_laplace_complex, laplace_complex, prewitt_complex, sobel_complex,
+    spline_filter1d_complex, spline_filter_complex,
+};
 pub use cusci_core::{Array, Device, Error, Result};
 pub use filters::*;
 pub use fourier::{

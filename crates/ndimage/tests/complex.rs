@@ -73,11 +73,22 @@ where
         "shift" => shift_complex(x, &[0.5, -1.25], &io(3, "reflect", 0.0)),
         "zoom" => zoom_complex(x, &[1.5, 0.8], true, &io(2, "nearest", 0.0)),
         "rotate" => rotate_complex(x, 30.0, (1, 0), true, &io(1, "constant", 0.5)),
+        "sobel" => sobel_complex(x, 1, &fo("constant", 1.0)),
+        "prewitt" => prewitt_complex(x, 0, &fo("nearest", 0.0)),
+        "laplace" => laplace_complex(x, &fo("wrap", 0.0)),
+        "gaussian_laplace" => {
+            let g = GaussianOptions {
+                mode: Mode::Constant,
+                cval: -1.0,
+                ..Default::default()
+            };
+            gaussian_laplace_complex(x, &[1.0, 0.7], &g)
+        }
         c => panic!("unknown case {c}"),
     }
 }
 
-const CASES: [&str; 15] = [
+const CASES: [&str; 19] = [
     "correlate",
     "correlate_c",
     "convolve_c",
@@ -93,6 +104,10 @@ const CASES: [&str; 15] = [
     "shift",
     "zoom",
     "rotate",
+    "sobel",
+    "prewitt",
+    "laplace",
+    "gaussian_laplace",
 ];
 
 /// `got` against `want` within `tol` of the largest |want|.
@@ -230,5 +245,42 @@ fn complex_edge_cases() {
         let empty = Array::<c32>::from_vec(vec![], &[0, 4], &dev).unwrap();
         let y = uniform_filter_complex(&empty, &[3], &FilterOptions::default()).unwrap();
         assert_eq!(y.shape(), &[0, 4]);
+    }
+}
+
+/// spline_filter(1d) of complex input: complex128 results (SciPy's float64 default promoted),
+/// against SciPy on every device, c128 and c64 inputs.
+#[test]
+fn golden_complex_spline_filters() {
+    let d = golden("ndimage_complex.npz");
+    for dev in devices() {
+        let x128 = d["x_c128"]
+            .as_array::<c64>()
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        let x64 = d["x_c64"]
+            .as_array::<c32>()
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        for (k, got) in [
+            ("c128", spline_filter_complex(&x128, 3, Mode::Mirror)),
+            ("c64", spline_filter_complex(&x64, 3, Mode::Mirror)),
+        ] {
+            let want = d[&format!("spline_filter__{k}")].as_array::<c64>().unwrap();
+            let got = got.unwrap().to_device(&Device::Cpu).unwrap();
+            close(&got, want, 1e-12, &format!("spline_filter {k} on {dev}"));
+        }
+        for (k, got) in [
+            ("c128", spline_filter1d_complex(&x128, 4, 0, Mode::Nearest)),
+            ("c64", spline_filter1d_complex(&x64, 4, 0, Mode::Nearest)),
+        ] {
+            let want = d[&format!("spline_filter1d__{k}")]
+                .as_array::<c64>()
+                .unwrap();
+            let got = got.unwrap().to_device(&Device::Cpu).unwrap();
+            close(&got, want, 1e-12, &format!("spline_filter1d {k} on {dev}"));
+        }
     }
 }
