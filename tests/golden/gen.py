@@ -2571,6 +2571,65 @@ def gen_ndimage_output(out: Path) -> None:
     savez_fixed(out / "ndimage_output.npz", compressed=True, **A)
 
 
+# --------------------------------------------------------------------------------------------
+# cusci-ndimage complex input (issue 32; crates/ndimage/src/complex.rs): the linear filters and
+# the geometric transforms of complex128 and complex64 inputs, real and complex weights.
+# Written to crates/ndimage/tests/data/ndimage_complex.npz, read by
+# crates/ndimage/tests/complex.rs. Members: `x_c128`, `x_c64` (5x7), `W`, `WC` (3x3 real and
+# complex weights), `w1`, `w1c` (1-D), `coords` (2x4x3), `<case>__<in>` SciPy's results; the
+# cases' arguments are repeated in the test.
+# --------------------------------------------------------------------------------------------
+
+
+@section("ndimage_complex", folder="ndimage")
+def gen_ndimage_complex(out: Path) -> None:
+    import scipy.ndimage as ndi
+
+    r = lambda name: rng("ndimage_complex", name)
+    shape = (5, 7)
+    z = r("re").standard_normal(shape) * 3 + 1j * r("im").standard_normal(shape) * 2
+    X = {"c128": z, "c64": z.astype(np.complex64)}
+    W = np.array([[0.25, -1.5, 0.0], [2.0, 0.75, -0.5], [0.0, 1.25, -2.0]])
+    WC = W + 1j * np.array([[1.0, 0.0, -0.5], [0.25, -1.0, 0.0], [0.5, 0.0, 1.5]])
+    w1 = np.array([0.3, -1.2, 2.5])
+    w1c = np.array([0.5 - 1j, -2.0 + 0.25j, 1.25j, 0.75])
+    coords = np.stack([r("cy").uniform(-1, 5, (4, 3)), r("cx").uniform(-1, 7, (4, 3))])
+    M = np.array([[0.9, 0.3], [-0.2, 1.1]])
+    cases = {
+        "correlate": lambda x: ndi.correlate(x, W, mode="nearest"),
+        "correlate_c": lambda x: ndi.correlate(x, WC, mode="constant", cval=1.5),
+        "convolve_c": lambda x: ndi.convolve(x, WC),
+        "correlate1d": lambda x: ndi.correlate1d(x, w1, 0, mode="wrap"),
+        "correlate1d_c": lambda x: ndi.correlate1d(x, w1c, 1, mode="mirror"),
+        "convolve1d_c": lambda x: ndi.convolve1d(x, w1c, 1, mode="constant", cval=-0.5),
+        "gaussian": lambda x: ndi.gaussian_filter(x, [1.0, 1.5]),
+        "gaussian1d": lambda x: ndi.gaussian_filter1d(x, 1.3, 0, order=1, mode="constant", cval=2.0),
+        "uniform": lambda x: ndi.uniform_filter(x, [3, 4], mode="mirror"),
+        "uniform1d": lambda x: ndi.uniform_filter1d(x, 4, 1, mode="constant", cval=2.0),
+        "map_coordinates": lambda x: ndi.map_coordinates(x, coords, order=3, mode="nearest"),
+        "affine": lambda x: ndi.affine_transform(x, M, [0.5, -1.0], order=1, mode="constant", cval=1.5),
+        "shift": lambda x: ndi.shift(x, [0.5, -1.25], order=3, mode="reflect"),
+        "zoom": lambda x: ndi.zoom(x, [1.5, 0.8], order=2, mode="nearest", grid_mode=True),
+        "rotate": lambda x: ndi.rotate(x, 30.0, reshape=True, order=1, cval=0.5),
+        "sobel": lambda x: ndi.sobel(x, 1, mode="constant", cval=1.0),
+        "prewitt": lambda x: ndi.prewitt(x, 0, mode="nearest"),
+        "laplace": lambda x: ndi.laplace(x, mode="wrap"),
+        "gaussian_laplace": lambda x: ndi.gaussian_laplace(x, [1.0, 0.7], mode="constant", cval=-1.0),
+        "spline_filter": lambda x: ndi.spline_filter(x, 3, mode="mirror"),
+        "spline_filter1d": lambda x: ndi.spline_filter1d(x, 4, 0, mode="nearest"),
+    }
+    A: dict[str, np.ndarray] = {"W": W, "WC": WC, "w1": w1, "w1c": w1c, "coords": coords}
+    import warnings
+
+    for k, x in X.items():
+        A[f"x_{k}"] = x
+        for c, f in cases.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                A[f"{c}__{k}"] = f(x)
+    savez_fixed(out / "ndimage_complex.npz", compressed=True, **A)
+
+
 @section("signal_convwin", folder="signal")
 def gen_signal_convwin(out: Path) -> None:
     """choose_conv_method (SciPy's CPU rule), overlap-add oaconvolve and dpss: `convwin.npz`.

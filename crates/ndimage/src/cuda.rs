@@ -7,24 +7,26 @@ use cusci_core::cuda::launch::Spec;
 use cusci_core::error::make;
 use cusci_core::{Array, CudaDevice, DType, Device, KernelParam, LaunchConfig, Result};
 
-/// The most dimensions a CUDA kernel of this crate handles (the core's `CUSCI_MAXD`).
-pub(crate) const MAXD: usize = 8;
+/// The most dimensions the shape-taking CUDA kernels of this crate handle (morphology, label,
+/// measurements, distance transforms; `NDI_MAXD` of modes.cuh): NumPy 1.x's 32, beyond the
+/// core's 8 (`CUSCI_MAXD`).
+pub(crate) const MAXD: usize = 32;
 
-/// The core's `CusciShape` (common.cuh): element count, rank and extents.
+/// modes.cuh's `NdiShape`: element count, rank and extents (up to [`MAXD`]).
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub(crate) struct CusciShape {
+pub(crate) struct NdiShape {
     pub n: i64,
     pub ndim: i32,
     pub dims: [i64; MAXD],
 }
 
-// SAFETY: plain data with the field order and padding of common.cuh's
-// `struct CusciShape { i64 n; int ndim; i64 dims[CUSCI_MAXD]; }`.
-unsafe impl KernelParam for CusciShape {}
+// SAFETY: plain data with the field order and padding of modes.cuh's
+// `struct NdiShape { i64 n; int ndim; i64 dims[NDI_MAXD]; }` (NDI_MAXD = MAXD).
+unsafe impl KernelParam for NdiShape {}
 
-impl CusciShape {
-    pub fn new(op: &str, shape: &[usize]) -> Result<CusciShape> {
+impl NdiShape {
+    pub fn new(op: &str, shape: &[usize]) -> Result<NdiShape> {
         if shape.len() > MAXD {
             return Err(make::not_implemented(
                 &format!("{op} with more than {MAXD} dimensions"),
@@ -35,7 +37,7 @@ impl CusciShape {
         for (d, &s) in shape.iter().enumerate() {
             dims[d] = s as i64;
         }
-        Ok(CusciShape {
+        Ok(NdiShape {
             n: shape.iter().product::<usize>() as i64,
             ndim: shape.len() as i32,
             dims,

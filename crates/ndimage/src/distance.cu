@@ -1,6 +1,6 @@
 // Distance transforms (cusci-ndimage distance.rs). NDI_T: the input's element type.
 
-struct NdiSampling { double s[CUSCI_MAXD]; };
+struct NdiSampling { double s[NDI_MAXD]; };
 
 // f = 0 on the background (zero input), +inf elsewhere; feat = own index on the background, -1.
 extern "C" __global__ void ndi_edt_init(const NDI_T* __restrict__ in, double* __restrict__ f,
@@ -286,12 +286,12 @@ extern "C" __global__ void ndi_edt_pass_bounded(const double* __restrict__ fi,
 // Coordinates of the feature of every element (−1, 0, … when there is none, as SciPy), then the
 // distances (dist may be null) and the indices (idx may be null, ndim planes of n int32).
 extern "C" __global__ void ndi_edt_final(const i64* __restrict__ feat, double* dist, int* idx,
-                                         CusciShape shape, NdiSampling smp) {
+                                         NdiShape shape, NdiSampling smp) {
   const int nd = shape.ndim;
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
     i64 f = feat[i];
     i64 r = i;
-    i64 c[CUSCI_MAXD], fc[CUSCI_MAXD];
+    i64 c[NDI_MAXD], fc[NDI_MAXD];
     for (int d = nd - 1; d >= 0; --d) {
       c[d] = r % shape.dims[d];
       r /= shape.dims[d];
@@ -329,7 +329,7 @@ extern "C" __global__ void ndi_cdt_init(const NDI_T* __restrict__ in, int* __res
 
 extern "C" __global__ void ndi_cdt_step(const int* __restrict__ di, const i64* __restrict__ fi,
                                         int* __restrict__ dout, i64* __restrict__ fout,
-                                        CusciShape shape, const i64* __restrict__ offs,
+                                        NdiShape shape, const i64* __restrict__ offs,
                                         const i64* __restrict__ delta, int noff, int* changed) {
   const int nd = shape.ndim;
   int any = 0;
@@ -337,7 +337,7 @@ extern "C" __global__ void ndi_cdt_step(const int* __restrict__ di, const i64* _
     int best = di[i];
     i64 bf = fi[i];
     if (best != 0) {
-      i64 c[CUSCI_MAXD];
+      i64 c[NDI_MAXD];
       i64 rem = i;
       for (int d = nd - 1; d >= 0; --d) {
         c[d] = rem % shape.dims[d];
@@ -367,7 +367,7 @@ extern "C" __global__ void ndi_cdt_step(const int* __restrict__ di, const i64* _
 
 // Final CDT output: INT_MAX (never reached) becomes −1 as SciPy leaves it; features to indices.
 extern "C" __global__ void ndi_cdt_final(const int* __restrict__ d, const i64* __restrict__ feat,
-                                         int* dist, int* idx, CusciShape shape) {
+                                         int* dist, int* idx, NdiShape shape) {
   const int nd = shape.ndim;
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
     if (dist) dist[i] = d[i] == 0x7fffffff ? -1 : d[i];
@@ -385,11 +385,11 @@ extern "C" __global__ void ndi_cdt_final(const int* __restrict__ d, const i64* _
 // indices, raster order; the first strictly smaller distance wins). metric 0 euclidean,
 // 1 taxicab, 2 chessboard.
 extern "C" __global__ void ndi_bf(const NDI_T* __restrict__ in, const i64* __restrict__ list,
-                                  i64 nlist, double* dist, int* idx, CusciShape shape,
+                                  i64 nlist, double* dist, int* idx, NdiShape shape,
                                   NdiSampling smp, int metric) {
   const int nd = shape.ndim;
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
-    i64 c[CUSCI_MAXD];
+    i64 c[NDI_MAXD];
     i64 rem = i;
     for (int d = nd - 1; d >= 0; --d) {
       c[d] = rem % shape.dims[d];
@@ -430,10 +430,10 @@ extern "C" __global__ void ndi_bf(const NDI_T* __restrict__ in, const i64* __res
 
 // flags of the border background (background with a foreground neighbour, full connectivity)
 extern "C" __global__ void ndi_bf_border(const NDI_T* __restrict__ in, i64* __restrict__ flag,
-                                         CusciShape shape) {
+                                         NdiShape shape) {
   const int nd = shape.ndim;
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
-    i64 c[CUSCI_MAXD];
+    i64 c[NDI_MAXD];
     i64 rem = i;
     for (int d = nd - 1; d >= 0; --d) {
       c[d] = rem % shape.dims[d];

@@ -2,7 +2,7 @@
 //! (chamfer) and `distance_transform_bf` (brute force).
 
 use crate::cuda::{
-    linear, module_source, offsets_on, per_item, real_dtypes, specs, CusciShape, MAXD,
+    linear, module_source, offsets_on, per_item, real_dtypes, specs, NdiShape, MAXD,
 };
 use crate::morphology::binary::{cpu_iterate, Steps};
 use crate::structure::{c_strides_u, contig, real_only, Structure};
@@ -33,7 +33,7 @@ struct NdiSampling {
     s: [f64; MAXD],
 }
 
-// SAFETY: plain data, the layout of distance.cu's `struct NdiSampling { double s[CUSCI_MAXD]; }`.
+// SAFETY: plain data, the layout of distance.cu's `struct NdiSampling { double s[NDI_MAXD]; }`.
 unsafe impl KernelParam for NdiSampling {}
 
 /// Options of [`distance_transform_edt`] and [`distance_transform_bf`].
@@ -321,7 +321,7 @@ fn edt_cuda<T: Element>(
 ) -> Result<DistanceResult<f64>> {
     const OP: &str = "distance_transform_edt";
     let dev = input.device();
-    let sh = CusciShape::new(OP, shape)?;
+    let sh = NdiShape::new(OP, shape)?;
     let n = input.size();
     let nd = shape.len();
     let dt = input.dtype();
@@ -641,7 +641,7 @@ pub fn distance_transform_cdt<T: Element>(
         Backend::Cuda(c) => {
             let cd = c.dev();
             let dev = input.device();
-            let sh = CusciShape::new(OP, &shape)?;
+            let sh = NdiShape::new(OP, &shape)?;
             let mut dist = if return_distances {
                 Some(Array::<i32>::empty(&shape, dev)?)
             } else {
@@ -855,7 +855,7 @@ pub fn distance_transform_bf<T: Element>(
         Backend::Cuda(c) => {
             let cd = c.dev();
             let dev = input.device();
-            let sh = CusciShape::new(OP, &shape)?;
+            let sh = NdiShape::new(OP, &shape)?;
             let mut dist = if opts.return_distances {
                 Some(Array::<f64>::empty(&shape, dev)?)
             } else {

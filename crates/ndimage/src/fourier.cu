@@ -1,8 +1,9 @@
 // scipy.ndimage Fourier filters (cusci-ndimage fourier.rs). Prepended: the common header and
 //   #define T <element type>  #define R <its real type>  (and NDI_CPLX for complex T)
 
-struct NdiDims { i64 d[8]; };
-struct NdiParams { double p[8]; };
+// NDI_MAXD (32) extents and per-axis parameters by value (fourier.rs's FDims, Params)
+struct NdiFDims { i64 d[NDI_MAXD]; };
+struct NdiParams { double p[NDI_MAXD]; };
 
 // J1 by the trapezoidal rule on the periodic integrand of Bessel's integral (same as the CPU).
 __device__ double ndi_j1(double x) {
@@ -18,11 +19,11 @@ __device__ double ndi_j1(double x) {
 // kind: 0 gaussian, 1 uniform, 2 ellipsoid, 3 shift. axis/nfull: the axis holding a real
 // transform of length nfull (nfull < 0: full complex transforms on every axis).
 extern "C" __global__ void ndi_fourier(const T* __restrict__ x, T* __restrict__ out, i64 n,
-                                       int rank, NdiDims dims, int axis, i64 nfull, int kind,
+                                       int rank, NdiFDims dims, int axis, i64 nfull, int kind,
                                        NdiParams par) {
   for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) {
     i64 r = i;
-    double acc = 0.0, prod = 1.0, fq[8];
+    double acc = 0.0, prod = 1.0, fq[NDI_MAXD];
     for (int d = rank - 1; d >= 0; --d) {
       i64 c = r % dims.d[d];
       r /= dims.d[d];

@@ -15,7 +15,7 @@
 //! SciPy does. One generic `*_as` per filter (rather than a function per input kind) keeps the
 //! crate's convention of the filters' and interpolation's `*_as`.
 
-use crate::cuda::{dims8, linear};
+use crate::cuda::{linear, MAXD};
 use cusci_core::array::layout::norm_axis;
 use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::dtype::{c64, DType, Element};
@@ -43,7 +43,7 @@ pub(crate) static FOURIER: KernelModule = KernelModule {
             _ => ("double", ""),
         };
         Ok(format!(
-            "#define T {}\n#define R {r}\n{cplx}{}",
+            "#define T {}\n#define R {r}\n#define NDI_MAXD {MAXD}\n{cplx}{}",
             dtype.cuda_name(),
             include_str!("fourier.cu")
         ))
@@ -52,13 +52,21 @@ pub(crate) static FOURIER: KernelModule = KernelModule {
     samples: || crate::cuda::specs([DType::F32, DType::F64, DType::C32, DType::C64]),
 };
 
-/// The per-axis parameters by value (`NdiParams { double p[8]; }` of fourier.cu).
+/// The per-axis parameters by value (`NdiParams { double p[NDI_MAXD]; }` of fourier.cu).
 #[repr(C)]
 #[derive(Clone, Copy)]
-struct Params8([f64; 8]);
+struct Params([f64; MAXD]);
 
-// SAFETY: plain data, the layout of `struct { double p[8]; }`.
-unsafe impl KernelParam for Params8 {}
+// SAFETY: plain data, the layout of `struct { double p[NDI_MAXD]; }` (NDI_MAXD = MAXD).
+unsafe impl KernelParam for Params {}
+
+/// The extents by value (`NdiFDims { i64 d[NDI_MAXD]; }` of fourier.cu).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct FDims([i64; MAXD]);
+
+// SAFETY: plain data, the layout of `struct { i64 d[NDI_MAXD]; }` (NDI_MAXD = MAXD).
+unsafe impl KernelParam for FDims {}
 
 /// J1 by the trapezoidal rule on Bessel's integral (exponentially convergent; same as the GPU).
 fn j1(x: f64) -> f64 {
@@ -148,8 +156,11 @@ fn apply<T: Element>(
         d => return Err(make::dtype(op, d)),
     }
     let rank = x.ndim();
-    if rank == 0 || rank > 8 {
-        return Err(make::arg(op, "the input must have 1 to 8 dimensions"));
+    if rank == 0 || rank > MAXD {
+        return Err(make::arg(
+            op,
+            format!("the input must have 1 to {MAXD} dimensions"),
+        ));
     }
     if kind == Kind::Ellipsoid && rank > 3 {
         return Err(make::arg(op, "fourier_ellipsoid supports ranks 1 to 3"));
@@ -251,7 +262,7 @@ fn fourier_cpu<T: Element>(xv: &[T], shape: &[usize], f: &Factors) -> Result<Arr
         .for_each(|(row, o)| {
             let mut acc = if product { 1.0 } else { 0.0 };
             let mut r = row;
-            let mut idx = [0usize; 8];
+            let mut idx = [0usize; MAXD];
             for d in (0..last).rev() {
                 idx[d] = r % shape[d];
                 r /= shape[d];
@@ -274,19 +285,23 @@ fn fourier_cuda<T: Element>(d: &CudaDevice, x: &Array<T>, f: &Factors) -> Result
     let xc = x.contiguous()?;
     let mut out = Array::<T>::empty(shape, x.device())?; // every element is written
     let k = FOURIER.function(d, &Spec::of(&[T::DTYPE]), "ndi_fourier")?;
-    let mut p = [0f64; 8];
+    let mut p = [0f64; MAXD];
     p[..rank].copy_from_slice(&f.par[..rank]);
+    let mut dims = [1i64; MAXD];
+    for (a, &s) in dims.iter_mut().zip(shape) {
+        *a = s as i64;
+    }
     let total = x.size();
     d.launch(&k, linear(total))
         .arg(xc.dev_ptr()?)
         .arg(out.dev_ptr_mut()?)
         .arg(total as i64)
         .arg(rank as i32)
-        .arg(dims8("fourier filter", shape)?)
+        .arg(FDims(dims))
         .arg(f.axis as i32)
         .arg(f.nfull)
         .arg(f.kind as i32)
-        .arg(Params8(p))
+        .arg(Params(p))
         .run()?;
     Ok(out)
 }

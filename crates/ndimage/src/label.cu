@@ -64,13 +64,13 @@ __device__ void ndi_unite(NDI_U* p, NDI_U a, NDI_U b) {
 // order); delta: their flat index differences; adj[k]: bit k2 set when offset k2 < k is adjacent
 // to offset k under the structure (a foreground neighbour adjacent to one already joined needs
 // no union: label.rs explains why).
-extern "C" __global__ void ndi_label_merge(NDI_U* parent, CusciShape shape, const i64* __restrict__ offs,
+extern "C" __global__ void ndi_label_merge(NDI_U* parent, NdiShape shape, const i64* __restrict__ offs,
                                            const i64* __restrict__ delta,
                                            const unsigned long long* __restrict__ adj, int noff) {
   const int nd = shape.ndim;
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
     if (((volatile NDI_U*)parent)[i] == NDI_BG) continue;
-    i64 c[CUSCI_MAXD];
+    i64 c[NDI_MAXD];
     i64 r = i;
     for (int d = nd - 1; d >= 0; --d) {
       c[d] = r % shape.dims[d];

@@ -1,10 +1,10 @@
 //! `scipy.ndimage.label`: connected components of the nonzero elements.
 
-use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape};
+use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, NdiShape};
 use crate::structure::{contig, real_only, step_index, Structure};
 use cusci_core::cuda::launch::{KernelModule, Spec};
 use cusci_core::error::make;
-use cusci_core::{Array, Backend, CudaDevice, Device, Element, Result};
+use cusci_core::{Array, Backend, CudaDevice, DType, Device, Element, Result};
 
 /// The label kernels (`label.cu`) with 64-bit forest indices, flags and ranks, for an input
 /// element type: `Spec::of(&[T])`.
@@ -67,6 +67,53 @@ pub fn label<T: Element>(
     structure: Option<&Array<bool>>,
 ) -> Result<(Array<i32>, usize)> {
     label_impl(input, structure, false)
+}
+
+/// [`label`] with SciPy's `output=` dtype (`scipy.ndimage.label(input, structure, output=O)`):
+/// the same labels stored as `O` (i32, i64, u8, bool, f32, f64; SciPy's default is i32, which
+/// [`label`] returns).
+///
+/// As SciPy, an output type that cannot hold every label is refused: u8 holds up to 255
+/// components, bool up to 254 (SciPy writes the label bytes into the bool array, and its retry
+/// with a wider type fails from 255 on; every label reads as `true`), i32 up to `i32::MAX`; i64
+/// and the floats any count (f32 rounds labels above 2^24, as SciPy's store does). The count
+/// is returned as a host value; the labels stay on the input's device.
+///
+/// # Errors
+/// As [`label`]; `InvalidArgument` ("insufficient bit-depth in requested output type", SciPy's
+/// RuntimeError) when `O` cannot hold the number of components; `UnsupportedDType` for a complex
+/// `O` (SciPy's TypeError).
+///
+/// ```
+/// use cusci_ndimage::{label_as, Array, Device};
+/// let a = Array::from_vec(vec![1u8, 0, 1, 1, 0, 1], &[6], &Device::Cpu).unwrap();
+/// let (l, n) = label_as::<u8, f32>(&a, None).unwrap();
+/// assert_eq!(n, 3);
+/// assert_eq!(l.to_vec().unwrap(), vec![1.0, 0.0, 2.0, 2.0, 0.0, 3.0]);
+/// ```
+pub fn label_as<T: Element, O: Element>(
+    input: &Array<T>,
+    structure: Option<&Array<bool>>,
+) -> Result<(Array<O>, usize)> {
+    const OP: &str = "label";
+    let most = match O::DTYPE {
+        DType::C32 | DType::C64 => return Err(make::dtype(OP, O::DTYPE)),
+        DType::U8 => 255,
+        DType::Bool => 254,
+        DType::I32 => i32::MAX as usize,
+        _ => usize::MAX,
+    };
+    let (l, n) = label(input, structure)?;
+    if n > most {
+        return Err(make::arg(
+            OP,
+            format!(
+                "insufficient bit-depth in requested output type ({n} labels in {})",
+                O::DTYPE
+            ),
+        ));
+    }
+    Ok((l.astype::<O>()?, n))
 }
 
 /// Tests only: [`label`] with the GPU's 64-bit forest whatever the size (the same result; the
@@ -399,7 +446,7 @@ fn cuda_impl<T: Element, P: cusci_core::Numeric>(
 ) -> Result<(Array<i32>, usize)> {
     let Links { back, delta, adj } = *l;
     let dev = input.device().clone();
-    let sh = CusciShape::new("label", shape)?;
+    let sh = NdiShape::new("label", shape)?;
     let n = sh.n as usize;
     // written completely: out by ndi_label_write, parent by init, flag by flatten
     let mut out = Array::<i32>::empty(shape, &dev)?;

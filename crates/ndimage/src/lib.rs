@@ -3,12 +3,22 @@
 //! Every function takes [`Array`]s on any device and runs there: NVRTC kernels on a CUDA device,
 //! a rayon reference on the CPU. Boundary handling is [`Mode`] (module [`modes`]).
 
+pub mod complex;
 mod cuda;
 pub mod filters;
 pub mod fourier;
 pub mod interpolation;
 pub mod modes;
 
+pub use complex::{
+    affine_transform_complex, convolve1d_complex, convolve_complex, correlate1d_complex,
+    correlate_complex, gaussian_filter1d_complex, gaussian_filter_complex, map_coordinates_complex,
+    rotate_complex, shift_complex, uniform_filter1d_complex, uniform_filter_complex, zoom_complex,
+};
+pub use complex::{
+    gaussian_laplace_complex, laplace_complex, prewitt_complex, sobel_complex,
+    spline_filter1d_complex, spline_filter_complex,
+};
 pub use cusci_core::{Array, Device, Error, Result};
 pub use filters::*;
 pub use fourier::{
@@ -40,7 +50,7 @@ pub use distance::{
     distance_transform_bf, distance_transform_cdt, distance_transform_edt, BfMetric, CdtMetric,
     DistanceOptions, DistanceResult,
 };
-pub use label::label;
+pub use label::{label, label_as};
 pub use measurements::{
     center_of_mass, extrema, find_objects, histogram, labeled_comprehension, maximum,
     maximum_position, mean, median, minimum, minimum_position, standard_deviation, sum, sum_labels,
@@ -64,6 +74,7 @@ pub fn kernel_modules() -> Vec<&'static cusci_core::KernelModule> {
         &filters::GENERIC,
         &filters::STORE,
         &fourier::FOURIER,
+        &complex::COMPLEX,
         &interpolation::INTERP,
         &interpolation::GEOMAP,
         &morphology::binary::BINARY,

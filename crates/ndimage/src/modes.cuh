@@ -10,6 +10,12 @@
 #define NDI_GRID_MIRROR 6
 #define NDI_GRID_WRAP 7
 
+// The most dimensions of an array the crate's morphology, label, measurement and distance
+// kernels take (NumPy 1.x's NPY_MAXDIMS; the core's CusciShape stops at 8), and the shape they
+// take by value (cuda.rs's `NdiShape`).
+#define NDI_MAXD 32
+struct NdiShape { i64 n; int ndim; i64 dims[NDI_MAXD]; };
+
 // Index i of an axis of length n (>= 1) mapped into [0, n) as the filters extend the input;
 // -1 where the value is the constant cval. Same as Mode::map_index on the CPU.
 __device__ __forceinline__ i64 ndi_map_index(i64 i, i64 n, int mode) {

@@ -83,6 +83,62 @@ fn run<I: Element, O: Element>(
     }
 }
 
+/// The plain (same-type) filters of gen.py's `cases` that take bool input, with the same
+/// arguments (None: a filter that needs a numeric type: laplace and the Gaussian derivatives).
+fn run_plain(
+    case: &str,
+    x: &Array<bool>,
+    w: &Array<f64>,
+    fp: &Array<bool>,
+) -> Option<Result<Array<bool>>> {
+    let w = w.to_device(x.device()).unwrap();
+    let mask = Footprint::Mask(fp.clone());
+    let size = |s: &[usize]| Footprint::Size(s.to_vec());
+    Some(match case {
+        "correlate1d" => correlate1d(x, &[0.3, -1.2, 2.5], 0, &opts("reflect", 0.0)),
+        "correlate" => correlate(x, &w, &opts("nearest", 0.0)),
+        "convolve" => convolve(x, &w, &opts("constant", 1.5)),
+        "gaussian" => gaussian_filter(x, &[1.0, 1.5], &GaussianOptions::default()),
+        "gaussian_order" => {
+            let g = GaussianOptions {
+                order: vec![0, 1],
+                truncate: 3.0,
+                mode: "mirror".parse().unwrap(),
+                ..Default::default()
+            };
+            gaussian_filter(x, &[1.2, 0.9], &g)
+        }
+        "gaussian1d" => {
+            let g = GaussianOptions {
+                order: vec![1],
+                ..Default::default()
+            };
+            gaussian_filter1d(x, 1.3, 0, &g)
+        }
+        "convolve1d" => convolve1d(x, &[0.5, -2.0, 1.25, 0.75], 1, &opts("wrap", 0.0)),
+        "uniform1d" => {
+            let o = FilterOptions {
+                origin: vec![1],
+                ..opts("reflect", 0.0)
+            };
+            uniform_filter1d(x, 4, 1, &o)
+        }
+        "minimum1d" => minimum_filter1d(x, 3, 0, &opts("constant", 1.5)),
+        "maximum1d" => maximum_filter1d(x, 4, 1, &opts("nearest", 0.0)),
+        "uniform" => uniform_filter(x, &[3, 4], &opts("mirror", 0.0)),
+        "sobel" => sobel(x, 0, &opts("reflect", 0.0)),
+        "prewitt" => prewitt(x, 1, &opts("nearest", 0.0)),
+        "laplace" | "gaussian_laplace" | "gradient_magnitude" => return None,
+        "minimum" => minimum_filter(x, &size(&[3, 2]), &opts("reflect", 0.0)),
+        "maximum" => maximum_filter(x, &size(&[2, 3]), &opts("wrap", 0.0)),
+        "maximum_fp" => maximum_filter(x, &mask, &opts("reflect", 0.0)),
+        "median" => median_filter(x, &size(&[3, 3]), &opts("reflect", 0.0)),
+        "rank_fp" => rank_filter(x, -2, &mask, &opts("mirror", 0.0)),
+        "percentile" => percentile_filter(x, 30.0, &size(&[2, 3]), &opts("reflect", 0.0)),
+        c => panic!("unknown case {c}"),
+    })
+}
+
 /// Linear cases whose weights are not binary fractions: their f64 sums may differ from SciPy's
 /// (and the GPU's from the CPU's) in the last bit, which can move a truncation at an integer.
 fn inexact(case: &str) -> bool {
@@ -777,5 +833,39 @@ fn empty_passes_copy_with_numpy_casts() {
         assert_eq!(y.to_vec().unwrap(), vec![true; 4], "{dev}");
         let y: Array<u8> = laplace_as(&f, &o).unwrap();
         assert_eq!(y.to_vec().unwrap(), vec![0, 254, 0, 0], "{dev}");
+    }
+}
+
+/// The plain filters on bool input keep bool with SciPy's values (issue 32): each filter of
+/// gen.py's cases that takes bool, on every device, against SciPy's `<case>__bool__bool`.
+#[test]
+fn plain_filters_take_bool_as_scipy() {
+    let d = golden("ndimage_output.npz");
+    let w = d["W"].as_array::<f64>().unwrap();
+    let fp = d["FP"].as_array::<bool>().unwrap();
+    for dev in devices() {
+        let x = d["x_bool"]
+            .as_array::<bool>()
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        let mut n = 0;
+        for case in CASES {
+            let Some(got) = run_plain(case, &x, w, fp) else {
+                continue;
+            };
+            let got = got.unwrap().to_device(&Device::Cpu).unwrap();
+            let exp = d[&format!("{case}__bool__bool")]
+                .as_array::<bool>()
+                .unwrap();
+            assert_eq!(got.shape(), exp.shape(), "{case} on {dev}");
+            assert_eq!(
+                got.to_vec().unwrap(),
+                exp.to_vec().unwrap(),
+                "{case} on {dev}"
+            );
+            n += 1;
+        }
+        assert_eq!(n, CASES.len() - 3);
     }
 }

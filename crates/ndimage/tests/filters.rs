@@ -594,6 +594,90 @@ fn large_box_rank_filters_match_the_cpu() {
     }
 }
 
+/// Rank filters over footprints on each side of the GPU's former 1,024-element limit (issue 32):
+/// 1,024 and 1,025 points as boxes (the shared-memory radix kernel) and as masks with holes (the
+/// block-per-output kernel), 2-D, against a naive sort on the CPU, then every device against the
+/// CPU bit for bit.
+#[test]
+fn rank_filters_past_1024_points() {
+    let (h, w) = (23usize, 37usize);
+    let xc = randn::<f64>(&[h, w], 81, &Device::Cpu).unwrap();
+    let xv = xc.to_vec().unwrap();
+    // a 33 x 33 box with `holes` of its points removed (a column band off the centre)
+    let holed = |holes: usize| {
+        let mut m = vec![true; 33 * 33];
+        for k in 0..holes {
+            m[(k % 33) * 33 + 2 + k / 33] = false;
+        }
+        Array::from_vec(m, &[33, 33], &Device::Cpu).unwrap()
+    };
+    let fps: Vec<(&str, Footprint, usize)> = vec![
+        ("box 32x32", Footprint::Size(vec![32, 32]), 1024),
+        ("box 25x41", Footprint::Size(vec![25, 41]), 1025),
+        ("mask 1024", Footprint::Mask(holed(65)), 1024),
+        ("mask 1025", Footprint::Mask(holed(64)), 1025),
+    ];
+    for (name, fp, npts) in &fps {
+        let (fh, fw, m) = match fp {
+            Footprint::Size(s) => (s[0], s[1], vec![true; s[0] * s[1]]),
+            Footprint::Mask(m) => (m.shape()[0], m.shape()[1], m.to_vec().unwrap()),
+        };
+        assert_eq!(m.iter().filter(|&&b| b).count(), *npts, "{name}");
+        for mode in [Mode::Reflect, Mode::Constant, Mode::Wrap] {
+            let o = opts(mode);
+            for rank in [0isize, (*npts / 2) as isize, -1] {
+                let y = rank_filter(&xc, rank, fp, &o).unwrap();
+                let yv = y.to_vec().unwrap();
+                // naive: gather the window (centre fh/2, fw/2), sort, pick
+                for i in (0..h as i64).step_by(5) {
+                    for j in (0..w as i64).step_by(3) {
+                        let mut v = Vec::with_capacity(*npts);
+                        for a in 0..fh as i64 {
+                            for b in 0..fw as i64 {
+                                if !m[a as usize * fw + b as usize] {
+                                    continue;
+                                }
+                                let (p, q) = (i + a - fh as i64 / 2, j + b - fw as i64 / 2);
+                                v.push(
+                                    match (mode.map_index(p, h as i64), mode.map_index(q, w as i64))
+                                    {
+                                        (Some(p), Some(q)) => xv[p as usize * w + q as usize],
+                                        _ => -0.5,
+                                    },
+                                );
+                            }
+                        }
+                        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                        let r = if rank < 0 {
+                            *npts as isize + rank
+                        } else {
+                            rank
+                        } as usize;
+                        assert_eq!(
+                            yv[i as usize * w + j as usize],
+                            v[r],
+                            "{name} {mode} rank {rank} at {i},{j}"
+                        );
+                    }
+                }
+                for dev in devices().into_iter().skip(1) {
+                    let g = rank_filter(&xc.to_device(&dev).unwrap(), rank, fp, &o).unwrap();
+                    let ctx = format!("{name} {mode} rank {rank} on {dev}");
+                    assert_allclose(&g.to_device(&Device::Cpu).unwrap(), &y, 0.0, 0.0, &ctx);
+                    let g32 = median_filter(
+                        &xc.astype::<f32>().unwrap().to_device(&dev).unwrap(),
+                        fp,
+                        &o,
+                    )
+                    .unwrap();
+                    let w32 = median_filter(&xc.astype::<f32>().unwrap(), fp, &o).unwrap();
+                    assert_allclose(&g32.to_device(&Device::Cpu).unwrap(), &w32, 0.0, 0.0, &ctx);
+                }
+            }
+        }
+    }
+}
+
 /// The audit input `((i·7 + 3) mod 13) − 4.5` (the same array built in NumPy for the SciPy values).
 fn audit_input(shape: &[usize], dev: &Device) -> Array<f64> {
     let n: usize = shape.iter().product();

@@ -3,7 +3,7 @@
 //! random masks, every device against the CPU, edge sizes, and the typed errors.
 
 use cusci_core::npy::{load_npz, DynArray};
-use cusci_core::testing::for_each_device;
+use cusci_core::testing::{devices, for_each_device};
 use cusci_core::{Array, Device, Element, Error};
 use cusci_ndimage::*;
 use std::collections::{BTreeMap, VecDeque};
@@ -277,5 +277,49 @@ fn label_2d_structures_against_flood_fill() {
                 );
             });
         }
+    }
+}
+
+/// `label_as`: SciPy's `output=` types (checked with SciPy 1.17.1): the labels as the type,
+/// "insufficient bit-depth" from 256 components in u8 and 255 in bool (SciPy keeps label bytes
+/// 1..254 in a bool array, all reading true), any count in i64 and the floats, complex refused;
+/// on every device, the labels staying there.
+#[test]
+fn label_as_follows_scipy_output_types() {
+    use cusci_ndimage::label_as;
+    // n isolated elements: labels 1..=n at the even positions
+    let alt = |n: usize, dev: &Device| {
+        let v: Vec<bool> = (0..2 * n).map(|i| i % 2 == 0).collect();
+        Array::from_vec(v, &[2 * n], dev).unwrap()
+    };
+    for dev in devices() {
+        let x = alt(5, &dev);
+        let (l, n) = label_as::<bool, f32>(&x, None).unwrap();
+        assert_eq!(n, 5);
+        assert_eq!(l.device(), &dev);
+        assert_eq!(
+            l.to_vec().unwrap(),
+            vec![1.0, 0.0, 2.0, 0.0, 3.0, 0.0, 4.0, 0.0, 5.0, 0.0],
+            "on {dev}"
+        );
+        let (b, _) = label_as::<bool, bool>(&x, None).unwrap();
+        let want: Vec<bool> = (0..10).map(|i| i % 2 == 0).collect();
+        assert_eq!(b.to_vec().unwrap(), want, "on {dev}");
+        let (w, _) = label_as::<bool, i64>(&x, None).unwrap();
+        assert_eq!(w.to_vec().unwrap(), vec![1, 0, 2, 0, 3, 0, 4, 0, 5, 0]);
+        let (d, _) = label_as::<bool, f64>(&x, None).unwrap();
+        assert_eq!(d.to_vec().unwrap()[8], 5.0);
+        // the bit-depth limits
+        let (u, n) = label_as::<bool, u8>(&alt(255, &dev), None).unwrap();
+        assert_eq!((n, u.to_vec().unwrap()[508]), (255, 255u8), "on {dev}");
+        let e = label_as::<bool, u8>(&alt(256, &dev), None).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { .. }), "{e:?}");
+        assert!(label_as::<bool, bool>(&alt(254, &dev), None).is_ok());
+        let e = label_as::<bool, bool>(&alt(255, &dev), None).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { .. }), "{e:?}");
+        let (u, n) = label_as::<bool, i64>(&alt(300, &dev), None).unwrap();
+        assert_eq!((n, u.to_vec().unwrap()[598]), (300, 300i64));
+        let e = label_as::<bool, cusci_core::c64>(&x, None).unwrap_err();
+        assert!(matches!(e, Error::UnsupportedDType { .. }), "{e:?}");
     }
 }

@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod common;
+mod complex;
 mod distance;
 mod filter_output;
 mod filters;
@@ -10,6 +11,7 @@ mod filters_generic;
 mod filters_golden;
 mod filters_kernels_compile;
 mod fourier;
+mod high_rank;
 mod interpolation;
 mod interpolation_golden;
 mod label;

@@ -39,7 +39,7 @@ pub fn correlate1d<T: Real>(
     axis: isize,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
+    if super::engine::stored::<T>() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return correlate1d_as::<T, T>(input, weights, axis, opts);
     }
@@ -81,7 +81,7 @@ pub fn convolve1d<T: Real>(
     axis: isize,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
+    if super::engine::stored::<T>() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return convolve1d_as::<T, T>(input, weights, axis, opts);
     }
@@ -119,7 +119,7 @@ pub fn correlate<T: Real>(
     weights: &Array<f64>,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
+    if super::engine::stored::<T>() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return correlate_as::<T, T>(input, weights, opts);
     }
@@ -156,7 +156,7 @@ pub fn convolve<T: Real>(
     weights: &Array<f64>,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
+    if super::engine::stored::<T>() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return convolve_as::<T, T>(input, weights, opts);
     }

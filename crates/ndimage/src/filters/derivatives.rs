@@ -62,7 +62,7 @@ fn edge<T: Real>(
 /// assert_eq!(y[5], 8.0);
 /// ```
 pub fn sobel<T: Real>(input: &Array<T>, axis: isize, opts: &FilterOptions) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
+    if super::engine::stored::<T>() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return sobel_as::<T, T>(input, axis, opts);
     }
@@ -82,7 +82,7 @@ pub fn sobel<T: Real>(input: &Array<T>, axis: isize, opts: &FilterOptions) -> Re
 /// assert_eq!(y[5], 6.0);
 /// ```
 pub fn prewitt<T: Real>(input: &Array<T>, axis: isize, opts: &FilterOptions) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
+    if super::engine::stored::<T>() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return prewitt_as::<T, T>(input, axis, opts);
     }
@@ -154,7 +154,7 @@ pub fn laplace<T: Real + cusci_core::dtype::Numeric>(
     input: &Array<T>,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
+    if super::engine::stored::<T>() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return laplace_as::<T, T>(input, opts);
     }
@@ -241,7 +241,7 @@ pub fn gaussian_laplace<T: Real + cusci_core::dtype::Numeric>(
     sigma: &[f64],
     opts: &GaussianOptions,
 ) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
+    if super::engine::stored::<T>() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return gaussian_laplace_as::<T, T>(input, sigma, opts);
     }

@@ -9,13 +9,14 @@ use crate::cuda::{Taps, TAPS};
 use crate::modes::Mode;
 pub(crate) use crate::structure::unravel;
 use cusci_core::cuda::launch::Spec;
-use cusci_core::dtype::Element;
+use cusci_core::dtype::{DType, Element};
 use cusci_core::{Array, Backend, CudaDevice, Device, Function, KernelParam, Result};
 use rayon::prelude::*;
 
-/// The element types the filters accept (SciPy's real types): f32, f64, i32, i64, u8.
+/// The element types the filters accept (SciPy's real types): f32, f64, i32, i64, u8, bool.
 /// Results keep the input's type; values are computed in f64 on the CPU (f32 kernels accumulate
-/// in f32 on the GPU, as CuPy) and cast back (integers: truncated toward zero, saturated).
+/// in f32 on the GPU, as CuPy) and cast back; integer and bool inputs run through the filters'
+/// `*_as::<T, T>` forms, which store every pass with SciPy's C casts ([`stored`]).
 pub trait Real: Element + PartialOrd {
     /// The kernels' working type: f32 for f32, f64 for the others.
     #[doc(hidden)]
@@ -42,6 +43,31 @@ macro_rules! real {
     )*};
 }
 real!(f32 => f32, f64 => f64, i32 => f64, i64 => f64, u8 => f64);
+
+impl Real for bool {
+    type W = f64;
+    #[inline]
+    fn to_f(self) -> f64 {
+        self as u8 as f64
+    }
+    /// C's `(npy_bool)v`: nonzero (NaN too) is true.
+    #[inline]
+    fn from_f(v: f64) -> Self {
+        v != 0.0
+    }
+    #[inline]
+    fn to_w(v: f64) -> f64 {
+        v
+    }
+}
+
+/// Whether the plain filters run `T` as their `*_as::<T, T>` form (computed in f64 and stored
+/// with SciPy's casts after every pass, SciPy's integer and bool results): the integer types and
+/// bool.
+#[inline]
+pub(crate) fn stored<T: Element>() -> bool {
+    T::DTYPE.is_integer() || T::DTYPE == DType::Bool
+}
 
 /// The operation of a window.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

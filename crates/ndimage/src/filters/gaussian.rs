@@ -206,7 +206,7 @@ pub fn gaussian_filter1d<T: Real>(
     axis: isize,
     opts: &GaussianOptions,
 ) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
+    if super::engine::stored::<T>() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return gaussian_filter1d_as::<T, T>(input, sigma, axis, opts);
     }
@@ -248,7 +248,7 @@ pub fn gaussian_filter<T: Real>(
     sigma: &[f64],
     opts: &GaussianOptions,
 ) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
+    if super::engine::stored::<T>() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return gaussian_filter_as::<T, T>(input, sigma, opts);
     }

@@ -391,6 +391,9 @@ pub fn rank_filter<T: Real>(
     footprint: &Footprint,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE == DType::Bool {
+        return rank_filter_as::<T, T>(input, rank, footprint, opts);
+    }
     let op = "rank_filter";
     let pts = rank_points(op, input, footprint, opts)?;
     let n = pts.len() as isize;
@@ -420,6 +423,9 @@ pub fn median_filter<T: Real>(
     footprint: &Footprint,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE == DType::Bool {
+        return median_filter_as::<T, T>(input, footprint, opts);
+    }
     let op = "median_filter";
     let pts = rank_points(op, input, footprint, opts)?;
     let r = pts.len() / 2;
@@ -444,6 +450,9 @@ pub fn percentile_filter<T: Real>(
     footprint: &Footprint,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE == DType::Bool {
+        return percentile_filter_as::<T, T>(input, percentile, footprint, opts);
+    }
     let op = "percentile_filter";
     let mut p = percentile;
     if p < 0.0 {

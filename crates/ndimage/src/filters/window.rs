@@ -12,7 +12,7 @@ use super::{
 };
 use crate::modes::Mode;
 use cusci_core::array::layout::norm_axis;
-use cusci_core::dtype::Element;
+use cusci_core::dtype::{DType, Element};
 use cusci_core::error::make;
 use cusci_core::{Array, Result};
 
@@ -81,7 +81,7 @@ pub fn uniform_filter1d<T: Real>(
     axis: isize,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
+    if super::engine::stored::<T>() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return uniform_filter1d_as::<T, T>(input, size, axis, opts);
     }
@@ -105,6 +105,9 @@ pub fn minimum_filter1d<T: Real>(
     axis: isize,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE == DType::Bool {
+        return minimum_filter1d_as::<T, T>(input, size, axis, opts);
+    }
     window1d_opts("minimum_filter1d", input, size, axis, opts, Op::Min)
 }
 
@@ -125,6 +128,9 @@ pub fn maximum_filter1d<T: Real>(
     axis: isize,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE == DType::Bool {
+        return maximum_filter1d_as::<T, T>(input, size, axis, opts);
+    }
     window1d_opts("maximum_filter1d", input, size, axis, opts, Op::Max)
 }
 
@@ -198,7 +204,7 @@ pub fn uniform_filter<T: Real>(
     size: &[usize],
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
-    if T::DTYPE.is_integer() {
+    if super::engine::stored::<T>() {
         // SciPy's integer results: computed in f64, cast after every pass as SciPy casts
         return uniform_filter_as::<T, T>(input, size, opts);
     }
@@ -262,6 +268,9 @@ pub fn minimum_filter<T: Real>(
     footprint: &Footprint,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE == DType::Bool {
+        return minimum_filter_as::<T, T>(input, footprint, opts);
+    }
     minmax("minimum_filter", input, footprint, opts, Op::Min)
 }
 
@@ -281,6 +290,9 @@ pub fn maximum_filter<T: Real>(
     footprint: &Footprint,
     opts: &FilterOptions,
 ) -> Result<Array<T>> {
+    if T::DTYPE == DType::Bool {
+        return maximum_filter_as::<T, T>(input, footprint, opts);
+    }
     minmax("maximum_filter", input, footprint, opts, Op::Max)
 }
 

@@ -156,7 +156,7 @@ extern "C" __global__ void ndi_meas_pos(const NDI_T* __restrict__ x, const i64* 
 // Σ x·coordinate per slot and axis (acc: 2 words per slot and axis), fixed point with the
 // exponent e + eaxis[d] (coordinates < dims[d] <= 2^eaxis[d])
 extern "C" __global__ void ndi_meas_com(const NDI_T* __restrict__ x, const i64* __restrict__ slot,
-                                        CusciShape shape, const unsigned long long* __restrict__ amax,
+                                        NdiShape shape, const unsigned long long* __restrict__ amax,
                                         const int* __restrict__ eaxis, unsigned long long* acc) {
   const int nd = shape.ndim;
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
@@ -202,7 +202,7 @@ extern "C" __global__ void ndi_meas_hist(const NDI_T* __restrict__ x, const i64*
 
 // bounding boxes: bb[s * 2nd + d] = min coordinate, bb[s * 2nd + nd + d] = max coordinate + 1
 // (min starts at LLONG_MAX, max at 0); the slot is label − 1 for labels 1..=nmax.
-extern "C" __global__ void ndi_meas_bbox(const NDI_T* __restrict__ lab, CusciShape shape, i64 nmax,
+extern "C" __global__ void ndi_meas_bbox(const NDI_T* __restrict__ lab, NdiShape shape, i64 nmax,
                                          long long* bb) {
   const int nd = shape.ndim;
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
@@ -392,7 +392,7 @@ extern "C" __global__ void ndi_vi_keys64(const NDI_T* __restrict__ lab, i64 n, l
 // coordinate along axis d (idx: its flat index)
 template <class K, class I>
 __device__ __forceinline__ void ndi_vi_unravel(const K* __restrict__ key, const I* __restrict__ idx,
-                                               long long mn, CusciShape shape,
+                                               long long mn, NdiShape shape,
                                                long long* __restrict__ out) {
   const i64 n = shape.n;
   for (i64 j = blockIdx.x * (i64)blockDim.x + threadIdx.x; j < n; j += (i64)blockDim.x * gridDim.x) {
@@ -406,23 +406,23 @@ __device__ __forceinline__ void ndi_vi_unravel(const K* __restrict__ key, const 
 }
 extern "C" __global__ void ndi_vi_unravel_k32_i32(const unsigned int* __restrict__ key,
                                                   const unsigned int* __restrict__ idx, long long mn,
-                                                  CusciShape shape, long long* __restrict__ out) {
+                                                  NdiShape shape, long long* __restrict__ out) {
   ndi_vi_unravel(key, idx, mn, shape, out);
 }
 extern "C" __global__ void ndi_vi_unravel_k32_i64(const unsigned int* __restrict__ key,
                                                   const unsigned long long* __restrict__ idx,
-                                                  long long mn, CusciShape shape,
+                                                  long long mn, NdiShape shape,
                                                   long long* __restrict__ out) {
   ndi_vi_unravel(key, idx, mn, shape, out);
 }
 extern "C" __global__ void ndi_vi_unravel_k64_i32(const unsigned long long* __restrict__ key,
                                                   const unsigned int* __restrict__ idx, long long mn,
-                                                  CusciShape shape, long long* __restrict__ out) {
+                                                  NdiShape shape, long long* __restrict__ out) {
   ndi_vi_unravel(key, idx, mn, shape, out);
 }
 extern "C" __global__ void ndi_vi_unravel_k64_i64(const unsigned long long* __restrict__ key,
                                                   const unsigned long long* __restrict__ idx,
-                                                  long long mn, CusciShape shape,
+                                                  long long mn, NdiShape shape,
                                                   long long* __restrict__ out) {
   ndi_vi_unravel(key, idx, mn, shape, out);
 }

@@ -2,7 +2,7 @@
 //! coordinates of every value).
 
 use super::{check_labels, function};
-use crate::cuda::{per_item, CusciShape};
+use crate::cuda::{per_item, NdiShape};
 use crate::sort::{bits_for, sort_pairs, RadixWord};
 use crate::structure::{c_strides_u, contig};
 use cusci_core::error::make;
@@ -94,7 +94,7 @@ pub fn find_objects<L: Element>(
             }
             let l = init.len();
             let mut bb = Array::from_vec(init, &[l], dev)?;
-            let sh = CusciShape::new(OP, &shape)?;
+            let sh = NdiShape::new(OP, &shape)?;
             if x.size() > 0 {
                 let f = function(cd, L::DTYPE, "ndi_meas_bbox")?;
                 cd.launch(&f, per_item(cd, x.size()))
@@ -255,7 +255,7 @@ fn vi_sorted<L: Element, W: RadixWord>(
         .arg(mn)
         .arg(key.dev_ptr_mut()?)
         .run()?;
-    let sh = CusciShape::new("value_indices", x.shape())?;
+    let sh = NdiShape::new("value_indices", x.shape())?;
     let mut out = Array::<i64>::empty(&[(x.ndim() + 1) * n], dev)?;
     if n as u64 <= u32::MAX as u64 + 1 {
         let (sk, idx) = sort_pairs::<W, i32>(&key, None, kbits)?;
@@ -275,7 +275,7 @@ fn vi_unravel<K: RadixWord, I: RadixWord>(
     dtype: DType,
     (sk, idx): (&Array<K>, &Array<I>),
     mn: i64,
-    sh: CusciShape,
+    sh: NdiShape,
     out: &mut Array<i64>,
 ) -> Result<()> {
     let f = function(

@@ -2,7 +2,7 @@
 //! `standard_deviation`, `center_of_mass`), their medians and `labeled_comprehension`.
 
 use super::{f64v, function, fx_finish, seg, Fixed};
-use crate::cuda::{per_item, CusciShape};
+use crate::cuda::{per_item, NdiShape};
 use crate::structure::c_strides_u;
 use cusci_core::{Array, DType, Element, Result};
 
@@ -229,7 +229,7 @@ pub fn center_of_mass<T: Element, L: Element>(
             eaxis.push(0);
         }
         let eaxis = Array::from_vec(eaxis, &[nd.max(1)], s.x.device())?;
-        let sh = CusciShape::new("center_of_mass", &shape)?;
+        let sh = NdiShape::new("center_of_mass", &shape)?;
         let n = s.x.size();
         if n > 0 {
             let f = function(cd, T::DTYPE, "ndi_meas_com")?;

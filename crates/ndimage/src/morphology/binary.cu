@@ -11,7 +11,7 @@ extern "C" __global__ void ndi_to_bool(const NDI_T* __restrict__ in, bool* __res
 // outside values = border; where mask (may be null) is false, out = in. *changed is set to 1
 // when some element differs from in.
 extern "C" __global__ void ndi_binary_step(const bool* __restrict__ in, bool* __restrict__ out,
-                                           const bool* __restrict__ mask, CusciShape shape,
+                                           const bool* __restrict__ mask, NdiShape shape,
                                            const i64* __restrict__ offs, const i64* __restrict__ delta,
                                            int noff, int dilate, int border, int* changed) {
   const int nd = shape.ndim;
@@ -20,7 +20,7 @@ extern "C" __global__ void ndi_binary_step(const bool* __restrict__ in, bool* __
     bool v = in[i];
     bool r = v;
     if (mask == nullptr || mask[i]) {
-      i64 c[CUSCI_MAXD];
+      i64 c[NDI_MAXD];
       i64 rem = i;
       for (int d = nd - 1; d >= 0; --d) {
         c[d] = rem % shape.dims[d];

@@ -1,7 +1,7 @@
 //! Binary morphology: `binary_erosion`, `binary_dilation`, `binary_opening`, `binary_closing`,
 //! `binary_hit_or_miss`, `binary_propagation`, `binary_fill_holes`.
 
-use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape};
+use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, NdiShape};
 use crate::structure::{
     c_strides_u, contig, deltas, norm_origin, offset_extent, real_only, unravel, Structure,
 };
@@ -434,7 +434,7 @@ fn iterate_cuda(
 ) -> Result<Array<bool>> {
     let shape = s.shape;
     let dev = x.device();
-    let sh = CusciShape::new("binary morphology", shape)?;
+    let sh = NdiShape::new("binary morphology", shape)?;
     let n = x.size();
     let delta = deltas(shape, s.offs);
     let noff = s.offs.len();

@@ -43,13 +43,13 @@ __device__ __forceinline__ double ndi_grey_add(unsigned char x, double s) {
 }
 
 extern "C" __global__ void ndi_grey(const NDI_T* __restrict__ in, NDI_T* __restrict__ out,
-                                    CusciShape shape, const i64* __restrict__ offs,
+                                    NdiShape shape, const i64* __restrict__ offs,
                                     const double* __restrict__ sv, int noff, int is_max, int mode,
                                     double cval) {
   const int nd = shape.ndim;
   const NDI_T cv = ndi_grey_cast(cval);  // SciPy reads cval as the element type
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < shape.n; i += (i64)blockDim.x * gridDim.x) {
-    i64 c[CUSCI_MAXD];
+    i64 c[NDI_MAXD];
     i64 rem = i;
     for (int d = nd - 1; d >= 0; --d) {
       c[d] = rem % shape.dims[d];

@@ -1,7 +1,7 @@
 //! Grey morphology: `grey_erosion`, `grey_dilation`, `grey_opening`, `grey_closing`,
 //! `morphological_gradient`, `morphological_laplace`, `white_tophat`, `black_tophat`.
 
-use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, CusciShape};
+use crate::cuda::{module_source, offsets_on, per_item, real_dtypes, specs, NdiShape};
 use crate::filters::store::{c_cast, scast};
 use crate::filters::{maximum_filter_as, minimum_filter_as, FilterOptions, Footprint};
 use crate::structure::{
@@ -330,7 +330,7 @@ fn grey_cuda<T: Element>(
 ) -> Result<Array<T>> {
     let shape = input.shape();
     let dev = input.device();
-    let sh = CusciShape::new(op, shape)?;
+    let sh = NdiShape::new(op, shape)?;
     let mut out = Array::<T>::empty(shape, dev)?;
     let offs = offsets_on(dev, &f.offs, shape.len())?;
     let sv = match &f.values {
