@@ -401,7 +401,7 @@ pub fn eigvalsh<T: Scalar>(a: &Array<T>, lower: bool) -> Result<Array<T::R>> {
 }
 
 #[allow(clippy::type_complexity)]
-fn eigh_impl<T: Scalar>(
+pub(crate) fn eigh_impl<T: Scalar>(
     a: &Array<T>,
     lower: bool,
     vectors: bool,

@@ -46,6 +46,7 @@ mod qr_update;
 mod qz;
 mod scalar;
 mod schur_cpu;
+pub mod scipy;
 mod shared;
 mod sketch;
 mod solve;
