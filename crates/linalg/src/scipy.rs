@@ -274,16 +274,15 @@ fn generalized<T: Scalar>(
     opts: EighOptions,
     vectors: bool,
 ) -> Result<(Array<T::R>, Option<Array<T>>)> {
-    // potrf reads only the real part of a Hermitian diagonal (the crate's Cholesky reads all)
-    let b = full_from_triangle(&b.broadcast_to(full)?, opts.lower, true)?;
-    let c = Cholesky::new(&b, opts.lower)?;
+    // the triangle `lower` names and the real part of the diagonal are read (as potrf)
+    let c = Cholesky::new(&b.broadcast_to(full)?.copy()?, opts.lower)?;
     // the lower factor L with b = L Lᴴ
     let l = if opts.lower {
         c.factor()
     } else {
         adj(&c.factor())?.copy()?
     };
-    let af = full_from_triangle(&a.broadcast_to(full)?, opts.lower, true)?;
+    let af = full_from_triangle(&a.broadcast_to(full)?.copy()?, opts.lower, true)?;
     let lo = |trans: u8| TriangularOptions {
         trans,
         lower: true,
@@ -557,11 +556,12 @@ fn solve_impl<T: Scalar>(
             Ok(m)
         }
     };
-    let ab = a.broadcast_to(&cat(&batch, &[n, n]))?;
+    // one materialised copy of a broadcast to the batch (the structured views below read it)
+    let ab = a.broadcast_to(&cat(&batch, &[n, n]))?.copy()?;
     let herm = T::DTYPE.is_complex();
     // the matrix the structure reads (op(a))
     let m = match opts.assume_a {
-        AssumeA::Auto | AssumeA::General | AssumeA::Banded => t(ab.copy()?)?,
+        AssumeA::Auto | AssumeA::General | AssumeA::Banded => t(ab)?,
         AssumeA::Symmetric => t(full_from_triangle(&ab, opts.lower, false)?)?,
         AssumeA::Hermitian | AssumeA::PositiveDefinite => {
             t(full_from_triangle(&ab, opts.lower, herm)?)?
@@ -609,8 +609,8 @@ fn solve_impl<T: Scalar>(
 
 /// Cholesky factor of Hermitian positive-definite matrices (SciPy's `scipy.linalg.cholesky(a,
 /// lower=False)`): `U` with `a = Uᴴ U` reading the upper triangle (`lower = false`, SciPy's
-/// default), or `L` with `a = L Lᴴ` reading the lower one. The other triangle of the result is
-/// zero. NumPy's form (lower) is [`crate::cholesky`].
+/// default), or `L` with `a = L Lᴴ` reading the lower one; of the diagonal only the real part is
+/// read (LAPACK's `potrf`). The other triangle of the result is zero. NumPy's form (lower) is [`crate::cholesky`].
 ///
 /// GPU: cuSOLVER `Xpotrf` (or `potrfBatched` for stacks), as [`cho_factor`](crate::cho_factor).
 ///
@@ -625,11 +625,7 @@ fn solve_impl<T: Scalar>(
 /// # Ok::<(), cusci_linalg::Error>(())
 /// ```
 pub fn cholesky<T: Scalar>(a: &Array<T>, lower: bool) -> Result<Array<T>> {
-    square_dims("cholesky", a)?;
-    crate::util::check_finite("cholesky", a)?;
-    // LAPACK's potrf reads only the real part of the diagonal: the Hermitian matrix of the
-    // triangle read, formed element-wise, is factored
-    Ok(Cholesky::new(&full_from_triangle(a, lower, true)?, lower)?.factor())
+    Ok(Cholesky::new(a, lower)?.factor())
 }
 
 /// SciPy's `permute_l` and `p_indices` of [`lu`]; `Default` is SciPy's (`False`, `False`).

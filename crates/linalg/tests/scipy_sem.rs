@@ -964,3 +964,46 @@ fn scipy_item3_errors() {
         assert_eq!(f.p.unwrap().to_vec().unwrap(), vec![0, 1, 2]);
     }
 }
+
+/// LAPACK's `potrf` reads only the real part of a Hermitian diagonal: so do `cholesky` (NumPy's
+/// and SciPy's), `cho_factor` and the generalized `eigh`, on every device.
+#[test]
+fn cholesky_ignores_imaginary_diagonal() {
+    use cusci_linalg::{cho_factor, cholesky};
+    let clean = vec![
+        c64::new(4.0, 0.0),
+        c64::new(1.0, -1.0),
+        c64::new(1.0, 1.0),
+        c64::new(3.0, 0.0),
+    ];
+    let mut dirty = clean.clone();
+    dirty[0].im = 5.0;
+    dirty[3].im = -7.0;
+    for dev in devices() {
+        let a = Array::from_vec(clean.clone(), &[2, 2], &dev).unwrap();
+        let x = Array::from_vec(dirty.clone(), &[2, 2], &dev).unwrap();
+        let want = cholesky(&a).unwrap().to_vec().unwrap();
+        assert_eq!(cholesky(&x).unwrap().to_vec().unwrap(), want, "{dev}");
+        for lower in [false, true] {
+            assert_eq!(
+                cusci_linalg::scipy::cholesky(&x, lower)
+                    .unwrap()
+                    .to_vec()
+                    .unwrap(),
+                cusci_linalg::scipy::cholesky(&a, lower)
+                    .unwrap()
+                    .to_vec()
+                    .unwrap(),
+                "{dev}"
+            );
+            assert_eq!(
+                cho_factor(&x, lower).unwrap().factor().to_vec().unwrap(),
+                cho_factor(&a, lower).unwrap().factor().to_vec().unwrap(),
+                "{dev}"
+            );
+        }
+        let w = eigvalsh(&a, Some(&x), EighOptions::default()).unwrap();
+        let w = w.to_vec().unwrap();
+        assert!(w.iter().all(|v| (v - 1.0).abs() < 1e-12), "{dev}: {w:?}");
+    }
+}
