@@ -3675,6 +3675,9 @@ def gen_linalg_sem(out: Path) -> None:
       rtol=0.5) and matrix_rank (default, rtol, tol, hermitian) of `PA` (4x3, singular values
       3, 1, 1e-3); norm of `NA` (2, 3, 4): all, vector norms along axis 1 (keepdims), matrix
       norms over (2, 0), (1, 2) with keepdims.
+    - cossin of `CS_<dt>` (7x7 orthogonal / unitary, not rounded to float32: unitarity matters)
+      for (p, q) in (3, 2), (5, 4), (5, 5), (2, 6), (1, 1), (4, 3): `cs` and `theta`; `cs` with
+      swap_sign for (3, 2).
     """
     import scipy.linalg as sl
 
@@ -3777,6 +3780,17 @@ def gen_linalg_sem(out: Path) -> None:
                         ("m1", -1), ("inf", np.inf), ("2", 2), ("m2", -2)):
             a[f"norm_m20_{ordn}_{dt}"] = sl.norm(NA, ord=o, axis=(2, 0))
         a[f"norm_m12k_{dt}"] = sl.norm(NA, ord=1, axis=(1, 2), keepdims=True)
+
+        # cossin of a 7x7 unitary (orthogonal) matrix for several partitions
+        from scipy.stats import ortho_group, unitary_group
+        seed = int.from_bytes(hashlib.sha256(f"{S}/CS_{dt}".encode()).digest()[:4], "little")
+        X = (unitary_group if cx else ortho_group).rvs(7, random_state=seed)
+        a[f"in_CS_{dt}"] = X
+        for p_, q_ in ((3, 2), (5, 4), (5, 5), (2, 6), (1, 1), (4, 3)):
+            _, cs, _ = sl.cossin(X, p=p_, q=q_)
+            a[f"cossin_{p_}{q_}_{dt}_cs"] = cs
+            a[f"cossin_{p_}{q_}_{dt}_theta"] = sl.cossin(X, p=p_, q=q_, separate=True)[1]
+        a[f"cossin_swap_{dt}_cs"] = sl.cossin(X, p=3, q=2, swap_sign=True)[1]
     savez_fixed(out / "scipy_linalg_sem.npz", compressed=True, **a)
 
 

@@ -1007,3 +1007,85 @@ fn cholesky_ignores_imaginary_diagonal() {
         assert!(w.iter().all(|v| (v - 1.0).abs() < 1e-12), "{dev}: {w:?}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// cossin
+// ---------------------------------------------------------------------------------------------
+
+fn cossin_case<T: Scalar>() {
+    use cusci_linalg::{cossin, CossinOptions};
+    let d = data();
+    let t = dt::<T>();
+    let m = 7;
+    let tl = if single::<T>() { 1e-4 } else { 1e-10 };
+    for (p, q) in [(3, 2), (5, 4), (5, 5), (2, 6), (1, 1), (4, 3)] {
+        for part in ["cs", "theta"] {
+            let (want, ws) = get(&d, &format!("cossin_{p}{q}_{t}_{part}"));
+            check(
+                &format!("cossin {p} {q} {t} {part}"),
+                &want,
+                &ws,
+                tl,
+                |dev| {
+                    let x = input::<T>(&d, &format!("in_CS_{t}"), dev);
+                    let r = cossin(&x, p, q, CossinOptions::default()).unwrap();
+                    let a = if part == "cs" { r.cs } else { r.theta };
+                    (vals(&a), shape_of(&a))
+                },
+            );
+        }
+        // x = u cs vdh, u and vdh unitary and block diagonal, on every device
+        for dev in devices() {
+            let x = input::<T>(&d, &format!("in_CS_{t}"), &dev);
+            let r = cossin(&x, p, q, CossinOptions::default()).unwrap();
+            let (u, vdh) = (vals(&r.u.unwrap()), vals(&r.vdh.unwrap()));
+            let cs = vals(&r.cs);
+            let rec = mm(&mm(&u, &cs, m, m, m), &vdh, m, m, m);
+            let res: Vec<c64> = rec.iter().zip(vals(&x)).map(|(a, b)| a - b).collect();
+            let what = format!("cossin {p} {q} {t} on {dev}");
+            assert_small(&res, 1.0, 50.0 * tl, &format!("{what}: u cs vdh"));
+            for (w, k) in [(&u, p), (&vdh, q)] {
+                let g = mm(&adjh(w, m, m), w, m, m, m);
+                let res: Vec<c64> = (0..m * m)
+                    .map(|i| {
+                        g[i] - if i / m == i % m {
+                            c64::new(1.0, 0.0)
+                        } else {
+                            c64::new(0.0, 0.0)
+                        }
+                    })
+                    .collect();
+                assert_small(&res, 1.0, 50.0 * tl, &format!("{what}: unitary"));
+                for i in 0..m {
+                    for j in 0..m {
+                        if (i < k) != (j < k) {
+                            assert_eq!(w[i * m + j], c64::new(0.0, 0.0), "{what}: blocks");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let (want, ws) = get(&d, &format!("cossin_swap_{t}_cs"));
+    check(&format!("cossin swap {t}"), &want, &ws, tl, |dev| {
+        let x = input::<T>(&d, &format!("in_CS_{t}"), dev);
+        let o = CossinOptions {
+            swap_sign: true,
+            compute_u: false,
+            compute_vh: false,
+        };
+        let r = cossin(&x, 3, 2, o).unwrap();
+        assert!(r.u.is_none() && r.vdh.is_none());
+        (vals(&r.cs), shape_of(&r.cs))
+    });
+    for dev in devices() {
+        let x = input::<T>(&d, &format!("in_CS_{t}"), &dev);
+        for (p, q) in [(0, 2), (7, 2), (2, 0), (2, 7)] {
+            assert!(matches!(
+                cossin(&x, p, q, CossinOptions::default()),
+                Err(Error::InvalidArgument { .. })
+            ));
+        }
+    }
+}
+all_types!(scipy_cossin_against_scipy, cossin_case);
