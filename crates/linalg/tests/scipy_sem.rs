@@ -1089,3 +1089,38 @@ fn cossin_case<T: Scalar>() {
     }
 }
 all_types!(scipy_cossin_against_scipy, cossin_case);
+
+/// Stacks through `cossin` and `scipy::lu`: each matrix as on its own, on every device.
+#[test]
+fn scipy_stacks_cossin_lu() {
+    use cusci_linalg::scipy::{lu, LuOptions};
+    use cusci_linalg::{cossin, CossinOptions};
+    let d = data();
+    for dev in devices() {
+        let x = input::<f64>(&d, "in_CS_d", &dev);
+        let one = cossin(&x, 4, 3, CossinOptions::default()).unwrap();
+        let xs = x.expand_dims(0).unwrap().broadcast_to(&[3, 7, 7]).unwrap();
+        let st = cossin(&xs, 4, 3, CossinOptions::default()).unwrap();
+        assert_eq!(st.cs.shape(), &[3, 7, 7]);
+        assert_eq!(st.theta.shape(), &[3, 3]);
+        let (a, b) = (one.cs.to_vec().unwrap(), st.cs.to_vec().unwrap());
+        for k in 0..3 {
+            assert_eq!(&b[k * 49..(k + 1) * 49], &a[..], "{dev}");
+        }
+        let la = input::<f64>(&d, "in_LA_d", &dev);
+        let o = LuOptions {
+            p_indices: true,
+            ..Default::default()
+        };
+        let f1 = lu(&la, o).unwrap();
+        let ls = la.expand_dims(0).unwrap().broadcast_to(&[2, 5, 3]).unwrap();
+        let fs = lu(&ls, o).unwrap();
+        let (p1, ps) = (
+            f1.perm.unwrap().to_vec().unwrap(),
+            fs.perm.unwrap().to_vec().unwrap(),
+        );
+        assert_eq!(ps.len(), 10);
+        assert_eq!(&ps[..5], &p1[..], "{dev}");
+        assert_eq!(&ps[5..], &p1[..], "{dev}");
+    }
+}
