@@ -3708,6 +3708,151 @@ def gen_linalg_update(out: Path) -> None:
     savez_fixed(out / "scipy_linalg_update.npz", compressed=True, **a)
 
 
+
+# --------------------------------------------------------------------------------------------
+# issue 30: SciPy's semantics for eigh/eigvalsh (generalized, subsets), solve (assume_a),
+# cholesky, lu, qr (pivoting), pinv/pinvh (atol, rtol), norm (axis, keepdims), matrix_rank.
+# crates/linalg/tests/data/scipy_linalg_sem.npz, read by crates/linalg/tests/scipy_sem.rs.
+# Inputs rounded to float32 first, stored as float64/complex128.
+# --------------------------------------------------------------------------------------------
+
+
+@section("linalg_sem", folder="linalg")
+def gen_linalg_sem(out: Path) -> None:
+    """`scipy_linalg_sem.npz`: `in_<key>` inputs and `<fn>_<case>_<dt>` results (`dt`: `d` real,
+    `z` complex).
+
+    - eigh: `EA5_<dt>` (5x5, not Hermitian: only one triangle is read), `EB5_<dt>` (5x5, its
+      triangles give positive definite matrices); eigenvalues of the standard problem and of
+      types 1, 2, 3 with lower=True and False (`eigh_<case>_<lower>_<dt>`), subsets by index
+      [1, 3] and by value (-0.5, 1.5] (standard and type 1), and a (2, 4, 4) stack (`EAS`, `EBS`).
+    - solve: `SA5_<dt>` (5x5 general), `SP5_<dt>` (positive definite), `SB5_<dt>`/`SB52_<dt>`
+      right-hand sides (5,) and (5, 2); x for every assume_a (and lower / transposed where
+      SciPy reads them).
+    - cholesky upper and lower of `SP5`; lu (`p_indices`, `permute_l`) and qr with pivoting
+      (full, economic) of `LA_<dt>` (5x3) and its transpose; pinv (default, atol=0.01,
+      rtol=0.5) and matrix_rank (default, rtol, tol, hermitian) of `PA` (4x3, singular values
+      3, 1, 1e-3); norm of `NA` (2, 3, 4): all, vector norms along axis 1 (keepdims), matrix
+      norms over (2, 0), (1, 2) with keepdims.
+    - cossin of `CS_<dt>` (7x7 orthogonal / unitary, not rounded to float32: unitarity matters)
+      for (p, q) in (3, 2), (5, 4), (5, 5), (2, 6), (1, 1), (4, 3): `cs` and `theta`; `cs` with
+      swap_sign for (3, 2).
+    """
+    import scipy.linalg as sl
+
+    a: dict[str, np.ndarray] = {}
+    S = "linalg_sem"
+
+    def f32(x):
+        if np.iscomplexobj(x):
+            return x.astype(np.complex64).astype(np.complex128)
+        return x.astype(np.float32).astype(np.float64)
+
+    def mat(name, shape, cx, scale=1.0, shift=0.0):
+        g = rng(S, name)
+        x = g.standard_normal(shape)
+        if cx:
+            x = x + 1j * g.standard_normal(shape)
+        x = scale * x
+        if shift:
+            x = x + shift * np.eye(shape[-1])
+        x = f32(x)
+        a[f"in_{name}"] = x
+        return x
+
+    for dt, cx in (("d", False), ("z", True)):
+        # eigh: a full non-Hermitian array of which one triangle is read; b positive definite
+        # from either triangle (a dominant diagonal)
+        A = mat(f"EA5_{dt}", (5, 5), cx)
+        B = mat(f"EB5_{dt}", (5, 5), cx, 0.3, 3.0)
+        for lower, lt in ((True, "l"), (False, "u")):
+            a[f"eigh_std_{lt}_{dt}"] = sl.eigh(A, lower=lower, eigvals_only=True)
+            for t in (1, 2, 3):
+                a[f"eigh_t{t}_{lt}_{dt}"] = sl.eigh(A, B, lower=lower, type=t, eigvals_only=True)
+        a[f"eigh_idx_std_{dt}"] = sl.eigh(A, subset_by_index=[1, 3], eigvals_only=True)
+        a[f"eigh_idx_t1_{dt}"] = sl.eigh(A, B, subset_by_index=[1, 3], eigvals_only=True)
+        a[f"eigh_val_std_{dt}"] = sl.eigh(A, subset_by_value=[-0.5, 1.5], eigvals_only=True)
+        a[f"eigh_val_t1_{dt}"] = sl.eigh(A, B, subset_by_value=[-0.5, 1.5], eigvals_only=True)
+        AS = mat(f"EAS_{dt}", (2, 4, 4), cx)
+        BS = mat(f"EBS_{dt}", (2, 4, 4), cx, 0.3, 3.0)
+        a[f"eigh_stack_t1_{dt}"] = np.stack(
+            [sl.eigh(AS[i], BS[i], eigvals_only=True) for i in range(2)])
+
+        # solve with every assume_a
+        SA = mat(f"SA5_{dt}", (5, 5), cx, 1.0, 2.0)
+        SP = mat(f"SP5_{dt}", (5, 5), cx, 0.3, 3.0)
+        b1 = mat(f"SB5_{dt}", (5,), cx)
+        b2 = mat(f"SB52_{dt}", (5, 2), cx)
+        for bn, b in (("v", b1), ("m", b2)):
+            a[f"solve_gen_{bn}_{dt}"] = sl.solve(SA, b, assume_a="gen")
+            if not cx:
+                a[f"solve_gent_{bn}_{dt}"] = sl.solve(SA, b, assume_a="gen", transposed=True)
+            for lower, lt in ((True, "l"), (False, "u")):
+                a[f"solve_sym_{lt}_{bn}_{dt}"] = sl.solve(SA, b, assume_a="sym", lower=lower)
+                a[f"solve_her_{lt}_{bn}_{dt}"] = sl.solve(SA, b, assume_a="her", lower=lower)
+                a[f"solve_pos_{lt}_{bn}_{dt}"] = sl.solve(SP, b, assume_a="pos", lower=lower)
+            a[f"solve_lt_{bn}_{dt}"] = sl.solve(np.tril(SA), b, assume_a="lower triangular")
+            a[f"solve_ut_{bn}_{dt}"] = sl.solve(np.triu(SA), b, assume_a="upper triangular")
+            a[f"solve_diag_{bn}_{dt}"] = sl.solve(np.diag(np.diag(SA)), b, assume_a="diagonal")
+            tri = np.triu(np.tril(SA, 1), -1)
+            a[f"solve_tri_{bn}_{dt}"] = sl.solve(tri, b, assume_a="tridiagonal")
+            band = np.triu(np.tril(SA, 2), -1)
+            a[f"solve_band_{bn}_{dt}"] = sl.solve(band, b, assume_a="banded")
+            a[f"solve_auto_{bn}_{dt}"] = sl.solve(SA, b)
+
+        # cholesky (upper by default), lu (p_indices, permute_l), qr with pivoting
+        a[f"chol_u_{dt}"] = sl.cholesky(SP)
+        a[f"chol_l_{dt}"] = sl.cholesky(SP, lower=True)
+        LA = mat(f"LA_{dt}", (5, 3), cx)
+        for case, x in (("t", LA), ("w", LA.T.copy())):
+            p, l, u = sl.lu(x, p_indices=True)
+            a[f"lu_p_{case}_{dt}"] = p.astype(np.int64)
+            pl, u2 = sl.lu(x, permute_l=True)
+            a[f"lu_pl_{case}_{dt}"] = pl
+            for mode in ("full", "economic"):
+                q, r, pv = sl.qr(x, mode=mode, pivoting=True)
+                a[f"qrp_{mode}_{case}_{dt}_q"] = q
+                a[f"qrp_{mode}_{case}_{dt}_r"] = r
+                a[f"qrp_{mode}_{case}_{dt}_p"] = pv.astype(np.int64)
+        # pinv with atol / rtol of a matrix with singular values 3, 1, 1e-3
+        U, _ = np.linalg.qr(mat(f"PU_{dt}", (4, 3), cx))
+        V, _ = np.linalg.qr(mat(f"PV_{dt}", (3, 3), cx))
+        PA = f32(U @ np.diag([3.0, 1.0, 1e-3]) @ V.conj().T)
+        a[f"in_PA_{dt}"] = PA
+        a[f"pinv_def_{dt}"] = sl.pinv(PA)
+        a[f"pinv_atol_{dt}"] = sl.pinv(PA, atol=0.01)
+        a[f"pinv_rtol_{dt}"] = sl.pinv(PA, rtol=0.5)
+        a[f"rank_def_{dt}"] = np.array(np.linalg.matrix_rank(PA), dtype=np.int64)
+        a[f"rank_rtol_{dt}"] = np.array(np.linalg.matrix_rank(PA, rtol=1e-2), dtype=np.int64)
+        a[f"rank_tol_{dt}"] = np.array(np.linalg.matrix_rank(PA, tol=2.0), dtype=np.int64)
+        HA = f32(PA.conj().T @ PA)
+        a[f"in_HA_{dt}"] = HA
+        a[f"rank_herm_{dt}"] = np.array(
+            np.linalg.matrix_rank(HA, hermitian=True, rtol=1e-5), dtype=np.int64)
+        # norm with axis / keepdims of a (2, 3, 4) array
+        NA = mat(f"NA_{dt}", (2, 3, 4), cx)
+        a[f"norm_all_{dt}"] = np.array(sl.norm(NA))
+        for ordn, o in (("none", None), ("1", 1), ("inf", np.inf), ("ninf", -np.inf),
+                        ("0", 0), ("3", 3)):
+            a[f"norm_v1_{ordn}_{dt}"] = sl.norm(NA, ord=o, axis=1, keepdims=True)
+        for ordn, o in (("none", None), ("fro", "fro"), ("nuc", "nuc"), ("1", 1),
+                        ("m1", -1), ("inf", np.inf), ("2", 2), ("m2", -2)):
+            a[f"norm_m20_{ordn}_{dt}"] = sl.norm(NA, ord=o, axis=(2, 0))
+        a[f"norm_m12k_{dt}"] = sl.norm(NA, ord=1, axis=(1, 2), keepdims=True)
+
+        # cossin of a 7x7 unitary (orthogonal) matrix for several partitions
+        from scipy.stats import ortho_group, unitary_group
+        seed = int.from_bytes(hashlib.sha256(f"{S}/CS_{dt}".encode()).digest()[:4], "little")
+        X = (unitary_group if cx else ortho_group).rvs(7, random_state=seed)
+        a[f"in_CS_{dt}"] = X
+        for p_, q_ in ((3, 2), (5, 4), (5, 5), (2, 6), (1, 1), (4, 3)):
+            _, cs, _ = sl.cossin(X, p=p_, q=q_)
+            a[f"cossin_{p_}{q_}_{dt}_cs"] = cs
+            a[f"cossin_{p_}{q_}_{dt}_theta"] = sl.cossin(X, p=p_, q=q_, separate=True)[1]
+        a[f"cossin_swap_{dt}_cs"] = sl.cossin(X, p=3, q=2, swap_sign=True)[1]
+    savez_fixed(out / "scipy_linalg_sem.npz", compressed=True, **a)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sections", nargs="*", help="sections to generate (default: all)")

@@ -211,6 +211,8 @@ pub(crate) fn cholesky<T: Scalar>(a: &[T], n: usize, lower: bool) -> Result<Vec<
     if n == 0 {
         return Ok(Vec::new());
     }
+    // LAPACK's potrf reads only the real part of the diagonal; faer reads all of it
+    let a = &real_diagonal(a, n);
     match view(a, n, n).llt(side(lower)) {
         Ok(f) => {
             let l = f.L();

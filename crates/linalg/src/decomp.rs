@@ -16,7 +16,9 @@ use cusci_core::error::make;
 use cusci_core::{Array, Backend, Error, Result};
 
 /// Lower Cholesky factor `L` of a Hermitian positive-definite matrix, `a = L Lᴴ` (NumPy's
-/// `linalg.cholesky`): only the lower triangle of `a` is read.
+/// `linalg.cholesky`): only the lower triangle of `a` is read, and of the diagonal only the real
+/// part (LAPACK's `potrf`, on both devices). SciPy's form (upper by default) is
+/// [`scipy::cholesky`](crate::scipy::cholesky).
 ///
 /// # Errors
 /// `InvalidArgument` when not square or for NaN/infinity in `a` (SciPy's `check_finite`);
@@ -401,7 +403,7 @@ pub fn eigvalsh<T: Scalar>(a: &Array<T>, lower: bool) -> Result<Array<T::R>> {
 }
 
 #[allow(clippy::type_complexity)]
-fn eigh_impl<T: Scalar>(
+pub(crate) fn eigh_impl<T: Scalar>(
     a: &Array<T>,
     lower: bool,
     vectors: bool,

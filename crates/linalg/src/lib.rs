@@ -33,6 +33,7 @@ mod balance;
 mod band_cpu;
 mod band_eig;
 mod banded;
+mod cossin;
 mod cpu;
 pub(crate) mod cuda;
 mod decomp;
@@ -46,6 +47,7 @@ mod qr_update;
 mod qz;
 mod scalar;
 mod schur_cpu;
+pub mod scipy;
 mod shared;
 mod sketch;
 mod solve;
@@ -60,6 +62,7 @@ mod vecops;
 pub use balance::{matrix_balance, matrix_balance_separate};
 pub use band_eig::{eig_banded, eigvals_banded};
 pub use banded::{cho_solve_banded, cholesky_banded, solve_banded, solveh_banded};
+pub use cossin::{cossin, Cossin, CossinOptions};
 pub use cusci_core::{c32, c64, Array, Device, Error, Result};
 pub use decomp::{
     cho_factor, cho_solve, cholesky, eigh, eigvalsh, qr, qr_raw, solve_triangular, svd, Cholesky,

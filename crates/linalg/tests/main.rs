@@ -14,4 +14,5 @@ mod matfuncs;
 mod nonsym;
 mod scipy_extra;
 mod scipy_schur;
+mod scipy_sem;
 mod scipy_update;

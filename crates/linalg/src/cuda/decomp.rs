@@ -92,6 +92,8 @@ pub(crate) fn cholesky<T: Scalar>(
     // status: [non-finite flag, potrf info per matrix], read back once at the end
     let mut status = Array::<i32>::zeros(&[count + 1], a.device())?;
     let mut f = kernels::checked_copy(d, a, &mut status)?;
+    // LAPACK's potrf reads only the real part of the diagonal (as the CPU side): drop it here
+    kernels::diag_real(d, &mut f)?;
     {
         let bound = Bound::get(d)?;
         let h = bound.lock(d)?;
