@@ -155,3 +155,34 @@ where
     };
     welch_complex(&xs, &o)
 }
+
+/// `scipy.signal.coherence` of complex `x` and `y` (same shape, c32/c64): the magnitude-squared
+/// coherence `|Pxy|² / (Pxx Pyy)` of the two-sided Welch estimates ([`welch_complex`],
+/// [`csd_complex`]), frequencies in FFT order; `return_onesided` is ignored as SciPy ignores it
+/// for complex data. Every other option as [`coherence`](crate::coherence).
+///
+/// # Errors
+/// As [`csd_complex`].
+///
+/// ```
+/// use cusci_signal::{coherence_complex, WelchOptions, Array, Device};
+/// use cusci_core::c64;
+/// let x: Vec<c64> = (0..64).map(|i| c64::new(((i * i) % 7) as f64, (i % 3) as f64)).collect();
+/// let x = Array::from_vec(x, &[64], &Device::cpu()).unwrap();
+/// let (f, c) = coherence_complex::<f64>(&x, &x, &WelchOptions { nperseg: Some(16), ..Default::default() }).unwrap();
+/// assert_eq!(f.size(), 16);
+/// assert!(c.to_vec().unwrap().iter().all(|v| (v - 1.0).abs() < 1e-9));
+/// ```
+pub fn coherence_complex<R>(
+    x: &Array<<R as FftReal>::Complex>,
+    y: &Array<<R as FftReal>::Complex>,
+    opts: &WelchOptions,
+) -> Result<(Array<R>, Array<R>)>
+where
+    R: FftReal + cusci_fft::FftInput<Complex = <R as FftReal>::Complex>,
+{
+    let (f, pxy) = csd_complex::<R>(x, y, opts)?;
+    let (_, pxx) = welch_complex::<R>(x, opts)?;
+    let (_, pyy) = welch_complex::<R>(y, opts)?;
+    Ok((f, pxy.abs2()?.div(&pxx)?.div(&pyy)?))
+}
