@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod common;
+mod complexin;
 mod convolve;
 mod convolve2d;
 mod convwin;
