@@ -2889,6 +2889,8 @@ def gen_signal_complexin(out: Path) -> None:
       random two-sided `z` (8, 7).
     - `coh`: coherence(x, y, nperseg=12)[1]; `coh_ham`: coherence(x[1], y, nperseg=15,
       window='hamming', detrend=False)[1].
+    - `med_welch`: welch(x, nperseg=8, average='median')[1]; `med_csd`: csd(x, y, nperseg=8,
+      noverlap=2, average='median')[1].
     - `czt_r`: czt(r, m=15, w=exp(-0.2j), a=1.1*exp(0.3j)); `czt_c`: czt(x[0, :30]);
       `zf_r`: zoom_fft(r, [0.1, 0.6], m=30, fs=2); `zf_c`: zoom_fft(x[0], 0.5, endpoint=True, m=20).
     - `lf_b`, `lf_a` (float32), `lf_x` (float64, (3, 50)): `lf_y` = lfilter(lf_b, lf_a, lf_x)
@@ -2931,6 +2933,8 @@ def gen_signal_complexin(out: Path) -> None:
     a["ist_z"] = ss.istft(z, nperseg=8, noverlap=5, input_onesided=False, boundary=False)[1]
     a["coh"] = ss.coherence(x, y, nperseg=12)[1]
     a["coh_ham"] = ss.coherence(x[1], y, nperseg=15, window="hamming", detrend=False)[1]
+    a["med_welch"] = ss.welch(x, nperseg=8, average="median")[1]
+    a["med_csd"] = ss.csd(x, y, nperseg=8, noverlap=2, average="median")[1]
     a["czt_r"] = ss.czt(rr, m=15, w=np.exp(-0.2j), a=1.1 * np.exp(0.3j))
     a["czt_c"] = ss.czt(x[0, :30])
     a["zf_r"] = ss.zoom_fft(rr, [0.1, 0.6], m=30, fs=2)

@@ -227,6 +227,49 @@ fn coherence_complex_golden_scipy() {
     }
 }
 
+/// welch and csd of complex data with SciPy's median average (the medians of the real and
+/// imaginary parts).
+#[test]
+fn welch_csd_complex_median_golden_scipy() {
+    let g = gold();
+    let (x, y) = (g.c("x"), g.c("y"));
+    for dev in devices() {
+        let xa = Array::from_vec(x.clone(), &[2, 40], &dev).unwrap();
+        let ya = Array::from_vec(y.clone(), &[40], &dev).unwrap();
+        let yb = Array::from_vec([y.clone(), y.clone()].concat(), &[2, 40], &dev).unwrap();
+        let o = WelchOptions {
+            nperseg: Some(8),
+            average: Average::Median,
+            ..Default::default()
+        };
+        let (_, p) = welch_complex::<f64>(&xa, &o).unwrap();
+        close(
+            &p.to_vec().unwrap(),
+            &g.f("med_welch"),
+            1e-12,
+            &format!("welch {dev}"),
+        );
+        let oc = WelchOptions {
+            noverlap: Some(2),
+            ..o.clone()
+        };
+        let (_, p) = csd_complex::<f64>(&xa, &yb, &oc).unwrap();
+        closec(&p.to_vec().unwrap(), &g.c("med_csd"), 1e-12, "csd");
+        let x32 = xa.astype::<c32>().unwrap();
+        let (_, p) = welch_complex::<f32>(&x32, &o).unwrap();
+        close(
+            &f32s(p.to_vec().unwrap()),
+            &g.f("med_welch"),
+            1e-4,
+            "welch c32",
+        );
+        assert!(matches!(
+            csd_complex::<f64>(&xa, &ya, &o),
+            Err(Error::ShapeMismatch { .. })
+        ));
+    }
+}
+
 #[test]
 fn czt_zoom_fft_every_dtype_golden_scipy() {
     let g = gold();

@@ -68,11 +68,11 @@ macro_rules! params {
     };
 }
 
-fn welch_params<'a>(op: &'a str, o: &'a WelchOptions, onesided: bool) -> Params<'a> {
+pub(super) fn welch_params<'a>(op: &'a str, o: &'a WelchOptions, onesided: bool) -> Params<'a> {
     params!(op, o, onesided, 2)
 }
 
-fn freq_array<T: RealFloat>(pl: &Plan, dev: &Device) -> Result<Array<T>> {
+pub(super) fn freq_array<T: RealFloat>(pl: &Plan, dev: &Device) -> Result<Array<T>> {
     let f: Vec<T> = pl
         .freqs()
         .into_iter()
@@ -92,7 +92,7 @@ fn time_array<T: RealFloat>(pl: &Plan, dev: &Device) -> Result<Array<T>> {
     Array::from_vec(t, &[n], dev)
 }
 
-fn with_shape<E: Element>(
+pub(super) fn with_shape<E: Element>(
     a: Array<E>,
     lead: &[usize],
     tail: &[usize],
@@ -321,7 +321,7 @@ where
 /// parts' frames (every framing step is linear in the data: boundary extensions, zero padding,
 /// the constant and linear detrends, the window) combined as `X = A + iB`.
 #[allow(clippy::type_complexity)]
-fn analyse_complex<R>(
+pub(super) fn analyse_complex<R>(
     x: &Array<<R as FftReal>::Complex>,
     p: &Params,
     axis: isize,
