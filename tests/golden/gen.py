@@ -2896,6 +2896,11 @@ def gen_signal_complexin(out: Path) -> None:
     - `lf_b`, `lf_a` (float32), `lf_x` (float64, (3, 50)): `lf_y` = lfilter(lf_b, lf_a, lf_x)
       (float64); `sos32` (float32, (2, 6)): `sos_y` = sosfilt(sos32, lf_x); `ff_y` =
       filtfilt(lf_b, lf_a, lf_x); `sff_y` = sosfiltfilt(sos32, lf_x).
+    - `cv_a` (float32, (4, 9)), `cv_b` (float64, (3, 3)): `cv_conv` = convolve(cv_a, cv_b),
+      `cv_corr` = correlate(.., mode='same'), `cv_fft` = fftconvolve(.., mode='valid'), `cv_oa` =
+      oaconvolve, `cv_2d` = convolve2d(.., boundary='wrap'), `cv_c2d` = correlate2d(..,
+      mode='same'), `cv_up` = upfirdn(cv_b[0], cv_a[0], 2, 3) (all float64); `cv_cz` =
+      convolve(cv_a[0] + 1j cv_a[1] as complex128, cv_a[2]).
     - `rs_t`: resample(r, 25, t=tt)[1] with tt = 0.5 + 0.1*arange(40); `rs_freq`:
       resample(fft(r), 25, domain='freq'); `rs_freq_up`: resample(fft(x[0]), 60,
       domain='freq'); `rs_freq_real`: resample(r, 30, domain='freq') (a real spectrum).
@@ -2948,6 +2953,21 @@ def gen_signal_complexin(out: Path) -> None:
                  ("ff_y", ss.filtfilt(b32, a32, lx)), ("sff_y", ss.sosfiltfilt(sos32, lx))):
         assert v.dtype == np.float64
         a[k] = v
+    # the convolutions' promotion: f32 with f64, c64 with f32
+    rc = rng("signal_complexin", "conv")
+    ca = rc.standard_normal((4, 9)).astype(np.float32)
+    cb = rc.standard_normal((3, 3))
+    a["cv_a"], a["cv_b"] = ca, cb
+    for k, v in (("cv_conv", ss.convolve(ca, cb)), ("cv_corr", ss.correlate(ca, cb, mode="same")),
+                 ("cv_fft", ss.fftconvolve(ca, cb, mode="valid")),
+                 ("cv_oa", ss.oaconvolve(ca, cb)), ("cv_2d", ss.convolve2d(ca, cb, boundary="wrap")),
+                 ("cv_c2d", ss.correlate2d(ca, cb, mode="same")),
+                 ("cv_up", ss.upfirdn(cb[0], ca[0], 2, 3))):
+        assert v.dtype == np.float64, k
+        a[k] = v
+    cz = (ca[0] + 1j * ca[1]).astype(np.complex128)
+    a["cv_cz"] = ss.convolve(cz, ca[2])
+    assert a["cv_cz"].dtype == np.complex128
     # resample's t and domain
     tt = 0.5 + 0.1 * np.arange(40)
     a["rs_t"] = ss.resample(rr, 25, t=tt)[1]

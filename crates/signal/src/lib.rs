@@ -50,14 +50,16 @@ pub use design::{
 };
 pub use design::{firwin_2d, remez, Firwin2dWindow, RemezOptions, RemezType};
 pub use filter::{
+    convolve2d_promote, convolve_promote, correlate2d_promote, correlate_promote,
+    fftconvolve_promote, filtfilt_promote, lfilter_promote, oaconvolve_promote, sosfilt_promote,
+    sosfiltfilt_promote, upfirdn_promote, Promote, Promoted,
+};
+pub use filter::{
     deconvolve, detrend, envelope, filtfilt, hilbert, hilbert2, lfilter, lfilter_zi, lfiltic,
     medfilt, medfilt2d, order_filter, savgol_coeffs, savgol_filter, sepfir2d, sosfilt, sosfilt_zi,
     sosfiltfilt, symiirorder1, symiirorder2, wiener, DetrendOptions, DetrendType, Envelope,
     EnvelopeOptions, EnvelopeResidual, FiltMethod, FiltPad, FilterOptions, Filtered,
     FiltfiltOptions, HilbertOptions, KernelSize, SavgolCoeffsOptions, SavgolMode, SavgolOptions,
-};
-pub use filter::{
-    filtfilt_promote, lfilter_promote, sosfilt_promote, sosfiltfilt_promote, Promote,
 };
 pub use filter::{whittaker_henderson, WhLamb, Whittaker, WhittakerOptions};
 pub use freqresp::{

@@ -568,3 +568,79 @@ fn choose_conv_method_measure_times_both() {
         ));
     }
 }
+
+#[test]
+fn convolution_dtype_promotion_golden_scipy() {
+    let g = gold();
+    for dev in devices() {
+        let a = f32_arr(&g, "cv_a", &dev);
+        let b = Array::from_vec(g.f("cv_b"), &[3, 3], &dev).unwrap();
+        let chk = |y: Array<f64>, key: &str| {
+            assert_eq!(y.shape(), &g.shape(key)[..], "{key}");
+            close(
+                &y.to_vec().unwrap(),
+                &g.f(key),
+                1e-12,
+                &format!("{key} {dev}"),
+            );
+        };
+        chk(
+            convolve_promote(&a, &b, &ConvOptions::default()).unwrap(),
+            "cv_conv",
+        );
+        let same = ConvOptions {
+            mode: ConvMode::Same,
+            ..Default::default()
+        };
+        chk(correlate_promote(&a, &b, &same).unwrap(), "cv_corr");
+        // SciPy transforms a float32 operand in single precision (scipy.fft keeps float32), so
+        // its FFT routes carry f32 rounding; here both operands are transformed in f64
+        let a64 = a.astype::<f64>().unwrap();
+        let y = fftconvolve_promote(&a, &b, ConvMode::Valid).unwrap();
+        close(&y.to_vec().unwrap(), &g.f("cv_fft"), 1e-6, "cv_fft");
+        let want = fftconvolve(&a64, &b, ConvMode::Valid).unwrap();
+        assert_eq!(y.to_vec().unwrap(), want.to_vec().unwrap());
+        let y = oaconvolve_promote(&a, &b, ConvMode::Full, None).unwrap();
+        close(&y.to_vec().unwrap(), &g.f("cv_oa"), 1e-6, "cv_oa");
+        let want = oaconvolve(&a64, &b, ConvMode::Full, None).unwrap();
+        assert_eq!(y.to_vec().unwrap(), want.to_vec().unwrap());
+        let wrap = Conv2dOptions {
+            boundary: ConvBoundary::Wrap,
+            ..Default::default()
+        };
+        chk(convolve2d_promote(&a, &b, &wrap).unwrap(), "cv_2d");
+        let same2 = Conv2dOptions {
+            mode: ConvMode::Same,
+            ..Default::default()
+        };
+        chk(correlate2d_promote(&a, &b, &same2).unwrap(), "cv_c2d");
+        let h = b
+            .slice_axis(0, Some(0), Some(1), 1)
+            .unwrap()
+            .reshape(&[3])
+            .unwrap();
+        let x = a
+            .slice_axis(0, Some(0), Some(1), 1)
+            .unwrap()
+            .reshape(&[9])
+            .unwrap();
+        chk(
+            upfirdn_promote(&h, &x, 2, 3, &UpfirdnOptions::default()).unwrap(),
+            "cv_up",
+        );
+        // complex128 with float32: complex128
+        let av = g.0["cv_a"].as_array::<f32>().unwrap().to_vec().unwrap();
+        let cz: Vec<c64> = (0..9)
+            .map(|i| c64::new(av[i] as f64, av[9 + i] as f64))
+            .collect();
+        let cz = Array::from_vec(cz, &[9], &dev).unwrap();
+        let k = Array::from_vec(av[18..27].to_vec(), &[9], &dev).unwrap();
+        let y: Array<c64> = convolve_promote(&cz, &k, &ConvOptions::default()).unwrap();
+        closec(
+            &y.to_vec().unwrap(),
+            &g.c("cv_cz"),
+            1e-12,
+            "complex with f32",
+        );
+    }
+}

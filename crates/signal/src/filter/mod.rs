@@ -33,7 +33,9 @@ pub use iir::{lfilter, lfilter_zi, sosfilt, sosfilt_zi, FilterOptions, Filtered}
 pub(crate) use medfilt::MEDFILT;
 pub use medfilt::{medfilt, KernelSize};
 pub use promote::{
-    filtfilt_promote, lfilter_promote, sosfilt_promote, sosfiltfilt_promote, Promote,
+    convolve2d_promote, convolve_promote, correlate2d_promote, correlate_promote,
+    fftconvolve_promote, filtfilt_promote, lfilter_promote, oaconvolve_promote, sosfilt_promote,
+    sosfiltfilt_promote, upfirdn_promote, Promote, Promoted,
 };
 pub(crate) use rankfilt::RANKFILT;
 pub use rankfilt::{hilbert2, medfilt2d, order_filter, wiener};
