@@ -146,7 +146,7 @@ fn stft_istft_complex_golden_scipy() {
         // two-sided inverse: SciPy's istft(input_onesided=False)
         let (t, y) = istft_complex(&z, &IstftOptions::default()).unwrap();
         assert_eq!(y.shape(), &g.shape("ist")[..]);
-        assert_eq!(t.size(), y.shape()[1]);
+        assert_eq!(t.size(), 2); // SciPy's arange(x.shape[0]) / fs: the batch axis
         closec(&y.to_vec().unwrap(), &g.c("ist"), 1e-12, "istft");
         closec(&y.to_vec().unwrap()[..40], &x[..40], 1e-12, "round trip");
         let zz = Array::from_vec(g.c("z"), &[8, 7], &dev).unwrap();
@@ -642,5 +642,31 @@ fn convolution_dtype_promotion_golden_scipy() {
             1e-12,
             "complex with f32",
         );
+    }
+}
+
+/// Two behaviours of SciPy's istft kept on every device: the times count the first axis of the
+/// output (for a batch, not the time axis), and nperseg = 1 with the boundary gives an empty
+/// signal (SciPy's cut `[0:-0]`).
+#[test]
+fn istft_scipy_times_and_nperseg_one() {
+    for dev in devices() {
+        let z: Vec<c64> = (0..24).map(|i| c64::new(i as f64, 1.0)).collect();
+        let z = Array::from_vec(z, &[2, 4, 3], &dev).unwrap();
+        let (t, x) = istft_complex(&z, &IstftOptions::default()).unwrap();
+        assert_eq!((t.shape(), x.shape()), (&[2usize][..], &[2usize, 4][..]));
+        let z0 = z
+            .slice_axis(0, Some(0), Some(1), 1)
+            .unwrap()
+            .reshape(&[4, 3])
+            .unwrap();
+        let o1 = IstftOptions {
+            nperseg: Some(1),
+            ..Default::default()
+        };
+        let (t, x) = istft_complex(&z0, &o1).unwrap();
+        assert_eq!((t.size(), x.size()), (0, 0));
+        let (t, x) = istft(&z0, &o1).unwrap();
+        assert_eq!((t.size(), x.size()), (0, 0));
     }
 }

@@ -574,8 +574,13 @@ pub(super) fn istft_plan(
         nperseg + (nseg - 1) * step
     };
     let off = if opts.boundary { nperseg / 2 } else { 0 };
+    // SciPy cuts `x[..., nperseg//2:-(nperseg//2)]`: for nperseg = 1 that is `[0:-0]`, empty
     let nout = if opts.boundary {
-        outlen.saturating_sub(2 * (nperseg / 2))
+        if nperseg / 2 == 0 {
+            0
+        } else {
+            outlen.saturating_sub(2 * (nperseg / 2))
+        }
     } else {
         outlen
     };
@@ -678,10 +683,13 @@ fn istft_finish<E: Element, R: RealFloat>(
         }
         x = x.permute(&perm)?.contiguous()?;
     }
-    let t: Vec<R> = (0..nout)
+    // SciPy's times: `arange(x.shape[0]) / fs`, the first axis of the output (the time axis
+    // for one signal; for a batch SciPy counts the first batch axis, kept as SciPy does)
+    let nt = x.shape()[0];
+    let t: Vec<R> = (0..nt)
         .map(|i| <R as RealFloat>::from_f64(i as f64 / fs))
         .collect();
-    Ok((Array::from_vec(t, &[nout], x.device())?, x))
+    Ok((Array::from_vec(t, &[nt], x.device())?, x))
 }
 
 /// The inverse short-time Fourier transform of a one-sided STFT `zxx`, SciPy's
@@ -689,6 +697,10 @@ fn istft_finish<E: Element, R: RealFloat>(
 /// overlap-add, division by the summed squared window (where it exceeds 1e-10; SciPy warns
 /// when the NOLA condition fails). Returns `(t, x)`, `x` real with the time axis at
 /// `time_axis`'s place. For two-sided spectra (`input_onesided=False`) see [`istft_complex`].
+///
+/// Two SciPy behaviours kept: `t` is `arange(x.shape[0]) / fs`, so for a batch of signals it
+/// counts the first axis of `x` rather than the time axis; and `nperseg = 1` with `boundary`
+/// gives an empty signal (SciPy's cut `[0:-0]`).
 ///
 /// # Errors
 /// `InvalidArgument` for fewer than 2 dimensions, equal axes, `nperseg == 0`, `noverlap >=
@@ -725,7 +737,7 @@ where
 /// `scipy.signal.istft(..., input_onesided=False)`: inverse complex FFT of every segment (`nfft`
 /// defaults to the number of frequencies, `nperseg` to `nfft`), windowed overlap-add, division by
 /// the summed squared window as [`istft`]. Returns `(t, x)`, `x` complex (SciPy's dtype: the
-/// input's precision).
+/// input's precision); `t` and the `nperseg = 1` boundary case as [`istft`] (SciPy's).
 ///
 /// Numerics: one batched inverse FFT, then the overlap-add of the real and imaginary parts (the
 /// same code as [`istft`]); SciPy's values to rounding (1e-12 relative in the tests).
