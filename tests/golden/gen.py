@@ -2932,6 +2932,118 @@ def gen_signal_names(out: Path) -> None:
     savez_fixed(out / "names.npz", compressed=True, **a)
 
 
+@section("signal_complexin", folder="signal")
+def gen_signal_complexin(out: Path) -> None:
+    """`complexin.npz` in crates/signal/tests/data/, read by crates/signal/tests/complexin.rs
+    (issue 32: complex spectral input, czt/zoom_fft dtypes, dtype promotion, resample's t and
+    domain, decimate with a dlti system).
+
+    - `x` (2, 40) and `y` (40) complex128; `r` (40) float64.
+    - `sp_<mode>`: spectrogram(x, nperseg=12, noverlap=4, window='hann', mode=<mode>)[2] for every
+      mode; `sp_f`, `sp_t` its frequencies and times; `sp_lin`: psd with detrend='linear',
+      scaling='spectrum', nfft=14; `sp_ax0`: spectrogram(x.T, nperseg=12, axis=0)[2].
+    - `st`: stft(x, nperseg=8)[2]; `st_even`: stft(x[0], nperseg=11, noverlap=5,
+      boundary='even', padded=False, scaling='psd')[2]; `ist`: istft(st, input_onesided=False)[1];
+      `ist_z`: istft(z, nperseg=8, noverlap=5, input_onesided=False, boundary=False)[1] of the
+      random two-sided `z` (8, 7).
+    - `coh`: coherence(x, y, nperseg=12)[1]; `coh_ham`: coherence(x[1], y, nperseg=15,
+      window='hamming', detrend=False)[1].
+    - `med_welch`: welch(x, nperseg=8, average='median')[1]; `med_csd`: csd(x, y, nperseg=8,
+      noverlap=2, average='median')[1].
+    - `czt_r`: czt(r, m=15, w=exp(-0.2j), a=1.1*exp(0.3j)); `czt_c`: czt(x[0, :30]);
+      `zf_r`: zoom_fft(r, [0.1, 0.6], m=30, fs=2); `zf_c`: zoom_fft(x[0], 0.5, endpoint=True, m=20).
+    - `lf_b`, `lf_a` (float32), `lf_x` (float64, (3, 50)): `lf_y` = lfilter(lf_b, lf_a, lf_x)
+      (float64); `sos32` (float32, (2, 6)): `sos_y` = sosfilt(sos32, lf_x); `ff_y` =
+      filtfilt(lf_b, lf_a, lf_x); `sff_y` = sosfiltfilt(sos32, lf_x).
+    - `cv_a` (float32, (4, 9)), `cv_b` (float64, (3, 3)): `cv_conv` = convolve(cv_a, cv_b),
+      `cv_corr` = correlate(.., mode='same'), `cv_fft` = fftconvolve(.., mode='valid'), `cv_oa` =
+      oaconvolve, `cv_2d` = convolve2d(.., boundary='wrap'), `cv_c2d` = correlate2d(..,
+      mode='same'), `cv_up` = upfirdn(cv_b[0], cv_a[0], 2, 3) (all float64); `cv_cz` =
+      convolve(cv_a[0] + 1j cv_a[1] as complex128, cv_a[2]).
+    - `rs_t`: resample(r, 25, t=tt)[1] with tt = 0.5 + 0.1*arange(40); `rs_freq`:
+      resample(fft(r), 25, domain='freq'); `rs_freq_up`: resample(fft(x[0]), 60,
+      domain='freq'); `rs_freq_real`: resample(r, 30, domain='freq') (a real spectrum).
+    - `dec_*`: decimate(lf_x, 3, ftype=dlti(...), zero_phase=...) for a Butterworth ba system
+      (complex poles: SciPy's lfilter/filtfilt path), a real-pole system (the sos path) and a
+      FIR system (no poles: resample_poly/upfirdn), zero_phase both ways.
+    """
+    import scipy.signal as ss
+    import scipy.fft as sf
+
+    import warnings
+
+    warnings.simplefilter("ignore")  # complex input switches to two-sided; NOLA; dlti
+    a = {}
+    r = rng("signal_complexin", "x")
+    x = r.standard_normal((2, 40)) + 1j * r.standard_normal((2, 40))
+    x += np.exp(2j * np.pi * 0.3 * np.arange(40))
+    y = r.standard_normal(40) + 1j * r.standard_normal(40) + 0.5 * x[0]
+    rr = r.standard_normal(40)
+    a["x"], a["y"], a["r"] = x, y, rr
+    for mode in ("psd", "complex", "magnitude", "angle", "phase"):
+        f, t, s = ss.spectrogram(x, nperseg=12, noverlap=4, window="hann", mode=mode)
+        a[f"sp_{mode}"] = s
+    a["sp_f"], a["sp_t"] = f, t
+    a["sp_lin"] = ss.spectrogram(x, nperseg=12, noverlap=4, nfft=14, detrend="linear",
+                                 scaling="spectrum")[2]
+    a["sp_ax0"] = ss.spectrogram(x.T.copy(), nperseg=12, axis=0)[2]
+    st = ss.stft(x, nperseg=8)[2]
+    a["st"] = st
+    a["st_even"] = ss.stft(x[0], nperseg=11, noverlap=5, boundary="even", padded=False,
+                           scaling="psd")[2]
+    a["ist"] = ss.istft(st, input_onesided=False)[1]
+    z = r.standard_normal((8, 7)) + 1j * r.standard_normal((8, 7))
+    a["z"] = z
+    a["ist_z"] = ss.istft(z, nperseg=8, noverlap=5, input_onesided=False, boundary=False)[1]
+    a["coh"] = ss.coherence(x, y, nperseg=12)[1]
+    a["coh_ham"] = ss.coherence(x[1], y, nperseg=15, window="hamming", detrend=False)[1]
+    a["med_welch"] = ss.welch(x, nperseg=8, average="median")[1]
+    a["med_csd"] = ss.csd(x, y, nperseg=8, noverlap=2, average="median")[1]
+    a["czt_r"] = ss.czt(rr, m=15, w=np.exp(-0.2j), a=1.1 * np.exp(0.3j))
+    a["czt_c"] = ss.czt(x[0, :30])
+    a["zf_r"] = ss.zoom_fft(rr, [0.1, 0.6], m=30, fs=2)
+    a["zf_c"] = ss.zoom_fft(x[0], 0.5, endpoint=True, m=20)
+    # dtype promotion
+    b32, a32 = (np.asarray(v, np.float32) for v in ss.butter(3, 0.2))
+    lx = rng("signal_complexin", "lf").standard_normal((3, 50))
+    sos32 = ss.butter(4, 0.3, output="sos").astype(np.float32)
+    a["lf_b"], a["lf_a"], a["lf_x"], a["sos32"] = b32, a32, lx, sos32
+    for k, v in (("lf_y", ss.lfilter(b32, a32, lx)), ("sos_y", ss.sosfilt(sos32, lx)),
+                 ("ff_y", ss.filtfilt(b32, a32, lx)), ("sff_y", ss.sosfiltfilt(sos32, lx))):
+        assert v.dtype == np.float64
+        a[k] = v
+    # the convolutions' promotion: f32 with f64, c64 with f32
+    rc = rng("signal_complexin", "conv")
+    ca = rc.standard_normal((4, 9)).astype(np.float32)
+    cb = rc.standard_normal((3, 3))
+    a["cv_a"], a["cv_b"] = ca, cb
+    for k, v in (("cv_conv", ss.convolve(ca, cb)), ("cv_corr", ss.correlate(ca, cb, mode="same")),
+                 ("cv_fft", ss.fftconvolve(ca, cb, mode="valid")),
+                 ("cv_oa", ss.oaconvolve(ca, cb)), ("cv_2d", ss.convolve2d(ca, cb, boundary="wrap")),
+                 ("cv_c2d", ss.correlate2d(ca, cb, mode="same")),
+                 ("cv_up", ss.upfirdn(cb[0], ca[0], 2, 3))):
+        assert v.dtype == np.float64, k
+        a[k] = v
+    cz = (ca[0] + 1j * ca[1]).astype(np.complex128)
+    a["cv_cz"] = ss.convolve(cz, ca[2])
+    assert a["cv_cz"].dtype == np.complex128
+    # resample's t and domain
+    tt = 0.5 + 0.1 * np.arange(40)
+    a["rs_t"] = ss.resample(rr, 25, t=tt)[1]
+    a["rs_freq"] = ss.resample(sf.fft(rr), 25, domain="freq")
+    a["rs_freq_up"] = ss.resample(sf.fft(x[0]), 60, domain="freq")
+    a["rs_freq_real"] = ss.resample(rr, 30, domain="freq")
+    # decimate with a dlti system
+    bb, ab = ss.butter(4, 0.25)
+    sys_c = ss.dlti(bb, ab)
+    sys_r = ss.dlti([0.3, 0.2], np.poly([0.5, -0.3]))
+    sys_f = ss.dlti(ss.firwin(21, 0.3), [1.0])
+    for name, sy in (("c", sys_c), ("r", sys_r), ("f", sys_f)):
+        for zp in (True, False):
+            a[f"dec_{name}_{int(zp)}"] = ss.decimate(lx, 3, ftype=sy, zero_phase=zp)
+    savez_fixed(out / "complexin.npz", compressed=True, **a)
+
+
 @section("ndimage_parity", folder="ndimage")
 def gen_ndimage_parity(out: Path) -> None:
     """`hit_or_miss_edges.npz` in crates/ndimage/tests/data/, read by

@@ -33,6 +33,7 @@ pub use convolve::{
     correlation_lags, fftconvolve, fftconvolve_axes, oaconvolve, Conv2dOptions, ConvBoundary,
     ConvMethod, ConvMode, ConvOptions,
 };
+pub use convolve::{choose_conv_method_measure, ConvTimes};
 pub use design::{
     band_stop_obj, buttord, cheb1ord, cheb2ord, ellipord, iirdesign, DesignType, FilterOrder,
     IirDesignOptions, OrdKind, OrdOptions,
@@ -48,6 +49,11 @@ pub use design::{
     CombType, FirWindow, FirwinOptions, GammatoneType,
 };
 pub use design::{firwin_2d, remez, Firwin2dWindow, RemezOptions, RemezType};
+pub use filter::{
+    convolve2d_promote, convolve_promote, correlate2d_promote, correlate_promote,
+    fftconvolve_promote, filtfilt_promote, lfilter_promote, oaconvolve_promote, sosfilt_promote,
+    sosfiltfilt_promote, upfirdn_promote, Promote, Promoted,
+};
 pub use filter::{
     deconvolve, detrend, envelope, filtfilt, hilbert, hilbert2, lfilter, lfilter_zi, lfiltic,
     medfilt, medfilt2d, order_filter, savgol_coeffs, savgol_filter, sepfir2d, sosfilt, sosfilt_zi,
@@ -82,6 +88,7 @@ pub use resample::{
     decimate, resample, resample_poly, upfirdn, DecimateFtype, DecimateOptions, PadType,
     PolyWindow, ResampleOptions, ResamplePolyOptions, ResampleScalar, UpfirdnMode, UpfirdnOptions,
 };
+pub use resample::{decimate_dlti, resample_freq, resample_t};
 pub use spectral::{
     check_cola, check_nola, closest_stft_dual_window, closest_stft_dual_window_complex, coherence,
     csd, czt, czt_points, istft, lombscargle, lombscargle_amplitude, periodogram, spectrogram,
@@ -90,7 +97,10 @@ pub use spectral::{
     SpectrogramMode, SpectrogramOptions, StftArgs, StftOptions, StftPadding, StftScaling,
     StftSignal, Sxx, WelchOptions, WindowSpec, ZoomFft, ZoomFftOptions,
 };
-pub use spectral::{csd_complex, periodogram_complex, welch_complex};
+pub use spectral::{
+    coherence_complex, csd_complex, istft_complex, periodogram_complex, spectrogram_complex,
+    stft_complex, welch_complex,
+};
 pub use splines::{
     cspline1d, cspline1d_eval, cspline2d, gauss_spline, qspline1d, qspline1d_eval, qspline2d,
     spline_filter, Spline2dOptions,

@@ -2,6 +2,8 @@
 
 mod bad_input;
 mod common;
+mod complex_fuzz;
+mod complexin;
 mod convolve;
 mod convolve2d;
 mod convwin;

@@ -570,15 +570,7 @@ fn welch_csd_complex_golden_scipy() {
         let (_, p) = welch_complex::<f32>(&x32, &o32).unwrap();
         let p: Vec<f64> = p.to_vec().unwrap().iter().map(|&v| v as f64).collect();
         crate::common::close(&p, &g.f("cx_welch"), 1e-4, "welch c32");
-        // median: not offered
-        let om = WelchOptions {
-            average: cusci_signal::Average::Median,
-            ..o32.clone()
-        };
-        assert!(matches!(
-            welch_complex::<f64>(&xa, &om),
-            Err(Error::InvalidArgument { .. })
-        ));
+        // the median average: tests/complexin.rs (SciPy golden)
     }
 }
 

@@ -209,3 +209,99 @@ fn conv_ops(s1: &[usize], s2: &[usize], mode: ConvMode) -> (f64, f64) {
     };
     (direct, full)
 }
+
+/// What [`choose_conv_method_measure`] found: the faster method and the measured seconds per
+/// call of each (SciPy's `(method, times)` of `choose_conv_method(..., measure=True)`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConvTimes {
+    /// The faster method ([`ConvMethod::Fft`] when its time is strictly smaller).
+    pub method: ConvMethod,
+    /// Seconds per [`convolve`](crate::convolve) call with [`ConvMethod::Direct`].
+    pub direct: f64,
+    /// Seconds per call with [`ConvMethod::Fft`].
+    pub fft: f64,
+}
+
+/// Seconds per call of `f`, SciPy's `_timeit_fast`: one untimed call first (on a GPU it
+/// compiles the kernels and plans the transforms), then the number of calls per repetition is
+/// raised by tens until one repetition takes 0.5 ms, multiplied by ten, and the best of three
+/// repetitions is taken (a single call over a second is taken as it is). The device is
+/// synchronised before each clock reading.
+fn time_per_call(dev: &cusci_core::Device, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    use std::time::Instant;
+    let mut timed = |number: u64| -> Result<f64> {
+        dev.synchronize()?;
+        let t0 = Instant::now();
+        for _ in 0..number {
+            f()?;
+        }
+        dev.synchronize()?;
+        Ok(t0.elapsed().as_secs_f64())
+    };
+    timed(1)?;
+    let mut number = 1u64;
+    let mut x = 0.0;
+    for p in 0..10 {
+        number = 10u64.pow(p);
+        x = timed(number)?;
+        if x >= 5e-4 {
+            break;
+        }
+    }
+    if x > 1.0 {
+        return Ok(x / number as f64);
+    }
+    number *= 10;
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        best = best.min(timed(number)?);
+    }
+    Ok(best / number as f64)
+}
+
+/// SciPy's `scipy.signal.choose_conv_method(in1, in2, mode, measure=True)`: times
+/// [`convolve`](crate::convolve) of the inputs with each method on their device (SciPy's
+/// `_timeit_fast` repetitions, see below) and returns the faster method with both times. The
+/// choice is the measurement's, so it may differ between runs when the two are close.
+///
+/// Numerics: wall-clock seconds per call; the device is synchronised around each timed batch,
+/// and one untimed call of each method comes first (kernel compilation and FFT plans are not
+/// counted). Each method runs at least 30 times (more for fast calls, as SciPy's timer), so
+/// this costs time: for a choice without running the convolutions use
+/// [`choose_conv_method`].
+///
+/// # Errors
+/// As [`choose_conv_method`]; the errors of the convolutions.
+///
+/// ```
+/// use cusci_signal::{choose_conv_method_measure, ConvMode, Array, Device};
+/// let d = Device::cpu();
+/// let a = Array::from_vec(vec![1.0f64; 64], &[64], &d).unwrap();
+/// let k = Array::from_vec(vec![1.0f64; 3], &[3], &d).unwrap();
+/// let t = choose_conv_method_measure(&a, &k, ConvMode::Full).unwrap();
+/// assert!(t.direct > 0.0 && t.fft > 0.0);
+/// ```
+pub fn choose_conv_method_measure<T: SignalScalar>(
+    in1: &Array<T>,
+    in2: &Array<T>,
+    mode: ConvMode,
+) -> Result<ConvTimes> {
+    // the same checks (and errors) as the rule
+    choose_conv_method(in1, in2, mode)?;
+    let dev = in1.device();
+    let run = |method: ConvMethod| {
+        let o = ConvOptions { mode, method };
+        move || crate::convolve(in1, in2, &o).map(|_| ())
+    };
+    let fft = time_per_call(dev, run(ConvMethod::Fft))?;
+    let direct = time_per_call(dev, run(ConvMethod::Direct))?;
+    Ok(ConvTimes {
+        method: if fft < direct {
+            ConvMethod::Fft
+        } else {
+            ConvMethod::Direct
+        },
+        direct,
+        fft,
+    })
+}

@@ -15,7 +15,8 @@ pub(crate) use convolve2d::CONVOLVE2D;
 pub use convolve2d::{convolve2d, correlate2d, Conv2dOptions, ConvBoundary};
 pub(crate) use direct::CONVOLVE;
 pub use method::{
-    choose_conv_method, choose_conv_method_shapes, ConvMethod, ConvMode, ConvOptions,
+    choose_conv_method, choose_conv_method_measure, choose_conv_method_shapes, ConvMethod,
+    ConvMode, ConvOptions, ConvTimes,
 };
 pub use oaconv::oaconvolve;
 pub(crate) use oaconv::OACONV;

@@ -11,6 +11,7 @@ mod filtfilt;
 mod hilbert;
 mod iir;
 mod medfilt;
+mod promote;
 mod rankfilt;
 mod symiir;
 mod whittaker;
@@ -31,6 +32,11 @@ pub(crate) use iir::IIR;
 pub use iir::{lfilter, lfilter_zi, sosfilt, sosfilt_zi, FilterOptions, Filtered};
 pub(crate) use medfilt::MEDFILT;
 pub use medfilt::{medfilt, KernelSize};
+pub use promote::{
+    convolve2d_promote, convolve_promote, correlate2d_promote, correlate_promote,
+    fftconvolve_promote, filtfilt_promote, lfilter_promote, oaconvolve_promote, sosfilt_promote,
+    sosfiltfilt_promote, upfirdn_promote, Promote, Promoted,
+};
 pub(crate) use rankfilt::RANKFILT;
 pub use rankfilt::{hilbert2, medfilt2d, order_filter, wiener};
 pub use symiir::{symiirorder1, symiirorder2};

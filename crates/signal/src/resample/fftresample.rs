@@ -27,6 +27,9 @@ pub struct ResampleOptions {
 
 /// Element types [`resample`] accepts (`f32`, `f64`, `c32`, `c64`).
 pub trait ResampleScalar: SignalScalar {
+    /// The complex type of the same precision (`c32` for `f32` and `c32`, `c64` for `f64` and
+    /// `c64`): the output of [`resample_freq`].
+    type Complex: ResampleScalar;
     #[doc(hidden)]
     fn resample_impl(
         x: &Array<Self>,
@@ -95,6 +98,7 @@ fn resample_real<R: FftReal>(
 macro_rules! resample_real_impl {
     ($t:ty) => {
         impl ResampleScalar for $t {
+            type Complex = <$t as FftReal>::Complex;
             fn resample_impl(
                 x: &Array<Self>,
                 num: usize,
@@ -116,6 +120,7 @@ resample_real_impl!(f64);
 macro_rules! resample_complex_impl {
     ($t:ty, $r:ty) => {
         impl ResampleScalar for $t {
+            type Complex = $t;
             fn resample_impl(
                 x: &Array<Self>,
                 num: usize,
@@ -173,6 +178,12 @@ pub fn resample<T: ResampleScalar>(
     num: usize,
     opts: &ResampleOptions,
 ) -> Result<Array<T>> {
+    let axis = resample_check(x, num, opts)?;
+    T::resample_impl(x, num, axis, opts.window.as_deref())
+}
+
+/// SciPy's checks of `resample`: the normalised axis.
+fn resample_check<T: Element>(x: &Array<T>, num: usize, opts: &ResampleOptions) -> Result<usize> {
     let op = "resample";
     let axis = norm_axis(op, opts.axis, x.ndim())?;
     let n = x.shape()[axis];
@@ -196,7 +207,86 @@ pub fn resample<T: ResampleScalar>(
             return Err(make::arg(op, "the window must be finite"));
         }
     }
-    T::resample_impl(x, num, axis, opts.window.as_deref())
+    Ok(axis)
+}
+
+/// [`resample`] with SciPy's `t=` argument: `scipy.signal.resample(x, num, t=t, ...)` returns
+/// `(x_r, t_r)` with `t_r = t[0] + (t[1] − t[0]) · n / num · arange(num)` (`n` the input length
+/// along the axis; only `t[0]` and `t[1]` are read, as SciPy). `t_r` is on `t`'s device.
+///
+/// # Errors
+/// As [`resample`]; `InvalidArgument` when `t` has fewer than 2 elements or is not 1-D.
+///
+/// ```
+/// use cusci_signal::{resample_t, ResampleOptions, Array, Device};
+/// let d = Device::cpu();
+/// let x = Array::from_vec(vec![1.0f64, 0.0, -1.0, 0.0], &[4], &d).unwrap();
+/// let t = Array::from_vec(vec![10.0, 10.5, 11.0, 11.5], &[4], &d).unwrap();
+/// let (y, tr) = resample_t(&x, 8, &t, &ResampleOptions::default()).unwrap();
+/// assert_eq!(y.size(), 8);
+/// assert_eq!(tr.to_vec().unwrap()[..3], [10.0, 10.25, 10.5]);
+/// ```
+pub fn resample_t<T: ResampleScalar>(
+    x: &Array<T>,
+    num: usize,
+    t: &Array<f64>,
+    opts: &ResampleOptions,
+) -> Result<(Array<T>, Array<f64>)> {
+    let axis = resample_check(x, num, opts)?;
+    if t.ndim() != 1 || t.size() < 2 {
+        return Err(make::arg(
+            "resample",
+            format!(
+                "t must hold at least the first two timestamps, got shape {:?}",
+                t.shape()
+            ),
+        ));
+    }
+    let t01 = t.slice_axis(0, Some(0), Some(2), 1)?.to_vec()?;
+    let s_fac = x.shape()[axis] as f64 / num as f64;
+    let tr: Vec<f64> = (0..num)
+        .map(|k| t01[0] + (t01[1] - t01[0]) * s_fac * k as f64)
+        .collect();
+    let y = T::resample_impl(x, num, axis, opts.window.as_deref())?;
+    Ok((y, Array::from_vec(tr, &[num], t.device())?))
+}
+
+/// [`resample`] of a spectrum, SciPy's `scipy.signal.resample(x, num, domain='freq', ...)`: `x`
+/// is taken as `fft(x_t)` along the axis (real `x` is a real-valued spectrum), and the result is
+/// the complex signal `ifft(Y / s)` of SciPy's two-sided path (the spectrum cut or zero-padded to
+/// `num` bins, the unpaired bin merged or split, `s = n / num`), in the complex type of `x`'s
+/// precision as SciPy's. A `window` multiplies the spectrum first.
+///
+/// Numerics: computed as the time-domain route of `ifft(x)` (one more transform pair than
+/// SciPy's, which differs from SciPy's values by rounding only: 1e-12 in the tests).
+///
+/// # Errors
+/// As [`resample`].
+///
+/// ```
+/// use cusci_signal::{resample_freq, ResampleOptions, Array, Device};
+/// use cusci_core::c64;
+/// let d = Device::cpu();
+/// // the spectrum of a constant 1 over 4 samples: [4, 0, 0, 0]
+/// let x = Array::from_vec(vec![4.0f64, 0.0, 0.0, 0.0], &[4], &d).unwrap();
+/// let y = resample_freq(&x, 8, &ResampleOptions::default()).unwrap().to_vec().unwrap();
+/// assert!(y.iter().all(|v| (*v - c64::new(1.0, 0.0)).norm() < 1e-12));
+/// ```
+pub fn resample_freq<T>(
+    x: &Array<T>,
+    num: usize,
+    opts: &ResampleOptions,
+) -> Result<Array<<T as ResampleScalar>::Complex>>
+where
+    T: ResampleScalar + cusci_fft::FftInput<Complex = <T as ResampleScalar>::Complex>,
+{
+    let axis = resample_check(x, num, opts)?;
+    let fo = FftOptions {
+        axis: axis as isize,
+        ..Default::default()
+    };
+    let xt = cusci_fft::ifft(x, &fo)?;
+    <T as ResampleScalar>::Complex::resample_impl(&xt, num, axis, opts.window.as_deref())
 }
 
 /// The anti-aliasing filter of [`decimate`] (`ftype=`).
@@ -269,33 +359,11 @@ pub fn decimate<T: SignalScalar>(
     if opts.n == Some(0) {
         return Err(make::arg(op, "the filter order n must be positive"));
     }
-    let len = x.shape()[axis];
     match opts.ftype {
         DecimateFtype::Fir => {
             let n = opts.n.unwrap_or(20 * q);
             let b = crate::design::firwin(n + 1, &[1.0 / q as f64], &Default::default())?;
-            if opts.zero_phase {
-                let o = crate::ResamplePolyOptions {
-                    axis: axis as isize,
-                    window: crate::PolyWindow::Taps(b),
-                    ..Default::default()
-                };
-                crate::resample_poly(x, 1, q, &o)
-            } else {
-                let h = Array::from_vec(
-                    b.into_iter().map(from_f64::<T>).collect::<Vec<_>>(),
-                    &[n + 1],
-                    x.device(),
-                )?;
-                let o = crate::UpfirdnOptions {
-                    axis: axis as isize,
-                    ..Default::default()
-                };
-                let y = crate::upfirdn(&h, x, 1, q, &o)?;
-                let n_out = len.div_ceil(q);
-                y.slice_axis(axis as isize, Some(0), Some(n_out as isize), 1)?
-                    .contiguous()
-            }
+            fir_decimate(x, q, b, axis, opts.zero_phase)
         }
         DecimateFtype::Iir => {
             let n = opts.n.unwrap_or(8);
@@ -304,23 +372,155 @@ pub fn decimate<T: SignalScalar>(
                 ..Default::default()
             };
             let sos = crate::cheby1(n, 0.05, &[0.8 / q as f64], &io)?.into_sos()?;
-            let flat: Vec<T> = sos.iter().flatten().map(|&v| from_f64::<T>(v)).collect();
-            let sa = Array::from_vec(flat, &[sos.len(), 6], x.device())?;
-            let y = if opts.zero_phase {
-                let o = crate::FiltfiltOptions {
-                    axis: axis as isize,
-                    ..Default::default()
-                };
-                crate::sosfiltfilt(&sa, x, &o)?
-            } else {
-                let o = crate::FilterOptions {
-                    axis: axis as isize,
-                    zi: None,
-                };
-                crate::sosfilt(&sa, x, &o)?.y
-            };
-            y.slice_axis(axis as isize, Some(0), None, q as isize)?
-                .contiguous()
+            sos_decimate(x, q, &sos, axis, opts.zero_phase)
         }
     }
+}
+
+/// The FIR branch of SciPy's `decimate` with taps `b`.
+fn fir_decimate<T: SignalScalar>(
+    x: &Array<T>,
+    q: usize,
+    b: Vec<f64>,
+    axis: usize,
+    zero_phase: bool,
+) -> Result<Array<T>> {
+    let len = x.shape()[axis];
+    if zero_phase {
+        let o = crate::ResamplePolyOptions {
+            axis: axis as isize,
+            window: crate::PolyWindow::Taps(b),
+            ..Default::default()
+        };
+        crate::resample_poly(x, 1, q, &o)
+    } else {
+        let nb = b.len();
+        let h = Array::from_vec(
+            b.into_iter().map(from_f64::<T>).collect::<Vec<_>>(),
+            &[nb],
+            x.device(),
+        )?;
+        let o = crate::UpfirdnOptions {
+            axis: axis as isize,
+            ..Default::default()
+        };
+        let y = crate::upfirdn(&h, x, 1, q, &o)?;
+        let n_out = len.div_ceil(q);
+        y.slice_axis(axis as isize, Some(0), Some(n_out as isize), 1)?
+            .contiguous()
+    }
+}
+
+/// The IIR branch of SciPy's `decimate` with second-order sections `sos`.
+fn sos_decimate<T: SignalScalar>(
+    x: &Array<T>,
+    q: usize,
+    sos: &[[f64; 6]],
+    axis: usize,
+    zero_phase: bool,
+) -> Result<Array<T>> {
+    let flat: Vec<T> = sos.iter().flatten().map(|&v| from_f64::<T>(v)).collect();
+    let sa = Array::from_vec(flat, &[sos.len(), 6], x.device())?;
+    let y = if zero_phase {
+        let o = crate::FiltfiltOptions {
+            axis: axis as isize,
+            ..Default::default()
+        };
+        crate::sosfiltfilt(&sa, x, &o)?
+    } else {
+        let o = crate::FilterOptions {
+            axis: axis as isize,
+            zi: None,
+        };
+        crate::sosfilt(&sa, x, &o)?.y
+    };
+    y.slice_axis(axis as isize, Some(0), None, q as isize)?
+        .contiguous()
+}
+
+/// [`decimate`] with a filter system as SciPy's `ftype=dlti(...)`:
+/// `scipy.signal.decimate(x, q, ftype=system, axis=axis, zero_phase=zero_phase)`, following
+/// SciPy's three branches: a system without poles is an FIR filter (taps `num / den`, applied
+/// as [`resample_poly`](crate::resample_poly) with zero phase, else
+/// [`upfirdn`](crate::upfirdn)); a system with a complex pole is applied in its transfer-function
+/// form ([`filtfilt`](crate::filtfilt) or [`lfilter`](crate::lfilter), SciPy's path since
+/// `sosfilt` takes no complex coefficients; note that SciPy takes this path for every system with
+/// complex-conjugate poles, a Butterworth filter included); a system with real poles only is
+/// converted to second-order sections (`zpk2sos`, nearest pairing) and applied with
+/// [`sosfiltfilt`](crate::sosfiltfilt) or [`sosfilt`](crate::sosfilt). Then every `q`-th sample.
+/// `opts.n` and `opts.ftype` are not used (SciPy ignores `n` with a system); `opts.axis` and
+/// `opts.zero_phase` are.
+///
+/// # Errors
+/// `InvalidArgument` for `q == 0`, a continuous-time system (SciPy: "invalid ftype", it wants a
+/// `dlti`), a system with several outputs, a bad axis; the errors of the filters.
+///
+/// ```
+/// use cusci_signal::{decimate_dlti, DecimateOptions, Lti, Array, Device};
+/// let x = Array::from_vec(vec![1.0f64; 60], &[60], &Device::cpu()).unwrap();
+/// let sys = Lti::dtf(&[0.25, 0.5, 0.25], &[1.0], 1.0).unwrap(); // FIR
+/// let y = decimate_dlti(&x, 3, &sys, &DecimateOptions::default()).unwrap();
+/// assert_eq!(y.shape(), &[20]);
+/// ```
+pub fn decimate_dlti<T: SignalScalar>(
+    x: &Array<T>,
+    q: usize,
+    system: &crate::Lti,
+    opts: &DecimateOptions,
+) -> Result<Array<T>> {
+    let op = "decimate";
+    let axis = norm_axis(op, opts.axis, x.ndim())?;
+    if q == 0 {
+        return Err(make::arg(op, "q must be positive"));
+    }
+    if system.dt().is_none() {
+        return Err(make::arg(
+            op,
+            "invalid ftype: the system must be discrete-time (a dlti)",
+        ));
+    }
+    let zpk = system.to_zpk()?;
+    if zpk.poles.is_empty() || zpk.poles.iter().any(|p| p.im != 0.0) {
+        let tf = system.to_tf()?;
+        if tf.num.len() != 1 {
+            return Err(make::arg(op, "the system must have a single output"));
+        }
+        let (num, den) = (&tf.num[0], &tf.den);
+        if zpk.poles.is_empty() {
+            let b: Vec<f64> = num.iter().map(|v| v / den[0]).collect();
+            return fir_decimate(x, q, b, axis, opts.zero_phase);
+        }
+        let arr = |v: &[f64]| {
+            Array::from_vec(
+                v.iter().map(|&c| from_f64::<T>(c)).collect::<Vec<_>>(),
+                &[v.len()],
+                x.device(),
+            )
+        };
+        let (b, a) = (arr(num)?, arr(den)?);
+        let y = if opts.zero_phase {
+            let o = crate::FiltfiltOptions {
+                axis: axis as isize,
+                ..Default::default()
+            };
+            crate::filtfilt(&b, &a, x, &o)?
+        } else {
+            let o = crate::FilterOptions {
+                axis: axis as isize,
+                zi: None,
+            };
+            crate::lfilter(&b, &a, x, &o)?.y
+        };
+        return y
+            .slice_axis(axis as isize, Some(0), None, q as isize)?
+            .contiguous();
+    }
+    let sos = crate::zpk2sos(
+        &zpk.zeros,
+        &zpk.poles,
+        zpk.gain,
+        crate::Pairing::Auto,
+        false,
+    )?;
+    sos_decimate(x, q, &sos, axis, opts.zero_phase)
 }

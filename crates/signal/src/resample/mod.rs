@@ -5,7 +5,8 @@ mod fftresample;
 mod upfirdn;
 
 pub use fftresample::{
-    decimate, resample, DecimateFtype, DecimateOptions, ResampleOptions, ResampleScalar,
+    decimate, decimate_dlti, resample, resample_freq, resample_t, DecimateFtype, DecimateOptions,
+    ResampleOptions, ResampleScalar,
 };
 pub(crate) use upfirdn::RESAMPLE;
 pub use upfirdn::{

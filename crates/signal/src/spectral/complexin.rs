@@ -1,39 +1,28 @@
-//! Complex input for Welch's method: [`welch_complex`] and [`csd_complex`], SciPy's `welch` and
-//! `csd` of complex data (two-sided spectra). Composed from the real routes: with `x = a + ib`,
-//! `y = c + id` and SciPy's cross spectrum `P_uv = mean(conj(U) V)` (every step linear in the
-//! data for the constant, linear and no detrend and the mean average),
-//! `P_xy = P_ac + P_bd + i (P_ad − P_bc)` and `P_xx = P_aa + P_bb − 2 Im(P_ab)`.
+//! Complex input for Welch's method: [`welch_complex`], [`csd_complex`], [`periodogram_complex`]
+//! and [`coherence_complex`], SciPy's `welch`, `csd`, `periodogram` and `coherence` of complex
+//! data (two-sided spectra). The frames of the real and imaginary parts go through the real
+//! route's framing kernel and two-sided transform and are combined as `X = A + iB` (framing,
+//! detrending and windowing are linear in the data); the average (mean, or SciPy's median of the
+//! real and imaginary parts with its bias) is the real route's.
 
+use super::frames::average;
 use super::options::{Average, WelchOptions};
-use super::welch::{csd, welch};
+use super::welch::{analyse_complex, freq_array, welch_params, with_shape};
+use cusci_core::array::check_same_device;
 use cusci_core::error::make;
 use cusci_core::{Array, Result};
-use cusci_fft::{FftComplex, FftReal};
-use num_complex::Complex;
-
-fn two_sided(op: &str, opts: &WelchOptions) -> Result<WelchOptions> {
-    if opts.average == Average::Median {
-        return Err(make::arg(
-            op,
-            "average='median' with complex input is not offered (the median does not compose \
-             from the real and imaginary parts)",
-        ));
-    }
-    Ok(WelchOptions {
-        return_onesided: false,
-        ..opts.clone()
-    })
-}
+use cusci_fft::FftReal;
 
 /// `scipy.signal.welch` of complex `x` (c32/c64): the two-sided power spectral density, real,
 /// frequencies in FFT order (`fftfreq`); `return_onesided` is ignored, as SciPy switches it off
-/// for complex data (with a warning). Every other option as [`welch`].
+/// for complex data (with a warning). Every other option as [`welch`](crate::welch), the median
+/// average included.
 ///
-/// Numerics: composed from real cross spectra of the real and imaginary parts (see the module
-/// documentation): SciPy's values to rounding (1e-12 relative in the tests).
+/// Numerics: the real route's frames of both parts combined (see the module documentation);
+/// SciPy's values to rounding (1e-12 relative in the tests), the median average included.
 ///
 /// # Errors
-/// As [`welch`]; `InvalidArgument` for `average = Median` (not offered for complex input).
+/// As [`welch`](crate::welch).
 ///
 /// ```
 /// use cusci_signal::{welch_complex, WelchOptions, Array, Device};
@@ -55,27 +44,25 @@ pub fn welch_complex<R>(
 where
     R: FftReal + cusci_fft::FftInput<Complex = <R as FftReal>::Complex>,
 {
-    let o = two_sided("welch", opts)?;
-    let a = x.real()?;
-    let b = x.imag()?;
-    let (f, paa) = welch(&a, &o)?;
-    let (_, pbb) = welch(&b, &o)?;
-    let (_, pab) = csd(&a, &b, &o)?;
-    let one = <R as cusci_core::Element>::one();
-    let two = one + one;
-    let p = paa.add(&pbb)?.sub(&pab.imag()?.mul_scalar(two)?)?;
-    Ok((f, p))
+    let p = welch_params("welch", opts, false);
+    let (pl, lead, ax, xf) = analyse_complex::<R>(x, &p, opts.axis)?;
+    let rows = lead.iter().product();
+    let pxx: Array<R> = average::<R, R>(&xf, None, rows, &pl, opts.average)?;
+    Ok((
+        freq_array(&pl, x.device())?,
+        with_shape(pxx, &lead, &[pl.nfreq], ax)?,
+    ))
 }
 
 /// `scipy.signal.csd` of complex `x` and `y` (same shape, c32/c64): the two-sided cross power
 /// spectral density `mean(conj(X) Y)`, frequencies in FFT order; `return_onesided` is ignored
-/// (SciPy switches it off for complex data). Every other option as [`csd`].
+/// (SciPy switches it off for complex data). Every other option as [`csd`](crate::csd); the
+/// median average is SciPy's (the medians of the real and imaginary parts, divided by the bias).
 ///
-/// Numerics: four real cross spectra combined (see the module documentation): SciPy's values to
-/// rounding (1e-12 relative in the tests).
+/// Numerics: as [`welch_complex`] (1e-12 relative to SciPy in the tests).
 ///
 /// # Errors
-/// As [`csd`]; `InvalidArgument` for `average = Median` (not offered for complex input).
+/// As [`csd`](crate::csd).
 ///
 /// ```
 /// use cusci_signal::{csd_complex, WelchOptions, Array, Device};
@@ -94,19 +81,28 @@ pub fn csd_complex<R>(
 where
     R: FftReal + cusci_fft::FftInput<Complex = <R as FftReal>::Complex>,
 {
-    let o = two_sided("csd", opts)?;
-    let (a, b) = (x.real()?, x.imag()?);
-    let (c, d) = (y.real()?, y.imag()?);
-    let (f, pac) = csd(&a, &c, &o)?;
-    let (_, pbd) = csd(&b, &d, &o)?;
-    let (_, pad) = csd(&a, &d, &o)?;
-    let (_, pbc) = csd(&b, &c, &o)?;
-    let i = <<R as FftReal>::Complex as FftComplex>::from_num(Complex::new(
-        <R as cusci_core::Element>::zero(),
-        <R as cusci_core::Element>::one(),
-    ));
-    let p = pac.add(&pbd)?.add(&pad.sub(&pbc)?.mul_scalar(i)?)?;
-    Ok((f, p))
+    let op = "csd";
+    check_same_device(op, x.device(), y.device())?;
+    if x.shape() != y.shape() {
+        return Err(make::shape(
+            op,
+            format!(
+                "x and y must have the same shape, got {:?} and {:?}",
+                x.shape(),
+                y.shape()
+            ),
+        ));
+    }
+    let p = welch_params(op, opts, false);
+    let (pl, lead, ax, xf) = analyse_complex::<R>(x, &p, opts.axis)?;
+    let (_, _, _, yf) = analyse_complex::<R>(y, &p, opts.axis)?;
+    let rows = lead.iter().product();
+    let pxy: Array<<R as FftReal>::Complex> =
+        average::<R, <R as FftReal>::Complex>(&xf, Some(&yf), rows, &pl, opts.average)?;
+    Ok((
+        freq_array(&pl, x.device())?,
+        with_shape(pxy, &lead, &[pl.nfreq], ax)?,
+    ))
 }
 
 /// `scipy.signal.periodogram` of complex `x` (c32/c64): the two-sided periodogram (one segment
@@ -154,4 +150,35 @@ where
         ..opts.clone()
     };
     welch_complex(&xs, &o)
+}
+
+/// `scipy.signal.coherence` of complex `x` and `y` (same shape, c32/c64): the magnitude-squared
+/// coherence `|Pxy|² / (Pxx Pyy)` of the two-sided Welch estimates ([`welch_complex`],
+/// [`csd_complex`]), frequencies in FFT order; `return_onesided` is ignored as SciPy ignores it
+/// for complex data. Every other option as [`coherence`](crate::coherence).
+///
+/// # Errors
+/// As [`csd_complex`].
+///
+/// ```
+/// use cusci_signal::{coherence_complex, WelchOptions, Array, Device};
+/// use cusci_core::c64;
+/// let x: Vec<c64> = (0..64).map(|i| c64::new(((i * i) % 7) as f64, (i % 3) as f64)).collect();
+/// let x = Array::from_vec(x, &[64], &Device::cpu()).unwrap();
+/// let (f, c) = coherence_complex::<f64>(&x, &x, &WelchOptions { nperseg: Some(16), ..Default::default() }).unwrap();
+/// assert_eq!(f.size(), 16);
+/// assert!(c.to_vec().unwrap().iter().all(|v| (v - 1.0).abs() < 1e-9));
+/// ```
+pub fn coherence_complex<R>(
+    x: &Array<<R as FftReal>::Complex>,
+    y: &Array<<R as FftReal>::Complex>,
+    opts: &WelchOptions,
+) -> Result<(Array<R>, Array<R>)>
+where
+    R: FftReal + cusci_fft::FftInput<Complex = <R as FftReal>::Complex>,
+{
+    let (f, pxy) = csd_complex::<R>(x, y, opts)?;
+    let (_, pxx) = welch_complex::<R>(x, opts)?;
+    let (_, pyy) = welch_complex::<R>(y, opts)?;
+    Ok((f, pxy.abs2()?.div(&pxx)?.div(&pyy)?))
 }

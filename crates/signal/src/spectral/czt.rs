@@ -4,7 +4,7 @@
 use cusci_core::array::layout::checked_add;
 use cusci_core::error::make;
 use cusci_core::host::{try_collect, try_to_vec, try_with_capacity};
-use cusci_core::{c64, Array, Result};
+use cusci_core::{c64, Array, Element, Result};
 use std::f64::consts::PI;
 
 /// The `m` points of the z-plane at which a chirp z-transform is evaluated: `a·w^-k`, k = 0..m
@@ -132,11 +132,22 @@ impl Czt {
     }
 
     /// The transform of `x` along `axis` (its length there must be `n`), on `x`'s device;
-    /// other axes are a batch.
+    /// other axes are a batch. Any element type (f32, f64, c32, c64, integers): the result is
+    /// `c64` (complex128) whatever the input, as SciPy's (its chirps are complex128, so
+    /// `CZT(x)` of float32 or complex64 data is complex128 too); other types are converted to
+    /// `c64` on the device first.
     ///
     /// # Errors
     /// `InvalidArgument` for an axis out of range or a length other than `n`.
-    pub fn apply(&self, x: &Array<c64>, axis: isize) -> Result<Array<c64>> {
+    pub fn apply<T: Element>(&self, x: &Array<T>, axis: isize) -> Result<Array<c64>> {
+        let any: &dyn std::any::Any = x;
+        match any.downcast_ref::<Array<c64>>() {
+            Some(xc) => self.apply_c64(xc, axis),
+            None => self.apply_c64(&x.astype::<c64>()?, axis),
+        }
+    }
+
+    fn apply_c64(&self, x: &Array<c64>, axis: isize) -> Result<Array<c64>> {
         let op = "CZT";
         let ax = cusci_core::array::layout::norm_axis(op, axis, x.ndim())?;
         if x.shape()[ax] != self.n {
@@ -277,18 +288,19 @@ impl ZoomFft {
     }
 
     /// The zoom FFT of `x` along `axis` (length `n` there), on `x`'s device; other axes are a
-    /// batch.
+    /// batch. Any element type; the result is `c64` as SciPy's (see [`Czt::apply`]).
     ///
     /// # Errors
     /// As [`Czt::apply`].
-    pub fn apply(&self, x: &Array<c64>, axis: isize) -> Result<Array<c64>> {
+    pub fn apply<T: Element>(&self, x: &Array<T>, axis: isize) -> Result<Array<c64>> {
         self.czt.apply(x, axis)
     }
 }
 
 /// The DFT of `x` along `axis` at `m` equally spaced frequencies of the band `fband = (f1, f2)`
 /// (SciPy's `scipy.signal.zoom_fft(x, fn, m, fs=fs, endpoint=endpoint, axis=axis)`; a scalar
-/// `fn` is `(0.0, fn)`), on `x`'s device. Real input: convert it to `c64` first (SciPy does).
+/// `fn` is `(0.0, fn)`), on `x`'s device. `x` of any element type (f32, f64, c32, c64, ...); the
+/// result is `c64` (complex128) as SciPy's, whatever the input's precision.
 ///
 /// # Errors
 /// As [`ZoomFft::new`] and [`ZoomFft::apply`].
@@ -301,8 +313,8 @@ impl ZoomFft {
 /// let y = zoom_fft(&x, (0.0, 2.0), &ZoomFftOptions::default(), -1).unwrap().to_vec().unwrap();
 /// assert!((y[0] - c64::new(3.0, 0.0)).norm() < 1e-12 && (y[1] - c64::new(-1.0, 0.0)).norm() < 1e-12);
 /// ```
-pub fn zoom_fft(
-    x: &Array<c64>,
+pub fn zoom_fft<T: Element>(
+    x: &Array<T>,
     fband: (f64, f64),
     opts: &ZoomFftOptions,
     axis: isize,
@@ -312,7 +324,8 @@ pub fn zoom_fft(
 }
 
 /// The chirp z-transform of `x` along `axis` at the `m` (default: the length) points
-/// `a·w^-k` (SciPy's `scipy.signal.czt(x, m, w, a, axis=axis)`), on `x`'s device.
+/// `a·w^-k` (SciPy's `scipy.signal.czt(x, m, w, a, axis=axis)`), on `x`'s device. `x` of any
+/// element type (f32, f64, c32, c64, ...); the result is `c64` (complex128) as SciPy's.
 ///
 /// # Errors
 /// As [`Czt::new`] and [`Czt::apply`].
@@ -324,8 +337,8 @@ pub fn zoom_fft(
 /// let y = czt(&x, None, None, c64::new(1.0, 0.0), -1).unwrap().to_vec().unwrap();
 /// assert!((y[0] - c64::new(3.0, 0.0)).norm() < 1e-12 && (y[1] - c64::new(-1.0, 0.0)).norm() < 1e-12);
 /// ```
-pub fn czt(
-    x: &Array<c64>,
+pub fn czt<T: Element>(
+    x: &Array<T>,
     m: Option<usize>,
     w: Option<c64>,
     a: c64,

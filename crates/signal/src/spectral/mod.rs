@@ -14,7 +14,7 @@ mod plan;
 mod shortfft;
 mod welch;
 
-pub use complexin::{csd_complex, periodogram_complex, welch_complex};
+pub use complexin::{coherence_complex, csd_complex, periodogram_complex, welch_complex};
 pub use czt::{czt, czt_points, zoom_fft, Czt, ZoomFft, ZoomFftOptions};
 pub(crate) use frames::SPECTRAL;
 pub use lomb::{
@@ -30,5 +30,6 @@ pub use shortfft::{
     ShortTimeFftOptions, StftArgs, StftPadding, StftScaling, StftSignal,
 };
 pub use welch::{
-    check_cola, check_nola, coherence, csd, istft, periodogram, spectrogram, stft, welch,
+    check_cola, check_nola, coherence, csd, istft, istft_complex, periodogram, spectrogram,
+    spectrogram_complex, stft, stft_complex, welch,
 };

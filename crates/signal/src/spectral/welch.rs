@@ -68,11 +68,11 @@ macro_rules! params {
     };
 }
 
-fn welch_params<'a>(op: &'a str, o: &'a WelchOptions, onesided: bool) -> Params<'a> {
+pub(super) fn welch_params<'a>(op: &'a str, o: &'a WelchOptions, onesided: bool) -> Params<'a> {
     params!(op, o, onesided, 2)
 }
 
-fn freq_array<T: RealFloat>(pl: &Plan, dev: &Device) -> Result<Array<T>> {
+pub(super) fn freq_array<T: RealFloat>(pl: &Plan, dev: &Device) -> Result<Array<T>> {
     let f: Vec<T> = pl
         .freqs()
         .into_iter()
@@ -92,7 +92,7 @@ fn time_array<T: RealFloat>(pl: &Plan, dev: &Device) -> Result<Array<T>> {
     Array::from_vec(t, &[n], dev)
 }
 
-fn with_shape<E: Element>(
+pub(super) fn with_shape<E: Element>(
     a: Array<E>,
     lead: &[usize],
     tail: &[usize],
@@ -271,12 +271,27 @@ where
         ..params!("spectrogram", opts, opts.return_onesided, 8)
     };
     let (pl, lead, ax, xf) = analyse(x, &p, opts.axis)?;
+    spectrogram_out(&pl, &lead, ax, &xf, opts.mode)
+}
+
+#[allow(clippy::type_complexity)]
+/// The spectrogram of the transformed frames `xf` in `mode`: `(f, t, Sxx)`.
+fn spectrogram_out<T>(
+    pl: &Plan,
+    lead: &[usize],
+    ax: usize,
+    xf: &Array<<T as FftReal>::Complex>,
+    mode: SpectrogramMode,
+) -> Result<(Array<T>, Array<T>, Sxx<T>)>
+where
+    T: FftReal + cusci_fft::FftInput<Complex = <T as FftReal>::Complex>,
+{
     let rows = lead.iter().product();
     let tail = [pl.nfreq, pl.nseg];
-    let sxx = match opts.mode {
+    let sxx = match mode {
         SpectrogramMode::Complex => Sxx::Complex(with_shape(
-            spec::<T, <T as FftReal>::Complex>(&xf, rows, &pl, 1)?,
-            &lead,
+            spec::<T, <T as FftReal>::Complex>(xf, rows, pl, 1)?,
+            lead,
             &tail,
             ax,
         )?),
@@ -288,17 +303,136 @@ where
                 _ => 5,
             };
             Sxx::Real(with_shape(
-                spec::<T, T>(&xf, rows, &pl, code)?,
-                &lead,
+                spec::<T, T>(xf, rows, pl, code)?,
+                lead,
                 &tail,
                 ax,
             )?)
         }
     };
     Ok((
-        freq_array(&pl, x.device())?,
-        time_array(&pl, x.device())?,
+        freq_array(pl, xf.device())?,
+        time_array(pl, xf.device())?,
         sxx,
+    ))
+}
+
+/// Frames and transforms of complex `x` (two-sided): the transforms of the real and imaginary
+/// parts' frames (every framing step is linear in the data: boundary extensions, zero padding,
+/// the constant and linear detrends, the window) combined as `X = A + iB`.
+#[allow(clippy::type_complexity)]
+pub(super) fn analyse_complex<R>(
+    x: &Array<<R as FftReal>::Complex>,
+    p: &Params,
+    axis: isize,
+) -> Result<(Plan, Vec<usize>, usize, Array<<R as FftReal>::Complex>)>
+where
+    R: FftReal + cusci_fft::FftInput<Complex = <R as FftReal>::Complex>,
+{
+    debug_assert!(!p.onesided);
+    let (pl, lead, ax, xa) = analyse(&x.real()?, p, axis)?;
+    let (_, _, _, xb) = analyse(&x.imag()?, p, axis)?;
+    let i = <<R as FftReal>::Complex as FftComplex>::from_num(num_complex::Complex::new(
+        <R as Element>::zero(),
+        <R as Element>::one(),
+    ));
+    Ok((pl, lead, ax, xa.add(&xb.mul_scalar(i)?)?))
+}
+
+/// The spectrogram of complex `x` (c32/c64), SciPy's `scipy.signal.spectrogram` of complex data:
+/// two-sided (frequencies in FFT order; `return_onesided` is ignored, as SciPy switches it off
+/// for complex input), every `mode` (psd, complex, magnitude, angle, phase) and option of
+/// [`spectrogram`]. Returns `(f, t, Sxx)`.
+///
+/// Numerics: the frames of the real and imaginary parts are transformed by the real route's
+/// two-sided FFT and combined (framing is linear in the data), then scaled as [`spectrogram`]:
+/// SciPy's values to rounding (1e-12 relative in the tests).
+///
+/// # Errors
+/// As [`spectrogram`].
+///
+/// ```
+/// use cusci_signal::{spectrogram_complex, SpectrogramOptions, Array, Device};
+/// use cusci_core::c64;
+/// let x: Vec<c64> = (0..100).map(|i| c64::from_polar(1.0, 0.5 * std::f64::consts::PI * i as f64)).collect();
+/// let x = Array::from_vec(x, &[100], &Device::cpu()).unwrap();
+/// let (f, t, s) = spectrogram_complex::<f64>(&x, &SpectrogramOptions { nperseg: Some(20), ..Default::default() }).unwrap();
+/// assert_eq!(s.real().unwrap().shape(), &[20, t.size()]);
+/// assert_eq!(f.size(), 20);
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn spectrogram_complex<R>(
+    x: &Array<<R as FftReal>::Complex>,
+    opts: &SpectrogramOptions,
+) -> Result<(Array<R>, Array<R>, Sxx<R>)>
+where
+    R: FftReal + cusci_fft::FftInput<Complex = <R as FftReal>::Complex>,
+{
+    let p = Params {
+        stft: opts.mode != SpectrogramMode::Psd,
+        ..params!("spectrogram", opts, false, 8)
+    };
+    let (pl, lead, ax, xf) = analyse_complex::<R>(x, &p, opts.axis)?;
+    spectrogram_out(&pl, &lead, ax, &xf, opts.mode)
+}
+
+/// The short-time Fourier transform of complex `x` (c32/c64), SciPy's `scipy.signal.stft` of
+/// complex data: two-sided (`return_onesided` is ignored, as SciPy switches it off), every
+/// option of [`stft`]. Returns `(f, t, Zxx)`; invert with [`istft_complex`].
+///
+/// Numerics: as [`spectrogram_complex`] (SciPy's values to rounding, 1e-12 in the tests).
+///
+/// # Errors
+/// As [`stft`].
+///
+/// ```
+/// use cusci_signal::{stft_complex, StftOptions, Array, Device};
+/// use cusci_core::c64;
+/// let x = Array::from_vec(vec![c64::new(0.0, 1.0); 32], &[32], &Device::cpu()).unwrap();
+/// let (f, t, z) = stft_complex::<f64>(&x, &StftOptions { nperseg: Some(8), ..Default::default() }).unwrap();
+/// assert_eq!((f.size(), t.size()), (8, 9));
+/// assert_eq!(z.shape(), &[8, 9]);
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn stft_complex<R>(
+    x: &Array<<R as FftReal>::Complex>,
+    opts: &StftOptions,
+) -> Result<(Array<R>, Array<R>, Array<<R as FftReal>::Complex>)>
+where
+    R: FftReal + cusci_fft::FftInput<Complex = <R as FftReal>::Complex>,
+{
+    let p = Params {
+        boundary: opts.boundary,
+        padded: opts.padded,
+        stft: true,
+        ..params!("stft", opts, false, 2)
+    };
+    let (pl, lead, ax, xf) = analyse_complex::<R>(x, &p, opts.axis)?;
+    stft_out(&pl, &lead, ax, &xf)
+}
+
+#[allow(clippy::type_complexity)]
+/// The STFT of the transformed frames `xf`: `(f, t, Zxx)`.
+fn stft_out<T>(
+    pl: &Plan,
+    lead: &[usize],
+    ax: usize,
+    xf: &Array<<T as FftReal>::Complex>,
+) -> Result<(Array<T>, Array<T>, Array<<T as FftReal>::Complex>)>
+where
+    T: FftReal + cusci_fft::FftInput<Complex = <T as FftReal>::Complex>,
+{
+    let rows = lead.iter().product();
+    let z = with_shape(
+        spec::<T, <T as FftReal>::Complex>(xf, rows, pl, 1)?,
+        lead,
+        &[pl.nfreq, pl.nseg],
+        ax,
+    )?;
+    Ok((
+        freq_array(pl, xf.device())?,
+        time_array(pl, xf.device())?,
+        z,
     ))
 }
 
@@ -331,47 +465,35 @@ where
         ..params!("stft", opts, opts.return_onesided, 2)
     };
     let (pl, lead, ax, xf) = analyse(x, &p, opts.axis)?;
-    let rows = lead.iter().product();
-    let z = with_shape(
-        spec::<T, <T as FftReal>::Complex>(&xf, rows, &pl, 1)?,
-        &lead,
-        &[pl.nfreq, pl.nseg],
-        ax,
-    )?;
-    Ok((
-        freq_array(&pl, x.device())?,
-        time_array(&pl, x.device())?,
-        z,
-    ))
+    stft_out(&pl, &lead, ax, &xf)
 }
 
-/// The inverse short-time Fourier transform of a one-sided STFT `zxx`, SciPy's
-/// `scipy.signal.istft(..., input_onesided=True)`: inverse real FFT of every segment, windowed
-/// overlap-add, division by the summed squared window (where it exceeds 1e-10; SciPy warns
-/// when the NOLA condition fails). Returns `(t, x)`, `x` real with the time axis at
-/// `time_axis`'s place.
-///
-/// # Errors
-/// `InvalidArgument` for fewer than 2 dimensions, equal axes, `nperseg == 0`, `noverlap >=
-/// nperseg`, `nfft < nperseg`, a window array of another length than `nperseg`; the FFT's
-/// errors.
-///
-/// ```
-/// use cusci_signal::{stft, istft, StftOptions, IstftOptions, Array, Device};
-/// let v: Vec<f64> = (0..40).map(|i| (i as f64 * 0.3).sin()).collect();
-/// let x = Array::from_vec(v.clone(), &[40], &Device::cpu()).unwrap();
-/// let (_, _, z) = stft(&x, &StftOptions { nperseg: Some(8), ..Default::default() }).unwrap();
-/// let (_, y) = istft(&z, &IstftOptions::default()).unwrap();
-/// assert!(y.to_vec().unwrap()[..40].iter().zip(&v).all(|(a, b)| (a - b).abs() < 1e-12));
-/// ```
-#[allow(clippy::type_complexity)]
-pub fn istft<C>(zxx: &Array<C>, opts: &IstftOptions) -> Result<(Array<C::Real>, Array<C::Real>)>
-where
-    C: FftComplex,
-    C::Real: FftReal<Complex = C>,
-{
+/// The shapes and constants of one inverse STFT (SciPy's `istft` before its overlap-add).
+pub(super) struct IstftPlan {
+    lead: Vec<usize>,
+    rows: usize,
+    nseg: usize,
+    nfft: usize,
+    nperseg: usize,
+    step: usize,
+    off: usize,
+    nout: usize,
+    fac: f64,
+    win: Vec<f64>,
+    fa: usize,
+    ta: usize,
+    perm: Vec<isize>,
+}
+
+/// Validates the options of an inverse STFT of an array of `shape`; `onesided` is SciPy's
+/// `input_onesided` (the default segment length `2 (nfreq − 1)` or `nfreq`).
+pub(super) fn istft_plan(
+    shape: &[usize],
+    opts: &IstftOptions,
+    onesided: bool,
+) -> Result<IstftPlan> {
     let op = "istft";
-    let nd = zxx.ndim();
+    let nd = shape.len();
     if nd < 2 {
         return Err(make::arg(op, "input stft must be at least 2d"));
     }
@@ -389,26 +511,24 @@ where
     if !(opts.fs.is_finite() && opts.fs > 0.0) {
         return Err(make::arg(op, "fs must be positive and finite"));
     }
-    let nfreq = zxx.shape()[fa];
-    let nseg = zxx.shape()[ta];
-    let n_default = 2 * nfreq.saturating_sub(1);
+    let nfreq = shape[fa];
+    let nseg = shape[ta];
+    let n_default = if onesided {
+        2 * nfreq.saturating_sub(1)
+    } else {
+        nfreq
+    };
     let nperseg = opts.nperseg.unwrap_or(n_default);
     if nperseg == 0 {
         return Err(make::arg(op, "nperseg must be a positive integer"));
     }
     let nfft = match opts.nfft {
         None => {
-            if nperseg == n_default + 1 {
+            if onesided && nperseg == n_default + 1 {
                 nperseg
             } else {
                 n_default
             }
-        }
-        Some(n) if n < nperseg => {
-            return Err(make::arg(
-                op,
-                "nfft must be greater than or equal to nperseg",
-            ))
         }
         Some(n) => n,
     };
@@ -440,17 +560,10 @@ where
         .filter(|&a| a != fa && a != ta)
         .map(|a| a as isize)
         .collect();
-    let lead: Vec<usize> = perm.iter().map(|&a| zxx.shape()[a as usize]).collect();
+    let lead: Vec<usize> = perm.iter().map(|&a| shape[a as usize]).collect();
     perm.push(ta as isize);
     perm.push(fa as isize);
-    let zt = zxx.permute(&perm)?.contiguous()?;
     let rows: usize = lead.iter().product();
-    let o = FftOptions {
-        n: Some(nfft),
-        axis: -1,
-        ..Default::default()
-    };
-    let xs = cusci_fft::irfft(&zt, &o)?.contiguous()?;
     let fac = match opts.scaling {
         Scaling::Spectrum => win.iter().sum::<f64>(),
         Scaling::Density => (opts.fs * win.iter().map(|w| w * w).sum::<f64>()).sqrt(),
@@ -461,16 +574,45 @@ where
         nperseg + (nseg - 1) * step
     };
     let off = if opts.boundary { nperseg / 2 } else { 0 };
+    // SciPy cuts `x[..., nperseg//2:-(nperseg//2)]`: for nperseg = 1 that is `[0:-0]`, empty
     let nout = if opts.boundary {
-        outlen.saturating_sub(2 * (nperseg / 2))
+        if nperseg / 2 == 0 {
+            0
+        } else {
+            outlen.saturating_sub(2 * (nperseg / 2))
+        }
     } else {
         outlen
     };
-    let dev = zxx.device();
-    let x: Array<C::Real> = match xs.backend() {
+    Ok(IstftPlan {
+        lead,
+        rows,
+        nseg,
+        nfft,
+        nperseg,
+        step,
+        off,
+        nout,
+        fac,
+        win,
+        fa,
+        ta,
+        perm,
+    })
+}
+
+/// The windowed overlap-add of the inverse-transformed segments `xs` (`(rows, nseg, nfft)`,
+/// real), divided by the summed squared window where it exceeds 1e-10: `(rows, nout)`.
+fn istft_ola<R: FftReal>(xs: &Array<R>, ip: &IstftPlan) -> Result<Array<R>> {
+    let (rows, nseg, nfft, nperseg, step, off, nout, fac) = (
+        ip.rows, ip.nseg, ip.nfft, ip.nperseg, ip.step, ip.off, ip.nout, ip.fac,
+    );
+    let win = &ip.win;
+    let dev = xs.device();
+    match xs.backend() {
         Backend::Host(h) => {
             let xd = h.try_to_contiguous()?;
-            let out: Vec<C::Real> = (0..rows * nout)
+            let out: Vec<R> = (0..rows * nout)
                 .into_par_iter()
                 .map(|idx| {
                     let t = idx % nout + off;
@@ -488,17 +630,17 @@ where
                         acc += xd[(b * nseg + s) * nfft + u].to_f64() * fac * w;
                         nrm += w * w;
                     }
-                    <C::Real as RealFloat>::from_f64(if nrm > 1e-10 { acc / nrm } else { acc })
+                    <R as RealFloat>::from_f64(if nrm > 1e-10 { acc / nrm } else { acc })
                 })
                 .collect();
-            Array::from_vec(out, &[rows, nout], dev)?
+            Array::from_vec(out, &[rows, nout], dev)
         }
         Backend::Cuda(c) => {
-            let mut out = Array::<C::Real>::empty(&[rows, nout], dev)?;
+            let mut out = Array::<R>::empty(&[rows, nout], dev)?;
             if rows * nout > 0 {
                 let w = Array::from_vec(win.clone(), &[nperseg], dev)?;
                 let d = c.dev();
-                let f = kernel_fn::<C::Real>(d, "ola")?;
+                let f = kernel_fn::<R>(d, "ola")?;
                 d.launch(&f, LaunchConfig::cover(rows * nout, 256)?)
                     .arg(c.ptr())
                     .arg(rows as i64)
@@ -513,13 +655,23 @@ where
                     .arg(out.dev_ptr_mut()?)
                     .run()?;
             }
-            out
+            Ok(out)
         }
-    };
+    }
+}
+
+/// The signals `x` (`(rows, nout)`) shaped back (the time axis at SciPy's place) and their times.
+fn istft_finish<E: Element, R: RealFloat>(
+    x: Array<E>,
+    ip: &IstftPlan,
+    fs: f64,
+) -> Result<(Array<R>, Array<E>)> {
+    let lead = &ip.lead;
+    let nout = ip.nout;
     let shape: Vec<isize> = lead.iter().chain(&[nout]).map(|&v| v as isize).collect();
     let mut x = x.reshape(&shape)?;
     // time axis back to its place (SciPy: after removing the frequency axis)
-    let tpos = if fa < ta { ta - 1 } else { ta };
+    let tpos = if ip.fa < ip.ta { ip.ta - 1 } else { ip.ta };
     if tpos != lead.len() {
         let ndo = lead.len() + 1;
         let mut perm: Vec<isize> = Vec::with_capacity(ndo);
@@ -531,10 +683,100 @@ where
         }
         x = x.permute(&perm)?.contiguous()?;
     }
-    let t: Vec<C::Real> = (0..nout)
-        .map(|i| <C::Real as RealFloat>::from_f64(i as f64 / opts.fs))
+    // SciPy's times: `arange(x.shape[0]) / fs`, the first axis of the output (the time axis
+    // for one signal; for a batch SciPy counts the first batch axis, kept as SciPy does)
+    let nt = x.shape()[0];
+    let t: Vec<R> = (0..nt)
+        .map(|i| <R as RealFloat>::from_f64(i as f64 / fs))
         .collect();
-    Ok((Array::from_vec(t, &[nout], dev)?, x))
+    Ok((Array::from_vec(t, &[nt], x.device())?, x))
+}
+
+/// The inverse short-time Fourier transform of a one-sided STFT `zxx`, SciPy's
+/// `scipy.signal.istft(..., input_onesided=True)`: inverse real FFT of every segment, windowed
+/// overlap-add, division by the summed squared window (where it exceeds 1e-10; SciPy warns
+/// when the NOLA condition fails). Returns `(t, x)`, `x` real with the time axis at
+/// `time_axis`'s place. For two-sided spectra (`input_onesided=False`) see [`istft_complex`].
+///
+/// Two SciPy behaviours kept: `t` is `arange(x.shape[0]) / fs`, so for a batch of signals it
+/// counts the first axis of `x` rather than the time axis; and `nperseg = 1` with `boundary`
+/// gives an empty signal (SciPy's cut `[0:-0]`).
+///
+/// # Errors
+/// `InvalidArgument` for fewer than 2 dimensions, equal axes, `nperseg == 0`, `noverlap >=
+/// nperseg`, `nfft < nperseg`, a window array of another length than `nperseg`; the FFT's
+/// errors.
+///
+/// ```
+/// use cusci_signal::{stft, istft, StftOptions, IstftOptions, Array, Device};
+/// let v: Vec<f64> = (0..40).map(|i| (i as f64 * 0.3).sin()).collect();
+/// let x = Array::from_vec(v.clone(), &[40], &Device::cpu()).unwrap();
+/// let (_, _, z) = stft(&x, &StftOptions { nperseg: Some(8), ..Default::default() }).unwrap();
+/// let (_, y) = istft(&z, &IstftOptions::default()).unwrap();
+/// assert!(y.to_vec().unwrap()[..40].iter().zip(&v).all(|(a, b)| (a - b).abs() < 1e-12));
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn istft<C>(zxx: &Array<C>, opts: &IstftOptions) -> Result<(Array<C::Real>, Array<C::Real>)>
+where
+    C: FftComplex,
+    C::Real: FftReal<Complex = C>,
+{
+    let ip = istft_plan(zxx.shape(), opts, true)?;
+    let zt = zxx.permute(&ip.perm)?.contiguous()?;
+    let o = FftOptions {
+        n: Some(ip.nfft),
+        axis: -1,
+        ..Default::default()
+    };
+    let xs = cusci_fft::irfft(&zt, &o)?.contiguous()?;
+    let x = istft_ola(&xs, &ip)?;
+    istft_finish(x, &ip, opts.fs)
+}
+
+/// The inverse short-time Fourier transform of a two-sided STFT `zxx` (c32/c64), SciPy's
+/// `scipy.signal.istft(..., input_onesided=False)`: inverse complex FFT of every segment (`nfft`
+/// defaults to the number of frequencies, `nperseg` to `nfft`), windowed overlap-add, division by
+/// the summed squared window as [`istft`]. Returns `(t, x)`, `x` complex (SciPy's dtype: the
+/// input's precision); `t` and the `nperseg = 1` boundary case as [`istft`] (SciPy's).
+///
+/// Numerics: one batched inverse FFT, then the overlap-add of the real and imaginary parts (the
+/// same code as [`istft`]); SciPy's values to rounding (1e-12 relative in the tests).
+///
+/// # Errors
+/// As [`istft`].
+///
+/// ```
+/// use cusci_signal::{stft_complex, istft_complex, StftOptions, IstftOptions, Array, Device};
+/// use cusci_core::c64;
+/// let v: Vec<c64> = (0..40).map(|i| c64::new((i as f64 * 0.3).sin(), 0.1 * i as f64)).collect();
+/// let x = Array::from_vec(v.clone(), &[40], &Device::cpu()).unwrap();
+/// let (_, _, z) = stft_complex::<f64>(&x, &StftOptions { nperseg: Some(8), ..Default::default() }).unwrap();
+/// assert_eq!(z.shape(), &[8, 11]); // two-sided
+/// let (_, y) = istft_complex(&z, &IstftOptions::default()).unwrap();
+/// assert!(y.to_vec().unwrap()[..40].iter().zip(&v).all(|(a, b)| (a - b).norm() < 1e-12));
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn istft_complex<C>(zxx: &Array<C>, opts: &IstftOptions) -> Result<(Array<C::Real>, Array<C>)>
+where
+    C: FftComplex + cusci_fft::FftInput<Complex = C>,
+    C::Real: FftReal<Complex = C>,
+{
+    let ip = istft_plan(zxx.shape(), opts, false)?;
+    let zt = zxx.permute(&ip.perm)?.contiguous()?;
+    let o = FftOptions {
+        n: Some(ip.nfft),
+        axis: -1,
+        ..Default::default()
+    };
+    let xs = cusci_fft::ifft(&zt, &o)?;
+    let re = istft_ola(&xs.real()?.contiguous()?, &ip)?;
+    let im = istft_ola(&xs.imag()?.contiguous()?, &ip)?;
+    let i = C::from_num(num_complex::Complex::new(
+        <C::Real as Element>::zero(),
+        <C::Real as Element>::one(),
+    ));
+    let x = re.astype::<C>()?.add(&im.astype::<C>()?.mul_scalar(i)?)?;
+    istft_finish(x, &ip, opts.fs)
 }
 
 fn cola_window(op: &str, window: &WindowSpec, nperseg: usize, noverlap: usize) -> Result<Vec<f64>> {
