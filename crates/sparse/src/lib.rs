@@ -41,6 +41,7 @@
 //! implementation of the device holding its arrays.
 
 mod arnoldi;
+mod bsr;
 mod construct;
 mod cpu;
 pub mod csgraph;
@@ -51,6 +52,7 @@ mod eigen;
 mod ilu;
 mod index;
 mod interop;
+mod io;
 mod isolve;
 mod krylov;
 mod laplacian_nd;
@@ -72,8 +74,9 @@ pub use cusci_core::{Array, Device, Error, Result};
 pub use dia::spdiags;
 pub use index::SpIndex;
 pub use interop::SprsIndex;
+pub use io::{load_npz, load_npz_index, save_npz, SaveNpz, SparseMatrix};
 pub use stack::{block_diag, bmat, find, hstack, kron, kronsum, tril, triu, vstack};
-pub use storage::{CooMatrix, CscMatrix, CsrMatrix, DiaMatrix};
+pub use storage::{BsrMatrix, CooMatrix, CscMatrix, CsrMatrix, DiaMatrix};
 
 /// Every NVRTC kernel module of the crate, with the specialisations its launchers build: for
 /// compile checks without a GPU (`cusci_core::testing::compile_modules`).

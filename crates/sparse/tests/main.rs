@@ -16,6 +16,7 @@ mod index64;
 mod index64_linalg;
 mod index64_ops;
 mod interop;
+mod io;
 mod isolve;
 mod kernels_compile;
 mod linalg;
