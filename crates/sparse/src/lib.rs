@@ -42,6 +42,7 @@
 
 mod arnoldi;
 mod bsr;
+mod builders;
 mod construct;
 mod cpu;
 pub mod csgraph;
@@ -69,13 +70,14 @@ mod stack;
 mod storage;
 mod svds;
 
-pub use construct::{diags, diags_array, eye, identity, random, random_array};
+pub use builders::{DokMatrix, LilMatrix};
+pub use construct::{diags, diags_array, eye, eye_array, identity, rand, random, random_array};
 pub use cusci_core::{Array, Device, Error, Result};
 pub use dia::spdiags;
 pub use index::SpIndex;
 pub use interop::SprsIndex;
 pub use io::{load_npz, load_npz_index, save_npz, SaveNpz, SparseMatrix};
-pub use stack::{block_diag, bmat, find, hstack, kron, kronsum, tril, triu, vstack};
+pub use stack::{block_array, block_diag, bmat, find, hstack, kron, kronsum, tril, triu, vstack};
 pub use storage::{BsrMatrix, CooMatrix, CscMatrix, CsrMatrix, DiaMatrix};
 
 /// Every NVRTC kernel module of the crate, with the specialisations its launchers build: for

@@ -1,6 +1,7 @@
 //! cusci-sparse's tests: one test executable for the crate (each module was a test file of its own).
 
 mod bad_input;
+mod bsr;
 mod common;
 mod construct;
 mod csgraph;
