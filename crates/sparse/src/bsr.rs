@@ -328,8 +328,8 @@ impl<T: Float, I: SpIndex> CsrMatrix<T, I> {
                     // block column -> stored block, in column order
                     let mut cols: BTreeMap<usize, usize> = BTreeMap::new();
                     for row in i * r..(i + 1) * r {
-                        for j in ip[row].ix()..ip[row + 1].ix() {
-                            cols.insert(ind[j].ix() / c, 0);
+                        for &col in &ind[ip[row].ix()..ip[row + 1].ix()] {
+                            cols.insert(col.ix() / c, 0);
                         }
                     }
                     let base = bind.len();

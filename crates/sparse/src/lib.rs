@@ -4,12 +4,14 @@
 //! - Formats: [`CsrMatrix`], [`CscMatrix`], [`CooMatrix`] over core [`Array`]s (f32, f64, c32,
 //!   c64 values; `i32` indices by default, `i64` through the [`SpIndex`] parameter, e.g.
 //!   `CsrMatrix<f64, i64>`; the methods, the arithmetic, `csgraph` and the solvers take both,
-//!   the GPU kernels are compiled for the matrix's index type), and [`DiaMatrix`].
+//!   the GPU kernels are compiled for the matrix's index type), [`DiaMatrix`] and
+//!   [`BsrMatrix`] (products through its CSR form); the host builders [`LilMatrix`] and
+//!   [`DokMatrix`]; [`save_npz`] / [`load_npz`] in SciPy's file layout ([`SparseMatrix`]).
 //! - Construction: [`CooMatrix::new`] (triplets, duplicates summed by conversions),
 //!   [`CsrMatrix::new`] (checked arrays), [`CsrMatrix::from_dense`], [`eye`], [`identity`],
 //!   [`diags`] ([`diags_array`]), [`spdiags`], [`random`] ([`random_array`]), [`bmat`],
 //!   [`hstack`], [`vstack`], [`block_diag`], [`kron`], [`kronsum`], [`tril`], [`triu`],
-//!   [`find`].
+//!   [`find`], and the array-API names [`eye_array`], [`block_array`], [`rand`].
 //! - Conversions: `tocsr`, `tocsc`, `tocoo`, `todia`, `toarray`, `transpose` (no copy), `conj`,
 //!   `sum_duplicates`, `eliminate_zeros`, `with_index` (index type).
 //! - Reductions and structure: `sum`, `sum_axis`, `mean`, `mean_axis`, `diagonal`.

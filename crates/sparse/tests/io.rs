@@ -29,10 +29,7 @@ fn eq<T: Element + PartialEq + std::fmt::Debug>(a: &Array<T>, b: &Array<T>) {
     assert_eq!(a.to_vec().unwrap(), b.to_vec().unwrap());
 }
 
-fn dense<T: Element>(m: &SparseMatrix<T>) -> Array<T>
-where
-    T: cusci_core::Float,
-{
+fn dense<T: cusci_core::Float>(m: &SparseMatrix<T>) -> Array<T> {
     m.toarray().unwrap().to_device(&Device::Cpu).unwrap()
 }
 
