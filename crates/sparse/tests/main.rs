@@ -8,6 +8,7 @@ mod csgraph;
 mod direct;
 mod eigen;
 mod eigs;
+mod eigsh_m;
 mod flow;
 mod formats;
 mod fuzz;
