@@ -169,45 +169,16 @@ pub fn eigsh<T: Scalar>(
 ) -> Result<EigshResult<T>> {
     let op = "eigsh";
     let n = check_square_k(op, a, k, false)?;
-    if let Some(mm) = opts.m {
-        if mm.shape() != (n, n) {
-            return Err(make::shape(
-                op,
-                format!("M of shape {:?} for n = {n}", mm.shape()),
-            ));
-        }
-    }
-    if let Some(o) = opts.minv {
-        if o.shape() != (n, n) {
-            return Err(make::shape(
-                op,
-                format!("Minv of shape {:?} for n = {n}", o.shape()),
-            ));
-        }
-    }
+    check_m(op, n, opts.m, opts.minv)?;
     match (opts.sigma, opts.m) {
         (None, None) => lanczos(a, None, k, opts, None),
         (None, Some(mm)) => {
             // mode 2: OP = M⁻¹ A in the M inner product
-            let lu;
-            let minv: &dyn LinearOperator<T> = match opts.minv {
-                Some(o) => o,
-                None => {
-                    let Some(csr) = mm.to_csr() else {
-                        return Err(make::arg(
-                            op,
-                            "M that is not a sparse matrix needs Minv (or sigma)",
-                        ));
-                    };
-                    let csr = csr?;
-                    lu = ShiftInvert::Lu(Box::new(splu(&csr)?), csr.device().clone());
-                    &lu
-                }
-            };
+            let minv = m_inverse(op, mm, opts.minv)?;
             lanczos(
                 &Compose {
                     first: a,
-                    then: minv,
+                    then: &minv,
                 },
                 Some(mm),
                 k,
@@ -238,10 +209,52 @@ pub fn eigsh<T: Scalar>(
     }
 }
 
+/// The checks of `M` and `Minv` of [`eigsh`] and [`eigs`](crate::linalg::eigs): square of
+/// order `n` (`ShapeMismatch`).
+pub(crate) fn check_m<T: Float>(
+    op: &str,
+    n: usize,
+    mm: Option<&dyn LinearOperator<T>>,
+    minv: Option<&dyn LinearOperator<T>>,
+) -> Result<()> {
+    for (name, o) in [("M", mm), ("Minv", minv)] {
+        if let Some(o) = o {
+            if o.shape() != (n, n) {
+                return Err(make::shape(
+                    op,
+                    format!("{name} of shape {:?} for n = {n}", o.shape()),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `x ↦ M⁻¹ x`: the user's `Minv`, or the sparse LU of `M` (`InvalidArgument` when `M` is not
+/// a sparse matrix and no `Minv` is given).
+pub(crate) fn m_inverse<'a, T: Scalar>(
+    op: &str,
+    mm: &dyn LinearOperator<T>,
+    minv: Option<&'a dyn LinearOperator<T>>,
+) -> Result<ShiftInvert<'a, T>> {
+    if let Some(o) = minv {
+        return Ok(ShiftInvert::User(o));
+    }
+    let Some(csr) = mm.to_csr() else {
+        return Err(make::arg(
+            op,
+            "M that is not a sparse matrix needs Minv (or sigma)",
+        ));
+    };
+    let csr = csr?;
+    let dev = csr.device().clone();
+    Ok(ShiftInvert::Lu(Box::new(splu(&csr)?), dev))
+}
+
 /// `x ↦ then(first(x))`: the operators of the generalized modes.
-struct Compose<'a, T: Float> {
-    first: &'a dyn LinearOperator<T>,
-    then: &'a dyn LinearOperator<T>,
+pub(crate) struct Compose<'a, T: Float> {
+    pub(crate) first: &'a dyn LinearOperator<T>,
+    pub(crate) then: &'a dyn LinearOperator<T>,
 }
 
 impl<T: Float> LinearOperator<T> for Compose<'_, T> {
@@ -291,18 +304,8 @@ pub(crate) enum ShiftInvert<'a, T: Float> {
 }
 
 impl<'a, T: Scalar> ShiftInvert<'a, T> {
-    pub(crate) fn new(
-        op: &str,
-        a: &dyn LinearOperator<T>,
-        opinv: Option<&'a dyn LinearOperator<T>>,
-        sigma: c64,
-        n: usize,
-    ) -> Result<Self> {
-        Self::new_general(op, a, None, opinv, sigma, n)
-    }
-
-    /// [`new`](Self::new) for `(A − σM)⁻¹` (`M = I` when `mm` is none; a sparse `M` is
-    /// needed unless `opinv` is given).
+    /// The user's `opinv`, or the sparse LU of `A − σM` (`M = I` when `mm` is none; a sparse
+    /// `M` is needed unless `opinv` is given).
     pub(crate) fn new_general(
         op: &str,
         a: &dyn LinearOperator<T>,

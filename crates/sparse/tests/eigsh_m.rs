@@ -1,13 +1,16 @@
 //! `eigsh` with `M` (the generalized problem `A x = λ M x`): SciPy's dense `eigh(A, B)` values
 //! of `scipy_sparse_eigen.npz` (a 12 x 12 grid Laplacian, a positive diagonal `B`) in mode 2
 //! (`M⁻¹A`) and mode 3 (`sigma`), the residuals and the `M`-orthonormality of the vectors, on
-//! every device; user `Minv`/`opinv` operators; the errors.
+//! every device; user `Minv`/`opinv` operators; the errors. `eigs` with `M` against `eigs` of
+//! the explicit `M⁻¹A` and the residuals `‖A v − λ M v‖`.
 
 use crate::common::laplacian;
 use cusci_core::npy::load_npz_array;
 use cusci_core::testing::devices;
-use cusci_core::{Array, Device, Error};
-use cusci_sparse::linalg::{eigsh, EigshOptions, EigshResult, FnOperator, Which};
+use cusci_core::{c64, Array, Device, Error};
+use cusci_sparse::linalg::{
+    eigs, eigsh, EigsOptions, EigshOptions, EigshResult, FnOperator, Which,
+};
 use cusci_sparse::{diags, CsrMatrix};
 
 const NPZ: &str = concat!(
@@ -226,4 +229,103 @@ fn eigsh_generalized_with_user_operators_and_errors() {
         },
     );
     assert!(matches!(e, Err(Error::NotPositiveDefinite { .. })), "{e:?}");
+}
+
+/// The largest residual `‖A v − w M v‖ / ‖v‖` of the pairs of an `eigs` result (M diagonal).
+fn eigs_residual(a: &CsrMatrix<f64>, md: &[f64], w: &[c64], v: &Array<c64>) -> f64 {
+    let n = md.len();
+    let k = w.len();
+    let ad = a.toarray().unwrap().to_vec().unwrap();
+    let v = v.to_vec().unwrap();
+    (0..k)
+        .map(|i| {
+            let nv: f64 = (0..n).map(|r| v[r * k + i].norm_sqr()).sum::<f64>().sqrt();
+            let res: f64 = (0..n)
+                .map(|r| {
+                    let av: c64 = (0..n).map(|c| v[c * k + i] * ad[r * n + c]).sum();
+                    (av - w[i] * md[r] * v[r * k + i]).norm_sqr()
+                })
+                .sum::<f64>()
+                .sqrt();
+            res / nv
+        })
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn eigs_generalized_against_the_explicit_pencil() {
+    let n = 64;
+    let md: Vec<f64> = (0..n).map(|i| 1.0 + i as f64 / n as f64).collect();
+    let inv: Vec<f64> = md.iter().map(|v| 1.0 / v).collect();
+    for dev in devices() {
+        let a = crate::common::convdiff::<f64>(8, 0.5, &dev);
+        let m = diags::<f64>(&[&md], &[0], None, &dev).unwrap();
+        // M⁻¹A written out: the same eigenvalues
+        let explicit = diags::<f64>(&[&inv], &[0], None, &dev)
+            .unwrap()
+            .matmul(&a)
+            .unwrap();
+        let sorted = |w: &[c64]| {
+            let mut w = w.to_vec();
+            w.sort_by(|x, y| x.re.total_cmp(&y.re).then(x.im.total_cmp(&y.im)));
+            w
+        };
+        for sigma in [None, Some(c64::new(0.5, 0.0))] {
+            let r = eigs(
+                &a,
+                4,
+                &EigsOptions {
+                    m: Some(&m),
+                    sigma,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let p = eigs(
+                &explicit,
+                4,
+                &EigsOptions {
+                    sigma,
+                    return_eigenvectors: false,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let (g, w) = (sorted(&r.w), sorted(&p.w));
+            for (x, y) in g.iter().zip(&w) {
+                assert!(
+                    (x - y).norm() < 1e-9 * y.norm().max(1.0),
+                    "{dev} {sigma:?}: {g:?} vs {w:?}"
+                );
+            }
+            let res = eigs_residual(
+                &a.to_device(&Device::Cpu).unwrap(),
+                &md,
+                &r.w,
+                &r.v.unwrap().to_device(&Device::Cpu).unwrap(),
+            );
+            assert!(res < 1e-9, "{dev} {sigma:?}: residual {res}");
+        }
+        // errors: M of another shape; a non-sparse M without Minv
+        let small = diags::<f64>(&[&[1.0, 1.0]], &[0], None, &dev).unwrap();
+        let e = eigs(
+            &a,
+            2,
+            &EigsOptions {
+                m: Some(&small),
+                ..Default::default()
+            },
+        );
+        assert!(matches!(e, Err(Error::ShapeMismatch { .. })), "{e:?}");
+        let f = FnOperator::new((n, n), |x: &Array<f64>| x.copy());
+        let e = eigs(
+            &a,
+            2,
+            &EigsOptions {
+                m: Some(&f),
+                ..Default::default()
+            },
+        );
+        assert!(matches!(e, Err(Error::InvalidArgument { .. })), "{e:?}");
+    }
 }
