@@ -206,9 +206,10 @@ impl<T: Float, I: SpIndex> BsrMatrix<T, I> {
     /// ```
     ///
     /// # Errors
-    /// Device errors only.
+    /// `InvalidArgument` when the number of block entries does not fit `I`; device errors.
     pub fn tocsr(&self) -> Result<CsrMatrix<T, I>> {
-        let (m, _) = self.shape;
+        let (m, n) = self.shape;
+        check_index_range::<I>("bsr_matrix.tocsr", m, n, self.nnz())?;
         let (r, c) = self.blocksize();
         match self.device() {
             Device::Cpu => {
