@@ -2085,6 +2085,34 @@ def gen_sparse_io(out: Path) -> None:
     )
 
 
+@section("sparse_funm", folder="sparse")
+def gen_sparse_funm(out: Path) -> None:
+    """scipy_sparse_funm.npz, read by crates/sparse/tests/eigsh_m.rs: funm_multiply_krylov with
+    expm on a random non-symmetric 40 x 40 sparse matrix `a_*` (restarts every 6 steps), real
+    and times 1j, against the dense expm(tA) b."""
+    import scipy.linalg as sla
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spl
+
+    g = rng("sparse_funm", "a")
+    n = 40
+    A = sp.random(n, n, density=0.1, random_state=np.random.RandomState(5), format="csr")
+    A.data = g.standard_normal(A.nnz)
+    A = (A - 2.0 * sp.eye(n)).tocsr()
+    A.sort_indices()
+    b = g.standard_normal(n)
+    t = 0.7
+    y = spl.funm_multiply_krylov(sla.expm, A, b, t=t, restart_every_m=6, rtol=1e-12)
+    yc = spl.funm_multiply_krylov(sla.expm, 1j * A, b.astype(complex), t=t, restart_every_m=6,
+                                  rtol=1e-12)
+    savez_fixed(
+        out / "scipy_sparse_funm.npz",
+        a_indptr=A.indptr.astype(np.int32), a_indices=A.indices.astype(np.int32), a_data=A.data,
+        b=b, t=np.array([t]), funm=y, funm_c=yc,
+        exact=sla.expm(t * A.toarray()) @ b, exact_c=sla.expm(1j * t * A.toarray()) @ b,
+    )
+
+
 @section("sparse_eigs", folder="sparse")
 def gen_sparse_eigs(out: Path) -> None:
     """scipy_sparse_eigs.npz, read by crates/sparse/tests/eigen.rs (issue 31): eigs of a real

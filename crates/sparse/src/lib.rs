@@ -24,7 +24,8 @@
 //!   Also [`linalg::bicg`], [`linalg::qmr`], [`linalg::tfqmr`], [`linalg::lgmres`],
 //!   [`linalg::gcrotmk`] (scalars read per step), [`linalg::expm_multiply`],
 //!   [`linalg::onenormest`], [`linalg::expm`], [`linalg::inv`], [`linalg::spbandwidth`],
-//!   [`linalg::is_sptriangular`], [`linalg::LaplacianNd`], the eigensolvers [`linalg::eigsh`]
+//!   [`linalg::is_sptriangular`], [`linalg::LaplacianNd`], [`linalg::funm_multiply_krylov`],
+//!   the eigensolvers [`linalg::eigsh`]
 //!   (Hermitian; shift-invert) and [`linalg::eigs`] (general; complex results, a GPU hybrid for
 //!   the small projected problem); `COVERAGE.md` lists every SciPy name.
 //! - [`csgraph`]: [`csgraph::connected_components`] (weak and strong connection),
@@ -52,6 +53,7 @@ mod cuda;
 mod dia;
 mod direct;
 mod eigen;
+mod funm;
 mod ilu;
 mod index;
 mod interop;

@@ -329,3 +329,158 @@ fn eigs_generalized_against_the_explicit_pencil() {
         assert!(matches!(e, Err(Error::InvalidArgument { .. })), "{e:?}");
     }
 }
+
+// ================================================================== funm_multiply_krylov
+
+const FUNM: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/scipy_sparse_funm.npz"
+);
+
+fn funm_golden<T: cusci_core::Element>(name: &str) -> Vec<T> {
+    load_npz_array::<T>(FUNM, name, &Device::Cpu)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .to_vec()
+        .unwrap()
+}
+
+#[test]
+fn funm_multiply_krylov_matches_scipy_and_dense_expm() {
+    use cusci_sparse::linalg::{funm_multiply_krylov, FunmOptions};
+    let expm = |h: &Array<c64>| cusci_linalg::expm(h);
+    let n = 40;
+    let b = funm_golden::<f64>("b");
+    let t = funm_golden::<f64>("t")[0];
+    let opts = FunmOptions {
+        t,
+        restart_every_m: Some(6),
+        rtol: 1e-12,
+        ..Default::default()
+    };
+    let close_to = |got: &[c64], want: &[c64], what: &str| {
+        let scale = want.iter().map(|v| v.norm()).fold(0.0, f64::max);
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!((g - w).norm() < 1e-9 * scale, "{what}[{i}]: {g} vs {w}");
+        }
+    };
+    let as_c = |v: &[f64]| v.iter().map(|&x| c64::new(x, 0.0)).collect::<Vec<_>>();
+    for dev in devices() {
+        let a = crate::common::load_csr("scipy_sparse_funm", "a", (n, n), &dev);
+        let bd = Array::from_vec(b.clone(), &[n], &dev).unwrap();
+        let y = funm_multiply_krylov(&expm, &a, &bd, &opts).unwrap();
+        assert_eq!(y.device(), &dev);
+        let y = as_c(&y.to_vec().unwrap());
+        close_to(
+            &y,
+            &as_c(&funm_golden::<f64>("exact")),
+            &format!("{dev} real vs expm"),
+        );
+        close_to(
+            &y,
+            &as_c(&funm_golden::<f64>("funm")),
+            &format!("{dev} real vs SciPy"),
+        );
+        // i A, complex
+        let ad = funm_golden::<f64>("a_data");
+        let ac = CsrMatrix::new(
+            Array::from_vec(
+                ad.iter().map(|&v| c64::new(0.0, v)).collect(),
+                &[ad.len()],
+                &dev,
+            )
+            .unwrap(),
+            a.indices().clone(),
+            a.indptr().clone(),
+            (n, n),
+        )
+        .unwrap();
+        let bc = Array::from_vec(as_c(&b), &[n], &dev).unwrap();
+        let yc = funm_multiply_krylov(&expm, &ac, &bc, &opts)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        close_to(
+            &yc,
+            &funm_golden::<c64>("exact_c"),
+            &format!("{dev} complex vs expm"),
+        );
+        close_to(
+            &yc,
+            &funm_golden::<c64>("funm_c"),
+            &format!("{dev} complex vs SciPy"),
+        );
+        // an invariant subspace ends the iteration exactly: b an eigenvector of a diagonal
+        let d = diags::<f64>(&[&[1.0, 2.0, 3.0, 4.0]], &[0], None, &dev).unwrap();
+        let e1 = Array::from_vec(vec![0.0, 2.0, 0.0, 0.0], &[4], &dev).unwrap();
+        let y = funm_multiply_krylov(&expm, &d, &e1, &FunmOptions::default())
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        assert!(
+            (y[1] - 2.0 * 2.0f64.exp()).abs() < 1e-12 && y[0] == 0.0,
+            "{y:?}"
+        );
+        // b = 0 gives 0
+        let z = Array::<f64>::zeros(&[4], &dev).unwrap();
+        let y = funm_multiply_krylov(&expm, &d, &z, &FunmOptions::default()).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![0.0; 4]);
+        // errors
+        let bad = |r: cusci_sparse::Result<Array<f64>>| r.unwrap_err();
+        assert!(matches!(
+            bad(funm_multiply_krylov(
+                &expm,
+                &d,
+                &bd,
+                &FunmOptions::default()
+            )),
+            Error::ShapeMismatch { .. }
+        ));
+        assert!(matches!(
+            bad(funm_multiply_krylov(
+                &expm,
+                &d,
+                &e1,
+                &FunmOptions {
+                    rtol: -1.0,
+                    ..Default::default()
+                }
+            )),
+            Error::InvalidArgument { .. }
+        ));
+        // an f whose values are complex on a real problem
+        let cplx = |h: &Array<c64>| -> cusci_sparse::Result<Array<c64>> {
+            let v = h.to_vec()?;
+            let k = h.shape()[0];
+            let mut out = vec![c64::new(0.0, 0.0); k * k];
+            for i in 0..k {
+                out[i * k + i] = c64::new(0.0, 1.0) + v[i * k + i] * 0.0;
+            }
+            Array::from_vec(out, &[k, k], &Device::Cpu)
+        };
+        let ones = Array::from_vec(vec![1.0; 4], &[4], &dev).unwrap();
+        assert!(matches!(
+            bad(funm_multiply_krylov(
+                &cplx,
+                &d,
+                &ones,
+                &FunmOptions::default()
+            )),
+            Error::InvalidArgument { .. }
+        ));
+        // too few restarts for the tolerance
+        assert!(matches!(
+            bad(funm_multiply_krylov(
+                &expm,
+                &a,
+                &bd,
+                &FunmOptions {
+                    restart_every_m: Some(2),
+                    max_restarts: 1,
+                    rtol: 1e-14,
+                    ..opts
+                }
+            )),
+            Error::NoConvergence { .. }
+        ));
+    }
+}
