@@ -2034,6 +2034,85 @@ def gen_sparse_eigen(out: Path) -> None:
     )
 
 
+@section("sparse_io", folder="sparse")
+def gen_sparse_io(out: Path) -> None:
+    """scipy_io_*.npz, written by scipy.sparse.save_npz itself and read by
+    crates/sparse/tests/io.rs (load_npz of SciPy's files): csr (compressed, the default), csc
+    float32 of a *_matrix (uncompressed, no `_is_array`), coo complex128 with a repeated
+    position, dia, bsr (2 x 3 blocks), csr with int64 indices; scipy_io_expect.npz holds each
+    one's dense array, the bsr matrix's tocsr() arrays, a bsr SpMV and SciPy's tobsr of a dense
+    matrix."""
+    import scipy.sparse as sp
+
+    g = rng("sparse_io", "values")
+
+    def ints(shape):
+        return g.integers(-5, 6, shape).astype(np.float64)
+
+    def save(name, m, compressed=True):
+        with _fixed_zip_time():
+            sp.save_npz(out / f"scipy_io_{name}.npz", m, compressed=compressed)
+        return m.toarray()
+
+    d = ints((5, 7)) * (g.random((5, 7)) < 0.4)
+    csr = sp.csr_array(d)
+    csc = sp.csc_matrix((ints((4, 6)) * (g.random((4, 6)) < 0.5)).astype(np.float32))
+    coo = sp.coo_array((np.array([1 + 2j, 3 - 1j, 0.5j, 2.0]),
+                        (np.array([0, 3, 0, 1]), np.array([2, 0, 2, 1]))), shape=(4, 3))
+    dia = sp.dia_array((ints((3, 5)), np.array([-1, 0, 2])), shape=(4, 5))
+    bd = ints((4, 9))
+    bd[0:2, 3:6] = 0.0
+    bd[2:4, 0:3] = 0.0
+    bsr = sp.bsr_array(bd, blocksize=(2, 3))
+    big = sp.csr_array(d)
+    big.indices = big.indices.astype(np.int64)
+    big.indptr = big.indptr.astype(np.int64)
+    expect = dict(
+        csr=save("csr", csr),
+        csc_f32=save("csc_f32", csc, compressed=False),
+        coo=save("coo", coo),
+        dia=save("dia", dia),
+        bsr=save("bsr", bsr),
+        csr_i64=save("csr_i64", big),
+    )
+    bc = bsr.tocsr()
+    x = g.standard_normal(9)
+    savez_fixed(
+        out / "scipy_io_expect.npz", **expect,
+        bsr_csr_indptr=bc.indptr.astype(np.int32), bsr_csr_indices=bc.indices.astype(np.int32),
+        bsr_csr_data=bc.data, bsr_x=x, bsr_spmv=bsr @ x, bsr_spmm=bsr @ np.stack([x, 2 * x], 1),
+        bsr_nblocks=np.array([bsr.indices.size], dtype=np.int64),
+    )
+
+
+@section("sparse_funm", folder="sparse")
+def gen_sparse_funm(out: Path) -> None:
+    """scipy_sparse_funm.npz, read by crates/sparse/tests/eigsh_m.rs: funm_multiply_krylov with
+    expm on a random non-symmetric 40 x 40 sparse matrix `a_*` (restarts every 6 steps), real
+    and times 1j, against the dense expm(tA) b."""
+    import scipy.linalg as sla
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spl
+
+    g = rng("sparse_funm", "a")
+    n = 40
+    A = sp.random(n, n, density=0.1, random_state=np.random.RandomState(5), format="csr")
+    A.data = g.standard_normal(A.nnz)
+    A = (A - 2.0 * sp.eye(n)).tocsr()
+    A.sort_indices()
+    b = g.standard_normal(n)
+    t = 0.7
+    y = spl.funm_multiply_krylov(sla.expm, A, b, t=t, restart_every_m=6, rtol=1e-12)
+    yc = spl.funm_multiply_krylov(sla.expm, 1j * A, b.astype(complex), t=t, restart_every_m=6,
+                                  rtol=1e-12)
+    savez_fixed(
+        out / "scipy_sparse_funm.npz",
+        a_indptr=A.indptr.astype(np.int32), a_indices=A.indices.astype(np.int32), a_data=A.data,
+        b=b, t=np.array([t]), funm=y, funm_c=yc,
+        exact=sla.expm(t * A.toarray()) @ b, exact_c=sla.expm(1j * t * A.toarray()) @ b,
+    )
+
+
 @section("sparse_eigs", folder="sparse")
 def gen_sparse_eigs(out: Path) -> None:
     """scipy_sparse_eigs.npz, read by crates/sparse/tests/eigen.rs (issue 31): eigs of a real

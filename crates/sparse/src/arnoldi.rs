@@ -5,7 +5,7 @@
 //! its eigenproblem and restart (a Schur basis of the wanted Ritz values) are solved there with
 //! faer.
 
-use crate::eigen::{check_square_k, pseudo_random, ShiftInvert};
+use crate::eigen::{check_m, check_square_k, m_inverse, pseudo_random, Compose, ShiftInvert};
 use crate::krylov::{self, Engine};
 use crate::linalg::{LinearOperator, Scalar};
 use cusci_core::error::make;
@@ -31,7 +31,7 @@ pub enum EigsWhich {
     SI,
 }
 
-/// Options of [`eigs`] (SciPy's keyword arguments; no `M`, `OPpart` or `mode`).
+/// Options of [`eigs`] (SciPy's keyword arguments; no `OPpart` or `mode`).
 #[derive(Clone, Copy)]
 pub struct EigsOptions<'a, T: Float> {
     /// Which eigenvalues (default [`EigsWhich::LM`]); with `sigma` it applies to the shifted
@@ -41,8 +41,16 @@ pub struct EigsOptions<'a, T: Float> {
     /// `(A − σI)⁻¹` (a sparse matrix is factored once by [`splu`](crate::linalg::splu); other
     /// operators need `opinv`). A real operator takes a real `sigma` only. Default none.
     pub sigma: Option<c64>,
-    /// The operator `x ↦ (A − σI)⁻¹ x` for shift-invert mode (SciPy's `OPinv`). Default none.
+    /// The operator `x ↦ (A − σI)⁻¹ x` for shift-invert mode (SciPy's `OPinv`; `(A − σM)⁻¹`
+    /// with `m`). Default none.
     pub opinv: Option<&'a dyn LinearOperator<T>>,
+    /// SciPy's `M`: the matrix of the generalized problem `A x = λ M x` (default none:
+    /// `M = I`). Without `sigma` Arnoldi runs on `M⁻¹A` (`M⁻¹` from `minv`, else the sparse LU
+    /// of `M`), with `sigma` on `(A − σM)⁻¹M` (`A − σM` factored, or `opinv`), in the standard
+    /// inner product (the eigenvectors have unit 2-norm). Default none.
+    pub m: Option<&'a dyn LinearOperator<T>>,
+    /// SciPy's `Minv`: `x ↦ M⁻¹ x`, used instead of factoring `M`. Default none.
+    pub minv: Option<&'a dyn LinearOperator<T>>,
     /// Krylov basis size (default `min(n, max(2k + 1, 20))`; must be in `k+2..=n`).
     pub ncv: Option<usize>,
     /// Restart limit (default `10 n`).
@@ -61,6 +69,8 @@ impl<T: Float> Default for EigsOptions<'_, T> {
             which: EigsWhich::LM,
             sigma: None,
             opinv: None,
+            m: None,
+            minv: None,
             ncv: None,
             maxiter: None,
             tol: 0.0,
@@ -82,7 +92,7 @@ pub struct EigsResult<C: Float> {
 }
 
 /// `k` eigenvalues (and eigenvectors) of a square operator (SciPy's `eigs`: `which` = LM, SM,
-/// LR, SR, LI or SI; shift-invert mode with `sigma`; no `M`). Real operators give complex
+/// LR, SR, LI or SI; shift-invert mode with `sigma`; `M` as [`EigsOptions::m`]). Real operators give complex
 /// results, as SciPy (`f32 → c32`, `f64 → c64`; a conjugate pair of eigenvalues of a real
 /// operator comes out as a pair, unless the k-th wanted value splits one).
 ///
@@ -107,6 +117,11 @@ pub struct EigsResult<C: Float> {
 /// crate::linalg::splu) of `A − σI` on the matrix's device, two triangular solves a product)
 /// and returns `λ = σ + 1/ν`; SciPy's GMRES fallback for general operators is replaced by the
 /// `opinv` option, and a complex `sigma` on a real operator (SciPy's `OPpart`) is not supported.
+///
+/// With `M` ([`EigsOptions::m`]) the problem is `A x = λ M x`: Arnoldi on `M⁻¹A` (`minv`, or
+/// the sparse LU of `M`) or, with `sigma`, on `(A − σM)⁻¹M` (`splu(A − σM)` or `opinv`), in the
+/// standard inner product (Arnoldi needs no symmetry, so no `M` inner product; eigenvectors of
+/// unit 2-norm).
 ///
 /// Devices: on a GPU the Krylov vectors, the products and the orthogonalisation stay on the
 /// device; the projected matrix (ncv × ncv) is read to the host once per Arnoldi step and its
@@ -146,8 +161,23 @@ pub fn eigs<T: Scalar>(
 ) -> Result<EigsResult<T::C>> {
     let op = "eigs";
     let n = check_square_k(op, a, k, true)?;
+    check_m(op, n, opts.m, opts.minv)?;
     match opts.sigma {
-        None => arnoldi(a, k, opts, None),
+        None => match opts.m {
+            None => arnoldi(a, k, opts, None),
+            Some(mm) => {
+                let minv = m_inverse(op, mm, opts.minv)?;
+                arnoldi(
+                    &Compose {
+                        first: a,
+                        then: &minv,
+                    },
+                    k,
+                    opts,
+                    None,
+                )
+            }
+        },
         Some(s) => {
             if !(s.re.is_finite() && s.im.is_finite()) {
                 return Err(make::arg(op, "sigma must be finite"));
@@ -158,8 +188,19 @@ pub fn eigs<T: Scalar>(
                     "a complex sigma needs a complex operator (SciPy's OPpart is not supported)",
                 ));
             }
-            let si = ShiftInvert::new(op, a, opts.opinv, s, n)?;
-            arnoldi(&si, k, opts, Some(s))
+            let si = ShiftInvert::new_general(op, a, opts.m, opts.opinv, s, n)?;
+            match opts.m {
+                None => arnoldi(&si, k, opts, Some(s)),
+                Some(mm) => arnoldi(
+                    &Compose {
+                        first: mm,
+                        then: &si,
+                    },
+                    k,
+                    opts,
+                    Some(s),
+                ),
+            }
         }
     }
 }

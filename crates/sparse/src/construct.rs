@@ -276,3 +276,48 @@ pub fn random_array<T: Float>(
 ) -> Result<CsrMatrix<T>> {
     random(shape.0, shape.1, density, seed, dev)
 }
+
+/// `scipy.sparse.eye_array(m, n=None, k=0)`: [`eye`] with SciPy's array-API signature (`n`
+/// defaults to `m`), CSR (SciPy's default format is DIA; convert with `todia()` where it
+/// matters).
+///
+/// ```
+/// let a = cusci_sparse::eye_array::<f32>(2, None, -1, &cusci_sparse::Device::Cpu)?;
+/// assert_eq!(a.toarray()?.to_vec()?, vec![0.0, 0.0, 1.0, 0.0]);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`eye`].
+pub fn eye_array<T: Float>(
+    m: usize,
+    n: Option<usize>,
+    k: isize,
+    dev: &Device,
+) -> Result<CsrMatrix<T>> {
+    eye(m, n.unwrap_or(m), k, dev)
+}
+
+/// `scipy.sparse.rand(m, n, density)`: the same matrix as [`random`] (SciPy's `rand` is
+/// `random` with uniform values), from the core's Philox generator with `seed`, identical on
+/// every device.
+///
+/// ```
+/// let dev = cusci_sparse::Device::Cpu;
+/// let a = cusci_sparse::rand::<f64>(6, 5, 0.5, 3, &dev)?;
+/// let b = cusci_sparse::random::<f64>(6, 5, 0.5, 3, &dev)?;
+/// assert_eq!(a.toarray()?.to_vec()?, b.toarray()?.to_vec()?);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`random`].
+pub fn rand<T: Float>(
+    m: usize,
+    n: usize,
+    density: f64,
+    seed: u64,
+    dev: &Device,
+) -> Result<CsrMatrix<T>> {
+    random(m, n, density, seed, dev)
+}

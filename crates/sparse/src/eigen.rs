@@ -3,7 +3,9 @@
 //! vector operation stay on the operator's device (the solver engine); the small projected
 //! matrix (ncv × ncv) is read to the host once per Lanczos step and diagonalised there with faer.
 //! Shift-invert mode (`sigma`) runs the same iteration on `(A − σI)⁻¹`, applied through the
-//! crate's sparse LU ([`splu`](crate::linalg::splu)) or a user's `opinv` operator.
+//! crate's sparse LU ([`splu`](crate::linalg::splu)) or a user's `opinv` operator. The
+//! generalized problem `A x = λ M x` (SciPy's `M`) runs Lanczos in the `M` inner product on
+//! `M⁻¹A` (ARPACK's mode 2) or, with `sigma`, on `(A − σM)⁻¹M` (mode 3).
 
 use crate::direct::{splu, SuperLu};
 use crate::krylov::{self, Engine};
@@ -43,6 +45,15 @@ pub struct EigshOptions<'a, T: Float> {
     /// The operator `x ↦ (A − σI)⁻¹ x` for shift-invert mode (SciPy's `OPinv`); used instead of
     /// factoring `A − σI`. Needed when `A` is not a sparse matrix. Default none.
     pub opinv: Option<&'a dyn LinearOperator<T>>,
+    /// SciPy's `M`: the Hermitian positive definite matrix of the generalized problem
+    /// `A x = λ M x` (default none: `M = I`). Without `sigma` the iteration runs on `M⁻¹A`
+    /// (`M⁻¹` from `minv`, else the sparse LU of `M`); with `sigma` on `(A − σM)⁻¹M`
+    /// (`A − σM` factored, or `opinv`); both in the `M` inner product, so the eigenvectors
+    /// are `M`-orthonormal. Default none.
+    pub m: Option<&'a dyn LinearOperator<T>>,
+    /// SciPy's `Minv`: the operator `x ↦ M⁻¹ x` for the generalized problem without `sigma`,
+    /// used instead of factoring `M` (needed when `M` is not a sparse matrix). Default none.
+    pub minv: Option<&'a dyn LinearOperator<T>>,
     /// Krylov basis size (default `min(n, max(2k + 1, 20))`; must be in `k+1..=n`).
     pub ncv: Option<usize>,
     /// Restart limit (default `10 n`).
@@ -61,6 +72,8 @@ impl<T: Float> Default for EigshOptions<'_, T> {
             which: Which::LM,
             sigma: None,
             opinv: None,
+            m: None,
+            minv: None,
             ncv: None,
             maxiter: None,
             tol: 0.0,
@@ -98,7 +111,8 @@ pub(crate) fn pseudo_random<T: Float>(n: usize, seed: u64, dev: &Device) -> Resu
 }
 
 /// `k` eigenvalues (and eigenvectors) of a Hermitian operator (SciPy's `eigsh`: `which` = LM,
-/// SM, LA, SA or BE; shift-invert mode with `sigma`; no `M`, no `mode`). Thick-restart Lanczos
+/// SM, LA, SA or BE; shift-invert mode with `sigma`; the generalized problem with `M`; no
+/// `mode`). Thick-restart Lanczos
 /// with full reorthogonalisation (two Gram–Schmidt passes against the whole basis, so no
 /// spurious copies of eigenvalues); the Ritz pairs are accepted when
 /// `β |s_m,i| ≤ tol · max(ε^(2/3), |θ_i|)` for every wanted pair (ARPACK's test). An invariant
@@ -113,6 +127,13 @@ pub(crate) fn pseudo_random<T: Float>(n: usize, seed: u64, dev: &Device) -> Resu
 /// (each product is then two triangular solves there); any other operator needs
 /// [`EigshOptions::opinv`] (SciPy would fall back to GMRES on `A − σI`; this crate does not).
 ///
+/// With `M` ([`EigshOptions::m`], Hermitian positive definite) the problem is `A x = λ M x`:
+/// without `sigma` the Lanczos iteration runs on `M⁻¹A` (ARPACK's mode 2; `M⁻¹` from
+/// [`EigshOptions::minv`] or the sparse LU of `M`), with `sigma` on `(A − σM)⁻¹M` (mode 3;
+/// `A − σM` factored by `splu`, or `opinv` = `(A − σM)⁻¹`). The inner products are those of
+/// `M` (classical Gram–Schmidt twice per step, one product with `M` per pass and one for the
+/// norm), so the eigenvectors are `M`-orthonormal, as ARPACK's.
+///
 /// On a GPU the basis vectors, the operator products, the dot products and the updates stay on the
 /// device; the projected ncv × ncv matrix is read to the host once per Lanczos step and
 /// diagonalised there with faer (a small dense problem: a documented hybrid).
@@ -125,6 +146,10 @@ pub(crate) fn pseudo_random<T: Float>(n: usize, seed: u64, dev: &Device) -> Resu
 /// // shift-invert: the two eigenvalues nearest 2.2
 /// let r = eigsh(&a, 2, &EigshOptions { sigma: Some(2.2), ..Default::default() })?;
 /// assert!((r.w[0] - 2.0).abs() < 1e-10 && (r.w[1] - 3.0).abs() < 1e-10);
+/// // the generalized problem A x = λ M x with M = 2 I: the eigenvalues halve
+/// let m = diags::<f64>(&[&[2.0; 5]], &[0], None, &Device::Cpu)?;
+/// let r = eigsh(&a, 1, &EigshOptions { which: Which::LA, m: Some(&m), ..Default::default() })?;
+/// assert!((r.w[0] - 2.5).abs() < 1e-10);
 /// # Ok::<(), cusci_sparse::Error>(())
 /// ```
 ///
@@ -132,7 +157,9 @@ pub(crate) fn pseudo_random<T: Float>(n: usize, seed: u64, dev: &Device) -> Resu
 /// `ShapeMismatch` for a non-square operator, a `v0` or an `opinv` of the wrong shape,
 /// `InvalidArgument` for `k = 0` or `k ≥ n` (SciPy's ARPACK limit), an `ncv` outside
 /// `k+1..=n`, a negative `tol`, a zero `v0`, a non-finite `sigma`, or `sigma` on an operator
-/// that is not a sparse matrix without `opinv`; `Singular` when `A − σI` is singular (σ an
+/// that is not a sparse matrix without `opinv`, `M` (without `sigma`) that is not a sparse
+/// matrix without `minv`, an `M` that is not positive definite on the Krylov vectors
+/// (`NotPositiveDefinite`); `Singular` when `A − σI` is singular (σ an
 /// eigenvalue); `NoConvergence { iterations, residual }` when the wanted pairs have not
 /// converged after `maxiter` restarts, and the operator's errors.
 pub fn eigsh<T: Scalar>(
@@ -142,15 +169,104 @@ pub fn eigsh<T: Scalar>(
 ) -> Result<EigshResult<T>> {
     let op = "eigsh";
     let n = check_square_k(op, a, k, false)?;
-    match opts.sigma {
-        None => lanczos(a, k, opts, None),
-        Some(sigma) => {
+    check_m(op, n, opts.m, opts.minv)?;
+    match (opts.sigma, opts.m) {
+        (None, None) => lanczos(a, None, k, opts, None),
+        (None, Some(mm)) => {
+            // mode 2: OP = M⁻¹ A in the M inner product
+            let minv = m_inverse(op, mm, opts.minv)?;
+            lanczos(
+                &Compose {
+                    first: a,
+                    then: &minv,
+                },
+                Some(mm),
+                k,
+                opts,
+                None,
+            )
+        }
+        (Some(sigma), mm) => {
             if !sigma.is_finite() {
                 return Err(make::arg(op, "sigma must be finite"));
             }
-            let si = ShiftInvert::new(op, a, opts.opinv, c64::new(sigma, 0.0), n)?;
-            lanczos(&si, k, opts, Some(sigma))
+            let si = ShiftInvert::new_general(op, a, mm, opts.opinv, c64::new(sigma, 0.0), n)?;
+            match mm {
+                None => lanczos(&si, None, k, opts, Some(sigma)),
+                // mode 3: OP = (A − σM)⁻¹ M in the M inner product
+                Some(mm) => lanczos(
+                    &Compose {
+                        first: mm,
+                        then: &si,
+                    },
+                    Some(mm),
+                    k,
+                    opts,
+                    Some(sigma),
+                ),
+            }
         }
+    }
+}
+
+/// The checks of `M` and `Minv` of [`eigsh`] and [`eigs`](crate::linalg::eigs): square of
+/// order `n` (`ShapeMismatch`).
+pub(crate) fn check_m<T: Float>(
+    op: &str,
+    n: usize,
+    mm: Option<&dyn LinearOperator<T>>,
+    minv: Option<&dyn LinearOperator<T>>,
+) -> Result<()> {
+    for (name, o) in [("M", mm), ("Minv", minv)] {
+        if let Some(o) = o {
+            if o.shape() != (n, n) {
+                return Err(make::shape(
+                    op,
+                    format!("{name} of shape {:?} for n = {n}", o.shape()),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `x ↦ M⁻¹ x`: the user's `Minv`, or the sparse LU of `M` (`InvalidArgument` when `M` is not
+/// a sparse matrix and no `Minv` is given).
+pub(crate) fn m_inverse<'a, T: Scalar>(
+    op: &str,
+    mm: &dyn LinearOperator<T>,
+    minv: Option<&'a dyn LinearOperator<T>>,
+) -> Result<ShiftInvert<'a, T>> {
+    if let Some(o) = minv {
+        return Ok(ShiftInvert::User(o));
+    }
+    let Some(csr) = mm.to_csr() else {
+        return Err(make::arg(
+            op,
+            "M that is not a sparse matrix needs Minv (or sigma)",
+        ));
+    };
+    let csr = csr?;
+    let dev = csr.device().clone();
+    Ok(ShiftInvert::Lu(Box::new(splu(&csr)?), dev))
+}
+
+/// `x ↦ then(first(x))`: the operators of the generalized modes.
+pub(crate) struct Compose<'a, T: Float> {
+    pub(crate) first: &'a dyn LinearOperator<T>,
+    pub(crate) then: &'a dyn LinearOperator<T>,
+}
+
+impl<T: Float> LinearOperator<T> for Compose<'_, T> {
+    fn shape(&self) -> (usize, usize) {
+        (self.then.shape().0, self.first.shape().1)
+    }
+    fn matvec(&self, x: &Array<T>) -> Result<Array<T>> {
+        let y = crate::linalg::checked_matvec(self.first, x)?;
+        crate::linalg::checked_matvec(self.then, &y)
+    }
+    fn device(&self) -> Option<Device> {
+        self.first.device().or_else(|| self.then.device())
     }
 }
 
@@ -188,9 +304,12 @@ pub(crate) enum ShiftInvert<'a, T: Float> {
 }
 
 impl<'a, T: Scalar> ShiftInvert<'a, T> {
-    pub(crate) fn new(
+    /// The user's `opinv`, or the sparse LU of `A − σM` (`M = I` when `mm` is none; a sparse
+    /// `M` is needed unless `opinv` is given).
+    pub(crate) fn new_general(
         op: &str,
         a: &dyn LinearOperator<T>,
+        mm: Option<&dyn LinearOperator<T>>,
         opinv: Option<&'a dyn LinearOperator<T>>,
         sigma: c64,
         n: usize,
@@ -212,7 +331,19 @@ impl<'a, T: Scalar> ShiftInvert<'a, T> {
         };
         let csr: CsrMatrix<T> = csr?;
         let dev = csr.device().clone();
-        let shift = crate::construct::eye::<T>(n, n, 0, &dev)?.mul_scalar(T::from_c64(sigma))?;
+        let base = match mm {
+            None => crate::construct::eye::<T>(n, n, 0, &dev)?,
+            Some(mm) => match mm.to_csr() {
+                Some(c) => c?.to_device(&dev)?,
+                None => {
+                    return Err(make::arg(
+                        op,
+                        "sigma with an M that is not a sparse matrix needs opinv",
+                    ))
+                }
+            },
+        };
+        let shift = base.mul_scalar(T::from_c64(sigma))?;
         let lu = splu(&csr.sub(&shift)?)?;
         Ok(ShiftInvert::Lu(Box::new(lu), dev))
     }
@@ -240,9 +371,11 @@ impl<T: Float> LinearOperator<T> for ShiftInvert<'_, T> {
 }
 
 /// The Lanczos iteration of [`eigsh`] on `a` (`A`, or `(A − σI)⁻¹` when `sigma` is given: the
-/// returned values are then `σ + 1/θ`); `opts.sigma` and `opts.opinv` are not read here.
+/// returned values are then `σ + 1/θ`), in the inner product of `b` (the identity when none);
+/// `opts.sigma`, `opts.opinv`, `opts.m` and `opts.minv` are not read here.
 pub(crate) fn lanczos<T: Float>(
     a: &dyn LinearOperator<T>,
+    b: Option<&dyn LinearOperator<T>>,
     k: usize,
     opts: &EigshOptions<T>,
     sigma: Option<f64>,
@@ -276,15 +409,35 @@ pub(crate) fn lanczos<T: Float>(
         None => pseudo_random::<T>(n, 1, &a.device().unwrap_or(Device::Cpu))?,
     };
     let dev = v0.device().clone();
-    // vectors: V_0..V_m, W, then Z_0..Z_{m-1} for the Ritz combinations
+    // vectors: V_0..V_m, W, then Z_0..Z_{m-1} for the Ritz combinations, then U = B W
     let w_ix = m + 1;
     let z = |i: usize| m + 2 + i;
-    let mut e = Engine::<T>::new(&dev, n, 2 * m + 2, 2 * m + 4)?;
+    let u_ix = 2 * m + 2;
+    let mut e = Engine::<T>::new(&dev, n, 2 * m + 2 + usize::from(b.is_some()), 2 * m + 4)?;
     let inv_slot = 2 * m + 3;
     let nn_slot = 2 * m + 2;
+    // the vector whose dots with the basis give the B inner products of vector `x` (B x, in U)
+    let bdot = |e: &mut Engine<T>, x: usize| -> Result<usize> {
+        match b {
+            None => Ok(x),
+            Some(b) => {
+                e.apply(b, x, u_ix)?;
+                Ok(u_ix)
+            }
+        }
+    };
+    let not_pd = || Error::NotPositiveDefinite {
+        op: op.into(),
+        index: 0,
+    };
     e.load(0, &v0)?;
-    e.dot(0, 0, nn_slot)?;
-    let n0 = e.scalars()?[nn_slot].sqrt();
+    let bx = bdot(&mut e, 0)?;
+    e.dot(0, bx, nn_slot)?;
+    let n2 = e.scalars()?[nn_slot];
+    if b.is_some() && n2 < 0.0 {
+        return Err(not_pd());
+    }
+    let n0 = n2.sqrt();
     if n0 == 0.0 || !n0.is_finite() {
         return Err(make::arg(op, "v0 must be a non-zero finite vector"));
     }
@@ -302,12 +455,15 @@ pub(crate) fn lanczos<T: Float>(
             let mut hc = vec![c64::new(0.0, 0.0); j + 1];
             for pass in 0..2 {
                 let base = pass * (m + 1);
+                // with B: classical Gram–Schmidt within the pass (the dots with B W of its start)
+                let bw = bdot(&mut e, w_ix)?;
                 for i in 0..=j {
-                    e.dot(i, w_ix, base + i)?;
+                    e.dot(i, bw, base + i)?;
                     e.axpy(w_ix, i, Some(base + i), mone)?;
                 }
             }
-            e.dot(w_ix, w_ix, nn_slot)?;
+            let bw = bdot(&mut e, w_ix)?;
+            e.dot(w_ix, bw, nn_slot)?;
             let s = e.scalars_t()?;
             for (i, hi) in hc.iter_mut().enumerate() {
                 *hi = cx(s[i]) + cx(s[m + 1 + i]);
@@ -318,6 +474,9 @@ pub(crate) fn lanczos<T: Float>(
             }
             h[j][j] = c64::new(hc[j].re, 0.0);
             let col: f64 = hc.iter().map(|v| v.norm_sqr()).sum::<f64>().sqrt();
+            if b.is_some() && cx(s[nn_slot]).re < -eps * col.max(f64::MIN_POSITIVE) {
+                return Err(not_pd());
+            }
             beta = cx(s[nn_slot]).re.max(0.0).sqrt();
             if beta <= eps * col.max(f64::MIN_POSITIVE) * 10.0 || beta == 0.0 {
                 // an invariant subspace: continue with a fresh direction orthogonal to the basis
@@ -327,12 +486,14 @@ pub(crate) fn lanczos<T: Float>(
                     seed += 1;
                     e.load(w_ix, &r)?;
                     for _ in 0..2 {
+                        let bw = bdot(&mut e, w_ix)?;
                         for i in 0..=j {
-                            e.dot(i, w_ix, m + 1 + i)?;
+                            e.dot(i, bw, m + 1 + i)?;
                             e.axpy(w_ix, i, Some(m + 1 + i), mone)?;
                         }
                     }
-                    e.dot(w_ix, w_ix, nn_slot)?;
+                    let bw = bdot(&mut e, w_ix)?;
+                    e.dot(w_ix, bw, nn_slot)?;
                     let nr = e.scalars()?[nn_slot].sqrt();
                     e.set_scalar(inv_slot, krylov::re(1.0 / nr))?;
                 }

@@ -20,6 +20,7 @@ pub use crate::direct::{
     factorized, splu, splu_with, spsolve, spsolve_triangular, PermcSpec, SpluOptions, SuperLu,
 };
 pub use crate::eigen::{eigsh, EigshOptions, EigshResult, Which};
+pub use crate::funm::{funm_multiply_krylov, FunmOptions};
 pub use crate::ilu::{spilu, IluOptions, SuperLuIlu};
 pub use crate::isolve::{bicg, gcrotmk, lgmres, qmr, tfqmr};
 pub use crate::laplacian_nd::{Boundary, LaplacianNd};

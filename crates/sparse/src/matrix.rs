@@ -86,7 +86,7 @@ fn check_arrays<T: Float, I: SpIndex>(
     check_same_device(op, data.device(), b.device())
 }
 
-fn flags_error(op: &str, f: i32, what: &str) -> Result<()> {
+pub(crate) fn flags_error(op: &str, f: i32, what: &str) -> Result<()> {
     if f & 4 != 0 {
         return Err(make::arg(
             op,

@@ -380,3 +380,22 @@ pub fn find<T: Float, I: SpIndex>(a: &CsrMatrix<T, I>) -> Result<(Array<I>, Arra
     let c = a.sum_duplicates()?.eliminate_zeros()?.tocoo()?;
     Ok((c.row, c.col, c.data))
 }
+
+/// `scipy.sparse.block_array(blocks)`: the array-API name of [`bmat`] (the same grid of
+/// blocks, `None` for a zero block, canonical CSR).
+///
+/// ```
+/// use cusci_sparse::{block_array, identity, Device};
+/// let i = identity::<f64>(1, &Device::Cpu)?;
+/// let a = block_array(&[vec![None, Some(&i)], vec![Some(&i), None]])?;
+/// assert_eq!(a.toarray()?.to_vec()?, vec![0.0, 1.0, 1.0, 0.0]);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`bmat`].
+pub fn block_array<T: Float, I: SpIndex>(
+    blocks: &[Vec<Option<&CsrMatrix<T, I>>>],
+) -> Result<CsrMatrix<T, I>> {
+    bmat(blocks)
+}

@@ -89,3 +89,33 @@ pub struct DiaMatrix<T: Float> {
     pub(crate) doffsets: Array<i64>,
     pub(crate) shape: (usize, usize),
 }
+
+/// A block sparse row matrix (SciPy's `bsr_array((data, indices, indptr), shape, blocksize)`):
+/// the matrix is cut into R x C blocks; block row `i` holds the dense blocks
+/// `data[indptr[i]..indptr[i+1]]` (each R x C, row-major) in the block columns
+/// `indices[indptr[i]..indptr[i+1]]`.
+///
+/// ```
+/// use cusci_sparse::{BsrMatrix, Device, Array};
+/// let dev = Device::Cpu;
+/// // one 2 x 2 block in block column 1 of a 2 x 4 matrix
+/// let a = BsrMatrix::new(
+///     Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[1, 2, 2], &dev)?,
+///     Array::from_vec(vec![1], &[1], &dev)?,
+///     Array::from_vec(vec![0, 1], &[2], &dev)?,
+///     (2, 4),
+/// )?;
+/// assert_eq!(a.toarray()?.to_vec()?, vec![0.0, 0.0, 1.0, 2.0, 0.0, 0.0, 3.0, 4.0]);
+/// # Ok::<(), cusci_sparse::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct BsrMatrix<T: Float, I: SpIndex = i32> {
+    /// The blocks, shape (nblocks, R, C).
+    pub(crate) data: Array<T>,
+    pub(crate) indices: Array<I>,
+    pub(crate) indptr: Array<I>,
+    pub(crate) shape: (usize, usize),
+    pub(crate) canonical: bool,
+    /// The CSR form, built on first use by the products and shared by the clones.
+    pub(crate) csr: Arc<OnceLock<CsrMatrix<T, I>>>,
+}

@@ -174,11 +174,14 @@ pub fn svds<T: Float>(
     };
     let ev = lanczos(
         &normal,
+        None,
         k,
         &EigshOptions {
             which: opts.which,
             sigma: None,
             opinv: None,
+            m: None,
+            minv: None,
             ncv: opts.ncv,
             maxiter: opts.maxiter,
             tol: if opts.tol == 0.0 {

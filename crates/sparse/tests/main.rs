@@ -1,12 +1,14 @@
 //! cusci-sparse's tests: one test executable for the crate (each module was a test file of its own).
 
 mod bad_input;
+mod bsr;
 mod common;
 mod construct;
 mod csgraph;
 mod direct;
 mod eigen;
 mod eigs;
+mod eigsh_m;
 mod flow;
 mod formats;
 mod fuzz;
@@ -16,6 +18,7 @@ mod index64;
 mod index64_linalg;
 mod index64_ops;
 mod interop;
+mod io;
 mod isolve;
 mod kernels_compile;
 mod linalg;

@@ -326,3 +326,48 @@ extern "C" __global__ void scc_trim(const int* deg, i64 n, int* scc, int* change
     if (scc[v] < 0 && deg[v] != 3) { scc[v] = (int)v; *changed = 1; }
   }
 }
+
+// ---------------- BSR ----------------
+// BSR (mb block rows of R x C blocks) -> CSR with every block entry stored: thread t is row
+// t of the matrix (block row t / R, row t % R of its blocks)
+extern "C" __global__ void fm_bsr_to_csr(const I* bp, const I* bind, const T* bdata, i64 mb, i64 R, i64 C,
+                                         I* ip, I* ind, T* dat) {
+  GRID_LOOP(t, mb * R) {
+    i64 i = t / R, r = t % R;
+    i64 s = (i64)bp[i], e = (i64)bp[i + 1];
+    i64 at = s * R * C + r * (e - s) * C;
+    ip[t] = (I)at;
+    if (t == mb * R - 1) ip[mb * R] = (I)(e * R * C);
+    for (i64 k = s; k < e; ++k) {
+      i64 c0 = (i64)bind[k] * C;
+      const T* src = bdata + (k * R + r) * C;
+      for (i64 c = 0; c < C; ++c) {
+        ind[at] = (I)(c0 + c);
+        dat[at] = src[c];
+        ++at;
+      }
+    }
+  }
+}
+// dst[i] = src[i] / q (the block row or column of an index)
+extern "C" __global__ void fm_div_index(const I* src, I* dst, i64 n, i64 q) {
+  GRID_LOOP(i, n) { dst[i] = (I)((i64)src[i] / q); }
+}
+// canonical CSR (m rows) -> the blocks of the BSR structure (bp, bind), sorted block columns;
+// out zeroed: each entry is written at its place in its block (found by binary search)
+extern "C" __global__ void fm_csr_block_scatter(const I* ip, const I* ind, const T* dat, i64 m, i64 R, i64 C,
+                                                const I* bp, const I* bind, T* out) {
+  GRID_LOOP(row, m) {
+    i64 i = row / R, r = row % R;
+    for (i64 j = (i64)ip[row]; j < (i64)ip[row + 1]; ++j) {
+      i64 col = (i64)ind[j];
+      i64 bc = col / C;
+      i64 lo = (i64)bp[i], hi = (i64)bp[i + 1] - 1;
+      while (lo < hi) {
+        i64 mid = lo + (hi - lo) / 2;
+        if ((i64)bind[mid] < bc) lo = mid + 1; else hi = mid;
+      }
+      out[(lo * R + r) * C + col % C] = dat[j];
+    }
+  }
+}

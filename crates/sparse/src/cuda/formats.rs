@@ -437,3 +437,90 @@ pub(crate) fn tri<T: Float, I: SpIndex>(
     )?;
     Ok(CsrMatrix::from_parts(dat, ind, ip, a.shape, a.canonical))
 }
+
+/// The CSR form of the BSR matrix `a` (every block entry stored, explicit zeros kept): one
+/// thread per row of the matrix (`fm_bsr_to_csr`).
+pub(crate) fn bsr_to_csr<T: Float, I: SpIndex>(
+    d: &CudaDevice,
+    a: &crate::BsrMatrix<T, I>,
+) -> Result<CsrMatrix<T, I>> {
+    let (m, _) = a.shape;
+    let (r, c) = a.blocksize();
+    let nnz = a.nnz();
+    let dev = a.device();
+    let mut ip = Array::<I>::zeros(&[m + 1], dev)?;
+    let mut ind = Array::<I>::empty(&[nnz], dev)?;
+    let mut dat = Array::<T>::empty(&[nnz], dev)?;
+    if m > 0 {
+        let f = formats_fn::<T, I>(d, "fm_bsr_to_csr")?;
+        d.launch(&f, grid(d, m))
+            .arg(a.indptr.dev_ptr()?)
+            .arg(a.indices.dev_ptr()?)
+            .arg(a.data.dev_ptr()?)
+            .arg((m / r) as i64)
+            .arg(r as i64)
+            .arg(c as i64)
+            .arg(ip.dev_ptr_mut()?)
+            .arg(ind.dev_ptr_mut()?)
+            .arg(dat.dev_ptr_mut()?)
+            .run()?;
+    }
+    Ok(CsrMatrix::from_parts(dat, ind, ip, a.shape, a.canonical))
+}
+
+/// `src / q` element by element (`fm_div_index`).
+fn div_index<T: Float, I: SpIndex>(d: &CudaDevice, src: &Array<I>, q: usize) -> Result<Array<I>> {
+    let mut out = Array::<I>::empty(&[src.len()], src.device())?;
+    if !src.is_empty() {
+        let f = formats_fn::<T, I>(d, "fm_div_index")?;
+        d.launch(&f, grid(d, src.len()))
+            .arg(src.dev_ptr()?)
+            .arg(out.dev_ptr_mut()?)
+            .arg(src.len() as i64)
+            .arg(q as i64)
+            .run()?;
+    }
+    Ok(out)
+}
+
+/// The BSR form of the canonical CSR matrix `a` with blocks of `(r, c)` (dimensions divisible):
+/// the block structure is the canonical CSR form of the COO matrix of every entry's block
+/// (this crate's COO → CSR kernels), then each entry is scattered into its block
+/// (`fm_csr_block_scatter`).
+pub(crate) fn csr_to_bsr<T: Float, I: SpIndex>(
+    d: &CudaDevice,
+    a: &CsrMatrix<T, I>,
+    (r, c): (usize, usize),
+) -> Result<(Array<T>, Array<I>, Array<I>)> {
+    let (m, n) = a.shape;
+    let dev = a.device();
+    let brow = div_index::<T, I>(d, &expand_rows(d, a)?, r)?;
+    let bcol = div_index::<T, I>(d, &a.indices, c)?;
+    let ones = Array::<T>::full(&[a.nnz()], T::one(), dev)?;
+    let blocks = coo_to_csr(
+        d,
+        &CooMatrix {
+            data: ones,
+            row: brow,
+            col: bcol,
+            shape: (m / r, n / c),
+        },
+    )?;
+    let nb = blocks.nnz();
+    let mut out = Array::<T>::zeros(&[nb, r, c], dev)?;
+    if m > 0 && a.nnz() > 0 {
+        let f = formats_fn::<T, I>(d, "fm_csr_block_scatter")?;
+        d.launch(&f, grid(d, m))
+            .arg(a.indptr.dev_ptr()?)
+            .arg(a.indices.dev_ptr()?)
+            .arg(a.data.dev_ptr()?)
+            .arg(m as i64)
+            .arg(r as i64)
+            .arg(c as i64)
+            .arg(blocks.indptr.dev_ptr()?)
+            .arg(blocks.indices.dev_ptr()?)
+            .arg(out.dev_ptr_mut()?)
+            .run()?;
+    }
+    Ok((out, blocks.indices, blocks.indptr))
+}
