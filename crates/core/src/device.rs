@@ -463,10 +463,14 @@ impl CudaDevice {
         if !REDIRECTING.with(Cell::get) {
             return Cow::Borrowed(self);
         }
-        REDIRECT.with(|r| match &*r.borrow() {
-            Some(c) if Arc::ptr_eq(&c.shared, &self.shared) => Cow::Owned(c.clone()),
-            _ => Cow::Borrowed(self),
-        })
+        REDIRECT
+            .try_with(|r| match &*r.borrow() {
+                Some(c) if Arc::ptr_eq(&c.shared, &self.shared) => Some(c.clone()),
+                _ => None,
+            })
+            .ok()
+            .flatten()
+            .map_or(Cow::Borrowed(self), Cow::Owned)
     }
 
     /// cudarc's context, for the domain crates' library handles.
