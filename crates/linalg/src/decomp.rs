@@ -643,42 +643,44 @@ pub fn qr_raw<T: Scalar>(a: &Array<T>) -> Result<QrRaw<T>> {
 /// Unblocked Householder QR of a row-major `m x n` matrix in place, in LAPACK's `geqr2`
 /// convention (`zlarfg`'s reflectors, `Hᴴ` applied to the trailing columns); returns `tau`.
 fn householder_qr<T: Scalar>(a: &mut [T], m: usize, n: usize) -> Vec<T> {
+    (0..m.min(n))
+        .map(|j| householder_column(a, m, n, j))
+        .collect()
+}
+
+/// Step `j` of a Householder QR of a row-major `m x n` matrix in place (`zlarfg`'s reflector of
+/// column `j` below the diagonal, `Hᴴ` applied to columns `j+1..n`); returns its `tau` (zero:
+/// `H = I`).
+pub(crate) fn householder_column<T: Scalar>(a: &mut [T], m: usize, n: usize, j: usize) -> T {
     use cusci_core::RealFloat;
-    let k = m.min(n);
-    let mut tau = vec![T::zero(); k];
     let r = |x: f64| T::from_real(<T::R as RealFloat>::from_f64(x));
-    for j in 0..k {
-        let alpha = a[j * n + j];
-        let xnorm2: f64 = (j + 1..m)
-            .map(|i| a[i * n + j].abs2().to_f64())
-            .sum::<f64>();
-        let (ar, ai) = (alpha.re().to_f64(), alpha.im().to_f64());
-        if xnorm2 == 0.0 && ai == 0.0 {
-            continue; // H = I, tau = 0
-        }
-        let norm = (ar * ar + ai * ai + xnorm2).sqrt();
-        let beta = if ar >= 0.0 { -norm } else { norm };
-        // tau = (beta - alpha) / beta (real part (beta - ar)/beta, imaginary -ai/beta)
-        let t = (r(beta) - alpha) / r(beta);
-        let scale = T::one() / (alpha - r(beta));
+    let alpha = a[j * n + j];
+    let xnorm2: f64 = (j + 1..m).map(|i| a[i * n + j].abs2().to_f64()).sum();
+    let (ar, ai) = (alpha.re().to_f64(), alpha.im().to_f64());
+    if xnorm2 == 0.0 && ai == 0.0 {
+        return T::zero();
+    }
+    let norm = (ar * ar + ai * ai + xnorm2).sqrt();
+    let beta = if ar >= 0.0 { -norm } else { norm };
+    // tau = (beta - alpha) / beta (real part (beta - ar)/beta, imaginary -ai/beta)
+    let t = (r(beta) - alpha) / r(beta);
+    let scale = T::one() / (alpha - r(beta));
+    for i in j + 1..m {
+        a[i * n + j] = a[i * n + j] * scale;
+    }
+    a[j * n + j] = r(beta);
+    // apply Hᴴ = I - conj(tau) v vᴴ to columns j+1..n
+    let tc = t.conj();
+    for c in j + 1..n {
+        let mut w = a[j * n + c];
         for i in j + 1..m {
-            a[i * n + j] = a[i * n + j] * scale;
+            w = w + a[i * n + j].conj() * a[i * n + c];
         }
-        a[j * n + j] = r(beta);
-        tau[j] = t;
-        // apply Hᴴ = I - conj(tau) v vᴴ to columns j+1..n
-        let tc = t.conj();
-        for c in j + 1..n {
-            let mut w = a[j * n + c];
-            for i in j + 1..m {
-                w = w + a[i * n + j].conj() * a[i * n + c];
-            }
-            let s = tc * w;
-            a[j * n + c] = a[j * n + c] - s;
-            for i in j + 1..m {
-                a[i * n + c] = a[i * n + c] - a[i * n + j] * s;
-            }
+        let s = tc * w;
+        a[j * n + c] = a[j * n + c] - s;
+        for i in j + 1..m {
+            a[i * n + c] = a[i * n + c] - a[i * n + j] * s;
         }
     }
-    tau
+    t
 }

@@ -824,8 +824,7 @@ fn pivoted_householder<T: Scalar>(a: &mut [T], m: usize, n: usize) -> (Vec<T>, V
     let k = m.min(n);
     let mut tau = vec![T::zero(); k];
     let mut perm: Vec<usize> = (0..n).collect();
-    let r = |x: f64| T::from_real(real_of::<T>(x));
-    for j in 0..k {
+    for (j, tau_j) in tau.iter_mut().enumerate().take(k) {
         // the remaining column of largest norm (the first of equal ones, as idamax)
         let mut best = (j, -1.0f64);
         for c in j..n {
@@ -841,34 +840,7 @@ fn pivoted_householder<T: Scalar>(a: &mut [T], m: usize, n: usize) -> (Vec<T>, V
             }
             perm.swap(j, p);
         }
-        let alpha = a[j * n + j];
-        let xnorm2: f64 = (j + 1..m).map(|i| a[i * n + j].abs2().to_f64()).sum();
-        let (ar, ai) = (alpha.re().to_f64(), alpha.im().to_f64());
-        if xnorm2 == 0.0 && ai == 0.0 {
-            continue; // H = I, tau = 0
-        }
-        let norm = (ar * ar + ai * ai + xnorm2).sqrt();
-        let beta = if ar >= 0.0 { -norm } else { norm };
-        let t = (r(beta) - alpha) / r(beta);
-        let scale = T::one() / (alpha - r(beta));
-        for i in j + 1..m {
-            a[i * n + j] = a[i * n + j] * scale;
-        }
-        a[j * n + j] = r(beta);
-        tau[j] = t;
-        // apply Hᴴ = I - conj(tau) v vᴴ to the columns j+1..n
-        let tc = t.conj();
-        for c in j + 1..n {
-            let mut w = a[j * n + c];
-            for i in j + 1..m {
-                w = w + a[i * n + j].conj() * a[i * n + c];
-            }
-            let s = tc * w;
-            a[j * n + c] = a[j * n + c] - s;
-            for i in j + 1..m {
-                a[i * n + c] = a[i * n + c] - a[i * n + j] * s;
-            }
-        }
+        *tau_j = crate::decomp::householder_column(a, m, n, j);
     }
     (tau, perm)
 }
