@@ -15,7 +15,8 @@ from the page cache.
 Runners (files/s over the wall time of the whole run, start-up and plan included):
   cusci gpu        `cusci run --device gpu` (2 streams, 8 reader threads), every file
   cusci gpu 1s     the same with `--streams 1` (no overlap between batches)
-  cupy loop        one file at a time through cupyx.scipy, every file (a warm-up file first)
+  cupy loop        one file at a time through cupyx.scipy, every file (a warm-up file first), or
+                   as many as --loop-seconds (60) allow
   cusci cpu        `cusci run --device cpu`, the first 100 files
   scipy loop       one file at a time through scipy, the first 100 files
 GPU busy: nvidia-smi's utilization.gpu (the share of each sample period in which a kernel ran),
@@ -141,8 +142,9 @@ def micro_chain(xp, ndi, img, stem, out):
     return n
 
 
-def plain_loop(kind, name, files, out):
-    """One file at a time; returns (seconds, {stem: rows or objects}), after one warm-up file."""
+def plain_loop(kind, name, files, out, max_s):
+    """One file at a time, after one warm-up file, until the files or `max_s` seconds run out;
+    returns (files done, seconds, {stem: rows or objects})."""
     if kind == "cupy":
         import cupy as xp
         import cupyx.scipy.ndimage as ndi
@@ -173,9 +175,11 @@ def plain_loop(kind, name, files, out):
     for f in files:
         stem, c = one(f, out)
         counts[stem] = c
+        if time.perf_counter() - t > max_s:
+            break
     if kind == "cupy":
         xp.cuda.Device().synchronize()
-    return time.perf_counter() - t, counts
+    return len(counts), time.perf_counter() - t, counts
 
 
 class GpuSampler:
@@ -243,6 +247,8 @@ def main():
     ap.add_argument("--no-gpu", action="store_true", help="the CPU runners only (a smoke test)")
     ap.add_argument("--side", type=int, default=1024, help="the images' side")
     ap.add_argument("--channels", type=int, default=16, help="the recordings' channels")
+    ap.add_argument("--loop-seconds", type=float, default=60.0,
+                    help="a plain loop stops after this long; its rate is over the files it did")
     a = ap.parse_args()
     exe = os.path.abspath(a.cusci)
     os.makedirs(a.work, exist_ok=True)
@@ -278,8 +284,8 @@ def main():
             loops.insert(0, ("cupy", files_of(a.work, name, False)))
         for kind, files in loops:
             try:
-                pdt, counts = plain_loop(kind, name, files, os.path.join(a.work, f"out_{name}_{kind}"))
-                rows.append((f"{kind} loop", len(files), pdt, None, counts))
+                done, pdt, counts = plain_loop(kind, name, files, os.path.join(a.work, f"out_{name}_{kind}"), a.loop_seconds)
+                rows.append((f"{kind} loop", done, pdt, None, counts))
             except ImportError as e:
                 print(f"# {kind} loop skipped: {e}", flush=True)
         cupy_fps = next((r[1] / r[2] for r in rows if r[0] == "cupy loop"), None)

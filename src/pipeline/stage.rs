@@ -1323,6 +1323,12 @@ fn measure_all(what: Measure, im: &DynArray) -> Result<Table> {
 }
 
 fn peaks(p: &DynArray, opts: &signal::FindPeaksOptions, fs: Option<f64>) -> Result<Table> {
+    use rayon::prelude::*;
+    // the rows' peaks on the host, in parallel: the result is a table on the host, and on a GPU a
+    // row of a few thousand samples costs more in launches and waits (one search per row) than
+    // its whole search on a CPU core; the CPU's find_peaks gives the GPU's peaks (exact
+    // comparisons), as the pipeline tests check
+    let p = p.to_device(&cusci_core::Device::cpu())?;
     let n = *p.shape().last().unwrap_or(&0);
     let rows: usize = p.shape()[..p.ndim().saturating_sub(1)].iter().product();
     let mut columns = vec!["channel".to_string(), "index".to_string()];
@@ -1337,12 +1343,8 @@ fn peaks(p: &DynArray, opts: &signal::FindPeaksOptions, fs: Option<f64>) -> Resu
     if opts.width.is_some() {
         columns.push("width".into());
     }
-    let mut t = Table {
-        columns,
-        rows: Vec::new(),
-    };
-    for r in 0..rows {
-        let (pk, props, vals) = match p {
+    let one_row = |r: usize| -> Result<Vec<Vec<f64>>> {
+        let (pk, props, vals) = match &p {
             DynArray::F32(x) => {
                 let row = x
                     .reshape(&[rows as isize, n as isize])?
@@ -1366,6 +1368,7 @@ fn peaks(p: &DynArray, opts: &signal::FindPeaksOptions, fs: Option<f64>) -> Resu
         let pk = pk.to_vec()?;
         let prom = props.prominences.map(|a| a.to_vec()).transpose()?;
         let wid = props.widths.map(|a| a.to_vec()).transpose()?;
+        let mut out = Vec::with_capacity(pk.len());
         for (k, &i) in pk.iter().enumerate() {
             let mut row = vec![r as f64, i as f64];
             if let Some(f) = fs {
@@ -1378,8 +1381,16 @@ fn peaks(p: &DynArray, opts: &signal::FindPeaksOptions, fs: Option<f64>) -> Resu
             if opts.width.is_some() {
                 row.push(wid.as_ref().map(|v| v[k]).unwrap_or(f64::NAN));
             }
-            t.rows.push(row);
+            out.push(row);
         }
-    }
-    Ok(t)
+        Ok(out)
+    };
+    let per_row: Vec<Vec<Vec<f64>>> = (0..rows)
+        .into_par_iter()
+        .map(one_row)
+        .collect::<Result<_>>()?;
+    Ok(Table {
+        columns,
+        rows: per_row.into_iter().flatten().collect(),
+    })
 }
