@@ -43,7 +43,10 @@
 //! `median_filter` with nothing across the batch axis, the element-wise stages, FFTs) runs once per
 //! batch; the others (`label`, the per-label measurements, `distance_transform_edt`, `sobel`,
 //! `zoom`, `rotate`, `find_peaks`) run once per file. Each stage calls the cusci function on the
-//! device the batch lives on.
+//! device the batch lives on, but `find_peaks`: its result is a table on the host, so it copies
+//! the file's rows to the host once and searches them there in parallel (on a GPU a search per
+//! row of a few thousand samples costs more in launches and waits than the whole search on a
+//! CPU core; the peaks are the same, the comparisons being exact).
 //!
 //! `sum`, `mean` and `center_of_mass` after `label` give one row per label (of the stage named by
 //! `image`, default the file as read); on a real array they give one row for the whole array
