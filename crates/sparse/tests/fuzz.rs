@@ -3,7 +3,10 @@
 //! non-monotone or out-of-range indptr, indices out of bounds or negative, unsorted, repeated),
 //! for both index types and shapes up to 2^44 and past the index type. Each input gives the
 //! error a naive check predicts, or a matrix whose dense form, canonical flag, CSR structure,
-//! `sum_duplicates`, `tocsc` and `tocoo` agree with a dense model.
+//! `sum_duplicates`, `tocsc` and `tocoo` agree with a dense model. Then the arithmetic: sums,
+//! differences, element-wise and matrix products, SpMV, transposes, scaling and
+//! `eliminate_zeros` of random small integer matrices equal the dense model exactly, and the GPU
+//! gives the CPU's results.
 //!
 //! CI runs `ci_cases` below per property (a few seconds);
 //! `PROPTEST_CASES=100000 cargo test -p cusci-sparse -- fuzz::` runs a long campaign.
@@ -472,5 +475,109 @@ fn huge_dimensions_are_typed_errors_not_aborts() {
         assert!(kind_ok(Kind::Memory, &e), "{n}: {e}");
         assert!(a.toarray().is_err());
         assert_eq!(a.tocoo().unwrap().nnz(), 1);
+    }
+}
+
+// ---------------- arithmetic and products against the dense model ----------------
+
+/// A matrix's (row, column, value) entries.
+type Entries = [(usize, usize, f64)];
+
+/// Small-integer entries (duplicates and explicit zeros included) of an `m x n` matrix.
+fn int_entries(m: usize, n: usize) -> impl Strategy<Value = Vec<(usize, usize, f64)>> {
+    let cell = (0..m.max(1), 0..n.max(1), -3i32..4).prop_map(|(r, c, v)| (r, c, v as f64));
+    prop::collection::vec(cell, if m * n == 0 { 0..1 } else { 0..14 })
+}
+
+fn csr_of(m: usize, n: usize, e: &Entries, dev: &Device) -> CsrMatrix<f64, i32> {
+    let data: Vec<f64> = e.iter().map(|t| t.2).collect();
+    let row: Vec<i32> = e.iter().map(|t| t.0 as i32).collect();
+    let col: Vec<i32> = e.iter().map(|t| t.1 as i32).collect();
+    let k = e.len();
+    let cpu = Device::cpu();
+    CooMatrix::new(
+        Array::from_vec(data, &[k], &cpu).unwrap(),
+        Array::from_vec(row, &[k], &cpu).unwrap(),
+        Array::from_vec(col, &[k], &cpu).unwrap(),
+        (m, n),
+    )
+    .unwrap()
+    .tocsr()
+    .unwrap()
+    .to_device(dev)
+    .unwrap()
+}
+
+fn dense(a: &CsrMatrix<f64, i32>) -> Vec<f64> {
+    a.toarray().unwrap().to_vec().unwrap()
+}
+
+/// Every operation of `a` (`m x n`), `b` (`m x n`), `c` (`n x k`) and `x` (`n`) on `dev`, as dense
+/// row-major results, in a fixed order.
+fn arithmetic_on(
+    (m, n, k): (usize, usize, usize),
+    (ea, eb, ec): (&Entries, &Entries, &Entries),
+    x: &[f64],
+    dev: &Device,
+) -> Vec<Vec<f64>> {
+    let a = csr_of(m, n, ea, dev);
+    let b = csr_of(m, n, eb, dev);
+    let c = csr_of(n, k, ec, dev);
+    let xv = Array::from_vec(x.to_vec(), &[n], dev).unwrap();
+    vec![
+        dense(&a.add(&b).unwrap()),
+        dense(&a.sub(&b).unwrap()),
+        dense(&a.multiply(&b).unwrap()),
+        dense(&a.matmul(&c).unwrap()),
+        a.dot(&xv).unwrap().to_vec().unwrap(),
+        a.transpose().toarray().unwrap().to_vec().unwrap(),
+        dense(&a.mul_scalar(-2.5).unwrap()),
+        dense(&a.eliminate_zeros().unwrap()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(config(400))]
+
+    /// Sums, differences, element-wise and matrix products, SpMV, transposes and scaling of
+    /// random small matrices (duplicates, explicit zeros, empty rows, 0-sized shapes) equal the
+    /// same operations on their dense forms exactly (small integers: every order of summation
+    /// gives the same f64); on a GPU, the same results as the CPU's.
+    #[test]
+    fn arithmetic_and_products_match_dense(
+        (m, n, k, ea, eb, ec, x) in (0usize..6, 0usize..6, 0usize..5).prop_flat_map(|(m, n, k)| (
+            Just(m), Just(n), Just(k),
+            int_entries(m, n), int_entries(m, n), int_entries(n, k),
+            prop::collection::vec((-3i32..4).prop_map(f64::from), n),
+        ))
+    ) {
+        let da = dense_model(m, n, &ea).unwrap();
+        let db = dense_model(m, n, &eb).unwrap();
+        let dc = dense_model(n, k, &ec).unwrap();
+        let mut want = vec![
+            da.iter().zip(&db).map(|(p, q)| p + q).collect::<Vec<_>>(),
+            da.iter().zip(&db).map(|(p, q)| p - q).collect(),
+            da.iter().zip(&db).map(|(p, q)| p * q).collect(),
+        ];
+        let mut prod = vec![0.0; m * k];
+        for i in 0..m {
+            for j in 0..k {
+                prod[i * k + j] = (0..n).map(|l| da[i * n + l] * dc[l * k + j]).sum();
+            }
+        }
+        want.push(prod);
+        want.push((0..m).map(|i| (0..n).map(|l| da[i * n + l] * x[l]).sum()).collect());
+        want.push((0..n * m).map(|t| da[(t % m) * n + t / m]).collect());
+        want.push(da.iter().map(|v| v * -2.5).collect());
+        want.push(da.clone());
+        let cpu = arithmetic_on((m, n, k), (&ea, &eb, &ec), &x, &Device::cpu());
+        for (i, (g, w)) in cpu.iter().zip(&want).enumerate() {
+            // -0.0 and 0.0 compare equal
+            prop_assert!(g == w, "operation {i} of {m}x{n} (k {k}): {g:?} against {w:?}");
+        }
+        if let Some(gpu) = cusci_core::testing::gpu() {
+            let on_gpu = arithmetic_on((m, n, k), (&ea, &eb, &ec), &x, &gpu);
+            prop_assert!(on_gpu == cpu, "GPU against CPU for {m}x{n} (k {k})");
+        }
     }
 }
