@@ -141,6 +141,11 @@ pub mod npz {
         a.to_vec().unwrap().iter().map(|x| x.to_c64()).collect()
     }
 
+    /// An array's values (as c64) and shape.
+    pub fn out<T: Element>(a: Array<T>) -> (Vec<c64>, Vec<usize>) {
+        (vals(&a), a.shape().to_vec())
+    }
+
     /// `|got - want| <= tol · max(1, max |want|)` elementwise (equal values pass, infinities
     /// too), with the worst index in the message.
     pub fn close(got: &[c64], want: &[c64], tol: f64, what: &str) {

@@ -10,7 +10,7 @@
 //! the condition number where one is stored. Bases unique up to a unitary mixing are compared
 //! through their projectors `Q·Qᴴ`.
 
-use crate::common::npz::{check, cplx, dt, get, input, load, single, Data};
+use crate::common::npz::{check, cplx, dt, get, input, load, out, single, Data};
 use crate::common::{adjoint, naive};
 use cusci_core::npy::DynArray;
 use cusci_core::testing::devices;
@@ -40,10 +40,6 @@ fn tol<T: Scalar>() -> f64 {
     } else {
         1e-10
     }
-}
-
-fn out<T: Element>(a: Array<T>) -> (Vec<c64>, Vec<usize>) {
-    (c(&a.to_vec().unwrap()), a.shape().to_vec())
 }
 
 /// `Q·Qᴴ` of each matrix of a `(..., M, K)` stack.

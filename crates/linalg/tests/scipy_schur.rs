@@ -11,9 +11,9 @@
 //! convention and are compared entry by entry; Schur forms are unique only up to order and
 //! phases, so their eigenvalues are compared as sets.
 
-use crate::common::npz::{check, get, input, load, single, Data};
+use crate::common::npz::{check, dt, get, input, load, out, single, Data};
+use cusci_core::c64;
 use cusci_core::testing::devices;
-use cusci_core::{c64, Element};
 use cusci_linalg::*;
 
 const NPZ: &str = concat!(
@@ -31,21 +31,6 @@ fn tol<T: Scalar>() -> f64 {
     } else {
         1e-10
     }
-}
-
-fn dt<T: Scalar>() -> &'static str {
-    if T::DTYPE.is_complex() {
-        "z"
-    } else {
-        "d"
-    }
-}
-
-fn out<T: Element>(a: Array<T>) -> (Vec<c64>, Vec<usize>) {
-    (
-        a.to_vec().unwrap().iter().map(|x| x.to_c64()).collect(),
-        a.shape().to_vec(),
-    )
 }
 
 /// Each expected value matched to the nearest unused one of `got` (a multiset comparison).

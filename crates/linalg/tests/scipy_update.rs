@@ -11,9 +11,9 @@
 //! is exact (powers of two) and compared exactly. QR factors after an update are unique up to
 //! a unimodular factor per row of `r1`, so `|r1|` is compared with SciPy's.
 
-use crate::common::npz::{check, get, input, load, single, vals, Data};
+use crate::common::npz::{check, dt, get, input, load, out, single, vals, Data};
 use cusci_core::testing::devices;
-use cusci_core::{c32, c64, Element};
+use cusci_core::{c32, c64};
 use cusci_linalg::*;
 
 const NPZ: &str = concat!(
@@ -31,18 +31,6 @@ fn tol<T: Scalar>() -> f64 {
     } else {
         1e-12
     }
-}
-
-fn dt<T: Scalar>() -> &'static str {
-    if T::DTYPE.is_complex() {
-        "z"
-    } else {
-        "d"
-    }
-}
-
-fn out<T: Element>(a: Array<T>) -> (Vec<c64>, Vec<usize>) {
-    (vals(&a), a.shape().to_vec())
 }
 
 fn balance_body<T: Scalar>() {
